@@ -1,0 +1,3 @@
+from hotc.cli.app import main
+
+main()
