@@ -16,7 +16,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -180,36 +179,50 @@ class Executor:
         parallelism = max(1, self.options.parallelism)
         in_flight = 0
         stopping = False
-        with ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="hotc-apply") as pool:
-            try:
-                while True:
-                    if self._cancel.is_set():
-                        stopping = True
-                    while ready and not stopping and in_flight < parallelism:
-                        _, _, key = heapq.heappop(ready)
-                        started.add(key)
-                        in_flight += 1
-                        pool.submit(self._run_step, g.steps[key], results)
-                    if in_flight == 0:
-                        break
-                    try:
-                        res = results.get(timeout=0.2)
-                    except queue.Empty:
-                        continue
-                    in_flight -= 1
-                    if res.ok:
-                        done.append(res)
-                        for d in g.dependents[res.key]:
-                            remaining[d] -= 1
-                            if remaining[d] == 0:
-                                heapq.heappush(ready, (-g.height[d], order[d], d))
-                    else:
-                        failed.append(res)
-                        stopping = True
-            except KeyboardInterrupt:
-                # a second interrupt while waiting: stop waiting; in-flight steps stay IN_PROGRESS in state
-                self.cancel("interrupted again: not waiting for steps in flight")
-                pool.shutdown(wait=False, cancel_futures=True)
+        # the workers are started up front: a thread started while others run waits long for the GIL
+        work: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
+        workers = [
+            threading.Thread(target=self._worker, args=(work, results), name=f"hotc-apply-{i}", daemon=True)
+            for i in range(min(parallelism, max(1, len(g.steps))))
+        ]
+        for w in workers:
+            w.start()
+        abandoned = False
+        try:
+            while True:
+                if self._cancel.is_set():
+                    stopping = True
+                while ready and not stopping and in_flight < parallelism:
+                    _, _, key = heapq.heappop(ready)
+                    started.add(key)
+                    in_flight += 1
+                    work.put(g.steps[key])
+                if in_flight == 0:
+                    break
+                try:
+                    res = results.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                in_flight -= 1
+                if res.ok:
+                    done.append(res)
+                    for d in g.dependents[res.key]:
+                        remaining[d] -= 1
+                        if remaining[d] == 0:
+                            heapq.heappush(ready, (-g.height[d], order[d], d))
+                else:
+                    failed.append(res)
+                    stopping = True
+        except KeyboardInterrupt:
+            # a second interrupt while waiting: stop waiting; steps in flight stay IN_PROGRESS in the state
+            self.cancel("interrupted again: steps in flight were not waited for")
+            abandoned = True
+        finally:
+            for _ in workers:
+                work.put(None)
+            if not abandoned:
+                for w in workers:
+                    w.join()
         not_started = tuple(g.steps[k].label for k in g.steps if k not in started)
         interrupted = self._cancel.is_set()
         output_errors: tuple[str, ...] = ()
@@ -242,6 +255,13 @@ class Executor:
         )
 
     # ----------------------------------------------------------------------------------------------- steps
+
+    def _worker(self, work: queue.SimpleQueue[Step | None], results: queue.Queue[StepResult]) -> None:
+        while True:
+            step = work.get()
+            if step is None:
+                return
+            self._run_step(step, results)
 
     def _run_step(self, step: Step, results: queue.Queue[StepResult]) -> None:
         t0 = time.monotonic()

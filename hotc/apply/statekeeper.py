@@ -35,7 +35,9 @@ class StateKeeper:
         self._state = state
         self._sink = sink
         self._on_event = on_event
-        self._cond = threading.Condition()
+        self._mutex = threading.Lock()
+        self._cond = threading.Condition(self._mutex)  # workers wait here for their version to be stored
+        self._work = threading.Condition(self._mutex)  # the writer waits here for something to store
         self._version = 0  # bumped by every commit
         self._persisted = 0  # the version the backend holds
         self._pending_events: list[Event] = []
@@ -59,7 +61,7 @@ class StateKeeper:
             self._version += 1
             mine = self._version
             snapshot = self._state
-            self._cond.notify_all()
+            self._work.notify()
         for e in events:
             if self._on_event is not None:
                 self._on_event(e)
@@ -74,7 +76,7 @@ class StateKeeper:
         """Write what is pending, stop the writer and return the final state."""
         with self._cond:
             self._closed = True
-            self._cond.notify_all()
+            self._work.notify()
         self._writer.join()
         if self._error is not None:
             raise StateWriteError(f"the state could not be saved: {self._error}")
@@ -84,7 +86,7 @@ class StateKeeper:
         while True:
             with self._cond:
                 while self._persisted == self._version and not self._closed:
-                    self._cond.wait()
+                    self._work.wait()
                 if self._persisted == self._version and self._closed:
                     return
                 target = self._version
