@@ -379,6 +379,10 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         return replace_(R_FAILED, f"the resource is {rs.status}" + (f": {rs.status_reason}" if rs.status_reason else ""))
     if rs.in_progress or rs.status in ("INIT_COMPLETE", "DELETE_COMPLETE"):
         return replace_(R_INCOMPLETE, f"the resource was left {rs.status} by an interrupted run")
+    if rtype is not None and rtype.always_replace is not None:
+        why = rtype.always_replace(after_d)
+        if why:
+            return replace_(R_TYPE_RULE, why)
 
     md_changed = False
     if dr.has_metadata or rs.metadata:
@@ -395,16 +399,13 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
 
     props = rtype.properties if rtype is not None else {}
     where = dr.pos
-    for k in keys:
-        ps = props.get(k)
-        if ps is not None and ps.immutable:
-            ctx.errors.append(error(f"{addr}: property {k!r} is immutable and cannot be changed "
-                                    f"(Heat refuses this update); restore its value or replace with --replace {addr}", where))
-    if dr.type == VOLUME and "size" in keys:
-        b, a = before_d.get("size"), after_d.get("size")
-        if isinstance(b, int | float) and isinstance(a, int | float) and a < b:
-            ctx.errors.append(error(f"{addr}: volume size {b} -> {a}: a volume cannot shrink (Heat: 'Shrinking volume' "
-                                    f"is not supported); keep size >= {b} or replace with --replace {addr}", where))
+    for path, message in _update_errors(rtype, dr.type, before_d, after_d, keys):
+        ctx.errors.append(error(f"{addr}: {message} ({path}: {_short(before_d.get(path.split('.')[0]))} -> "
+                                f"{_short(after_d.get(path.split('.')[0]))}); Heat refuses this update: restore the value, "
+                                f"or replace the resource with --replace {addr}", where))
+    if rtype is not None and rtype.never_updates:
+        return ResourceChange(action=Action.NOOP, reason_detail="this type is never updated (Heat ignores property changes)",
+                              **{**common, "changed_paths": ()})  # type: ignore[arg-type]
 
     rule_hits: list[tuple[str, str]] = []
     if rtype is not None:
@@ -425,17 +426,47 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             if unknown_fed:
                 detail += " (" + ", ".join(unknown_fed) + ": known after apply, fed by a resource being created or replaced)"
             return replace_(R_CANNOT_UPDATE, detail, not_updatable)
-    rebuild = False
+    rebuild_hits: list[tuple[str, str]] = []
+    if rtype is not None:
+        for rule in rtype.rebuild_rules:
+            try:
+                rebuild_hits.extend(rule(before_d, after_d))
+            except Exception:
+                continue
+    rebuild = bool(rebuild_hits)
     detail = "update in place: " + ", ".join(keys)
-    if dr.type == SERVER:
-        if "image" in keys and str(after_d.get("image_update_policy", "REBUILD")).upper().startswith("REBUILD"):
-            rebuild = True
-            detail = "image changed: the server is REBUILT in place and its root disk is wiped"
-        if "user_data" in keys and str(after_d.get("user_data_update_policy", "REPLACE")).upper() == "REBUILD":
-            rebuild = True
-            detail = "user_data changed with user_data_update_policy REBUILD: the server is REBUILT (root disk wiped)"
+    if rebuild:
+        detail = ("REBUILD in place, the root disk is wiped: "
+                  + "; ".join(dict.fromkeys(r for _, r in rebuild_hits)))
     return ResourceChange(action=Action.UPDATE, rebuild=rebuild, action_reason=U_REBUILD if rebuild else "update",
                           reason_detail=detail, **common)  # type: ignore[arg-type]
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _update_errors(rtype: ResourceType | None, type_name: str, before: Mapping[str, Any], after: Mapping[str, Any],
+                   keys: list[str]) -> list[tuple[str, str]]:
+    """Changes Heat refuses (immutable properties, type checks such as a volume shrink), limited to the
+    properties that really changed (masked hidden values and set-like lists already compared)."""
+    if rtype is None:
+        return []
+    try:
+        from hotc.providers.validation import update_errors
+    except ImportError:
+        update_errors = None
+    out: list[tuple[str, str]] = []
+    if update_errors is not None:
+        out = [(p, m) for p, m in update_errors(rtype, before, after) if p.split(".")[0].split("[")[0] in keys]
+    else:
+        out = [(k, f"property {k} is immutable") for k in keys if k in rtype.properties and rtype.properties[k].immutable]
+    if type_name == VOLUME and "size" in keys and not any(p == "size" for p, _ in out):
+        b, a = before.get("size"), after.get("size")
+        if isinstance(b, int | float) and isinstance(a, int | float) and a < b:
+            out.append(("size", f"volume size {b} -> {a}: a volume cannot shrink"))
+    return out
 
 
 def _has_unknown(v: Any) -> bool:

@@ -155,7 +155,20 @@ SCHEMAS: dict[str, ResourceType] = {
 }
 
 
+IMMUTABLE = ResourceType("Test::Immutable", {"immutable_thing": P(immutable=True, update=True), "other": P(update=True)})
+
+
 def lookup(name: str) -> ResourceType | None:
+    """The real schema registry, plus a test-only type with an immutable property (no seed type has one)."""
+    from hotc.providers.registry import get_schema
+
+    if name == IMMUTABLE.name:
+        return IMMUTABLE
+    return get_schema(name)
+
+
+def hand_lookup(name: str) -> ResourceType | None:
+    """The hand-written table above (kept to show the planner does not depend on the registry's details)."""
     return SCHEMAS.get(name)
 
 

@@ -123,8 +123,8 @@ def test_type_change_is_a_replace():
 
 def test_immutable_change_is_a_plan_error():
     with pytest.raises(HotcError, match="immutable"):
-        one({"type": "OS::Heat::TestResource", "properties": {"immutable_thing": "b"}},
-            {"type": "OS::Heat::TestResource", "properties": {"immutable_thing": "a"}})
+        one({"type": "Test::Immutable", "properties": {"immutable_thing": "b"}},
+            {"type": "Test::Immutable", "properties": {"immutable_thing": "a"}})
 
 
 def test_volume_shrink_is_a_plan_error_and_growth_an_update():
