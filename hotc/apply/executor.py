@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from hotc.apply.events import resource_event, stack_event
+from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
@@ -70,7 +70,12 @@ class ExecOptions:
     cloud: Callable[[], Any] = _no_cloud
 
     def timeout_for(self, type_name: str) -> float:
-        return self.timeouts.get(type_name, TYPE_TIMEOUTS.get(type_name, self.default_timeout))
+        """``timeouts[type]``, else ``timeouts["*"]`` (every type), else the type's default."""
+        if type_name in self.timeouts:
+            return self.timeouts[type_name]
+        if "*" in self.timeouts:
+            return self.timeouts["*"]
+        return TYPE_TIMEOUTS.get(type_name, self.default_timeout)
 
 
 @dataclass(frozen=True)
@@ -338,11 +343,16 @@ class Executor:
                 )
         return props
 
-    def _record(self, address: str) -> tuple[tuple[str, ...], str]:
-        info = self._info.get(address)
-        if info is None:
-            return (), "Delete"
-        return tuple(getattr(info, "depends_on", ()) or ()), str(getattr(info, "deletion_policy", "Delete") or "Delete")
+    def _record(self, step: Step) -> tuple[tuple[str, ...], str]:
+        """Dependencies and deletion policy to record for the resource of ``step``."""
+        info = self._info.get(step.address)
+        change = step.change
+        deps = tuple(change.depends_on) if change is not None else tuple(getattr(info, "depends_on", ()) or ())
+        policy = (change.deletion_policy if change is not None else None) or str(
+            getattr(info, "deletion_policy", "Delete") or "Delete")
+        if info is not None and change is not None and not change.depends_on:
+            deps = tuple(getattr(info, "depends_on", ()) or ())
+        return deps, policy
 
     def _apply(self, step: Step) -> None:
         change = step.change
@@ -358,7 +368,7 @@ class Executor:
         assert change is not None
         addr, type_name = step.address, change.type
         driver = self._driver(type_name)
-        deps, policy = self._record(addr)
+        deps, policy = self._record(step)
         old = self.keeper.state.resources.get(addr)
         now = utc_now()
         adopted: str | None = None
@@ -454,7 +464,7 @@ class Executor:
         cur = self.keeper.state.resources.get(addr)
         if cur is None or cur.physical_id is None:
             raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
-        deps, policy = self._record(addr)
+        deps, policy = self._record(step)
         old_props = dict(cur.properties)
         changed = frozenset(k for k in set(old_props) | set(props) if old_props.get(k) != props.get(k))
         self.keeper.commit(
@@ -498,12 +508,12 @@ class Executor:
         # old instances first (they are older than the current one)
         for dep in cur.deposed:
             self._delete_deposed(addr, cur.type, dep)
-        if step.change is not None and step.change.action is Action.DELETE:
+        if step.change is not None and step.change.action is Action.DELETE and not step.change.deposed:
             self._delete_current(addr)
 
     def _delete_deposed(self, addr: str, cur_type: str, dep: DeposedInstance) -> None:
         type_name = str(dep.attributes.get(DEPOSED_TYPE_KEY) or cur_type)
-        label = f"old instance {dep.physical_id}"
+        label = "old instance" if type_name in SECRET_ID_TYPES else f"old instance {dep.physical_id}"
 
         def drop(s: StackState) -> StackState:
             rs = s.resources.get(addr)

@@ -30,6 +30,10 @@ def _register_all() -> None:
 
     validate.register(app)
 
+    from hotc.cli import apply as apply_cli
+
+    apply_cli.register(app)
+
 
 _register_all()
 
