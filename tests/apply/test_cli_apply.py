@@ -139,7 +139,14 @@ def _save_plan(cwd: Path, template: Path, stack: str, params: dict[str, str] | N
     from dataclasses import replace
 
     from hotc.parser.api import load_stack
-    from hotc.planner.api import PlanOptions, build_desired, make_plan, plan_inputs, save_plan, template_digest
+    from hotc.planner.api import (
+        PlanOptions,
+        build_desired,
+        make_plan,
+        plan_inputs,
+        save_plan,
+        template_digest,
+    )
 
     loaded, diags = load_stack(str(template), [], params or {}, {}, require_values=True)
     assert loaded is not None, diags
