@@ -367,7 +367,7 @@ class _Parser:
                 self.err(
                     f"Output validation error: outputs.{name}: Output definitions must be a map. "
                     f"Found a {_kind(body)} instead",
-                    vpos,
+                    kpos if body is None else vpos,
                 )
                 continue
             for key in body:
