@@ -18,6 +18,12 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _root() -> None:
+    """Plan/apply compiler for OpenStack Heat Orchestration Templates."""
+    # (a callback keeps typer in sub-command mode even while only one command is registered)
+
+
 def _register_all() -> None:
     # Each line wires one command group; modules are owned by their layer.
     from hotc.cli import validate
