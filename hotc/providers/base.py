@@ -79,7 +79,9 @@ class ResourceType:
     attributes: Mapping[str, AttrSchema] = field(default_factory=dict)
     replace_rules: tuple[ReplaceRule, ...] = ()
     service: str | None = None  # catalog service type the type needs (compute, network, …); None: in-process
-    support: str = "supported"  # supported | deprecated | hidden (placeholder types that validate but do nothing)
+    support: str = (
+        "supported"  # supported | deprecated | hidden (placeholder types that validate but do nothing)
+    )
     description: str = ""
     # Added by the schemas owner (all defaulted, add-only):
     update_checks: tuple[UpdateCheck, ...] = ()  # plan errors (immutable props are checked generically too)
@@ -119,9 +121,13 @@ class ActionContext:
     stack_name: str
     lineage: str
     timeout: float
-    cloud: Callable[[], Any]  # returns an openstack.connection.Connection (lazily; in-process types never call it)
+    cloud: Callable[
+        [], Any
+    ]  # returns an openstack.connection.Connection (lazily; in-process types never call it)
     record_physical_id: Callable[[str], None]  # call as soon as the cloud returns an id, before waiting
-    tags: Mapping[str, str] = field(default_factory=dict)  # hotc-lineage / hotc-address to stamp on the resource
+    tags: Mapping[str, str] = field(
+        default_factory=dict
+    )  # hotc-lineage / hotc-address to stamp on the resource
     log: Callable[[str], None] = lambda _msg: None
 
 

@@ -454,3 +454,29 @@ def test_update_errors_immutable_property() -> None:
     assert [p for p, _ in update_errors(rtype, {"a": "1"}, {"a": "2"})] == ["a"]
     assert update_errors(rtype, {"a": "1", "b": "x"}, {"a": "1", "b": "y"}) == []
     assert [p for p, _ in update_errors(rtype, {"a": "1"}, {"a": Unknown()})] == ["a"]
+
+
+# ------------------------------------------------------------------------- non-strict (template validate)
+
+
+def test_non_strict_mode_matches_heat_template_validate() -> None:
+    server = rt("OS::Nova::Server")
+    props = ir(
+        {"image": "i", "flavour": "f", "config_drive": "maybe", "networks": [{"netwrk": "x"}]}, _Line()
+    )
+    diags = validate_property_exprs(server, props, RES_POS, strict=False)
+    # only the unknown top-level property is an error
+    assert [d.code for d in errors(diags)] == ["unknown-property"]
+    warned = {d.code for d in diags if d.severity is Severity.WARNING}
+    assert {"missing-required-property", "property-type", "unknown-property"} <= warned
+    assert all("will fail" in d.message for d in diags if d.severity is Severity.WARNING)
+    # the same input in strict mode: all errors
+    strict = errors(validate_property_exprs(server, props, RES_POS))
+    assert {d.code for d in strict} == {"missing-required-property", "property-type", "unknown-property"}
+    assert len(strict) == 4
+
+
+def test_non_strict_cross_property_conflicts_are_warnings() -> None:
+    vals = {"router": "r"}
+    diags = validate_property_values(rt("OS::Neutron::RouterInterface"), vals, RES_POS, strict=False)
+    assert errors(diags) == [] and [d.code for d in diags] == ["property-conflict"]
