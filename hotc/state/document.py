@@ -1,0 +1,113 @@
+"""The state document: what hotc remembers about one stack (owned by ``hotc.state``).
+
+One JSON document per stack. ``lineage`` is fixed when the stack's state is first created; ``serial`` grows by
+one each time the content changes. Resources are keyed by address (``web``, ``group[3]``, ``app.db``).
+The JSON form is published as ``hotc/state/state.schema.json``.
+
+This module holds only the data model and its (de)serialisation; backends live beside it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+FORMAT_VERSION = 1
+
+# Resource statuses, as Heat names them (ACTION_STATUS).
+IN_PROGRESS_SUFFIX = "_IN_PROGRESS"
+FAILED_SUFFIX = "_FAILED"
+
+
+def _frozen_map(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(m or {}))
+
+
+@dataclass(frozen=True)
+class DeposedInstance:
+    """An old instance of a resource that was replaced and still waits for deletion
+    (Heat's order: create the new one, update dependents, delete the old one)."""
+
+    physical_id: str
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    status: str = "REPLACED"
+
+
+@dataclass(frozen=True)
+class ResourceState:
+    address: str
+    type: str
+    physical_id: str | None
+    status: str  # e.g. CREATE_COMPLETE, CREATE_IN_PROGRESS, CREATE_FAILED, UPDATE_FAILED, SUSPEND_COMPLETE
+    properties: Mapping[str, Any] = field(default_factory=dict)  # as applied (resolved values)
+    attributes: Mapping[str, Any] = field(default_factory=dict)  # attribute values read from the cloud
+    dependencies: tuple[str, ...] = ()  # addresses this resource depends on
+    deletion_policy: str = "Delete"  # Delete | Retain | Snapshot
+    status_reason: str = ""
+    created_at: str | None = None
+    updated_at: str | None = None
+    sensitive_paths: tuple[str, ...] = ()  # property paths derived from hidden parameters (stored masked)
+    deposed: tuple[DeposedInstance, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)  # the resource's template metadata, resolved
+
+    @property
+    def failed(self) -> bool:
+        return self.status.endswith(FAILED_SUFFIX)
+
+    @property
+    def in_progress(self) -> bool:
+        return self.status.endswith(IN_PROGRESS_SUFFIX)
+
+
+@dataclass(frozen=True)
+class ParameterRecord:
+    """A parameter value as applied. Hidden values are never stored in clear: ``digest`` (sha256) or
+    ``encrypted`` (when an encryption key is configured) replaces ``value``."""
+
+    value: Any = None
+    hidden: bool = False
+    digest: str | None = None
+    encrypted: str | None = None
+
+
+@dataclass(frozen=True)
+class OutputState:
+    value: Any = None
+    description: str = ""
+    sensitive: bool = False
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class StackState:
+    lineage: str
+    serial: int
+    stack_name: str
+    format_version: int = FORMAT_VERSION
+    status: str = "INIT_COMPLETE"  # the stack's own ACTION_STATUS
+    status_reason: str = ""
+    template_digest: str | None = None  # sha256 over template + environments + files as applied
+    template: Mapping[str, Any] = field(default_factory=dict)  # {"main": path, "files": {path: text}, "environments": [...]}
+    parameters: Mapping[str, ParameterRecord] = field(default_factory=dict)
+    resources: Mapping[str, ResourceState] = field(default_factory=dict)
+    outputs: Mapping[str, OutputState] = field(default_factory=dict)
+    created_at: str | None = None
+    updated_at: str | None = None
+
+    @staticmethod
+    def new(stack_name: str) -> StackState:
+        return StackState(lineage=str(uuid.uuid4()), serial=0, stack_name=stack_name)
+
+    def with_resource(self, rs: ResourceState) -> StackState:
+        res = dict(self.resources)
+        res[rs.address] = rs
+        return replace(self, resources=res)
+
+    def without_resource(self, address: str) -> StackState:
+        res = dict(self.resources)
+        res.pop(address, None)
+        return replace(self, resources=res)
