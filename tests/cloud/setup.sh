@@ -32,7 +32,7 @@ if [ "${1:-}" = "--reset" ]; then
 fi
 
 # the service venv is keyed by constraints.txt: a changed pin set rebuilds it
-STAMP=$(sha256sum $HERE/constraints.txt $HERE/minicloud_ml2/pyproject.toml $HERE/minicloud_ml2/minicloud_ml2/__init__.py | sha256sum | cut -c1-16)
+STAMP=$(cat $HERE/constraints.txt $HERE/minicloud_ml2/pyproject.toml $HERE/minicloud_ml2/minicloud_ml2/__init__.py | sha256sum | cut -c1-16)
 if [ "$(cat $MC/venv/.hotc-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $MC/venv/bin/heat-engine ]; then
   step "service venv + pip install (pinned by constraints.txt)"
   bash $HERE/stop.sh >/dev/null 2>&1 || true
