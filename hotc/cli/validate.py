@@ -114,11 +114,11 @@ def validate_command(
         typer.echo(json.dumps(doc, indent=2))
     else:
         for d in diags:
-            typer.echo(str(d), err=d.severity is Severity.ERROR and False)
+            typer.echo(str(d))
         if n_err == 0:
             typer.echo("OK")
         else:
-            typer.echo(f"{n_err} error(s), {n_warn} warning(s)", err=True)
+            typer.echo(f"{n_err} error(s), {n_warn} warning(s)")
     if n_err:
         raise typer.Exit(1)
 

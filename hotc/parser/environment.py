@@ -552,7 +552,7 @@ def _merge_params(
         default = "overwrite"
     for key, value in new.items():
         if key in param_types and value is not None:
-            s = strategies.get(key, chosen.get(key, default)) if strategies else "overwrite"
+            s = strategies.get(key, chosen.get(key, default)) if strategies else chosen.get(key, default)
             if s not in MERGE_STRATEGIES:
                 s = default
             if key not in chosen:

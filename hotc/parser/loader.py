@@ -88,7 +88,7 @@ class _Ctx:
     diags: list[Diagnostic] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     parsed: dict[str, tuple[Template | None, list[Diagnostic]]] = field(default_factory=dict)
-    validate_props: Callable[..., list[Diagnostic]] | None = None
+    validate_props: Callable[[str, Resource], list[Diagnostic]] | None = None
 
     def read(self, path: str, pos: Pos | None, what: str) -> str | None:
         if path in self.sources:
@@ -138,13 +138,24 @@ class _Ctx:
         return result
 
 
-def _find_validator() -> Callable[..., list[Diagnostic]] | None:
+def _find_validator(strict: bool) -> Callable[[str, Resource], list[Diagnostic]] | None:
+    """The provider property-schema check for built-in types (``hotc.providers.validation``), if present.
+
+    ``strict=False`` mirrors Heat's template validate (only unknown property names are errors),
+    ``strict=True`` a stack create (plan)."""
     try:
-        from hotc.providers import validation  # type: ignore[attr-defined]
+        from hotc.providers.registry import get_schema
+        from hotc.providers.validation import validate_property_exprs
     except ImportError:
         return None
-    fn = getattr(validation, "validate_properties", None)
-    return fn if callable(fn) else None
+
+    def check(type_name: str, res: Resource) -> list[Diagnostic]:
+        rtype = get_schema(type_name)
+        if rtype is None or res.external_id is not None:
+            return []  # no schema known (names only), or adopted: Heat does not validate it
+        return list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
+
+    return check
 
 
 def _file_refs(t: Template) -> list[tuple[str, Pos | None]]:
@@ -310,11 +321,9 @@ def _process(
             types[rname] = TypeResolution("template", type_name, key)
             _nested(lc, t, rname, res, r, key, env, depth, stack, nested, ctx)
         _check_deletion_policy(lc, res, types.get(rname), ctx)
-        if lc.validate_props is not None and types.get(rname) is not None and types[rname].kind == "builtin":
-            try:
-                lc.diags.extend(lc.validate_props(types[rname].type_name, res, t.version))
-            except TypeError:
-                pass
+        tr = types.get(rname)
+        if lc.validate_props is not None and tr is not None and tr.kind == "builtin":
+            lc.diags.extend(lc.validate_props(tr.type_name, res))
     _check_get_attr_nested(lc, t, types, nested)
     return _Loaded(t, types, files, nested, dict(values))
 
@@ -519,7 +528,7 @@ def load_stack(
 
     Returns (None, diagnostics) when the template itself cannot be read or parsed; otherwise a LoadedStack
     and every diagnostic (errors included: callers check :func:`hotc.errors.has_errors`)."""
-    lc = _Ctx(max_size=max_size, validate_props=_find_validator())
+    lc = _Ctx(max_size=max_size, validate_props=_find_validator(strict=require_values))
     tpath = os.path.abspath(os.fspath(template_path))
     loaded = lc.template(tpath, None, "template")
     if loaded is None:

@@ -367,7 +367,7 @@ class _Parser:
                 self.err(
                     f"Output validation error: outputs.{name}: Output definitions must be a map. "
                     f"Found a {_kind(body)} instead",
-                    vpos,
+                    kpos if body is None else vpos,
                 )
                 continue
             for key in body:
@@ -508,6 +508,20 @@ def find_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
 
 def check_references(t: Template, diags: list[Diagnostic]) -> None:
     """Reference checks over a parsed template (see the module doc)."""
+    cache: dict[int, dict[str, list[tuple[str, Pos | None]]]] = {}
+
+    def refs(expr: Expr | None, kind: str) -> list[tuple[str, Pos | None]]:
+        """References of one kind in ``expr`` (one walk per expression, cached)."""
+        if expr is None:
+            return []
+        got = cache.get(id(expr))
+        if got is None:
+            got = {}
+            for k, n, p in references(expr):
+                got.setdefault(k, []).append((n, p))
+            cache[id(expr)] = got
+        return got.get(kind, [])
+
     resources = t.resources
     params = set(t.parameters) | set(PSEUDO_PARAMETERS)
     conds = t.conditions
@@ -582,7 +596,7 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 deps.append(ref.name)
                 ref_pos.setdefault((rname, ref.name), ref.pos)
         for part, expr in (("properties", res.properties), ("metadata", res.metadata)):
-            for name, pos in _refs(expr, "resource"):
+            for name, pos in refs(expr, "resource"):
                 if name not in resources:
                     diags.append(
                         error(
@@ -596,7 +610,7 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                     deps.append(name)
                     ref_pos.setdefault((rname, name), pos)
         for part, expr in (("update_policy", res.update_policy), ("external_id", res.external_id)):
-            for name, pos in _refs(expr, "resource"):
+            for name, pos in refs(expr, "resource"):
                 if name not in resources:
                     diags.append(
                         error(
@@ -611,18 +625,18 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
             ("metadata", res.metadata),
             ("update_policy", res.update_policy),
         ):
-            for name, pos in _refs(expr, "param"):
+            for name, pos in refs(expr, "param"):
                 param_ref(name, pos, f"in {rname}.{part}", hard=False)
-            for name, pos in _refs(expr, "condition"):
+            for name, pos in refs(expr, "condition"):
                 cond_ref(name, pos, f"in {rname}.{part}")
-        for name, pos in _refs(res.deletion_policy, "param"):
+        for name, pos in refs(res.deletion_policy, "param"):
             param_ref(name, pos, f"in {rname}.deletion_policy", hard=True)
-        for name, pos in _refs(res.external_id, "param"):
+        for name, pos in refs(res.external_id, "param"):
             param_ref(name, pos, f"in {rname}.external_id", hard=False)
         if res.condition is not None:
             for name, pos in _condition_name_refs(res.condition):
                 cond_ref(name, pos, f"in {rname}.condition")
-            for name, pos in _refs(res.condition, "param"):
+            for name, pos in refs(res.condition, "param"):
                 param_ref(name, pos, f"in {rname}.condition", hard=True)
         if res.external_id is not None and res.depends_on:
             diags.append(
@@ -636,7 +650,7 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         graph[rname] = deps
 
     for oname, out in t.outputs.items():
-        for name, pos in _refs(out.value, "resource"):
+        for name, pos in refs(out.value, "resource"):
             if name not in resources:
                 diags.append(
                     error(
@@ -646,14 +660,14 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                         code="reference",
                     )
                 )
-        for name, pos in _refs(out.value, "param"):
+        for name, pos in refs(out.value, "param"):
             param_ref(name, pos, f"in output {oname}", hard=False)
-        for name, pos in _refs(out.value, "condition"):
+        for name, pos in refs(out.value, "condition"):
             cond_ref(name, pos, f"in output {oname}")
         if out.condition is not None:
             for name, pos in _condition_name_refs(out.condition):
                 cond_ref(name, pos, f"in output {oname} condition")
-            for name, pos in _refs(out.condition, "param"):
+            for name, pos in refs(out.condition, "param"):
                 param_ref(name, pos, f"in output {oname} condition", hard=True)
 
     for cycle in find_cycles(graph):

@@ -79,7 +79,9 @@ class ResourceType:
     attributes: Mapping[str, AttrSchema] = field(default_factory=dict)
     replace_rules: tuple[ReplaceRule, ...] = ()
     service: str | None = None  # catalog service type the type needs (compute, network, …); None: in-process
-    support: str = "supported"  # supported | deprecated | hidden (placeholder types that validate but do nothing)
+    support: str = (
+        "supported"  # supported | deprecated | hidden (placeholder types that validate but do nothing)
+    )
     description: str = ""
     # Added by the schemas owner (all defaulted, add-only):
     update_checks: tuple[UpdateCheck, ...] = ()  # plan errors (immutable props are checked generically too)
@@ -89,6 +91,10 @@ class ResourceType:
     never_updates: bool = False  # Heat never updates it in place nor replaces it for a property change (None)
     accepts_any_properties: bool = False  # no "unknown property" errors (OS::Heat::None takes anything)
     heat_class: str = ""  # Heat's implementing class, for reference
+    # The resource-level ``update_policy`` section's schema (ResourceGroup: rolling_update, batch_create). Empty:
+    # the type takes no update_policy and any key in it is an error, as in Heat.
+    update_policy: Mapping[str, PropSchema] = field(default_factory=dict)
+    snapshot_delete: bool = False  # ``deletion_policy: Snapshot`` is supported (Server, Volume)
 
     @property
     def update_allowed(self) -> frozenset[str]:
@@ -119,9 +125,13 @@ class ActionContext:
     stack_name: str
     lineage: str
     timeout: float
-    cloud: Callable[[], Any]  # returns an openstack.connection.Connection (lazily; in-process types never call it)
+    cloud: Callable[
+        [], Any
+    ]  # returns an openstack.connection.Connection (lazily; in-process types never call it)
     record_physical_id: Callable[[str], None]  # call as soon as the cloud returns an id, before waiting
-    tags: Mapping[str, str] = field(default_factory=dict)  # hotc-lineage / hotc-address to stamp on the resource
+    tags: Mapping[str, str] = field(
+        default_factory=dict
+    )  # hotc-lineage / hotc-address to stamp on the resource
     log: Callable[[str], None] = lambda _msg: None
 
 

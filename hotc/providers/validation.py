@@ -40,7 +40,9 @@ from hotc.values import Unknown, contains_unknown
 __all__ = [
     "apply_defaults",
     "coerce",
+    "deletion_policy_error",
     "update_errors",
+    "validate_update_policy_exprs",
     "validate_property_exprs",
     "validate_property_values",
 ]
@@ -286,13 +288,24 @@ class _Node:
 
 
 class _Checker:
-    def __init__(self, rtype: ResourceType, default_pos: Pos | None) -> None:
+    def __init__(self, rtype: ResourceType, default_pos: Pos | None, strict: bool) -> None:
         self.rtype = rtype
         self.default_pos = default_pos
+        self.strict = strict
         self.diags: list[Diagnostic] = []
+        self.value_problems = 0
 
     def err(self, message: str, pos: Pos | None, code: str) -> None:
         self.diags.append(error(f"{self.rtype.name}: {message}", pos or self.default_pos, code))
+
+    def value_err(self, message: str, pos: Pos | None, code: str) -> None:
+        """A problem Heat finds only when it validates values (stack create/update/preview), not in
+        ``template validate``: an error when strict, else a warning saying so."""
+        self.value_problems += 1
+        if self.strict:
+            self.err(message, pos, code)
+        else:
+            self.warn(f"{message} (creating or updating the stack will fail)", pos, code)
 
     def warn(self, message: str, pos: Pos | None, code: str) -> None:
         self.diags.append(warning(f"{self.rtype.name}: {message}", pos or self.default_pos, code))
@@ -314,7 +327,8 @@ class _Checker:
             prop = schema.get(key)
             if prop is None:
                 if not allow_unknown:
-                    self.err(
+                    report = self.value_err if path else self.err  # Heat checks nested keys with values only
+                    report(
                         _unknown_message(key, where, schema, nested=bool(path)),
                         key_pos or node.pos,
                         "unknown-property",
@@ -322,7 +336,7 @@ class _Checker:
                 continue
             if prop.alias_of is not None:
                 if prop.alias_of in given:
-                    self.err(
+                    self.value_err(
                         f"properties {where} and {prop.alias_of} cannot both be given ({key} is the legacy name of"
                         f" {prop.alias_of})",
                         key_pos or node.pos,
@@ -341,7 +355,7 @@ class _Checker:
             if any(p.alias_of == key and k in given for k, p in schema.items()):
                 continue
             where = f"{path}.{key}" if path else key
-            self.err(f"required property {where} is missing", pos, "missing-required-property")
+            self.value_err(f"required property {where} is missing", pos, "missing-required-property")
 
     # -- one value
 
@@ -405,7 +419,7 @@ class _Checker:
         try:
             coerced = _coerce_scalar(prop.type, value)
         except _Invalid as exc:
-            self.err(f"property {where}: {exc}", pos, "property-type")
+            self.value_err(f"property {where}: {exc}", pos, "property-type")
             return
         if prop.type == "integer" and isinstance(value, float) and value != int(value):
             self.warn(
@@ -415,13 +429,13 @@ class _Checker:
 
     def _type_error(self, prop: PropSchema, got: str, pos: Pos | None, where: str) -> None:
         article = "an" if prop.type[0] in "aeiou" else "a"
-        self.err(f"property {where}: expected {article} {prop.type}, got {got}", pos, "property-type")
+        self.value_err(f"property {where}: expected {article} {prop.type}, got {got}", pos, "property-type")
 
     def _constraints(self, prop: PropSchema, value: Any, pos: Pos | None, where: str) -> None:
         for c in prop.constraints:
             msg = _check_constraint(c, prop.type, value)
             if msg is not None:
-                self.err(f"property {where}: {msg}", pos, "property-constraint")
+                self.value_err(f"property {where}: {msg}", pos, "property-constraint")
 
 
 def _unknown_message(key: str, where: str, schema: Mapping[str, PropSchema], *, nested: bool) -> str:
@@ -455,17 +469,24 @@ def _run_validators(checker: _Checker, values: Mapping[str, Any], key_pos: Mappi
     for validator in checker.rtype.validators:
         for path, message in validator(filled):
             top = path.split(".", 1)[0]
-            checker.err(message, key_pos.get(top), "property-conflict")
+            checker.value_err(message, key_pos.get(top), "property-conflict")
 
 
 # ------------------------------------------------------------------------------------------ entry points
 
 
 def validate_property_exprs(
-    rtype: ResourceType, props: Expr | None, resource_pos: Pos | None
+    rtype: ResourceType, props: Expr | None, resource_pos: Pos | None, *, strict: bool = True
 ) -> list[Diagnostic]:
-    """Check a resource's ``properties`` IR against its type's schema, before evaluation."""
-    checker = _Checker(rtype, resource_pos)
+    """Check a resource's ``properties`` IR against its type's schema, before evaluation.
+
+    ``strict=True`` (plan/apply) reports every problem as an error, as Heat does when it creates, updates or
+    previews a stack. ``strict=False`` mirrors ``openstack orchestration template validate`` (Heat validates
+    with ``strict_validate=False``): only unknown top-level property names are errors; wrong types, missing
+    required properties, constraint violations, unknown nested keys and cross-property conflicts become warnings
+    (Heat accepts the template there and fails later). Resources with an ``external_id`` are not validated by
+    Heat at all: callers skip them."""
+    checker = _Checker(rtype, resource_pos, strict)
     if isinstance(props, FunctionCall):
         return []  # the whole map comes from a function: known only after evaluation
     if props is None or (isinstance(props, Literal) and props.value is None):
@@ -484,7 +505,7 @@ def validate_property_exprs(
     if rtype.accepts_any_properties and not rtype.properties:
         return []
     checker.check_map(rtype.properties, entries, "", map_pos, allow_unknown=rtype.accepts_any_properties)
-    if rtype.validators and not has_errors(checker.diags):
+    if rtype.validators and not checker.value_problems and not has_errors(checker.diags):
         values = {k: _expr_value(n.value) for k, n, _ in entries}
         if not contains_unknown(values):
             _run_validators(checker, values, {k: kp or n.pos for k, n, kp in entries})
@@ -492,18 +513,66 @@ def validate_property_exprs(
 
 
 def validate_property_values(
-    rtype: ResourceType, values: Mapping[str, Any], pos: Pos | None
+    rtype: ResourceType, values: Mapping[str, Any], pos: Pos | None, *, strict: bool = True
 ) -> list[Diagnostic]:
     """Check resolved property values (after evaluation) against the schema. Parts holding an Unknown are
-    skipped; cross-property validators run on the values with defaults applied."""
-    checker = _Checker(rtype, pos)
+    skipped; cross-property validators run on the values with defaults applied. ``strict`` as in
+    :func:`validate_property_exprs`."""
+    checker = _Checker(rtype, pos, strict)
     if rtype.accepts_any_properties and not rtype.properties:
         return []
     entries = [(str(k), _Node(v, pos, False), pos) for k, v in values.items()]
     checker.check_map(rtype.properties, entries, "", pos, allow_unknown=rtype.accepts_any_properties)
-    if rtype.validators and not has_errors(checker.diags):
+    if rtype.validators and not checker.value_problems and not has_errors(checker.diags):
         _run_validators(checker, values, {})
     return checker.diags
+
+
+def validate_update_policy_exprs(
+    rtype: ResourceType, policy: Expr | None, pos: Pos | None
+) -> list[Diagnostic]:
+    """Check a resource's ``update_policy`` section against the type's update-policy schema. Heat checks it with
+    values even in ``template validate``, so problems are always errors; a type without an update-policy schema
+    takes no keys at all (``OS::Heat::AutoScalingGroup`` uses its ``rolling_updates`` property instead)."""
+    checker = _Checker(rtype, pos, True)
+    if (
+        policy is None
+        or isinstance(policy, FunctionCall)
+        or (isinstance(policy, Literal) and policy.value is None)
+    ):
+        return []
+    if not isinstance(policy, MapExpr):
+        checker.err("update_policy must be a map", getattr(policy, "pos", None), "property-type")
+        return checker.diags
+    entries = [
+        (k, _Node(v, getattr(v, "pos", None), True), _key_pos(policy, i))
+        for i, (k, v) in enumerate(policy.items)
+    ]
+    for key, node, key_pos in entries:
+        prop = rtype.update_policy.get(key)
+        if prop is None:
+            valid = ", ".join(sorted(rtype.update_policy)) or "none"
+            checker.err(
+                f"unknown update_policy key {key} (valid keys: {valid})",
+                key_pos or node.pos,
+                "unknown-update-policy",
+            )
+        else:
+            checker.check_value(prop, node, f"update_policy.{key}")
+    return checker.diags
+
+
+def deletion_policy_error(rtype: ResourceType, policy: Any) -> str | None:
+    """A message when ``deletion_policy`` (resolved, and normalised by the front end: the lowercase aliases
+    HOT 2016-10-14+ accepts are mapped to Delete/Retain/Snapshot) is not one Heat accepts for this type: Delete,
+    Retain, or Snapshot on types that can snapshot (``Resource.validate_deletion_policy``)."""
+    if isinstance(policy, Unknown):
+        return None
+    if policy not in ("Delete", "Retain", "Snapshot"):
+        return f'invalid deletion policy "{policy}" (use Delete, Retain or Snapshot)'
+    if policy == "Snapshot" and not rtype.snapshot_delete:
+        return f'the "Snapshot" deletion policy is not supported by {rtype.name}'
+    return None
 
 
 def update_errors(
