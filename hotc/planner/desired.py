@@ -634,8 +634,9 @@ class _Builder:
 
         # pass 2: expand
         for name, m in list(scope.members.items()):
-            res = m.resource
-            assert res is not None
+            res_or_none = m.resource
+            assert res_or_none is not None
+            res = res_or_none
             dpol = self._deletion_policy(scope, res, static, memo)
             if m.kind == "disabled":
                 d.resources[m.address] = DesiredResource(

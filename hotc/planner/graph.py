@@ -74,58 +74,64 @@ def _implicit_edges(d: DesiredStack, explicit: Mapping[str, set[str]]) -> list[t
                 props[addr] = {}
         return props[addr]
 
-    for _scope, types in by_scope.items():
-        subnets = types.get(SUBNET, [])
-        subnet_net = {s: ref_key(p(s).get("network") or p(s).get("network_id")) for s in subnets}
-        interfaces = types.get(ROUTER_IF, [])
-        if_subnet = {ri: ref_key(p(ri).get("subnet") or p(ri).get("subnet_id")) for ri in interfaces}
-        ports = set(types.get(PORT, []))
+    for types in by_scope.values():
+        edges.extend(_scope_edges(types, p, explicit))
+    return edges
 
-        def port_on_subnet(port: str, subnet: Key) -> bool:
-            pp = p(port)
-            fixed = pp.get("fixed_ips")
-            if isinstance(fixed, list) and fixed:
-                return any(isinstance(f, dict) and ref_key(f.get("subnet") or f.get("subnet_id")) == subnet for f in fixed)
-            net = ref_key(pp.get("network") or pp.get("network_id"))
-            if subnet is not None and subnet[0] == "addr" and subnet[1] in subnet_net:
-                sn = subnet_net[subnet[1]]
-                return sn is None or net is None or sn == net
-            return True  # cannot tell which subnet the port lands on: be safe
 
-        def interfaces_for_port(port_key: Key) -> list[str]:
-            if port_key is None or port_key[0] != "addr" or port_key[1] not in ports:
-                return []
-            return [ri for ri, sk in if_subnet.items() if port_on_subnet(port_key[1], sk)]
+def _scope_edges(types: Mapping[str, list[str]], p: Any, explicit: Mapping[str, set[str]]) -> list[tuple[str, str]]:
+    edges: list[tuple[str, str]] = []
+    subnets = types.get(SUBNET, [])
+    subnet_net = {s: ref_key(p(s).get("network") or p(s).get("network_id")) for s in subnets}
+    interfaces = types.get(ROUTER_IF, [])
+    if_subnet = {ri: ref_key(p(ri).get("subnet") or p(ri).get("subnet_id")) for ri in interfaces}
+    ports = set(types.get(PORT, []))
 
-        for port in types.get(PORT, []):
-            net = ref_key(p(port).get("network") or p(port).get("network_id"))
-            if net is None:
-                continue
-            edges.extend((s, port) for s, sn in subnet_net.items() if sn == net)
-        for server in types.get(SERVER, []):
-            nets = p(server).get("networks")
-            keys = {ref_key(n.get("network")) for n in nets if isinstance(n, dict) and n.get("network")} if isinstance(nets, list) else set()
-            keys.discard(None)
-            edges.extend((s, server) for s, sn in subnet_net.items() if sn is None or sn in keys)
-        for router in types.get(ROUTER, []):
-            gw = p(router).get("external_gateway_info")
-            if isinstance(gw, dict) and gw.get("network"):
-                k = ref_key(gw.get("network"))
-                edges.extend((s, router) for s, sn in subnet_net.items() if k is not None and sn == k)
-        routers_by_gw: dict[Key, list[str]] = {}
-        for router in types.get(ROUTER, []):
-            gw = p(router).get("external_gateway_info")
-            if isinstance(gw, dict):
-                routers_by_gw.setdefault(ref_key(gw.get("network")), []).append(router)
-        for fip in types.get(FIP, []):
-            fp = p(fip)
-            fnet = ref_key(fp.get("floating_network") or fp.get("floating_network_id"))
-            if fnet is not None:
-                edges.extend((r, fip) for r in routers_by_gw.get(fnet, []))
-            for dep in explicit.get(fip, ()):
-                edges.extend((ri, fip) for ri in interfaces_for_port(("addr", dep)))
-        for assoc in types.get(FIP_ASSOC, []):
-            edges.extend((ri, assoc) for ri in interfaces_for_port(ref_key(p(assoc).get("port_id"))))
+    def port_on_subnet(port: str, subnet: Key) -> bool:
+        pp = p(port)
+        fixed = pp.get("fixed_ips")
+        if isinstance(fixed, list) and fixed:
+            return any(isinstance(f, dict) and ref_key(f.get("subnet") or f.get("subnet_id")) == subnet for f in fixed)
+        net = ref_key(pp.get("network") or pp.get("network_id"))
+        if subnet is not None and subnet[0] == "addr" and subnet[1] in subnet_net:
+            sn = subnet_net[subnet[1]]
+            return sn is None or net is None or sn == net
+        return True  # cannot tell which subnet the port lands on: be safe
+
+    def interfaces_for_port(port_key: Key) -> list[str]:
+        if port_key is None or port_key[0] != "addr" or port_key[1] not in ports:
+            return []
+        return [ri for ri, sk in if_subnet.items() if port_on_subnet(port_key[1], sk)]
+
+    for port in types.get(PORT, []):
+        net = ref_key(p(port).get("network") or p(port).get("network_id"))
+        if net is None:
+            continue
+        edges.extend((s, port) for s, sn in subnet_net.items() if sn == net)
+    for server in types.get(SERVER, []):
+        nets = p(server).get("networks")
+        keys = {ref_key(n.get("network")) for n in nets if isinstance(n, dict) and n.get("network")} if isinstance(nets, list) else set()
+        keys.discard(None)
+        edges.extend((s, server) for s, sn in subnet_net.items() if sn is None or sn in keys)
+    for router in types.get(ROUTER, []):
+        gw = p(router).get("external_gateway_info")
+        if isinstance(gw, dict) and gw.get("network"):
+            k = ref_key(gw.get("network"))
+            edges.extend((s, router) for s, sn in subnet_net.items() if k is not None and sn == k)
+    routers_by_gw: dict[Key, list[str]] = {}
+    for router in types.get(ROUTER, []):
+        gw = p(router).get("external_gateway_info")
+        if isinstance(gw, dict):
+            routers_by_gw.setdefault(ref_key(gw.get("network")), []).append(router)
+    for fip in types.get(FIP, []):
+        fp = p(fip)
+        fnet = ref_key(fp.get("floating_network") or fp.get("floating_network_id"))
+        if fnet is not None:
+            edges.extend((r, fip) for r in routers_by_gw.get(fnet, []))
+        for dep in explicit.get(fip, ()):
+            edges.extend((ri, fip) for ri in interfaces_for_port(("addr", dep)))
+    for assoc in types.get(FIP_ASSOC, []):
+        edges.extend((ri, assoc) for ri in interfaces_for_port(ref_key(p(assoc).get("port_id"))))
     return edges
 
 
