@@ -422,14 +422,10 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         not_updatable = {k for k in dec.changed if k not in rtype.update_allowed}
         by_rule = not dec.replace_paths or bool(set(dec.replace_paths) - not_updatable)
         detail = "; ".join(dec.reasons)
-        if dec.unknown and not by_rule:
-            fed = [k for k in dec.unknown if k in dec.replace_paths]
-            if fed:
-                detail += " (" + ", ".join(fed) + ": fed by a resource being created or replaced)"
         return replace_(R_TYPE_RULE if by_rule else R_CANNOT_UPDATE, detail, tuple(dec.replace_paths))
     if dec.rebuild:
         return ResourceChange(action=Action.UPDATE, rebuild=True, action_reason=U_REBUILD,
-                              reason_detail="REBUILD in place, the root disk is wiped: " + "; ".join(dec.reasons),
+                              reason_detail="; ".join(dec.reasons) or "rebuilt in place (root disk wiped)",
                               **common)  # type: ignore[arg-type]
     return ResourceChange(action=Action.UPDATE, action_reason="update",
                           reason_detail="update in place: " + ", ".join(dec.changed), **common)  # type: ignore[arg-type]
