@@ -23,7 +23,7 @@ from typing import Any
 import networkx as nx
 
 from hotc.errors import Diagnostic, HotcError, error
-from hotc.planner.desired import DesiredStack
+from hotc.planner.desired import DesiredStack, gc_paused
 from hotc.planner.diff import (
     apply_defaults,
     changed_keys,
@@ -165,7 +165,12 @@ def make_plan(
     addresses to live objects read from the cloud (a ResourceState, a map with physical_id/properties/
     attributes, or None when the object is gone); without it the recorded state is trusted (no cloud).
     Raises HotcError for plan errors (immutable property changed, volume shrink, bad --target/--replace)."""
-    lookup = schemas or registry_lookup
+    with gc_paused():
+        return _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
+
+
+def _make_plan(desired: DesiredStack, state: StackState | None, options: PlanOptions,
+               refreshed: Mapping[str, Any] | None, lookup: SchemaLookup) -> Plan:
     srs: dict[str, ResourceState] = dict(state.resources) if state is not None else {}
     drift: list[ResourceChange] = []
     gone: set[str] = set()
@@ -289,8 +294,8 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     srs = ctx.srs
     opts = ctx.options
     enabled = [a for a, r in d.resources.items() if r.condition_enabled]
-    graph: nx.DiGraph = d.graph  # type: ignore[attr-defined]
-    order = list(nx.topological_sort(graph))
+    graph: nx.DiGraph = d.graph
+    order = d.order
 
     selected: set[str] | None = None
     if opts.targets:
