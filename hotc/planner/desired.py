@@ -661,10 +661,10 @@ class _Builder:
                     name=name, scope=scope.prefix, pos=res.pos,
                 )
                 continue
-            refs = {r for _k, rs, _ps in key_refs.get(name, ()) for r in rs}
+            ref_set = {r for _k, rs, _ps in key_refs.get(name, ()) for r in rs}
             if res.metadata is not None:
-                refs |= _ref_names([res.metadata])[0]
-            needs = {scope.members[r].address for r in refs if r in scope.members and r != name}
+                ref_set |= _ref_names([res.metadata])[0]
+            needs = {scope.members[r].address for r in ref_set if r in scope.members and r != name}
             needs |= {scope.members[r.name].address for r in res.depends_on if r.name in scope.members}
             needs |= inherited
             if m.kind == "leaf":
