@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hotc.errors import Diagnostic, Pos, error, has_errors, warning
+from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
 from hotc.parser import resource_types
 from hotc.parser.environment import (
     Environment,
@@ -46,7 +46,7 @@ from hotc.parser.environment import (
     resolve_path,
 )
 from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
-from hotc.parser.functions import GetAttr
+from hotc.parser.functions import GetAttr, GetFile
 from hotc.parser.ir import (
     MISSING,
     EvalContext,
@@ -261,6 +261,7 @@ class _Loaded:
     files: dict[str, str]
     nested: dict[str, NestedTemplate]
     values: dict[str, Any]
+    member_types: dict[str, TypeResolution] = field(default_factory=dict)
 
 
 def _process(
@@ -284,6 +285,7 @@ def _process(
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
     types: dict[str, TypeResolution] = {}
+    member_types: dict[str, TypeResolution] = {}
     nested: dict[str, NestedTemplate] = {}
     for rname, res in t.resources.items():
         enabled = _enabled(res, ctx, conds)
@@ -323,11 +325,115 @@ def _process(
             types[rname] = TypeResolution("template", type_name, key)
             _nested(lc, t, rname, res, r, key, env, depth, stack, nested, ctx)
         _check_deletion_policy(lc, res, types.get(rname), ctx)
+        tr0 = types.get(rname)
+        if tr0 is not None and tr0.kind == "builtin" and tr0.type_name in _MEMBER_KEYS:
+            mt = _members(lc, t, rname, res, tr0.type_name, env, depth, stack, nested, ctx, base)
+            if mt is not None:
+                member_types[rname] = mt
         tr = types.get(rname)
         if lc.validate_props is not None and tr is not None and tr.kind == "builtin":
             lc.diags.extend(lc.validate_props(tr.type_name, res))
     _check_get_attr_nested(lc, t, types, nested)
-    return _Loaded(t, types, files, nested, dict(values))
+    return _Loaded(t, types, files, nested, dict(values), member_types)
+
+
+#: group types -> the property holding the member definition ({type, properties}); OS::Heat::Stack -> template
+_MEMBER_KEYS = {
+    "OS::Heat::ResourceGroup": "resource_def",
+    "OS::Heat::AutoScalingGroup": "resource",
+    "OS::Heat::Stack": "template",
+}
+
+
+def _members(
+    lc: _Ctx,
+    t: Template,
+    rname: str,
+    res: Resource,
+    type_name: str,
+    env: Environment,
+    depth: int,
+    stack: tuple[str, ...],
+    nested: dict[str, NestedTemplate],
+    ctx: EvalContext,
+    base: str,
+) -> TypeResolution | None:
+    """What the members of a group (or the nested stack of an OS::Heat::Stack) are; nested templates they use
+    are loaded and validated like template resources. Heat's own template validate does not look inside
+    groups, so an unknown member type is a warning (a group of 0 members never resolves it)."""
+    start = len(lc.diags)
+    try:
+        return _members_inner(lc, t, rname, res, type_name, env, depth, stack, nested, ctx, base)
+    finally:
+        # Heat's template validate does not look inside groups and nested stacks: what is found there is
+        # reported, but as warnings (a group of 0 members, for instance, never creates one)
+        for i in range(start, len(lc.diags)):
+            d = lc.diags[i]
+            if d.severity is Severity.ERROR:
+                lc.diags[i] = Diagnostic(
+                    Severity.WARNING, f"{d.message} (inside {rname}: fails when a member is created)", d.pos, d.code
+                )
+
+
+def _members_inner(
+    lc: _Ctx,
+    t: Template,
+    rname: str,
+    res: Resource,
+    type_name: str,
+    env: Environment,
+    depth: int,
+    stack: tuple[str, ...],
+    nested: dict[str, NestedTemplate],
+    ctx: EvalContext,
+    base: str,
+) -> TypeResolution | None:
+    props = res.properties
+    if not isinstance(props, MapExpr):
+        return None
+    body = props.get(_MEMBER_KEYS[type_name])
+    if type_name == "OS::Heat::Stack":
+        if isinstance(body, GetFile) and _literal_str(body.path) is not None:
+            path = resolve_path(str(_literal_str(body.path)), base)
+            params = props.get("parameters")
+            _nested(
+                lc, t, rname, res, Resolution("template", type_name, path), path, env, depth, stack, nested, ctx,
+                props=params if isinstance(params, MapExpr) else None,
+                where=body.pos,
+                prop_path=f"resources.{rname}.properties.parameters",
+                parameters_given=isinstance(params, MapExpr) or params is None,
+            )
+            return TypeResolution("template", type_name, path)
+        return None
+    if not isinstance(body, MapExpr):
+        return None
+    member_type = _literal_str(body.get("type"))
+    tpos = getattr(body.get("type"), "pos", None) or body.pos
+    if member_type is None:
+        return None
+    lookup = resolve_path(member_type, base) if is_template_name(member_type) and not is_url(member_type) else member_type
+    child_env = env.child(rname, None)
+    try:
+        r = child_env.registry.resolve(lookup, None)
+    except TypeNotFound as exc:
+        lc.diags.append(warning(f"members of {rname}: {exc.message}", tpos, code="unknown-type"))
+        return None
+    if r.kind == "none":
+        return TypeResolution("none", r.type_name)
+    if r.kind in ("builtin", "service_template"):
+        if resource_types.status(r.type_name) == resource_types.HIDDEN:
+            lc.diags.append(warning(resource_types.hidden_message(r.type_name), tpos, code="hidden-type"))
+        return TypeResolution("builtin", r.type_name)
+    key = r.template or lookup
+    member_props = body.get("properties")
+    _nested(
+        lc, t, rname, res, r, key, child_env, depth, stack, nested, ctx,
+        props=member_props if isinstance(member_props, MapExpr) or member_props is None else None,
+        where=tpos,
+        prop_path=f"resources.{rname}.properties.{_MEMBER_KEYS[type_name]}.properties",
+        parameters_given=isinstance(member_props, MapExpr) or member_props is None,
+    )
+    return TypeResolution("template", member_type, key)
 
 
 def _check_deletion_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None, ctx: EvalContext) -> None:
@@ -376,8 +482,17 @@ def _nested(
     stack: tuple[str, ...],
     nested: dict[str, NestedTemplate],
     ctx: EvalContext,
+    *,
+    props: Expr | None | bool = False,
+    where: Pos | None = None,
+    prop_path: str | None = None,
+    parameters_given: bool = True,
 ) -> None:
-    where = res.type_pos
+    """Load, validate and record the template ``key`` used by resource ``rname`` (a template resource, the
+    members of a group, or an OS::Heat::Stack). ``props`` (default: the resource's properties) feed the nested
+    template's parameters; ``parameters_given=False`` skips the checks of missing/unknown parameters."""
+    where = where or res.type_pos
+    prop_path = prop_path or f"resources.{rname}.properties"
     if key in stack:
         chain = " -> ".join(os.path.basename(s) for s in (*stack, key))
         lc.diags.append(error(f"template resource {rname} includes itself: {chain}", where, code="nested"))
@@ -400,16 +515,17 @@ def _nested(
         return
     # properties -> the nested template's parameters
     child_values: dict[str, Any] = {}
-    props = res.properties
+    if props is False:
+        props = res.properties
     given: set[str] = set()
-    if isinstance(props, MapExpr):
+    if isinstance(props, MapExpr) and parameters_given:
         for (pname, pexpr), ppos in zip(props.items, props.key_pos or (None,) * len(props.items), strict=False):
             given.add(pname)
             if pname not in child_t.parameters:
                 known = ", ".join(sorted(child_t.parameters)) or "it declares none"
                 lc.diags.append(
                     error(
-                        f"Property error: resources.{rname}.properties: Unknown Property {pname} (the template "
+                        f"Property error: {prop_path}: Unknown Property {pname} (the template "
                         f"{os.path.basename(key)} has no parameter {pname!r}; its parameters: {known})",
                         ppos or pexpr.pos or res.pos,
                         code="property",
@@ -424,7 +540,8 @@ def _nested(
                 child_values[pname] = v
     for pname, param in child_t.parameters.items():
         if (
-            isinstance(props, MapExpr)
+            parameters_given
+            and (isinstance(props, MapExpr) or props is None)
             and pname not in given
             and param.default is MISSING
             and pname not in env.parameter_defaults
@@ -450,7 +567,9 @@ def _nested(
     lc.diags.extend(d for d in vdiags if d.severity.value == "error")
     child_env = env.child(rname, r.entry)
     sub = _process(lc, child_t, child_env, vals, depth + 1, (*stack, key))
-    nested[key] = NestedTemplate(template=child_t, types=sub.types, files=sub.files, nested=sub.nested)
+    nested[key] = NestedTemplate(
+        template=child_t, types=sub.types, files=sub.files, nested=sub.nested, member_types=sub.member_types
+    )
 
 
 def _has_unknown(v: Any) -> bool:
@@ -616,6 +735,7 @@ def _load_stack(
         nested=out.nested,
         sources=dict(lc.sources),
         environment=env,
+        member_types=out.member_types,
     )
     return stack, _dedupe(lc.diags)
 
