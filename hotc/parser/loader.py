@@ -65,6 +65,26 @@ from hotc.values import Unknown
 
 MAX_NESTED_DEPTH = 5  # Heat's max_nested_stack_depth default
 
+#: built-in types whose attributes depend on what they hold (group members, deployment outputs, a nested
+#: stack's outputs): any attribute name may be valid
+_DYNAMIC_ATTRS = frozenset(
+    {
+        "OS::Heat::ResourceGroup",
+        "OS::Heat::AutoScalingGroup",
+        "OS::Heat::ResourceChain",
+        "OS::Heat::SoftwareDeployment",
+        "OS::Heat::StructuredDeployment",
+        "OS::Heat::SoftwareDeploymentGroup",
+        "OS::Heat::StructuredDeploymentGroup",
+        "OS::Heat::SoftwareDeployments",
+        "OS::Heat::StructuredDeployments",
+        "OS::Heat::Stack",
+        "AWS::CloudFormation::Stack",
+        "AWS::AutoScaling::AutoScalingGroup",
+        "OS::Heat::InstanceGroup",
+    }
+)
+
 #: attributes every template resource has besides its template's outputs
 _TEMPLATE_BASE_ATTRS = frozenset({"show", "OS::stack_id"})
 
@@ -90,6 +110,7 @@ class _Ctx:
     sources: dict[str, str] = field(default_factory=dict)
     parsed: dict[str, tuple[Template | None, list[Diagnostic]]] = field(default_factory=dict)
     validate_props: Callable[[str, Resource], list[Diagnostic]] | None = None
+    attributes: Callable[[str], frozenset[str]] | None = None
 
     def read(self, path: str, pos: Pos | None, what: str) -> str | None:
         if path in self.sources:
@@ -157,6 +178,22 @@ def _find_validator(strict: bool) -> Callable[[str, Resource], list[Diagnostic]]
         return list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
 
     return check
+
+
+def _find_attributes() -> Callable[[str], frozenset[str]] | None:
+    """Attribute names of built-in types from the provider schemas (empty when hotc does not know them)."""
+    try:
+        from hotc.providers.registry import get_schema
+    except ImportError:
+        return None
+
+    def attrs(type_name: str) -> frozenset[str]:
+        rtype = get_schema(type_name)
+        if rtype is None or rtype.accepts_any_properties:
+            return frozenset()
+        return frozenset(rtype.attributes)
+
+    return attrs
 
 
 def _file_refs(t: Template) -> list[tuple[str, Pos | None]]:
@@ -581,38 +618,62 @@ def _has_unknown(v: Any) -> bool:
 def _check_get_attr_nested(
     lc: _Ctx, t: Template, types: Mapping[str, TypeResolution], nested: Mapping[str, NestedTemplate]
 ) -> None:
-    """get_attr on a template resource must name one of its template's outputs (or show / OS::stack_id)."""
-    targets = {
-        n: nested[tr.template_key]
-        for n, tr in types.items()
-        if tr.kind == "template" and tr.template_key is not None and tr.template_key in nested
-    }
+    """``get_attr`` must name an attribute the resource has, as Heat's validate checks: a template resource's
+    outputs (or show / OS::stack_id / resource.*), a built-in type's attribute schema (when hotc has it)."""
+    targets: dict[str, tuple[str, frozenset[str], str]] = {}  # name -> (kind, attributes, what)
+    for n, tr in types.items():
+        if tr.kind == "template" and tr.template_key is not None and tr.template_key in nested:
+            nt = nested[tr.template_key].template
+            targets[n] = ("template", frozenset(nt.outputs), os.path.basename(nt.path))
+        elif tr.kind == "builtin" and lc.attributes is not None and tr.type_name not in _DYNAMIC_ATTRS:
+            attrs = lc.attributes(tr.type_name)
+            if attrs:
+                targets[n] = ("builtin", attrs, tr.type_name)
     if not targets:
         return
-    exprs: list[Expr | None] = []
+    stack: list[Expr] = []
     for r in t.resources.values():
-        exprs.extend([r.properties, r.metadata])
-    exprs.extend(o.value for o in t.outputs.values())
-    for e in exprs:
-        for node in _walk(e):
-            if not isinstance(node, GetAttr):
+        if r.properties is not None:
+            stack.append(r.properties)
+        if r.metadata is not None:
+            stack.append(r.metadata)
+    stack.extend(o.value for o in t.outputs.values() if o.value is not None)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, MapExpr):
+            stack.extend(v for _, v in node.items)
+            continue
+        if isinstance(node, ListExpr):
+            stack.extend(node.items)
+            continue
+        if not isinstance(node, FunctionCall):
+            continue
+        stack.extend(node.children())
+        if not isinstance(node, GetAttr):
+            continue
+        rname = _literal_str(node.resource)
+        attr = _literal_str(node.attribute)
+        if rname is None or attr is None or rname not in targets:
+            continue
+        kind, attrs, what = targets[rname]
+        if attr in attrs or attr == "show":
+            continue
+        if kind == "template":
+            if attr in _TEMPLATE_BASE_ATTRS or attr.startswith("resource."):
                 continue
-            rname = _literal_str(node.resource)
-            attr = _literal_str(node.attribute)
-            if rname is None or attr is None or rname not in targets:
-                continue
-            nt = targets[rname].template
-            if attr in nt.outputs or attr in _TEMPLATE_BASE_ATTRS or attr.startswith("resource."):
-                continue
-            outs = ", ".join(sorted(nt.outputs)) or "it has none"
-            lc.diags.append(
-                error(
-                    f"The Referenced Attribute ({rname} {attr}) is incorrect: the template "
-                    f"{os.path.basename(nt.path)} has no output {attr!r} (its outputs: {outs})",
-                    node.pos,
-                    code="reference",
-                )
+            outs = ", ".join(sorted(attrs)) or "it has none"
+            msg = (
+                f"The Referenced Attribute ({rname} {attr}) is incorrect: the template {what} has no output "
+                f"{attr!r} (its outputs: {outs})"
             )
+            lc.diags.append(error(msg, node.pos, code="reference"))
+        else:
+            # a warning: Heat's template validate accepts it (the create then fails reading the attribute)
+            msg = (
+                f"{what} has no attribute {attr!r} (get_attr on {rname}); known attributes: "
+                f"{', '.join(sorted(attrs | {'show'}))}"
+            )
+            lc.diags.append(warning(msg, node.pos, code="attribute"))
 
 
 def _walk(e: Expr | None) -> list[Expr]:
@@ -678,7 +739,9 @@ def _load_stack(
     require_values: bool,
     max_size: int | None,
 ) -> tuple[LoadedStack | None, list[Diagnostic]]:
-    lc = _Ctx(max_size=max_size, validate_props=_find_validator(strict=require_values))
+    lc = _Ctx(
+        max_size=max_size, validate_props=_find_validator(strict=require_values), attributes=_find_attributes()
+    )
     tpath = os.path.abspath(os.fspath(template_path))
     loaded = lc.template(tpath, None, "template")
     if loaded is None:

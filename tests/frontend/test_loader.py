@@ -338,3 +338,27 @@ def test_heat_stack_with_get_file_template(tmp_path: Path) -> None:
     assert st is not None and st.member_types["st"].kind == "template"
     assert st.nested[str(tmp_path / "inner.yaml")].template.parameters["size"].type == "number"
     assert "inner.yaml" in st.files
+
+
+def test_get_attr_unknown_builtin_attribute_is_a_warning(tmp_path: Path) -> None:
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          r: {type: OS::Heat::RandomString}
+          g:
+            type: OS::Heat::ResourceGroup
+            properties: {resource_def: {type: OS::Heat::RandomString}}
+        outputs:
+          good: {value: {get_attr: [r, value]}}
+          shown: {value: {get_attr: [r, show]}}
+          bad: {value: {get_attr: [r, colour]}}
+          member: {value: {get_attr: [g, resource.0.value]}}
+        """,
+    )
+    _, diags = _load(t)
+    assert _errs(diags) == []
+    warns = [d for d in diags if d.code == "attribute"]
+    assert len(warns) == 1 and "'colour'" in warns[0].message
+    assert warns[0].pos is not None and warns[0].pos.line == 9
