@@ -59,7 +59,7 @@ def _print_diags(diags: list[Diagnostic]) -> None:
 def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> Any:
     from hotc.state.backend import backend_from_config
 
-    backend = backend_from_config(backend_url)
+    backend: Any = backend_from_config(backend_url)
     with backend.lock(stack, "plan", timeout=lock_timeout):
         state, _token = backend.read(stack)
     return state
@@ -176,7 +176,8 @@ def plan_command(
 
 
 def _render_state(state: Any, fmt: str) -> str:
-    from hotc.planner.present import SENSITIVE, fmt as fmt_value
+    from hotc.planner.present import SENSITIVE
+    from hotc.planner.present import fmt as fmt_value
 
     if fmt == "json":
         doc = {

@@ -18,9 +18,11 @@ an :class:`~hotc.planner.resolve.AddressResolver` (plan time: state + Unknown; a
 
 from __future__ import annotations
 
+import gc
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,13 +151,17 @@ class DesiredStack:
         self.diagnostics: list[Diagnostic] = []
         self.outputs: tuple[str, ...] = ()
         self.sensitive_outputs: frozenset[str] = frozenset()
+        self.graph: Any = None  # networkx.DiGraph over enabled leaf addresses, dependency -> dependent
+        self.order: list[str] = []  # a topological order of ``graph`` (a creation order)
 
     # ------------------------------------------------------------------------------------------ resolving
 
     def resolve_properties(
-        self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+        self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None,
+        *, only: frozenset[str] | None = None,
     ) -> dict[str, Any]:
-        """The resource's properties evaluated with ``resolver`` (values or Unknowns)."""
+        """The resource's properties evaluated with ``resolver`` (values or Unknowns). ``only``: evaluate just
+        these top-level properties when the template writes properties as a map (an optimisation)."""
         res = self.resources.get(address)
         if res is None:
             raise HotcError(f"{address}: no such resource in the desired state")
@@ -165,6 +171,20 @@ class DesiredStack:
             return self._member_properties(scope, res.name, res.index or 0, resolver, memo)
         member = scope.members[res.name]
         assert member.resource is not None
+        if only is not None and isinstance(member.resource.properties, MapExpr):
+            ctx = self._ctx(scope, resolver, memo)
+            from hotc.parser.evaluate import EvalError, evaluate
+
+            out: dict[str, Any] = {}
+            for k, e in member.resource.properties.items:
+                if k in only:
+                    try:
+                        v = evaluate(e, ctx)
+                    except EvalError as exc:
+                        raise HotcError(str(exc.diagnostic), diagnostics=(exc.diagnostic,)) from exc
+                    if v is not None:
+                        out[k] = v
+            return out
         return self._eval_props(scope, member.resource, resolver, memo)
 
     def resolve_metadata(self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> Any:
@@ -592,50 +612,48 @@ class _Builder:
                 if resolution.kind == "none":
                     tname = "OS::Heat::None"
                 scope.members[name] = Member(name, "leaf", address, tname, res)
-        # sensitivity: properties fed by hidden parameters
-        sensitive_members: set[str] = set()
-        prop_sensitive: dict[str, tuple[str, ...]] = {}
+        # references, computed once per property expression
+        key_refs: dict[str, list[tuple[str, set[str], set[str]]]] = {}
         for name, m in scope.members.items():
             if m.resource is None:
                 continue
-            paths = []
-            for key, expr in _prop_exprs(m.resource):
-                _r, ps = _ref_names([expr])
-                if ps & scope.hidden:
-                    paths.append(key)
-            if m.resource.properties is not None and not isinstance(m.resource.properties, MapExpr):
-                _r, ps = _ref_names([m.resource.properties])
-                if ps & scope.hidden:
-                    paths.append("*")
-            prop_sensitive[name] = tuple(paths)
-        # second-order: get_attr on an OS::Heat::Value (or nested output) fed by a hidden value is sensitive
-        for _ in range(3):
-            changed = False
-            for name, m in scope.members.items():
-                if m.resource is None:
-                    continue
-                paths = list(prop_sensitive[name])
-                for key, expr in _prop_exprs(m.resource):
-                    if key in paths:
-                        continue
-                    rs, _p = _ref_names([expr])
-                    if rs & sensitive_members:
-                        paths.append(key)
-                if tuple(paths) != prop_sensitive[name]:
-                    prop_sensitive[name] = tuple(paths)
-                    changed = True
-                if paths and m.type == "OS::Heat::Value" and name not in sensitive_members:
-                    sensitive_members.add(name)
-                    changed = True
-            if not changed:
-                break
+            if isinstance(m.resource.properties, MapExpr):
+                key_refs[name] = [(key, *_ref_names([expr])) for key, expr in m.resource.properties.items]
+            elif m.resource.properties is not None:
+                key_refs[name] = [("*", *_ref_names([m.resource.properties]))]
+            else:
+                key_refs[name] = []
+        # sensitivity: properties fed by hidden parameters, and (transitively) by get_attr on an OS::Heat::Value
+        # holding a sensitive value
+        prop_sensitive: dict[str, set[str]] = {
+            name: {key for key, _rs, ps in refs if ps & scope.hidden} for name, refs in key_refs.items()
+        }
+        referrers: dict[str, list[str]] = {}
+        for name, refs in key_refs.items():
+            for _key, rs, _ps in refs:
+                for r in rs:
+                    referrers.setdefault(r, []).append(name)
+        sensitive_members: set[str] = set()
+        work = [n for n, keys in prop_sensitive.items() if keys and scope.members[n].type == "OS::Heat::Value"]
+        while work:
+            n = work.pop()
+            if n in sensitive_members:
+                continue
+            sensitive_members.add(n)
+            for user in referrers.get(n, ()):
+                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
+                if not keys <= prop_sensitive[user]:
+                    prop_sensitive[user] |= keys
+                    if scope.members[user].type == "OS::Heat::Value":
+                        work.append(user)
         for name in sensitive_members:
             scope.members[name] = _replace_member(scope.members[name], sensitive=True)
 
         # pass 2: expand
         for name, m in list(scope.members.items()):
-            res = m.resource
-            assert res is not None
+            res_or_none = m.resource
+            assert res_or_none is not None
+            res = res_or_none
             dpol = self._deletion_policy(scope, res, static, memo)
             if m.kind == "disabled":
                 d.resources[m.address] = DesiredResource(
@@ -643,20 +661,22 @@ class _Builder:
                     name=name, scope=scope.prefix, pos=res.pos,
                 )
                 continue
-            refs, _ps = _ref_names([res.properties, res.metadata])
-            needs = {scope.members[r].address for r in refs if r in scope.members and r != name}
+            ref_set = {r for _k, rs, _ps in key_refs.get(name, ()) for r in rs}
+            if res.metadata is not None:
+                ref_set |= _ref_names([res.metadata])[0]
+            needs = {scope.members[r].address for r in ref_set if r in scope.members and r != name}
             needs |= {scope.members[r.name].address for r in res.depends_on if r.name in scope.members}
             needs |= inherited
             if m.kind == "leaf":
                 d.resources[m.address] = DesiredResource(
                     address=m.address, type=m.type, deletion_policy=dpol, name=name, scope=scope.prefix,
-                    pos=res.pos, sensitive_paths=prop_sensitive.get(name, ()), has_metadata=res.metadata is not None,
+                    pos=res.pos, sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))), has_metadata=res.metadata is not None,
                 )
                 self.explicit[m.address] = needs
             elif m.kind == "nested":
-                self._expand_nested(scope, m, static, memo, frozenset(needs), prop_sensitive.get(name, ()))
+                self._expand_nested(scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ()))))
             else:
-                self._expand_group(scope, m, static, memo, frozenset(needs), dpol, prop_sensitive.get(name, ()))
+                self._expand_group(scope, m, static, memo, frozenset(needs), dpol, tuple(sorted(prop_sensitive.get(name, ()))))
 
     def _deletion_policy(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str:
         if res.deletion_policy is None:
@@ -844,6 +864,25 @@ def build_desired(
     """Expand ``loaded`` into a :class:`DesiredStack`. ``state`` (a StackState, optional) is only used for an
     AutoScalingGroup's current size when it sets no desired_capacity. Raises HotcError on a bad template
     (count not known at plan time, a dependency cycle, …)."""
+    with gc_paused():
+        return _build_desired(loaded, stack_name, lineage, project_id, state)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for one planning step: the step allocates many small objects that
+    live until it ends, and repeated full collections over a large heap make it quadratic. The previous setting
+    is restored on exit."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _build_desired(loaded: LoadedStack, stack_name: str, lineage: str | None, project_id: str | None, state: Any) -> DesiredStack:
     from hotc.planner.graph import add_dependencies
 
     d = DesiredStack(stack_name, lineage)
