@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from exprhelp import ev, parse
 
 from hotc.parser.evaluate import EvalError
+from tests.frontend.test_functions_support import ctx, ev, parse
 
 
 @dataclass(frozen=True)
@@ -264,7 +264,7 @@ def test_function_table(version: str, text: str, expected: Any) -> None:
         return
     assert not errors, errors
     assert expr is not None
-    from exprhelp import ctx
+
 
     from hotc.parser.evaluate import evaluate
 

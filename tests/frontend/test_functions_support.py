@@ -1,4 +1,4 @@
-"""Helpers for the expression tests (fe-expr)."""
+"""Helpers for the expression tests (fe-expr); no tests here."""
 
 from __future__ import annotations
 
