@@ -206,9 +206,9 @@ def _flatten(
             add_code("s")
         elif isinstance(node, dict):
             if t is PosDict:
-                mpos = node.pos or pos
-                vpos_of = node.value_pos
-                kpos_of = node.key_pos
+                mpos = node.pos or pos  # type: ignore[attr-defined]
+                vpos_of = node.value_pos  # type: ignore[attr-defined]
+                kpos_of = node.key_pos  # type: ignore[attr-defined]
             else:
                 mpos = getattr(node, "pos", None) or pos
                 vpos_of = getattr(node, "value_pos", None) or {}
@@ -234,8 +234,8 @@ def _flatten(
             add_code("}")
         elif isinstance(node, list):
             if t is PosList:
-                lpos = node.pos or pos
-                ipos = node.item_pos
+                lpos = node.pos or pos  # type: ignore[attr-defined]
+                ipos = node.item_pos  # type: ignore[attr-defined]
             else:
                 lpos = getattr(node, "pos", None) or pos
                 ipos = getattr(node, "item_pos", None) or ()
