@@ -97,6 +97,7 @@ class Grammar:
             lexer=_NodeLexer,
             start=[START_CALL, START_CONDITION, START_CONDITION_REF],
             maybe_placeholders=False,
+            cache=True,  # lark keeps the LALR tables in a temp file keyed by the grammar's hash
         )
         terminals = {sym.name for rule in self.lark.rules for sym in rule.expansion if sym.is_term}
         # keyword keys: every K_<NAME> terminal of the grammar
