@@ -127,7 +127,8 @@ def test_failure_reports_and_next_apply_replaces_failed(tmp_path: Path) -> None:
     assert st.status == "CREATE_FAILED"
     r2 = hotc(tmp_path, "apply", "-t", str(t), "--parameter", "fail=false", "--auto-approve")
     assert r2.returncode == 0, r2.stderr
-    assert "-/+ replace bad" in r2.stdout or "replace bad" in r2.stdout
+    assert "1 to create, 0 to update, 1 to replace" in r2.stdout
+    assert "Apply complete! Resources: 1 created, 0 updated, 1 replaced" in r2.stdout
     st2 = state_of(tmp_path, "failing")
     assert {a: rs.status for a, rs in st2.resources.items()} == {
         "good": "CREATE_COMPLETE", "bad": "CREATE_COMPLETE", "after_bad": "CREATE_COMPLETE"}
@@ -163,7 +164,9 @@ def _save_plan(cwd: Path, template: Path, stack: str, params: dict[str, str] | N
 def test_saved_plan_applies_and_stale_plan_is_refused(tmp_path: Path) -> None:
     t = tmp_path / "qs.yaml"
     t.write_text(QUICKSTART.read_text())
-    plan = _save_plan(tmp_path, t, "qs")
+    plan = tmp_path / "qs.plan"
+    made = hotc(tmp_path, "plan", "-t", str(t), "-o", str(plan))
+    assert made.returncode == 0, made.stderr
     r = hotc(tmp_path, "apply", str(plan))
     assert r.returncode == 0, r.stderr
     assert "Apply complete! Resources: 5 created" in r.stdout
@@ -213,7 +216,7 @@ def test_interrupt_finishes_in_flight_saves_state_and_releases_lock(tmp_path: Pa
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:  # wait until both slow creates are recorded in flight
         st = state_of(tmp_path, "slow")
-        if st is not None and {"a", "c"} <= set(st.resources):
+        if st is not None and all(x in st.resources and st.resources[x].physical_id for x in "ac"):
             break
         time.sleep(0.05)
     else:
