@@ -32,7 +32,6 @@ from hotc.values import collect_unknowns
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
-TAG_STACK = "hotc-stack"
 DEPOSED_TYPE_KEY = "hotc:type"  # attributes key of a deposed instance whose type differs from the current one
 
 # Per-type default timeouts (seconds) for one action; anything else gets DEFAULT_TIMEOUT.
@@ -315,7 +314,7 @@ class Executor:
             timeout=self.options.timeout_for(type_name),
             cloud=self.options.cloud,
             record_physical_id=on_id,
-            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: address, TAG_STACK: self.plan.stack_name},
+            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: address},
             lookup=lookup,
         )
 

@@ -14,7 +14,7 @@ from typing import IO, Any
 import networkx as nx
 
 from hotc.apply.events import resource_event, stack_event
-from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, TAG_STACK, ExecContext, ExecOptions
+from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
 from hotc.apply.session import cloud_factory
 from hotc.errors import HotcError
 from hotc.state.document import ResourceState, StackState
@@ -36,7 +36,7 @@ def _ctx(state: StackState, rs: ResourceState, opts: ExecOptions) -> ExecContext
     return ExecContext(
         address=rs.address, type=rs.type, stack_name=state.stack_name, lineage=state.lineage,
         timeout=opts.timeout_for(rs.type), cloud=opts.cloud, record_physical_id=lambda _p: None,
-        tags={TAG_LINEAGE: state.lineage, TAG_ADDRESS: rs.address, TAG_STACK: state.stack_name},
+        tags={TAG_LINEAGE: state.lineage, TAG_ADDRESS: rs.address},
     )
 
 
