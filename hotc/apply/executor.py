@@ -130,6 +130,7 @@ class Executor:
         make_resolver: ResolverFactory = StateResolver,
         on_event: Callable[[Event], None] | None = None,
         desired_info: Mapping[str, Any] | None = None,
+        on_log: Callable[[str, str], None] | None = None,
     ) -> None:
         self.plan = plan
         self.desired = desired
@@ -140,6 +141,7 @@ class Executor:
         self._initial = state
         self._sink = sink
         self._on_event = on_event
+        self._on_log = on_log
         # address -> (type, depends_on, deletion_policy) of the desired stack, for the state records
         self._info: Mapping[str, Any] = desired_info or {}
         self._cancel = threading.Event()
@@ -315,8 +317,15 @@ class Executor:
             cloud=self.options.cloud,
             record_physical_id=on_id,
             tags={TAG_LINEAGE: lineage, TAG_ADDRESS: address},
+            log=self._logger(address),
             lookup=lookup,
         )
+
+    def _logger(self, address: str) -> Callable[[str], None]:
+        on_log = self._on_log
+        if on_log is None:
+            return lambda _msg: None
+        return lambda msg: on_log(address, msg)
 
     def _desired_props(self, step: Step) -> dict[str, Any]:
         change = step.change

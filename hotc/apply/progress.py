@@ -52,6 +52,11 @@ class PlainProgress:
             self.stream.write(_line(e, elapsed) + "\n")
             self.stream.flush()
 
+    def log(self, address: str, message: str) -> None:
+        with self._lock:
+            self.stream.write(f"{address}: {message}\n")
+            self.stream.flush()
+
 
 class RichProgress:
     """Event lines plus a live status line (spinner, resources in flight, counts)."""
@@ -104,6 +109,11 @@ class RichProgress:
             self.console.print(f"[{style}]{escape(_line(e, elapsed))}[/{style}]", highlight=False)
             if self._status is not None:
                 self._status.update(self._text())
+
+    def log(self, address: str, message: str) -> None:
+        from rich.markup import escape
+
+        self.console.print(f"[dim]{escape(address)}: {escape(message)}[/dim]", highlight=False)
 
 
 def progress_for(stream: IO[str] | None = None) -> PlainProgress | RichProgress:

@@ -307,7 +307,8 @@ def run_apply(
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
             executor = Executor(plan, state, desired, drivers, sink, ex_opts, make_resolver=StateResolver,
-                                on_event=show, desired_info=desired.resources if desired is not None else {})
+                                on_event=show, desired_info=desired.resources if desired is not None else {},
+                                on_log=getattr(show, "log", None))
             with interrupt_handlers(executor, err):
                 rep = executor.run()
         final = rep.state
