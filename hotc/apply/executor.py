@@ -384,7 +384,7 @@ class Executor:
             # a run was killed between the cloud call and recording its id: find what it created
             ctx0 = self._ctx(addr, old.type, lambda _pid: None)
             try:
-                adopted = self._driver(old.type).find_adoptable(ctx0, old.properties)
+                adopted = self._driver(old.type).find_adoptable(ctx0, with_defaults(old.type, old.properties))
             except Exception as exc:  # noqa: BLE001
                 raise StepFailed(f"looking for a resource left by an interrupted run failed: {exc}") from exc
             if adopted is not None and old.type == type_name and dict(old.properties) == props:
@@ -426,7 +426,7 @@ class Executor:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
         try:
-            outcome = driver.create(self._ctx(addr, type_name, on_id), props)
+            outcome = driver.create(self._ctx(addr, type_name, on_id), with_defaults(type_name, props))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
             self.keeper.commit(
@@ -441,7 +441,7 @@ class Executor:
         addr = step.address
         type_name = step.change.type if step.change is not None else ""
         try:
-            outcome = driver.read(self._ctx(addr, type_name, lambda _p: None), pid, props)
+            outcome = driver.read(self._ctx(addr, type_name, lambda _p: None), pid, with_defaults(type_name, props))
         except Exception as exc:  # noqa: BLE001
             raise StepFailed(f"reading the resource {pid} left by an interrupted run failed: {_err(exc)}") from exc
         if outcome is None:
@@ -474,7 +474,8 @@ class Executor:
             raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
         deps, policy = self._record(step)
         old_props = dict(cur.properties)
-        changed = frozenset(k for k in set(old_props) | set(props) if old_props.get(k) != props.get(k))
+        old_d, new_d = with_defaults(type_name, old_props), with_defaults(type_name, props)
+        changed = frozenset(k for k in set(old_d) | set(new_d) if old_d.get(k) != new_d.get(k))
         self.keeper.commit(
             lambda s: _patch(s, addr, status="UPDATE_IN_PROGRESS", status_reason="state changed",
                              dependencies=deps, deletion_policy=policy),
@@ -485,7 +486,7 @@ class Executor:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
         try:
-            outcome = driver.update(self._ctx(addr, type_name, on_id), cur.physical_id, old_props, props, changed)
+            outcome = driver.update(self._ctx(addr, type_name, on_id), cur.physical_id, old_d, new_d, changed)
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
             self.keeper.commit(
@@ -537,7 +538,8 @@ class Executor:
         self.keeper.commit(lambda s: s, (resource_event(addr, type_name, "DELETE_IN_PROGRESS",
                                                         f"deleting {label} (replaced)", dep.physical_id),))
         try:
-            self._delete_call(driver, self._ctx(addr, type_name, lambda _p: None), dep.physical_id, dep.properties)
+            self._delete_call(driver, self._ctx(addr, type_name, lambda _p: None), dep.physical_id,
+                              with_defaults(type_name, dep.properties))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
 
@@ -568,7 +570,8 @@ class Executor:
             driver0 = self.drivers(cur.type)
             if driver0 is not None and cur.in_progress:
                 try:
-                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None), cur.properties)
+                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None),
+                                                 with_defaults(cur.type, cur.properties))
                 except Exception as exc:  # noqa: BLE001
                     raise StepFailed(f"looking for a resource left by an interrupted run failed: {_err(exc)}") from exc
             if pid is None:
@@ -584,7 +587,8 @@ class Executor:
             (resource_event(addr, cur.type, "DELETE_IN_PROGRESS", "state changed", pid),),
         )
         try:
-            self._delete_call(driver, self._ctx(addr, cur.type, lambda _p: None), pid, cur.properties)
+            self._delete_call(driver, self._ctx(addr, cur.type, lambda _p: None), pid,
+                              with_defaults(cur.type, cur.properties))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
             self.keeper.commit(
@@ -630,6 +634,20 @@ class Executor:
             outs[name] = out
         keeper.commit(lambda s: replace(s, outputs=outs))
         return tuple(errors)
+
+
+def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
+    """Properties as the driver sees them (as Heat's handle_* do): schema defaults filled in, values coerced,
+    hidden legacy names moved to their current names. Unknown types get the properties as they are."""
+    try:
+        from hotc.providers.registry import get_schema
+        from hotc.providers.validation import apply_defaults
+    except ImportError:
+        return dict(props)
+    rtype = get_schema(type_name)
+    if rtype is None:
+        return dict(props)
+    return dict(apply_defaults(rtype, props))
 
 
 def _patch(s: StackState, addr: str, **changes: Any) -> StackState:
