@@ -196,6 +196,11 @@ class LocalBackend(BaseBackend):
                 delay = next(delays, None)
                 if delay is None:
                     holder = self._read_lock_info(path)
+                    for _ in range(50):  # the holder may be writing its record right now
+                        if holder is not None:
+                            break
+                        time.sleep(0.02)
+                        holder = self._read_lock_info(path)
                     raise LockHeldError(lock_held_message(stack, holder, False, str(path)), holder)
                 time.sleep(delay)
             lk = Lock.new(stack, operation)

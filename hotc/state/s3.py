@@ -615,8 +615,11 @@ def _make_client(endpoint_url: str | None, region: str | None, profile: str | No
         user_agent_extra="hotc",
     )
     try:
-        session = boto3.session.Session(profile_name=profile) if profile else boto3.session.Session()
-        return session.client("s3", endpoint_url=endpoint_url, region_name=region, config=cfg)
+        if profile:
+            return boto3.session.Session(profile_name=profile).client(
+                "s3", endpoint_url=endpoint_url, region_name=region, config=cfg)
+        # boto3's default session: its configuration chain, loaded once per process
+        return boto3.client("s3", endpoint_url=endpoint_url, region_name=region, config=cfg)
     except BotoCoreError as exc:
         raise BackendError(f"cannot set up the S3 client: {exc}") from None
 
