@@ -75,3 +75,22 @@ def hold_lock_forever(spec: Spec, stack: str, ready: Any) -> None:
         ready.put(lk.id)
         while True:
             time.sleep(1)
+
+
+def crash_while_writing(spec: Spec, stack: str, ready: Any) -> None:
+    """Start writing a new state version and hang after the temp file is written (before the rename)."""
+    import hotc.state.local as local
+
+    b = spec.make()
+    real_fsync = os.fsync
+
+    def fsync_then_hang(fd: int) -> None:
+        real_fsync(fd)
+        ready.put("writing")
+        while True:
+            time.sleep(1)
+
+    with b.lock(stack, "apply", timeout=10) as lk:
+        st, _ = b.read(stack)
+        local.os.fsync = fsync_then_hang  # type: ignore[assignment]
+        b.write(stack, replace(st, outputs={"counter": OutputState(value=999)}), lk)
