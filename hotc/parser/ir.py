@@ -1,0 +1,194 @@
+"""The typed IR of a HOT template (owned by ``hotc.parser``).
+
+Every node is a frozen dataclass carrying the :class:`~hotc.errors.Pos` it came from.
+
+Expressions (``Expr``) are one of:
+- :class:`Literal` — a scalar (str/int/float/bool/None);
+- :class:`ListExpr`, :class:`MapExpr` — containers whose items are expressions;
+- a subclass of :class:`FunctionCall` — one node type per HOT intrinsic / condition function
+  (``GetParam``, ``GetAttr``, ``StrReplace``, ``If``, ``Equals`` …, defined in ``hotc.parser.functions``).
+
+Evaluation is a pure function ``hotc.parser.evaluate.evaluate(expr, ctx)`` over an :class:`EvalContext`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hotc.errors import Pos
+
+# ---------------------------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    value: Any  # str | int | float | bool | None
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ListExpr:
+    items: tuple[Expr, ...]
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MapExpr:
+    items: tuple[tuple[str, Expr], ...]  # keys are plain strings (Heat does not evaluate keys)
+    pos: Pos | None = None
+    key_pos: tuple[Pos | None, ...] = ()
+
+    def get(self, key: str) -> Expr | None:
+        for k, v in self.items:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionCall:
+    """Base of every function node. Subclasses add typed argument fields."""
+
+    name: str  # the function name as written, e.g. "get_attr", "str_replace"
+    pos: Pos | None
+
+    def children(self) -> Iterator[Expr]:
+        """Sub-expressions (arguments), for walks such as reference collection."""
+        return iter(())
+
+
+Expr = Literal | ListExpr | MapExpr | FunctionCall
+
+
+# ----------------------------------------------------------------------------------------- template parts
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateVersion:
+    """A heat_template_version: canonical date plus the alias it was written as (e.g. ``rocky``)."""
+
+    date: str  # canonical, e.g. "2018-08-31"
+    written: str  # as written in the template, e.g. "rocky"
+
+    @property
+    def key(self) -> str:
+        return self.date
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    kind: str  # length | range | modulo | allowed_values | allowed_pattern | custom_constraint
+    spec: Any  # e.g. {"min": 1, "max": 5}, ["a", "b"], "^[a-z]+$", "nova.flavor"
+    description: str | None = None
+    pos: Pos | None = None
+
+
+MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    type: str  # string | number | comma_delimited_list | json | boolean
+    default: Any = MISSING  # MISSING when the template gives none
+    description: str | None = None
+    label: str | None = None
+    hidden: bool = False
+    immutable: bool = False
+    tags: tuple[str, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterGroup:
+    label: str | None
+    description: str | None
+    parameters: tuple[str, ...]
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A named reference with its position (depends_on targets, condition names)."""
+
+    name: str
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    name: str
+    type: str
+    properties: Expr | None = None  # usually a MapExpr; may be a function yielding a map
+    metadata: Expr | None = None
+    depends_on: tuple[Reference, ...] = ()
+    update_policy: Expr | None = None
+    deletion_policy: Expr | None = None  # evaluates to "Delete" | "Retain" | "Snapshot"
+    condition: Expr | None = None  # a condition name (Literal str), bool, or a condition expression
+    external_id: Expr | None = None
+    description: str | None = None
+    pos: Pos | None = None
+    type_pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    name: str
+    value: Expr | None
+    description: str | None = None
+    condition: Expr | None = None
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    name: str
+    expr: Expr
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True)
+class Template:
+    path: str  # the file it was loaded from (absolute or as given)
+    version: TemplateVersion
+    description: str | None = None
+    parameter_groups: tuple[ParameterGroup, ...] = ()
+    parameters: Mapping[str, Parameter] = field(default_factory=dict)
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+    resources: Mapping[str, Resource] = field(default_factory=dict)
+    outputs: Mapping[str, Output] = field(default_factory=dict)
+    pos: Pos | None = None
+
+
+# ------------------------------------------------------------------------------------------- evaluation
+
+
+class ResourceResolver(Protocol):
+    """How evaluation learns about resources. The front end's static resolver answers Unknown for
+    everything; the planner answers from state (known ids/attributes of unchanged resources) or Unknown."""
+
+    def resource_id(self, name: str) -> Any:
+        """``get_resource NAME``: the physical id, or an Unknown."""
+        ...
+
+    def resource_attr(self, name: str, attribute: str, path: tuple[Any, ...]) -> Any:
+        """``get_attr [NAME, ATTR, path…]``: the value, or an Unknown. ``attribute`` may be ``""``
+        for the 2015-10-15+ form with no attribute (all attributes)."""
+        ...
+
+
+@dataclass(frozen=True)
+class EvalContext:
+    """Everything an expression may read. Pure data plus the resolver; no I/O happens in evaluation."""
+
+    version: TemplateVersion
+    parameters: Mapping[str, Any]  # resolved parameter values incl. pseudo parameters (OS::stack_name, …)
+    resolver: ResourceResolver
+    conditions: Mapping[str, bool] = field(default_factory=dict)  # evaluated conditions
+    files: Mapping[str, str] = field(default_factory=dict)  # get_file contents keyed by the name as written
+    resource_names: frozenset[str] = frozenset()  # names defined in the template (for filtering/validation)
+    facade: Mapping[str, Any] = field(default_factory=dict)  # resource_facade data of the parent resource
+    template_path: str = ""

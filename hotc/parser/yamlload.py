@@ -1,0 +1,217 @@
+"""Decoding template and environment text into position-carrying Python data (like Heat: JSON, then YAML).
+
+The result is ordinary JSON-like data, except that every mapping is a :class:`PosDict` and every sequence a
+:class:`PosList`. They behave exactly like ``dict``/``list`` and additionally know where they and their
+children come from:
+
+- ``PosDict.pos`` / ``PosList.pos``: the position of the container itself;
+- ``PosDict.key_pos[key]`` and ``PosDict.value_pos[key]``: where a key and its value start;
+- ``PosList.item_pos[i]``: where item *i* starts.
+
+Scalars are plain ``str``/``int``/``float``/``bool``/``None``; their positions are held by their container.
+YAML timestamps stay strings (``heat_template_version: 2016-10-14``), as in Heat.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from hotc.errors import Diagnostic, Pos, error, warning
+
+DEFAULT_MAX_TEMPLATE_SIZE = 512 * 1024  # Heat's max_template_size default (bytes)
+
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class PosDict(dict):  # type: ignore[type-arg]
+    """A dict that remembers source positions of itself, its keys and its values."""
+
+    __slots__ = ("pos", "key_pos", "value_pos")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pos: Pos | None = None
+        self.key_pos: dict[Any, Pos] = {}
+        self.value_pos: dict[Any, Pos] = {}
+
+    def pos_of(self, key: Any) -> Pos | None:
+        """Position of the value under ``key`` (falls back to the key, then to the mapping)."""
+        return self.value_pos.get(key) or self.key_pos.get(key) or self.pos
+
+    def pos_of_key(self, key: Any) -> Pos | None:
+        return self.key_pos.get(key) or self.pos
+
+
+class PosList(list):  # type: ignore[type-arg]
+    """A list that remembers the source position of itself and of each item."""
+
+    __slots__ = ("pos", "item_pos")
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.pos: Pos | None = None
+        self.item_pos: list[Pos] = []
+
+    def pos_of(self, index: int) -> Pos | None:
+        if 0 <= index < len(self.item_pos):
+            return self.item_pos[index]
+        return self.pos
+
+
+def pos_of(container: Any, key: Any = None) -> Pos | None:
+    """Best position for ``container[key]`` (or the container itself when key is None)."""
+    if key is not None and isinstance(container, PosDict | PosList):
+        return container.pos_of(key)
+    return getattr(container, "pos", None)
+
+
+def _mark(file: str, node: yaml.Node) -> Pos:
+    m = node.start_mark
+    return Pos(file, m.line + 1, m.column + 1)
+
+
+def _make_loader(file: str, diags: list[Diagnostic]) -> type:
+    class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+        pass
+
+    def construct_map(loader: Any, node: yaml.MappingNode) -> PosDict:
+        d = PosDict()
+        d.pos = _mark(file, node)
+        yield d
+        loader.flatten_mapping(node)
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            kpos = _mark(file, key_node)
+            try:
+                hash(key)
+            except TypeError:
+                diags.append(error("a mapping key must be a scalar, not a mapping or list", kpos))
+                continue
+            if key in d.key_pos:
+                first = d.key_pos[key]
+                diags.append(
+                    warning(
+                        f"duplicate key {key!r}: first defined at {first.line}:{first.col}; "
+                        "the later value is used (as Heat does)",
+                        kpos,
+                        code="duplicate-key",
+                    )
+                )
+            d[key] = loader.construct_object(value_node, deep=True)
+            d.key_pos[key] = kpos
+            d.value_pos[key] = _mark(file, value_node)
+
+    def construct_seq(loader: Any, node: yaml.SequenceNode) -> PosList:
+        lst = PosList()
+        lst.pos = _mark(file, node)
+        yield lst
+        for child in node.value:
+            lst.append(loader.construct_object(child, deep=True))
+            lst.item_pos.append(_mark(file, child))
+
+    def construct_str(loader: Any, node: yaml.ScalarNode) -> str:
+        return str(loader.construct_scalar(node))
+
+    _Loader.add_constructor("tag:yaml.org,2002:map", construct_map)
+    _Loader.add_constructor("tag:yaml.org,2002:seq", construct_seq)
+    _Loader.add_constructor("tag:yaml.org,2002:timestamp", construct_str)
+    _Loader.add_constructor("tag:yaml.org,2002:str", construct_str)
+    return _Loader
+
+
+def _yaml_error_pos(file: str, exc: yaml.YAMLError) -> Pos:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is None:
+        return Pos(file, 1, 1)
+    return Pos(file, mark.line + 1, mark.column + 1)
+
+
+def _from_plain(value: Any, pos: Pos) -> Any:
+    """Wrap plain JSON data (no positions known beyond ``pos``) into Pos containers."""
+    if isinstance(value, dict):
+        d = PosDict()
+        d.pos = pos
+        for k, v in value.items():
+            d[k] = _from_plain(v, pos)
+        return d
+    if isinstance(value, list):
+        lst = PosList(_from_plain(v, pos) for v in value)
+        lst.pos = pos
+        return lst
+    return value
+
+
+def load_yaml_text(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
+    """Decode YAML text into Pos-containers. Returns (data, diagnostics); data is None on a syntax error."""
+    diags: list[Diagnostic] = []
+    loader_cls = _make_loader(file, diags)
+    try:
+        loader = loader_cls(text)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context = getattr(exc, "context", None)
+        msg = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
+        return None, [error(msg, _yaml_error_pos(file, exc), code="syntax")]
+    except (ValueError, TypeError, RecursionError) as exc:
+        return None, [error(f"cannot decode YAML: {exc}", Pos(file, 1, 1), code="syntax")]
+    return data, diags
+
+
+def load_document(
+    text: str,
+    file: str,
+    *,
+    max_size: int | None = DEFAULT_MAX_TEMPLATE_SIZE,
+    what: str = "template",
+) -> tuple[PosDict | None, list[Diagnostic]]:
+    """Decode a template or environment as Heat does: JSON first, then YAML; the top level must be a mapping.
+
+    An empty document decodes to an empty mapping only for environments (``what='environment'``)."""
+    start = Pos(file, 1, 1)
+    if max_size is not None and len(text.encode("utf-8")) > max_size:
+        size = len(text.encode("utf-8"))
+        return None, [
+            error(
+                f"{what} size ({size} bytes) exceeds the maximum allowed size ({max_size} bytes); "
+                "raise it with --max-template-size if this is intended",
+                start,
+                code="too-large",
+            )
+        ]
+    json_value: Any = None
+    json_ok = False
+    if text.lstrip().startswith("{"):
+        try:
+            json_value = json.loads(text)
+            json_ok = True
+        except ValueError:
+            json_ok = False
+    data, diags = load_yaml_text(text, file)
+    if json_ok:
+        if data is None or data != json_value:
+            data, diags = _from_plain(json_value, start), []
+    if data is None and diags:
+        return None, diags
+    if data is None:
+        if what == "environment":
+            empty = PosDict()
+            empty.pos = start
+            return empty, diags
+        return None, diags + [error(f"the {what} is empty", start, code="structure")]
+    if not isinstance(data, dict):
+        kind = type(data).__name__
+        if isinstance(data, list):
+            kind = "list"
+        elif isinstance(data, str):
+            kind = "string"
+        return None, diags + [
+            error(f"the {what} must be a mapping at the top level, not a {kind}", start, code="structure")
+        ]
+    return data, diags

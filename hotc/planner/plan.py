@@ -1,0 +1,94 @@
+"""The Plan: an explicit list of actions with reasons (owned by ``hotc.planner``).
+
+A Plan is what ``hotc plan`` shows and ``hotc apply`` executes, exactly. Its JSON form follows
+``/work/shared/design/conventions.md`` (Terraform ``show -json``-like) and is published as
+``hotc/planner/plan.schema.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+PLAN_FORMAT_VERSION = "1.0"
+
+
+class Action(str, Enum):
+    NOOP = "no-op"
+    CREATE = "create"
+    UPDATE = "update"  # in place (a server image change is UPDATE with rebuild=True)
+    REPLACE = "replace"  # JSON actions ["create", "delete"]: new first, then dependents, then old deleted
+    DELETE = "delete"
+    FORGET = "forget"  # deletion_policy Retain: dropped from state, left in the cloud
+
+    @property
+    def json_actions(self) -> list[str]:
+        if self is Action.REPLACE:
+            return ["create", "delete"]
+        return [self.value]
+
+
+@dataclass(frozen=True)
+class ResourceChange:
+    address: str
+    type: str
+    action: Action
+    before: Mapping[str, Any] | None  # properties in state (None for create)
+    after: Mapping[str, Any] | None  # desired properties; may hold hotc.values.Unknown (None for delete)
+    replace_paths: tuple[str, ...] = ()  # property paths that force the replacement
+    action_reason: str = ""  # e.g. "replace_because_cannot_update", "replace_by_request", "failed_resource"
+    reason_detail: str = ""  # human sentence
+    rebuild: bool = False
+    changed_paths: tuple[str, ...] = ()  # property paths that differ (update/replace)
+    depends_on: tuple[str, ...] = ()  # addresses this resource depends on (desired graph; state for deletes)
+    sensitive_paths: tuple[str, ...] = ()
+    previous_physical_id: str | None = None
+    deposed: bool = False  # a leftover old instance of a replace (delete only); previous_physical_id names it
+    deletion_policy: str = "Delete"
+    index: int | None = None  # group member index
+    after_sensitive: bool = False  # the whole value is sensitive (a resource fed as a whole by hidden data)
+
+
+@dataclass(frozen=True)
+class OutputChange:
+    name: str
+    action: Action  # create | update | delete | no-op
+    before: Any = None
+    after: Any = None  # may be Unknown
+    sensitive: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    stack_name: str
+    mode: str  # normal | destroy | refresh-only
+    changes: tuple[ResourceChange, ...]
+    output_changes: tuple[OutputChange, ...] = ()
+    state_lineage: str | None = None  # lineage/serial of the state planned against (None: no state yet)
+    state_serial: int | None = None
+    template_digest: str | None = None
+    targets: tuple[str, ...] = ()
+    replace_requests: tuple[str, ...] = ()
+    parallelism: int = 10
+    format_version: str = PLAN_FORMAT_VERSION
+    # Self-contained inputs for a saved plan: template path, environments, sources (path -> text),
+    # parameter values (hidden ones protected). The applier reloads the stack from these.
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    # Changes made outside hotc, found by refreshing (refresh-only mode, or a normal plan given refreshed data):
+    # actions update (properties differ) or delete (the object is gone).
+    resource_drift: tuple[ResourceChange, ...] = ()
+    project_id: str | None = None
+
+    def summary(self) -> dict[str, int]:
+        counts = {a.value: 0 for a in Action}
+        for c in self.changes:
+            counts[c.action.value] += 1
+        return counts
+
+    @property
+    def has_changes(self) -> bool:
+        return any(c.action is not Action.NOOP for c in self.changes) or any(
+            o.action is not Action.NOOP for o in self.output_changes
+        )
