@@ -121,7 +121,8 @@ class S3Backend(BaseBackend):
         self.prefix = prefix.strip("/")
         self.lease_seconds = float(lease_seconds)
         self.max_attempts = max_attempts
-        self.notify = notify or log.warning
+        if notify is not None:
+            self.notify = notify
         self._held: dict[str, _Held] = {}
         self._conditional: bool | None = None  # probe result, cached for this object's life
         if client is None:
