@@ -32,6 +32,9 @@ def _register_all() -> None:
     from hotc.cli import plan
 
     plan.register(app)
+    from hotc.cli import state
+
+    state.register(app)
 
 
 _register_all()
