@@ -88,8 +88,12 @@ def evaluate_condition(expr: Expr, ctx: EvalContext, *, definition: bool = False
     return _cond(expr, ctx)
 
 
-def references(expr: Expr) -> Iterator[tuple[str, str, Pos | None]]:
-    """What ``expr`` refers to (see the module docstring), in source order."""
+def references(expr: Expr, ctx: EvalContext | None = None) -> Iterator[tuple[str, str, Pos | None]]:
+    """What ``expr`` refers to (see the module docstring), in source order.
+
+    With ``ctx``, an ``if`` whose condition can be decided from ``ctx`` (its conditions and parameters)
+    contributes only its taken branch (plus the condition's own references), as Heat parses only that
+    branch: a ``get_attr`` of a resource that is absent because of the same condition is then no reference."""
     stack: list[Expr] = [expr]
     while stack:
         e = stack.pop()
@@ -119,6 +123,15 @@ def references(expr: Expr) -> Iterator[tuple[str, str, Pos | None]]:
             name = _static_str(e.target)
             if name is not None:
                 yield ("ref", name, e.pos)
+        if isinstance(e, F.If) and ctx is not None:
+            try:
+                taken = _cond(e.condition, ctx)
+            except EvalError:
+                taken = Unknown()
+            if isinstance(taken, bool):
+                branch = e.if_true if taken else e.if_false
+                stack.extend([branch, e.condition] if branch is not None else [e.condition])
+                continue
         if isinstance(e, FunctionCall):
             stack.extend(reversed(list(e.children())))
 

@@ -314,3 +314,16 @@ def test_references() -> None:
     assert [(k, n) for k, n, _ in references(expr)] == [("condition", "c1"), ("condition", "c2")]
     expr, _, _ = parse("{Ref: thing}", "2013-05-23")
     assert [(k, n) for k, n, _ in references(expr)] == [("ref", "thing")]
+
+
+def test_references_follow_only_the_taken_branch_with_a_context() -> None:
+    expr, errors, _ = parse("{if: [has_fip, {get_attr: [fip, ip]}, {get_resource: port}]}")
+    assert not errors and expr is not None
+    assert [(k, n) for k, n, _ in references(expr)] == [
+        ("condition", "has_fip"), ("resource", "fip"), ("resource", "port")]
+    off = ctx(conditions={"has_fip": False})
+    assert [(k, n) for k, n, _ in references(expr, off)] == [("condition", "has_fip"), ("resource", "port")]
+    on = ctx(conditions={"has_fip": True})
+    assert [(k, n) for k, n, _ in references(expr, on)] == [("condition", "has_fip"), ("resource", "fip")]
+    unknown = ctx(conditions={"has_fip": Unknown()})
+    assert len(list(references(expr, unknown))) == 3
