@@ -583,9 +583,9 @@ def _map_replace(e: F.MapReplace, ctx: EvalContext) -> Any:
             raise _fail(f'Incorrect arguments to "{e.name}" should be: {example}', e.pos)
     repl_keys = ensure_map(repl.get("keys", {}))
     repl_values = ensure_map(repl.get("values", {}))
-    unknown = _unknown_in(repl_keys, in_map if repl_keys else None)
     if isinstance(repl_values, Unknown):
         return repl_values
+    unknown = _unknown_in(repl_keys)  # new keys must be known; unknown values just travel along
     if unknown is not None:
         return unknown
     result: dict[Any, Any] = {}

@@ -149,6 +149,11 @@ CASES: list[tuple[str, str, Any]] = [
     (ROCKY, "{map_replace: [{a: 1}, {other: {}}]}", ParseErr('invalid arguments to "map_replace"')),
     (ROCKY, "{map_replace: [{a: 1}]}", ParseErr('invalid arguments to "map_replace"')),
     (ROCKY, "{map_replace: [{get_param: cfg}, {keys: {k: K}}]}", {"a": {"b": [10, 20]}, "K": "v"}),
+    (ROCKY, "{map_replace: [{f1: b1, f2: b2}, {keys: {f2: f2}}]}", {"f1": "b1", "f2": "b2"}),
+    (ROCKY, "{map_replace: [{f1: b1, f2: b2}, {values: null, keys: null}]}", {"f1": "b1", "f2": "b2"}),
+    (ROCKY, "{map_replace: [{f1: b1}, ab]}", ParseErr('invalid arguments to "map_replace"')),
+    (ROCKY, "{map_replace: ab}", ParseErr('invalid arguments to "map_replace"')),
+    (ROCKY, "{map_replace: [{get_param: cfg}, {get_param: name}]}", Err("arguments must be a list of maps")),
     # ------------------------------------------------------------------------------------------ yaql
     (ROCKY, "{yaql: {expression: '$.data.l.sum()', data: {l: [1, 2, 3]}}}", 6),
     (ROCKY, "{yaql: {expression: '$.data.l.select($ * 2)', data: {l: [1, 2]}}}", [2, 4]),
@@ -172,6 +177,12 @@ CASES: list[tuple[str, str, Any]] = [
     ("wallaby", "[x, {if: [no_cond, a]}, {if: [yes_cond, b]}]", ["x", "b"]),
     ("wallaby", "{k: {if: [no_cond, a]}, j: 1}", {"j": 1}),
     ("wallaby", "{if: [no_cond, a, b]}", "b"),
+    # Heat's test_if_nullable
+    ("wallaby", "{single: {if: [false, v]}, nested_true: {if: [true, {if: [false, foo]}, bar]},"
+                " nested_false: {if: [false, baz, {if: [false, quux]}]}, control: {if: [false, true, null]}}",
+     {"control": None}),
+    ("wallaby", "{if: [no_cond]}", ParseErr("too few arguments")),
+    ("wallaby", "{if: [no_cond, a, b, c]}", ParseErr("too many arguments")),
     ("2016-10-14", "{if: [yes_cond, a, b]}", "a"),
     ("2016-04-08", "{if: [yes_cond, a, b]}", {"if": ["yes_cond", "a", "b"]}),
     # ----------------------------------------------------------------------------------------- filter

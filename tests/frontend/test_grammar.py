@@ -284,6 +284,8 @@ def test_known_parts_stay_known() -> None:
     value = evaluate(parse("{and: [false, {equals: [{get_param: u}, 1]}]}", where="conditions")[0],
                      ctx(parameters={"u": Unknown()}))
     assert value is False
+    value = evaluate(parse("{map_replace: [{a: {get_resource: r}}, {keys: {a: b}}]}")[0], ctx())
+    assert list(value) == ["b"] and isinstance(value["b"], Unknown)
     value = evaluate(parse("{repeat: {template: {p: '%x%', id: {get_resource: r}}, for_each: {'%x%': [a]}}}")[0],
                      ctx())
     assert value[0]["p"] == "a" and isinstance(value[0]["id"], Unknown)
