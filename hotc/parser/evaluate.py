@@ -207,7 +207,13 @@ def _ev(expr: Expr, ctx: EvalContext) -> Any:
     handler = _HANDLERS.get(type(expr))
     if handler is None:
         raise _fail(f'cannot evaluate "{getattr(expr, "name", type(expr).__name__)}"', _pos(expr))
-    return handler(expr, ctx)
+    try:
+        return handler(expr, ctx)
+    except EvalError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        # Heat turns these into a validation failure of the function; so do we (never a traceback)
+        raise _fail(f'"{getattr(expr, "name", "?")}": {exc}', _pos(expr)) from None
 
 
 def _arg(expr: Expr, ctx: EvalContext) -> Any:
