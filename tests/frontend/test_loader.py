@@ -361,4 +361,4 @@ def test_get_attr_unknown_builtin_attribute_is_a_warning(tmp_path: Path) -> None
     assert _errs(diags) == []
     warns = [d for d in diags if d.code == "attribute"]
     assert len(warns) == 1 and "'colour'" in warns[0].message
-    assert warns[0].pos is not None and warns[0].pos.line == 9
+    assert warns[0].pos is not None and warns[0].pos.line == 10
