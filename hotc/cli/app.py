@@ -29,6 +29,9 @@ def _register_all() -> None:
     from hotc.cli import validate
 
     validate.register(app)
+    from hotc.cli import plan
+
+    plan.register(app)
 
 
 _register_all()
