@@ -93,7 +93,9 @@ def references(expr: Expr, ctx: EvalContext | None = None) -> Iterator[tuple[str
 
     With ``ctx``, an ``if`` whose condition can be decided from ``ctx`` (its conditions and parameters)
     contributes only its taken branch (plus the condition's own references), as Heat parses only that
-    branch: a ``get_attr`` of a resource that is absent because of the same condition is then no reference."""
+    branch: a ``get_attr`` of a resource that is absent because of the same condition is then no reference.
+    With ``ctx``, a resource name computed by a function (``get_resource: {get_param: r}``) is evaluated and
+    reported when it is a known string."""
     stack: list[Expr] = [expr]
     while stack:
         e = stack.pop()
@@ -107,6 +109,8 @@ def references(expr: Expr, ctx: EvalContext | None = None) -> Iterator[tuple[str
             continue
         if isinstance(e, F.GetResource | F.GetAttr):
             name = _static_str(e.resource)
+            if name is None and ctx is not None:
+                name = _try_str(e.resource, ctx)  # a computed name, e.g. get_attr: [{get_param: r}, ip]
             if name is not None:
                 yield ("resource", name, e.pos)
         elif isinstance(e, F.GetParam):
@@ -171,6 +175,14 @@ class UnknownResources:
 
 
 # ---------------------------------------------------------------------------------------- machinery
+
+
+def _try_str(e: Expr, ctx: EvalContext) -> str | None:
+    try:
+        value = evaluate(e, ctx)
+    except EvalError:
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _static_str(e: Expr) -> str | None:

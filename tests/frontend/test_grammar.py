@@ -331,6 +331,13 @@ def test_references_follow_only_the_taken_branch_with_a_context() -> None:
     assert len(list(references(expr, unknown))) == 3
 
 
+def test_references_with_a_context_resolve_computed_resource_names() -> None:
+    expr, errors, _ = parse("{get_attr: [{get_param: name}, ip]}")
+    assert not errors and expr is not None
+    assert [(k, n) for k, n, _ in references(expr)] == [("param", "name")]
+    assert [(k, n) for k, n, _ in references(expr, ctx())] == [("resource", "web"), ("param", "name")]
+
+
 # --------------------------------------------------------------------------------------------- fuzzing
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
