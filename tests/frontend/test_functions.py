@@ -200,6 +200,21 @@ CASES: list[tuple[str, str, Any]] = [
     (ROCKY, "{make_url: {scheme: https, username: 'u@x', password: 'p:w', host: '::1'}}", "https://u%40x:p%3Aw@[::1]"),
     (ROCKY, "{make_url: {scheme: https, host: '[fe80::1]', port: '443'}}", "https://[fe80::1]:443"),
     (ROCKY, "{make_url: {host: h, port: 0}}", ParseErr("must be in the range 1-65535")),
+    # Heat's test_make_url_* cases
+    (ROCKY, "{make_url: {scheme: http, host: example.com, path: '/foo/?bar', query: {'foo#': 'bar & baz',"
+            " blarg: '/wib=ble/'}}}", "http://example.com/foo/%3Fbar?foo%23=bar+%26+baz&blarg=/wib%3Dble/"),
+    (ROCKY, "{make_url: {scheme: http, host: example.com, path: foo/bar, fragment: baz}}",
+     "http://example.com/foo/bar#baz"),
+    (ROCKY, "{make_url: {scheme: http, username: wibble, host: example.com, path: /foo/bar}}",
+     "http://wibble@example.com/foo/bar"),
+    (ROCKY, "{make_url: {scheme: https, host: example.com, port: '1.1'}}", ParseErr('invalid URL port "1.1"')),
+    (ROCKY, "{make_url: {scheme: https, host: example.com, port: 100000}}", ParseErr("range 1-65535")),
+    (ROCKY, "{make_url: {scheme: https, host: example.com, port: {get_param: count}}}", "https://example.com:3"),
+    # Heat's test_str_split_none_delim
+    (ROCKY, "{str_split: [null, 'check']}", ["check"]),
+    (ROCKY, "{str_split: [null, 'a  b c']}", ["a", "b", "c"]),
+    (ROCKY, "{str_split: [',', 'a,b', 1.0]}", "b"),
+    (ROCKY, "{str_split: [[], 'a,b']}", ParseErr('invalid arguments to "str_split"')),
     (ROCKY, "{make_url: {host: h, bogus: 1}}", ParseErr('unknown key "bogus"')),
     (ROCKY, "{make_url: {scheme: 'ht:tp', host: h}}", Err("should not contain ':'")),
     (ROCKY, "{make_url: {host: h, query: [a]}}", ParseErr('invalid arguments to "make_url"')),
