@@ -930,7 +930,7 @@ def _member_list_to_map(e: F.MemberListToMap, ctx: EvalContext) -> Any:
 
 
 def _get_azs(e: F.GetAZs, ctx: EvalContext) -> Any:
-    return Unknown(frozenset({WaitsOn("cloud.availability_zones")}))
+    return Unknown(frozenset({WaitsOn("cloud", ("availability_zones",))}))
 
 
 def _ref(e: F.Ref, ctx: EvalContext) -> Any:

@@ -264,7 +264,7 @@ CASES: list[tuple[str, str, Any]] = [
      {"k": "v", "k2": "v2"}),
     ("2013-05-23", "{Ref: name}", "web"),
     ("2013-05-23", "{Ref: web}", "UNKNOWN:web.id"),
-    ("2013-05-23", "{'Fn::GetAZs': ''}", "UNKNOWN:cloud.availability_zones.id"),
+    ("2013-05-23", "{'Fn::GetAZs': ''}", "UNKNOWN:cloud.availability_zones"),
     ("2014-10-16", "{Ref: name}", ParseErr('"Ref" is not supported in heat_template_version 2014-10-16')),
     ("2014-10-16", "{'Fn::Join': [',', [a]]}", ParseErr('"Fn::Join" is not supported')),
     ("wallaby", "{'Fn::GetAZs': ''}", ParseErr('"Fn::GetAZs" is not supported')),
