@@ -362,6 +362,7 @@ def _process(
             types[rname] = TypeResolution("template", type_name, key)
             _nested(lc, t, rname, res, r, key, env, depth, stack, nested, ctx)
         _check_deletion_policy(lc, res, types.get(rname), ctx)
+        _check_update_policy(lc, res, types.get(rname))
         tr0 = types.get(rname)
         if tr0 is not None and tr0.kind == "builtin" and tr0.type_name in _MEMBER_KEYS:
             mt = _members(lc, t, rname, res, tr0.type_name, env, depth, stack, nested, ctx, base)
@@ -471,6 +472,31 @@ def _members_inner(
         parameters_given=isinstance(member_props, MapExpr) or member_props is None,
     )
     return TypeResolution("template", member_type, key)
+
+
+def _check_update_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None) -> None:
+    """``update_policy`` keys must be ones the type knows (Heat validates them against the type's
+    update_policy_schema: "Unknown Property")."""
+    up = res.update_policy
+    if not isinstance(up, MapExpr) or tr is None or tr.kind == "none":
+        return
+    allowed = resource_types.update_policy_keys(tr.type_name) if tr.kind == "builtin" else frozenset()
+    for (key, _), kpos in zip(up.items, up.key_pos or (None,) * len(up.items), strict=False):
+        if key not in allowed:
+            hint = (
+                f"{tr.type_name} accepts: " + ", ".join(sorted(allowed))
+                if allowed
+                else f"{res.type} takes no update_policy"
+                + (" (OS::Heat::AutoScalingGroup uses its rolling_updates property)"
+                   if tr.type_name == "OS::Heat::AutoScalingGroup" else "")
+            )
+            lc.diags.append(
+                error(
+                    f"Property error: resources.{res.name}.update_policy: Unknown Property {key} ({hint})",
+                    kpos or up.pos,
+                    code="structure",
+                )
+            )
 
 
 def _check_deletion_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None, ctx: EvalContext) -> None:
