@@ -206,6 +206,7 @@ class Registry:
         self._top: dict[str, RegistryEntry] = {}
         self._per_resource: dict[str, dict[str, RegistryEntry]] = {}
         self._globs: list[RegistryEntry] = []
+        self._memo: dict[tuple[str, str | None], Resolution | TypeNotFound] = {}
         for e in entries:
             if len(e.path) == 1:
                 self._top[e.name] = e
@@ -238,9 +239,7 @@ class Registry:
 
     def _candidates(self, type_name: str, resource_name: str | None) -> list[RegistryEntry]:
         out: list[RegistryEntry] = []
-        if is_template_name(type_name) or (is_url(type_name) or type_name.startswith("/")) and is_template_name(
-            type_name
-        ):
+        if is_template_name(type_name):
             out.append(RegistryEntry((type_name,), type_name, "template", True))
         if resource_name is not None:
             per = self._per_resource.get(resource_name)
@@ -265,8 +264,21 @@ class Registry:
         return sorted(out, key=RegistryEntry.sort_key)
 
     def resolve(self, type_name: str, resource_name: str | None = None) -> Resolution:
-        """How ``type_name`` (of resource ``resource_name``) resolves; raises :class:`TypeNotFound`."""
-        return self._resolve(type_name, resource_name, (type_name,))
+        """How ``type_name`` (of resource ``resource_name``) resolves; raises :class:`TypeNotFound`.
+
+        Answers are memoised per registry (resource names only matter when a per-resource entry exists)."""
+        rn = resource_name if resource_name in self._per_resource else None
+        key = (type_name, rn)
+        hit = self._memo.get(key)
+        if hit is None:
+            try:
+                hit = self._resolve(type_name, rn, (type_name,))
+            except TypeNotFound as exc:
+                hit = exc
+            self._memo[key] = hit
+        if isinstance(hit, TypeNotFound):
+            raise hit
+        return hit
 
     def _resolve(self, type_name: str, resource_name: str | None, chain: tuple[str, ...]) -> Resolution:
         if len(chain) > 20:
