@@ -647,7 +647,7 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                     code="reference",
                 )
             )
-        graph[rname] = deps
+        graph[rname] = [] if res.external_id is not None else deps  # Heat drops an adopted resource's edges
 
     for oname, out in t.outputs.items():
         for name, pos in refs(out.value, "resource"):
