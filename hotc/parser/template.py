@@ -35,11 +35,9 @@ from hotc.parser.ir import (
     Condition,
     Expr,
     FunctionCall,
-    ListExpr,
     Literal,
     MapExpr,
     Output,
-    Parameter,
     Reference,
     Resource,
     Template,
@@ -58,7 +56,7 @@ from hotc.parser.versions import (
     parse_version,
     version_error_message,
 )
-from hotc.parser.yamlload import PosDict, PosList, pos_of
+from hotc.parser.yamlload import PosDict, PosList
 
 #: Heat's default ``max_resources_per_stack``
 MAX_RESOURCES_PER_STACK = 1000
@@ -227,7 +225,6 @@ class _Parser:
                 vpos,
             )
             return None
-        ok = True
         for key in body:
             if key not in allowed:
                 hint = ""
@@ -244,7 +241,6 @@ class _Parser:
                     + ", ".join(sorted(allowed)),
                     _key_pos(body, key, kpos),
                 )
-                ok = False
         if "type" not in body:
             self.err(f'Each resource must contain a type key: resource "{name}" has none', kpos)
             return None
@@ -332,8 +328,6 @@ class _Parser:
             external_id = self.expr(
                 body["external_id"], version, "external_id", _val_pos(body, "external_id", kpos)
             )
-        if not ok:
-            pass
         return Resource(
             name=name,
             type=rtype,
@@ -733,12 +727,4 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
     return t, p.diags
 
 
-def declared_parameters(t: Template) -> Mapping[str, Parameter]:
-    return t.parameters
-
-
-def list_items(expr: Expr | None) -> tuple[Expr, ...]:
-    return expr.items if isinstance(expr, ListExpr) else ()
-
-
-__all__ = ["parse_template", "check_references", "find_cycles", "pos_of"]
+__all__ = ["parse_template", "check_references", "find_cycles"]
