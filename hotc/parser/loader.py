@@ -235,36 +235,51 @@ def _eval_ctx(t: Template, values: Mapping[str, Any], files: Mapping[str, str]) 
     )
 
 
-def _conditions(t: Template, ctx: EvalContext) -> dict[str, bool]:
-    """Conditions whose value is known statically (parameters with values); unknown ones are left out."""
-    known: dict[str, bool] = {}
-    for _ in range(len(t.conditions) + 1):
-        progress = False
-        for name, cond in t.conditions.items():
-            if name in known:
-                continue
-            try:
-                c2 = EvalContext(
-                    version=ctx.version,
-                    parameters=ctx.parameters,
-                    resolver=ctx.resolver,
-                    conditions=known,
-                    files=ctx.files,
-                    resource_names=ctx.resource_names,
-                    template_path=ctx.template_path,
-                )
-                v = evaluate_condition(cond.expr, c2)
-            except (EvalError, KeyError, TypeError, ValueError, RecursionError):
-                continue
-            if isinstance(v, bool):
-                known[name] = v
-                progress = True
-        if not progress:
-            break
+def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
+    """Every condition's value as far as it is known statically: a bool, or an Unknown when it depends on a
+    parameter without a value (or cannot be evaluated). Conditions are evaluated once each, referenced
+    conditions first (cycles were reported by the template checks and stay unknown)."""
+    graph: dict[str, list[str]] = {
+        n: [name for kind, name, _ in references(c.expr) if kind == "condition" and name in t.conditions]
+        for n, c in t.conditions.items()
+    }
+    order: list[str] = []
+    state: dict[str, int] = {}
+    for root in graph:
+        if root in state:
+            continue
+        work = [(root, iter(graph[root]))]
+        state[root] = 1
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                work.pop()
+                state[node] = 2
+                order.append(node)
+            elif nxt not in state:
+                state[nxt] = 1
+                work.append((nxt, iter(graph[nxt])))
+    known: dict[str, Any] = {}
+    c2 = EvalContext(
+        version=ctx.version,
+        parameters=ctx.parameters,
+        resolver=ctx.resolver,
+        conditions=known,
+        files=ctx.files,
+        resource_names=ctx.resource_names,
+        template_path=ctx.template_path,
+    )
+    for name in order:
+        try:
+            v = evaluate_condition(t.conditions[name].expr, c2, definition=True)
+        except (EvalError, KeyError, TypeError, ValueError, RecursionError):
+            v = Unknown.of(f"condition {name}")
+        known[name] = v if isinstance(v, bool | Unknown) else Unknown.of(f"condition {name}")
     return known
 
 
-def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, bool]) -> bool | None:
+def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
     """True/False when a resource's condition is known, None when unknown."""
     if res.condition is None:
         return True
@@ -273,7 +288,8 @@ def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, bool]) -> bool
         if isinstance(v, bool):
             return v
         if isinstance(v, str):
-            return conds.get(v)
+            got = conds.get(v)
+            return got if isinstance(got, bool) else None
         return None
     try:
         c2 = EvalContext(

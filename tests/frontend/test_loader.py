@@ -387,3 +387,32 @@ def test_update_policy_keys_per_type(tmp_path: Path) -> None:
     errs = [d for d in diags if "update_policy: Unknown Property" in d.message]
     assert [(d.pos.line if d.pos else 0) for d in errs] == [9, 13]
     assert "rolling_updates property" in errs[1].message
+
+
+def test_conditions_evaluated_in_dependency_order(tmp_path: Path) -> None:
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2016-10-14
+        parameters:
+          env: {type: string, default: dev}
+          unset: {type: string}
+        conditions:
+          off: {not: is_dev}
+          is_dev: {equals: [{get_param: env}, dev]}
+          unknown: {equals: [{get_param: unset}, x]}
+          still_true: {or: [unknown, is_dev]}
+          unknown_off: {and: [unknown, off]}
+        resources:
+          a: {type: Not::A::Type, condition: off}
+          b: {type: Not::A::Type, condition: unknown_off}
+          c: {type: Not::A::TypeEither, condition: still_true}
+          d: {type: Not::A::TypeToo, condition: unknown}
+        """,
+    )
+    _, diags = _load(t)
+    errs = " | ".join(_errs(diags))
+    # off and unknown_off are false (and short-circuits on a known false): not checked
+    assert "(Not::A::Type)" not in errs
+    # still_true is true; unknown may be true: both checked
+    assert "Not::A::TypeEither" in errs and "Not::A::TypeToo" in errs
