@@ -195,6 +195,14 @@ class _Parser:
                 spos,
             )
             return {}
+        if isinstance(section.get("type"), str) and not isinstance(section.get("properties", {}), str):
+            self.err(
+                "resources must contain a map of resource maps, but this resources section looks like one "
+                "resource's definition (it has a type: key); put it under a resource name "
+                "(resources: {my_resource: {type: ..., properties: ...}})",
+                _key_pos(section, "type", spos),
+            )
+            return {}
         out: dict[str, Resource] = {}
         allowed = allowed_resource_keys(version)
         policies = allowed_deletion_policies(version)
