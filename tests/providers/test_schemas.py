@@ -389,3 +389,17 @@ def test_port_replace_always_and_none_resource() -> None:
     none = schema("OS::Heat::None")
     assert none.never_updates and none.accepts_any_properties
     assert not schema("OS::Nova::Server").never_updates
+
+
+def test_software_deployment_replace_on_change_inputs() -> None:
+    from hotc.providers.schemas.heat import deployment_input_replace
+
+    inputs = [{"name": "port", "replace_on_change": True, "default": 80}, {"name": "greeting"}]
+    assert deployment_input_replace(inputs, inputs, {"port": 80}, {"port": 80, "greeting": "x"}) == []
+    hits = deployment_input_replace(inputs, inputs, {}, {"port": 8080})
+    assert [p for p, _ in hits] == ["input_values.port"]
+    # a plain input change is an in-place re-run, not a replacement
+    assert deployment_input_replace(inputs, inputs, {"greeting": "a"}, {"greeting": "b"}) == []
+    # an input the old config did not declare never replaces
+    assert deployment_input_replace([{"name": "greeting"}], inputs, {}, {"port": 1}) == []
+    assert deployment_input_replace(inputs, inputs, {"port": 80}, {"port": Unknown()})
