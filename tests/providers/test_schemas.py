@@ -403,3 +403,17 @@ def test_software_deployment_replace_on_change_inputs() -> None:
     # an input the old config did not declare never replaces
     assert deployment_input_replace([{"name": "greeting"}], inputs, {}, {"port": 1}) == []
     assert deployment_input_replace(inputs, inputs, {"port": 80}, {"port": Unknown()})
+
+
+def test_failed_resources_replace_rules_follow_needs_replace_failed() -> None:
+    server = schema("OS::Nova::Server").failed_replace
+    assert server is not None
+    assert server(None) and server({"status": "ERROR"}) and server({"status": "SOFT_DELETED"})
+    assert not server({"status": "ACTIVE"})
+    subnet = schema("OS::Neutron::Subnet").failed_replace
+    assert subnet is not None and subnet(None) and not subnet({"id": "x"})  # no status field: update in place
+    port = schema("OS::Neutron::Port").failed_replace
+    assert port is not None and port({"status": "ERROR"}) and not port({"status": "DOWN"})
+    volume = schema("OS::Cinder::Volume").failed_replace
+    assert volume is not None and volume({"status": "deleting"}) and not volume({"status": "available"})
+    assert schema("OS::Octavia::Pool").failed_replace is None  # Heat's default: always replace
