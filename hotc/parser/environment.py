@@ -44,6 +44,7 @@ HOOK_TYPES = ("pre-create", "pre-update", "pre-delete", "post-create", "post-upd
 RESTRICTED_ACTIONS = ("update", "replace")
 TEMPLATE_SUFFIXES = (".yaml", ".template")
 NONE_TYPE = "OS::Heat::None"
+EVENT_SINK_TYPES = ("zaqar-queue",)  # Heat's setup.cfg heat.event_sinks
 
 #: Heat's stock global environment (``etc/heat/environment.d/default.yaml`` in openstack/heat), as data.
 #: Old names kept working by the service: Quantum is Neutron's old name, the Ceilometer/Metering alarms
@@ -437,6 +438,15 @@ def parse_environment(data: Any, file: str) -> tuple[EnvironmentFile | None, lis
                 diags.append(error("each event sink must be a mapping with a type (e.g. zaqar-queue)", spos,
                                    code="environment"))
                 ok = False
+            elif s.get("type") not in EVENT_SINK_TYPES:
+                diags.append(
+                    warning(
+                        f"event sink type {s.get('type')!r} is not one Heat ships ({', '.join(EVENT_SINK_TYPES)}); "
+                        "hotc records event sinks but does not send events to them",
+                        spos,
+                        code="environment",
+                    )
+                )
     strategies = data.get("parameter_merge_strategies")
     if isinstance(strategies, dict):
         for k, v in strategies.items():
