@@ -576,6 +576,7 @@ def _merge_params(
     env_file: str,
     pos_map: dict[str, Pos],
     diags: list[Diagnostic],
+    keep_undeclared: bool = False,
 ) -> dict[str, Any]:
     default = strategies.get("default", "overwrite") if strategies else "overwrite"
     if default not in MERGE_STRATEGIES:
@@ -604,7 +605,14 @@ def _merge_params(
         return dict(new)
     out = dict(old)
     for key, value in new.items():
-        if key not in param_types or value is None:
+        if value is None:
+            continue
+        if key not in param_types:
+            if keep_undeclared:
+                # parameter_defaults may be meant for nested templates (Heat merges over every template's
+                # parameters); their types are not known here, so they overwrite
+                out[key] = value
+                pos_map[key] = pos_of(new, key) or pos_map.get(key) or Pos(env_file, 1, 1)
             continue
         s = chosen.get(key, "overwrite")
         if s == "overwrite":
@@ -673,6 +681,7 @@ def merge_environments(
                     ef.path,
                     ppos if sec == "parameters" else dpos,
                     diags,
+                    keep_undeclared=(sec == "parameter_defaults"),
                 )
             elif sec == "resource_registry":
                 registry_loads.append(val)

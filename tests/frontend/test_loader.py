@@ -416,3 +416,15 @@ def test_conditions_evaluated_in_dependency_order(tmp_path: Path) -> None:
     assert "(Not::A::Type)" not in errs
     # still_true is true; unknown may be true: both checked
     assert "Not::A::TypeEither" in errs and "Not::A::TypeToo" in errs
+
+
+def test_parameter_defaults_reach_nested_templates(tmp_path: Path) -> None:
+    _w(tmp_path / "thing.yaml", NESTED)
+    t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\nresources:\n  n:\n    type: thing.yaml\n")
+    e1 = _w(tmp_path / "e1.yaml", "parameter_defaults: {other: 1}\n")
+    e2 = _w(tmp_path / "e2.yaml", "parameter_defaults: {size: 7}\n")
+    st, diags = _load(t, [e1, e2])
+    assert _errs(diags) == []
+    assert not any("needs parameter 'size'" in d.message for d in diags)
+    _, diags = _load(t, [e1])
+    assert any("needs parameter 'size'" in d.message for d in diags)
