@@ -95,10 +95,19 @@ class Scope:
     stack_name: str = ""
     stack_id: Any = None
     static_params: Mapping[str, Any] = field(default_factory=dict)  # parameter values known at build time
+    member_types: Mapping[str, TypeResolution] = field(default_factory=dict)  # group/stack name -> member type
 
 
-def _resolve_member_type(type_name: str, scope: Scope) -> tuple[str, str | None]:
+def _resolve_member_type(type_name: str, scope: Scope, gname: str = "") -> tuple[str, str | None]:
     """('leaf', provider_type) or ('nested', template_key) for a group member's type."""
+    mt = scope.member_types.get(gname)
+    if mt is not None:
+        if mt.kind == "template" and mt.template_key is not None and mt.template_key in scope.nested:
+            return "nested", mt.template_key
+        if mt.kind == "none":
+            return "leaf", "OS::Heat::None"
+        if mt.kind == "builtin":
+            return "leaf", mt.type_name
     if type_name in scope.nested:
         return "nested", type_name
     for key in scope.nested:
@@ -288,6 +297,8 @@ class DesiredStack:
         for pname, p in scope.template.parameters.items():
             if pname in given:
                 values[pname] = _convert_param(p.type, given[pname])
+            elif pname in self._parameter_defaults:
+                values[pname] = _convert_param(p.type, self._parameter_defaults[pname])
             elif p.default is not MISSING:
                 values[pname] = p.default
             else:
@@ -301,6 +312,7 @@ class DesiredStack:
         return values
 
     _project_id: Any = PROJECT_ID_UNKNOWN
+    _parameter_defaults: Mapping[str, Any] = {}  # the environment's parameter_defaults (reach nested stacks)
 
     def _group_props(self, scope: Scope, member: Member, resolver: AddressResolver, memo: dict[Any, Any]) -> dict[str, Any]:
         key = ("group", scope.prefix, member.name, id(resolver))
@@ -547,6 +559,7 @@ class _Builder:
             nested=loaded.nested,
             fixed_params=params,
             hidden=frozenset(hidden),
+            member_types=loaded.member_types,
             stack_name=self.d.stack_name,
             stack_id=root_id,
         )
@@ -601,7 +614,10 @@ class _Builder:
             if not enabled:
                 scope.members[name] = Member(name, "disabled", address, resolution.type_name or res.type, res)
                 continue
-            if resolution.kind == "template" or (
+            stack_mt = scope.member_types.get(name) if res.type == STACK_TYPE or resolution.type_name == STACK_TYPE else None
+            if stack_mt is not None and stack_mt.kind == "template" and stack_mt.template_key in scope.nested:
+                scope.members[name] = Member(name, "nested", address, STACK_TYPE, res)
+            elif resolution.kind == "template" or (
                 resolution.template_key is not None and resolution.template_key in scope.nested
             ):
                 scope.members[name] = Member(name, "nested", address, resolution.type_name or res.type, res)
@@ -705,6 +721,7 @@ class _Builder:
             fixed_params=None,
             feed=feed,
             hidden=frozenset(hidden),
+            member_types=nt.member_types,
             stack_name=f"{self.d.stack_name}-{address}",
             stack_id=self.d.stack_id_of(address),
         )
@@ -714,8 +731,10 @@ class _Builder:
         res = m.resource
         assert res is not None
         resolution = scope.types.get(m.name) or TypeResolution("template", res.type, res.type)
-        key = resolution.template_key or res.type
         how = "stack" if (resolution.type_name == STACK_TYPE or res.type == STACK_TYPE) else "props"
+        if how == "stack":
+            resolution = scope.member_types[m.name]
+        key = resolution.template_key or res.type
         child = self._child_scope(scope, m.address, key, (scope.prefix, m.name, None, how), bool(sensitive))
         scope.members[m.name] = _replace_member(m, type=STACK_TYPE if how == "stack" else key)
         child.facade = self._facade(scope, res, static, memo)
@@ -770,8 +789,8 @@ class _Builder:
         if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
             what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
             raise HotcError(f"{where}: error: {m.address}: {what} must be a map with a 'type'")
-        mtype = rdef["type"]
-        kind, key = _resolve_member_type(mtype, scope)
+        kind, key = _resolve_member_type(rdef["type"], scope, m.name)
+        mtype = key if kind == "leaf" and key else rdef["type"]
         addresses = tuple(f"{m.address}[{i}]" for i in indexes)
         member = _replace_member(m, member_addresses=addresses, member_indexes=tuple(indexes),
                                  member_nested=kind == "nested", member_type=key or mtype)
@@ -888,6 +907,9 @@ def _build_desired(loaded: LoadedStack, stack_name: str, lineage: str | None, pr
     d = DesiredStack(stack_name, lineage)
     if project_id is not None:
         d._project_id = project_id
+    env = loaded.environment
+    if env is not None and isinstance(getattr(env, "parameter_defaults", None), Mapping):
+        d._parameter_defaults = dict(env.parameter_defaults)
     state_members: dict[str, list[int]] = {}
     if state is not None:
         for addr in state.resources:
