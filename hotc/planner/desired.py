@@ -28,6 +28,7 @@ from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.api import LoadedStack, NestedTemplate, TypeResolution
+from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
 from hotc.parser.ir import MISSING, EvalContext, Expr, Literal, MapExpr, Resource, Template
 from hotc.planner.resolve import AddressResolver, UnknownResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
@@ -182,9 +183,7 @@ class DesiredStack:
         assert member.resource is not None
         if only is not None and isinstance(member.resource.properties, MapExpr):
             ctx = self._ctx(scope, resolver, memo)
-            from hotc.parser.evaluate import EvalError, evaluate
-
-            out: dict[str, Any] = {}
+                out: dict[str, Any] = {}
             for k, e in member.resource.properties.items:
                 if k in only:
                     try:
@@ -250,8 +249,6 @@ class DesiredStack:
         return ctx
 
     def _eval(self, scope: Scope, expr: Expr, resolver: AddressResolver, memo: dict[Any, Any]) -> Any:
-        from hotc.parser.evaluate import EvalError, evaluate
-
         try:
             return evaluate(expr, self._ctx(scope, resolver, memo))
         except EvalError as exc:
@@ -372,8 +369,6 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
             if cond.value in scope.conditions:
                 return scope.conditions[cond.value]
             raise HotcError(f"{cond.pos or scope.template.path}: error: condition {cond.value!r} is not defined")
-    from hotc.parser.evaluate import EvalError, evaluate_condition
-
     ctx = EvalContext(
         version=scope.template.version,
         parameters=scope.fixed_params if scope.fixed_params is not None else scope.static_params,
@@ -513,8 +508,6 @@ class ScopedResolver:
 
 
 def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
-    from hotc.parser.evaluate import references
-
     resources: set[str] = set()
     params: set[str] = set()
     for e in exprs:
@@ -565,9 +558,7 @@ class _Builder:
         )
 
     def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> dict[str, bool]:
-        from hotc.parser.evaluate import EvalError, evaluate_condition
-
-        t = scope.template
+            t = scope.template
         done: dict[str, bool] = {}
         pending = dict(t.conditions)
         # conditions may name each other: evaluate in dependency order
@@ -827,8 +818,6 @@ class _Builder:
 
 
 def _condition_names(expr: Expr) -> list[str]:
-    from hotc.parser.evaluate import references
-
     return [name for kind, name, _ in references(expr) if kind == "condition"]
 
 
