@@ -183,7 +183,7 @@ class DesiredStack:
         assert member.resource is not None
         if only is not None and isinstance(member.resource.properties, MapExpr):
             ctx = self._ctx(scope, resolver, memo)
-                out: dict[str, Any] = {}
+            out: dict[str, Any] = {}
             for k, e in member.resource.properties.items:
                 if k in only:
                     try:
@@ -558,7 +558,7 @@ class _Builder:
         )
 
     def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> dict[str, bool]:
-            t = scope.template
+        t = scope.template
         done: dict[str, bool] = {}
         pending = dict(t.conditions)
         # conditions may name each other: evaluate in dependency order
