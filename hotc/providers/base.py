@@ -91,6 +91,10 @@ class ResourceType:
     never_updates: bool = False  # Heat never updates it in place nor replaces it for a property change (None)
     accepts_any_properties: bool = False  # no "unknown property" errors (OS::Heat::None takes anything)
     heat_class: str = ""  # Heat's implementing class, for reference
+    # The resource-level ``update_policy`` section's schema (ResourceGroup: rolling_update, batch_create). Empty:
+    # the type takes no update_policy and any key in it is an error, as in Heat.
+    update_policy: Mapping[str, PropSchema] = field(default_factory=dict)
+    snapshot_delete: bool = False  # ``deletion_policy: Snapshot`` is supported (Server, Volume)
 
     @property
     def update_allowed(self) -> frozenset[str]:

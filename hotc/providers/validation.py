@@ -40,7 +40,9 @@ from hotc.values import Unknown, contains_unknown
 __all__ = [
     "apply_defaults",
     "coerce",
+    "deletion_policy_error",
     "update_errors",
+    "validate_update_policy_exprs",
     "validate_property_exprs",
     "validate_property_values",
 ]
@@ -524,6 +526,53 @@ def validate_property_values(
     if rtype.validators and not checker.value_problems and not has_errors(checker.diags):
         _run_validators(checker, values, {})
     return checker.diags
+
+
+def validate_update_policy_exprs(
+    rtype: ResourceType, policy: Expr | None, pos: Pos | None
+) -> list[Diagnostic]:
+    """Check a resource's ``update_policy`` section against the type's update-policy schema. Heat checks it with
+    values even in ``template validate``, so problems are always errors; a type without an update-policy schema
+    takes no keys at all (``OS::Heat::AutoScalingGroup`` uses its ``rolling_updates`` property instead)."""
+    checker = _Checker(rtype, pos, True)
+    if (
+        policy is None
+        or isinstance(policy, FunctionCall)
+        or (isinstance(policy, Literal) and policy.value is None)
+    ):
+        return []
+    if not isinstance(policy, MapExpr):
+        checker.err("update_policy must be a map", getattr(policy, "pos", None), "property-type")
+        return checker.diags
+    entries = [
+        (k, _Node(v, getattr(v, "pos", None), True), _key_pos(policy, i))
+        for i, (k, v) in enumerate(policy.items)
+    ]
+    for key, node, key_pos in entries:
+        prop = rtype.update_policy.get(key)
+        if prop is None:
+            valid = ", ".join(sorted(rtype.update_policy)) or "none"
+            checker.err(
+                f"unknown update_policy key {key} (valid keys: {valid})",
+                key_pos or node.pos,
+                "unknown-update-policy",
+            )
+        else:
+            checker.check_value(prop, node, f"update_policy.{key}")
+    return checker.diags
+
+
+def deletion_policy_error(rtype: ResourceType, policy: Any) -> str | None:
+    """A message when ``deletion_policy`` (resolved, and normalised by the front end: the lowercase aliases
+    HOT 2016-10-14+ accepts are mapped to Delete/Retain/Snapshot) is not one Heat accepts for this type: Delete,
+    Retain, or Snapshot on types that can snapshot (``Resource.validate_deletion_policy``)."""
+    if isinstance(policy, Unknown):
+        return None
+    if policy not in ("Delete", "Retain", "Snapshot"):
+        return f'invalid deletion policy "{policy}" (use Delete, Retain or Snapshot)'
+    if policy == "Snapshot" and not rtype.snapshot_delete:
+        return f'the "Snapshot" deletion policy is not supported by {rtype.name}'
+    return None
 
 
 def update_errors(

@@ -480,3 +480,36 @@ def test_non_strict_cross_property_conflicts_are_warnings() -> None:
     vals = {"router": "r"}
     diags = validate_property_values(rt("OS::Neutron::RouterInterface"), vals, RES_POS, strict=False)
     assert errors(diags) == [] and [d.code for d in diags] == ["property-conflict"]
+
+
+# ------------------------------------------------------------------------- update_policy, deletion_policy
+
+
+def test_update_policy_schema_of_resource_group() -> None:
+    from hotc.providers.validation import validate_update_policy_exprs
+
+    group = rt("OS::Heat::ResourceGroup")
+    ok = ir({"rolling_update": {"max_batch_size": 2, "min_in_service": "1", "pause_time": 1.5}}, _Line())
+    assert validate_update_policy_exprs(group, ok, RES_POS) == []
+    bad = ir({"rolling_update": {"max_batch_size": 0}, "batch_create": {"pause": 1}}, _Line())
+    codes = sorted(d.code for d in errors(validate_update_policy_exprs(group, bad, RES_POS)))
+    assert codes == ["property-constraint", "unknown-property"]
+    typo = ir({"rolling_updates": {}}, _Line())
+    (d,) = validate_update_policy_exprs(group, typo, RES_POS)
+    assert d.code == "unknown-update-policy" and "batch_create, rolling_update" in d.message
+    # the autoscaling group takes its rolling updates as a property: no update_policy keys at all
+    (d,) = validate_update_policy_exprs(rt("OS::Heat::AutoScalingGroup"), typo, RES_POS)
+    assert d.code == "unknown-update-policy" and "none" in d.message
+    assert validate_update_policy_exprs(group, FunctionCall("get_param", RES_POS), RES_POS) == []
+
+
+def test_deletion_policy_snapshot_support() -> None:
+    from hotc.providers.validation import deletion_policy_error
+
+    assert deletion_policy_error(rt("OS::Cinder::Volume"), "Snapshot") is None
+    assert deletion_policy_error(rt("OS::Nova::Server"), "Snapshot") is None
+    msg = deletion_policy_error(rt("OS::Neutron::Port"), "Snapshot")
+    assert msg is not None and "not supported" in msg
+    assert deletion_policy_error(rt("OS::Neutron::Port"), "Retain") is None
+    assert deletion_policy_error(rt("OS::Neutron::Port"), "Keep") is not None
+    assert deletion_policy_error(rt("OS::Neutron::Port"), Unknown()) is None

@@ -95,6 +95,7 @@ VOLUME = ResourceType(
     ),
     update_checks=(volume_shrink_check,),
     validators=(volume_validate,),
+    snapshot_delete=True,
     service=SERVICE,
     heat_class="heat.engine.resources.openstack.cinder.volume.CinderVolume",
 )

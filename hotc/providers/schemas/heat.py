@@ -169,6 +169,21 @@ RESOURCE_GROUP = ResourceType(
         ),
     },
     attributes=attrs("refs", "refs_map", "attributes", "removed_rsrc_list"),
+    update_policy={
+        "rolling_update": map_(
+            {
+                "min_in_service": integer(default=0, constraints=(range_(min=0),)),
+                "max_batch_size": integer(default=1, constraints=(range_(min=1),)),
+                "pause_time": number(default=0, constraints=(range_(min=0),)),
+            }
+        ),
+        "batch_create": map_(
+            {
+                "max_batch_size": integer(default=1, constraints=(range_(min=1),)),
+                "pause_time": number(default=0, constraints=(range_(min=0),)),
+            }
+        ),
+    },
     heat_class="heat.engine.resources.openstack.heat.resource_group.ResourceGroup",
 )
 

@@ -294,6 +294,7 @@ SERVER = ResourceType(
     replace_rules=(server_flavor_replace, server_image_replace, server_user_data_replace),
     rebuild_rules=(server_image_rebuild, server_user_data_rebuild),
     validators=(server_validate,),
+    snapshot_delete=True,
     service="compute",
     heat_class="heat.engine.resources.openstack.nova.server.Server",
 )

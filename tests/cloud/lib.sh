@@ -1,0 +1,87 @@
+# Shared helpers for the test cloud scripts (sourced). Sets MC (install dir), V (service venv bin), HERE.
+# Every daemon is started fully detached: fds > 2 closed, own session (setsid), stdin from /dev/null,
+# output to a log file under $MC/log, PID in $MC/run/NAME.pid. Nothing is ever stopped by name.
+HERE=${HERE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+export MC=${HOTC_CLOUD_DIR:-${MC:-/opt/hotc-cloud}}
+V=$MC/venv/bin
+
+closefds() {  # close inherited fds > 2 (a CI runner's pipe kept open by a daemon blocks the caller forever)
+  local fd
+  for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
+  return 0
+}
+
+render() {  # src dst: copy a config file, replacing @MC@ by the install dir
+  sed "s#@MC@#$MC#g" "$1" > "$2"
+}
+
+pid_alive() {  # name: true if $MC/run/NAME.pid names a live process of THIS cloud (guards against PID reuse)
+  local f=$MC/run/$1.pid p
+  [ -f "$f" ] || return 1
+  p=$(cat "$f" 2>/dev/null) || return 1
+  [ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 1
+  # ours: started from the service venv, or a gunicorn (its title is rewritten) running in $MC/wsgi/NAME
+  tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "$MC/venv" && return 0
+  [ "$(readlink /proc/$p/cwd 2>/dev/null)" = "$MC/wsgi/$1" ]
+}
+
+port_busy() {  # port: true if something listens on 127.0.0.1:PORT
+  (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null
+}
+
+check_port_free() {  # name port: fail loudly when a foreign process holds the port our service needs
+  if port_busy "$2"; then
+    echo "cannot start $1: 127.0.0.1:$2 is taken by a process this cloud did not start (see: ss -ltnp 'sport = :$2')" >&2
+    return 1
+  fi
+}
+
+start_wsgi() {  # name port module:app [workers] [threads]
+  # gunicorn is started with NO command-line args (config from ./gunicorn.conf.py in a per-service dir),
+  # because oslo.config in the WSGI apps parses sys.argv and chokes on gunicorn's flags.
+  local name=$1 port=$2 app=$3 workers=${4:-1} threads=${5:-4}
+  if pid_alive "$name"; then echo "$name already running (pid $(cat $MC/run/$name.pid))"; return; fi
+  rm -f $MC/run/$name.pid
+  check_port_free "$name" "$port"
+  mkdir -p $MC/wsgi/$name
+  cat > $MC/wsgi/$name/gunicorn.conf.py <<PY
+bind = "127.0.0.1:$port"
+workers = $workers
+threads = $threads
+timeout = 300
+proc_name = "$name"
+pidfile = "$MC/run/$name.pid"
+wsgi_app = "$app"
+PY
+  (cd $MC/wsgi/$name && closefds && exec setsid $V/gunicorn </dev/null >>$MC/log/$name-wsgi.log 2>&1) &
+}
+
+start_daemon() {  # name [--port N] cmd...
+  local name=$1 port=""; shift
+  if [ "$1" = "--port" ]; then port=$2; shift 2; fi
+  if pid_alive "$name"; then echo "$name already running (pid $(cat $MC/run/$name.pid))"; return; fi
+  rm -f $MC/run/$name.pid
+  [ -z "$port" ] || check_port_free "$name" "$port"
+  # a background subshell of a non-interactive shell is not a process-group leader, so setsid does not
+  # fork and $! is the daemon's own PID (and its session/process-group id, used by stop.sh)
+  (closefds && exec setsid "$@" </dev/null >>$MC/log/$name.out 2>&1) &
+  echo $! > $MC/run/$name.pid
+}
+
+wait_http() {  # url [timeout_s] [pattern]: wait until URL answers (and its body matches PATTERN if given)
+  local url=$1 end=$(( $(date +%s) + ${2:-120} )) pat=${3:-}
+  while [ $(date +%s) -lt $end ]; do
+    if body=$(curl -s -m 3 "$url"); then
+      if [ -z "$pat" ] || grep -q -- "$pat" <<<"$body"; then echo "up: $url ($(date +%T))"; return 0; fi
+    fi
+    sleep 0.5
+  done
+  echo "TIMEOUT waiting for $url${pat:+ to answer with '$pat'} (see $MC/log)" >&2; return 1
+}
+
+logged() {  # logname cmd...: run CMD with its output in $MC/log/LOGNAME; on failure show the log's tail
+  local log=$MC/log/$1 rc=0; shift
+  "$@" >>$log 2>&1 || rc=$?
+  if [ $rc != 0 ]; then echo "FAILED (exit $rc): $*; last lines of $log:" >&2; tail -25 $log >&2; fi
+  return $rc
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# hotc's test cloud: a small, REAL OpenStack (keystone, neutron, placement, nova[fake virt], glance,
+# cinder[fake], octavia[noop], heat) on one machine, from PyPI + Debian packages only, every listener on
+# 127.0.0.1. Debian 12, root.
+#
+#   bash tests/cloud/setup.sh            # install what is missing, init what is not, start what is not running
+#   bash tests/cloud/setup.sh --reset    # stop services, drop DBs + state, then as above (venv is kept)
+#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out
+#   bash tests/cloud/stop.sh [--all]     # stop by PID files (--all: MariaDB + RabbitMQ too)
+#
+# Install dir: $HOTC_CLOUD_DIR (default /opt/hotc-cloud): venv/, etc/, state/, log/, run/ (PIDs + markers).
+# Then: export OS_CLIENT_CONFIG_FILE=/opt/hotc-cloud/etc/clouds.yaml OS_CLOUD=hotc-test
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+source $HERE/lib.sh
+PY=${PYTHON:-python3}
+SKIP=" ${SKIP:-} "
+T0=$(date +%s)
+step() { echo "[cloud +$(( $(date +%s) - T0 ))s $(date +%T)] $*"; }
+trap 'rc=$?; [ $rc = 0 ] || echo "[cloud] FAILED (exit $rc) after $(( $(date +%s) - T0 ))s; logs in $MC/log" >&2' EXIT
+[ "$(id -u)" = 0 ] || { echo "tests/cloud/setup.sh must run as root (apt-get, MariaDB, RabbitMQ)" >&2; exit 1; }
+mkdir -p $MC/etc $MC/log $MC/run $MC/state
+
+if [ "${1:-}" = "--reset" ]; then step "reset: stop services"; bash $HERE/stop.sh || true; fi
+step "infra: mariadb + rabbitmq"
+bash $HERE/10-infra.sh
+if [ "${1:-}" = "--reset" ]; then
+  step "reset: drop databases, wipe state"
+  for db in keystone placement nova_api nova nova_cell0 neutron cinder glance octavia heat; do
+    mariadb -uroot -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db CHARACTER SET utf8mb4"; done
+  rm -rf $MC/state $MC/run $MC/wsgi $MC/etc; mkdir -p $MC/etc $MC/log $MC/run $MC/state
+fi
+
+# the service venv is keyed by constraints.txt: a changed pin set rebuilds it
+STAMP=$(cat $HERE/constraints.txt $HERE/minicloud_ml2/pyproject.toml $HERE/minicloud_ml2/minicloud_ml2/__init__.py | sha256sum | cut -c1-16)
+if [ "$(cat $MC/venv/.hotc-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $MC/venv/bin/heat-engine ]; then
+  step "service venv + pip install (pinned by constraints.txt)"
+  bash $HERE/stop.sh >/dev/null 2>&1 || true
+  rm -rf $MC/venv
+  $PY -m venv $MC/venv
+  # this machine's pip.conf names local indexes that may not exist: pip warns twice per package; drop those lines
+  quiet() { "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }; return ${PIPESTATUS[0]}; }
+  quiet $V/pip install -q -U pip setuptools wheel
+  quiet $V/pip install -q -c $HERE/constraints.txt \
+    keystone openstack-placement nova neutron cinder glance octavia openstack-heat \
+    openstacksdk python-openstackclient PyMySQL gunicorn
+  rm -rf $MC/src-ml2 && cp -r $HERE/minicloud_ml2 $MC/src-ml2   # build outside the (maybe read-only) source tree
+  quiet $V/pip install -q $MC/src-ml2
+  echo "$STAMP" > $MC/venv/.hotc-stamp
+fi
+render $HERE/etc/clouds.yaml $MC/etc/clouds.yaml
+export OS_CLIENT_CONFIG_FILE=$MC/etc/clouds.yaml OS_CLOUD=hotc-test
+
+step "keystone"; bash $HERE/20-keystone.sh
+if [ ! -f $MC/run/keystone.registered ]; then
+  step "keystone: service users + catalog"; $V/python $HERE/keystone_register.py; touch $MC/run/keystone.registered
+fi
+[[ "$SKIP" == *" neutron "* ]] || { step "neutron"; bash $HERE/30-neutron.sh; }
+[[ "$SKIP" == *" nova "* ]]    || { step "placement + glance + nova"; bash $HERE/40-nova.sh; }
+[[ "$SKIP" == *" cinder "* ]]  || { step "cinder"; bash $HERE/50-cinder.sh; }
+[[ "$SKIP" == *" octavia "* ]] || { step "octavia"; bash $HERE/60-octavia.sh; }
+[[ "$SKIP" == *" heat "* ]]    || { step "heat"; bash $HERE/70-heat.sh; }
+step "all HTTP APIs answer"
+if [ "${NO_WAIT_READY:-0}" != 1 ]; then
+  $V/python $HERE/wait_ready.py 240 $T0
+  step "RPC daemons ready (nova-compute/conductor/scheduler, cinder-volume/scheduler, heat-engine)"
+fi
+step "cloud ready in $(( $(date +%s) - T0 ))s"
+echo "export OS_CLIENT_CONFIG_FILE=$MC/etc/clouds.yaml OS_CLOUD=hotc-test"
