@@ -182,4 +182,4 @@ def test_destroy_and_target_and_replace_options(work: Path, capsys: pytest.Captu
     code, out, _ = run(capsys, "plan", "-t", "app.yaml", "--parameter", "size=30", "--target", "rnd", "--format", "json")
     assert [c["address"] for c in json.loads(out)["resource_changes"]] == ["rnd"]
     code, out, err = run(capsys, "plan", "-t", "app.yaml", "--refresh-only", "other")
-    assert code == 0 and "(refresh-only)" in out and "0 to create" in out
+    assert code == 0 and "Refresh-only plan for stack 'other'" in out and "No drift" in out
