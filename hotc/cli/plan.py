@@ -182,7 +182,7 @@ def plan_command(
     if out is not None:
         save_plan(plan, out)
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
-    if detailed_exitcode and plan.has_changes:
+    if detailed_exitcode and (plan.has_changes or plan.resource_drift):
         raise typer.Exit(2)
 
 

@@ -220,6 +220,24 @@ class DesiredStack:
             if self._output_enabled(scope, out.condition)
         }
 
+    def resolve_outputs_with_errors(
+        self, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+    ) -> dict[str, tuple[Any, str | None]]:
+        """Like :meth:`resolve_outputs`, but an output that cannot be evaluated (e.g. ``get_attr`` on a group
+        member that does not exist) gives ``(None, message)`` instead of raising, as Heat stores an output
+        error without failing the stack."""
+        memo = {} if memo is None else memo
+        scope = self.scopes[""]
+        out: dict[str, tuple[Any, str | None]] = {}
+        for name, o in scope.template.outputs.items():
+            try:
+                if not self._output_enabled(scope, o.condition):
+                    continue
+                out[name] = (self._output(scope, name, resolver, memo), None)
+            except HotcError as exc:
+                out[name] = (None, exc.message)
+        return out
+
     def scoped_resolver(self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> ScopedResolver:
         """A name-keyed :class:`~hotc.parser.ir.ResourceResolver` for one (nested) stack."""
         return ScopedResolver(self, self.scopes[scope_prefix], resolver, {} if memo is None else memo)

@@ -452,7 +452,7 @@ def _short(v: Any) -> str:
 
 def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[OutputChange]:
     d = ctx.desired
-    new = d.resolve_outputs(resolver, memo)
+    new = d.resolve_outputs_with_errors(resolver, memo)
     old = ctx.state.outputs if ctx.state is not None else {}
     outs: list[OutputChange] = []
     for name in d.outputs:
@@ -461,9 +461,12 @@ def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[Ou
             if name in old:
                 outs.append(OutputChange(name, Action.DELETE, before=old[name].value, sensitive=sensitive))
             continue
-        value = new[name]
+        value, err = new[name]
         if name not in old:
-            outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive))
+            outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive, error=err))
+            continue
+        if err is not None:
+            outs.append(OutputChange(name, Action.UPDATE, before=old[name].value, after=None, sensitive=sensitive, error=err))
             continue
         before = old[name].value
         value = settle_unknowns(value, before, resolver.stable)

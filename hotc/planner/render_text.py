@@ -96,6 +96,8 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         for o in outs:
             before = SENSITIVE if o.sensitive else fmt(o.before)
             after = SENSITIVE if (o.sensitive and not _unknown(o.after)) else fmt(o.after)
+            if o.error:
+                after = f"(error: {o.error})"
             if o.action is Action.CREATE:
                 out.append(f"  + {o.name}: {after}")
             elif o.action is Action.DELETE:
