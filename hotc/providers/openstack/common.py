@@ -50,9 +50,10 @@ class NotFound(ProviderError):
 
 
 def status_of(exc: BaseException) -> int | None:
-    code = getattr(exc, "status_code", None)
-    if isinstance(code, int):
-        return code
+    for attr in ("status_code", "http_status"):
+        code = getattr(exc, attr, None)
+        if isinstance(code, int):
+            return code
     resp = getattr(exc, "response", None)
     code = getattr(resp, "status_code", None)
     return code if isinstance(code, int) else None
