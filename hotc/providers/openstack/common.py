@@ -46,6 +46,10 @@ class NotFound(ProviderError):
     """The cloud says the thing does not exist (404), or a name look-up found nothing."""
 
 
+class Ambiguous(ProviderError):
+    """A name look-up found several things."""
+
+
 # --------------------------------------------------------------------------------------------- errors
 
 
@@ -401,7 +405,7 @@ def lookup(
         raise NotFound(f"{kind} {value!r} not found (neither an id nor the name of one)")
     if len(matches) > 1:
         ids = ", ".join(sorted(m.id for m in matches))
-        raise ProviderError(f"{kind} name {value!r} is ambiguous: {len(matches)} match ({ids}); use an id")
+        raise Ambiguous(f"{kind} name {value!r} is ambiguous: {len(matches)} match ({ids}); use an id")
     return matches[0]
 
 
