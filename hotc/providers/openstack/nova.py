@@ -201,8 +201,8 @@ class ServerDriver:
         groups = props.get("security_groups") or []
         sg_ids = security_group_ids(ctx, conn, groups) if groups else None
         nics = self._nics(ctx, conn, name, props.get("networks"), sg_ids)
-        if nics is not None:
-            body["networks"] = nics
+        # no networks: let Nova pick (the project's only network, or auto-allocation), as Heat does
+        body["networks"] = nics if nics else "auto"
         if groups:
             body["security_groups"] = [{"name": g} for g in (sg_ids or [])]
         for prop, field in (("key_name", "key_name"), ("availability_zone", "availability_zone"),
