@@ -20,6 +20,8 @@ step() { echo "[cloud +$(( $(date +%s) - T0 ))s $(date +%T)] $*"; }
 trap 'rc=$?; [ $rc = 0 ] || echo "[cloud] FAILED (exit $rc) after $(( $(date +%s) - T0 ))s; logs in $MC/log" >&2' EXIT
 [ "$(id -u)" = 0 ] || { echo "tests/cloud/setup.sh must run as root (apt-get, MariaDB, RabbitMQ)" >&2; exit 1; }
 mkdir -p $MC/etc $MC/log $MC/run $MC/state
+# logs are appended to (O_APPEND) across runs: empty the ones that grew large, even under a running daemon
+find $MC/log -type f -size +200M -exec truncate -s 0 {} + 2>/dev/null || true
 
 if [ "${1:-}" = "--reset" ]; then step "reset: stop services"; bash $HERE/stop.sh || true; fi
 step "infra: mariadb + rabbitmq"
