@@ -7,6 +7,8 @@ leaves nothing behind.
 from __future__ import annotations
 
 import ipaddress
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -69,6 +71,16 @@ def test_keystone_token_and_catalog(cloud: Any) -> None:
     assert set(SERVICE_TYPES) <= set(catalog)
     for endpoints in catalog.values():  # every listener of the test cloud is on loopback
         assert {urlparse(e["url"]).hostname for e in endpoints} == {"127.0.0.1"}
+
+
+def test_cli_env_points_a_subprocess_at_the_cloud(hotc_cloud_env: dict[str, str]) -> None:
+    """What hotc's CLI would do: openstacksdk in a fresh process, configured only by the environment."""
+    code = "import openstack; c = openstack.connect(); print(c.current_project.name, c.compute.get('/').status_code)"
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=hotc_cloud_env, capture_output=True, text=True, timeout=60
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["admin", "200"]
 
 
 def test_glance_image_roundtrip(cloud: Any, cloud_tracker: CloudTracker) -> None:
