@@ -18,11 +18,20 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _root() -> None:
+    """Plan/apply compiler for OpenStack Heat Orchestration Templates."""
+    # (a callback keeps typer in sub-command mode even while only one command is registered)
+
+
 def _register_all() -> None:
     # Each line wires one command group; modules are owned by their layer.
     from hotc.cli import validate
 
     validate.register(app)
+    from hotc.cli import plan
+
+    plan.register(app)
 
 
 _register_all()

@@ -1,9 +1,128 @@
-"""`hotc validate` and `hotc eval` (owned by the front end)."""
+"""`hotc validate` (owned by the front end).
+
+    hotc validate -t TEMPLATE [-e ENV]... [--parameter K=V]... [--parameter-file K=FILE]
+                  [--format text|json] [--max-template-size BYTES]
+
+Like ``openstack orchestration template validate``: parameters without defaults need no value. Prints every
+problem at once as ``FILE:LINE:COL: error|warning: MESSAGE`` and then ``OK`` when there is no error; exits 1
+on errors. ``--format json`` prints ``{"valid": bool, "errors": n, "warnings": n, "diagnostics": [...]}``.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+from typing import Annotated
+
 import typer
+
+from hotc.cli.common import (
+    EnvOpt,
+    FormatOpt,
+    ParamFileOpt,
+    ParamOpt,
+    TemplateOpt,
+    check_format,
+    parse_parameter_files,
+    parse_parameters,
+)
+from hotc.errors import Diagnostic, Pos, Severity
+from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
+
+MaxSizeOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-template-size",
+        help="Largest template or environment accepted, in bytes (Heat's default: 524288).",
+    ),
+]
+
+
+def _display_path(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _display(d: Diagnostic) -> Diagnostic:
+    if d.pos is None:
+        return d
+    return Diagnostic(d.severity, d.message, Pos(_display_path(d.pos.file), d.pos.line, d.pos.col), d.code)
+
+
+def _sort_key(d: Diagnostic) -> tuple[str, int, int]:
+    if d.pos is None:
+        return ("", 0, 0)
+    return (d.pos.file, d.pos.line, d.pos.col)
+
+
+def run_validate(
+    template: str,
+    environments: list[str],
+    parameters: dict[str, str],
+    parameter_files: dict[str, str],
+    *,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
+) -> list[Diagnostic]:
+    """Validate and return every diagnostic (sorted by file and position)."""
+    from hotc.parser.api import load_stack
+
+    _, diags = load_stack(
+        template,
+        environments,
+        parameters,
+        parameter_files,
+        require_values=False,
+        max_size=max_size,
+    )
+    return sorted(diags, key=_sort_key)
+
+
+def validate_command(
+    template: TemplateOpt,
+    environment: EnvOpt = None,
+    parameter: ParamOpt = None,
+    parameter_file: ParamFileOpt = None,
+    fmt: FormatOpt = "text",
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
+) -> None:
+    """Check a template (with its environments and nested templates) the way Heat's template validate does."""
+    check_format(fmt, ("text", "json"))
+    params = parse_parameters(parameter)
+    pfiles = {k: str(v) for k, v in parse_parameter_files(parameter_file).items()}
+    diags = [
+        _display(d)
+        for d in run_validate(
+            str(template),
+            [str(e) for e in environment or []],
+            params,
+            pfiles,
+            max_size=max_template_size,
+        )
+    ]
+    n_err = sum(1 for d in diags if d.severity is Severity.ERROR)
+    n_warn = len(diags) - n_err
+    if fmt == "json":
+        doc = {
+            "valid": n_err == 0,
+            "errors": n_err,
+            "warnings": n_warn,
+            "diagnostics": [d.to_json() for d in diags],
+        }
+        typer.echo(json.dumps(doc, indent=2))
+    else:
+        for d in diags:
+            typer.echo(str(d))
+        if n_err == 0:
+            typer.echo("OK")
+        else:
+            typer.echo(f"{n_err} error(s), {n_warn} warning(s)")
+    if n_err:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:
-    """Wire the front end's commands into the app (filled in by the front end)."""
+    """Wire the front end's commands into the app."""
+    app.command("validate")(validate_command)

@@ -61,3 +61,25 @@ class NestedTemplate:
     types: Mapping[str, TypeResolution] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
     nested: Mapping[str, NestedTemplate] = field(default_factory=dict)
+
+
+def load_stack(
+    template_path: Any,
+    env_paths: Any = None,
+    cli_parameters: Mapping[str, str] | None = None,
+    parameter_files: Mapping[str, Any] | None = None,
+    *,
+    require_values: bool,
+    max_size: int | None = 512 * 1024,
+) -> tuple[LoadedStack | None, list[Any]]:
+    """Files on disk -> (LoadedStack | None, diagnostics). Implemented in :mod:`hotc.parser.loader`."""
+    from hotc.parser.loader import load_stack as _load_stack
+
+    return _load_stack(
+        template_path,
+        env_paths,
+        cli_parameters,
+        parameter_files,
+        require_values=require_values,
+        max_size=max_size,
+    )

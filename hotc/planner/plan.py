@@ -45,6 +45,10 @@ class ResourceChange:
     depends_on: tuple[str, ...] = ()  # addresses this resource depends on (desired graph; state for deletes)
     sensitive_paths: tuple[str, ...] = ()
     previous_physical_id: str | None = None
+    deposed: bool = False  # a leftover old instance of a replace (delete only); previous_physical_id names it
+    deletion_policy: str = "Delete"
+    index: int | None = None  # group member index
+    after_sensitive: bool = False  # the whole value is sensitive (a resource fed as a whole by hidden data)
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,10 @@ class Plan:
     # Self-contained inputs for a saved plan: template path, environments, sources (path -> text),
     # parameter values (hidden ones protected). The applier reloads the stack from these.
     inputs: Mapping[str, Any] = field(default_factory=dict)
+    # Changes made outside hotc, found by refreshing (refresh-only mode, or a normal plan given refreshed data):
+    # actions update (properties differ) or delete (the object is gone).
+    resource_drift: tuple[ResourceChange, ...] = ()
+    project_id: str | None = None
 
     def summary(self) -> dict[str, int]:
         counts = {a.value: 0 for a in Action}

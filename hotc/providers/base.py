@@ -36,6 +36,10 @@ class PropSchema:
     item: PropSchema | None = None  # schema of list items
     set_like: bool = False  # a list Heat compares as a set (server networks, security group rules)
     description: str = ""
+    # Added by the schemas owner (all defaulted, add-only):
+    hidden: bool = False  # support status HIDDEN: a legacy name still accepted (see ``alias_of``)
+    deprecated: bool = False  # support status DEPRECATED: accepted, validation warns
+    alias_of: str | None = None  # a hidden legacy name Heat translates to this sibling property
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,25 @@ class AttrSchema:
 # replacement, with the reason (e.g. server user_data with user_data_update_policy REPLACE).
 ReplaceRule = Callable[[Mapping[str, Any], Mapping[str, Any]], list[tuple[str, str]]]
 
+# An update check looks at old and new resolved properties (defaults applied) and returns
+# (property path, message) for changes Heat refuses to make at all (a plan error, not a replace):
+# immutable properties, a volume shrink, a subnet ``gateway_ip: auto`` update, …
+UpdateCheck = Callable[[Mapping[str, Any], Mapping[str, Any]], list[tuple[str, str]]]
+
+# A rebuild rule has the ReplaceRule signature and returns the paths whose change Heat applies as an in-place
+# *rebuild* that destroys the root disk (server ``image`` with REBUILD/REBUILD_PRESERVE_EPHEMERAL, ``user_data``
+# with REBUILD). The planner shows it as an update with ``rebuild=True``; replace rules win over rebuild rules.
+RebuildRule = Callable[[Mapping[str, Any], Mapping[str, Any]], list[tuple[str, str]]]
+
+# A validator checks one resource's resolved properties (defaults applied) for rules that span several
+# properties (Heat's ``Resource.validate`` overrides, e.g. a pool needs ``listener`` or ``loadbalancer``) and returns
+# (property path, message) pairs. Validators must skip checks whose inputs hold a hotc.values.Unknown.
+PropsValidator = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
+
+# Checked on the new resolved properties on every update, changed or not: a reason string when Heat replaces
+# the resource regardless of the diff (``needs_replace`` / ``_needs_update`` overrides), else None.
+AlwaysReplace = Callable[[Mapping[str, Any]], str | None]
+
 
 @dataclass(frozen=True)
 class ResourceType:
@@ -56,8 +79,32 @@ class ResourceType:
     attributes: Mapping[str, AttrSchema] = field(default_factory=dict)
     replace_rules: tuple[ReplaceRule, ...] = ()
     service: str | None = None  # catalog service type the type needs (compute, network, …); None: in-process
-    support: str = "supported"  # supported | deprecated | hidden (placeholder types that validate but do nothing)
+    support: str = (
+        "supported"  # supported | deprecated | hidden (placeholder types that validate but do nothing)
+    )
     description: str = ""
+    # Added by the schemas owner (all defaulted, add-only):
+    update_checks: tuple[UpdateCheck, ...] = ()  # plan errors (immutable props are checked generically too)
+    rebuild_rules: tuple[RebuildRule, ...] = ()  # in-place rebuilds (see RebuildRule)
+    validators: tuple[PropsValidator, ...] = ()  # cross-property checks (see PropsValidator)
+    always_replace: AlwaysReplace | None = None  # replace on every stack update whatever changed
+    never_updates: bool = False  # Heat never updates it in place nor replaces it for a property change (None)
+    accepts_any_properties: bool = False  # no "unknown property" errors (OS::Heat::None takes anything)
+    heat_class: str = ""  # Heat's implementing class, for reference
+    # The resource-level ``update_policy`` section's schema (ResourceGroup: rolling_update, batch_create). Empty:
+    # the type takes no update_policy and any key in it is an error, as in Heat.
+    update_policy: Mapping[str, PropSchema] = field(default_factory=dict)
+    snapshot_delete: bool = False  # ``deletion_policy: Snapshot`` is supported (Server, Volume)
+
+    @property
+    def update_allowed(self) -> frozenset[str]:
+        """Top-level property names whose change Heat applies in place (schema ``update_allowed``)."""
+        return frozenset(k for k, p in self.properties.items() if p.update_allowed)
+
+    @property
+    def immutable(self) -> frozenset[str]:
+        """Top-level property names whose change makes Heat's update fail (``immutable``)."""
+        return frozenset(k for k, p in self.properties.items() if p.immutable)
 
 
 @dataclass(frozen=True)
@@ -78,9 +125,13 @@ class ActionContext:
     stack_name: str
     lineage: str
     timeout: float
-    cloud: Callable[[], Any]  # returns an openstack.connection.Connection (lazily; in-process types never call it)
+    cloud: Callable[
+        [], Any
+    ]  # returns an openstack.connection.Connection (lazily; in-process types never call it)
     record_physical_id: Callable[[str], None]  # call as soon as the cloud returns an id, before waiting
-    tags: Mapping[str, str] = field(default_factory=dict)  # hotc-lineage / hotc-address to stamp on the resource
+    tags: Mapping[str, str] = field(
+        default_factory=dict
+    )  # hotc-lineage / hotc-address to stamp on the resource
     log: Callable[[str], None] = lambda _msg: None
 
 

@@ -1,1 +1,46 @@
+"""State: the per-stack document of what hotc created, and the backends that keep it (local, S3)."""
 
+from hotc.state.backend import (
+    Backend,
+    BackendError,
+    BaseBackend,
+    HistoryEntry,
+    Lock,
+    LockHeldError,
+    LockLostError,
+    StateConflictError,
+    backend_from_config,
+)
+from hotc.state.codec import StateFormatError, content_changed, hide_parameter, reveal_parameter
+from hotc.state.document import (
+    FORMAT_VERSION,
+    DeposedInstance,
+    OutputState,
+    ParameterRecord,
+    ResourceState,
+    StackState,
+)
+from hotc.state.events import Event
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Backend",
+    "BackendError",
+    "BaseBackend",
+    "DeposedInstance",
+    "Event",
+    "HistoryEntry",
+    "Lock",
+    "LockHeldError",
+    "LockLostError",
+    "OutputState",
+    "ParameterRecord",
+    "ResourceState",
+    "StackState",
+    "StateConflictError",
+    "StateFormatError",
+    "backend_from_config",
+    "content_changed",
+    "hide_parameter",
+    "reveal_parameter",
+]

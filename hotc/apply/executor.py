@@ -1,0 +1,638 @@
+"""The executor: walks the apply graph with a thread pool, each step starting as soon as the steps it waits
+on have finished (no level-by-level barriers), at most ``parallelism`` driver calls in flight.
+
+Every resource transition is written to the state (through :class:`~hotc.apply.statekeeper.StateKeeper`)
+and recorded as an event. A create records ``CREATE_IN_PROGRESS`` before the driver is called and the
+physical id as soon as the driver reports it, so a killed run leaves a trace. On a failure (or
+:meth:`Executor.cancel`, wired to Ctrl-C/SIGTERM) nothing new is scheduled, steps in flight finish, the state
+is saved and the report says what was done, what failed (with the error) and what never started.
+"""
+
+from __future__ import annotations
+
+import heapq
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from hotc.apply.events import resource_event, stack_event
+from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
+from hotc.apply.resolve import StateResolver, promise_mismatches
+from hotc.apply.statekeeper import StateKeeper, StateSink
+from hotc.errors import HotcError
+from hotc.planner.plan import Action, Plan
+from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
+from hotc.state.events import Event, utc_now
+from hotc.values import collect_unknowns
+
+TAG_LINEAGE = "hotc-lineage"
+TAG_ADDRESS = "hotc-address"
+TAG_STACK = "hotc-stack"
+DEPOSED_TYPE_KEY = "hotc:type"  # attributes key of a deposed instance whose type differs from the current one
+
+# Per-type default timeouts (seconds) for one action; anything else gets DEFAULT_TIMEOUT.
+DEFAULT_TIMEOUT = 1800.0
+TYPE_TIMEOUTS: Mapping[str, float] = {
+    "OS::Nova::Server": 3600.0,
+    "OS::Cinder::Volume": 1800.0,
+    "OS::Octavia::LoadBalancer": 2400.0,
+    "OS::Glance::WebImage": 3600.0,
+    "OS::Heat::RandomString": 60.0,
+    "OS::Heat::Value": 60.0,
+    "OS::Heat::None": 60.0,
+}
+
+
+class DesiredLike(Protocol):
+    """What the executor needs of the planner's DesiredStack."""
+
+    def resolve_properties(self, address: str, resolver: Any) -> Mapping[str, Any]: ...
+
+    def resolve_outputs(self, resolver: Any) -> Mapping[str, Any]: ...
+
+
+def _no_cloud() -> Any:
+    raise HotcError("no cloud connection is configured for this run (set OS_CLOUD or pass --os-cloud)")
+
+
+@dataclass(frozen=True)
+class ExecOptions:
+    parallelism: int = 10
+    timeouts: Mapping[str, float] = field(default_factory=dict)  # per type, overriding TYPE_TIMEOUTS
+    default_timeout: float = DEFAULT_TIMEOUT
+    delete_attempts: int = 3  # a delete is idempotent: retried with backoff
+    retry_backoff: float = 2.0  # first retry delay (doubles)
+    cloud: Callable[[], Any] = _no_cloud
+
+    def timeout_for(self, type_name: str) -> float:
+        return self.timeouts.get(type_name, TYPE_TIMEOUTS.get(type_name, self.default_timeout))
+
+
+@dataclass(frozen=True)
+class StepResult:
+    key: str
+    label: str
+    address: str
+    ok: bool
+    error: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ApplyReport:
+    done: tuple[StepResult, ...]
+    failed: tuple[StepResult, ...]
+    not_started: tuple[str, ...]  # labels of steps never started
+    state: StackState
+    interrupted: bool = False
+    output_errors: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.not_started and not self.interrupted
+
+
+class StepFailed(Exception):
+    """A step failed; ``message`` says why (the cloud's error)."""
+
+
+DriverLookup = Callable[[str], Driver | None]
+ResolverFactory = Callable[[StackState], Any]
+
+
+@dataclass(frozen=True)
+class ExecContext(ActionContext):
+    """The driver context plus a look-up of other resources of the stack by physical id (used by the
+    in-process software-config types to read configs they reference)."""
+
+    lookup: Callable[[str], ResourceState | None] = lambda _pid: None
+
+
+class Executor:
+    def __init__(
+        self,
+        plan: Plan,
+        state: StackState,
+        desired: DesiredLike | None,
+        drivers: DriverLookup,
+        sink: StateSink,
+        options: ExecOptions | None = None,
+        *,
+        make_resolver: ResolverFactory = StateResolver,
+        on_event: Callable[[Event], None] | None = None,
+        desired_info: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.desired = desired
+        self.drivers = drivers
+        self.options = options or ExecOptions()
+        self.make_resolver = make_resolver
+        self.graph: ApplyGraph = build_graph(plan, state)
+        self._initial = state
+        self._sink = sink
+        self._on_event = on_event
+        # address -> (type, depends_on, deletion_policy) of the desired stack, for the state records
+        self._info: Mapping[str, Any] = desired_info or {}
+        self._cancel = threading.Event()
+        self._cancel_reason = ""
+        self._keeper: StateKeeper | None = None
+
+    # ----------------------------------------------------------------------------------------------- control
+
+    def cancel(self, reason: str = "interrupted") -> None:
+        """Stop scheduling new steps (steps in flight finish). Safe to call from a signal handler."""
+        self._cancel_reason = reason
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    # ------------------------------------------------------------------------------------------------- run
+
+    def run(self) -> ApplyReport:
+        stack_action = {"destroy": "DELETE"}.get(self.plan.mode) or (
+            "CREATE" if not self._initial.resources else "UPDATE"
+        )
+        keeper = StateKeeper(self._initial, self._sink, self._on_event)
+        self._keeper = keeper
+        keeper.commit(
+            lambda s: replace(s, status=f"{stack_action}_IN_PROGRESS", status_reason=""),
+            (stack_event(self.plan.stack_name, f"{stack_action}_IN_PROGRESS", "Stack apply started"),),
+        )
+        done: list[StepResult] = []
+        failed: list[StepResult] = []
+        started: set[str] = set()
+        g = self.graph
+        remaining = {k: len(v) for k, v in g.waits_on.items()}
+        order = {k: i for i, k in enumerate(g.steps)}
+        ready: list[tuple[int, int, str]] = []
+        for k in g.steps:
+            if remaining[k] == 0:
+                heapq.heappush(ready, (-g.height[k], order[k], k))
+        results: queue.Queue[StepResult] = queue.Queue()
+        parallelism = max(1, self.options.parallelism)
+        in_flight = 0
+        stopping = False
+        # the workers are started up front: a thread started while others run waits long for the GIL
+        work: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
+        workers = [
+            threading.Thread(target=self._worker, args=(work, results), name=f"hotc-apply-{i}", daemon=True)
+            for i in range(min(parallelism, max(1, len(g.steps))))
+        ]
+        for w in workers:
+            w.start()
+        abandoned = False
+        try:
+            while True:
+                if self._cancel.is_set():
+                    stopping = True
+                while ready and not stopping and in_flight < parallelism:
+                    _, _, key = heapq.heappop(ready)
+                    started.add(key)
+                    in_flight += 1
+                    work.put(g.steps[key])
+                if in_flight == 0:
+                    break
+                try:
+                    res = results.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                in_flight -= 1
+                if res.ok:
+                    done.append(res)
+                    for d in g.dependents[res.key]:
+                        remaining[d] -= 1
+                        if remaining[d] == 0:
+                            heapq.heappush(ready, (-g.height[d], order[d], d))
+                else:
+                    failed.append(res)
+                    stopping = True
+        except KeyboardInterrupt:
+            # a second interrupt while waiting: stop waiting; steps in flight stay IN_PROGRESS in the state
+            self.cancel("interrupted again: steps in flight were not waited for")
+            abandoned = True
+        finally:
+            for _ in workers:
+                work.put(None)
+            if not abandoned:
+                for w in workers:
+                    w.join()
+        not_started = tuple(g.steps[k].label for k in g.steps if k not in started)
+        interrupted = self._cancel.is_set()
+        output_errors: tuple[str, ...] = ()
+        ok = not failed and not not_started and not interrupted
+        if ok and self.plan.mode != "destroy" and self.desired is not None:
+            output_errors = self._store_outputs(keeper)
+        elif ok and self.plan.mode == "destroy":
+            keeper.commit(lambda s: replace(s, outputs={}))
+        if ok:
+            final = f"{stack_action}_COMPLETE"
+            reason = f"Stack {stack_action.lower()} completed successfully"
+        elif failed:
+            final = f"{stack_action}_FAILED"
+            reason = "; ".join(f"{f.address}: {f.error}" for f in failed)
+        else:
+            final = f"{stack_action}_FAILED"
+            reason = self._cancel_reason or "interrupted"
+        keeper.commit(
+            lambda s: replace(s, status=final, status_reason=reason),
+            (stack_event(self.plan.stack_name, final, reason),),
+        )
+        final_state = keeper.close()
+        return ApplyReport(
+            done=tuple(done),
+            failed=tuple(failed),
+            not_started=not_started,
+            state=final_state,
+            interrupted=interrupted,
+            output_errors=output_errors,
+        )
+
+    # ----------------------------------------------------------------------------------------------- steps
+
+    def _worker(self, work: queue.SimpleQueue[Step | None], results: queue.Queue[StepResult]) -> None:
+        while True:
+            step = work.get()
+            if step is None:
+                return
+            self._run_step(step, results)
+
+    def _run_step(self, step: Step, results: queue.Queue[StepResult]) -> None:
+        t0 = time.monotonic()
+        try:
+            if step.kind == APPLY:
+                self._apply(step)
+            elif step.kind == CLEANUP:
+                self._cleanup(step)
+            elif step.kind == FORGET:
+                self._forget(step)
+            res = StepResult(step.key, step.label, step.address, True, seconds=time.monotonic() - t0)
+        except StepFailed as exc:
+            res = StepResult(step.key, step.label, step.address, False, str(exc), time.monotonic() - t0)
+        except Exception as exc:  # noqa: BLE001 -- a bug or an unexpected driver error: reported, not raised
+            msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if not isinstance(exc, HotcError):
+                msg += " (" + traceback.extract_tb(exc.__traceback__)[-1].name + ")"
+            res = StepResult(step.key, step.label, step.address, False, msg, time.monotonic() - t0)
+        results.put(res)
+
+    @property
+    def keeper(self) -> StateKeeper:
+        assert self._keeper is not None
+        return self._keeper
+
+    def _driver(self, type_name: str) -> Driver:
+        d = self.drivers(type_name)
+        if d is None:
+            raise StepFailed(f"hotc has no driver for resource type {type_name}")
+        return d
+
+    def _ctx(self, address: str, type_name: str, on_id: Callable[[str], None]) -> ExecContext:
+        lineage = self._initial.lineage
+
+        def lookup(pid: str) -> ResourceState | None:
+            for rs in self.keeper.state.resources.values():
+                if rs.physical_id == pid:
+                    return rs
+            return None
+
+        return ExecContext(
+            address=address,
+            type=type_name,
+            stack_name=self.plan.stack_name,
+            lineage=lineage,
+            timeout=self.options.timeout_for(type_name),
+            cloud=self.options.cloud,
+            record_physical_id=on_id,
+            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: address, TAG_STACK: self.plan.stack_name},
+            lookup=lookup,
+        )
+
+    def _desired_props(self, step: Step) -> dict[str, Any]:
+        change = step.change
+        assert change is not None
+        if self.desired is None:
+            raise StepFailed("the plan has no desired template to evaluate (a destroy plan cannot create)")
+        resolver = self.make_resolver(self.keeper.state)
+        try:
+            props = dict(self.desired.resolve_properties(step.address, resolver))
+        except HotcError as exc:
+            raise StepFailed(exc.message) from exc
+        unknown = collect_unknowns(props)
+        if unknown is not None:
+            raise StepFailed(f"properties still unknown at apply time: they wait on {unknown!r}")
+        if change.after is not None:
+            bad = promise_mismatches(change.after, props, change.sensitive_paths)
+            if bad:
+                raise StepFailed(
+                    "the value of "
+                    + ", ".join(bad)
+                    + " differs from what the plan promised; the inputs changed since the plan was made: "
+                    "make a new plan"
+                )
+        return props
+
+    def _record(self, address: str) -> tuple[tuple[str, ...], str]:
+        info = self._info.get(address)
+        if info is None:
+            return (), "Delete"
+        return tuple(getattr(info, "depends_on", ()) or ()), str(getattr(info, "deletion_policy", "Delete") or "Delete")
+
+    def _apply(self, step: Step) -> None:
+        change = step.change
+        assert change is not None
+        props = self._desired_props(step)
+        if change.action is Action.UPDATE:
+            self._update(step, props)
+        else:
+            self._create(step, props)
+
+    def _create(self, step: Step, props: dict[str, Any]) -> None:
+        change = step.change
+        assert change is not None
+        addr, type_name = step.address, change.type
+        driver = self._driver(type_name)
+        deps, policy = self._record(addr)
+        old = self.keeper.state.resources.get(addr)
+        now = utc_now()
+        adopted: str | None = None
+        if old is not None and old.physical_id is None and old.in_progress:
+            # a run was killed between the cloud call and recording its id: find what it created
+            ctx0 = self._ctx(addr, old.type, lambda _pid: None)
+            try:
+                adopted = self._driver(old.type).find_adoptable(ctx0, old.properties)
+            except Exception as exc:  # noqa: BLE001
+                raise StepFailed(f"looking for a resource left by an interrupted run failed: {exc}") from exc
+            if adopted is not None and old.type == type_name and dict(old.properties) == props:
+                self._adopt(step, driver, adopted, props, deps, policy)
+                return
+            if adopted is not None:
+                old = replace(old, physical_id=adopted)
+
+        def start(s: StackState) -> StackState:
+            cur = s.resources.get(addr)
+            deposed: tuple[DeposedInstance, ...] = cur.deposed if cur is not None else ()
+            base = old if old is not None and old.physical_id is not None else cur
+            if base is not None and base.physical_id is not None:
+                attrs = dict(base.attributes)
+                if base.type != type_name:
+                    attrs[DEPOSED_TYPE_KEY] = base.type
+                if base.deletion_policy == "Retain":
+                    attrs["hotc:retain"] = True
+                deposed = (*deposed, DeposedInstance(base.physical_id, base.properties, attrs))
+            rs = ResourceState(
+                address=addr,
+                type=type_name,
+                physical_id=None,
+                status="CREATE_IN_PROGRESS",
+                properties=props,
+                dependencies=deps,
+                deletion_policy=policy,
+                status_reason="state changed",
+                created_at=now,
+                updated_at=now,
+                sensitive_paths=change.sensitive_paths,
+                deposed=deposed,
+            )
+            return s.with_resource(rs)
+
+        self.keeper.commit(start, (resource_event(addr, type_name, "CREATE_IN_PROGRESS", "state changed"),))
+
+        def on_id(pid: str) -> None:
+            self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
+
+        try:
+            outcome = driver.create(self._ctx(addr, type_name, on_id), props)
+        except Exception as exc:  # noqa: BLE001
+            reason = _err(exc)
+            self.keeper.commit(
+                lambda s: _patch(s, addr, status="CREATE_FAILED", status_reason=reason),
+                (resource_event(addr, type_name, "CREATE_FAILED", reason),),
+            )
+            raise StepFailed(reason) from exc
+        self._complete(addr, type_name, "CREATE", outcome, props)
+
+    def _adopt(self, step: Step, driver: Driver, pid: str, props: dict[str, Any], deps: tuple[str, ...],
+               policy: str) -> None:
+        addr = step.address
+        type_name = step.change.type if step.change is not None else ""
+        try:
+            outcome = driver.read(self._ctx(addr, type_name, lambda _p: None), pid, props)
+        except Exception as exc:  # noqa: BLE001
+            raise StepFailed(f"reading the resource {pid} left by an interrupted run failed: {_err(exc)}") from exc
+        if outcome is None:
+            raise StepFailed(f"the resource {pid} left by an interrupted run disappeared while being adopted")
+        outcome = replace(outcome, physical_id=outcome.physical_id or pid)
+        self.keeper.commit(lambda s: _patch(s, addr, physical_id=outcome.physical_id, dependencies=deps,
+                                            deletion_policy=policy))
+        self._complete(addr, type_name, "CREATE", outcome, props, reason="adopted a resource left by an interrupted run")
+
+    def _complete(self, addr: str, type_name: str, action: str, outcome: Outcome, props: Mapping[str, Any],
+                  reason: str = "state changed") -> None:
+        applied = dict(outcome.properties) if outcome.properties is not None else dict(props)
+        status = f"{action}_COMPLETE"
+
+        cur = self.keeper.state.resources.get(addr)
+        pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
+        self.keeper.commit(
+            lambda s: _patch(s, addr, physical_id=pid, status=status, status_reason=reason, properties=applied,
+                             attributes=dict(outcome.attributes), updated_at=utc_now()),
+            (resource_event(addr, type_name, status, reason, pid),),
+        )
+
+    def _update(self, step: Step, props: dict[str, Any]) -> None:
+        change = step.change
+        assert change is not None
+        addr, type_name = step.address, change.type
+        driver = self._driver(type_name)
+        cur = self.keeper.state.resources.get(addr)
+        if cur is None or cur.physical_id is None:
+            raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
+        deps, policy = self._record(addr)
+        old_props = dict(cur.properties)
+        changed = frozenset(k for k in set(old_props) | set(props) if old_props.get(k) != props.get(k))
+        self.keeper.commit(
+            lambda s: _patch(s, addr, status="UPDATE_IN_PROGRESS", status_reason="state changed",
+                             dependencies=deps, deletion_policy=policy),
+            (resource_event(addr, type_name, "UPDATE_IN_PROGRESS", "state changed", cur.physical_id),),
+        )
+
+        def on_id(pid: str) -> None:
+            self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
+
+        try:
+            outcome = driver.update(self._ctx(addr, type_name, on_id), cur.physical_id, old_props, props, changed)
+        except Exception as exc:  # noqa: BLE001
+            reason = _err(exc)
+            self.keeper.commit(
+                lambda s: _patch(s, addr, status="UPDATE_FAILED", status_reason=reason),
+                (resource_event(addr, type_name, "UPDATE_FAILED", reason, cur.physical_id),),
+            )
+            raise StepFailed(reason) from exc
+        self._complete(addr, type_name, "UPDATE", outcome, props)
+
+    def _delete_call(self, driver: Driver, ctx: ActionContext, pid: str, props: Mapping[str, Any]) -> None:
+        attempts = max(1, self.options.delete_attempts)
+        delay = self.options.retry_backoff
+        for i in range(attempts):
+            try:
+                driver.delete(ctx, pid, props)
+                return
+            except Exception:
+                if i == attempts - 1 or self._cancel.is_set():
+                    raise
+                time.sleep(delay)
+                delay *= 2
+
+    def _cleanup(self, step: Step) -> None:
+        addr = step.address
+        cur = self.keeper.state.resources.get(addr)
+        if cur is None:
+            return
+        # old instances first (they are older than the current one)
+        for dep in cur.deposed:
+            self._delete_deposed(addr, cur.type, dep)
+        if step.change is not None and step.change.action is Action.DELETE:
+            self._delete_current(addr)
+
+    def _delete_deposed(self, addr: str, cur_type: str, dep: DeposedInstance) -> None:
+        type_name = str(dep.attributes.get(DEPOSED_TYPE_KEY) or cur_type)
+        label = f"old instance {dep.physical_id}"
+
+        def drop(s: StackState) -> StackState:
+            rs = s.resources.get(addr)
+            if rs is None:
+                return s
+            return s.with_resource(replace(rs, deposed=tuple(d for d in rs.deposed if d.physical_id != dep.physical_id)))
+
+        if dep.attributes.get("hotc:retain"):
+            self.keeper.commit(drop, (resource_event(addr, type_name, "DELETE_SKIPPED",
+                                                     f"{label} retained (deletion_policy Retain)", dep.physical_id),))
+            return
+        driver = self._driver(type_name)
+        self.keeper.commit(lambda s: s, (resource_event(addr, type_name, "DELETE_IN_PROGRESS",
+                                                        f"deleting {label} (replaced)", dep.physical_id),))
+        try:
+            self._delete_call(driver, self._ctx(addr, type_name, lambda _p: None), dep.physical_id, dep.properties)
+        except Exception as exc:  # noqa: BLE001
+            reason = _err(exc)
+
+            def mark(s: StackState) -> StackState:
+                rs = s.resources.get(addr)
+                if rs is None:
+                    return s
+                deposed = tuple(replace(d, status="DELETE_FAILED") if d.physical_id == dep.physical_id else d
+                                for d in rs.deposed)
+                return s.with_resource(replace(rs, deposed=deposed))
+
+            self.keeper.commit(mark, (resource_event(addr, type_name, "DELETE_FAILED", f"{label}: {reason}",
+                                                     dep.physical_id),))
+            raise StepFailed(f"deleting {label}: {reason}") from exc
+        self.keeper.commit(drop, (resource_event(addr, type_name, "DELETE_COMPLETE", f"{label} deleted",
+                                                 dep.physical_id),))
+
+    def _delete_current(self, addr: str) -> None:
+        cur = self.keeper.state.resources.get(addr)
+        if cur is None:
+            return
+        if cur.deletion_policy == "Retain":
+            self._forget_now(addr, cur)
+            return
+        if cur.physical_id is None:
+            # never got an id: look for one created by an interrupted run before forgetting it
+            pid = None
+            driver0 = self.drivers(cur.type)
+            if driver0 is not None and cur.in_progress:
+                try:
+                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None), cur.properties)
+                except Exception as exc:  # noqa: BLE001
+                    raise StepFailed(f"looking for a resource left by an interrupted run failed: {_err(exc)}") from exc
+            if pid is None:
+                self.keeper.commit(lambda s: s.without_resource(addr),
+                                   (resource_event(addr, cur.type, "DELETE_COMPLETE", "nothing was created"),))
+                return
+            cur = replace(cur, physical_id=pid)
+        driver = self._driver(cur.type)
+        pid = cur.physical_id
+        assert pid is not None
+        self.keeper.commit(
+            lambda s: _patch(s, addr, status="DELETE_IN_PROGRESS", status_reason="state changed", physical_id=pid),
+            (resource_event(addr, cur.type, "DELETE_IN_PROGRESS", "state changed", pid),),
+        )
+        try:
+            self._delete_call(driver, self._ctx(addr, cur.type, lambda _p: None), pid, cur.properties)
+        except Exception as exc:  # noqa: BLE001
+            reason = _err(exc)
+            self.keeper.commit(
+                lambda s: _patch(s, addr, status="DELETE_FAILED", status_reason=reason),
+                (resource_event(addr, cur.type, "DELETE_FAILED", reason, pid),),
+            )
+            raise StepFailed(reason) from exc
+        self.keeper.commit(lambda s: s.without_resource(addr),
+                           (resource_event(addr, cur.type, "DELETE_COMPLETE", "state changed", pid),))
+
+    def _forget(self, step: Step) -> None:
+        cur = self.keeper.state.resources.get(step.address)
+        if cur is not None:
+            self._forget_now(step.address, cur)
+
+    def _forget_now(self, addr: str, cur: ResourceState) -> None:
+        self.keeper.commit(
+            lambda s: s.without_resource(addr),
+            (resource_event(addr, cur.type, "DELETE_SKIPPED", "deletion_policy Retain: left in the cloud, "
+                            "removed from the state", cur.physical_id),),
+        )
+
+    # --------------------------------------------------------------------------------------------- outputs
+
+    def _store_outputs(self, keeper: StateKeeper) -> tuple[str, ...]:
+        assert self.desired is not None
+        errors: list[str] = []
+        try:
+            raw = self.desired.resolve_outputs(self.make_resolver(keeper.state))
+        except HotcError as exc:
+            errors.append(exc.message)
+            return tuple(errors)
+        outs: dict[str, OutputState] = {}
+        for name, v in raw.items():
+            if isinstance(v, OutputState):
+                out = v
+            else:
+                out = OutputState(value=v)
+            if collect_unknowns(out.value) is not None:
+                out = replace(out, value=None, error="the value is still unknown after the apply")
+            if out.error:
+                errors.append(f"output {name}: {out.error}")
+            outs[name] = out
+        keeper.commit(lambda s: replace(s, outputs=outs))
+        return tuple(errors)
+
+
+def _patch(s: StackState, addr: str, **changes: Any) -> StackState:
+    rs = s.resources.get(addr)
+    if rs is None:
+        return s
+    return s.with_resource(replace(rs, **changes))
+
+
+def _err(exc: BaseException) -> str:
+    msg = exc.message if isinstance(exc, HotcError) else str(exc)
+    return msg or type(exc).__name__
+
+
+def execute(
+    plan: Plan,
+    state: StackState,
+    desired: DesiredLike | None,
+    drivers: DriverLookup,
+    sink: StateSink,
+    options: ExecOptions | None = None,
+    **kw: Any,
+) -> ApplyReport:
+    return Executor(plan, state, desired, drivers, sink, options, **kw).run()

@@ -1,0 +1,243 @@
+"""``hotc plan`` and ``hotc show`` (owned by the planner).
+
+    hotc plan -t T [-e E]... [--parameter K=V]... [--parameter-file K=F] [STACK] [-o FILE]
+              [--format text|json|markdown] [--detailed-exitcode] [--destroy] [--refresh-only]
+              [--target ADDR]... [--replace ADDR]... [--deny ACTION:TYPE_GLOB]... [--policy-file F]
+              [--parallelism N] [--backend URL] [--lock-timeout S]
+    hotc show (PLANFILE | STACK) [--format text|json|markdown] [--backend URL]
+
+Exit codes of ``hotc plan``: 0 success (with ``--detailed-exitcode``: no changes); 1 error; 2 changes present
+(only with ``--detailed-exitcode``); 3 a ``--deny``/``--policy-file`` rule is violated (the plan is still
+printed, the violations are listed on stderr, and no plan file is written).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hotc.cli.common import (
+    EnvOpt,
+    ParamFileOpt,
+    ParamOpt,
+    check_format,
+    parse_parameter_files,
+    parse_parameters,
+    stack_name_for,
+)
+from hotc.errors import Diagnostic, HotcError, Severity
+
+PLAN_FORMATS = ("text", "json", "markdown")
+
+TemplateOptional = Annotated[Path | None, typer.Option("-t", "--template", help="HOT template file.")]
+StackArg = Annotated[str | None, typer.Argument(help="Stack name (default: the template file's stem).")]
+OutOpt = Annotated[Path | None, typer.Option("-o", "--out", help="Save the plan to FILE (apply it with 'hotc apply FILE').")]
+FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text, json or markdown.")]
+DetailedOpt = Annotated[bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")]
+DestroyOpt = Annotated[bool, typer.Option("--destroy", help="Plan to delete every resource of the stack.")]
+RefreshOnlyOpt = Annotated[bool, typer.Option("--refresh-only", help="Only compare the state with the cloud (drift).")]
+TargetOpt = Annotated[list[str] | None, typer.Option("--target", help="Plan only ADDR and what it needs (repeatable).")]
+ReplaceOpt = Annotated[list[str] | None, typer.Option("--replace", help="Replace ADDR even if it could be kept (repeatable).")]
+DenyOpt = Annotated[list[str] | None, typer.Option("--deny", help="Fail (exit 3) if an ACTION:TYPE_GLOB change is planned, e.g. 'replace:OS::Cinder::*'.")]
+PolicyOpt = Annotated[Path | None, typer.Option("--policy-file", help="YAML/JSON list of deny rules (same syntax as --deny).")]
+ParallelOpt = Annotated[int, typer.Option("--parallelism", help="Concurrent operations at apply (stored in the plan).")]
+BackendOpt = Annotated[str | None, typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/).")]
+LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+
+
+def _print_diags(diags: list[Diagnostic]) -> None:
+    for d in diags:
+        print(str(d), file=sys.stderr)
+
+
+def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> Any:
+    from hotc.state.backend import backend_from_config
+
+    backend = backend_from_config(backend_url)
+    with backend.lock(stack, "plan", timeout=lock_timeout):
+        state, _token = backend.read(stack)
+    return state
+
+
+def _load(template: Path, envs: list[Path], params: dict[str, str], pfiles: dict[str, Path]) -> Any:
+    from hotc.parser.api import load_stack
+
+    loaded, diags = load_stack(str(template), [str(e) for e in envs], params, {k: str(v) for k, v in pfiles.items()},
+                               require_values=True)
+    errors = [d for d in diags if d.severity is Severity.ERROR]
+    _print_diags([d for d in diags if d.severity is not Severity.ERROR])
+    if errors or loaded is None:
+        raise HotcError(f"{template}: the template has {len(errors)} error(s); nothing was planned", diagnostics=tuple(errors))
+    return loaded
+
+
+def _want_color() -> bool:
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE") -> str:
+    from hotc.planner.render_json import render_json
+    from hotc.planner.render_markdown import render_markdown
+    from hotc.planner.render_text import render_text
+
+    if fmt == "json":
+        return render_json(plan)
+    if fmt == "markdown":
+        return render_markdown(plan, plan_hint=hint)
+    return render_text(plan, color=_want_color())
+
+
+def plan_command(
+    stack: StackArg = None,
+    template: TemplateOptional = None,
+    environment: EnvOpt = None,
+    parameter: ParamOpt = None,
+    parameter_file: ParamFileOpt = None,
+    out: OutOpt = None,
+    fmt: FmtOpt = "text",
+    detailed_exitcode: DetailedOpt = False,
+    destroy: DestroyOpt = False,
+    refresh_only: RefreshOnlyOpt = False,
+    target: TargetOpt = None,
+    replace_: ReplaceOpt = None,
+    deny: DenyOpt = None,
+    policy_file: PolicyOpt = None,
+    parallelism: ParallelOpt = 10,
+    backend: BackendOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+) -> None:
+    """Show exactly what apply would do: every action, every changed property, and why."""
+    from hotc.planner.api import (
+        DENY_EXIT_CODE,
+        PlanOptions,
+        build_desired,
+        check_deny,
+        load_policy_file,
+        make_plan,
+        parse_deny_rule,
+        plan_inputs,
+        save_plan,
+        template_digest,
+    )
+
+    check_format(fmt, PLAN_FORMATS)
+    if destroy and refresh_only:
+        raise HotcError("--destroy and --refresh-only cannot be combined")
+    mode = "destroy" if destroy else "refresh-only" if refresh_only else "normal"
+    rules = tuple(parse_deny_rule(r) for r in deny or [])
+    if policy_file is not None:
+        rules += load_policy_file(policy_file)
+    options = PlanOptions(mode=mode, targets=tuple(target or ()), replace=tuple(replace_ or ()),
+                          parallelism=parallelism, deny=rules)
+    if template is None and mode == "normal":
+        raise HotcError("give the template with -t TEMPLATE (only --destroy and --refresh-only work without one)")
+    name = stack_name_for(stack, template)
+    params = parse_parameters(parameter)
+    pfiles = parse_parameter_files(parameter_file)
+    state = _read_state(backend, name, lock_timeout)
+    if template is not None:
+        loaded = _load(template, list(environment or []), params, pfiles)
+        desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
+    else:
+        if state is None:
+            raise HotcError(f"stack {name!r} has no state: there is nothing to destroy or refresh")
+        from hotc.parser.api import LoadedStack
+        from hotc.parser.ir import Template
+        from hotc.parser.versions import version_named
+
+        loaded = LoadedStack(template=Template(path="(none)", version=version_named("2018-08-31")))
+        desired = build_desired(loaded, name, state.lineage, state=state)
+    if mode == "refresh-only":
+        print("note: refresh needs the cloud provider, which this build does not reach; no live data was read "
+              "and no drift can be reported", file=sys.stderr)
+    plan = make_plan(desired, state, options)
+    if template is not None:
+        plan = replace(plan, template_digest=template_digest(loaded),
+                       inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles))
+    violations = check_deny(plan, rules)
+    sys.stdout.write(render(plan, fmt, hint=f"hotc show {out}" if out else "hotc plan"))
+    sys.stdout.flush()
+    if violations:
+        for v in violations:
+            print(f"error: {v.describe()}", file=sys.stderr)
+        print(f"error: {len(violations)} deny rule(s) violated" + ("; the plan was not saved" if out else ""), file=sys.stderr)
+        raise typer.Exit(DENY_EXIT_CODE)
+    if out is not None:
+        save_plan(plan, out)
+        print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
+    if detailed_exitcode and plan.has_changes:
+        raise typer.Exit(2)
+
+
+def _render_state(state: Any, fmt: str) -> str:
+    from hotc.planner.present import SENSITIVE, fmt as fmt_value
+
+    if fmt == "json":
+        doc = {
+            "stack_name": state.stack_name,
+            "status": state.status,
+            "status_reason": state.status_reason,
+            "lineage": state.lineage,
+            "serial": state.serial,
+            "resources": [
+                {"address": r.address, "type": r.type, "status": r.status, "physical_id": r.physical_id}
+                for r in sorted(state.resources.values(), key=lambda r: r.address)
+            ],
+            "outputs": {k: {"value": SENSITIVE if o.sensitive else o.value, "sensitive": o.sensitive}
+                        for k, o in state.outputs.items()},
+        }
+        return json.dumps(doc, indent=2, default=str) + "\n"
+    lines = [f"Stack {state.stack_name}: {state.status}" + (f" ({state.status_reason})" if state.status_reason else ""),
+             f"  lineage {state.lineage}, serial {state.serial}", ""]
+    rows = sorted(state.resources.values(), key=lambda r: r.address)
+    if rows:
+        w1 = max(len(r.address) for r in rows)
+        w2 = max(len(r.type) for r in rows)
+        w3 = max(len(r.status) for r in rows)
+        lines.append(f"  {'RESOURCE':<{w1}}  {'TYPE':<{w2}}  {'STATUS':<{w3}}  PHYSICAL ID")
+        for r in rows:
+            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {r.physical_id or '-'}")
+    else:
+        lines.append("  (no resources)")
+    if state.outputs:
+        lines.append("")
+        lines.append("Outputs:")
+        for k, o in sorted(state.outputs.items()):
+            lines.append(f"  {k} = {SENSITIVE if o.sensitive else fmt_value(o.value)}")
+    return "\n".join(lines) + "\n"
+
+
+def show_command(
+    what: Annotated[str, typer.Argument(help="A saved plan file, or a stack name.")],
+    fmt: FmtOpt = "text",
+    backend: BackendOpt = None,
+) -> None:
+    """Render a saved plan (any format) or a stack's recorded state."""
+    path = Path(what)
+    if path.is_file():
+        from hotc.planner.api import load_plan
+
+        check_format(fmt, PLAN_FORMATS)
+        plan = load_plan(path)
+        sys.stdout.write(render(plan, fmt, hint=f"hotc show {what}"))
+        return
+    check_format(fmt, ("text", "json"))
+    from hotc.state.backend import backend_from_config
+
+    if os.sep in what or what.endswith(".json"):
+        raise HotcError(f"{what}: no such plan file")
+    state, _ = backend_from_config(backend).read(what)
+    if state is None:
+        raise HotcError(f"{what}: neither a plan file nor a stack with state (backend {backend or 'default'})")
+    sys.stdout.write(_render_state(state, fmt))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plan")(plan_command)
+    app.command("show")(show_command)

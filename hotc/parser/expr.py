@@ -1,0 +1,554 @@
+"""Building expressions (:data:`hotc.parser.ir.Expr`) from decoded template data.
+
+    parse_expr(data, version, *, where, pos=None, file="") -> (Expr, [Diagnostic])
+    parse_expr_text(text, version, *, where="outputs", file="<expr>") -> (Expr | None, [Diagnostic])
+
+``data`` is what :func:`hotc.parser.yamlload.load_document` produced (PosDict/PosList/scalars); positions in
+diagnostics come from those containers (``pos`` is the fallback position of ``data`` itself). ``where``
+is the context the snippet sits in (see :data:`WHERES`); it decides which functions are allowed.
+
+As in Heat (heat-hot.md §1.3): a mapping with exactly one key that is a function of the template's version
+is a call; any other mapping is plain data (keys are never evaluated). Calls are parsed by the grammar
+(:mod:`hotc.parser.grammar`); literal data around them is built directly.
+
+Errors never raise: each is a diagnostic with the position of the offending node, and the faulty call
+becomes ``Literal(None)`` (a removed/invalid function keeps its node: it fails when evaluated).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token, Tree
+
+from hotc.errors import Diagnostic, Pos, error, warning
+from hotc.parser import functions as F
+from hotc.parser import versions as V
+from hotc.parser.grammar import (
+    START_CALL,
+    START_CONDITION,
+    START_CONDITION_REF,
+    Leaf,
+    ParseResult,
+    describe_found,
+    grammar,
+)
+from hotc.parser.ir import Expr, ListExpr, Literal, MapExpr, TemplateVersion
+
+#: Contexts a snippet can be parsed in:
+#:
+#: - ``properties``, ``metadata``, ``update_policy``, ``deletion_policy``, ``external_id``, ``outputs``,
+#:   ``value``: every function of the version (resource fields, output values);
+#: - ``conditions``: one definition in the ``conditions:`` section: a boolean or a condition function
+#:   (get_param, equals, not, and, or; yaql and contains from 2017-09-01); any other function is an error
+#:   ("invalid in this context"); a bare string at the top level is an error; inside not/and/or a string is
+#:   the name of another condition;
+#: - ``condition_ref``: a resource's or output's ``condition:``: a condition name (string), a boolean or an
+#:   inline condition expression;
+#: - ``literal``: no functions at all (every mapping is data), e.g. parameter defaults.
+WHERES: frozenset[str] = frozenset(
+    {
+        "properties",
+        "metadata",
+        "update_policy",
+        "deletion_policy",
+        "external_id",
+        "outputs",
+        "value",
+        "conditions",
+        "condition_ref",
+        "literal",
+    }
+)
+
+_CONDITION_WHERES = {"conditions": START_CONDITION, "condition_ref": START_CONDITION_REF}
+
+
+def parse_expr(
+    data: Any,
+    version: TemplateVersion,
+    *,
+    where: str,
+    pos: Pos | None = None,
+    file: str = "",
+) -> tuple[Expr, list[Diagnostic]]:
+    """Build the expression for ``data`` in context ``where`` (see :data:`WHERES`)."""
+    if where not in WHERES:
+        raise ValueError(f"parse_expr: unknown context {where!r}; use one of {sorted(WHERES)}")
+    if pos is None:
+        pos = getattr(data, "pos", None) or (Pos(file, 1, 1) if file else None)
+    diags: list[Diagnostic] = []
+    if where == "literal":
+        return _literal(data, pos), diags
+    start = _CONDITION_WHERES.get(where)
+    if start is not None:
+        if where == "condition_ref" and isinstance(data, str):
+            return F.ConditionName("condition", pos, data), diags
+        if isinstance(data, bool):
+            return Literal(data, pos), diags
+        if not V.has_conditions(version):
+            diags.append(
+                error(f"conditions need heat_template_version 2016-10-14 or later (this is {version.written})", pos)
+            )
+            return Literal(None, pos), diags
+        if where == "conditions" and not isinstance(data, dict):
+            diags.append(
+                error(
+                    f"a condition must be a boolean or a condition function (equals, not, and, or, get_param…), "
+                    f"not {_kind(data)}",
+                    pos,
+                    code="condition",
+                )
+            )
+            return Literal(None, pos), diags
+        return _parse_call(data, pos, version, start, diags), diags
+    table = grammar().normal_table(version)
+    return _build(data, pos, version, table, diags), diags
+
+
+def parse_expr_text(
+    text: str, version: TemplateVersion, *, where: str = "outputs", file: str = "<expr>"
+) -> tuple[Expr | None, list[Diagnostic]]:
+    """Parse the text form of an expression (YAML flow style, e.g. ``{get_attr: [web, first_address]}``)."""
+    from hotc.parser.yamlload import load_yaml_text
+
+    data, diags = load_yaml_text(text, file)
+    if diags and data is None:
+        return None, diags
+    expr, more = parse_expr(data, version, where=where, pos=Pos(file, 1, 1), file=file)
+    return expr, diags + more
+
+
+# ------------------------------------------------------------------------------------- literal data
+
+
+def _kind(data: Any) -> str:
+    if isinstance(data, dict):
+        return "a map"
+    if isinstance(data, list):
+        return "a list"
+    if isinstance(data, str):
+        return f'the string "{data}"'
+    if data is None:
+        return "null"
+    return f"{type(data).__name__} {data!r}"
+
+
+def _literal(data: Any, pos: Pos | None) -> Expr:
+    if isinstance(data, dict):
+        vp = getattr(data, "value_pos", None) or {}
+        kp = getattr(data, "key_pos", None) or {}
+        mpos = getattr(data, "pos", None) or pos
+        return MapExpr(
+            tuple((str(k), _literal(v, vp.get(k, mpos))) for k, v in data.items()),
+            mpos,
+            tuple(kp.get(k, mpos) for k in data),
+        )
+    if isinstance(data, list):
+        ip = getattr(data, "item_pos", None) or ()
+        lpos = getattr(data, "pos", None) or pos
+        return ListExpr(tuple(_literal(v, ip[i] if i < len(ip) else lpos) for i, v in enumerate(data)), lpos)
+    return Literal(data, pos)
+
+
+def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str, str], diags: list[Diagnostic]) -> Expr:
+    """Literal data is built here; single-key maps naming a function go through the grammar."""
+    if isinstance(data, dict):
+        mpos = getattr(data, "pos", None) or pos
+        if len(data) == 1:
+            k = next(iter(data))
+            if isinstance(k, str) and k in table:
+                return _parse_call(data, mpos, version, START_CALL, diags)
+            _version_warning(k, version, mpos, diags)
+        vp = getattr(data, "value_pos", None) or {}
+        kp = getattr(data, "key_pos", None) or {}
+        return MapExpr(
+            tuple((str(k), _build(v, vp.get(k, mpos), version, table, diags)) for k, v in data.items()),
+            mpos,
+            tuple(kp.get(k, mpos) for k in data),
+        )
+    if isinstance(data, list):
+        ip = getattr(data, "item_pos", None) or ()
+        lpos = getattr(data, "pos", None) or pos
+        return ListExpr(
+            tuple(_build(v, ip[i] if i < len(ip) else lpos, version, table, diags) for i, v in enumerate(data)),
+            lpos,
+        )
+    return Literal(data, pos)
+
+
+# -------------------------------------------------------------------------------------------- calls
+
+
+def _parse_call(data: Any, pos: Pos | None, version: TemplateVersion, start: str, diags: list[Diagnostic]) -> Expr:
+    result = grammar().parse(data, pos, version, start)
+    if result.error is not None:
+        diags.append(_syntax_diagnostic(result, version, pos))
+        return Literal(None, pos)
+    builder = _Builder(result.leaves, version, diags)
+    return builder.build(result.tree.children[0])
+
+
+def _syntax_diagnostic(result: ParseResult, version: TemplateVersion, pos: Pos | None) -> Diagnostic:
+    failure = result.error
+    assert failure is not None
+    leaves = result.leaves
+    g = grammar()
+    where = leaves[failure.leaf][1] if 0 <= failure.leaf < len(leaves) else pos
+    found = describe_found(failure, leaves)
+    if failure.enclosing < 0:
+        # the top of a condition: a call that is not a condition function, a literal ...
+        return error(f"invalid condition: found {found}; expected a condition name, a boolean or a condition "
+                     "function (equals, not, and, or, get_param…)", where, code="condition")
+    fn = leaves[failure.enclosing][0]
+    spec = g.functions.get(fn)
+    usage = spec.usage if spec else fn
+    exp = failure.expected
+    if failure.found == "_LE":
+        detail = "too few arguments"
+    elif "_LE" in exp and not any(t in exp for t in ("STRING", "LS", "MS", "INT")):
+        detail = f"too many arguments (unexpected {found})"
+    elif failure.found in ("KEY",) or failure.found.startswith("K_"):
+        detail = f"unknown key {found[8:]}" if found.startswith("the key ") else f"{found} is not allowed there"
+    elif failure.found.startswith("FN_") or failure.found.startswith("CFN_"):
+        detail = f"{found} is not allowed there"
+    else:
+        detail = f"{found} is not allowed there"
+    return error(f'invalid arguments to "{fn}": {detail}; usage: {usage}', where, code="function-args")
+
+
+_KW_BY_FN = {"FN_STR_REPLACE": "plain", "FN_STR_REPLACE_JSON": "json", "FN_STR_REPLACE_STRICT": "strict",
+             "FN_STR_REPLACE_VSTRICT": "vstrict"}
+_ATTR_STYLE = {"FN_GET_ATTR_SELECT": "select", "FN_GET_ATTR_PATH": "path", "FN_GET_ATTR_ALL": "all"}
+_REPEAT_STYLE = {"FN_REPEAT": "list", "FN_REPEAT_MAP": "map", "FN_REPEAT_NESTED": "nested"}
+_OPENERS = frozenset({"LS", "MS"})
+
+
+class _Builder:
+    """Parse tree + leaves -> IR nodes."""
+
+    def __init__(self, leaves: list[Leaf], version: TemplateVersion, diags: list[Diagnostic]) -> None:
+        self.leaves = leaves
+        self.version = version
+        self.diags = diags
+
+    # ---------------------------------------------------------------------------------------- helpers
+
+    def leaf(self, tok: Any) -> Leaf:
+        return self.leaves[tok.value]  # type: ignore[index]
+
+    def build(self, node: Any) -> Expr:
+        if isinstance(node, Token):
+            value, pos = self.leaf(node)
+            return Literal(value, pos)
+        method = getattr(self, "b_" + str(node.data), None)
+        if method is None:  # pragma: no cover - grammar and builder out of step
+            raise AssertionError(f"no builder for grammar rule {node.data}")
+        result: Expr = method(node)
+        return result
+
+    def call_head(self, tree: Tree) -> tuple[str, Pos | None, str, list[Any]]:
+        """(name, pos, terminal, argument children without the list/map openers)."""
+        head: Any = tree.children[0]
+        name, pos = self.leaf(head)
+        rest = [c for c in tree.children[1:] if not (isinstance(c, Token) and c.type in _OPENERS)]
+        return str(name), pos, head.type, rest
+
+    def items(self, children: list[Any], fn: str, pos: Pos | None, required: tuple[str, ...]) -> dict[str, Any]:
+        """Keyword items (``kw`` subtrees) of a map-form argument; checks the required keys."""
+        out: dict[str, Any] = {}
+        for c in children:
+            if isinstance(c, Tree) and c.data == "kw":
+                key, value = c.children
+                out[str(self.leaf(key)[0])] = value
+        missing = [k for k in required if k not in out]
+        if missing:
+            spec = grammar().functions[fn]
+            self.diags.append(
+                error(f'"{fn}" is missing {", ".join(repr(m) for m in missing)}; usage: {spec.usage}', pos,
+                      code="function-args")
+            )
+        return out
+
+    # ------------------------------------------------------------------------------------ containers
+
+    def b_list(self, tree: Tree) -> Expr:
+        opener = tree.children[0]
+        _, pos = self.leaf(opener)
+        return ListExpr(tuple(self.build(c) for c in tree.children[1:]), pos)
+
+    def b_map(self, tree: Tree) -> Expr:
+        opener = tree.children[0]
+        _, pos = self.leaf(opener)
+        items = []
+        kps = []
+        for pair in tree.children[1:]:
+            key_tok, value = pair.children
+            key, kpos = self.leaf(key_tok)
+            items.append((str(key), self.build(value)))
+            kps.append(kpos)
+        if len(items) == 1:
+            _version_warning(items[0][0], self.version, pos, self.diags)
+        return MapExpr(tuple(items), pos, tuple(kps))
+
+    def b_param_path(self, tree: Tree) -> Expr:
+        return self.b_list(tree)
+
+    def b_replace_spec(self, tree: Tree) -> Expr:
+        opener = tree.children[0]
+        _, pos = self.leaf(opener)
+        items = []
+        kps = []
+        for kw in tree.children[1:]:
+            key_tok, value = kw.children
+            key, kpos = self.leaf(key_tok)
+            items.append((str(key), self.build(value)))
+            kps.append(kpos)
+        return MapExpr(tuple(items), pos, tuple(kps))
+
+    # ------------------------------------------------------------------------------------- functions
+
+    def b_get_param(self, tree: Tree) -> Expr:
+        name, pos, _, args = self.call_head(tree)
+        (arg,) = args
+        if isinstance(arg, Tree) and arg.data == "param_path":
+            parts = [self.build(c) for c in arg.children[1:]]
+            return F.GetParam(name, pos, parts[0], tuple(parts[1:]))
+        if isinstance(arg, Token):
+            return F.GetParam(name, pos, self.build(arg))
+        return F.GetParam(name, pos, self.build(arg), (), whole=True)
+
+    def b_get_resource(self, tree: Tree) -> Expr:
+        name, pos, _, (arg,) = self.call_head(tree)
+        return F.GetResource(name, pos, self.build(arg))
+
+    def b_get_attr(self, tree: Tree) -> Expr:
+        name, pos, term, args = self.call_head(tree)
+        built = [self.build(a) for a in args]
+        attribute = built[1] if len(built) > 1 else None
+        return F.GetAttr(name, pos, built[0], attribute, tuple(built[2:]), _ATTR_STYLE[term])
+
+    def b_get_file(self, tree: Tree) -> Expr:
+        name, pos, _, (arg,) = self.call_head(tree)
+        return F.GetFile(name, pos, self.build(arg))
+
+    def b_list_join(self, tree: Tree) -> Expr:
+        name, pos, term, args = self.call_head(tree)
+        built = [self.build(a) for a in args]
+        return F.ListJoin(name, pos, built[0], tuple(built[1:]), multiple=term == "FN_LIST_JOIN")
+
+    def b_str_replace(self, tree: Tree) -> Expr:
+        name, pos, term, args = self.call_head(tree)
+        spec = grammar().functions[name]
+        items = self.items(args, name, pos, spec.required)
+        if "template" not in items or "params" not in items:
+            return Literal(None, pos)
+        return F.StrReplace(name, pos, self.build(items["template"]), self.build(items["params"]), _KW_BY_FN[term])
+
+    def b_cfn_replace(self, tree: Tree) -> Expr:
+        name, pos, _, (mapping, string) = self.call_head(tree)
+        return F.StrReplace(name, pos, self.build(string), self.build(mapping), "plain")
+
+    def b_resource_facade(self, tree: Tree) -> Expr:
+        name, pos, _, (arg,) = self.call_head(tree)
+        value, vpos = self.leaf(arg)
+        allowed = grammar().functions[name].values
+        if value not in allowed:
+            self.diags.append(
+                error(f'invalid argument to "{name}": "{value}"; it must be one of: {", ".join(allowed)}', vpos,
+                      code="function-args")
+            )
+            return Literal(None, pos)
+        return F.ResourceFacade(name, pos, str(value))
+
+    def b_repeat(self, tree: Tree) -> Expr:
+        name, pos, term, args = self.call_head(tree)
+        items = self.items(args, name, pos, grammar().functions[name].required)
+        if "template" not in items or "for_each" not in items:
+            return Literal(None, pos)
+        perm = items.get("permutations")
+        permutations = True if perm is None else bool(self.leaf(perm)[0])
+        return F.Repeat(name, pos, self.build(items["template"]), self.build(items["for_each"]), permutations,
+                        _REPEAT_STYLE[term])
+
+    def _whole_args(self, tree: Tree) -> tuple[str, Pos | None, str, Expr]:
+        """For functions whose whole argument Heat resolves first: a list (built as ListExpr) or a call."""
+        head: Any = tree.children[0]
+        name, pos = self.leaf(head)
+        rest: list[Any] = tree.children[1:]
+        if rest and isinstance(rest[0], Token) and rest[0].type == "LS":
+            _, lpos = self.leaf(rest[0])
+            return str(name), pos, head.type, ListExpr(tuple(self.build(c) for c in rest[1:]), lpos)
+        return str(name), pos, head.type, self.build(rest[0])
+
+    def b_digest(self, tree: Tree) -> Expr:
+        name, pos, _, args = self._whole_args(tree)
+        return F.Digest(name, pos, args)
+
+    def b_str_split(self, tree: Tree) -> Expr:
+        name, pos, _, args = self._whole_args(tree)
+        return F.StrSplit(name, pos, args)
+
+    def b_map_merge(self, tree: Tree) -> Expr:
+        name, pos, _, args = self._whole_args(tree)
+        return F.MapMerge(name, pos, args)
+
+    def b_map_replace(self, tree: Tree) -> Expr:
+        name, pos, _, args = self._whole_args(tree)
+        return F.MapReplace(name, pos, args)
+
+    def b_list_concat(self, tree: Tree) -> Expr:
+        name, pos, term, args = self._whole_args(tree)
+        return F.ListConcat(name, pos, args, unique=term == "FN_LIST_CONCAT_UNIQUE")
+
+    def b_yaql(self, tree: Tree) -> Expr:
+        name, pos, _, args = self.call_head(tree)
+        items = self.items(args, name, pos, grammar().functions[name].required)
+        if "expression" not in items:
+            return Literal(None, pos)
+        expression = self.build(items["expression"])
+        if isinstance(expression, Literal):
+            from hotc.parser.yaqlsupport import yaql_syntax_error
+
+            problem = yaql_syntax_error(expression.value)
+            if problem is not None:
+                self.diags.append(error(f'"{name}": bad expression: {problem}', expression.pos, code="yaql"))
+        data = self.build(items["data"]) if "data" in items else MapExpr((), pos)
+        return F.Yaql(name, pos, expression, data)
+
+    def b_if(self, tree: Tree) -> Expr:
+        name, pos, _, args = self.call_head(tree)
+        built = [self.build(a) for a in args]
+        return F.If(name, pos, built[0], built[1], built[2] if len(built) > 2 else None)
+
+    def b_filter(self, tree: Tree) -> Expr:
+        name, pos, _, (values, seq) = self.call_head(tree)
+        return F.Filter(name, pos, self.build(values), self.build(seq))
+
+    def b_make_url(self, tree: Tree) -> Expr:
+        name, pos, _, args = self.call_head(tree)
+        parts = []
+        for c in args:
+            key_tok, value = c.children
+            key = str(self.leaf(key_tok)[0])
+            built = self.build(value)
+            if key == "port" and isinstance(built, Literal):
+                try:
+                    port = int(built.value)
+                except (TypeError, ValueError):
+                    self.diags.append(error(f'invalid URL port "{built.value}" for "{name}"', built.pos,
+                                            code="function-args"))
+                    return Literal(None, pos)
+                if not 0 < port <= 65535:
+                    self.diags.append(error(f"invalid URL port {port}: it must be in the range 1-65535",
+                                            built.pos, code="function-args"))
+                    return Literal(None, pos)
+            parts.append((key, built))
+        return F.MakeURL(name, pos, tuple(parts))
+
+    def b_contains(self, tree: Tree) -> Expr:
+        name, pos, _, (value, seq) = self.call_head(tree)
+        return F.Contains(name, pos, self.build(value), self.build(seq))
+
+    def b_equals(self, tree: Tree) -> Expr:
+        name, pos, _, (a, b) = self.call_head(tree)
+        return F.Equals(name, pos, self.build(a), self.build(b))
+
+    def b_not(self, tree: Tree) -> Expr:
+        name, pos, _, (cond,) = self.call_head(tree)
+        return F.Not(name, pos, self.build(cond))
+
+    def b_and(self, tree: Tree) -> Expr:
+        name, pos, _, args = self.call_head(tree)
+        return F.And(name, pos, tuple(self.build(a) for a in args))
+
+    def b_or(self, tree: Tree) -> Expr:
+        name, pos, _, args = self.call_head(tree)
+        return F.Or(name, pos, tuple(self.build(a) for a in args))
+
+    def b_condition_name(self, tree: Tree) -> Expr:
+        value, pos = self.leaf(tree.children[0])
+        return F.ConditionName("condition", pos, str(value))
+
+    def b_select(self, tree: Tree) -> Expr:
+        name, pos, _, (index, coll) = self.call_head(tree)
+        return F.Select(name, pos, self.build(index), self.build(coll))
+
+    def b_cfn_split(self, tree: Tree) -> Expr:
+        name, pos, _, (delim, string) = self.call_head(tree)
+        return F.CfnSplit(name, pos, str(self.leaf(delim)[0]), self.build(string))
+
+    def b_cfn_base64(self, tree: Tree) -> Expr:
+        name, pos, _, (arg,) = self.call_head(tree)
+        return F.Base64(name, pos, self.build(arg))
+
+    def b_cfn_member_list_to_map(self, tree: Tree) -> Expr:
+        name, pos, _, (k, v, members) = self.call_head(tree)
+        return F.MemberListToMap(name, pos, str(self.leaf(k)[0]), str(self.leaf(v)[0]), self.build(members))
+
+    def b_cfn_get_azs(self, tree: Tree) -> Expr:
+        name, pos, _, (arg,) = self.call_head(tree)
+        return F.GetAZs(name, pos, self.build(arg))
+
+    def b_cfn_ref(self, tree: Tree) -> Expr:
+        name, pos, _, (arg,) = self.call_head(tree)
+        return F.Ref(name, pos, self.build(arg))
+
+    def b_removed(self, tree: Tree) -> Expr:
+        name, pos, _, (arg,) = self.call_head(tree)
+        self.diags.append(error(removed_message(name, self.version), pos, code="removed-function"))
+        return F.Removed(name, pos, self.build(arg))
+
+    def b_invalid(self, tree: Tree) -> Expr:
+        name, pos, _, (arg,) = self.call_head(tree)
+        self.diags.append(error(invalid_message(name, self.version), pos, code="invalid-function"))
+        return F.Invalid(name, pos, self.build(arg))
+
+
+def _version_warning(key: Any, version: TemplateVersion, pos: Pos | None, diags: list[Diagnostic]) -> None:
+    """A single-key map naming a function this version does not have is data (as in Heat): warn."""
+    if not isinstance(key, str):
+        return
+    g = grammar()
+    spec = g.functions.get(key)
+    if spec is None or key in g.normal_table(version) or key in g.condition_table(version):
+        return
+    since = spec.introduced()
+    if since is None:
+        return
+    if spec.versions and spec.versions[0][0] == since:
+        detail = f"it was introduced in heat_template_version {since}"
+    else:
+        detail = f"it is only a condition function (from {since}), usable in conditions and `if`"
+    if not V.at_least(version, since) or not spec.versions:
+        diags.append(
+            warning(
+                f'"{key}" is not a function in heat_template_version {version.written} ({detail}); this '
+                "mapping is kept as plain data, as Heat does",
+                pos,
+                code="function-version",
+            )
+        )
+
+
+def removed_message(name: str, version: TemplateVersion) -> str:
+    spec = grammar().functions.get(name)
+    last = None
+    if spec is not None:
+        for nxt in spec.versions[1:]:
+            if nxt[1] == "FN_REMOVED":
+                last = V.VERSIONS[V.index(nxt[0]) - 1]
+    hint = f" (the last version with it is {last})" if last else ""
+    return f'the function "{name}" is not supported in heat_template_version {version.written}{hint}'
+
+
+def invalid_message(name: str, version: TemplateVersion) -> str:
+    cond = sorted(grammar().condition_table(version))
+    return (f'the function "{name}" is invalid in this context: a condition may only use '
+            f'{", ".join(cond)} (and names of other conditions)')
+
+
+def introduced_in(name: str) -> str | None:
+    """The first version in which ``name`` is a function (None: not a HOT function at all)."""
+    spec = grammar().functions.get(name)
+    return spec.introduced() if spec else None

@@ -1,0 +1,382 @@
+"""The HOT expression grammar (``grammar/hot.lark`` + ``grammar/functions.toml``) and its token-stream parser.
+
+The grammar files live in the package (``hotc/grammar/``; the repository's top-level ``grammar/`` points
+there), so they load the same from a checkout, an editable install and a wheel.
+
+A call subtree of decoded YAML is parsed like this:
+
+1. :func:`_flatten` walks the subtree once, recording every node as a *leaf* ``(value, pos)`` (maps, keys,
+   list starts/ends, scalars) and a compact *shape code* per leaf (kind, scalar type, and the key name where
+   it can matter: function names and keyword keys).
+2. The shape codes, the version and the start symbol key a cache of parse results. On a miss, lark parses a
+   token stream produced by :class:`_NodeLexer`, whose tokens carry leaf indices; the lexer asks the parser
+   state which terminals are acceptable to type function names (normal vs condition context) and keyword
+   keys. The resulting tree (or the syntax error) is cached: the same shape never goes through lark twice.
+3. :mod:`hotc.parser.expr` turns the tree plus the leaves into IR nodes.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import lark
+from lark.exceptions import UnexpectedInput, UnexpectedToken
+from lark.lexer import Lexer, Token
+from lark.parsers.lalr_analysis import Shift
+
+from hotc.errors import Pos
+from hotc.parser import versions as V
+from hotc.parser.ir import TemplateVersion
+
+START_CALL = "start_call"
+START_CONDITION = "start_condition"
+START_CONDITION_REF = "start_condition_ref"
+
+Leaf = tuple[Any, "Pos | None"]
+
+_SCALAR_CODE = {str: "s", int: "i", float: "f", bool: "b", type(None): "n"}
+_SCALAR_TERMINAL = {"s": "STRING", "i": "INT", "f": "FLOAT", "b": "BOOL", "n": "NULL"}
+
+_CACHE_LIMIT = 20000
+
+
+def _read_text(name: str) -> str:
+    return resources.files("hotc").joinpath("grammar", name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """One entry of functions.toml."""
+
+    name: str
+    versions: tuple[tuple[str, str], ...]
+    condition: tuple[tuple[str, str], ...]
+    required: tuple[str, ...]
+    values: tuple[str, ...]
+    usage: str
+
+    def terminal(self, version: TemplateVersion, *, condition: bool = False) -> str | None:
+        table = self.condition if condition else self.versions
+        found: str | None = None
+        for since, term in table:
+            if V.at_least(version, since):
+                found = term
+        return found
+
+    def introduced(self) -> str | None:
+        """The first version in which the name is a function (normal or condition context)."""
+        firsts = [t[0][0] for t in (self.versions, self.condition) if t]
+        return min(firsts, key=V.index) if firsts else None
+
+
+class Grammar:
+    """The loaded grammar: the lark parser, the function table and the parse cache (a pure memo)."""
+
+    def __init__(self) -> None:
+        spec = tomllib.loads(_read_text("functions.toml"))
+        self.functions: dict[str, FunctionSpec] = {
+            name: FunctionSpec(
+                name=name,
+                versions=tuple((a, b) for a, b in entry.get("versions", [])),
+                condition=tuple((a, b) for a, b in entry.get("condition", [])),
+                required=tuple(entry.get("required", [])),
+                values=tuple(entry.get("values", [])),
+                usage=entry.get("usage", name),
+            )
+            for name, entry in spec["functions"].items()
+        }
+        self.lark = lark.Lark(
+            _read_text("hot.lark"),
+            parser="lalr",
+            lexer=_NodeLexer,
+            start=[START_CALL, START_CONDITION, START_CONDITION_REF],
+            maybe_placeholders=False,
+        )
+        terminals = {sym.name for rule in self.lark.rules for sym in rule.expansion if sym.is_term}
+        # keyword keys: every K_<NAME> terminal of the grammar
+        self.keywords: dict[str, str] = {t[2:].lower(): t for t in terminals if t.startswith("K_")}
+        self.terminals = frozenset(terminals)
+        # per version: name -> normal terminal, name -> condition terminal
+        self._tables: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
+        for date in V.VERSIONS:
+            v = TemplateVersion(date, date)
+            normal = {n: t for n, f in self.functions.items() if (t := f.terminal(v)) is not None}
+            cond = {n: t for n, f in self.functions.items() if (t := f.terminal(v, condition=True)) is not None}
+            self._tables[date] = (normal, cond)
+        self._cache: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+
+    # ------------------------------------------------------------------------------------------ tables
+
+    def normal_table(self, version: TemplateVersion) -> dict[str, str]:
+        """Function name -> terminal for resource/output contexts of this version (incl. removed ones)."""
+        return self._tables[version.date][0]
+
+    def condition_table(self, version: TemplateVersion) -> dict[str, str]:
+        """Function name -> terminal of the condition functions of this version."""
+        return self._tables[version.date][1]
+
+    def all_names(self) -> frozenset[str]:
+        return frozenset(self.functions)
+
+    # ------------------------------------------------------------------------------------------- parse
+
+    def parse(self, data: Any, pos: Pos | None, version: TemplateVersion, start: str) -> ParseResult:
+        """Parse a decoded subtree from ``start``; never raises on bad input (see ParseResult.error)."""
+        leaves: list[Leaf] = []
+        codes: list[str] = []
+        _flatten(data, pos, leaves, codes, self.functions, self.keywords)
+        key = (version.date, start, tuple(codes))
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._parse_uncached(data, pos, version, start)
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[key] = cached
+        if isinstance(cached, SyntaxFailure):
+            return ParseResult(None, leaves, cached)
+        return ParseResult(cached, leaves, None)
+
+    def _parse_uncached(self, data: Any, pos: Pos | None, version: TemplateVersion, start: str) -> Any:
+        normal, cond = self._tables[version.date]
+        job = _LexJob(data, pos, normal, cond, self.keywords, self.functions)
+        try:
+            return self.lark.parse(job, start=start)  # type: ignore[arg-type]
+        except UnexpectedToken as exc:
+            tok = exc.token
+            idx = tok.value if isinstance(tok, Token) and isinstance(tok.value, int) else -1
+            return SyntaxFailure(
+                leaf=idx,
+                found=str(tok.type),
+                expected=frozenset(exc.expected or ()),
+                enclosing=job.enclosing.get(idx, -1),
+            )
+        except UnexpectedInput:
+            return SyntaxFailure(leaf=-1, found="$END", expected=frozenset(), enclosing=-1)
+
+
+@dataclass(frozen=True)
+class SyntaxFailure:
+    """Where a token stream did not fit the grammar: leaf index of the offending token, its terminal, the
+    acceptable terminals, and the leaf index of the innermost call around it (-1: none)."""
+
+    leaf: int
+    found: str
+    expected: frozenset[str]
+    enclosing: int
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    tree: Any  # lark.Tree | None
+    leaves: list[Leaf]
+    error: SyntaxFailure | None
+
+
+@functools.cache
+def grammar() -> Grammar:
+    """The grammar, loaded once per process."""
+    return Grammar()
+
+
+# ------------------------------------------------------------------------------------------ flattening
+
+
+def _flatten(
+    node: Any,
+    pos: Pos | None,
+    leaves: list[Leaf],
+    codes: list[str],
+    functions: dict[str, FunctionSpec],
+    keywords: dict[str, str],
+) -> None:
+    """Record leaves in the order the lexer emits them (see _LexJob.walk)."""
+    if isinstance(node, dict):
+        mpos = getattr(node, "pos", None) or pos
+        vpos_of = getattr(node, "value_pos", None)
+        kpos_of = getattr(node, "key_pos", None)
+        if len(node) == 1:
+            ((k, v),) = node.items()
+            if isinstance(k, str) and k in functions:
+                leaves.append((k, mpos))
+                codes.append("c:" + k)
+                leaves.append((k, kpos_of.get(k, mpos) if kpos_of else mpos))
+                codes.append("k")
+                _flatten(v, vpos_of.get(k, mpos) if vpos_of else mpos, leaves, codes, functions, keywords)
+                leaves.append((None, mpos))
+                codes.append("}")
+                return
+        leaves.append((node, mpos))
+        codes.append("{")
+        for k, v in node.items():
+            leaves.append((k, kpos_of.get(k, mpos) if kpos_of else mpos))
+            codes.append("k:" + k if isinstance(k, str) and k in keywords else "k")
+            _flatten(v, vpos_of.get(k, mpos) if vpos_of else mpos, leaves, codes, functions, keywords)
+        leaves.append((None, mpos))
+        codes.append("}")
+    elif isinstance(node, list):
+        lpos = getattr(node, "pos", None) or pos
+        ipos = getattr(node, "item_pos", None)
+        leaves.append((node, lpos))
+        codes.append("[")
+        for i, v in enumerate(node):
+            _flatten(v, ipos[i] if ipos and i < len(ipos) else lpos, leaves, codes, functions, keywords)
+        leaves.append((None, lpos))
+        codes.append("]")
+    else:
+        leaves.append((node, pos))
+        codes.append(_SCALAR_CODE.get(type(node), "s"))
+
+
+# ---------------------------------------------------------------------------------------------- lexing
+
+
+class _LexJob:
+    """What one parse lexes: the data plus the version's function tables."""
+
+    def __init__(
+        self,
+        data: Any,
+        pos: Pos | None,
+        normal: dict[str, str],
+        cond: dict[str, str],
+        keywords: dict[str, str],
+        all_names: Any,
+    ) -> None:
+        self.all_names = all_names
+        self.data = data
+        self.pos = pos
+        self.normal = normal
+        self.cond = cond
+        self.keywords = keywords
+        self.enclosing: dict[int, int] = {}
+        self.counter = 0
+        self.calls: list[int] = []
+
+    def _next(self) -> int:
+        i = self.counter
+        self.counter += 1
+        return i
+
+    def _tok(self, type_: str, idx: int) -> Token:
+        self.enclosing[idx] = self.calls[-1] if self.calls else -1
+        return Token(type_, idx)  # type: ignore[arg-type]
+
+    def walk(self, node: Any, parser_state: Any) -> Iterator[Token]:
+        if isinstance(node, dict):
+            if len(node) == 1:
+                ((k, v),) = node.items()
+                if isinstance(k, str) and k in self.all_names:
+                    map_idx = self._next()
+                    key_idx = self._next()
+                    term = self._function_terminal(k, _can_shift(parser_state, "FN_INVALID"))
+                    if term is not None:
+                        yield self._tok(term, map_idx)
+                        self.calls.append(map_idx)
+                        yield from self.walk(v, parser_state)
+                        self.calls.pop()
+                        self._next()  # the end leaf is not emitted for a call
+                        return
+                    yield self._tok("MS", map_idx)
+                    yield self._tok("KEY", key_idx)
+                    yield from self.walk(v, parser_state)
+                    yield self._tok("_ME", self._next())
+                    return
+            yield self._tok("MS", self._next())
+            for k, v in node.items():
+                idx = self._next()
+                term = "KEY"
+                if isinstance(k, str):
+                    kw = self.keywords.get(k)
+                    if kw is not None and _can_shift(parser_state, kw):
+                        term = kw
+                yield self._tok(term, idx)
+                yield from self.walk(v, parser_state)
+            yield self._tok("_ME", self._next())
+        elif isinstance(node, list):
+            yield self._tok("LS", self._next())
+            for v in node:
+                yield from self.walk(v, parser_state)
+            yield self._tok("_LE", self._next())
+        else:
+            yield self._tok(_SCALAR_TERMINAL[_SCALAR_CODE.get(type(node), "s")], self._next())
+
+    def _function_terminal(self, name: str, condition_context: bool) -> str | None:
+        if condition_context:
+            term = self.cond.get(name)
+            if term is not None:
+                return term
+            normal = self.normal.get(name)
+            if normal == "FN_REMOVED":
+                return normal
+            return "FN_INVALID" if normal is not None else None
+        return self.normal.get(name)
+
+
+def _can_shift(parser_state: Any, terminal: str) -> bool:
+    """Would the LALR parser in ``parser_state`` shift ``terminal`` (after any reductions)? Exact, unlike
+    looking at the current state's lookaheads, which LALR state merging makes too wide."""
+    states = parser_state.parse_conf.states
+    stack = list(parser_state.state_stack)
+    while True:
+        action = states[stack[-1]].get(terminal)
+        if action is None:
+            return False
+        kind, arg = action
+        if kind is Shift:
+            return True
+        size = len(arg.expansion)
+        if size:
+            del stack[-size:]
+        goto = states[stack[-1]].get(arg.origin.name)
+        if goto is None:
+            return False
+        stack.append(goto[1])
+
+
+class _NodeLexer(Lexer):
+    """lark custom lexer over a :class:`_LexJob` (interface 1: sees the parser state)."""
+
+    __future_interface__ = 1
+
+    def __init__(self, lexer_conf: Any) -> None:
+        pass
+
+    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Token]:
+        job: _LexJob = lexer_state.text
+        return job.walk(job.data, parser_state)
+
+
+# ------------------------------------------------------------------------------------------ messages
+
+_FOUND = {
+    "STRING": "a string",
+    "INT": "an integer",
+    "FLOAT": "a number",
+    "BOOL": "a boolean",
+    "NULL": "null",
+    "LS": "a list",
+    "MS": "a map",
+    "_LE": "the end of the list",
+    "_ME": "the end of the map",
+    "$END": "the end of the input",
+}
+
+
+def describe_found(failure: SyntaxFailure, leaves: list[Leaf]) -> str:
+    """What the offending token is, in words."""
+    t = failure.found
+    value = leaves[failure.leaf][0] if 0 <= failure.leaf < len(leaves) else None
+    if t == "KEY" or t.startswith("K_"):
+        return f'the key "{value}"'
+    if t.startswith("FN_") or t.startswith("CFN_"):
+        return f'a call to "{value}"'
+    if t == "STRING":
+        return f'the string "{value}"'
+    if t in ("INT", "FLOAT", "BOOL"):
+        return f"{_FOUND[t]} ({value!r})"
+    return _FOUND.get(t, t)

@@ -1,0 +1,744 @@
+"""Decoded template data -> the :class:`~hotc.parser.ir.Template` IR, with Heat's structural checks.
+
+    parse_template(data, file) -> (Template | None, [Diagnostic])
+
+Checks, each reported with the most specific position (all of them at once, not just the first):
+
+- the version (``heat_template_version``; CFN formats are named and refused), the top-level sections allowed
+  by that version;
+- parameters and parameter_groups (:mod:`hotc.parser.parameters`);
+- the ``conditions`` section: definitions, references between conditions (undefined names, cycles);
+- resources: a mapping of mappings with a literal string ``type``; keys allowed by the version; the shapes
+  of ``properties``/``metadata``/``update_policy`` (map or function), ``depends_on`` (string or list of
+  strings naming resources), ``deletion_policy`` (one of the version's policies), ``description`` (string),
+  ``condition`` and ``external_id``;
+- outputs: mappings with a ``value`` and only the version's keys;
+- references: get_resource/get_attr/depends_on targets must be resources of the template; conditions named
+  by resources, outputs, ``if`` and condition functions must be defined; get_param of an undeclared
+  parameter is an error where Heat evaluates it at validate (conditions, deletion_policy) and a warning
+  elsewhere (Heat's validate does not check it there, but the create would fail);
+- names shared by a parameter and a resource (Heat refuses them);
+- resource dependency cycles (depends_on + get_resource + get_attr), naming the cycle.
+
+Resource *types* are resolved and checked by the loader (they depend on the environment).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hotc.errors import Diagnostic, Pos, error, warning
+from hotc.parser.evaluate import references
+from hotc.parser.expr import parse_expr
+from hotc.parser.ir import (
+    Condition,
+    Expr,
+    FunctionCall,
+    ListExpr,
+    Literal,
+    MapExpr,
+    Output,
+    Parameter,
+    Reference,
+    Resource,
+    Template,
+    TemplateVersion,
+)
+from hotc.parser.parameters import parse_parameter_groups, parse_parameters
+from hotc.parser.versions import (
+    OTHER_FORMAT_KEYS,
+    PSEUDO_PARAMETERS,
+    VERSION_KEY,
+    allowed_deletion_policies,
+    allowed_output_keys,
+    allowed_resource_keys,
+    allowed_sections,
+    has_conditions,
+    parse_version,
+    version_error_message,
+)
+from hotc.parser.yamlload import PosDict, PosList, pos_of
+
+#: Heat's default ``max_resources_per_stack``
+MAX_RESOURCES_PER_STACK = 1000
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def _key_pos(d: Any, key: Any, fallback: Pos | None) -> Pos | None:
+    if isinstance(d, PosDict):
+        return d.key_pos.get(key) or fallback
+    return fallback
+
+
+def _val_pos(d: Any, key: Any, fallback: Pos | None) -> Pos | None:
+    if isinstance(d, PosDict):
+        return d.value_pos.get(key) or d.key_pos.get(key) or fallback
+    return fallback
+
+
+class _Parser:
+    def __init__(self, data: dict[Any, Any], file: str) -> None:
+        self.data = data
+        self.file = file
+        self.top = data.pos if isinstance(data, PosDict) and data.pos else Pos(file, 1, 1)
+        self.diags: list[Diagnostic] = []
+
+    def err(self, msg: str, pos: Pos | None, code: str = "structure") -> None:
+        self.diags.append(error(msg, pos or self.top, code=code))
+
+    def warn(self, msg: str, pos: Pos | None, code: str = "structure") -> None:
+        self.diags.append(warning(msg, pos or self.top, code=code))
+
+    def expr(self, data: Any, version: TemplateVersion, where: str, pos: Pos | None) -> Expr:
+        e, d = parse_expr(data, version, where=where, pos=pos, file=self.file)
+        self.diags.extend(d)
+        return e
+
+    # ------------------------------------------------------------------------------------ version
+
+    def version(self) -> TemplateVersion | None:
+        data = self.data
+        if VERSION_KEY not in data:
+            other = [k for k in OTHER_FORMAT_KEYS if k in data]
+            if other:
+                self.err(
+                    f"this is a CloudFormation-format template ({other[0]}); hotc handles HOT templates only "
+                    "(heat_template_version)",
+                    _key_pos(data, other[0], self.top),
+                    code="version",
+                )
+            else:
+                self.err(
+                    "The template version was not provided: add heat_template_version (for example "
+                    "heat_template_version: 2021-04-16) at the top of the template",
+                    self.top,
+                    code="version",
+                )
+            return None
+        written = data[VERSION_KEY]
+        version = parse_version(written)
+        if version is None:
+            self.err(
+                f"The template version is invalid: {version_error_message(written)}",
+                _val_pos(data, VERSION_KEY, self.top),
+                code="version",
+            )
+        return version
+
+    # ----------------------------------------------------------------------------------- sections
+
+    def sections(self, version: TemplateVersion) -> None:
+        allowed = allowed_sections(version)
+        for key in self.data:
+            if key not in allowed:
+                hint = ""
+                if key == "conditions":
+                    hint = " (the conditions section needs heat_template_version 2016-10-14 or later)"
+                elif isinstance(key, str) and key.lower() in allowed:
+                    hint = f" (did you mean {key.lower()!r}?)"
+                elif key == "output":
+                    hint = " (did you mean 'outputs'?)"
+                self.err(
+                    f"The template section is invalid: {key}{hint}; valid sections are: "
+                    + ", ".join(sorted(allowed)),
+                    _key_pos(self.data, key, self.top),
+                )
+
+    def section(self, name: str) -> tuple[Any, Pos | None]:
+        return self.data.get(name), _val_pos(self.data, name, self.top)
+
+    # ---------------------------------------------------------------------------------- conditions
+
+    def conditions(self, version: TemplateVersion) -> dict[str, Condition]:
+        if not has_conditions(version):
+            return {}
+        section, spos = self.section("conditions")
+        if section is None:
+            return {}
+        if not isinstance(section, dict):
+            self.err(
+                f"Conditions validation error: Condition definitions must be a map. Found a {_kind(section)} instead",
+                spos,
+            )
+            return {}
+        out: dict[str, Condition] = {}
+        for name, body in section.items():
+            kpos = _key_pos(section, name, spos)
+            vpos = _val_pos(section, name, spos)
+            expr = self.expr(body, version, "conditions", vpos)
+            out[str(name)] = Condition(str(name), expr, kpos)
+        return out
+
+    # ----------------------------------------------------------------------------------- resources
+
+    def resources(self, version: TemplateVersion) -> dict[str, Resource]:
+        section, spos = self.section("resources")
+        if section is None:
+            return {}
+        if not isinstance(section, dict):
+            self.err(
+                f"resources must contain a map of resource maps. Found a {_kind(section)} instead",
+                spos,
+            )
+            return {}
+        out: dict[str, Resource] = {}
+        allowed = allowed_resource_keys(version)
+        policies = allowed_deletion_policies(version)
+        for name, body in section.items():
+            kpos = _key_pos(section, name, spos)
+            vpos = _val_pos(section, name, spos)
+            res = self.resource(str(name), body, version, allowed, policies, kpos, vpos)
+            if res is not None:
+                out[str(name)] = res
+        return out
+
+    def resource(
+        self,
+        name: str,
+        body: Any,
+        version: TemplateVersion,
+        allowed: frozenset[str],
+        policies: frozenset[str],
+        kpos: Pos | None,
+        vpos: Pos | None,
+    ) -> Resource | None:
+        if body is None or (isinstance(body, dict) and not body):
+            self.err(f'Each resource must contain a type key: resource "{name}" has none', kpos)
+            return None
+        if not isinstance(body, dict):
+            self.err(
+                f'resources must contain a map of resource maps. Found a {_kind(body)} instead (resource "{name}")',
+                vpos,
+            )
+            return None
+        ok = True
+        for key in body:
+            if key not in allowed:
+                hint = ""
+                if key in ("condition", "external_id"):
+                    hint = f" ({key} needs heat_template_version 2016-10-14 or later)"
+                elif isinstance(key, str) and key.lower().replace("dependson", "depends_on") in allowed:
+                    hint = f" (HOT spells it {key.lower()!r})"
+                else:
+                    snake = "".join("_" + c.lower() if c.isupper() else c for c in str(key)).lstrip("_")
+                    if snake in allowed:
+                        hint = f" (HOT spells it {snake!r})"
+                self.err(
+                    f'"{key}" is not a valid keyword inside a resource definition{hint}; valid keys are: '
+                    + ", ".join(sorted(allowed)),
+                    _key_pos(body, key, kpos),
+                )
+                ok = False
+        if "type" not in body:
+            self.err(f'Each resource must contain a type key: resource "{name}" has none', kpos)
+            return None
+        rtype = body["type"]
+        type_pos = _val_pos(body, "type", kpos)
+        if not isinstance(rtype, str):
+            self.err(
+                f"Resource {name} type type must be string (a resource type is a literal name such as "
+                f"OS::Nova::Server, not a {_kind(rtype)})",
+                type_pos,
+            )
+            return None
+
+        def obj(key: str) -> Expr | None:
+            if key not in body:
+                return None
+            p = _val_pos(body, key, kpos)
+            e = self.expr(body[key], version, key, p)
+            if not isinstance(e, MapExpr | FunctionCall):
+                self.err(
+                    f"Resource {name} {key} type must be object (a mapping or a function), not a "
+                    f"{_kind(body[key])}",
+                    p,
+                )
+            return e
+
+        properties = obj("properties")
+        metadata = obj("metadata")
+        update_policy = obj("update_policy")
+
+        depends: list[Reference] = []
+        if "depends_on" in body:
+            dval = body["depends_on"]
+            dpos = _val_pos(body, "depends_on", kpos)
+            if isinstance(dval, str):
+                depends.append(Reference(dval, dpos))
+            elif isinstance(dval, list):
+                for i, d in enumerate(dval):
+                    ipos = dval.pos_of(i) if isinstance(dval, PosList) else dpos
+                    if not isinstance(d, str):
+                        self.err(f"Resource {name} depends_on must be a list of strings", ipos, code="reference")
+                        continue
+                    depends.append(Reference(d, ipos))
+            elif dval is not None:
+                self.err(
+                    f"Resource {name} depends_on type must be list or string, not a {_kind(dval)}",
+                    dpos,
+                    code="reference",
+                )
+
+        deletion_policy: Expr | None = None
+        if "deletion_policy" in body:
+            ppos = _val_pos(body, "deletion_policy", kpos)
+            deletion_policy = self.expr(body["deletion_policy"], version, "deletion_policy", ppos)
+            if isinstance(deletion_policy, Literal):
+                pv = deletion_policy.value
+                if pv is not None and (not isinstance(pv, str) or pv not in policies):
+                    self.err(
+                        f'Invalid deletion policy "{pv}": use one of ' + ", ".join(sorted(policies)),
+                        ppos,
+                    )
+            elif not isinstance(deletion_policy, FunctionCall):
+                shown = body["deletion_policy"]
+                self.err(
+                    f'Invalid deletion policy "{shown}": use one of ' + ", ".join(sorted(policies)),
+                    ppos,
+                )
+
+        description = None
+        if "description" in body:
+            dv = body["description"]
+            if dv is not None and not isinstance(dv, str):
+                self.err(
+                    f"Resource {name} description type must be string, not a {_kind(dv)}",
+                    _val_pos(body, "description", kpos),
+                )
+            else:
+                description = dv
+
+        condition: Expr | None = None
+        if "condition" in body and has_conditions(version):
+            condition = self.expr(body["condition"], version, "condition_ref", _val_pos(body, "condition", kpos))
+        external_id: Expr | None = None
+        if "external_id" in body and has_conditions(version):
+            external_id = self.expr(
+                body["external_id"], version, "external_id", _val_pos(body, "external_id", kpos)
+            )
+        if not ok:
+            pass
+        return Resource(
+            name=name,
+            type=rtype,
+            properties=properties,
+            metadata=metadata,
+            depends_on=tuple(depends),
+            update_policy=update_policy,
+            deletion_policy=deletion_policy,
+            condition=condition,
+            external_id=external_id,
+            description=description,
+            pos=kpos,
+            type_pos=type_pos,
+        )
+
+    # ------------------------------------------------------------------------------------- outputs
+
+    def outputs(self, version: TemplateVersion) -> dict[str, Output]:
+        section, spos = self.section("outputs")
+        if section is None:
+            return {}
+        if not isinstance(section, dict):
+            self.err(f"outputs must contain a map of output maps. Found a {_kind(section)} instead", spos)
+            return {}
+        allowed = allowed_output_keys(version)
+        out: dict[str, Output] = {}
+        for name, body in section.items():
+            kpos = _key_pos(section, name, spos)
+            vpos = _val_pos(section, name, spos)
+            if not isinstance(body, dict):
+                self.err(
+                    f"Output validation error: outputs.{name}: Output definitions must be a map. "
+                    f"Found a {_kind(body)} instead",
+                    kpos if body is None else vpos,
+                )
+                continue
+            for key in body:
+                if key not in allowed:
+                    # Heat ignores unknown output keys (its validate does not look at them)
+                    hint = " (condition needs heat_template_version 2016-10-14 or later)" if key == "condition" else ""
+                    self.warn(
+                        f'"{key}" is not a valid keyword inside an output definition and is ignored{hint}; '
+                        "valid keys are: " + ", ".join(sorted(allowed)),
+                        _key_pos(body, key, kpos),
+                    )
+            if "value" not in body:
+                self.err(
+                    f"Output validation error: outputs.{name}: Each output definition must contain a value key.",
+                    kpos,
+                )
+                continue
+            value = self.expr(body["value"], version, "outputs", _val_pos(body, "value", kpos))
+            cond = None
+            if "condition" in body and has_conditions(version):
+                cond = self.expr(body["condition"], version, "condition_ref", _val_pos(body, "condition", kpos))
+            desc = body.get("description")
+            out[str(name)] = Output(
+                name=str(name),
+                value=value,
+                description=str(desc) if desc is not None else None,
+                condition=cond,
+                pos=kpos,
+            )
+        return out
+
+
+# -------------------------------------------------------------------------------------- references
+
+
+def _condition_name_refs(expr: Expr | None) -> Iterator[tuple[str, Pos | None]]:
+    """Condition names a ``condition:`` key refers to: a bare string, or names inside an expression."""
+    if expr is None:
+        return
+    if isinstance(expr, Literal):
+        if isinstance(expr.value, str):
+            yield expr.value, expr.pos
+        return
+    for kind, name, pos in references(expr):
+        if kind == "condition":
+            yield name, pos
+
+
+def _refs(expr: Expr | None, kind: str) -> Iterator[tuple[str, Pos | None]]:
+    if expr is None:
+        return
+    for k, name, pos in references(expr):
+        if k == kind:
+            yield name, pos
+
+
+def find_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
+    """Every elementary cycle's representative found by one DFS per strongly connected component
+    (Tarjan): each non-trivial component yields one cycle path ``[a, b, …, a]``."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    comps: list[list[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            succs = graph.get(node, [])
+            recursed = False
+            while i < len(succs):
+                nxt = succs[i]
+                i += 1
+                if nxt not in graph:
+                    continue
+                if nxt not in index:
+                    work.append((node, i))
+                    work.append((nxt, 0))
+                    recursed = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if recursed:
+                continue
+            if low[node] == index[node]:
+                comp: list[str] = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                if len(comp) > 1 or node in graph.get(node, []):
+                    comps.append(comp)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    cycles: list[list[str]] = []
+    for comp in comps:
+        members = set(comp)
+        start = min(comp)
+        # walk inside the component back to start (BFS for a shortest cycle through start)
+        prev: dict[str, str] = {}
+        frontier = [start]
+        found = None
+        seen = {start}
+        while frontier and found is None:
+            nxt_frontier = []
+            for n in frontier:
+                for s in graph.get(n, []):
+                    if s == start:
+                        found = n
+                        break
+                    if s in members and s not in seen:
+                        seen.add(s)
+                        prev[s] = n
+                        nxt_frontier.append(s)
+                if found is not None:
+                    break
+            frontier = nxt_frontier
+        path = [start]
+        if found is not None:
+            back = [found]
+            while back[-1] != start:
+                back.append(prev[back[-1]])
+            path = list(reversed(back)) + [start]
+        cycles.append(path)
+    return cycles
+
+
+def check_references(t: Template, diags: list[Diagnostic]) -> None:
+    """Reference checks over a parsed template (see the module doc)."""
+    cache: dict[int, dict[str, list[tuple[str, Pos | None]]]] = {}
+
+    def refs(expr: Expr | None, kind: str) -> list[tuple[str, Pos | None]]:
+        """References of one kind in ``expr`` (one walk per expression, cached)."""
+        if expr is None:
+            return []
+        got = cache.get(id(expr))
+        if got is None:
+            got = {}
+            for k, n, p in references(expr):
+                got.setdefault(k, []).append((n, p))
+            cache[id(expr)] = got
+        return got.get(kind, [])
+
+    resources = t.resources
+    params = set(t.parameters) | set(PSEUDO_PARAMETERS)
+    conds = t.conditions
+
+    def param_ref(name: str, pos: Pos | None, where: str, hard: bool) -> None:
+        if name in params:
+            return
+        msg = f"The Parameter ({name}) was not provided: get_param names a parameter that is not declared ({where})"
+        if hard:
+            diags.append(error(msg, pos, code="reference"))
+        else:
+            diags.append(
+                warning(
+                    f"get_param: the parameter {name!r} is not declared ({where}); creating the stack would fail",
+                    pos,
+                    code="reference",
+                )
+            )
+
+    def cond_ref(name: str, pos: Pos | None, where: str) -> None:
+        if name not in conds:
+            known = ", ".join(sorted(conds)) or "none are defined"
+            diags.append(error(f'Invalid condition "{name}" ({where}); defined conditions: {known}', pos, code="reference"))
+
+    # conditions section: references between conditions, cycles, parameters
+    cgraph: dict[str, list[str]] = {}
+    for cname, cond in conds.items():
+        cgraph[cname] = []
+        for kind, name, pos in references(cond.expr):
+            if kind == "condition":
+                if name not in conds:
+                    cond_ref(name, pos, f"in condition {cname}")
+                else:
+                    cgraph[cname].append(name)
+            elif kind == "param":
+                param_ref(name, pos, f"in condition {cname}", hard=True)
+    for cycle in find_cycles(cgraph):
+        first = conds[cycle[0]]
+        diags.append(
+            error(
+                f'Circular definition for condition "{cycle[0]}": ' + " -> ".join(cycle),
+                first.pos,
+                code="reference",
+            )
+        )
+
+    dup = sorted(set(t.parameters) & set(resources))
+    for name in dup:
+        diags.append(
+            error(
+                f"Duplicate names {{'{name}'}}: a parameter and a resource are both named {name!r}; rename one",
+                resources[name].pos,
+                code="reference",
+            )
+        )
+
+    graph: dict[str, list[str]] = {}
+    ref_pos: dict[tuple[str, str], Pos | None] = {}
+    for rname, res in resources.items():
+        deps: list[str] = []
+        for ref in res.depends_on:
+            if ref.name not in resources:
+                diags.append(
+                    error(
+                        f'The specified reference "{ref.name}" (in {rname}) is incorrect: depends_on names no '
+                        "resource of this template",
+                        ref.pos,
+                        code="reference",
+                    )
+                )
+            else:
+                deps.append(ref.name)
+                ref_pos.setdefault((rname, ref.name), ref.pos)
+        for part, expr in (("properties", res.properties), ("metadata", res.metadata)):
+            for name, pos in refs(expr, "resource"):
+                if name not in resources:
+                    diags.append(
+                        error(
+                            f'The specified reference "{name}" (in {rname}.{part}) is incorrect: no resource '
+                            f"named {name!r} is defined in this template",
+                            pos,
+                            code="reference",
+                        )
+                    )
+                else:
+                    deps.append(name)
+                    ref_pos.setdefault((rname, name), pos)
+        for part, expr in (("update_policy", res.update_policy), ("external_id", res.external_id)):
+            for name, pos in refs(expr, "resource"):
+                if name not in resources:
+                    diags.append(
+                        error(
+                            f'The specified reference "{name}" (in {rname}.{part}) is incorrect: no resource '
+                            f"named {name!r} is defined in this template",
+                            pos,
+                            code="reference",
+                        )
+                    )
+        for part, expr in (
+            ("properties", res.properties),
+            ("metadata", res.metadata),
+            ("update_policy", res.update_policy),
+        ):
+            for name, pos in refs(expr, "param"):
+                param_ref(name, pos, f"in {rname}.{part}", hard=False)
+            for name, pos in refs(expr, "condition"):
+                cond_ref(name, pos, f"in {rname}.{part}")
+        for name, pos in refs(res.deletion_policy, "param"):
+            param_ref(name, pos, f"in {rname}.deletion_policy", hard=True)
+        for name, pos in refs(res.external_id, "param"):
+            param_ref(name, pos, f"in {rname}.external_id", hard=False)
+        if res.condition is not None:
+            for name, pos in _condition_name_refs(res.condition):
+                cond_ref(name, pos, f"in {rname}.condition")
+            for name, pos in refs(res.condition, "param"):
+                param_ref(name, pos, f"in {rname}.condition", hard=True)
+        if res.external_id is not None and res.depends_on:
+            diags.append(
+                error(
+                    f"resource {rname} has an external_id and depends_on: a resource adopted with external_id "
+                    "cannot depend on other resources",
+                    res.depends_on[0].pos,
+                    code="reference",
+                )
+            )
+        graph[rname] = deps
+
+    for oname, out in t.outputs.items():
+        for name, pos in refs(out.value, "resource"):
+            if name not in resources:
+                diags.append(
+                    error(
+                        f'outputs.{oname}.value: The specified reference "{name}" (in output {oname}) is '
+                        f"incorrect: no resource named {name!r} is defined in this template",
+                        pos,
+                        code="reference",
+                    )
+                )
+        for name, pos in refs(out.value, "param"):
+            param_ref(name, pos, f"in output {oname}", hard=False)
+        for name, pos in refs(out.value, "condition"):
+            cond_ref(name, pos, f"in output {oname}")
+        if out.condition is not None:
+            for name, pos in _condition_name_refs(out.condition):
+                cond_ref(name, pos, f"in output {oname} condition")
+            for name, pos in refs(out.condition, "param"):
+                param_ref(name, pos, f"in output {oname} condition", hard=True)
+
+    for cycle in find_cycles(graph):
+        first_res = resources[cycle[0]]
+        where = ref_pos.get((cycle[0], cycle[1])) if len(cycle) > 1 else None
+        diags.append(
+            error(
+                "Circular Dependency Found: " + " -> ".join(cycle) + " (through depends_on, get_resource and get_attr)",
+                where or first_res.pos,
+                code="cycle",
+            )
+        )
+
+
+# ------------------------------------------------------------------------------------------ public
+
+
+def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnostic]]:
+    """Build and check the Template IR from :func:`~hotc.parser.yamlload.load_document` output.
+
+    Returns None (with errors) only when the version is unusable; otherwise a Template that leaves out
+    the parts that had errors, plus every diagnostic."""
+    if not isinstance(data, dict):
+        return None, [error("the template must be a mapping at the top level", Pos(file, 1, 1), code="structure")]
+    p = _Parser(data, file)
+    version = p.version()
+    if version is None:
+        return None, p.diags
+    p.sections(version)
+    desc = data.get("description")
+    if desc is not None and not isinstance(desc, str):
+        p.warn(f"the template description should be a string, not a {_kind(desc)}", _val_pos(data, "description", None))
+    psec, ppos = p.section("parameters")
+    params, pd = parse_parameters(psec, version, ppos)
+    p.diags.extend(pd)
+    gsec, gpos = p.section("parameter_groups")
+    # parameters with broken definitions are still names the groups may list
+    all_names = frozenset(psec) if isinstance(psec, dict) else frozenset(params)
+    groups, gd = parse_parameter_groups(gsec, params, gpos, all_names=all_names | frozenset(PSEUDO_PARAMETERS))
+    p.diags.extend(gd)
+    conditions = p.conditions(version)
+    resources = p.resources(version)
+    outputs = p.outputs(version)
+    if len(resources) > MAX_RESOURCES_PER_STACK:
+        p.warn(
+            f"the template has {len(resources)} resources; Heat's default max_resources_per_stack is "
+            f"{MAX_RESOURCES_PER_STACK} and a stock Heat refuses more",
+            _val_pos(data, "resources", None),
+            code="limit",
+        )
+    t = Template(
+        path=file,
+        version=version,
+        description=desc if isinstance(desc, str) else None,
+        parameter_groups=groups,
+        parameters=params,
+        conditions=conditions,
+        resources=resources,
+        outputs=outputs,
+        pos=p.top,
+    )
+    check_references(t, p.diags)
+    return t, p.diags
+
+
+def declared_parameters(t: Template) -> Mapping[str, Parameter]:
+    return t.parameters
+
+
+def list_items(expr: Expr | None) -> tuple[Expr, ...]:
+    return expr.items if isinstance(expr, ListExpr) else ()
+
+
+__all__ = ["parse_template", "check_references", "find_cycles", "pos_of"]

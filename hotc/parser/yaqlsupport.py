@@ -1,0 +1,65 @@
+"""yaql, configured as Heat configures it (``[yaql] limit_iterators = 200``, ``memory_quota = 10000``).
+
+The parser and root context are built once per process (a memo of immutable configuration)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+LIMIT_ITERATORS = 200
+MEMORY_QUOTA = 10000
+
+
+@functools.cache
+def _engine() -> tuple[Any, Any]:
+    import yaql
+
+    parser = yaql.YaqlFactory().create(
+        {"yaql.limitIterators": LIMIT_ITERATORS, "yaql.memoryQuota": MEMORY_QUOTA}
+    )
+    return parser, yaql.create_context()
+
+
+def yaql_syntax_error(expression: Any) -> str | None:
+    """Why ``expression`` is not a valid yaql expression (None when it parses)."""
+    from yaql.language import exceptions
+
+    if not isinstance(expression, str):
+        return f"the expression must be a string, not {type(expression).__name__}"
+    parser, _ = _engine()
+    try:
+        parser(expression)
+    except exceptions.YaqlException as exc:
+        return str(exc)
+    return None
+
+
+class YaqlFailure(Exception):
+    pass
+
+
+def evaluate_yaql(expression: str, data: Any) -> Any:
+    """Evaluate ``expression`` with ``$.data`` bound to ``data``; raises YaqlFailure with the reason."""
+    from yaql.language import exceptions
+
+    parser, context = _engine()
+    try:
+        statement = parser(expression)
+    except exceptions.YaqlException as exc:
+        raise YaqlFailure(f"bad expression: {exc}") from exc
+    try:
+        result = statement.evaluate({"data": data}, context.create_child_context())
+    except Exception as exc:  # yaql raises many kinds (YaqlException, TypeError, KeyError...)
+        raise YaqlFailure(f"{type(exc).__name__}: {exc}") from exc
+    return _plain(result)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, frozenset | set):
+        return [_plain(v) for v in value]
+    return value

@@ -1,0 +1,149 @@
+"""Property comparison: old (state) vs new (desired) resolved properties of one resource.
+
+Pure functions. Defaults are applied on both sides first; lists Heat treats as sets (``PropSchema.set_like``)
+are compared as multisets; a masked hidden value in the state (``{"__sensitive__": "sha256:…"}``) equals a new
+value with the same digest; an Unknown equals nothing (it is a change) unless every value it waits on is
+*stable* (see :func:`settle_unknowns`). Detailed changed paths come from deepdiff.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from hotc.parser.ir import MISSING
+from hotc.providers.base import PropSchema, ResourceType
+from hotc.values import Unknown, WaitsOn
+
+MASK_KEY = "__sensitive__"
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+
+
+def masked_digest(value: Any) -> str:
+    return "sha256:" + hashlib.sha256(
+        json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+    ).hexdigest()
+
+
+def is_masked(value: Any) -> bool:
+    return isinstance(value, dict) and MASK_KEY in value
+
+
+def apply_defaults(rtype: ResourceType | None, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with schema defaults for absent properties (the schema layer's function when present)."""
+    if rtype is None:
+        return dict(values)
+    try:
+        from hotc.providers.validation import apply_defaults as schema_defaults
+    except ImportError:
+        schema_defaults = None
+    if schema_defaults is not None:
+        return dict(schema_defaults(rtype, dict(values)))
+    out = dict(values)
+    for name, ps in rtype.properties.items():
+        if name not in out and ps.default is not MISSING:
+            out[name] = ps.default
+    return out
+
+
+def normalise(value: Any, schema: PropSchema | None) -> Any:
+    """A comparable form: set-like lists sorted (recursively by the schema)."""
+    if schema is None:
+        return value
+    if isinstance(value, list):
+        items = [normalise(v, schema.item) for v in value]
+        if schema.set_like:
+            items = sorted(items, key=canonical)
+        return items
+    if isinstance(value, dict) and schema.schema:
+        return {k: normalise(v, schema.schema.get(k)) for k, v in value.items()}
+    return value
+
+
+def values_equal(before: Any, after: Any) -> bool:
+    if is_masked(before) and not isinstance(after, Unknown):
+        return bool(before[MASK_KEY] == masked_digest(after))
+    if isinstance(after, Unknown) or isinstance(before, Unknown):
+        return False
+    if isinstance(before, dict) and isinstance(after, dict):
+        return before.keys() == after.keys() and all(values_equal(before[k], after[k]) for k in before)
+    if isinstance(before, list) and isinstance(after, list):
+        return len(before) == len(after) and all(values_equal(b, a) for b, a in zip(before, after, strict=True))
+    if type(before) is bool or type(after) is bool:
+        return type(before) is type(after) and before == after
+    return bool(before == after)
+
+
+def settle_unknowns(after: Any, before: Any, stable: Callable[[WaitsOn], bool]) -> Any:
+    """Replace each Unknown in ``after`` that waits only on stable values by the value at the same place in
+    ``before`` (a value fed by something that does not change cannot change). Others stay Unknown."""
+    if isinstance(after, Unknown):
+        if before is not None and not isinstance(before, Unknown) and all(stable(w) for w in after.waits_on):
+            return before
+        return after
+    if isinstance(after, dict):
+        b = before if isinstance(before, dict) else {}
+        return {k: settle_unknowns(v, b.get(k), stable) for k, v in after.items()}
+    if isinstance(after, list):
+        b_list = before if isinstance(before, list) and len(before) == len(after) else [None] * len(after)
+        return [settle_unknowns(v, bv, stable) for v, bv in zip(after, b_list, strict=True)]
+    return after
+
+
+def changed_keys(rtype: ResourceType | None, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """Top-level property names whose values differ (defaults already applied by the caller)."""
+    props = rtype.properties if rtype is not None else {}
+    out = []
+    for k in sorted(set(before) | set(after)):
+        schema = props.get(k)
+        b = normalise(before.get(k), schema)
+        a = normalise(after.get(k), schema)
+        if not values_equal(b, a):
+            out.append(k)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Unknown):
+        return "(known after apply)"
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def detail_paths(rtype: ResourceType | None, before: Mapping[str, Any], after: Mapping[str, Any], keys: list[str]) -> list[str]:
+    """Dotted paths (``networks[1].port``) of what changed inside the changed keys (deepdiff)."""
+    props = rtype.properties if rtype is not None else {}
+    paths: list[str] = []
+    for k in keys:
+        b, a = before.get(k), after.get(k)
+        if isinstance(b, dict | list) and isinstance(a, dict | list) and not is_masked(b):
+            schema = props.get(k)
+            dd = DeepDiff(
+                _plain(normalise(b, schema)),
+                _plain(normalise(a, schema)),
+                ignore_order=bool(schema is not None and schema.set_like),
+                view="tree",
+            )
+            sub = sorted({_path_of(k, item) for items in dd.values() for item in items})
+            paths.extend(sub or [k])
+        else:
+            paths.append(k)
+    return paths
+
+
+def _path_of(root: str, item: Any) -> str:
+    steps = item.path(output_format="list")
+    out = root
+    for s in steps:
+        out += f"[{s}]" if isinstance(s, int) else f".{s}"
+    return out

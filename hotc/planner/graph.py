@@ -1,0 +1,174 @@
+"""The dependency graph of the desired state (networkx), with Heat's implicit edges.
+
+Edges point from a dependency to its dependent (``u -> v``: create ``u`` before ``v``), so a topological
+order is a creation order. Sources of edges:
+
+- explicit ``depends_on`` and ``get_resource``/``get_attr`` references (a reference to a group or a nested
+  stack means every leaf inside it; every leaf of a group/nested stack inherits the container's references);
+- Heat's implicit edges (``add_dependencies`` in Heat's resource plugins, heat-hot.md §2.3), within one stack:
+  Port -> Subnets of its network; Server -> Subnets of its networks (and every Subnet whose network is not
+  known); Router with an external gateway -> Subnets of that network; FloatingIP -> Router whose gateway is its
+  floating network, and -> RouterInterface on the subnet of its port; FloatingIPAssociation -> RouterInterface
+  on the subnet of its port.
+
+A cycle is an error naming the cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from hotc.errors import HotcError
+from hotc.planner.resolve import UnknownResolver
+from hotc.values import Unknown
+
+if TYPE_CHECKING:
+    from hotc.planner.desired import DesiredStack
+
+SUBNET = "OS::Neutron::Subnet"
+PORT = "OS::Neutron::Port"
+SERVER = "OS::Nova::Server"
+ROUTER = "OS::Neutron::Router"
+ROUTER_IF = "OS::Neutron::RouterInterface"
+FIP = "OS::Neutron::FloatingIP"
+FIP_ASSOC = "OS::Neutron::FloatingIPAssociation"
+IMPLICIT_TYPES = frozenset({SUBNET, PORT, SERVER, ROUTER, ROUTER_IF, FIP, FIP_ASSOC})
+
+Key = tuple[str, str] | None
+
+
+def ref_key(value: Any) -> Key:
+    """What a network/subnet/port property points at: ("addr", address) for a reference to a resource of
+    this stack, ("val", text) for a literal id or name, None when it cannot be told."""
+    if isinstance(value, Unknown):
+        if len(value.waits_on) == 1:
+            (w,) = value.waits_on
+            if w.attribute is None:
+                return ("addr", w.address)
+        return None
+    if isinstance(value, str) and value:
+        return ("val", value)
+    return None
+
+
+def _implicit_edges(d: DesiredStack, explicit: Mapping[str, set[str]]) -> list[tuple[str, str]]:
+    """(dependency, dependent) pairs from Heat's add_dependencies rules, per scope."""
+    resolver = UnknownResolver()
+    memo: dict[Any, Any] = {}
+    by_scope: dict[str, dict[str, list[str]]] = {}
+    for addr, r in d.resources.items():
+        if r.condition_enabled and r.type in IMPLICIT_TYPES:
+            by_scope.setdefault(r.scope, {}).setdefault(r.type, []).append(addr)
+    edges: list[tuple[str, str]] = []
+    props: dict[str, dict[str, Any]] = {}
+
+    def p(addr: str) -> dict[str, Any]:
+        if addr not in props:
+            try:
+                props[addr] = d.resolve_properties(addr, resolver, memo)
+            except HotcError:
+                props[addr] = {}
+        return props[addr]
+
+    for _scope, types in by_scope.items():
+        subnets = types.get(SUBNET, [])
+        subnet_net = {s: ref_key(p(s).get("network") or p(s).get("network_id")) for s in subnets}
+        interfaces = types.get(ROUTER_IF, [])
+        if_subnet = {ri: ref_key(p(ri).get("subnet") or p(ri).get("subnet_id")) for ri in interfaces}
+        ports = set(types.get(PORT, []))
+
+        def port_on_subnet(port: str, subnet: Key) -> bool:
+            pp = p(port)
+            fixed = pp.get("fixed_ips")
+            if isinstance(fixed, list) and fixed:
+                return any(isinstance(f, dict) and ref_key(f.get("subnet") or f.get("subnet_id")) == subnet for f in fixed)
+            net = ref_key(pp.get("network") or pp.get("network_id"))
+            if subnet is not None and subnet[0] == "addr" and subnet[1] in subnet_net:
+                sn = subnet_net[subnet[1]]
+                return sn is None or net is None or sn == net
+            return True  # cannot tell which subnet the port lands on: be safe
+
+        def interfaces_for_port(port_key: Key) -> list[str]:
+            if port_key is None or port_key[0] != "addr" or port_key[1] not in ports:
+                return []
+            return [ri for ri, sk in if_subnet.items() if port_on_subnet(port_key[1], sk)]
+
+        for port in types.get(PORT, []):
+            net = ref_key(p(port).get("network") or p(port).get("network_id"))
+            if net is None:
+                continue
+            edges.extend((s, port) for s, sn in subnet_net.items() if sn == net)
+        for server in types.get(SERVER, []):
+            nets = p(server).get("networks")
+            keys = {ref_key(n.get("network")) for n in nets if isinstance(n, dict) and n.get("network")} if isinstance(nets, list) else set()
+            keys.discard(None)
+            edges.extend((s, server) for s, sn in subnet_net.items() if sn is None or sn in keys)
+        for router in types.get(ROUTER, []):
+            gw = p(router).get("external_gateway_info")
+            if isinstance(gw, dict) and gw.get("network"):
+                k = ref_key(gw.get("network"))
+                edges.extend((s, router) for s, sn in subnet_net.items() if k is not None and sn == k)
+        routers_by_gw: dict[Key, list[str]] = {}
+        for router in types.get(ROUTER, []):
+            gw = p(router).get("external_gateway_info")
+            if isinstance(gw, dict):
+                routers_by_gw.setdefault(ref_key(gw.get("network")), []).append(router)
+        for fip in types.get(FIP, []):
+            fp = p(fip)
+            fnet = ref_key(fp.get("floating_network") or fp.get("floating_network_id"))
+            if fnet is not None:
+                edges.extend((r, fip) for r in routers_by_gw.get(fnet, []))
+            for dep in explicit.get(fip, ()):
+                edges.extend((ri, fip) for ri in interfaces_for_port(("addr", dep)))
+        for assoc in types.get(FIP_ASSOC, []):
+            edges.extend((ri, assoc) for ri in interfaces_for_port(ref_key(p(assoc).get("port_id"))))
+    return edges
+
+
+def add_dependencies(d: DesiredStack, explicit: Mapping[str, set[str]]) -> None:
+    """Set every leaf's ``depends_on`` (sorted leaf addresses), build ``d.graph`` and ``d.order``."""
+    g: nx.DiGraph = nx.DiGraph()
+    leaves = d.leaves_under
+    enabled = [a for a, r in d.resources.items() if r.condition_enabled]
+    g.add_nodes_from(enabled)
+    deps: dict[str, set[str]] = {a: set() for a in enabled}
+    for addr, needs in explicit.items():
+        if addr not in deps:
+            continue
+        bucket = deps[addr]
+        for n in needs:
+            for leaf in leaves.get(n, ()):
+                if leaf != addr:
+                    bucket.add(leaf)
+    for u, v in _implicit_edges(d, explicit):
+        if u != v and v in deps and u in deps:
+            deps[v].add(u)
+    for v, us in deps.items():
+        g.add_edges_from((u, v) for u in us)
+    check_acyclic(g)
+    for addr, us in deps.items():
+        d.resources[addr] = replace(d.resources[addr], depends_on=tuple(sorted(us)))
+    d.graph = g  # type: ignore[attr-defined]
+
+
+def check_acyclic(g: nx.DiGraph) -> None:
+    try:
+        cycle = nx.find_cycle(g)
+    except nx.NetworkXNoCycle:
+        return
+    names = [u for u, _v in cycle] + [cycle[0][0]]
+    raise HotcError("dependency cycle: " + " -> ".join(_reverse(names)) + " (each needs the next)")
+
+
+def _reverse(names: list[str]) -> list[str]:
+    # edges are dependency -> dependent; print as "a needs b needs c"
+    return list(reversed(names))
+
+
+def topological(g: nx.DiGraph, nodes: Iterable[str] | None = None) -> list[str]:
+    sub = g if nodes is None else g.subgraph(nodes)
+    return list(nx.topological_sort(sub))

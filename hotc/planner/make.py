@@ -1,0 +1,501 @@
+"""make_plan: the desired state against the recorded state -> a :class:`~hotc.planner.plan.Plan`.
+
+Resources are decided in dependency order, so a resource's properties are evaluated knowing what happens to
+everything it needs: the id of a resource being created or replaced is Unknown ("known after apply"), and
+that Unknown makes the dependent property change, which may in turn force the dependent's replacement
+(when the property is not update_allowed). Attributes of an in-place updated resource keep their recorded
+value unless the attribute shares its name with a changed property (or is the whole ``show``/all form).
+
+Per resource (Heat's order, heat-hot.md §2.1): type changed -> replace; ``--replace`` -> replace; a FAILED
+(or interrupted ``*_IN_PROGRESS``) resource -> replace; an object found gone by refresh -> replace; else the
+changed properties (defaults applied on both sides, set-like lists as sets): immutable ones are plan errors,
+a volume shrink is a plan error; the type's replace rules (e.g. server user_data with the REPLACE policy)
+and non-update_allowed properties force a replace; otherwise an in-place update (a server image change is a
+rebuild). Resources in the state but not desired are deleted, or forgotten with ``deletion_policy: Retain``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import networkx as nx
+
+from hotc.errors import Diagnostic, HotcError, error
+from hotc.planner.desired import DesiredStack
+from hotc.planner.diff import (
+    apply_defaults,
+    changed_keys,
+    detail_paths,
+    settle_unknowns,
+    values_equal,
+)
+from hotc.planner.options import PlanOptions
+from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
+from hotc.planner.resolve import index_path
+from hotc.providers.base import ResourceType
+from hotc.state.document import DeposedInstance, ResourceState, StackState
+from hotc.values import Unknown, WaitsOn
+
+SchemaLookup = Callable[[str], ResourceType | None]
+
+SERVER = "OS::Nova::Server"
+VOLUME = "OS::Cinder::Volume"
+
+# action_reason values (Terraform's names where one exists)
+R_CANNOT_UPDATE = "replace_because_cannot_update"
+R_BY_REQUEST = "replace_by_request"
+R_FAILED = "replace_because_failed"
+R_INCOMPLETE = "replace_because_incomplete"
+R_TYPE_CHANGED = "replace_because_type_changed"
+R_TYPE_RULE = "replace_because_update_policy"
+R_GONE = "replace_because_gone"
+D_NO_CONFIG = "delete_because_no_resource_config"
+D_CONDITION = "delete_because_condition_false"
+D_COUNT = "delete_because_count_index"
+D_DESTROY = "delete_because_destroy"
+D_DEPOSED = "delete_because_deposed"
+F_RETAIN = "forget_because_retain"
+U_REBUILD = "update_rebuild"
+
+
+def registry_lookup(type_name: str) -> ResourceType | None:
+    try:
+        from hotc.providers.registry import get_schema
+    except ImportError:
+        return None
+    return get_schema(type_name)
+
+
+def _as_state(addr: str, base: ResourceState | None, refreshed: Any) -> ResourceState | None:
+    """Merge a refreshed object into the recorded one (None: gone)."""
+    if refreshed is None:
+        return None
+    if isinstance(refreshed, ResourceState):
+        return refreshed
+    if base is None:
+        return None
+    get = refreshed.get if isinstance(refreshed, Mapping) else (lambda k, d=None: getattr(refreshed, k, d))
+    return replace(
+        base,
+        physical_id=get("physical_id", base.physical_id),
+        properties=get("properties", base.properties) or base.properties,
+        attributes=get("attributes", base.attributes) or base.attributes,
+        status=get("status", base.status) or base.status,
+    )
+
+
+class PlanResolver:
+    """Answers for leaves while planning: recorded ids/attributes of resources that stay, Unknown for those
+    being created or replaced (and for attributes an in-place update may change)."""
+
+    def __init__(self, state: Mapping[str, ResourceState], actions: Mapping[str, Action],
+                 changed: Mapping[str, frozenset[str]]) -> None:
+        self.state = state
+        self.actions = actions
+        self.changed = changed
+
+    def resource_id(self, address: str) -> Any:
+        rs = self.state.get(address)
+        a = self.actions.get(address)
+        if rs is not None and rs.physical_id is not None and a not in (Action.CREATE, Action.REPLACE):
+            return rs.physical_id
+        return Unknown.of(address)
+
+    def resource_attr(self, address: str, attribute: str, path: tuple[Any, ...]) -> Any:
+        unknown = Unknown.of(address, (attribute, *path) if attribute else tuple(path))
+        rs = self.state.get(address)
+        a = self.actions.get(address)
+        if rs is None or a in (Action.CREATE, Action.REPLACE):
+            return unknown
+        if a is Action.UPDATE and (attribute in ("", "show") or attribute in self.changed.get(address, ())):
+            return unknown
+        attrs = rs.attributes
+        if attribute == "":
+            return index_path(dict(attrs), path, lambda: unknown) if attrs else unknown
+        if attribute not in attrs:
+            return unknown
+        return index_path(attrs[attribute], path, lambda: unknown)
+
+    def stable(self, w: WaitsOn) -> bool:
+        """Is the value ``w`` names the same after apply as now?"""
+        a = self.actions.get(w.address)
+        if a is None or a is Action.NOOP:
+            return True
+        if a in (Action.CREATE, Action.REPLACE):
+            return False
+        if a is Action.UPDATE:
+            if w.attribute is None:
+                return True
+            head = str(w.attribute[0]) if w.attribute else ""
+            return head not in ("", "show") and head not in self.changed.get(w.address, ())
+        return False
+
+
+@dataclass
+class _Ctx:
+    desired: DesiredStack
+    state: StackState | None
+    srs: dict[str, ResourceState]
+    options: PlanOptions
+    schemas: SchemaLookup
+    gone: set[str]
+    errors: list[Diagnostic]
+
+
+def _matches(address: str, selector: str) -> bool:
+    return address == selector or address.startswith(selector + ".") or address.startswith(selector + "[")
+
+
+def _select(selectors: tuple[str, ...], addresses: list[str]) -> set[str]:
+    return {a for a in addresses for s in selectors if _matches(a, s)}
+
+
+def make_plan(
+    desired: DesiredStack,
+    state: StackState | None,
+    options: PlanOptions,
+    refreshed: Mapping[str, Any] | None = None,
+    *,
+    schemas: SchemaLookup | None = None,
+) -> Plan:
+    """Compare ``desired`` with ``state`` (None: no state yet) and list the actions. ``refreshed`` maps
+    addresses to live objects read from the cloud (a ResourceState, a map with physical_id/properties/
+    attributes, or None when the object is gone); without it the recorded state is trusted (no cloud).
+    Raises HotcError for plan errors (immutable property changed, volume shrink, bad --target/--replace)."""
+    lookup = schemas or registry_lookup
+    srs: dict[str, ResourceState] = dict(state.resources) if state is not None else {}
+    drift: list[ResourceChange] = []
+    gone: set[str] = set()
+    if refreshed:
+        for addr, live in refreshed.items():
+            base = srs.get(addr)
+            if base is None:
+                continue
+            merged = _as_state(addr, base, live)
+            if merged is None:
+                gone.add(addr)
+                drift.append(ResourceChange(addr, base.type, Action.DELETE, dict(base.properties), None,
+                                            action_reason="drift_gone", reason_detail="the object no longer exists",
+                                            previous_physical_id=base.physical_id))
+                continue
+            rtype = lookup(base.type)
+            b, a = apply_defaults(rtype, base.properties), apply_defaults(rtype, merged.properties)
+            keys = changed_keys(rtype, b, a)
+            if keys:
+                drift.append(ResourceChange(addr, base.type, Action.UPDATE, dict(base.properties), dict(merged.properties),
+                                            changed_paths=tuple(detail_paths(rtype, b, a, keys)),
+                                            action_reason="drift_changed", reason_detail="changed outside hotc"))
+            srs[addr] = merged
+    ctx = _Ctx(desired, state, srs, options, lookup, gone, [])
+    common = dict(
+        stack_name=desired.stack_name,
+        mode=options.mode,
+        state_lineage=state.lineage if state is not None else None,
+        state_serial=state.serial if state is not None else None,
+        targets=options.targets,
+        replace_requests=options.replace,
+        parallelism=options.parallelism,
+        resource_drift=tuple(drift),
+    )
+    if options.mode == "refresh-only":
+        return Plan(changes=(), **common)  # type: ignore[arg-type]
+    if options.mode == "destroy":
+        changes, outs = _destroy(ctx)
+        return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)  # type: ignore[arg-type]
+    changes, outs = _normal(ctx)
+    if ctx.errors:
+        raise HotcError(
+            f"the plan cannot be made: {len(ctx.errors)} error(s)" if len(ctx.errors) > 1 else ctx.errors[0].message,
+            diagnostics=tuple(ctx.errors) if len(ctx.errors) > 1 else (),
+        )
+    return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)  # type: ignore[arg-type]
+
+
+def _state_order(srs: Mapping[str, ResourceState]) -> list[str]:
+    """State addresses in reverse dependency order (dependents first): a deletion order."""
+    g: nx.DiGraph = nx.DiGraph()
+    g.add_nodes_from(srs)
+    for addr, rs in srs.items():
+        g.add_edges_from((dep, addr) for dep in rs.dependencies if dep in srs and dep != addr)
+    try:
+        order = list(nx.topological_sort(g))
+    except nx.NetworkXUnfeasible:
+        order = sorted(srs)
+    return list(reversed(order))
+
+
+def _delete_change(rs: ResourceState, reason: str, detail: str, policy: str | None = None) -> ResourceChange:
+    policy = policy or rs.deletion_policy
+    retain = policy == "Retain"
+    return ResourceChange(
+        address=rs.address,
+        type=rs.type,
+        action=Action.FORGET if retain else Action.DELETE,
+        before=dict(rs.properties),
+        after=None,
+        action_reason=F_RETAIN if retain else reason,
+        reason_detail=("deletion_policy Retain: removed from the state, left in the cloud" if retain else detail),
+        depends_on=tuple(rs.dependencies),
+        sensitive_paths=tuple(rs.sensitive_paths),
+        previous_physical_id=rs.physical_id,
+        deletion_policy=policy,
+    )
+
+
+def _deposed_changes(rs: ResourceState) -> list[ResourceChange]:
+    out = []
+    for dep in rs.deposed:
+        assert isinstance(dep, DeposedInstance)
+        out.append(ResourceChange(
+            address=rs.address, type=rs.type, action=Action.DELETE, before=dict(dep.properties), after=None,
+            action_reason=D_DEPOSED, reason_detail=f"old instance {dep.physical_id} left by an earlier replace",
+            previous_physical_id=dep.physical_id, deposed=True, depends_on=tuple(rs.dependencies),
+        ))
+    return out
+
+
+def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
+    srs = ctx.srs
+    chosen = set(srs)
+    if ctx.options.targets:
+        chosen = _select(ctx.options.targets, list(srs))
+        if not chosen:
+            raise HotcError(f"--target {', '.join(ctx.options.targets)}: no resource in the state matches")
+        # destroying a resource destroys what depends on it
+        g: nx.DiGraph = nx.DiGraph()
+        for addr, rs in srs.items():
+            g.add_node(addr)
+            g.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
+        for a in list(chosen):
+            chosen |= nx.descendants(g, a)
+    changes: list[ResourceChange] = []
+    for addr in _state_order(srs):
+        if addr in chosen:
+            rs = srs[addr]
+            changes.extend(_deposed_changes(rs))
+            changes.append(_delete_change(rs, D_DESTROY, "destroy requested"))
+    outs = []
+    if ctx.state is not None and not ctx.options.targets:
+        for name, o in ctx.state.outputs.items():
+            outs.append(OutputChange(name, Action.DELETE, before=o.value, after=None, sensitive=o.sensitive))
+    return changes, outs
+
+
+def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
+    d = ctx.desired
+    srs = ctx.srs
+    opts = ctx.options
+    enabled = [a for a, r in d.resources.items() if r.condition_enabled]
+    graph: nx.DiGraph = d.graph  # type: ignore[attr-defined]
+    order = list(nx.topological_sort(graph))
+
+    selected: set[str] | None = None
+    if opts.targets:
+        selected = _select(opts.targets, enabled) | _select(opts.targets, list(srs))
+        if not selected:
+            raise HotcError(f"--target {', '.join(opts.targets)}: no resource matches (neither in the template nor in the state)")
+        for a in list(selected):
+            if a in graph:
+                selected |= nx.ancestors(graph, a)
+    for sel in opts.replace:
+        if not any(_matches(a, sel) for a in enabled):
+            raise HotcError(f"--replace {sel}: no resource with that address in the template")
+
+    actions: dict[str, Action] = {}
+    changed: dict[str, frozenset[str]] = {}
+    resolver = PlanResolver(srs, actions, changed)
+    memo: dict[Any, Any] = {}
+    changes: list[ResourceChange] = []
+    for addr in order:
+        if selected is not None and addr not in selected:
+            continue
+        rc = _decide(ctx, addr, resolver, memo)
+        actions[addr] = rc.action
+        changed[addr] = frozenset(p.split(".")[0].split("[")[0] for p in rc.changed_paths)
+        changes.append(rc)
+
+    # deletes: in the state, not (or no longer) desired
+    for addr in _state_order(srs):
+        rs = srs[addr]
+        if selected is not None and addr not in selected:
+            continue
+        dr = d.resources.get(addr)
+        if dr is not None and dr.condition_enabled:
+            continue  # kept (its deposed instances are handled below)
+        if dr is not None:
+            reason, detail, policy = D_CONDITION, "its condition is false", dr.deletion_policy
+        elif any(addr.startswith(g + "[") for g in _groups(d)):
+            reason, detail, policy = D_COUNT, "the group no longer has this member", None
+        else:
+            reason, detail, policy = D_NO_CONFIG, "not in the template any more", None
+        changes.extend(_deposed_changes(rs))
+        changes.append(_delete_change(rs, reason, detail, policy))
+    for addr, rs in srs.items():
+        dr = d.resources.get(addr)
+        if rs.deposed and dr is not None and dr.condition_enabled and (selected is None or addr in selected):
+            changes.extend(_deposed_changes(rs))
+
+    outs = _outputs(ctx, resolver, memo) if selected is None else []
+    return changes, outs
+
+
+def _groups(d: DesiredStack) -> set[str]:
+    return {r.group for r in d.resources.values() if r.group is not None}
+
+
+def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) -> ResourceChange:
+    d = ctx.desired
+    dr = d.resources[addr]
+    rtype = ctx.schemas(dr.type)
+    after = d.resolve_properties(addr, resolver, memo)
+    rs = ctx.srs.get(addr)
+    base = dict(address=addr, type=dr.type, depends_on=dr.depends_on, sensitive_paths=dr.sensitive_paths,
+                deletion_policy=dr.deletion_policy, index=dr.index)
+    if rs is None:
+        return ResourceChange(action=Action.CREATE, before=None, after=after, **base)  # type: ignore[arg-type]
+
+    before_raw = dict(rs.properties)
+    after_disp = settle_unknowns(after, before_raw, resolver.stable)
+    before_d = apply_defaults(rtype, before_raw)
+    after_d = settle_unknowns(apply_defaults(rtype, after), before_d, resolver.stable)
+    keys = changed_keys(rtype, before_d, after_d)
+    paths = tuple(detail_paths(rtype, before_d, after_d, keys)) if keys else ()
+    common = dict(before=before_raw, after=after_disp, changed_paths=paths,
+                  previous_physical_id=rs.physical_id, **base)
+
+    def replace_(reason: str, detail: str, rpaths: tuple[str, ...] = ()) -> ResourceChange:
+        return ResourceChange(action=Action.REPLACE, action_reason=reason, reason_detail=detail,
+                              replace_paths=rpaths, **common)  # type: ignore[arg-type]
+
+    if rs.type != dr.type:
+        return replace_(R_TYPE_CHANGED, f"type changed from {rs.type} to {dr.type}", ("type",))
+    if any(_matches(addr, sel) for sel in ctx.options.replace):
+        return replace_(R_BY_REQUEST, "replacement requested with --replace")
+    if addr in ctx.gone:
+        return replace_(R_GONE, "the object no longer exists in the cloud")
+    if rs.failed:
+        return replace_(R_FAILED, f"the resource is {rs.status}" + (f": {rs.status_reason}" if rs.status_reason else ""))
+    if rs.in_progress or rs.status in ("INIT_COMPLETE", "DELETE_COMPLETE"):
+        return replace_(R_INCOMPLETE, f"the resource was left {rs.status} by an interrupted run")
+    if rtype is not None and rtype.always_replace is not None:
+        why = rtype.always_replace(after_d)
+        if why:
+            return replace_(R_TYPE_RULE, why)
+
+    md_changed = False
+    if dr.has_metadata or rs.metadata:
+        md = d.resolve_metadata(addr, resolver, memo)
+        md = settle_unknowns(md, dict(rs.metadata), resolver.stable) if md is not None else {}
+        md_changed = not values_equal(dict(rs.metadata), md or {})
+    policy_changed = rs.deletion_policy != dr.deletion_policy
+    if not keys:
+        if md_changed or policy_changed:
+            what = [w for w, c in (("metadata", md_changed), ("deletion_policy", policy_changed)) if c]
+            return ResourceChange(action=Action.UPDATE, action_reason="update",
+                                  reason_detail=f"{' and '.join(what)} changed", **common)  # type: ignore[arg-type]
+        return ResourceChange(action=Action.NOOP, **common)  # type: ignore[arg-type]
+
+    props = rtype.properties if rtype is not None else {}
+    where = dr.pos
+    for path, message in _update_errors(rtype, dr.type, before_d, after_d, keys):
+        ctx.errors.append(error(f"{addr}: {message} ({path}: {_short(before_d.get(path.split('.')[0]))} -> "
+                                f"{_short(after_d.get(path.split('.')[0]))}); Heat refuses this update: restore the value, "
+                                f"or replace the resource with --replace {addr}", where))
+    if rtype is not None and rtype.never_updates:
+        return ResourceChange(action=Action.NOOP, reason_detail="this type is never updated (Heat ignores property changes)",
+                              **{**common, "changed_paths": ()})  # type: ignore[arg-type]
+
+    rule_hits: list[tuple[str, str]] = []
+    if rtype is not None:
+        for rule in rtype.replace_rules:
+            try:
+                rule_hits.extend(rule(before_d, after_d))
+            except Exception:  # a rule facing an Unknown it cannot compare: the property counts as changed
+                continue
+    if rule_hits:
+        rpaths = tuple(dict.fromkeys(p for p, _ in rule_hits))
+        detail = "; ".join(dict.fromkeys(r for _, r in rule_hits))
+        return replace_(R_TYPE_RULE, detail, rpaths)
+    if rtype is not None:
+        not_updatable = tuple(k for k in keys if k not in props or not props[k].update_allowed)
+        if not_updatable:
+            unknown_fed = [k for k in not_updatable if _has_unknown(after_d.get(k))]
+            detail = "cannot update " + ", ".join(not_updatable) + " in place"
+            if unknown_fed:
+                detail += " (" + ", ".join(unknown_fed) + ": known after apply, fed by a resource being created or replaced)"
+            return replace_(R_CANNOT_UPDATE, detail, not_updatable)
+    rebuild_hits: list[tuple[str, str]] = []
+    if rtype is not None:
+        for rule in rtype.rebuild_rules:
+            try:
+                rebuild_hits.extend(rule(before_d, after_d))
+            except Exception:
+                continue
+    rebuild = bool(rebuild_hits)
+    detail = "update in place: " + ", ".join(keys)
+    if rebuild:
+        detail = ("REBUILD in place, the root disk is wiped: "
+                  + "; ".join(dict.fromkeys(r for _, r in rebuild_hits)))
+    return ResourceChange(action=Action.UPDATE, rebuild=rebuild, action_reason=U_REBUILD if rebuild else "update",
+                          reason_detail=detail, **common)  # type: ignore[arg-type]
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _update_errors(rtype: ResourceType | None, type_name: str, before: Mapping[str, Any], after: Mapping[str, Any],
+                   keys: list[str]) -> list[tuple[str, str]]:
+    """Changes Heat refuses (immutable properties, type checks such as a volume shrink), limited to the
+    properties that really changed (masked hidden values and set-like lists already compared)."""
+    if rtype is None:
+        return []
+    try:
+        from hotc.providers.validation import update_errors
+    except ImportError:
+        update_errors = None
+    out: list[tuple[str, str]] = []
+    if update_errors is not None:
+        out = [(p, m) for p, m in update_errors(rtype, before, after) if p.split(".")[0].split("[")[0] in keys]
+    else:
+        out = [(k, f"property {k} is immutable") for k in keys if k in rtype.properties and rtype.properties[k].immutable]
+    if type_name == VOLUME and "size" in keys and not any(p == "size" for p, _ in out):
+        b, a = before.get("size"), after.get("size")
+        if isinstance(b, int | float) and isinstance(a, int | float) and a < b:
+            out.append(("size", f"volume size {b} -> {a}: a volume cannot shrink"))
+    return out
+
+
+def _has_unknown(v: Any) -> bool:
+    from hotc.values import contains_unknown
+
+    return contains_unknown(v)
+
+
+def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[OutputChange]:
+    d = ctx.desired
+    new = d.resolve_outputs(resolver, memo)
+    old = ctx.state.outputs if ctx.state is not None else {}
+    outs: list[OutputChange] = []
+    for name in d.outputs:
+        sensitive = name in d.sensitive_outputs
+        if name not in new:
+            if name in old:
+                outs.append(OutputChange(name, Action.DELETE, before=old[name].value, sensitive=sensitive))
+            continue
+        value = new[name]
+        if name not in old:
+            outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive))
+            continue
+        before = old[name].value
+        value = settle_unknowns(value, before, resolver.stable)
+        same = values_equal(before, value)
+        outs.append(OutputChange(name, Action.NOOP if same else Action.UPDATE, before=before, after=value,
+                                 sensitive=sensitive or old[name].sensitive))
+    for name, o in old.items():
+        if name not in d.outputs:
+            outs.append(OutputChange(name, Action.DELETE, before=o.value, sensitive=o.sensitive))
+    return outs

@@ -1,0 +1,325 @@
+"""Saved plans (``hotc plan -o FILE``): self-contained JSON, and the freshness check before applying one.
+
+File layout (``"hotc_saved_plan": 1``)::
+
+    {"hotc_saved_plan": 1,
+     "plan": {...every Plan field, Unknowns as {"__unknown__": [{"address", "attribute"}]}...},
+     "inputs": {"template": REL, "environments": [REL...], "sources": {REL: text},
+                "parameters": {K: V | {"hidden": true, "digest": "sha256:...", "salt": HEX}},
+                "parameter_files": {K: REL | {"hidden": true, ...}}, "project_id": ...}}
+
+Paths in ``inputs`` are relative to the common directory of every source, so the template digest does not
+depend on where the files sit. Hidden parameter values given with ``--parameter``/``--parameter-file`` are not
+stored: only a salted digest (their parameter-file text is dropped from ``sources`` too); they must be given
+again when the plan is applied, and must match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from hotc.errors import HotcError
+from hotc.parser.api import LoadedStack
+from hotc.planner.plan import PLAN_FORMAT_VERSION, Action, OutputChange, Plan, ResourceChange
+from hotc.state.document import StackState
+from hotc.values import Unknown, WaitsOn
+
+SAVED_PLAN_VERSION = 1
+
+
+# ------------------------------------------------------------------------------------------ digest / inputs
+
+
+def _common_root(paths: list[str]) -> str:
+    if not paths:
+        return ""
+    absolute = [os.path.abspath(p) for p in paths]
+    root = os.path.commonpath(absolute)
+    if len(absolute) == 1 or root in absolute:
+        root = os.path.dirname(root) if os.path.isfile(root) or root in absolute else root
+    return root
+
+
+def relative_sources(sources: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    root = _common_root(list(sources))
+    return root, {os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/"): t for p, t in sources.items()}
+
+
+def digest_sources(rel_sources: Mapping[str, str]) -> str:
+    h = hashlib.sha256()
+    for rel in sorted(rel_sources):
+        h.update(rel.encode())
+        h.update(b"\0")
+        h.update(rel_sources[rel].encode())
+        h.update(b"\0")
+    return "sha256:" + h.hexdigest()
+
+
+def template_digest(loaded: LoadedStack) -> str:
+    """sha256 over every file read (template, environments, get_file targets, nested templates), by path
+    relative to their common directory: the same files moved elsewhere give the same digest."""
+    _root, rel = relative_sources(loaded.sources)
+    return digest_sources(rel)
+
+
+def _salted(value: str, salt: str) -> str:
+    return "sha256:" + hashlib.sha256((salt + "\0" + value).encode()).hexdigest()
+
+
+def plan_inputs(
+    loaded: LoadedStack,
+    template_path: Path,
+    env_paths: list[Path],
+    cli_parameters: Mapping[str, str],
+    parameter_files: Mapping[str, Path],
+    *,
+    project_id: str | None = None,
+) -> dict[str, Any]:
+    """What a saved plan needs to reload the stack (see the module docstring)."""
+    sources = dict(loaded.sources)
+    for p in [template_path, *env_paths, *parameter_files.values()]:
+        ap = os.path.abspath(p)
+        if ap not in sources and str(p) not in sources:
+            try:
+                sources[ap] = Path(p).read_text(encoding="utf-8")
+            except OSError:
+                pass
+    hidden = set(loaded.hidden_parameters) | {n for n, p in loaded.template.parameters.items() if p.hidden}
+    root = _common_root(list(sources))
+
+    def rel(p: Path | str) -> str:
+        return os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/")
+
+    rel_sources = {rel(p): t for p, t in sources.items()}
+    params: dict[str, Any] = {}
+    for k, v in cli_parameters.items():
+        if k in hidden:
+            salt = secrets.token_hex(8)
+            params[k] = {"hidden": True, "digest": _salted(v, salt), "salt": salt}
+        else:
+            params[k] = v
+    pfiles: dict[str, Any] = {}
+    for k, p in parameter_files.items():
+        r = rel(p)
+        if k in hidden:
+            text = rel_sources.pop(r, None)
+            salt = secrets.token_hex(8)
+            pfiles[k] = {"hidden": True, "digest": _salted(text or "", salt), "salt": salt}
+        else:
+            pfiles[k] = r
+    return {
+        "template": rel(template_path),
+        "environments": [rel(e) for e in env_paths],
+        "sources": rel_sources,
+        "parameters": params,
+        "parameter_files": pfiles,
+        "project_id": project_id,
+    }
+
+
+# ------------------------------------------------------------------------------------------ (de)serialising
+
+
+def encode_value(v: Any) -> Any:
+    if isinstance(v, Unknown):
+        return {"__unknown__": [{"address": w.address, "attribute": None if w.attribute is None else list(w.attribute)}
+                                for w in sorted(v.waits_on, key=str)]}
+    if isinstance(v, Mapping):
+        return {str(k): encode_value(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [encode_value(x) for x in v]
+    return v
+
+
+def decode_value(v: Any) -> Any:
+    if isinstance(v, dict):
+        if set(v) == {"__unknown__"} and isinstance(v["__unknown__"], list):
+            return Unknown(frozenset(
+                WaitsOn(w["address"], None if w.get("attribute") is None else tuple(w["attribute"]))
+                for w in v["__unknown__"]
+            ))
+        return {k: decode_value(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [decode_value(x) for x in v]
+    return v
+
+
+def _change_to_data(c: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(c):
+        v = getattr(c, f.name)
+        if isinstance(v, Action):
+            v = v.value
+        out[f.name] = encode_value(v)
+    return out
+
+
+def plan_to_data(plan: Plan) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(plan):
+        v = getattr(plan, f.name)
+        if f.name in ("changes", "resource_drift"):
+            v = [_change_to_data(c) for c in v]
+        elif f.name == "output_changes":
+            v = [_change_to_data(o) for o in v]
+        else:
+            v = encode_value(v)
+        out[f.name] = v
+    return out
+
+
+_TUPLE_FIELDS = {"replace_paths", "changed_paths", "depends_on", "sensitive_paths", "targets", "replace_requests"}
+
+
+def _build(cls: Any, data: Mapping[str, Any]) -> Any:
+    kwargs: dict[str, Any] = {}
+    names = {f.name for f in fields(cls)}
+    for k, v in data.items():
+        if k not in names:
+            continue  # a newer minor version's field
+        if k == "action":
+            v = Action(v)
+        elif k in _TUPLE_FIELDS:
+            v = tuple(v or ())
+        else:
+            v = decode_value(v)
+        kwargs[k] = v
+    return cls(**kwargs)
+
+
+def plan_from_data(data: Mapping[str, Any]) -> Plan:
+    names = {f.name for f in fields(Plan)}
+    kw: dict[str, Any] = {}
+    for k, v in data.items():
+        if k not in names:
+            continue
+        if k in ("changes", "resource_drift"):
+            kw[k] = tuple(_build(ResourceChange, c) for c in v or [])
+        elif k == "output_changes":
+            kw[k] = tuple(_build(OutputChange, o) for o in v or [])
+        elif k in ("targets", "replace_requests"):
+            kw[k] = tuple(v or ())
+        else:
+            kw[k] = decode_value(v)
+    return Plan(**kw)
+
+
+def save_plan(plan: Plan, path: Path | str) -> None:
+    """Write the plan atomically (a temp file renamed over ``path``)."""
+    path = Path(path)
+    doc = {"hotc_saved_plan": SAVED_PLAN_VERSION, "plan": plan_to_data(plan)}
+    text = json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".hotc-plan-", dir=str(path.parent))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise HotcError(f"cannot write the plan to {path}: {exc.strerror or exc}") from exc
+
+
+def load_plan(path: Path | str) -> Plan:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HotcError(f"cannot read the plan file {path}: {exc.strerror or exc}") from exc
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise HotcError(f"{path}: not a hotc plan file (invalid JSON: {exc})") from exc
+    if not isinstance(doc, dict) or "hotc_saved_plan" not in doc or not isinstance(doc.get("plan"), dict):
+        raise HotcError(f"{path}: not a hotc plan file (make one with 'hotc plan -o FILE')")
+    if doc["hotc_saved_plan"] != SAVED_PLAN_VERSION:
+        raise HotcError(f"{path}: saved plan version {doc['hotc_saved_plan']} is not supported (this hotc reads {SAVED_PLAN_VERSION})")
+    fv = str(doc["plan"].get("format_version", ""))
+    if fv.split(".")[0] != PLAN_FORMAT_VERSION.split(".")[0]:
+        raise HotcError(f"{path}: plan format {fv} is not supported (this hotc reads {PLAN_FORMAT_VERSION})")
+    try:
+        return plan_from_data(doc["plan"])
+    except (TypeError, ValueError, KeyError) as exc:
+        raise HotcError(f"{path}: the plan file is damaged: {exc}") from exc
+
+
+# ------------------------------------------------------------------------------------------ reloading
+
+
+def hidden_inputs(plan: Plan) -> list[str]:
+    """Names of hidden parameters the saved plan needs again."""
+    inputs = plan.inputs or {}
+    out = [k for k, v in (inputs.get("parameters") or {}).items() if isinstance(v, dict) and v.get("hidden")]
+    out += [k for k, v in (inputs.get("parameter_files") or {}).items() if isinstance(v, dict) and v.get("hidden")]
+    return sorted(out)
+
+
+def loaded_stack_from_plan(plan: Plan, parameters: Mapping[str, str] | None = None) -> LoadedStack:
+    """Materialise the plan's sources in a temporary directory and load the stack from them.
+    ``parameters``: values of hidden parameters (checked against the stored digests)."""
+    from hotc.parser.api import load_stack
+
+    inputs = plan.inputs or {}
+    if not inputs.get("sources") or not inputs.get("template"):
+        raise HotcError("this plan holds no template (it was not saved with 'hotc plan -o FILE')")
+    given = dict(parameters or {})
+    cli: dict[str, str] = {}
+    for k, v in (inputs.get("parameters") or {}).items():
+        if isinstance(v, dict) and v.get("hidden"):
+            if k not in given:
+                raise HotcError(f"the saved plan does not store the hidden parameter {k!r}: give it again with --parameter {k}=VALUE")
+            if _salted(given[k], v["salt"]) != v["digest"]:
+                raise HotcError(f"hidden parameter {k!r}: the value given differs from the one the plan was made with")
+            cli[k] = given[k]
+        else:
+            cli[k] = str(v)
+    with tempfile.TemporaryDirectory(prefix="hotc-plan-") as tmp:
+        root = Path(tmp) / "src"
+        for rel, text in inputs["sources"].items():
+            target = (root / rel).resolve()
+            if not str(target).startswith(str(root.resolve())):
+                raise HotcError(f"the plan file is damaged: source path {rel!r} leaves its directory")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        pfiles: dict[str, Path] = {}
+        for k, v in (inputs.get("parameter_files") or {}).items():
+            if isinstance(v, dict) and v.get("hidden"):
+                if k not in given:
+                    raise HotcError(f"the saved plan does not store the hidden parameter {k!r}: give it again with --parameter {k}=VALUE")
+                if _salted(given[k], v["salt"]) != v["digest"]:
+                    raise HotcError(f"hidden parameter {k!r}: the value given differs from the one the plan was made with")
+                cli[k] = given[k]
+            else:
+                pfiles[k] = root / v
+        loaded, diags = load_stack(root / inputs["template"], [root / e for e in inputs.get("environments", [])], cli, pfiles,
+                                   require_values=True)
+        errors = [d for d in diags if d.severity.value == "error"]
+        if loaded is None or errors:
+            raise HotcError("the plan's template no longer loads", diagnostics=tuple(errors))
+        return loaded
+
+
+def check_plan_fresh(plan: Plan, state: StackState | None, current_template_digest: str | None) -> None:
+    """Refuse a stale plan, naming what moved: the state's lineage or serial, or the template digest."""
+    moved: list[str] = []
+    if plan.state_lineage is None:
+        if state is not None and (state.serial > 0 or state.resources):
+            moved.append(f"the stack's state was created after the plan was made (now lineage {state.lineage}, serial {state.serial})")
+    elif state is None:
+        moved.append(f"the state the plan was made against (lineage {plan.state_lineage}) no longer exists")
+    else:
+        if state.lineage != plan.state_lineage:
+            moved.append(f"state lineage changed: plan {plan.state_lineage}, now {state.lineage} (a different stack's state)")
+        elif state.serial != plan.state_serial:
+            moved.append(f"state serial moved: plan made at serial {plan.state_serial}, state is now at {state.serial}")
+    if plan.template_digest is not None and current_template_digest is not None and plan.template_digest != current_template_digest:
+        moved.append(f"template digest changed: plan {plan.template_digest[:19]}…, now {current_template_digest[:19]}…")
+    if moved:
+        raise HotcError("the saved plan is stale: " + "; ".join(moved) + ". Make a new plan with 'hotc plan'.")

@@ -1,0 +1,157 @@
+"""Shared presentation helpers for the plan renderers: ordering, masking, paths, value formatting."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from hotc.planner.plan import Action, Plan, ResourceChange
+from hotc.values import Unknown
+
+SENSITIVE = "(sensitive)"
+KNOWN_AFTER_APPLY = "(known after apply)"
+MASK_KEY = "__sensitive__"
+
+_STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
+
+
+def split_path(path: str) -> list[str | int]:
+    """``rules[1].port_range_min`` -> ["rules", 1, "port_range_min"]."""
+    out: list[str | int] = []
+    for name, idx in _STEP.findall(path):
+        out.append(int(idx) if idx else name)
+    return out
+
+
+def get_path(value: Any, steps: Iterable[str | int]) -> Any:
+    for s in steps:
+        if isinstance(value, dict):
+            value = value.get(str(s))
+        elif isinstance(value, list) and isinstance(s, int) and 0 <= s < len(value):
+            value = value[s]
+        else:
+            return None
+    return value
+
+
+def mask(props: Any, sensitive_paths: Iterable[str]) -> Any:
+    """Properties with every sensitive top-level key (``*``: all) and every masked state value hidden."""
+    paths = set(sensitive_paths)
+    if props is None:
+        return None
+    if "*" in paths and isinstance(props, dict):
+        return {k: SENSITIVE for k in props}
+    if isinstance(props, dict):
+        return {k: (SENSITIVE if k in paths else _mask_markers(v)) for k, v in props.items()}
+    return _mask_markers(props)
+
+
+def _mask_markers(v: Any) -> Any:
+    if isinstance(v, dict):
+        if MASK_KEY in v:
+            return SENSITIVE
+        return {k: _mask_markers(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_mask_markers(x) for x in v]
+    return v
+
+
+def is_sensitive_path(path: str, sensitive_paths: Iterable[str]) -> bool:
+    sp = set(sensitive_paths)
+    head = split_path(path)[0] if path else ""
+    return "*" in sp or str(head) in sp
+
+
+def fmt(value: Any, limit: int = 200) -> str:
+    """One-line rendering of a value: Unknown -> (known after apply)."""
+    if isinstance(value, Unknown):
+        return KNOWN_AFTER_APPLY
+    if value == SENSITIVE:
+        return SENSITIVE
+    text = json.dumps(_plain(value), ensure_ascii=False, sort_keys=True, default=str)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, Unknown):
+        return KNOWN_AFTER_APPLY
+    if isinstance(v, dict):
+        if MASK_KEY in v:
+            return SENSITIVE
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def sort_key(c: ResourceChange) -> int:
+    """Destructive first: delete/forget, replace, rebuild, update, create, no-op."""
+    if c.action in (Action.DELETE, Action.FORGET):
+        return 0
+    if c.action is Action.REPLACE:
+        return 1
+    if c.action is Action.UPDATE and c.rebuild:
+        return 2
+    if c.action is Action.UPDATE:
+        return 3
+    if c.action is Action.CREATE:
+        return 4
+    return 5
+
+
+def ordered(plan: Plan) -> list[ResourceChange]:
+    return sorted((c for c in plan.changes if c.action is not Action.NOOP), key=sort_key)
+
+
+def is_destructive(c: ResourceChange) -> bool:
+    return c.action in (Action.DELETE, Action.REPLACE) or (c.action is Action.UPDATE and c.rebuild)
+
+
+def label(c: ResourceChange) -> str:
+    if c.action is Action.UPDATE and c.rebuild:
+        return "rebuild"
+    return c.action.value
+
+
+def summary_counts(plan: Plan) -> dict[str, int]:
+    counts = plan.summary()
+    counts["rebuild"] = sum(1 for c in plan.changes if c.action is Action.UPDATE and c.rebuild)
+    return counts
+
+
+def summary_line(plan: Plan) -> str:
+    s = summary_counts(plan)
+    parts = [f"{s['create']} to create", f"{s['update']} to update"]
+    if s["rebuild"]:
+        parts[-1] += f" ({s['rebuild']} rebuild{'s' if s['rebuild'] != 1 else ''})"
+    parts += [f"{s['replace']} to replace", f"{s['delete']} to delete"]
+    if s["forget"]:
+        parts.append(f"{s['forget']} to forget")
+    parts.append(f"{s['no-op']} unchanged")
+    return ", ".join(parts)
+
+
+def reason_text(c: ResourceChange) -> str:
+    if c.reason_detail:
+        return c.reason_detail
+    return c.action_reason.replace("_", " ")
+
+
+def changed_lines(c: ResourceChange) -> list[tuple[str, str, str, bool]]:
+    """(path, old, new, forces_replacement) for each changed path of an update/replace."""
+    before = c.before or {}
+    after = c.after or {}
+    forced = set(c.replace_paths)
+    out = []
+    for path in c.changed_paths:
+        steps = split_path(path)
+        sens = is_sensitive_path(path, c.sensitive_paths)
+        old = SENSITIVE if sens else fmt(get_path(before, steps))
+        new_v = get_path(after, steps)
+        new = SENSITIVE if sens and not isinstance(new_v, Unknown) else fmt(new_v)
+        out.append((path, old, new, str(steps[0]) in forced if steps else False))
+    return out

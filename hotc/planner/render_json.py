@@ -1,0 +1,144 @@
+"""``hotc plan --format json`` / ``hotc show PLANFILE --format json``: a stable, versioned document modelled on
+Terraform's ``show -json`` (validated by ``hotc/planner/plan.schema.json``).
+
+Top level: ``format_version`` ("1.0": a minor bump adds fields, a major bump breaks), ``stack_name``, ``mode``,
+``prior_state`` ({lineage, serial} or null), ``template_digest``, ``options`` (targets, replace, parallelism),
+``summary`` (counts per action, plus ``rebuild`` and ``has_changes``), ``resource_changes``, ``resource_drift``,
+``output_changes``.
+
+Each resource change: ``address``, ``type``, ``name``, ``index``, ``deposed``, ``actions`` (``["no-op"]``,
+``["create"]``, ``["update"]``, ``["create","delete"]`` for a replace in Heat's order, ``["delete"]``,
+``["forget"]``), ``rebuild``, ``before``, ``after``, ``after_unknown`` (the shape of ``after`` with ``true`` at
+values known only after apply, which are ``null`` in ``after``), ``before_sensitive``/``after_sensitive``
+(``true`` at hidden values, which appear as ``"(sensitive)"``), ``replace_paths`` (paths as lists of steps),
+``changed_paths`` (same form), ``action_reason``, ``reason_detail``, ``depends_on``, ``previous_physical_id``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
+from hotc.planner.present import SENSITIVE, mask, split_path, summary_counts
+from hotc.values import Unknown
+
+
+def _known(v: Any) -> Any:
+    """``after`` with Unknowns as null."""
+    if isinstance(v, Unknown):
+        return None
+    if isinstance(v, dict):
+        return {k: _known(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_known(x) for x in v]
+    return v
+
+
+def _has(m: Any) -> bool:
+    if m is True:
+        return True
+    if isinstance(m, dict):
+        return any(_has(x) for x in m.values())
+    if isinstance(m, list):
+        return any(_has(x) for x in m)
+    return False
+
+
+def unknown_mask(v: Any) -> Any:
+    """Terraform's after_unknown: true at unknown leaves; maps keep only keys holding unknowns; a list holding
+    unknowns keeps its length (false where known), else is empty."""
+    if isinstance(v, Unknown):
+        return True
+    if isinstance(v, dict):
+        return {k: m for k, x in v.items() if _has(m := unknown_mask(x))}
+    if isinstance(v, list):
+        ms = [unknown_mask(x) for x in v]
+        return [m if _has(m) else False for m in ms] if any(_has(m) for m in ms) else []
+    return False
+
+
+def _sensitive_mask(props: Any, paths: tuple[str, ...]) -> Any:
+    if not isinstance(props, dict):
+        return {} if props is None else False
+    if "*" in paths:
+        return {k: True for k in props}
+    out: dict[str, Any] = {k: True for k in paths if k in props}
+    for k, v in props.items():
+        if isinstance(v, dict) and "__sensitive__" in v:
+            out[k] = True
+    return out
+
+
+def _masked_after(c: ResourceChange) -> Any:
+    if c.after is None:
+        return None
+    masked = mask(c.after, c.sensitive_paths)
+    # keep Unknowns visible as unknown even when sensitive (the value itself is not revealed)
+    if isinstance(masked, dict):
+        for k, v in c.after.items():
+            if isinstance(v, Unknown):
+                masked[k] = v
+    return masked
+
+
+def change_json(c: ResourceChange) -> dict[str, Any]:
+    after = _masked_after(c)
+    return {
+        "address": c.address,
+        "type": c.type,
+        "index": c.index,
+        "deposed": c.deposed,
+        "actions": c.action.json_actions,
+        "rebuild": c.rebuild,
+        "before": mask(c.before, c.sensitive_paths),
+        "after": _known(after),
+        "after_unknown": unknown_mask(after) if after is not None else {},
+        "before_sensitive": _sensitive_mask(c.before, c.sensitive_paths),
+        "after_sensitive": _sensitive_mask(c.after, c.sensitive_paths),
+        "replace_paths": [split_path(p) for p in c.replace_paths],
+        "changed_paths": [split_path(p) for p in c.changed_paths],
+        "action_reason": c.action_reason or None,
+        "reason_detail": c.reason_detail or None,
+        "depends_on": list(c.depends_on),
+        "previous_physical_id": c.previous_physical_id,
+        "deletion_policy": c.deletion_policy,
+    }
+
+
+def _output_json(o: OutputChange) -> dict[str, Any]:
+    def show(v: Any) -> Any:
+        if o.sensitive and v is not None and not isinstance(v, Unknown):
+            return SENSITIVE
+        return _known(mask(v, ()))
+
+    return {
+        "actions": o.action.json_actions,
+        "before": show(o.before),
+        "after": show(o.after),
+        "after_unknown": unknown_mask(o.after) if o.after is not None else False,
+        "sensitive": o.sensitive,
+    }
+
+
+def plan_json(plan: Plan) -> dict[str, Any]:
+    counts = summary_counts(plan)
+    return {
+        "format_version": plan.format_version,
+        "stack_name": plan.stack_name,
+        "mode": plan.mode,
+        "prior_state": None if plan.state_lineage is None else {"lineage": plan.state_lineage, "serial": plan.state_serial},
+        "template_digest": plan.template_digest,
+        "options": {"targets": list(plan.targets), "replace": list(plan.replace_requests), "parallelism": plan.parallelism},
+        "summary": {**counts, "has_changes": plan.has_changes},
+        "resource_changes": [change_json(c) for c in plan.changes],
+        "resource_drift": [change_json(c) for c in plan.resource_drift],
+        "output_changes": {o.name: _output_json(o) for o in plan.output_changes},
+    }
+
+
+def render_json(plan: Plan) -> str:
+    return json.dumps(plan_json(plan), indent=2, sort_keys=False, ensure_ascii=False, default=str) + "\n"
+
+
+__all__ = ["Action", "change_json", "plan_json", "render_json", "unknown_mask"]

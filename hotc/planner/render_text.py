@@ -1,0 +1,109 @@
+"""Human-readable plan: the summary first, destructive actions listed before everything else, then
+per-resource diffs (old -> new, reasons, "known after apply", "(sensitive)")."""
+
+from __future__ import annotations
+
+from hotc.planner.plan import Action, Plan, ResourceChange
+from hotc.planner.present import (
+    SENSITIVE,
+    changed_lines,
+    fmt,
+    is_destructive,
+    label,
+    mask,
+    ordered,
+    reason_text,
+    summary_line,
+)
+
+SYMBOL = {"create": "+", "update": "~", "rebuild": "~!", "replace": "-/+", "delete": "-", "forget": "x"}
+VERB = {
+    "create": "will be created",
+    "update": "will be updated in place",
+    "rebuild": "will be REBUILT in place (root disk wiped)",
+    "replace": "must be replaced (new one created first, then the old one deleted)",
+    "delete": "will be deleted",
+    "forget": "will be forgotten (removed from the state, left in the cloud)",
+}
+_ANSI = {"create": "32", "update": "33", "rebuild": "1;31", "replace": "1;35", "delete": "31", "forget": "36"}
+
+
+def _c(text: str, kind: str, color: bool) -> str:
+    return f"\x1b[{_ANSI[kind]}m{text}\x1b[0m" if color else text
+
+
+def _resource_block(c: ResourceChange, color: bool) -> list[str]:
+    kind = label(c)
+    head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {VERB[kind]}"
+    lines = [_c(head, kind, color)]
+    if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
+        lines.append(f"    reason: {reason_text(c)}")
+    if c.previous_physical_id and c.action in (Action.REPLACE, Action.DELETE, Action.FORGET):
+        lines.append(f"    physical id: {c.previous_physical_id}")
+    if c.action is Action.CREATE:
+        after = mask(c.after, c.sensitive_paths) or {}
+        for k in sorted(after):
+            lines.append(f"    + {k}: {fmt(after[k]) if after[k] != SENSITIVE else SENSITIVE}")
+    elif c.action in (Action.UPDATE, Action.REPLACE):
+        for path, old, new, forces in changed_lines(c):
+            tail = "   # forces replacement" if forces and c.action is Action.REPLACE else ""
+            lines.append(f"    ~ {path}: {old} -> {new}{tail}")
+        for p in c.replace_paths:
+            if p not in {cp.split(".")[0].split("[")[0] for cp in c.changed_paths} and p != "type":
+                lines.append(f"    ! {p} forces replacement")
+    return lines
+
+
+def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> str:
+    out: list[str] = []
+    mode = "" if plan.mode == "normal" else f" ({plan.mode})"
+    out.append(f"Plan for stack {plan.stack_name!r}{mode}: {summary_line(plan)}.")
+    changes = ordered(plan)
+    destructive = [c for c in changes if is_destructive(c) or c.action is Action.FORGET]
+    if destructive:
+        out.append("")
+        out.append("Destructive actions:")
+        for c in destructive:
+            kind = label(c)
+            out.append(_c(f"  {SYMBOL[kind]:>3} {kind:<8} {c.address}" + (" (deposed)" if c.deposed else "")
+                          + f" ({c.type}): {reason_text(c)}", kind, color))
+    if plan.resource_drift:
+        out.append("")
+        out.append("Changed outside hotc (found by refresh):")
+        for c in plan.resource_drift:
+            what = "gone" if c.action is Action.DELETE else "changed: " + ", ".join(c.changed_paths)
+            out.append(f"  ~ {c.address} ({c.type}) {what}")
+    if changes:
+        out.append("")
+        out.append("Resource changes:")
+        for c in changes:
+            out.append("")
+            out.extend("  " + line for line in _resource_block(c, color))
+    if show_noop:
+        noop = [c for c in plan.changes if c.action is Action.NOOP]
+        if noop:
+            out.append("")
+            out.append("Unchanged: " + ", ".join(c.address for c in noop))
+    outs = [o for o in plan.output_changes if o.action is not Action.NOOP]
+    if outs:
+        out.append("")
+        out.append("Outputs:")
+        for o in outs:
+            before = SENSITIVE if o.sensitive else fmt(o.before)
+            after = SENSITIVE if (o.sensitive and not _unknown(o.after)) else fmt(o.after)
+            if o.action is Action.CREATE:
+                out.append(f"  + {o.name}: {after}")
+            elif o.action is Action.DELETE:
+                out.append(f"  - {o.name}: {before}")
+            else:
+                out.append(f"  ~ {o.name}: {before} -> {after}")
+    if not plan.has_changes and not plan.resource_drift:
+        out.append("")
+        out.append("No changes. The stack matches the template.")
+    return "\n".join(out) + "\n"
+
+
+def _unknown(v: object) -> bool:
+    from hotc.values import Unknown
+
+    return isinstance(v, Unknown)

@@ -1,0 +1,45 @@
+"""Which driver handles a resource type: the in-process Heat-native drivers, then the OpenStack drivers
+(``hotc.providers.openstack.*`` modules, each exposing ``DRIVERS``), imported only when first needed so that
+a stack of native types never loads openstacksdk."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping
+from functools import lru_cache
+
+from hotc.errors import HotcError
+from hotc.providers.base import Driver
+from hotc.providers.native import DRIVERS as NATIVE
+
+
+@lru_cache(maxsize=1)
+def openstack_drivers() -> Mapping[str, Driver]:
+    """Every ``DRIVERS`` of the modules of ``hotc.providers.openstack`` (empty when it is not there)."""
+    try:
+        pkg = importlib.import_module("hotc.providers.openstack")
+    except ModuleNotFoundError as exc:
+        if exc.name in ("hotc.providers.openstack",):
+            return {}
+        raise HotcError(f"the OpenStack provider could not be loaded: {exc}") from exc
+    found: dict[str, Driver] = dict(getattr(pkg, "DRIVERS", {}) or {})
+    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+        try:
+            mod = importlib.import_module(info.name)
+        except ImportError as exc:
+            raise HotcError(f"the OpenStack provider module {info.name} could not be loaded: {exc}") from exc
+        found.update(getattr(mod, "DRIVERS", {}) or {})
+    return found
+
+
+def driver_for(type_name: str) -> Driver | None:
+    """The driver of ``type_name``, or None when hotc has none."""
+    d = NATIVE.get(type_name)
+    if d is not None:
+        return d
+    return openstack_drivers().get(type_name)
+
+
+def known_types() -> frozenset[str]:
+    return frozenset(NATIVE) | frozenset(openstack_drivers())

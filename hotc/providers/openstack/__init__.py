@@ -1,0 +1,1 @@
+"""The OpenStack provider: drivers on openstacksdk, one module per service, each exposing ``DRIVERS``."""

@@ -1,0 +1,301 @@
+"""Cinder drivers: Volume and VolumeAttachment.
+
+Volumes carry the hotc stamp in their metadata. A VolumeAttachment's physical id is ``<server id>:<volume id>``;
+deleting it detaches the volume through Nova and waits until Cinder says the volume is ``available`` again, so a
+server or volume deleted next never races the detach. Deleting a volume that is still attached (by something
+outside the stack) detaches it first in the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.openstack.common import (
+    NotFound,
+    ProviderError,
+    call,
+    create_once,
+    get_or_none,
+    has_stamp,
+    ignore_missing,
+    lookup,
+    merge_metadata,
+    outcome,
+    physical_name,
+    props_get,
+    user_metadata,
+    wait_for,
+    wait_gone,
+    wait_status,
+)
+
+VOLUME_FAILURES = ("error", "error_extending", "error_restoring", "error_managing")
+
+
+def find_volume(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(ctx, "volume", value, conn.block_storage.get_volume,
+                  lambda v: conn.block_storage.volumes(name=v))
+
+
+def find_volume_type(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(ctx, "volume type", value, conn.block_storage.get_type,
+                  lambda v: [t for t in conn.block_storage.types() if t.name == v])
+
+
+def _wait_volume(ctx: ActionContext, conn: Any, vid: str, what: str, targets: tuple[str, ...] = ("available",)) -> Any:
+    return wait_status(ctx, f"{what} {vid}", lambda: conn.block_storage.get_volume(vid), targets, VOLUME_FAILURES)
+
+
+def detach_everywhere(ctx: ActionContext, conn: Any, volume: Any) -> None:
+    """Detach a volume from every server it is attached to and wait until it is available."""
+    for att in volume.attachments or []:
+        server_id = att.get("server_id")
+        if server_id:
+            ignore_missing(ctx, f"detach volume {volume.id} from server {server_id}",
+                           conn.compute.delete_volume_attachment, server_id, volume.id)
+    wait_for(ctx, f"detach volume {volume.id}", lambda: get_or_none(ctx, "read volume", conn.block_storage.get_volume,
+                                                                      volume.id),
+             lambda v: v is None or (str(v.status) in ("available", "error") and not v.attachments),
+             lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None)
+
+
+class VolumeDriver:
+    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
+        conn = ctx.cloud()
+        name = physical_name(ctx, props.get("name"))
+        metadata = merge_metadata(ctx, props.get("metadata"))
+        if props.get("backup_id"):
+            return self._restore(ctx, conn, name, metadata, props)
+        body: dict[str, Any] = {"name": name, "metadata": metadata}
+        for prop, field in (("size", "size"), ("description", "description"),
+                            ("availability_zone", "availability_zone"), ("snapshot_id", "snapshot_id"),
+                            ("scheduler_hints", "scheduler_hints"), ("multiattach", "multiattach")):
+            if props.get(prop) not in (None, "", {}):
+                body[field] = props[prop]
+        if props.get("source_volid"):
+            body["source_volume_id"] = find_volume(ctx, conn, props["source_volid"]).id
+        image = props_get(props, "image", "imageRef")
+        if image:
+            from hotc.providers.openstack.nova import find_image
+
+            body["image_id"] = find_image(ctx, conn, image).id
+        if props.get("volume_type"):
+            body["volume_type"] = find_volume_type(ctx, conn, props["volume_type"]).name
+        if "size" not in body and not (body.get("snapshot_id") or body.get("source_volume_id") or image):
+            raise ProviderError("volume: size is required unless the volume is made from an image, snapshot, "
+                                "source volume or backup")
+        vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body),
+                          lambda: self._find(ctx, conn))
+        ctx.record_physical_id(vol.id)
+        vol = _wait_volume(ctx, conn, vol.id, "create volume")
+        if props.get("read_only"):
+            call(ctx, f"set volume {vol.id} read-only", conn.block_storage.set_volume_readonly, vol.id, True)
+        return self._outcome(conn.block_storage.get_volume(vol.id))
+
+    def _restore(self, ctx: ActionContext, conn: Any, name: str, metadata: dict[str, str],
+                 props: Mapping[str, Any]) -> Outcome:
+        restored = call(ctx, f"restore backup {props['backup_id']}", conn.block_storage.restore_backup,
+                        props["backup_id"], name=name)
+        vid = getattr(restored, "volume_id", None) or restored.id
+        ctx.record_physical_id(vid)
+        _wait_volume(ctx, conn, vid, "restore volume")
+        call(ctx, f"set metadata of volume {vid}", lambda: conn.block_storage.set_volume_metadata(vid, **metadata))
+        if props.get("description"):
+            call(ctx, f"update volume {vid}", conn.block_storage.update_volume, vid, description=props["description"])
+        return self._outcome(conn.block_storage.get_volume(vid))
+
+    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        conn = ctx.cloud()
+        vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
+        return None if vol is None else self._outcome(vol)
+
+    @staticmethod
+    def _outcome(vol: Any) -> Outcome:
+        md = user_metadata(vol.metadata)
+        attachments = [dict(a) for a in vol.attachments or []]
+        attrs = {
+            "availability_zone": vol.availability_zone,
+            "size": vol.size,
+            "snapshot_id": vol.snapshot_id,
+            "display_name": vol.name,
+            "display_description": vol.description,
+            "volume_type": vol.volume_type,
+            "metadata": json.dumps(md),
+            "metadata_values": md,
+            "source_volid": vol.source_volume_id,
+            "status": vol.status,
+            "created_at": vol.created_at,
+            "bootable": vol.is_bootable,
+            "encrypted": vol.is_encrypted,
+            "attachments": json.dumps(attachments),
+            "attachments_list": attachments,
+            "multiattach": vol.is_multiattach,
+        }
+        return outcome(vol, attrs)
+
+    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
+               changed: frozenset[str]) -> Outcome:
+        conn = ctx.cloud()
+        vid = physical_id
+        vol = call(ctx, f"read volume {vid}", conn.block_storage.get_volume, vid)
+        body: dict[str, Any] = {}
+        if "name" in changed:
+            body["name"] = physical_name(ctx, new.get("name"))
+        if "description" in changed:
+            body["description"] = new.get("description") or ""
+        if body:
+            call(ctx, f"update volume {vid}", lambda: conn.block_storage.update_volume(vid, **body))
+        if "metadata" in changed:
+            want = merge_metadata(ctx, new.get("metadata"))
+            gone = [k for k in (vol.metadata or {}) if k not in want]
+            if gone:
+                call(ctx, f"delete metadata of volume {vid}", conn.block_storage.delete_volume_metadata, vid, gone)
+            call(ctx, f"set metadata of volume {vid}", lambda: conn.block_storage.set_volume_metadata(vid, **want))
+        if "backup_id" in changed and new.get("backup_id"):
+            raise ProviderError("volume: restoring a backup onto an existing volume (backup_id change) is not "
+                                "supported by hotc; replace the volume instead")
+        if "size" in changed and new.get("size") is not None:
+            size = int(new["size"])
+            if size < int(vol.size):
+                raise ProviderError(f"volume {vid}: shrinking a volume is not supported ({vol.size} GB -> {size} GB)")
+            if size > int(vol.size):
+                settle = "in-use" if str(vol.status) == "in-use" else "available"
+                call(ctx, f"extend volume {vid} to {size} GB", conn.block_storage.extend_volume, vid, size)
+                wait_for(ctx, f"extend volume {vid}", lambda: conn.block_storage.get_volume(vid),
+                         lambda v: v is not None and int(v.size) == size and str(v.status) == settle,
+                         lambda v: f"went to {v.status}" if str(v.status).startswith("error") else None)
+        if "volume_type" in changed and new.get("volume_type"):
+            vtype = find_volume_type(ctx, conn, new["volume_type"])
+            call(ctx, f"retype volume {vid}", conn.block_storage.retype_volume, vid, vtype.id, "never")
+            wait_for(ctx, f"retype volume {vid}", lambda: conn.block_storage.get_volume(vid),
+                     lambda v: v is not None and v.volume_type == vtype.name and str(v.status) in ("available",
+                                                                                                 "in-use"),
+                     lambda v: f"went to {v.status}" if str(v.status).startswith("error") else None)
+        if "read_only" in changed and new.get("read_only") is not None:
+            call(ctx, f"set read-only flag of volume {vid}", conn.block_storage.set_volume_readonly, vid,
+                 bool(new["read_only"]))
+        return self._outcome(call(ctx, f"read volume {vid}", conn.block_storage.get_volume, vid))
+
+    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        conn = ctx.cloud()
+        vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
+        if vol is None:
+            return
+        if vol.attachments:
+            ctx.log(f"volume {physical_id} is still attached; detaching it before deletion")
+            detach_everywhere(ctx, conn, vol)
+        elif str(vol.status) in ("creating", "extending", "attaching", "detaching", "downloading", "retyping"):
+            _wait_volume(ctx, conn, physical_id, "wait for volume", ("available", "in-use", "error"))
+        if str(vol.status) != "deleting":
+            ignore_missing(ctx, f"delete volume {physical_id}", conn.block_storage.delete_volume, physical_id)
+        wait_gone(ctx, f"delete volume {physical_id}", lambda: conn.block_storage.get_volume(physical_id),
+                  failures=("error_deleting",))
+
+    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
+        found = self._find(ctx, ctx.cloud())
+        return None if found is None else str(found.id)
+
+    def _find(self, ctx: ActionContext, conn: Any) -> Any:
+        for v in call(ctx, "list volumes", lambda: list(conn.block_storage.volumes(details=True))):
+            if has_stamp(ctx, metadata=v.metadata or {}) and str(v.status) not in ("deleting", "error_deleting"):
+                return v
+        return None
+
+
+class VolumeAttachmentDriver:
+    """Physical id ``<server id>:<volume id>``."""
+
+    @staticmethod
+    def _ids(physical_id: str) -> tuple[str, str]:
+        server_id, _, volume_id = physical_id.partition(":")
+        if not volume_id:
+            raise ProviderError(f"volume attachment id {physical_id!r} is not of the form SERVER:VOLUME")
+        return server_id, volume_id
+
+    def _attach(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
+        server_id = str(props["instance_uuid"])
+        volume_id = find_volume(ctx, conn, props["volume_id"]).id
+        pid = f"{server_id}:{volume_id}"
+        ctx.record_physical_id(pid)
+        _wait_volume(ctx, conn, volume_id, "wait for volume", ("available", "in-use"))
+        if get_or_none(ctx, "read attachment", conn.compute.get_volume_attachment, server_id, volume_id) is None:
+            kwargs: dict[str, Any] = {"volume_id": volume_id}
+            if props.get("mountpoint"):
+                kwargs["device"] = props["mountpoint"]
+            call(ctx, f"attach volume {volume_id} to server {server_id}",
+                 lambda: conn.compute.create_volume_attachment(server_id, **kwargs))
+        wait_for(ctx, f"attach volume {volume_id} to server {server_id}",
+                 lambda: conn.block_storage.get_volume(volume_id),
+                 lambda v: v is not None and str(v.status) == "in-use"
+                 and any(a.get("server_id") == server_id for a in v.attachments or []),
+                 lambda v: f"went to {v.status}" if str(v.status).startswith("error")
+                 or str(v.status) == "available" and not _attaching(conn, server_id, volume_id) else None)
+        return pid
+
+    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
+        conn = ctx.cloud()
+        pid = self._attach(ctx, conn, props)
+        out = self.read(ctx, pid, props)
+        if out is None:
+            raise ProviderError(f"volume attachment {pid} vanished right after it was made")
+        return out
+
+    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        conn = ctx.cloud()
+        server_id, volume_id = self._ids(physical_id)
+        att = get_or_none(ctx, f"read volume attachment {physical_id}", conn.compute.get_volume_attachment,
+                          server_id, volume_id)
+        return None if att is None else outcome(att, {}, physical_id=physical_id)
+
+    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
+               changed: frozenset[str]) -> Outcome:
+        """As Heat: detach from the old server/volume, then attach as the new properties say."""
+        conn = ctx.cloud()
+        self._detach(ctx, conn, physical_id)
+        pid = self._attach(ctx, conn, new)
+        out = self.read(ctx, pid, new)
+        if out is None:
+            raise ProviderError(f"volume attachment {pid} vanished right after it was made")
+        return out
+
+    def _detach(self, ctx: ActionContext, conn: Any, physical_id: str) -> None:
+        server_id, volume_id = self._ids(physical_id)
+        try:
+            call(ctx, f"detach volume {volume_id} from server {server_id}", conn.compute.delete_volume_attachment,
+                 server_id, volume_id, ignore_missing=False)
+        except NotFound:
+            pass
+        wait_for(ctx, f"detach volume {volume_id} from server {server_id}",
+                 lambda: get_or_none(ctx, "read volume", conn.block_storage.get_volume, volume_id),
+                 lambda v: v is None or not any(a.get("server_id") == server_id for a in v.attachments or [])
+                 and str(v.status) in ("available", "in-use", "error"),
+                 lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None)
+
+    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        self._detach(ctx, ctx.cloud(), physical_id)
+
+    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
+        conn = ctx.cloud()
+        try:
+            volume_id = find_volume(ctx, conn, props["volume_id"]).id
+        except (ProviderError, KeyError):
+            return None
+        pid = f"{props.get('instance_uuid')}:{volume_id}"
+        return pid if self.read(ctx, pid, props) is not None else None
+
+
+def _attaching(conn: Any, server_id: str, volume_id: str) -> bool:
+    """Nova still holds the attachment (so an ``available`` volume is about to become ``in-use``)."""
+    try:
+        return conn.compute.get_volume_attachment(server_id, volume_id) is not None
+    except Exception:
+        return False
+
+
+DRIVERS: dict[str, Driver] = {
+    "OS::Cinder::Volume": VolumeDriver(),
+    "OS::Cinder::VolumeAttachment": VolumeAttachmentDriver(),
+}

@@ -1,0 +1,412 @@
+"""Shared machinery of the OpenStack drivers: calls with retries, waits, look-ups, stamping, errors.
+
+Every cloud call of a driver goes through :func:`call`, which retries on the errors a cloud throws when it is
+busy (409 Conflict, 5xx, 429 rate limits, dropped connections) with exponential backoff, and turns what is left
+into a :class:`ProviderError` carrying the cloud's own message. Waits poll with a deadline taken from the
+action's timeout. Name-or-id look-ups accept what Heat accepts (a name or an id) and say clearly when the name
+matches nothing or several things.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from hotc.errors import HotcError
+from hotc.providers.base import ActionContext, Outcome
+
+T = TypeVar("T")
+
+TAG_LINEAGE = "hotc-lineage"
+TAG_ADDRESS = "hotc-address"
+
+# Waits poll at this interval, growing to POLL_MAX.
+POLL_START = 0.5
+POLL_MAX = 3.0
+# Retries of transient errors.
+RETRY_ATTEMPTS = 6
+RETRY_BASE = 0.5
+RETRY_CAP = 8.0
+
+
+class ProviderError(HotcError):
+    """A cloud call failed. ``status_code`` is the HTTP status when the cloud answered."""
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class NotFound(ProviderError):
+    """The cloud says the thing does not exist (404), or a name look-up found nothing."""
+
+
+# --------------------------------------------------------------------------------------------- errors
+
+
+def status_of(exc: BaseException) -> int | None:
+    code = getattr(exc, "status_code", None)
+    if isinstance(code, int):
+        return code
+    resp = getattr(exc, "response", None)
+    code = getattr(resp, "status_code", None)
+    return code if isinstance(code, int) else None
+
+
+def cloud_message(exc: BaseException) -> str:
+    """The most useful text of an openstacksdk error: the cloud's own message when there is one."""
+    details = getattr(exc, "details", None)
+    text = str(details) if details else ""
+    if not text:
+        text = str(getattr(exc, "message", "") or exc)
+    code = status_of(exc)
+    return f"{text} (HTTP {code})" if code and str(code) not in text else text
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Errors worth retrying: conflicts, rate limits, server errors, connection problems."""
+    code = status_of(exc)
+    if code is not None:
+        return code in (409, 429) or code >= 500
+    name = type(exc).__name__
+    return name in ("ConnectionError", "ConnectTimeout", "ReadTimeout", "Timeout", "ConnectFailure")
+
+
+def translate(exc: BaseException, what: str) -> ProviderError:
+    if isinstance(exc, ProviderError):
+        return exc
+    code = status_of(exc)
+    cls = NotFound if code == 404 or type(exc).__name__ in ("NotFoundException", "ResourceNotFound") else ProviderError
+    return cls(f"{what}: {cloud_message(exc)}", status_code=code)
+
+
+def call(
+    ctx: ActionContext | None,
+    what: str,
+    fn: Callable[..., T],
+    *args: Any,
+    attempts: int = RETRY_ATTEMPTS,
+    retry_if: Callable[[BaseException], bool] = is_transient,
+    sleep: Callable[[float], None] = time.sleep,
+    **kwargs: Any,
+) -> T:
+    """``fn(*args, **kwargs)``, retried with backoff on transient errors; errors become ProviderError.
+
+    Use it only for calls that are safe to repeat (reads, updates to a target value, deletes); creates go through
+    :func:`create_once`, which re-reads before re-issuing.
+    """
+    delay = RETRY_BASE
+    for attempt in range(1, attempts + 1):
+        try:
+            return fn(*args, **kwargs)
+        except HotcError:
+            raise
+        except Exception as exc:
+            if attempt < attempts and retry_if(exc):
+                if ctx is not None:
+                    ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {delay:.1f}s")
+                sleep(delay * (0.75 + random.random() / 2))
+                delay = min(delay * 2, RETRY_CAP)
+                continue
+            raise translate(exc, what) from exc
+    raise AssertionError("unreachable")
+
+
+def create_once(
+    ctx: ActionContext,
+    what: str,
+    create: Callable[[], T],
+    find_existing: Callable[[], T | None],
+    *,
+    attempts: int = RETRY_ATTEMPTS,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """Create, retrying transient errors; before each retry, look for what the failed attempt may have made
+    (by the lineage/address stamp) and return that instead of making a second one."""
+    delay = RETRY_BASE
+    for attempt in range(1, attempts + 1):
+        try:
+            return create()
+        except HotcError:
+            raise
+        except Exception as exc:
+            if attempt < attempts and is_transient(exc):
+                ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {delay:.1f}s")
+                sleep(delay * (0.75 + random.random() / 2))
+                delay = min(delay * 2, RETRY_CAP)
+                try:
+                    found = find_existing()
+                except Exception:
+                    found = None
+                if found is not None:
+                    ctx.log(f"{what}: found the resource the failed attempt made; using it")
+                    return found
+                continue
+            raise translate(exc, what) from exc
+    raise AssertionError("unreachable")
+
+
+def ignore_missing(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Like :func:`call`, but a 404 is success (returns None): deleting what is gone is done."""
+    try:
+        return call(ctx, what, fn, *args, **kwargs)
+    except NotFound:
+        return None
+
+
+# --------------------------------------------------------------------------------------------- waits
+
+
+def wait_for(
+    ctx: ActionContext,
+    what: str,
+    get: Callable[[], Any],
+    ready: Callable[[Any], bool],
+    failed: Callable[[Any], str | None] = lambda _r: None,
+    *,
+    timeout: float | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> Any:
+    """Poll ``get()`` until ``ready(obj)``; ``failed(obj)`` returns a reason to stop with an error.
+    ``get`` returning None means the thing vanished (an error unless ``ready(None)``)."""
+    limit = timeout if timeout is not None else (ctx.timeout or 600.0)
+    deadline = clock() + limit
+    interval = POLL_START
+    last: Any = None
+    while True:
+        obj = call(ctx, what, get)
+        last = obj
+        if ready(obj):
+            return obj
+        if obj is None:
+            raise NotFound(f"{what}: the resource disappeared while waiting")
+        reason = failed(obj)
+        if reason:
+            raise ProviderError(f"{what}: {reason}")
+        if clock() >= deadline:
+            raise ProviderError(f"{what}: timed out after {limit:.0f}s (last status: {describe_status(last)})")
+        sleep(interval)
+        interval = min(interval * 1.5, POLL_MAX)
+
+
+def describe_status(obj: Any) -> str:
+    if obj is None:
+        return "gone"
+    for attr in ("provisioning_status", "status"):
+        val = getattr(obj, attr, None)
+        if val:
+            return str(val)
+    return "?"
+
+
+def wait_status(
+    ctx: ActionContext,
+    what: str,
+    get: Callable[[], Any],
+    target: str | Iterable[str],
+    failures: Iterable[str] = ("ERROR",),
+    *,
+    attr: str = "status",
+    timeout: float | None = None,
+    fault: Callable[[Any], str] = lambda _o: "",
+) -> Any:
+    targets = {target.upper()} if isinstance(target, str) else {t.upper() for t in target}
+    fails = {f.upper() for f in failures}
+
+    def status(o: Any) -> str:
+        return str(getattr(o, attr, "") or "").upper()
+
+    def failed(o: Any) -> str | None:
+        if status(o) in fails:
+            extra = fault(o)
+            return f"went to {status(o)}" + (f": {extra}" if extra else "")
+        return None
+
+    return wait_for(ctx, what, get, lambda o: o is not None and status(o) in targets, failed, timeout=timeout)
+
+
+def wait_gone(ctx: ActionContext, what: str, get: Callable[[], Any], *, failures: Iterable[str] = (),
+              attr: str = "status", timeout: float | None = None) -> None:
+    """Wait until ``get()`` returns None (or raises NotFound)."""
+    fails = {f.upper() for f in failures}
+
+    def safe_get() -> Any:
+        try:
+            return get()
+        except NotFound:
+            return None
+        except Exception as exc:
+            if status_of(exc) == 404 or type(exc).__name__ in ("NotFoundException", "ResourceNotFound"):
+                return None
+            raise
+
+    def failed(o: Any) -> str | None:
+        st = str(getattr(o, attr, "") or "").upper()
+        return f"deletion failed: status {st}" if st in fails else None
+
+    wait_for(ctx, what, safe_get, lambda o: o is None, failed, timeout=timeout)
+
+
+# --------------------------------------------------------------------------------------------- stamping
+
+
+def stamp(ctx: ActionContext) -> dict[str, str]:
+    """The lineage/address stamp as a metadata map."""
+    out = {TAG_LINEAGE: ctx.lineage, TAG_ADDRESS: ctx.address}
+    out.update({k: v for k, v in ctx.tags.items() if isinstance(v, str)})
+    return out
+
+
+def stamp_tags(ctx: ActionContext) -> list[str]:
+    """The stamp as a list of ``key=value`` tags (Neutron, Octavia, Glance)."""
+    return [f"{k}={v}" for k, v in sorted(stamp(ctx).items())]
+
+
+def merge_tags(ctx: ActionContext, user: Iterable[str] | None) -> list[str]:
+    tags = [str(t) for t in (user or [])]
+    for t in stamp_tags(ctx):
+        if t not in tags:
+            tags.append(t)
+    return tags
+
+
+def user_tags(tags: Iterable[str] | None) -> list[str]:
+    """Tags without hotc's own stamp."""
+    return [t for t in (tags or []) if not (t.startswith(TAG_LINEAGE + "=") or t.startswith(TAG_ADDRESS + "="))]
+
+
+def merge_metadata(ctx: ActionContext, user: Mapping[str, Any] | None) -> dict[str, str]:
+    md = {str(k): v if isinstance(v, str) else str(v) for k, v in (user or {}).items()}
+    md.update(stamp(ctx))
+    return md
+
+
+def user_metadata(md: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (md or {}).items() if k not in (TAG_LINEAGE, TAG_ADDRESS)}
+
+
+def has_stamp(ctx: ActionContext, tags: Iterable[str] | None = None, metadata: Mapping[str, Any] | None = None) -> bool:
+    want = stamp(ctx)
+    if tags is not None:
+        have = set(tags)
+        return all(f"{k}={v}" in have for k, v in want.items() if k in (TAG_LINEAGE, TAG_ADDRESS))
+    if metadata is not None:
+        return all(metadata.get(k) == v for k, v in want.items() if k in (TAG_LINEAGE, TAG_ADDRESS))
+    return False
+
+
+_NAME_BAD = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def physical_name(ctx: ActionContext, given: Any = None, limit: int = 255) -> str:
+    """The name to give a cloud resource: the template's, or Heat-style ``<stack>-<address>-<random>``."""
+    if given not in (None, ""):
+        return str(given)
+    short = uuid.uuid4().hex[:12]
+    base = _NAME_BAD.sub("-", f"{ctx.stack_name}-{ctx.address}").strip("-")
+    name = f"{base}-{short}"
+    if len(name) > limit:
+        keep = limit - len(short) - 4
+        name = f"{base[:2]}-{base[-keep:]}-{short}"
+    return name
+
+
+# --------------------------------------------------------------------------------------------- values
+
+
+def plain(value: Any) -> Any:
+    """A JSON-serialisable copy of a value from openstacksdk (resources, munches, tuples)."""
+    if hasattr(value, "to_dict") and callable(value.to_dict):
+        try:
+            value = value.to_dict(original_names=True)
+        except TypeError:
+            value = value.to_dict()
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items() if k != "location"}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    return str(value)
+
+
+def show(resource: Any) -> dict[str, Any]:
+    """The API representation of a resource (server-side attribute names), for the ``show`` attribute."""
+    out = plain(resource)
+    return out if isinstance(out, dict) else {}
+
+
+def outcome(resource: Any, attributes: Mapping[str, Any], physical_id: str | None = None) -> Outcome:
+    attrs = dict(attributes)
+    attrs["show"] = show(resource)
+    return Outcome(physical_id or resource.id, attrs)
+
+
+def changed_subset(changed: Iterable[str], new: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+    """``{key: new[key]}`` for the keys in KEYS that changed."""
+    ch = set(changed)
+    return {k: new.get(k) for k in keys if k in ch}
+
+
+def props_get(props: Mapping[str, Any], *names: str) -> Any:
+    """The first of several (Heat name, hidden legacy alias) properties that has a value."""
+    for n in names:
+        v = props.get(n)
+        if v is not None and v != "":
+            return v
+    return None
+
+
+# --------------------------------------------------------------------------------------------- look-ups
+
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+
+
+def looks_like_id(value: str) -> bool:
+    return bool(_UUID.match(value))
+
+
+def lookup(
+    ctx: ActionContext | None,
+    kind: str,
+    name_or_id: Any,
+    get: Callable[[str], Any],
+    by_name: Callable[[str], Iterable[Any]],
+) -> Any:
+    """Find one resource by id or by name, as Heat does: an id first, then an exact name that must be unique."""
+    if name_or_id is None or name_or_id == "":
+        raise ProviderError(f"no {kind} given")
+    value = str(name_or_id)
+    try:
+        found = call(ctx, f"look up {kind} {value!r}", get, value)
+        if found is not None:
+            return found
+    except NotFound:
+        pass
+    except ProviderError as exc:
+        if exc.status_code not in (400, 404):
+            raise
+    matches = [m for m in call(ctx, f"look up {kind} {value!r}", lambda: list(by_name(value))) if m.name == value]
+    if not matches:
+        raise NotFound(f"{kind} {value!r} not found (neither an id nor the name of one)")
+    if len(matches) > 1:
+        ids = ", ".join(sorted(m.id for m in matches))
+        raise ProviderError(f"{kind} name {value!r} is ambiguous: {len(matches)} match ({ids}); use an id")
+    return matches[0]
+
+
+def get_or_none(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(...)`` or None when the cloud says 404."""
+    try:
+        return call(ctx, what, fn, *args, **kwargs)
+    except NotFound:
+        return None

@@ -1,0 +1,670 @@
+"""Nova drivers: Server, KeyPair, Flavor.
+
+Servers carry the hotc stamp in their metadata (``hotc-lineage``, ``hotc-address``); ports hotc makes for a
+server (a ``networks`` entry that names a ``subnet``, which Nova cannot take) carry it as Neutron tags plus the tag
+``hotc-internal-port`` and are deleted with the server or when their entry leaves ``networks``. Flavors carry the
+stamp as extra specs in the ``hotc:`` namespace. Key pairs have nowhere to carry it.
+
+``user_data_format`` HEAT_CFNTOOLS and SOFTWARE_CONFIG are not wrapped in Heat's multipart cloud-init envelope:
+hotc passes ``user_data`` to Nova as is (RAW) and logs that it did.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.openstack.common import (
+    TAG_ADDRESS,
+    TAG_LINEAGE,
+    NotFound,
+    ProviderError,
+    call,
+    create_once,
+    get_or_none,
+    has_stamp,
+    ignore_missing,
+    lookup,
+    merge_metadata,
+    merge_tags,
+    outcome,
+    physical_name,
+    plain,
+    props_get,
+    stamp,
+    user_metadata,
+    wait_for,
+    wait_gone,
+    wait_status,
+)
+from hotc.providers.openstack.neutron import find_network, find_port, find_subnet, security_group_ids
+
+INTERNAL_PORT_TAG = "hotc-internal-port"
+
+# --------------------------------------------------------------------------------------------- look-ups
+
+
+def find_flavor(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(ctx, "flavor", value, conn.compute.get_flavor,
+                  lambda v: [f for f in conn.compute.flavors(is_public=None) if f.name == v])
+
+
+def find_image(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(ctx, "image", value, conn.image.get_image, lambda v: conn.image.images(name=v))
+
+
+def find_keypair(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(ctx, "key pair", value, conn.compute.get_keypair, lambda v: [])
+
+
+# --------------------------------------------------------------------------------------------- Server
+
+
+def _fault(server: Any) -> str:
+    fault = getattr(server, "fault", None) or {}
+    return str(fault.get("message") or "") if isinstance(fault, Mapping) else str(fault)
+
+
+def _clean(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if v is not None and v != ""}
+
+
+def block_device_mapping_v2(ctx: ActionContext, conn: Any, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Heat's block_device_mapping_v2 items as Nova's (same defaults as Heat: a volume, snapshot or image source
+    boots at index 0 onto a kept volume; swap and ephemeral are local blanks at index -1)."""
+    out = []
+    for m in items:
+        bdm: dict[str, Any]
+        if m.get("volume_id"):
+            bdm = {"uuid": m["volume_id"], "source_type": "volume", "destination_type": "volume", "boot_index": 0,
+                   "delete_on_termination": False}
+        elif m.get("snapshot_id"):
+            bdm = {"uuid": m["snapshot_id"], "source_type": "snapshot", "destination_type": "volume",
+                   "boot_index": 0, "delete_on_termination": False}
+        elif m.get("image"):
+            bdm = {"uuid": find_image(ctx, conn, m["image"]).id, "source_type": "image",
+                   "destination_type": "volume", "boot_index": 0, "delete_on_termination": False}
+        elif m.get("swap_size"):
+            bdm = {"source_type": "blank", "destination_type": "local", "boot_index": -1,
+                   "delete_on_termination": True, "guest_format": "swap", "volume_size": m["swap_size"]}
+        elif m.get("ephemeral_size"):
+            bdm = {"source_type": "blank", "destination_type": "local", "boot_index": -1,
+                   "delete_on_termination": True, "volume_size": m["ephemeral_size"]}
+            if m.get("ephemeral_format"):
+                bdm["guest_format"] = m["ephemeral_format"]
+        else:
+            raise ProviderError("block_device_mapping_v2: each item needs one of volume_id, snapshot_id, image, "
+                                "swap_size or ephemeral_size")
+        for key in ("device_name", "device_type", "disk_bus", "boot_index", "volume_size",
+                    "delete_on_termination", "volume_type"):
+            if m.get(key) is not None:
+                bdm[key] = m[key]
+        out.append(bdm)
+    return out
+
+
+class ServerDriver:
+    what = "server"
+
+    # -- networks
+    def _nics(
+        self, ctx: ActionContext, conn: Any, name: str, items: list[Mapping[str, Any]] | None,
+        sg_ids: list[str] | None,
+    ) -> list[dict[str, Any]] | str | None:
+        if items is None:
+            return None
+        nics: list[dict[str, Any]] = []
+        for i, item in enumerate(items):
+            nic = self._nic(ctx, conn, name, i, item, sg_ids)
+            if isinstance(nic, str):  # allocate_network none|auto
+                if len(items) > 1:
+                    raise ProviderError("networks: allocate_network must be the only entry")
+                return nic
+            nics.append(nic)
+        return nics
+
+    def _nic(
+        self, ctx: ActionContext, conn: Any, name: str, index: int, item: Mapping[str, Any],
+        sg_ids: list[str] | None,
+    ) -> dict[str, Any] | str:
+        if item.get("allocate_network"):
+            return str(item["allocate_network"])
+        nic: dict[str, Any] = {}
+        if item.get("tag"):
+            nic["tag"] = item["tag"]
+        if item.get("port"):
+            nic["port"] = find_port(ctx, conn, item["port"]).id
+            return nic
+        subnet = item.get("subnet")
+        if subnet or item.get("port_extra_properties"):
+            nic["port"] = self._internal_port(ctx, conn, name, index, item, sg_ids)
+            return nic
+        net = props_get(item, "network", "uuid")
+        if not net:
+            raise ProviderError("networks: each entry needs a network, port or subnet")
+        nic["uuid"] = find_network(ctx, conn, net).id
+        if item.get("fixed_ip"):
+            nic["fixed_ip"] = item["fixed_ip"]
+        return nic
+
+    def _internal_port(
+        self, ctx: ActionContext, conn: Any, name: str, index: int, item: Mapping[str, Any],
+        sg_ids: list[str] | None,
+    ) -> str:
+        body: dict[str, Any] = dict(item.get("port_extra_properties") or {})
+        if item.get("subnet"):
+            subnet = find_subnet(ctx, conn, item["subnet"])
+            body["network_id"] = subnet.network_id
+            fixed: dict[str, Any] = {"subnet_id": subnet.id}
+            if item.get("fixed_ip"):
+                fixed["ip_address"] = item["fixed_ip"]
+            body["fixed_ips"] = [fixed]
+        else:
+            body["network_id"] = find_network(ctx, conn, item.get("network")).id
+            if item.get("fixed_ip"):
+                body["fixed_ips"] = [{"ip_address": item["fixed_ip"]}]
+        if sg_ids is not None:
+            body["security_groups"] = sg_ids
+        body["name"] = f"{name}-port-{index}"
+        port = call(ctx, f"create port for server {name}", lambda: conn.network.create_port(**body))
+        call(ctx, f"tag port {port.id}", conn.network.set_tags, port, merge_tags(ctx, [INTERNAL_PORT_TAG]))
+        return str(port.id)
+
+    def _internal_ports(self, ctx: ActionContext, conn: Any) -> list[Any]:
+        tags = merge_tags(ctx, [INTERNAL_PORT_TAG])
+        return call(ctx, "list internal ports", lambda: list(conn.network.ports(tags=tags)))
+
+    # -- create
+    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
+        conn = ctx.cloud()
+        name = physical_name(ctx, props.get("name"), limit=63)
+        body: dict[str, Any] = {"name": name}
+        body["flavor_id"] = find_flavor(ctx, conn, props.get("flavor")).id
+        if props.get("image"):
+            body["image_id"] = find_image(ctx, conn, props["image"]).id
+        bdm = props.get("block_device_mapping_v2") or []
+        if props.get("block_device_mapping"):
+            bdm = list(bdm) + [
+                {"device_name": m.get("device_name"), "volume_id": m.get("volume_id"),
+                 "snapshot_id": m.get("snapshot_id"), "volume_size": m.get("volume_size"),
+                 "delete_on_termination": m.get("delete_on_termination"), "boot_index": None if i else 0}
+                for i, m in enumerate(props["block_device_mapping"])
+            ]
+        if bdm:
+            body["block_device_mapping"] = block_device_mapping_v2(ctx, conn, bdm)
+            if not props.get("image"):
+                body["image_id"] = ""
+        if not props.get("image") and not bdm:
+            raise ProviderError("server: neither image nor a bootable block_device_mapping(_v2) given")
+        groups = props.get("security_groups") or []
+        sg_ids = security_group_ids(ctx, conn, groups) if groups else None
+        nics = self._nics(ctx, conn, name, props.get("networks"), sg_ids)
+        if nics is not None:
+            body["networks"] = nics
+        if groups:
+            body["security_groups"] = [{"name": g} for g in (sg_ids or [])]
+        for prop, field in (("key_name", "key_name"), ("availability_zone", "availability_zone"),
+                            ("config_drive", "config_drive"), ("admin_pass", "admin_password"),
+                            ("diskConfig", "disk_config"), ("scheduler_hints", "scheduler_hints")):
+            if props.get(prop) not in (None, "", {}):
+                body[field] = props[prop]
+        if props.get("tags"):
+            body["tags"] = list(props["tags"])
+        body["metadata"] = merge_metadata(ctx, props.get("metadata"))
+        user_data = props.get("user_data") or ""
+        if user_data:
+            fmt = props.get("user_data_format") or "HEAT_CFNTOOLS"
+            if fmt != "RAW":
+                ctx.log(f"server: user_data_format {fmt} is passed to Nova as RAW user data (hotc does not wrap "
+                        "it in Heat's cloud-init multipart envelope)")
+            body["user_data"] = base64.b64encode(str(user_data).encode()).decode()
+        if props.get("personality"):
+            ctx.log("server: personality (deprecated) is not applied")
+
+        server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body),
+                             lambda: self._find(ctx, conn))
+        ctx.record_physical_id(server.id)
+        server = self._wait_active(ctx, conn, server.id, "create server")
+        self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
+        return self._outcome(ctx, conn, server)
+
+    def _wait_active(self, ctx: ActionContext, conn: Any, sid: str, what: str,
+                     targets: Iterable[str] = ("ACTIVE",)) -> Any:
+        return wait_status(ctx, f"{what} {sid}", lambda: conn.compute.get_server(sid), list(targets),
+                           ("ERROR", "DELETED", "SOFT_DELETED"), fault=_fault)
+
+    def _associate_floating_ips(self, ctx: ActionContext, conn: Any, sid: str,
+                                items: Iterable[Mapping[str, Any]]) -> None:
+        ifaces = None
+        for item in items:
+            if not item.get("floating_ip"):
+                continue
+            if ifaces is None:
+                ifaces = call(ctx, f"list interfaces of server {sid}", lambda: list(conn.compute.server_interfaces(sid)))
+            port_id = self._match_interface(ctx, conn, item, ifaces, set())
+            if port_id:
+                call(ctx, f"associate floating IP {item['floating_ip']}", conn.network.update_ip, item["floating_ip"],
+                     port_id=port_id)
+
+    # -- read
+    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        conn = ctx.cloud()
+        server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        if server is None or str(server.status).upper() in ("DELETED", "SOFT_DELETED"):
+            return None
+        return self._outcome(ctx, conn, server)
+
+    def _outcome(self, ctx: ActionContext, conn: Any, server: Any) -> Outcome:
+        raw = server.to_dict(original_names=True)
+        ifaces = get_or_none(ctx, f"list interfaces of server {server.id}",
+                             lambda: list(conn.compute.server_interfaces(server.id))) or []
+        port_of_mac = {i.mac_addr: i.port_id for i in ifaces}
+        addresses: dict[str, list[dict[str, Any]]] = {}
+        networks: dict[str, list[str]] = {}
+        net_ids: dict[str, str] = {}
+        for i in ifaces:
+            net_ids.setdefault(i.net_id, i.net_id)
+        for net_name, entries in (server.addresses or {}).items():
+            lst = []
+            for e in entries:
+                e2 = dict(e)
+                mac = e.get("OS-EXT-IPS-MAC:mac_addr")
+                if mac in port_of_mac:
+                    e2["port"] = port_of_mac[mac]
+                lst.append(e2)
+                networks.setdefault(net_name, []).append(e.get("addr"))
+            addresses[net_name] = lst
+        # Heat also keys `networks` by network id
+        for i in ifaces:
+            for ip in i.fixed_ips or []:
+                networks.setdefault(i.net_id, [])
+                if ip.get("ip_address") not in networks[i.net_id]:
+                    networks[i.net_id].append(ip.get("ip_address"))
+        first = ""
+        for entries in (server.addresses or {}).values():
+            if entries:
+                first = entries[0].get("addr", "")
+                break
+        attrs = {
+            "name": server.name,
+            "addresses": addresses,
+            "networks": networks,
+            "first_address": first,
+            "instance_name": raw.get("OS-EXT-SRV-ATTR:instance_name"),
+            "accessIPv4": server.access_ipv4 or "",
+            "accessIPv6": server.access_ipv6 or "",
+            "tags": list(server.tags or []),
+            "console_urls": None,
+            "os_collect_config": None,
+        }
+        return outcome(server, attrs)
+
+    # -- update
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
+        conn = ctx.cloud()
+        sid = physical_id
+        server = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
+        if "name" in changed:
+            call(ctx, f"rename server {sid}", conn.compute.update_server, sid,
+                 name=physical_name(ctx, new.get("name"), limit=63))
+        if "metadata" in changed:
+            want = merge_metadata(ctx, new.get("metadata"))
+            have = dict(server.metadata or {})
+            gone = [k for k in have if k not in want]
+            if gone:
+                call(ctx, f"delete metadata of server {sid}", conn.compute.delete_server_metadata, sid, gone)
+            call(ctx, f"set metadata of server {sid}", lambda: conn.compute.set_server_metadata(sid, **want))
+        if "tags" in changed:
+            call(ctx, f"set tags of server {sid}", server.set_tags, conn.compute, list(new.get("tags") or []))
+        if "admin_pass" in changed and new.get("admin_pass"):
+            call(ctx, f"change password of server {sid}", conn.compute.change_server_password, sid, new["admin_pass"])
+        if "flavor" in changed:
+            self._resize(ctx, conn, sid, new)
+        rebuild_user_data = "user_data" in changed and new.get("user_data_update_policy") == "REBUILD"
+        if "image" in changed or rebuild_user_data:
+            self._rebuild(ctx, conn, sid, new, with_user_data=rebuild_user_data)
+        if "networks" in changed:
+            self._update_networks(ctx, conn, sid, old.get("networks") or [], new.get("networks") or [], new)
+        server = self._wait_active(ctx, conn, sid, "update server")
+        return self._outcome(ctx, conn, server)
+
+    def _resize(self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any]) -> None:
+        flavor = find_flavor(ctx, conn, new.get("flavor"))
+        call(ctx, f"resize server {sid}", conn.compute.resize_server, sid, flavor.id)
+
+        def refused(s: Any) -> str | None:
+            status = str(s.status).upper()
+            if status == "ERROR":
+                return f"went to ERROR: {_fault(s)}"
+            if status == "ACTIVE" and not getattr(s, "task_state", None) and _resize_failed(conn, sid):
+                return f"the resize was refused by Nova{': ' + _fault(s) if _fault(s) else ''} (see its server actions)"
+            return None
+
+        server = wait_for(ctx, f"resize server {sid} to flavor {flavor.name}", lambda: conn.compute.get_server(sid),
+                          lambda s: s is not None and str(s.status).upper() == "VERIFY_RESIZE", refused)
+        call(ctx, f"confirm resize of server {sid}", conn.compute.confirm_server_resize, server)
+        self._wait_active(ctx, conn, sid, "confirm resize of server")
+
+    def _rebuild(self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any], *, with_user_data: bool) -> None:
+        image = find_image(ctx, conn, new.get("image"))
+        kwargs: dict[str, Any] = {}
+        if new.get("image_update_policy") == "REBUILD_PRESERVE_EPHEMERAL":
+            kwargs["preserve_ephemeral"] = True
+        if with_user_data:
+            kwargs["user_data"] = base64.b64encode(str(new.get("user_data") or "").encode()).decode()
+        if new.get("admin_pass"):
+            kwargs["admin_password"] = new["admin_pass"]
+        ctx.log(f"server: rebuilding {sid} from image {image.id} (the root disk is replaced)")
+        call(ctx, f"rebuild server {sid}", lambda: conn.compute.rebuild_server(sid, image.id, **kwargs))
+        wait_for(ctx, f"rebuild server {sid}", lambda: conn.compute.get_server(sid),
+                 lambda s: s is not None and str(s.status).upper() == "ACTIVE"
+                 and getattr(s, "task_state", None) in (None, "") and (s.image or {}).get("id") == image.id,
+                 lambda s: f"went to ERROR: {_fault(s)}" if str(s.status).upper() == "ERROR" else None)
+
+    def _match_interface(self, ctx: ActionContext, conn: Any, item: Mapping[str, Any], ifaces: list[Any],
+                         taken: set[str]) -> str | None:
+        """The port of the server's interface that a networks entry stands for."""
+        if item.get("port"):
+            pid = find_port(ctx, conn, item["port"]).id
+            return pid if any(i.port_id == pid for i in ifaces) else None
+        net_id = subnet_id = None
+        if item.get("subnet"):
+            sub = find_subnet(ctx, conn, item["subnet"])
+            subnet_id, net_id = sub.id, sub.network_id
+        elif props_get(item, "network", "uuid"):
+            net_id = find_network(ctx, conn, props_get(item, "network", "uuid")).id
+        for i in ifaces:
+            if i.port_id in taken or (net_id and i.net_id != net_id):
+                continue
+            ips = i.fixed_ips or []
+            if subnet_id and not any(ip.get("subnet_id") == subnet_id for ip in ips):
+                continue
+            if item.get("fixed_ip") and not any(ip.get("ip_address") == item["fixed_ip"] for ip in ips):
+                continue
+            return str(i.port_id)
+        return None
+
+    def _update_networks(self, ctx: ActionContext, conn: Any, sid: str, old: list[Mapping[str, Any]],
+                         new: list[Mapping[str, Any]], props: Mapping[str, Any]) -> None:
+        """Detach the interfaces of entries that left, attach those of entries that came (as Heat does)."""
+        olds = [_clean(i) for i in old]
+        news = [_clean(i) for i in new]
+        removed = list(olds)
+        added = []
+        for item in news:
+            if item in removed:
+                removed.remove(item)
+            else:
+                added.append(item)
+        ifaces = call(ctx, f"list interfaces of server {sid}", lambda: list(conn.compute.server_interfaces(sid)))
+        kept = [i for i in olds if i not in removed]
+        taken: set[str] = set()
+        for item in kept:
+            pid = self._match_interface(ctx, conn, item, ifaces, taken)
+            if pid:
+                taken.add(pid)
+        internal = {p.id for p in self._internal_ports(ctx, conn)}
+        for item in removed:
+            pid = self._match_interface(ctx, conn, item, ifaces, taken)
+            if pid is None:
+                ctx.log(f"server: no interface found for removed networks entry {item}; nothing to detach")
+                continue
+            taken.add(pid)
+            call(ctx, f"detach port {pid} from server {sid}", conn.compute.delete_server_interface, pid, server=sid)
+            self._wait_detached(ctx, conn, sid, pid)
+            if pid in internal:
+                ignore_missing(ctx, f"delete port {pid}", conn.network.delete_port, pid)
+        server = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
+        groups = props.get("security_groups") or []
+        sg_ids = security_group_ids(ctx, conn, groups) if groups else None
+        for idx, item in enumerate(added):
+            nic = self._nic(ctx, conn, server.name, len(olds) + idx, item, sg_ids)
+            if isinstance(nic, str):
+                continue
+            attrs: dict[str, Any] = {}
+            if nic.get("port"):
+                attrs["port_id"] = nic["port"]
+            else:
+                attrs["net_id"] = nic["uuid"]
+                if nic.get("fixed_ip"):
+                    attrs["fixed_ips"] = [{"ip_address": nic["fixed_ip"]}]
+            if nic.get("tag"):
+                attrs["tag"] = nic["tag"]
+            call(ctx, f"attach interface to server {sid}",
+                 lambda attrs=attrs: conn.compute.create_server_interface(sid, **attrs))
+        self._associate_floating_ips(ctx, conn, sid, [i for i in added if i.get("floating_ip")])
+
+    @staticmethod
+    def _wait_detached(ctx: ActionContext, conn: Any, sid: str, port_id: str) -> None:
+        def ports_of_server() -> list[str]:
+            return [str(i.port_id) for i in conn.compute.server_interfaces(sid)]
+
+        wait_for(ctx, f"detach port {port_id} from server {sid}", ports_of_server, lambda ports: port_id not in ports)
+
+    # -- delete
+    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        conn = ctx.cloud()
+        server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        if server is not None:
+            ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
+            wait_gone(ctx, f"delete server {physical_id}", lambda: _live_server(conn, physical_id))
+        for port in self._internal_ports(ctx, conn):
+            if not port.device_id or port.device_id == physical_id:
+                ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
+
+    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
+        found = self._find(ctx, ctx.cloud())
+        return None if found is None else str(found.id)
+
+    def _find(self, ctx: ActionContext, conn: Any) -> Any:
+        servers = call(ctx, "list servers", lambda: list(conn.compute.servers(details=True)))
+        for s in servers:
+            if has_stamp(ctx, metadata=s.metadata or {}) and str(s.status).upper() not in ("DELETED", "SOFT_DELETED"):
+                return s
+        return None
+
+
+def _live_server(conn: Any, sid: str) -> Any:
+    s = conn.compute.get_server(sid)
+    return None if s is None or str(s.status).upper() in ("DELETED", "SOFT_DELETED") else s
+
+
+def _resize_failed(conn: Any, sid: str) -> bool:
+    """After a refused resize the server is ACTIVE again with the old flavor; the last action says so."""
+    try:
+        actions = list(conn.compute.server_actions(sid))
+    except Exception:
+        return False
+    resizes = [a for a in actions if a.action == "resize"]
+    if not resizes:
+        return False
+    last = max(resizes, key=lambda a: str(a.start_time))
+    return str(getattr(last, "message", "") or "").lower() == "error"
+
+
+# --------------------------------------------------------------------------------------------- KeyPair
+
+
+def _generate_keypair(key_type: str) -> tuple[str, str]:
+    """A new ssh key pair (public, private in OpenSSH format), made locally: Nova >= 2.92 no longer generates."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    if key_type == "x509":
+        raise ProviderError("key pair: type x509 needs a public_key (hotc generates only ssh keys)")
+    key = ed25519.Ed25519PrivateKey.generate()
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
+    return public, private
+
+
+class KeyPairDriver:
+    """Physical id = the key pair's name (as in Heat). Without public_key, hotc generates an ed25519 key pair
+    locally and uploads its public half; the private key is an attribute only with save_private_key."""
+
+    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
+        conn = ctx.cloud()
+        name = str(props["name"])
+        body: dict[str, Any] = {"name": name}
+        private = ""
+        public = props.get("public_key")
+        if not public:
+            public, private = _generate_keypair(props.get("type") or "ssh")
+        body["public_key"] = public
+        if props.get("type"):
+            body["type"] = props["type"]
+        if props.get("user"):
+            body["user_id"] = props["user"]
+        existing = get_or_none(ctx, f"read key pair {name}", conn.compute.get_keypair, name)
+        if existing is not None:
+            raise ProviderError(f"key pair {name!r} already exists; choose another name or delete it")
+        kp = create_once(ctx, f"create key pair {name}", lambda: conn.compute.create_keypair(**body),
+                         lambda: _same_key(conn, name, public))
+        ctx.record_physical_id(name)
+        attrs = {"public_key": kp.public_key or public,
+                 "private_key": private if props.get("save_private_key") else ""}
+        return outcome(kp, attrs, physical_id=name)
+
+    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        conn = ctx.cloud()
+        kp = get_or_none(ctx, f"read key pair {physical_id}", conn.compute.get_keypair, physical_id)
+        if kp is None:
+            return None
+        # the private key is known only at creation: read leaves it out (the applier keeps the stored value)
+        return outcome(kp, {"public_key": kp.public_key}, physical_id=physical_id)
+
+    def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
+        raise ProviderError("a key pair cannot be updated in place (replace it)")
+
+    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        ignore_missing(ctx, f"delete key pair {physical_id}", ctx.cloud().compute.delete_keypair, physical_id)
+
+    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
+        # A key pair has no metadata: adopt only one whose public key is the one the template gives.
+        if not props.get("public_key") or not props.get("name"):
+            return None
+        kp = _same_key(ctx.cloud(), str(props["name"]), str(props["public_key"]))
+        return None if kp is None else str(props["name"])
+
+
+def _same_key(conn: Any, name: str, public: str) -> Any:
+    try:
+        kp = conn.compute.get_keypair(name)
+    except Exception:
+        return None
+    return kp if kp is not None and (kp.public_key or "").split()[:2] == public.split()[:2] else None
+
+
+# --------------------------------------------------------------------------------------------- Flavor
+
+SPEC_LINEAGE = "hotc:lineage"
+SPEC_ADDRESS = "hotc:address"
+
+
+class FlavorDriver:
+    """Flavors carry the stamp as extra specs ``hotc:lineage`` / ``hotc:address`` (an unregistered namespace
+    that Nova's scheduler filters ignore)."""
+
+    def _stamp_specs(self, ctx: ActionContext) -> dict[str, str]:
+        st = stamp(ctx)
+        return {SPEC_LINEAGE: st[TAG_LINEAGE], SPEC_ADDRESS: st[TAG_ADDRESS]}
+
+    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
+        conn = ctx.cloud()
+        body: dict[str, Any] = {
+            "name": physical_name(ctx, props.get("name")),
+            "ram": props["ram"],
+            "vcpus": props["vcpus"],
+            "disk": props.get("disk") or 0,
+            "swap": props.get("swap") or 0,
+            "ephemeral": props.get("ephemeral") or 0,
+            "rxtx_factor": props.get("rxtx_factor") if props.get("rxtx_factor") is not None else 1.0,
+            "is_public": props.get("is_public", True) if props.get("is_public") is not None else True,
+        }
+        if props.get("flavorid"):
+            body["id"] = str(props["flavorid"])
+        flavor = create_once(ctx, "create flavor", lambda: conn.compute.create_flavor(**body),
+                             lambda: self._find(ctx, conn))
+        ctx.record_physical_id(flavor.id)
+        specs = {str(k): str(v) for k, v in (props.get("extra_specs") or {}).items()}
+        specs.update(self._stamp_specs(ctx))
+        call(ctx, f"set extra specs of flavor {flavor.id}", conn.compute.create_flavor_extra_specs, flavor.id, specs)
+        if not body["is_public"]:
+            for tenant in props.get("tenants") or []:
+                call(ctx, f"give project {tenant} access to flavor {flavor.id}",
+                     conn.compute.flavor_add_tenant_access, flavor.id, tenant)
+        out = self.read(ctx, flavor.id, props)
+        assert out is not None
+        return out
+
+    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        conn = ctx.cloud()
+        flavor = get_or_none(ctx, f"read flavor {physical_id}", conn.compute.get_flavor, physical_id)
+        if flavor is None:
+            return None
+        specs = get_or_none(ctx, f"read extra specs of flavor {physical_id}", conn.compute.fetch_flavor_extra_specs,
+                            physical_id)
+        extra = dict(getattr(specs, "extra_specs", None) or flavor.extra_specs or {})
+        user_specs = {k: v for k, v in extra.items() if k not in (SPEC_LINEAGE, SPEC_ADDRESS)}
+        return outcome(flavor, {"is_public": flavor.is_public, "extra_specs": user_specs})
+
+    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
+               changed: frozenset[str]) -> Outcome:
+        conn = ctx.cloud()
+        if "extra_specs" in changed:
+            want = {str(k): str(v) for k, v in (new.get("extra_specs") or {}).items()}
+            want.update(self._stamp_specs(ctx))
+            specs = call(ctx, f"read extra specs of flavor {physical_id}", conn.compute.fetch_flavor_extra_specs,
+                         physical_id)
+            for key in dict(specs.extra_specs or {}):
+                if key not in want:
+                    call(ctx, f"delete extra spec {key} of flavor {physical_id}",
+                         conn.compute.delete_flavor_extra_specs_property, physical_id, key)
+            call(ctx, f"set extra specs of flavor {physical_id}", conn.compute.create_flavor_extra_specs,
+                 physical_id, want)
+        if "tenants" in changed:
+            old_t, new_t = set(old.get("tenants") or []), set(new.get("tenants") or [])
+            for t in sorted(new_t - old_t):
+                call(ctx, f"give project {t} access to flavor {physical_id}", conn.compute.flavor_add_tenant_access,
+                     physical_id, t)
+            for t in sorted(old_t - new_t):
+                ignore_missing(ctx, f"remove access of project {t} to flavor {physical_id}",
+                               conn.compute.flavor_remove_tenant_access, physical_id, t)
+        out = self.read(ctx, physical_id, new)
+        if out is None:
+            raise NotFound(f"flavor {physical_id} disappeared during its update")
+        return out
+
+    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        ignore_missing(ctx, f"delete flavor {physical_id}", ctx.cloud().compute.delete_flavor, physical_id)
+
+    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
+        found = self._find(ctx, ctx.cloud())
+        return None if found is None else str(found.id)
+
+    def _find(self, ctx: ActionContext, conn: Any) -> Any:
+        want = self._stamp_specs(ctx)
+        for f in call(ctx, "list flavors", lambda: list(conn.compute.flavors(is_public=None))):
+            specs = plain(f.extra_specs or {})
+            if all(specs.get(k) == v for k, v in want.items()):
+                return f
+        return None
+
+
+__all__ = ["DRIVERS", "find_flavor", "find_image", "find_keypair", "user_metadata"]
+
+DRIVERS: dict[str, Driver] = {
+    "OS::Nova::Server": ServerDriver(),
+    "OS::Nova::KeyPair": KeyPairDriver(),
+    "OS::Nova::Flavor": FlavorDriver(),
+}

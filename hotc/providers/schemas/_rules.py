@@ -1,0 +1,38 @@
+"""Helpers shared by the type-specific rules (replace, rebuild, update checks, validators).
+
+Rules receive resolved property mappings (the planner passes them with defaults applied, see
+:func:`hotc.providers.validation.apply_defaults`) whose values may hold :class:`hotc.values.Unknown`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hotc.values import Unknown, contains_unknown
+
+
+def changed(old: Mapping[str, Any], new: Mapping[str, Any], key: str) -> bool:
+    """Heat's test ``before.get(k) != after.get(k)``; a value not known until apply counts as changed
+    (the planner shows it as "known after apply": the rule must assume the worst)."""
+    if contains_unknown(new.get(key)):
+        return True
+    return bool(old.get(key) != new.get(key))
+
+
+def policy(old: Mapping[str, Any], new: Mapping[str, Any], key: str, default: str) -> str | None:
+    """An ``*_update_policy`` value as Heat reads it: the new value, else the old one, else the default.
+    None when the new value is not known until apply."""
+    value = new.get(key)
+    if isinstance(value, Unknown) or contains_unknown(value):
+        return None
+    if value is None:
+        value = old.get(key)
+    if value is None or contains_unknown(value):
+        return default
+    return str(value)
+
+
+def known(*values: Any) -> bool:
+    """True when none of ``values`` is or holds an Unknown."""
+    return not any(contains_unknown(v) for v in values)

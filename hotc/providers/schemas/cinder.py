@@ -1,0 +1,116 @@
+"""OS::Cinder::* resource types (service ``block-storage``, the catalog's ``volumev3``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hotc.providers.base import ResourceType
+from hotc.providers.schemas._dsl import attrs, boolean, custom, integer, map_, range_, string
+from hotc.providers.schemas._rules import changed, known
+
+SERVICE = "block-storage"
+
+
+def volume_shrink_check(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``CinderVolume.handle_update``: a smaller ``size`` raises NotSupported("Shrinking volume"), so
+    the whole update fails; hotc reports it at plan time. (Heat compares with the live size; the planner compares
+    with the size in state, which a refresh keeps current.)"""
+    if not changed(old, new, "size"):
+        return []
+    before, after = old.get("size"), new.get("size")
+    if known(before, after) and isinstance(before, int) and isinstance(after, int) and after < before:
+        return [("size", f"a volume cannot shrink (size {before} → {after}); Cinder only extends volumes")]
+    return []
+
+
+def volume_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``CinderVolume.validate`` / ``_validate_create_sources``: ``image`` and ``imageRef`` conflict;
+    unless restoring from ``backup_id``, a volume without ``size`` needs exactly one of ``snapshot_id`` or
+    ``source_volid`` (and nothing else), and a sized one at most one of image/imageRef/source_volid/snapshot_id."""
+    keys = ("image", "imageRef", "snapshot_id", "source_volid", "size", "backup_id")
+    if not known(*(props.get(k) for k in keys)):
+        return []
+    out: list[tuple[str, str]] = []
+    if props.get("image") and props.get("imageRef"):
+        out.append(("image", "image and imageRef cannot both be given"))
+    if props.get("backup_id"):
+        return out
+    exclusive = [k for k in ("snapshot_id", "source_volid", "image", "imageRef") if props.get(k)]
+    no_size_ok = [k for k in ("snapshot_id", "source_volid") if props.get(k)]
+    size = props.get("size")
+    if size is None and (len(no_size_ok) != 1 or len(exclusive) != 1):
+        out.append(
+            (
+                "size",
+                "without backup_id or size, exactly one of source_volid or snapshot_id must be given"
+                f" (given: {', '.join(exclusive) or 'none'})",
+            )
+        )
+    elif size and len(exclusive) > 1:
+        out.append(
+            (
+                "size",
+                f"only one of image, imageRef, source_volid, snapshot_id may be given (given: {', '.join(exclusive)})",
+            )
+        )
+    return out
+
+
+VOLUME = ResourceType(
+    name="OS::Cinder::Volume",
+    properties={
+        "availability_zone": string(),
+        "size": integer(update=True, constraints=(range_(min=1),)),
+        "snapshot_id": string(constraints=(custom("cinder.snapshot"),)),
+        "backup_id": string(update=True, constraints=(custom("cinder.backup"),)),
+        "name": string(update=True),
+        "description": string(update=True),
+        "volume_type": string(update=True, constraints=(custom("cinder.vtype"),)),
+        "metadata": map_(default={}, update=True),
+        "imageRef": string(hidden=True, alias_of="image"),
+        "image": string(constraints=(custom("glance.image"),)),
+        "source_volid": string(constraints=(custom("cinder.volume"),)),
+        "scheduler_hints": map_(),
+        "read_only": boolean(update=True),
+        "multiattach": boolean(default=False, hidden=True),
+    },
+    attributes=attrs(
+        "availability_zone",
+        "size",
+        "snapshot_id",
+        "display_name",
+        "display_description",
+        "volume_type",
+        "metadata",
+        "source_volid",
+        "status",
+        "created_at",
+        "bootable",
+        "metadata_values",
+        "encrypted",
+        "attachments",
+        "attachments_list",
+        "multiattach",
+    ),
+    update_checks=(volume_shrink_check,),
+    validators=(volume_validate,),
+    snapshot_delete=True,
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.cinder.volume.CinderVolume",
+)
+
+VOLUME_ATTACHMENT = ResourceType(
+    name="OS::Cinder::VolumeAttachment",
+    properties={
+        "instance_uuid": string(required=True, update=True),
+        "volume_id": string(required=True, update=True, constraints=(custom("cinder.volume"),)),
+        "mountpoint": string(update=True),
+    },
+    attributes=attrs(),
+    # Heat's handle_update detaches the volume and attaches it again (to the new server/volume/device).
+    service="compute",
+    heat_class="heat.engine.resources.openstack.cinder.volume.CinderVolumeAttachment",
+)
+
+TYPES = (VOLUME, VOLUME_ATTACHMENT)

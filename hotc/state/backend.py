@@ -1,0 +1,377 @@
+"""The state backend protocol, the lock record, and the factory that picks a backend from configuration.
+
+Use::
+
+    backend = backend_from_config(url_or_None, cwd)
+    with backend.lock(stack, "apply", timeout=30) as lk:
+        state, _token = backend.read(stack)
+        ...
+        state = backend.write(stack, new_state, lk)   # as often as needed under one lock
+
+``write`` is compare-and-swap against the version read (or last written) by this backend object: if anyone
+else changed the stored state in between, it raises :class:`StateConflictError` and stores nothing. It bumps
+``serial`` only when the content changed and writes nothing at all when it did not.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import socket
+import threading
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from hotc.errors import HotcError
+from hotc.state import codec
+from hotc.state.document import StackState
+from hotc.state.events import Event, utc_now
+
+DEFAULT_LEASE_SECONDS = 60.0
+
+
+# ---------------------------------------------------------------------------------------------- errors
+
+
+class BackendError(HotcError):
+    """The backend could not be reached or refused an operation; nothing was changed."""
+
+
+class LockHeldError(HotcError):
+    """Another operation holds the stack's lock."""
+
+    def __init__(self, message: str, holder: Lock | None, expired: bool = False) -> None:
+        super().__init__(message)
+        self.holder = holder
+        self.expired = expired
+
+
+class StateConflictError(HotcError):
+    """The stored state changed since it was read: a compare-and-swap write was refused."""
+
+
+class LockLostError(HotcError):
+    """The lock this operation held was taken over (its lease expired or it was force-unlocked)."""
+
+
+# ---------------------------------------------------------------------------------------------- lock
+
+
+def _parse_time(s: str | None) -> datetime | None:
+    if not s:
+        return None
+    try:
+        return datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Lock:
+    """Who holds a stack's lock, for what, and until when (``expires`` is None for an OS-level lock that
+    dies with its process)."""
+
+    id: str
+    stack: str
+    operation: str
+    who: str
+    host: str
+    pid: int
+    created: str
+    expires: str | None = None
+    lease_seconds: float | None = None
+    unsafe: bool = False  # a stand-in when running with --unsafe-no-locking: nothing is actually locked
+
+    @staticmethod
+    def new(stack: str, operation: str, lease_seconds: float | None = None) -> Lock:
+        now = datetime.now(UTC)
+        return Lock(
+            id=str(uuid.uuid4()),
+            stack=stack,
+            operation=operation,
+            who=current_user(),
+            host=socket.gethostname(),
+            pid=os.getpid(),
+            created=_fmt(now),
+            expires=_fmt(now + timedelta(seconds=lease_seconds)) if lease_seconds else None,
+            lease_seconds=lease_seconds,
+        )
+
+    def renewed(self) -> Lock:
+        if not self.lease_seconds:
+            return self
+        return replace(self, expires=_fmt(datetime.now(UTC) + timedelta(seconds=self.lease_seconds)))
+
+    def expired_at(self, now: datetime | None = None) -> bool:
+        exp = _parse_time(self.expires)
+        return exp is not None and (now or datetime.now(UTC)) > exp
+
+    def describe(self) -> str:
+        s = f"ID {self.id}, operation '{self.operation}' by {self.who} on {self.host} (PID {self.pid}), since {self.created}"
+        if self.expires:
+            s += f", lease until {self.expires}"
+        return s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ID": self.id,
+            "Stack": self.stack,
+            "Operation": self.operation,
+            "Who": self.who,
+            "Host": self.host,
+            "PID": self.pid,
+            "Created": self.created,
+            "Expires": self.expires,
+            "LeaseSeconds": self.lease_seconds,
+        }
+
+    @staticmethod
+    def from_dict(d: Any) -> Lock | None:
+        if not isinstance(d, dict) or "ID" not in d:
+            return None
+        try:
+            return Lock(
+                id=str(d["ID"]),
+                stack=str(d.get("Stack", "")),
+                operation=str(d.get("Operation", "")),
+                who=str(d.get("Who", "")),
+                host=str(d.get("Host", "")),
+                pid=int(d.get("PID") or 0),
+                created=str(d.get("Created", "")),
+                expires=d.get("Expires"),
+                lease_seconds=float(d["LeaseSeconds"]) if d.get("LeaseSeconds") else None,
+            )
+        except (TypeError, ValueError):
+            return None
+
+
+def _fmt(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def current_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid {os.getuid()}"
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One stored version of a stack's state."""
+
+    version_id: str
+    modified: str
+    size: int
+    is_latest: bool
+    serial: int | None = None  # filled in when the version could be read
+
+
+# ---------------------------------------------------------------------------------------------- protocol
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What plan/apply and the state commands use to keep a stack's state."""
+
+    def describe(self) -> str: ...
+
+    def read(self, stack: str) -> tuple[StackState | None, str | None]: ...
+
+    def lock(self, stack: str, operation: str, timeout: float = 0.0) -> AbstractContextManager[Lock]: ...
+
+    def write(
+        self, stack: str, state: StackState, lock: Lock, *, expected: str | None = None, exact: bool = False
+    ) -> StackState: ...
+
+    def list_stacks(self) -> list[str]: ...
+
+    def delete(self, stack: str, lock: Lock) -> None: ...
+
+    def append_events(self, stack: str, events: list[Event]) -> list[Event]: ...
+
+    def read_events(self, stack: str, after: str | None = None) -> list[Event]: ...
+
+    def history(self, stack: str) -> list[HistoryEntry]: ...
+
+    def read_version(self, stack: str, version_id: str) -> StackState: ...
+
+    def current_lock(self, stack: str) -> Lock | None: ...
+
+    def force_unlock(self, stack: str, lock_id: str) -> Lock: ...
+
+
+_UNREAD = object()
+
+
+class BaseBackend(ABC):
+    """The compare-and-swap write shared by backends; subclasses store bytes under a version token."""
+
+    def __init__(self, *, key: bytes | None = None, unsafe_no_locking: bool = False) -> None:
+        self.key = key
+        self.unsafe_no_locking = unsafe_no_locking
+        self._write_mutex = threading.RLock()
+        # per stack: (token, state) last read or written by this object -- the base of the next CAS write
+        self._bases: dict[str, tuple[str | None, StackState | None]] = {}
+
+    # --- primitives
+    @abstractmethod
+    def describe(self) -> str: ...
+
+    @abstractmethod
+    def _get(self, stack: str) -> tuple[bytes | None, str | None]:
+        """The stored bytes and their version token (None, None when there is no state)."""
+
+    @abstractmethod
+    def _put(self, stack: str, data: bytes, expected: str | None, lock: Lock) -> str:
+        """Store ``data`` if the stored version is still ``expected`` (None: no state yet); the new token.
+        Raises StateConflictError otherwise."""
+
+    @abstractmethod
+    def _check_lock(self, stack: str, lock: Lock) -> None:
+        """Raise unless ``lock`` is held by this backend object for ``stack`` (or unsafe mode)."""
+
+    @abstractmethod
+    def source(self, stack: str) -> str:
+        """Where the stack's state lives, for messages."""
+
+    # --- the protocol
+    def read(self, stack: str) -> tuple[StackState | None, str | None]:
+        validate_stack_name(stack)
+        data, token = self._get(stack)
+        state = None if data is None else codec.loads(data, self.source(stack), self.key)
+        with self._write_mutex:
+            self._bases[stack] = (token, state)
+        return state, token
+
+    def write(
+        self, stack: str, state: StackState, lock: Lock, *, expected: str | None = None, exact: bool = False
+    ) -> StackState:
+        """Compare-and-swap ``state`` into the store; returns the state as stored (serial bumped when the
+        content changed, unchanged -- and nothing written -- when it did not).
+
+        The base is the version this object last read or wrote for ``stack`` (``expected`` overrides the
+        token). ``exact`` stores ``state`` as given (serial and lineage included; used by ``state push``)."""
+        validate_stack_name(stack)
+        if state.stack_name != stack:
+            state = replace(state, stack_name=stack)
+        with self._write_mutex:
+            self._check_lock(stack, lock)
+            base = self._bases.get(stack)
+            if base is None:
+                self.read(stack)
+                base = self._bases[stack]
+            token, old = base
+            if expected is not None and expected != token:
+                raise StateConflictError(
+                    f"{self.source(stack)}: the state changed since it was read (version {expected} expected, "
+                    f"{token} found); nothing was written. Run the command again."
+                )
+            if exact:
+                new = state
+                if old is not None and not codec.content_changed(old, new) and old.serial == new.serial \
+                        and old.lineage == new.lineage:
+                    return old
+            else:
+                if old is not None and old.lineage != state.lineage:
+                    raise StateConflictError(
+                        f"{self.source(stack)}: the stored state has lineage {old.lineage} but this one has "
+                        f"{state.lineage}: they belong to different stacks; nothing was written"
+                    )
+                if old is not None and not codec.content_changed(old, state):
+                    return old
+                new = codec.next_version(old, state, utc_now())
+            data = codec.dumps(new, self.key)
+            new_token = self._put(stack, data, token, lock)
+            self._bases[stack] = (new_token, new)
+            return new
+
+    def _forget_base(self, stack: str) -> None:
+        with self._write_mutex:
+            self._bases.pop(stack, None)
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def validate_stack_name(stack: str) -> None:
+    """Stack names as Heat allows them: a letter, then letters, digits, '_', '-', '.' (up to 255)."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,254}", stack or ""):
+        raise HotcError(
+            f"invalid stack name {stack!r}: it must start with a letter and contain only letters, digits, "
+            "'_', '-' and '.' (at most 255 characters)"
+        )
+
+
+def lock_held_message(stack: str, holder: Lock | None, expired: bool, where: str) -> str:
+    if holder is None:
+        return (
+            f"the state of stack '{stack}' is locked ({where}) by another operation whose details could not "
+            f"be read; wait for it to finish or, if it died, run `hotc force-unlock {stack} LOCK_ID`"
+        )
+    if expired:
+        return (
+            f"the state of stack '{stack}' is locked by an operation whose lease EXPIRED at {holder.expires}: "
+            f"{holder.describe()}. The process probably died. If it is no longer running, run "
+            f"`hotc force-unlock {stack} {holder.id}`"
+        )
+    return (
+        f"the state of stack '{stack}' is locked by another operation: {holder.describe()}. Wait for it to "
+        f"finish (or pass --lock-timeout SECONDS to wait); if it died, run `hotc force-unlock {stack} {holder.id}`"
+    )
+
+
+def backoff_delays(timeout: float, first: float = 0.05, cap: float = 2.0) -> Iterator[float]:
+    """Sleep lengths for waiting up to ``timeout`` seconds in total: growing, jittered, capped."""
+    import random
+    import time
+
+    deadline = time.monotonic() + timeout
+    delay = first
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        yield min(left, delay * (0.5 + random.random()))
+        delay = min(cap, delay * 2)
+
+
+# ---------------------------------------------------------------------------------------------- factory
+
+
+def backend_from_config(
+    url: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    unsafe_no_locking: bool = False,
+    env: dict[str, str] | None = None,
+    options: dict[str, Any] | None = None,
+) -> BaseBackend:
+    """The backend chosen by ``url`` (``--backend``), else env ``HOTC_BACKEND``, else ``hotc.toml``'s
+    ``[backend]`` table in ``cwd``, else the local ``.hotc/`` directory in ``cwd``.
+
+    ``url`` is ``s3://BUCKET[/PREFIX]``, ``local`` / ``local:PATH`` / ``file://PATH``, or a directory path."""
+    from hotc.state.config import resolve_backend_config
+    from hotc.state.secrets import key_from_env
+
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    cfg = resolve_backend_config(url, base, env if env is not None else dict(os.environ))
+    if options:
+        cfg = replace(cfg, options={**cfg.options, **options})
+    key = key_from_env(env)
+    if cfg.kind == "s3":
+        from hotc.state.s3 import S3Backend
+
+        return S3Backend.from_config(cfg, key=key, unsafe_no_locking=unsafe_no_locking)
+    from hotc.state.local import LocalBackend
+
+    return LocalBackend(Path(cfg.path), key=key, unsafe_no_locking=unsafe_no_locking,
+                        **{k: v for k, v in cfg.options.items() if k in ("fsync",)})

@@ -1,0 +1,403 @@
+"""JSON (de)serialisation of :class:`StackState` (schema: ``hotc/state/state.schema.json``).
+
+The writer never puts a hidden value in clear: hidden parameters become a digest (plus ciphertext with a
+key), resource properties at ``sensitive_paths`` and sensitive outputs become masked markers
+(:mod:`hotc.state.secrets`). The reader refuses a newer ``format_version`` and turns malformed or truncated
+input into a :class:`HotcError` naming the source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from hotc.errors import HotcError
+from hotc.state import secrets
+from hotc.state.document import (
+    FORMAT_VERSION,
+    DeposedInstance,
+    OutputState,
+    ParameterRecord,
+    ResourceState,
+    StackState,
+)
+
+SCHEMA_FILE = "state.schema.json"
+
+
+class StateFormatError(HotcError):
+    """A state document that cannot be read (corrupt, truncated, wrong shape, newer format)."""
+
+
+# ---------------------------------------------------------------------------------------------- writing
+
+
+def plain(value: Any, where: str = "") -> Any:
+    """``value`` as plain JSON data (Mappings to dicts, tuples to lists); refuses anything else."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): plain(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise HotcError(
+        f"cannot store a value of type {type(value).__name__} in the state at {where or '(top)'}: "
+        "only JSON data (and no unknown-until-apply values) can be stored"
+    )
+
+
+_PATH_TOKEN = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def parse_path(path: str) -> tuple[str | int, ...]:
+    """A property path as segments: ``a.b[0].c`` and ``a.b.0.c`` both give ``("a", "b", 0, "c")``."""
+    out: list[str | int] = []
+    for m in _PATH_TOKEN.finditer(path):
+        if m.group(1) is not None:
+            out.append(int(m.group(1)))
+        else:
+            seg = m.group(2)
+            out.append(int(seg) if seg.isdigit() else seg)
+    return tuple(out)
+
+
+def _map_at(value: Any, path: tuple[str | int, ...], fn: Any) -> Any:
+    """``value`` with ``fn`` applied to the sub-value at ``path`` (unchanged when the path is absent)."""
+    if not path:
+        return fn(value)
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        key = str(head)
+        if key in value:
+            new = dict(value)
+            new[key] = _map_at(value[key], rest, fn)
+            return new
+        return value
+    if isinstance(value, list) and isinstance(head, int) and 0 <= head < len(value):
+        new_list = list(value)
+        new_list[head] = _map_at(value[head], rest, fn)
+        return new_list
+    return value
+
+
+def _mask_paths(props: dict[str, Any], paths: tuple[str, ...], key: bytes | None) -> dict[str, Any]:
+    out: Any = props
+    for p in paths:
+        out = _map_at(out, parse_path(p), lambda v: v if secrets.is_masked(v) else secrets.mask(v, key))
+    return dict(out)
+
+
+def _unmask_paths(props: dict[str, Any], paths: tuple[str, ...], key: bytes | None) -> dict[str, Any]:
+    if key is None:
+        return props
+    out: Any = props
+    for p in paths:
+        out = _map_at(out, parse_path(p), lambda v: secrets.unmask(v, key))
+    return dict(out)
+
+
+def parameter_to_dict(name: str, rec: ParameterRecord, key: bytes | None) -> dict[str, Any]:
+    if not rec.hidden:
+        return {"hidden": False, "value": plain(rec.value, f"parameters.{name}")}
+    out: dict[str, Any] = {"hidden": True}
+    if rec.value is not None:
+        out["digest"] = secrets.digest(plain(rec.value, f"parameters.{name}"))
+        if key is not None:
+            out["encrypted"] = secrets.encrypt(rec.value, key)
+    else:
+        if rec.digest is not None:
+            out["digest"] = rec.digest
+        if rec.encrypted is not None:
+            out["encrypted"] = rec.encrypted
+    return out
+
+
+def hide_parameter(value: Any, hidden: bool, key: bytes | None = None) -> ParameterRecord:
+    """The record to keep for a parameter: the value itself, or for a hidden one its digest (+ ciphertext)."""
+    if not hidden:
+        return ParameterRecord(value=value)
+    return ParameterRecord(
+        value=None,
+        hidden=True,
+        digest=secrets.digest(plain(value)),
+        encrypted=secrets.encrypt(value, key) if key is not None else None,
+    )
+
+
+def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
+    where = f"resources.{rs.address}"
+    props = plain(rs.properties, where + ".properties")
+    if rs.sensitive_paths:
+        props = _mask_paths(props, rs.sensitive_paths, key)
+    return {
+        "address": rs.address,
+        "type": rs.type,
+        "physical_id": rs.physical_id,
+        "status": rs.status,
+        "status_reason": rs.status_reason,
+        "properties": props,
+        "attributes": plain(rs.attributes, where + ".attributes"),
+        "dependencies": list(rs.dependencies),
+        "deletion_policy": rs.deletion_policy,
+        "created_at": rs.created_at,
+        "updated_at": rs.updated_at,
+        "sensitive_paths": list(rs.sensitive_paths),
+        "deposed": [
+            {
+                "physical_id": d.physical_id,
+                "properties": _mask_paths(plain(d.properties, where + ".deposed"), rs.sensitive_paths, key)
+                if rs.sensitive_paths
+                else plain(d.properties, where + ".deposed"),
+                "attributes": plain(d.attributes, where + ".deposed"),
+                "status": d.status,
+            }
+            for d in rs.deposed
+        ],
+        "metadata": plain(rs.metadata, where + ".metadata"),
+    }
+
+
+def output_to_dict(name: str, out: OutputState, key: bytes | None) -> dict[str, Any]:
+    value = plain(out.value, f"outputs.{name}")
+    if out.sensitive and value is not None and not secrets.is_masked(value):
+        value = secrets.mask(value, key)
+    return {"value": value, "description": out.description, "sensitive": out.sensitive, "error": out.error}
+
+
+def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]:
+    """The JSON form of ``state`` (hidden values masked)."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "lineage": state.lineage,
+        "serial": state.serial,
+        "stack_name": state.stack_name,
+        "status": state.status,
+        "status_reason": state.status_reason,
+        "template_digest": state.template_digest,
+        "template": plain(state.template, "template"),
+        "parameters": {n: parameter_to_dict(n, p, key) for n, p in sorted(state.parameters.items())},
+        "resources": {a: resource_to_dict(r, key) for a, r in sorted(state.resources.items())},
+        "outputs": {n: output_to_dict(n, o, key) for n, o in sorted(state.outputs.items())},
+        "created_at": state.created_at,
+        "updated_at": state.updated_at,
+    }
+
+
+def dumps(state: StackState, key: bytes | None = None) -> bytes:
+    """The bytes stored for ``state``: indented, sorted, newline-terminated UTF-8 JSON."""
+    return (json.dumps(state_to_dict(state, key), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def _bad(source: str, what: str) -> StateFormatError:
+    return StateFormatError(
+        f"{source}: error: not a valid hotc state document: {what}. It was left untouched; fix it or restore "
+        "a previous version (`hotc state history`, or the .backup file of a local state) before going on."
+    )
+
+
+def _get(d: Mapping[str, Any], name: str, kinds: Any, source: str, where: str, default: Any = ...) -> Any:
+    if name not in d:
+        if default is ...:
+            raise _bad(source, f"{where}: missing field '{name}'")
+        return default
+    v = d[name]
+    if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in _as_tuple(kinds)):
+        raise _bad(source, f"{where}.{name}: expected {_kind_name(kinds)}, found {type(v).__name__}")
+    return v
+
+
+def _as_tuple(kinds: Any) -> tuple[Any, ...]:
+    return kinds if isinstance(kinds, tuple) else (kinds,)
+
+
+def _kind_name(kinds: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", int: "an integer", bool: "a boolean"}
+    return " or ".join(names.get(k, "null" if k is type(None) else k.__name__) for k in _as_tuple(kinds))
+
+
+_NULL = type(None)
+
+
+def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> ResourceState:
+    where = f"resources.{addr}"
+    if not isinstance(d, dict):
+        raise _bad(source, f"{where}: expected an object")
+    paths = tuple(_get(d, "sensitive_paths", list, source, where, []))
+    deposed = []
+    for i, dd in enumerate(_get(d, "deposed", list, source, where, [])):
+        w = f"{where}.deposed[{i}]"
+        if not isinstance(dd, dict):
+            raise _bad(source, f"{w}: expected an object")
+        deposed.append(
+            DeposedInstance(
+                physical_id=_get(dd, "physical_id", str, source, w),
+                properties=_unmask_paths(_get(dd, "properties", dict, source, w, {}), paths, key),
+                attributes=_get(dd, "attributes", dict, source, w, {}),
+                status=_get(dd, "status", str, source, w, "REPLACED"),
+            )
+        )
+    return ResourceState(
+        address=addr,
+        type=_get(d, "type", str, source, where),
+        physical_id=_get(d, "physical_id", (str, _NULL), source, where, None),
+        status=_get(d, "status", str, source, where),
+        properties=_unmask_paths(_get(d, "properties", dict, source, where, {}), paths, key),
+        attributes=_get(d, "attributes", dict, source, where, {}),
+        dependencies=tuple(_get(d, "dependencies", list, source, where, [])),
+        deletion_policy=_get(d, "deletion_policy", str, source, where, "Delete"),
+        status_reason=_get(d, "status_reason", str, source, where, ""),
+        created_at=_get(d, "created_at", (str, _NULL), source, where, None),
+        updated_at=_get(d, "updated_at", (str, _NULL), source, where, None),
+        sensitive_paths=paths,
+        deposed=tuple(deposed),
+        metadata=_get(d, "metadata", dict, source, where, {}),
+    )
+
+
+def parameter_from_dict(name: str, d: Any, source: str, key: bytes | None) -> ParameterRecord:
+    where = f"parameters.{name}"
+    if not isinstance(d, dict):
+        raise _bad(source, f"{where}: expected an object")
+    hidden = _get(d, "hidden", bool, source, where, False)
+    if not hidden:
+        return ParameterRecord(value=d.get("value"))
+    enc = _get(d, "encrypted", (str, _NULL), source, where, None)
+    return ParameterRecord(
+        value=None,
+        hidden=True,
+        digest=_get(d, "digest", (str, _NULL), source, where, None),
+        encrypted=enc,
+    )
+
+
+def reveal_parameter(rec: ParameterRecord, key: bytes | None) -> Any:
+    """The clear value of a parameter record: its value, or a hidden one decrypted (None without a key)."""
+    if not rec.hidden:
+        return rec.value
+    if rec.value is not None:
+        return rec.value
+    if rec.encrypted is not None and key is not None:
+        return secrets.decrypt(rec.encrypted, key)
+    return None
+
+
+def output_from_dict(name: str, d: Any, source: str, key: bytes | None) -> OutputState:
+    where = f"outputs.{name}"
+    if not isinstance(d, dict):
+        raise _bad(source, f"{where}: expected an object")
+    return OutputState(
+        value=secrets.unmask(d.get("value"), key),
+        description=_get(d, "description", str, source, where, ""),
+        sensitive=_get(d, "sensitive", bool, source, where, False),
+        error=_get(d, "error", (str, _NULL), source, where, None),
+    )
+
+
+def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> StackState:
+    if not isinstance(d, dict):
+        raise _bad(source, "the document is not a JSON object")
+    version = d.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise _bad(source, "missing or non-integer 'format_version'")
+    if version > FORMAT_VERSION:
+        raise StateFormatError(
+            f"{source}: error: state format version {version} is newer than this hotc understands "
+            f"(up to {FORMAT_VERSION}); it was written by a newer hotc. Upgrade hotc to use this state; "
+            "it was left untouched."
+        )
+    if version < 1:
+        raise _bad(source, f"unknown format_version {version}")
+    where = "(top)"
+    serial = _get(d, "serial", int, source, where)
+    if serial < 0:
+        raise _bad(source, "serial is negative")
+    return StackState(
+        lineage=_get(d, "lineage", str, source, where),
+        serial=serial,
+        stack_name=_get(d, "stack_name", str, source, where),
+        format_version=FORMAT_VERSION,
+        status=_get(d, "status", str, source, where, "INIT_COMPLETE"),
+        status_reason=_get(d, "status_reason", str, source, where, ""),
+        template_digest=_get(d, "template_digest", (str, _NULL), source, where, None),
+        template=_get(d, "template", dict, source, where, {}),
+        parameters={
+            n: parameter_from_dict(n, p, source, key)
+            for n, p in _get(d, "parameters", dict, source, where, {}).items()
+        },
+        resources={
+            a: resource_from_dict(a, r, source, key) for a, r in _get(d, "resources", dict, source, where, {}).items()
+        },
+        outputs={
+            n: output_from_dict(n, o, source, key) for n, o in _get(d, "outputs", dict, source, where, {}).items()
+        },
+        created_at=_get(d, "created_at", (str, _NULL), source, where, None),
+        updated_at=_get(d, "updated_at", (str, _NULL), source, where, None),
+    )
+
+
+def loads(data: bytes | str, source: str = "state", key: bytes | None = None) -> StackState:
+    """Parse stored bytes; a corrupt, truncated or newer document gives a :class:`StateFormatError`."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _bad(source, f"not UTF-8 text (byte {exc.start})") from None
+    else:
+        text = data
+    if not text.strip():
+        raise _bad(source, "the document is empty")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = " (the document looks truncated)" if not text.rstrip().endswith("}") else ""
+        raise _bad(source, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}") from None
+    return state_from_dict(doc, source, key)
+
+
+# ---------------------------------------------------------------------------------------------- comparing
+
+
+_VOLATILE = ("serial", "updated_at", "format_version")
+
+
+def comparable(state: StackState) -> dict[str, Any]:
+    """The JSON form without the fields a write changes by itself (serial, updated_at, format_version).
+
+    Hidden values compare by digest, so the same secret encrypted twice is not a change."""
+    d = state_to_dict(state, None)
+    for k in _VOLATILE:
+        d.pop(k, None)
+    for p in d["parameters"].values():
+        p.pop("encrypted", None)
+    stripped: dict[str, Any] = _strip_ciphertext(d)
+    return stripped
+
+
+def _strip_ciphertext(v: Any) -> Any:
+    if secrets.is_masked(v):
+        return {secrets.MASK_KEY: v[secrets.MASK_KEY]}
+    if isinstance(v, dict):
+        return {k: _strip_ciphertext(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_strip_ciphertext(x) for x in v]
+    return v
+
+
+def content_changed(old: StackState | None, new: StackState) -> bool:
+    """True when writing ``new`` over ``old`` would change anything but serial/updated_at."""
+    if old is None:
+        return True
+    return comparable(old) != comparable(new)
+
+
+def next_version(old: StackState | None, new: StackState, now: str) -> StackState:
+    """``new`` as it should be stored over ``old``: same lineage, serial one above ``old``'s, stamped ``now``."""
+    if old is None:
+        return replace(new, serial=1, updated_at=now, created_at=new.created_at or now)
+    return replace(new, serial=old.serial + 1, updated_at=now, created_at=new.created_at or old.created_at or now)

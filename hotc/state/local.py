@@ -1,0 +1,339 @@
+"""The local state backend: ``.hotc/STACK.json`` in the working directory.
+
+- Writes are atomic: a temp file in the same directory, fsync, rename over the state, fsync of the directory.
+  The version replaced is kept as ``STACK.json.backup``.
+- The lock is an OS-level ``flock`` on ``STACK.lock``, held for the whole operation (the kernel drops it when
+  the process dies, so a killed holder never leaves a stale lock). While held, the file names its holder.
+- The version token is the sha256 of the stored bytes; a write under the lock checks it (compare-and-swap).
+- Events are JSON lines appended to ``STACK.events.jsonl`` (one ``write`` per batch, ``O_APPEND``).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hotc.errors import HotcError
+from hotc.state import codec
+from hotc.state.backend import (
+    BackendError,
+    BaseBackend,
+    HistoryEntry,
+    Lock,
+    LockHeldError,
+    LockLostError,
+    StateConflictError,
+    backoff_delays,
+    lock_held_message,
+    validate_stack_name,
+)
+from hotc.state.document import StackState
+from hotc.state.events import Event, decode_lines, encode_lines
+
+BACKUP_SUFFIX = ".json.backup"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class LocalBackend(BaseBackend):
+    def __init__(
+        self, directory: Path, *, key: bytes | None = None, unsafe_no_locking: bool = False, fsync: bool = True
+    ) -> None:
+        super().__init__(key=key, unsafe_no_locking=unsafe_no_locking)
+        self.dir = Path(directory)
+        self.fsync = fsync
+        self._held: dict[str, tuple[Lock, int]] = {}  # stack -> (lock, fd of STACK.lock)
+
+    # --- paths
+    def describe(self) -> str:
+        return f"local directory {self.dir}"
+
+    def state_path(self, stack: str) -> Path:
+        return self.dir / f"{stack}.json"
+
+    def backup_path(self, stack: str) -> Path:
+        return self.dir / f"{stack}{BACKUP_SUFFIX}"
+
+    def lock_path(self, stack: str) -> Path:
+        return self.dir / f"{stack}.lock"
+
+    def events_path(self, stack: str) -> Path:
+        return self.dir / f"{stack}.events.jsonl"
+
+    def source(self, stack: str) -> str:
+        return str(self.state_path(stack))
+
+    def _ensure_dir(self) -> None:
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BackendError(f"{self.dir}: error: cannot create the state directory: {exc.strerror}") from None
+
+    # --- bytes
+    def _get(self, stack: str) -> tuple[bytes | None, str | None]:
+        path = self.state_path(stack)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            raise BackendError(f"{path}: error: cannot read the state: {exc.strerror}") from None
+        return data, _digest(data)
+
+    def _atomic_write(self, path: Path, data: bytes) -> None:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                if self.fsync:
+                    os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        if self.fsync:
+            _fsync_dir(path.parent)
+
+    def _put(self, stack: str, data: bytes, expected: str | None, lock: Lock) -> str:
+        self._ensure_dir()
+        with self._short_lock(stack, lock):
+            current, token = self._get(stack)
+            if token != expected:
+                raise StateConflictError(
+                    f"{self.source(stack)}: the state changed underneath this operation (someone else wrote it "
+                    "since it was read); nothing was written. Run the command again."
+                )
+            try:
+                if current is not None:
+                    self._atomic_write(self.backup_path(stack), current)
+                self._atomic_write(self.state_path(stack), data)
+            except OSError as exc:
+                raise BackendError(
+                    f"{self.source(stack)}: error: cannot write the state: {exc.strerror}; the previous state "
+                    "was left in place"
+                ) from None
+        return _digest(data)
+
+    @contextmanager
+    def _short_lock(self, stack: str, lock: Lock) -> Iterator[None]:
+        """In unsafe mode, hold the OS lock just around one compare-and-rename; otherwise it is already held."""
+        if not lock.unsafe:
+            yield
+            return
+        fd = os.open(self.lock_path(stack), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    # --- lock
+    def _check_lock(self, stack: str, lock: Lock) -> None:
+        if lock.unsafe:
+            if not self.unsafe_no_locking:
+                raise HotcError("internal error: an unsafe lock used on a backend that is not in unsafe mode")
+            return
+        held = self._held.get(stack)
+        if held is None or held[0].id != lock.id:
+            raise LockLostError(
+                f"the lock {lock.id} on stack '{stack}' is not held by this process; nothing was written"
+            )
+
+    def _read_lock_info(self, path: Path) -> Lock | None:
+        try:
+            return Lock.from_dict(json.loads(path.read_bytes() or b"null"))
+        except (OSError, ValueError):
+            return None
+
+    @contextmanager
+    def lock(self, stack: str, operation: str, timeout: float = 0.0) -> Iterator[Lock]:
+        validate_stack_name(stack)
+        if self.unsafe_no_locking:
+            yield replace(Lock.new(stack, operation), unsafe=True)
+            return
+        if stack in self._held:
+            raise HotcError(f"internal error: stack '{stack}' is already locked by this backend object")
+        self._ensure_dir()
+        path = self.lock_path(stack)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            delays = backoff_delays(timeout)
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                        raise BackendError(f"{path}: error: cannot lock: {exc.strerror}") from None
+                delay = next(delays, None)
+                if delay is None:
+                    holder = self._read_lock_info(path)
+                    raise LockHeldError(lock_held_message(stack, holder, False, str(path)), holder)
+                time.sleep(delay)
+            lk = Lock.new(stack, operation)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(lk.to_dict(), indent=2).encode() + b"\n", 0)
+            self._held[stack] = (lk, fd)
+            self._forget_base(stack)
+            try:
+                yield lk
+            finally:
+                self._held.pop(stack, None)
+                self._forget_base(stack)
+                try:
+                    os.ftruncate(fd, 0)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)  # closing the descriptor drops the flock
+
+    def current_lock(self, stack: str) -> Lock | None:
+        validate_stack_name(stack)
+        path = self.lock_path(stack)
+        if not path.exists():
+            return None
+        fd = os.open(path, os.O_RDWR)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return self._read_lock_info(path) or Lock("?", stack, "?", "?", "?", 0, "?")
+            return None
+        finally:
+            os.close(fd)
+
+    def force_unlock(self, stack: str, lock_id: str) -> Lock:
+        validate_stack_name(stack)
+        path = self.lock_path(stack)
+        holder = self._read_lock_info(path) if path.exists() else None
+        if holder is None or holder.id != lock_id:
+            raise HotcError(
+                f"stack '{stack}' has no lock with ID {lock_id}"
+                + (f"; the lock file names {holder.describe()}" if holder else "")
+            )
+        fd = os.open(path, os.O_RDWR)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise HotcError(
+                    f"the lock on stack '{stack}' is an OS lock held by a live process ({holder.describe()}); "
+                    "it cannot be broken from here: stop that process (the lock is released when it exits)"
+                ) from None
+            os.ftruncate(fd, 0)  # a stale record (the holder died): clear it
+        finally:
+            os.close(fd)
+        return holder
+
+    # --- the rest of the protocol
+    def list_stacks(self) -> list[str]:
+        if not self.dir.is_dir():
+            return []
+        return sorted(p.name[: -len(".json")] for p in self.dir.glob("*.json") if not p.name.startswith("."))
+
+    def delete(self, stack: str, lock: Lock) -> None:
+        validate_stack_name(stack)
+        with self._write_mutex:
+            self._check_lock(stack, lock)
+            with self._short_lock(stack, lock):
+                current, token = self._get(stack)
+                base = self._bases.get(stack)
+                if current is None:
+                    return
+                if base is not None and base[0] != token:
+                    raise StateConflictError(
+                        f"{self.source(stack)}: the state changed since it was read; it was not deleted"
+                    )
+                self._atomic_write(self.backup_path(stack), current)
+                os.unlink(self.state_path(stack))
+                if self.fsync:
+                    _fsync_dir(self.dir)
+            self._bases[stack] = (None, None)
+
+    def append_events(self, stack: str, events: list[Event]) -> list[Event]:
+        validate_stack_name(stack)
+        stamped = [e.with_id() for e in events]
+        if not stamped:
+            return stamped
+        self._ensure_dir()
+        fd = os.open(self.events_path(stack), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, encode_lines(stamped))
+        except OSError as exc:
+            raise BackendError(f"{self.events_path(stack)}: error: cannot append events: {exc.strerror}") from None
+        finally:
+            os.close(fd)
+        return stamped
+
+    def read_events(self, stack: str, after: str | None = None) -> list[Event]:
+        validate_stack_name(stack)
+        path = self.events_path(stack)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return []
+        events = decode_lines(data, str(path))
+        events.sort(key=lambda e: e.id)
+        return [e for e in events if after is None or e.id > after]
+
+    def history(self, stack: str) -> list[HistoryEntry]:
+        validate_stack_name(stack)
+        out = []
+        for vid, path in (("current", self.state_path(stack)), ("backup", self.backup_path(stack))):
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                continue
+            serial = None
+            try:
+                serial = codec.loads(path.read_bytes(), str(path), self.key).serial
+            except HotcError:
+                pass
+            out.append(HistoryEntry(
+                version_id=vid,
+                modified=datetime.fromtimestamp(st.st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                size=st.st_size,
+                is_latest=vid == "current",
+                serial=serial,
+            ))
+        return out
+
+    def read_version(self, stack: str, version_id: str) -> StackState:
+        validate_stack_name(stack)
+        paths = {"current": self.state_path(stack), "backup": self.backup_path(stack)}
+        if version_id not in paths:
+            raise HotcError(f"a local state keeps versions 'current' and 'backup' only, not {version_id!r}")
+        path = paths[version_id]
+        try:
+            return codec.loads(path.read_bytes(), str(path), self.key)
+        except FileNotFoundError:
+            raise HotcError(f"{path}: error: no such state version") from None

@@ -1,0 +1,102 @@
+"""Keeping hidden values out of the state document in clear.
+
+A hidden parameter (or a resource property derived from one) is stored as a sha256 digest of its canonical
+JSON form, plus the value encrypted with Fernet (from ``cryptography``) when an encryption key is
+configured (env ``HOTC_STATE_KEY``: a Fernet key, or any passphrase, which is stretched with sha256).
+
+Masked property values are a marker object ``{"__sensitive__": "sha256:HEX"}`` (plus ``"encrypted"``), so
+a reader can tell a masked value from real data and compare a new value with :func:`matches_masked`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from hotc.errors import HotcError
+
+KEY_ENV = "HOTC_STATE_KEY"
+MASK_KEY = "__sensitive__"
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+
+
+def digest(value: Any) -> str:
+    """``sha256:HEX`` over the canonical JSON form of ``value``."""
+    return "sha256:" + hashlib.sha256(canonical_json(value)).hexdigest()
+
+
+def key_from_env(env: Mapping[str, str] | None = None) -> bytes | None:
+    """The Fernet key configured in ``HOTC_STATE_KEY``, or None."""
+    raw = (env if env is not None else os.environ).get(KEY_ENV, "")
+    if not raw:
+        return None
+    return normalise_key(raw)
+
+
+def normalise_key(raw: str) -> bytes:
+    """A Fernet key from a Fernet key string or from any passphrase (sha256-stretched)."""
+    try:
+        decoded = base64.urlsafe_b64decode(raw.encode())
+        if len(decoded) == 32:
+            return raw.encode()
+    except (ValueError, TypeError):
+        pass
+    return base64.urlsafe_b64encode(hashlib.sha256(raw.encode()).digest())
+
+
+def _fernet(key: bytes) -> Any:
+    try:
+        from cryptography.fernet import Fernet
+    except ImportError as exc:  # pragma: no cover - cryptography comes with openstacksdk
+        raise HotcError(
+            f"{KEY_ENV} is set but the 'cryptography' package is not installed; install it or unset {KEY_ENV}"
+        ) from exc
+    return Fernet(key)
+
+
+def encrypt(value: Any, key: bytes) -> str:
+    token: bytes = _fernet(key).encrypt(canonical_json(value))
+    return token.decode()
+
+
+def decrypt(token: str, key: bytes) -> Any:
+    from cryptography.fernet import InvalidToken
+
+    try:
+        plain = _fernet(key).decrypt(token.encode())
+    except InvalidToken as exc:
+        raise HotcError(
+            f"cannot decrypt a hidden value in the state: {KEY_ENV} is not the key it was encrypted with"
+        ) from exc
+    return json.loads(plain)
+
+
+def mask(value: Any, key: bytes | None) -> dict[str, str]:
+    """The stored form of a sensitive value: digest, plus ciphertext when a key is configured."""
+    out = {MASK_KEY: digest(value)}
+    if key is not None:
+        out["encrypted"] = encrypt(value, key)
+    return out
+
+
+def is_masked(value: Any) -> bool:
+    return isinstance(value, Mapping) and MASK_KEY in value and set(value) <= {MASK_KEY, "encrypted"}
+
+
+def unmask(value: Any, key: bytes | None) -> Any:
+    """The clear value of a masked marker when it carries ciphertext and a key is configured; else the marker."""
+    if is_masked(value) and key is not None and "encrypted" in value:
+        return decrypt(value["encrypted"], key)
+    return value
+
+
+def matches_masked(marker: Mapping[str, Any], value: Any) -> bool:
+    """True when ``value`` is the value a masked marker (or a ``ParameterRecord`` digest) stands for."""
+    return bool(marker.get(MASK_KEY) == digest(value))

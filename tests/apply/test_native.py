@@ -1,0 +1,113 @@
+"""Heat-native in-process drivers."""
+
+from __future__ import annotations
+
+import email
+import string
+import time
+import uuid
+
+import pytest
+
+from hotc.apply.executor import ExecContext
+from hotc.errors import HotcError
+from hotc.providers.drivers import driver_for
+from hotc.providers.native.random_string import generate
+from hotc.providers.native.value import convert
+from hotc.state.document import ResourceState
+
+
+def ctx(address="r", timeout=5.0, lookup=None, recorded=None):
+    rec = recorded if recorded is not None else []
+    return ExecContext(address=address, type="X", stack_name="st", lineage="L", timeout=timeout,
+                       cloud=lambda: None, record_physical_id=rec.append,
+                       lookup=lookup or (lambda _p: None))
+
+
+def test_driver_for_native_types_and_unknown():
+    for t in ("OS::Heat::RandomString", "OS::Heat::Value", "OS::Heat::None", "OS::Heat::TestResource",
+              "OS::Heat::SoftwareConfig", "OS::Heat::StructuredConfig", "OS::Heat::CloudConfig",
+              "OS::Heat::MultipartMime"):
+        assert driver_for(t) is not None, t
+    assert driver_for("Made::Up::Type") is None
+
+
+def test_random_string_default_and_classes():
+    d = driver_for("OS::Heat::RandomString")
+    out = d.create(ctx(), {})
+    assert len(out.physical_id) == 32 and out.attributes == {"value": out.physical_id}
+    assert set(out.physical_id) <= set(string.ascii_letters + string.digits)
+    s = generate({"length": 10, "character_classes": [{"class": "digits", "min": 3}],
+                  "character_sequences": [{"sequence": "!@", "min": 2}]})
+    assert len(s) == 10 and set(s) <= set(string.digits + "!@")
+    assert sum(c in "!@" for c in s) >= 2 and sum(c.isdigit() for c in s) >= 3
+    assert set(generate({"length": 50, "sequence": "octdigits", "character_classes": []})) <= set("01234567")
+    assert d.create(ctx(), {}).physical_id != d.create(ctx(), {}).physical_id
+
+
+@pytest.mark.parametrize("props,msg", [
+    ({"length": 2, "character_classes": [{"class": "digits", "min": 3}]}, "cannot be smaller"),
+    ({"length": 0}, "between 1 and 512"),
+    ({"character_classes": [{"class": "emoji"}]}, "is not one of"),
+    ({"character_classes": [], "character_sequences": []}, "no characters"),
+])
+def test_random_string_errors(props, msg):
+    with pytest.raises(HotcError, match=msg):
+        generate(props)
+
+
+def test_value_types():
+    assert convert("5", "number") == 5 and convert("2.5", "number") == 2.5
+    assert convert("a, b,c", "comma_delimited_list") == ["a", "b", "c"]
+    assert convert('{"k": [1]}', "json") == {"k": [1]}
+    assert convert("yes", "boolean") is True and convert(0, "boolean") is False
+    assert convert({"a": 1}, None) == {"a": 1}
+    with pytest.raises(HotcError, match="not a number"):
+        convert("x", "number")
+    d = driver_for("OS::Heat::Value")
+    out = d.create(ctx("v"), {"value": "3", "type": "number"})
+    assert out.attributes == {"value": 3} and out.physical_id.startswith("st-v-")
+    assert d.update(ctx("v"), out.physical_id, {"value": "3"}, {"value": [1]}, frozenset({"value"})).attributes == {
+        "value": [1]}
+
+
+def test_test_resource_create_wait_fail_and_update():
+    d = driver_for("OS::Heat::TestResource")
+    rec: list[str] = []
+    t0 = time.monotonic()
+    out = d.create(ctx("t", recorded=rec), {"value": "hello", "action_wait_secs": {"create": 0.2}, "wait_secs": 5})
+    assert 0.2 <= time.monotonic() - t0 < 1.0
+    assert out.attributes == {"output": "hello"} and rec == [out.physical_id] and out.physical_id.startswith("st-t-")
+    with pytest.raises(HotcError, match="Test Resource failed t"):
+        d.create(ctx("t"), {"fail": True})
+    up = d.update(ctx("t"), out.physical_id, {"value": "hello"}, {"value": "bye"}, frozenset({"value"}))
+    assert up.attributes == {"output": "bye"} and up.physical_id == out.physical_id
+    with pytest.raises(HotcError, match="failed"):
+        d.update(ctx("t"), out.physical_id, {"value": "a"}, {"value": "a", "fail": True}, frozenset({"fail"}))
+    d.delete(ctx("t"), out.physical_id, {"fail": True})  # delete never fails
+    with pytest.raises(HotcError, match="timed out"):
+        d.create(ctx("t", timeout=0.1), {"wait_secs": -1})
+
+
+def test_config_family():
+    sc = driver_for("OS::Heat::SoftwareConfig").create(ctx("sc"), {"config": "#!/bin/sh\necho hi\n", "group": "script"})
+    uuid.UUID(sc.physical_id)
+    assert sc.attributes["config"] == "#!/bin/sh\necho hi\n" and sc.attributes["show"]["group"] == "script"
+    cc = driver_for("OS::Heat::CloudConfig").create(ctx("cc"), {"cloud_config": {"packages": ["nginx"]}})
+    assert cc.attributes["config"] == "#cloud-config\npackages:\n- nginx\n"
+    stc = driver_for("OS::Heat::StructuredConfig").create(ctx("x"), {"config": {"a": 1}})
+    assert stc.attributes["config"] == {"a": 1}
+
+    def lookup(pid):
+        if pid == sc.physical_id:
+            return ResourceState("sc", "OS::Heat::SoftwareConfig", pid, "CREATE_COMPLETE",
+                                 attributes=sc.attributes)
+        return None
+
+    mm = driver_for("OS::Heat::MultipartMime").create(ctx("mm", lookup=lookup), {"parts": [
+        {"config": sc.physical_id}, {"config": "raw text", "filename": "x.cfg", "subtype": "cloud-config"}]})
+    msg = email.message_from_string(mm.attributes["config"])
+    parts = msg.get_payload()
+    assert msg.is_multipart() and len(parts) == 2
+    assert parts[0].get_payload() == "#!/bin/sh\necho hi\n"
+    assert parts[1].get_content_subtype() == "cloud-config" and parts[1].get_filename() == "x.cfg"

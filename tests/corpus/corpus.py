@@ -1,0 +1,54 @@
+"""Locating the shared corpus and reading HEAT_VERDICTS.tsv (helpers for the corpus tests and the bench)."""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def find_corpus(start: Path | None = None) -> Path | None:
+    """``$HOTC_CORPUS``, else the first ``shared/corpus`` found walking up from ``start`` (this file)."""
+    env = os.environ.get("HOTC_CORPUS")
+    if env:
+        p = Path(env)
+        return p if (p / "HEAT_VERDICTS.tsv").is_file() else None
+    here = (start or Path(__file__)).resolve()
+    for parent in [here, *here.parents]:
+        cand = parent / "shared" / "corpus"
+        if (cand / "HEAT_VERDICTS.tsv").is_file():
+            return cand
+    return None
+
+
+def corpus_required() -> bool:
+    return bool(os.environ.get("HOTC_REQUIRE_CORPUS") or os.environ.get("CI"))
+
+
+@dataclass(frozen=True)
+class Row:
+    path: str
+    verdict: str  # robust_verdict: VALID | INVALID
+    klass: str  # robust_class: '' | a | b | c | d
+    kind: str
+    message: str
+    env_files: tuple[str, ...]
+
+
+def read_verdicts(corpus: Path) -> list[Row]:
+    rows: list[Row] = []
+    with open(corpus / "HEAT_VERDICTS.tsv", newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh, delimiter="\t"):
+            envs = tuple(e for e in (r.get("robust_env_files") or "").split(";") if e)
+            rows.append(
+                Row(
+                    path=r["path"],
+                    verdict=r["robust_verdict"],
+                    klass=r["robust_class"],
+                    kind=r["robust_kind"],
+                    message=r["robust_message"],
+                    env_files=envs,
+                )
+            )
+    return rows

@@ -1,0 +1,186 @@
+"""Nova drivers against the real test cloud: servers (networks, rebuild, resize, interface attach/detach),
+key pairs and flavors."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from hotc.providers.openstack.common import ProviderError
+from hotc.providers.openstack.nova import DRIVERS
+from tests.providers.test_openstack_common import Recorder, make_ctx
+
+pytestmark = pytest.mark.cloud
+
+SERVER = DRIVERS["OS::Nova::Server"]
+KEYPAIR = DRIVERS["OS::Nova::KeyPair"]
+FLAVOR = DRIVERS["OS::Nova::Flavor"]
+
+PUBKEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBmHFCZYYwZ1S6zRyT9XWg3tdyLPLmf0Q6bfVn1ZClD7 hotc-test"
+
+
+def fs(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+@pytest.fixture(scope="module")
+def extra_net(cloud: Any) -> Iterator[tuple[Any, Any]]:
+    """A second network + subnet for interface attach/detach (module-wide)."""
+    suffix = uuid.uuid4().hex[:8]
+    net = cloud.network.create_network(name=f"hotc-t-nova-net-{suffix}")
+    sub = cloud.network.create_subnet(name=f"hotc-t-nova-sub-{suffix}", network_id=net.id, ip_version=4,
+                                      cidr="10.79.0.0/24")
+    yield net, sub
+    for p in cloud.network.ports(network_id=net.id):
+        cloud.network.delete_port(p, ignore_missing=True)
+    cloud.network.delete_network(net, ignore_missing=True)
+
+
+@pytest.fixture(scope="module")
+def second_image(cloud: Any) -> Iterator[Any]:
+    img = cloud.image.create_image(name=f"hotc-t-nova-img-{uuid.uuid4().hex[:8]}", data=b"\x01" * 4096,
+                                   disk_format="raw", container_format="bare")
+    img = cloud.image.wait_for_status(cloud.image.get_image(img.id), "active", wait=60)
+    yield img
+    cloud.image.delete_image(img, ignore_missing=True)
+
+
+def test_keypair_generated_and_given(cloud: Any, cloud_tracker: Any) -> None:
+    ctx = make_ctx(cloud, "kp")
+    name = cloud_tracker.name("kp")
+    props = {"name": name, "save_private_key": True}
+    out = KEYPAIR.create(ctx, props)
+    assert out.physical_id == name
+    assert out.attributes["public_key"].startswith("ssh-ed25519 ")
+    assert "OPENSSH PRIVATE KEY" in out.attributes["private_key"]
+    assert cloud.compute.get_keypair(name).public_key.split()[:2] == out.attributes["public_key"].split()[:2]
+    read = KEYPAIR.read(ctx, name, props)
+    assert read is not None and read.attributes["public_key"] == out.attributes["public_key"]
+    with pytest.raises(ProviderError, match="already exists"):
+        KEYPAIR.create(ctx, props)
+    # "replace": a new key pair under another name, then the old one goes
+    name2 = cloud_tracker.name("kp2")
+    props2 = {"name": name2, "public_key": PUBKEY, "save_private_key": False}
+    out2 = KEYPAIR.create(ctx, props2)
+    assert out2.attributes["private_key"] == "" and out2.attributes["public_key"].startswith(PUBKEY.rsplit(" ", 1)[0])
+    assert KEYPAIR.find_adoptable(ctx, props2) == name2
+    assert KEYPAIR.find_adoptable(ctx, {**props2, "public_key": "ssh-ed25519 AAAAother x"}) is None
+    KEYPAIR.delete(ctx, name, props)
+    assert KEYPAIR.read(ctx, name, props) is None
+    KEYPAIR.delete(ctx, name, props)
+    KEYPAIR.delete(ctx, name2, props2)
+
+
+def test_flavor_extra_specs_and_access(cloud: Any, cloud_tracker: Any) -> None:
+    ctx = make_ctx(cloud, "flavor")
+    props = {"name": cloud_tracker.name("fl"), "ram": 64, "vcpus": 1, "disk": 0, "swap": 0, "ephemeral": 0,
+             "rxtx_factor": 1.0, "is_public": False, "extra_specs": {"hw:cpu_policy": "shared"},
+             "tenants": [cloud.current_project_id]}
+    out = FLAVOR.create(ctx, props)
+    fid = out.physical_id
+    assert fid is not None
+    cloud_tracker.defer("flavor", lambda: cloud.compute.delete_flavor(fid, ignore_missing=True))
+    assert out.attributes["is_public"] is False
+    assert out.attributes["extra_specs"] == {"hw:cpu_policy": "shared"}
+    assert FLAVOR.find_adoptable(ctx, props) == fid
+    new = {**props, "extra_specs": {"hw:mem_page_size": "small"}, "tenants": []}
+    out = FLAVOR.update(ctx, fid, props, new, fs("extra_specs", "tenants"))
+    assert out.attributes["extra_specs"] == {"hw:mem_page_size": "small"}
+    assert [a["tenant_id"] for a in cloud.compute.get_flavor_access(fid)] == []
+    FLAVOR.delete(ctx, fid, new)
+    assert FLAVOR.read(ctx, fid, new) is None
+    FLAVOR.delete(ctx, fid, new)
+
+
+def test_server_lifecycle(cloud: Any, cloud_shared: Any, cloud_tracker: Any, extra_net: Any,
+                          second_image: Any) -> None:
+    net2, sub2 = extra_net
+    lineage = uuid.uuid4().hex
+    rec = Recorder()
+    ctx = make_ctx(cloud, "web", lineage=lineage, rec=rec, timeout=180)
+    kp = cloud.compute.create_keypair(name=cloud_tracker.name("kp"), public_key=PUBKEY)
+    cloud_tracker.defer("keypair", lambda: cloud.compute.delete_keypair(kp.name, ignore_missing=True))
+    props = {
+        "name": cloud_tracker.name("vm"),
+        "image": cloud_shared.image_name,
+        "flavor": cloud_shared.flavor_name,
+        "key_name": kp.name,
+        "networks": [{"network": cloud_shared.private_network_name},
+                     {"subnet": sub2.name, "fixed_ip": "10.79.0.33"}],
+        "security_groups": ["default"],
+        "metadata": {"role": "web"},
+        "user_data": "#!/bin/sh\necho hi\n",
+        "user_data_format": "SOFTWARE_CONFIG",
+        "flavor_update_policy": "RESIZE",
+        "image_update_policy": "REBUILD",
+        "user_data_update_policy": "REPLACE",
+    }
+    out = SERVER.create(ctx, props)
+    sid = out.physical_id
+    assert sid is not None and rec.ids == [sid]
+    assert any("passed to Nova as RAW" in m for m in rec.logs)
+    a = out.attributes
+    assert a["name"] == props["name"]
+    assert a["first_address"].startswith("10.10.0.")
+    assert a["networks"][cloud_shared.private_network_name] == [a["first_address"]]
+    assert a["networks"][net2.name] == ["10.79.0.33"] and a["networks"][net2.id] == ["10.79.0.33"]
+    assert a["addresses"][net2.name][0]["port"]
+    assert a["show"]["id"] == sid
+    live = cloud.compute.get_server(sid)
+    assert live.metadata == {"role": "web", "hotc-lineage": lineage, "hotc-address": "web"}
+    assert live.key_name == kp.name
+    assert base64.b64decode(live.user_data).decode() == props["user_data"]
+    internal = list(cloud.network.ports(tags=["hotc-internal-port", f"hotc-lineage={lineage}"]))
+    assert len(internal) == 1 and internal[0].device_id == sid
+    assert SERVER.find_adoptable(ctx, props) == sid
+
+    # in place: name, metadata, networks (detach the subnet entry, attach the extra network by name)
+    new = {**props, "name": cloud_tracker.name("vm2"), "metadata": {"role": "api"},
+           "networks": [{"network": cloud_shared.private_network_name}, {"network": net2.id}]}
+    out = SERVER.update(ctx, sid, props, new, fs("name", "metadata", "networks"))
+    assert out.physical_id == sid and out.attributes["name"] == new["name"]
+    assert cloud.compute.get_server(sid).metadata == {"role": "api", "hotc-lineage": lineage,
+                                                      "hotc-address": "web"}
+    ips = out.attributes["networks"][net2.name]
+    assert len(ips) == 1 and ips[0] != "10.79.0.33"
+    assert cloud.network.find_port(internal[0].id, ignore_missing=True) is None  # hotc's port went with its entry
+
+    # image change = rebuild in place (same server id)
+    new2 = {**new, "image": second_image.id}
+    out = SERVER.update(ctx, sid, new, new2, fs("image"))
+    assert out.physical_id == sid and cloud.compute.get_server(sid).image["id"] == second_image.id
+
+    # flavor change = resize + confirm
+    flavors = [f for f in cloud_shared.flavor_names if f != cloud_shared.flavor_name]
+    new3 = {**new2, "flavor": flavors[0]}
+    try:
+        out = SERVER.update(ctx, sid, new2, new3, fs("flavor"))
+        assert cloud.compute.get_server(sid).flavor["original_name"] == flavors[0]
+    except ProviderError as exc:  # a single-host cloud without allow_resize_to_same_host
+        assert "resize" in exc.message
+        pytest.xfail(f"resize refused by the test cloud: {exc.message}")
+    finally:
+        SERVER.delete(ctx, sid, new3)
+        assert SERVER.read(ctx, sid, new3) is None
+        SERVER.delete(ctx, sid, new3)
+
+
+def test_server_replacement_and_bad_flavor(cloud: Any, cloud_shared: Any, cloud_tracker: Any) -> None:
+    """A non-updatable change (key_name, security_groups) is a create of a new server then a delete."""
+    ctx = make_ctx(cloud, "db")
+    props = {"name": cloud_tracker.name("db"), "image": cloud_shared.image_id, "flavor": cloud_shared.flavor_id,
+             "networks": [{"network": cloud_shared.private_network_id, "fixed_ip": "10.10.0.201"}]}
+    with pytest.raises(ProviderError, match="flavor 'no-such-flavor' not found"):
+        SERVER.create(ctx, {**props, "flavor": "no-such-flavor"})
+    old = SERVER.create(ctx, props)
+    assert old.attributes["first_address"] == "10.10.0.201"
+    new_props = {**props, "name": cloud_tracker.name("db2"), "networks": [{"network": cloud_shared.private_network_id}]}
+    new = SERVER.create(make_ctx(cloud, "db"), new_props)
+    assert new.physical_id != old.physical_id
+    SERVER.delete(ctx, old.physical_id, props)  # type: ignore[arg-type]
+    assert SERVER.read(ctx, old.physical_id, props) is None  # type: ignore[arg-type]
+    SERVER.delete(ctx, new.physical_id, new_props)  # type: ignore[arg-type]
