@@ -5,6 +5,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source $HERE/lib.sh
 mkdir -p $MC/etc/heat $MC/state/heat/lock $MC/log $MC/run
 render $HERE/etc/heat/heat.conf $MC/etc/heat/heat.conf; cp $MC/venv/etc/heat/api-paste.ini $MC/etc/heat/
+restart_if_changed heat-api heat-engine
 HC="--config-file $MC/etc/heat/heat.conf"
 if [ ! -f $MC/run/heat.dbsynced ]; then
   logged heat-manage.log $V/heat-manage $HC db_sync
