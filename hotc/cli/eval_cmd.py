@@ -34,7 +34,7 @@ from hotc.cli.common import (
 from hotc.errors import Diagnostic, HotcError, Severity
 from hotc.values import Unknown, WaitsOn, collect_unknowns
 
-ExprArg = Annotated[str, typer.Argument(help="The expression, e.g. '{get_attr: [web, first_address]}'.")]
+ExprArg = Annotated[str, typer.Argument(help="The expression, e.g. '{get_attr: \\[web, first_address]}'.")]
 StackNameOpt = Annotated[
     str | None,
     typer.Option("--stack-name", help="Value of OS::stack_name (default: the template file's stem)."),

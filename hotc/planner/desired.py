@@ -28,6 +28,7 @@ from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.api import LoadedStack, NestedTemplate, TypeResolution
+from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
 from hotc.parser.ir import MISSING, EvalContext, Expr, Literal, MapExpr, Resource, Template
 from hotc.planner.resolve import AddressResolver, UnknownResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
@@ -95,10 +96,19 @@ class Scope:
     stack_name: str = ""
     stack_id: Any = None
     static_params: Mapping[str, Any] = field(default_factory=dict)  # parameter values known at build time
+    member_types: Mapping[str, TypeResolution] = field(default_factory=dict)  # group/stack name -> member type
 
 
-def _resolve_member_type(type_name: str, scope: Scope) -> tuple[str, str | None]:
+def _resolve_member_type(type_name: str, scope: Scope, gname: str = "") -> tuple[str, str | None]:
     """('leaf', provider_type) or ('nested', template_key) for a group member's type."""
+    mt = scope.member_types.get(gname)
+    if mt is not None:
+        if mt.kind == "template" and mt.template_key is not None and mt.template_key in scope.nested:
+            return "nested", mt.template_key
+        if mt.kind == "none":
+            return "leaf", "OS::Heat::None"
+        if mt.kind == "builtin":
+            return "leaf", mt.type_name
     if type_name in scope.nested:
         return "nested", type_name
     for key in scope.nested:
@@ -173,8 +183,6 @@ class DesiredStack:
         assert member.resource is not None
         if only is not None and isinstance(member.resource.properties, MapExpr):
             ctx = self._ctx(scope, resolver, memo)
-            from hotc.parser.evaluate import EvalError, evaluate
-
             out: dict[str, Any] = {}
             for k, e in member.resource.properties.items:
                 if k in only:
@@ -212,6 +220,24 @@ class DesiredStack:
             if self._output_enabled(scope, out.condition)
         }
 
+    def resolve_outputs_with_errors(
+        self, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+    ) -> dict[str, tuple[Any, str | None]]:
+        """Like :meth:`resolve_outputs`, but an output that cannot be evaluated (e.g. ``get_attr`` on a group
+        member that does not exist) gives ``(None, message)`` instead of raising, as Heat stores an output
+        error without failing the stack."""
+        memo = {} if memo is None else memo
+        scope = self.scopes[""]
+        out: dict[str, tuple[Any, str | None]] = {}
+        for name, o in scope.template.outputs.items():
+            try:
+                if not self._output_enabled(scope, o.condition):
+                    continue
+                out[name] = (self._output(scope, name, resolver, memo), None)
+            except HotcError as exc:
+                out[name] = (None, exc.message)
+        return out
+
     def scoped_resolver(self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> ScopedResolver:
         """A name-keyed :class:`~hotc.parser.ir.ResourceResolver` for one (nested) stack."""
         return ScopedResolver(self, self.scopes[scope_prefix], resolver, {} if memo is None else memo)
@@ -241,8 +267,6 @@ class DesiredStack:
         return ctx
 
     def _eval(self, scope: Scope, expr: Expr, resolver: AddressResolver, memo: dict[Any, Any]) -> Any:
-        from hotc.parser.evaluate import EvalError, evaluate
-
         try:
             return evaluate(expr, self._ctx(scope, resolver, memo))
         except EvalError as exc:
@@ -288,6 +312,8 @@ class DesiredStack:
         for pname, p in scope.template.parameters.items():
             if pname in given:
                 values[pname] = _convert_param(p.type, given[pname])
+            elif pname in self._parameter_defaults:
+                values[pname] = _convert_param(p.type, self._parameter_defaults[pname])
             elif p.default is not MISSING:
                 values[pname] = p.default
             else:
@@ -301,6 +327,7 @@ class DesiredStack:
         return values
 
     _project_id: Any = PROJECT_ID_UNKNOWN
+    _parameter_defaults: Mapping[str, Any] = {}  # the environment's parameter_defaults (reach nested stacks)
 
     def _group_props(self, scope: Scope, member: Member, resolver: AddressResolver, memo: dict[Any, Any]) -> dict[str, Any]:
         key = ("group", scope.prefix, member.name, id(resolver))
@@ -360,8 +387,6 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
             if cond.value in scope.conditions:
                 return scope.conditions[cond.value]
             raise HotcError(f"{cond.pos or scope.template.path}: error: condition {cond.value!r} is not defined")
-    from hotc.parser.evaluate import EvalError, evaluate_condition
-
     ctx = EvalContext(
         version=scope.template.version,
         parameters=scope.fixed_params if scope.fixed_params is not None else scope.static_params,
@@ -501,8 +526,6 @@ class ScopedResolver:
 
 
 def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
-    from hotc.parser.evaluate import references
-
     resources: set[str] = set()
     params: set[str] = set()
     for e in exprs:
@@ -547,13 +570,12 @@ class _Builder:
             nested=loaded.nested,
             fixed_params=params,
             hidden=frozenset(hidden),
+            member_types=loaded.member_types,
             stack_name=self.d.stack_name,
             stack_id=root_id,
         )
 
     def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> dict[str, bool]:
-        from hotc.parser.evaluate import EvalError, evaluate_condition
-
         t = scope.template
         done: dict[str, bool] = {}
         pending = dict(t.conditions)
@@ -601,7 +623,10 @@ class _Builder:
             if not enabled:
                 scope.members[name] = Member(name, "disabled", address, resolution.type_name or res.type, res)
                 continue
-            if resolution.kind == "template" or (
+            stack_mt = scope.member_types.get(name) if res.type == STACK_TYPE or resolution.type_name == STACK_TYPE else None
+            if stack_mt is not None and stack_mt.kind == "template" and stack_mt.template_key in scope.nested:
+                scope.members[name] = Member(name, "nested", address, STACK_TYPE, res)
+            elif resolution.kind == "template" or (
                 resolution.template_key is not None and resolution.template_key in scope.nested
             ):
                 scope.members[name] = Member(name, "nested", address, resolution.type_name or res.type, res)
@@ -705,6 +730,7 @@ class _Builder:
             fixed_params=None,
             feed=feed,
             hidden=frozenset(hidden),
+            member_types=nt.member_types,
             stack_name=f"{self.d.stack_name}-{address}",
             stack_id=self.d.stack_id_of(address),
         )
@@ -714,8 +740,10 @@ class _Builder:
         res = m.resource
         assert res is not None
         resolution = scope.types.get(m.name) or TypeResolution("template", res.type, res.type)
-        key = resolution.template_key or res.type
         how = "stack" if (resolution.type_name == STACK_TYPE or res.type == STACK_TYPE) else "props"
+        if how == "stack":
+            resolution = scope.member_types[m.name]
+        key = resolution.template_key or res.type
         child = self._child_scope(scope, m.address, key, (scope.prefix, m.name, None, how), bool(sensitive))
         scope.members[m.name] = _replace_member(m, type=STACK_TYPE if how == "stack" else key)
         child.facade = self._facade(scope, res, static, memo)
@@ -770,8 +798,8 @@ class _Builder:
         if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
             what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
             raise HotcError(f"{where}: error: {m.address}: {what} must be a map with a 'type'")
-        mtype = rdef["type"]
-        kind, key = _resolve_member_type(mtype, scope)
+        kind, key = _resolve_member_type(rdef["type"], scope, m.name)
+        mtype = key if kind == "leaf" and key else rdef["type"]
         addresses = tuple(f"{m.address}[{i}]" for i in indexes)
         member = _replace_member(m, member_addresses=addresses, member_indexes=tuple(indexes),
                                  member_nested=kind == "nested", member_type=key or mtype)
@@ -808,8 +836,6 @@ class _Builder:
 
 
 def _condition_names(expr: Expr) -> list[str]:
-    from hotc.parser.evaluate import references
-
     return [name for kind, name, _ in references(expr) if kind == "condition"]
 
 
@@ -888,6 +914,9 @@ def _build_desired(loaded: LoadedStack, stack_name: str, lineage: str | None, pr
     d = DesiredStack(stack_name, lineage)
     if project_id is not None:
         d._project_id = project_id
+    env = loaded.environment
+    if env is not None and isinstance(getattr(env, "parameter_defaults", None), Mapping):
+        d._parameter_defaults = dict(env.parameter_defaults)
     state_members: dict[str, list[int]] = {}
     if state is not None:
         for addr in state.resources:

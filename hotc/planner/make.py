@@ -364,6 +364,15 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
 
     before_raw = dict(rs.properties)
     after_disp = settle_unknowns(after, before_raw, resolver.stable)
+    healthy = (rs.type == dr.type and not rs.failed and not rs.in_progress and addr not in ctx.gone
+               and rs.status not in ("INIT_COMPLETE", "DELETE_COMPLETE")
+               and not any(_matches(addr, sel) for sel in ctx.options.replace))
+    if (healthy and not dr.has_metadata and not rs.metadata and rs.deletion_policy == dr.deletion_policy
+            and (rtype is None or rtype.always_replace is None or not rtype.always_replace(after_disp))
+            and values_equal(before_raw, after_disp)):
+        # the fast path: the same resolved properties as applied (most resources of most plans)
+        return ResourceChange(action=Action.NOOP, before=before_raw, after=after_disp,
+                              previous_physical_id=rs.physical_id, **base)  # type: ignore[arg-type]
     before_d = apply_defaults(rtype, before_raw)
     after_d = settle_unknowns(apply_defaults(rtype, after), before_d, resolver.stable)
     keys = changed_keys(rtype, before_d, after_d)
@@ -443,7 +452,7 @@ def _short(v: Any) -> str:
 
 def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[OutputChange]:
     d = ctx.desired
-    new = d.resolve_outputs(resolver, memo)
+    new = d.resolve_outputs_with_errors(resolver, memo)
     old = ctx.state.outputs if ctx.state is not None else {}
     outs: list[OutputChange] = []
     for name in d.outputs:
@@ -452,9 +461,12 @@ def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[Ou
             if name in old:
                 outs.append(OutputChange(name, Action.DELETE, before=old[name].value, sensitive=sensitive))
             continue
-        value = new[name]
+        value, err = new[name]
         if name not in old:
-            outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive))
+            outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive, error=err))
+            continue
+        if err is not None:
+            outs.append(OutputChange(name, Action.UPDATE, before=old[name].value, after=None, sensitive=sensitive, error=err))
             continue
         before = old[name].value
         value = settle_unknowns(value, before, resolver.stable)

@@ -149,6 +149,11 @@ CASES: list[tuple[str, str, Any]] = [
     (ROCKY, "{map_replace: [{a: 1}, {other: {}}]}", ParseErr('invalid arguments to "map_replace"')),
     (ROCKY, "{map_replace: [{a: 1}]}", ParseErr('invalid arguments to "map_replace"')),
     (ROCKY, "{map_replace: [{get_param: cfg}, {keys: {k: K}}]}", {"a": {"b": [10, 20]}, "K": "v"}),
+    (ROCKY, "{map_replace: [{f1: b1, f2: b2}, {keys: {f2: f2}}]}", {"f1": "b1", "f2": "b2"}),
+    (ROCKY, "{map_replace: [{f1: b1, f2: b2}, {values: null, keys: null}]}", {"f1": "b1", "f2": "b2"}),
+    (ROCKY, "{map_replace: [{f1: b1}, ab]}", ParseErr('invalid arguments to "map_replace"')),
+    (ROCKY, "{map_replace: ab}", ParseErr('invalid arguments to "map_replace"')),
+    (ROCKY, "{map_replace: [{get_param: cfg}, {get_param: name}]}", Err("arguments must be a list of maps")),
     # ------------------------------------------------------------------------------------------ yaql
     (ROCKY, "{yaql: {expression: '$.data.l.sum()', data: {l: [1, 2, 3]}}}", 6),
     (ROCKY, "{yaql: {expression: '$.data.l.select($ * 2)', data: {l: [1, 2]}}}", [2, 4]),
@@ -172,6 +177,12 @@ CASES: list[tuple[str, str, Any]] = [
     ("wallaby", "[x, {if: [no_cond, a]}, {if: [yes_cond, b]}]", ["x", "b"]),
     ("wallaby", "{k: {if: [no_cond, a]}, j: 1}", {"j": 1}),
     ("wallaby", "{if: [no_cond, a, b]}", "b"),
+    # Heat's test_if_nullable
+    ("wallaby", "{single: {if: [false, v]}, nested_true: {if: [true, {if: [false, foo]}, bar]},"
+                " nested_false: {if: [false, baz, {if: [false, quux]}]}, control: {if: [false, true, null]}}",
+     {"control": None}),
+    ("wallaby", "{if: [no_cond]}", ParseErr("too few arguments")),
+    ("wallaby", "{if: [no_cond, a, b, c]}", ParseErr("too many arguments")),
     ("2016-10-14", "{if: [yes_cond, a, b]}", "a"),
     ("2016-04-08", "{if: [yes_cond, a, b]}", {"if": ["yes_cond", "a", "b"]}),
     # ----------------------------------------------------------------------------------------- filter
@@ -189,6 +200,21 @@ CASES: list[tuple[str, str, Any]] = [
     (ROCKY, "{make_url: {scheme: https, username: 'u@x', password: 'p:w', host: '::1'}}", "https://u%40x:p%3Aw@[::1]"),
     (ROCKY, "{make_url: {scheme: https, host: '[fe80::1]', port: '443'}}", "https://[fe80::1]:443"),
     (ROCKY, "{make_url: {host: h, port: 0}}", ParseErr("must be in the range 1-65535")),
+    # Heat's test_make_url_* cases
+    (ROCKY, "{make_url: {scheme: http, host: example.com, path: '/foo/?bar', query: {'foo#': 'bar & baz',"
+            " blarg: '/wib=ble/'}}}", "http://example.com/foo/%3Fbar?foo%23=bar+%26+baz&blarg=/wib%3Dble/"),
+    (ROCKY, "{make_url: {scheme: http, host: example.com, path: foo/bar, fragment: baz}}",
+     "http://example.com/foo/bar#baz"),
+    (ROCKY, "{make_url: {scheme: http, username: wibble, host: example.com, path: /foo/bar}}",
+     "http://wibble@example.com/foo/bar"),
+    (ROCKY, "{make_url: {scheme: https, host: example.com, port: '1.1'}}", ParseErr('invalid URL port "1.1"')),
+    (ROCKY, "{make_url: {scheme: https, host: example.com, port: 100000}}", ParseErr("range 1-65535")),
+    (ROCKY, "{make_url: {scheme: https, host: example.com, port: {get_param: count}}}", "https://example.com:3"),
+    # Heat's test_str_split_none_delim
+    (ROCKY, "{str_split: [null, 'check']}", ["check"]),
+    (ROCKY, "{str_split: [null, 'a  b c']}", ["a", "b", "c"]),
+    (ROCKY, "{str_split: [',', 'a,b', 1.0]}", "b"),
+    (ROCKY, "{str_split: [[], 'a,b']}", ParseErr('invalid arguments to "str_split"')),
     (ROCKY, "{make_url: {host: h, bogus: 1}}", ParseErr('unknown key "bogus"')),
     (ROCKY, "{make_url: {scheme: 'ht:tp', host: h}}", Err("should not contain ':'")),
     (ROCKY, "{make_url: {host: h, query: [a]}}", ParseErr('invalid arguments to "make_url"')),
@@ -238,7 +264,7 @@ CASES: list[tuple[str, str, Any]] = [
      {"k": "v", "k2": "v2"}),
     ("2013-05-23", "{Ref: name}", "web"),
     ("2013-05-23", "{Ref: web}", "UNKNOWN:web.id"),
-    ("2013-05-23", "{'Fn::GetAZs': ''}", "UNKNOWN:cloud.availability_zones.id"),
+    ("2013-05-23", "{'Fn::GetAZs': ''}", "UNKNOWN:cloud.availability_zones"),
     ("2014-10-16", "{Ref: name}", ParseErr('"Ref" is not supported in heat_template_version 2014-10-16')),
     ("2014-10-16", "{'Fn::Join': [',', [a]]}", ParseErr('"Fn::Join" is not supported')),
     ("wallaby", "{'Fn::GetAZs': ''}", ParseErr('"Fn::GetAZs" is not supported')),

@@ -284,6 +284,8 @@ def test_known_parts_stay_known() -> None:
     value = evaluate(parse("{and: [false, {equals: [{get_param: u}, 1]}]}", where="conditions")[0],
                      ctx(parameters={"u": Unknown()}))
     assert value is False
+    value = evaluate(parse("{map_replace: [{a: {get_resource: r}}, {keys: {a: b}}]}")[0], ctx())
+    assert list(value) == ["b"] and isinstance(value["b"], Unknown)
     value = evaluate(parse("{repeat: {template: {p: '%x%', id: {get_resource: r}}, for_each: {'%x%': [a]}}}")[0],
                      ctx())
     assert value[0]["p"] == "a" and isinstance(value[0]["id"], Unknown)
@@ -314,3 +316,59 @@ def test_references() -> None:
     assert [(k, n) for k, n, _ in references(expr)] == [("condition", "c1"), ("condition", "c2")]
     expr, _, _ = parse("{Ref: thing}", "2013-05-23")
     assert [(k, n) for k, n, _ in references(expr)] == [("ref", "thing")]
+
+
+def test_references_follow_only_the_taken_branch_with_a_context() -> None:
+    expr, errors, _ = parse("{if: [has_fip, {get_attr: [fip, ip]}, {get_resource: port}]}")
+    assert not errors and expr is not None
+    assert [(k, n) for k, n, _ in references(expr)] == [
+        ("condition", "has_fip"), ("resource", "fip"), ("resource", "port")]
+    off = ctx(conditions={"has_fip": False})
+    assert [(k, n) for k, n, _ in references(expr, off)] == [("condition", "has_fip"), ("resource", "port")]
+    on = ctx(conditions={"has_fip": True})
+    assert [(k, n) for k, n, _ in references(expr, on)] == [("condition", "has_fip"), ("resource", "fip")]
+    unknown = ctx(conditions={"has_fip": Unknown()})
+    assert len(list(references(expr, unknown))) == 3
+
+
+def test_references_with_a_context_resolve_computed_resource_names() -> None:
+    expr, errors, _ = parse("{get_attr: [{get_param: name}, ip]}")
+    assert not errors and expr is not None
+    assert [(k, n) for k, n, _ in references(expr)] == [("param", "name")]
+    assert [(k, n) for k, n, _ in references(expr, ctx())] == [("resource", "web"), ("param", "name")]
+
+
+# --------------------------------------------------------------------------------------------- fuzzing
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NAMES = sorted(grammar().functions) + ["template", "params", "for_each", "permutations", "expression", "data",
+                                         "keys", "values", "host", "port", "query", "x", ""]
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, width=16),
+                     st.sampled_from(["a", "", ",", "web", "name", "sha256", "%x%", "cond1", "$.data"]))
+_data = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(_NAMES), inner, min_size=1, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=_data, version=st.sampled_from(VERSIONS),
+       where=st.sampled_from(["properties", "conditions", "condition_ref", "outputs"]))
+def test_random_snippets_never_crash(data: object, version: str, where: str) -> None:
+    """Any decoded data parses to an Expr plus diagnostics, and evaluates to a value or an EvalError."""
+    v = version_named(version)
+    expr, diags = parse_expr(data, v, where=where, pos=Pos("f.yaml", 1, 1))
+    assert all(d.pos is not None for d in diags)
+    c = ctx(version, conditions={"cond1": True}, resource_names=frozenset({"web"}), files={"a": "b"},
+            facade={"metadata": {}})
+    try:
+        evaluate(expr, c)
+        list(references(expr, c))
+    except EvalError as exc:
+        assert exc.diagnostic.message

@@ -141,3 +141,18 @@ def test_markdown_with_an_enormous_destructive_list_still_keeps_the_summary():
     assert len(md) <= GITHUB_COMMENT_LIMIT
     assert md.startswith("### hotc plan") and "| ♻️ replace | 10000 |" in md
     assert "more destructive actions not shown" in md
+
+
+def test_json_with_drift_and_output_errors_is_valid():
+    from hotc.planner.plan import OutputChange
+
+    drift = (ResourceChange("a", "OS::Heat::Value", Action.UPDATE, {"value": 1}, {"value": 2}, changed_paths=("value",),
+                            action_reason="drift_changed"),
+             ResourceChange("b", "OS::Heat::Value", Action.DELETE, {"value": 1}, None, action_reason="drift_gone"))
+    plan = Plan(stack_name="s", mode="refresh-only", changes=(), resource_drift=drift,
+                output_changes=(OutputChange("o", Action.CREATE, error="boom"),))
+    doc = json.loads(render_json(plan))
+    jsonschema.validate(doc, SCHEMA)
+    assert [c["actions"] for c in doc["resource_drift"]] == [["update"], ["delete"]]
+    assert doc["output_changes"]["o"]["error"] == "boom"
+    assert "changed outside hotc" in render_text(plan)
