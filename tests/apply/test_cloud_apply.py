@@ -179,3 +179,67 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
     d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert d.returncode == 0, d.stdout + d.stderr
     assert tagged(cloud, st.lineage) == {}
+
+
+MULTITIER = REPO / "examples" / "multitier.yaml"
+MULTITIER_PROD = REPO / "examples" / "multitier-production.env.yaml"
+
+
+def leftovers(conn: Any, lineage: str) -> list[str]:
+    """Everything in the cloud stamped with ``lineage``: neutron (tags), servers and volumes (metadata), LBs."""
+    left = [f"{kind} {oid}" for oid, kind in tagged(conn, lineage).items()]
+    tag = f"hotc-lineage={lineage}"
+    left += [f"router {r.id}" for r in conn.network.routers(tags=tag)]
+    left += [f"fip {f.id}" for f in conn.network.ips(tags=tag)]
+    left += [f"server {s.id}" for s in conn.compute.servers() if (s.metadata or {}).get("hotc-lineage") == lineage]
+    left += [f"volume {v.id}" for v in conn.block_storage.volumes()
+             if (v.metadata or {}).get("hotc-lineage") == lineage]
+    left += [f"lb {lb.id}" for lb in conn.load_balancer.load_balancers() if tag in (lb.tags or [])]
+    return left
+
+
+def test_cloud_multitier_example_apply_update_replace_destroy(cloud: Any, cloud_shared: Any, cloud_tracker: Any,
+                                                              hotc_cloud_env: dict[str, str], tmp_path: Path) -> None:
+    stack = cloud_tracker.name("web")
+    args = ["-t", str(MULTITIER), "-e", str(MULTITIER_PROD), stack, "--auto-approve"]
+    r = hotc(tmp_path, hotc_cloud_env, "apply", *args)
+    st = state_of(tmp_path, stack)
+    if r.returncode != 0:  # leave nothing behind even when the apply fails
+        hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(st.resources) == 20 and all(rs.status == "CREATE_COMPLETE" for rs in st.resources.values())
+    ids = {a: rs.physical_id for a, rs in st.resources.items()}
+    web_a = cloud.compute.get_server(ids["web_a"])
+    assert web_a.metadata["hotc-lineage"] == st.lineage and web_a.metadata["hotc-address"] == "web_a"
+    assert web_a.metadata["version"] == "1"
+    vol = cloud.block_storage.get_volume(ids["data"])
+    assert vol.size == 2 and [a["server_id"] for a in vol.attachments] == [ids["web_a"]]
+    members = list(cloud.load_balancer.members(ids["pool"]))
+    assert sorted(m.address for m in members) == sorted(st.outputs["web_private_ips"].value)
+    fip_b = cloud.network.get_ip(ids["web_b_fip"])
+    assert fip_b.port_id == ids["web_b_port"]
+    assert len(st.outputs["web_public_ips"].value) == 2 and st.outputs["lb_vip"].value
+
+    # one in-place update (server metadata) and one replacement (the volume: availability_zone cannot be updated):
+    # the new volume is created, the attachment moved to it, then the old volume deleted
+    r = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2", "--parameter", "volume_az=nova")
+    assert r.returncode == 0, r.stdout + r.stderr
+    st2 = state_of(tmp_path, stack)
+    assert st2.resources["web_a"].physical_id == ids["web_a"] and st2.resources["web_b"].physical_id == ids["web_b"]
+    assert cloud.compute.get_server(ids["web_a"]).metadata["version"] == "2"
+    new_vol = st2.resources["data"].physical_id
+    assert new_vol != ids["data"] and cloud.block_storage.find_volume(ids["data"]) is None
+    assert [a["server_id"] for a in cloud.block_storage.get_volume(new_vol).attachments] == [ids["web_a"]]
+    assert st2.outputs["volume_id"].value == new_vol
+    lines = r.stdout.splitlines()
+    order = [next(i for i, x in enumerate(lines) if x.startswith(p)) for p in
+             ("data: CREATE_COMPLETE", "data_attachment: UPDATE_COMPLETE", "data: DELETE_COMPLETE")]
+    assert order == sorted(order)
+    again = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2", "--parameter",
+                 "volume_az=nova")
+    assert again.returncode == 0 and "No changes" in again.stdout
+
+    d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
+    assert d.returncode == 0, d.stdout + d.stderr
+    assert state_of(tmp_path, stack).resources == {}
+    assert leftovers(cloud, st.lineage) == []
