@@ -188,6 +188,12 @@ def test_saved_plan_applies_and_stale_plan_is_refused(tmp_path: Path) -> None:
     ok = hotc(tmp_path, "apply", str(plan3))
     assert ok.returncode == 0, ok.stderr
     assert state_of(tmp_path, "qs").outputs["app_name"].value.startswith("other-dev-")
+    # a saved destroy plan needs no template
+    dplan = tmp_path / "destroy.plan"
+    assert hotc(tmp_path, "plan", "--destroy", "qs", "-o", str(dplan)).returncode == 0
+    gone = hotc(tmp_path, "apply", str(dplan))
+    assert gone.returncode == 0 and "Destroy complete! Resources: 0 created, 0 updated, 0 replaced, 5 deleted" in gone.stdout
+    assert state_of(tmp_path, "qs").resources == {}
     # a plan file that does not exist, and a template passed as a plan
     assert "no such plan file" in hotc(tmp_path, "apply", "nope.plan").stderr
     assert "looks like a template" in hotc(tmp_path, "apply", str(t)).stderr
