@@ -38,10 +38,6 @@ def _register_all() -> None:
         if callable(register):
             register(app)
 
-    from hotc.cli import apply as apply_cli
-
-    apply_cli.register(app)
-
 
 _register_all()
 
