@@ -550,6 +550,7 @@ class _Builder:
         self.loaded = loaded
         self.d = desired
         self.state_members = state_members  # group address -> indexes present in state
+        self.state_ids: dict[str, str] = {}  # physical id -> address, from the state
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
 
     # parameters / conditions ------------------------------------------------------------------------
@@ -832,6 +833,14 @@ class _Builder:
             for item in pol.get("resource_list") or []:
                 if isinstance(item, int) or (isinstance(item, str) and item.isdigit()):
                     skip.add(int(item))
+                elif isinstance(item, str):
+                    # a member's physical id (Heat accepts names or refs)
+                    member = self.state_ids.get(item)
+                    if member is not None and member.startswith(address + "["):
+                        tail = member[len(address) + 1 :]
+                        idx = tail[: tail.index("]")]
+                        if idx.isdigit():
+                            skip.add(int(idx))
         return skip
 
 
@@ -939,6 +948,8 @@ def _build_desired(loaded: LoadedStack, stack_name: str, lineage: str | None, pr
                     if idx not in lst:
                         lst.append(idx)
     b = _Builder(loaded, d, state_members)
+    if state is not None:
+        b.state_ids = {rs.physical_id: addr for addr, rs in state.resources.items() if rs.physical_id}
     root = b.root_scope()
     b.build_scope(root, root.fixed_params or {}, frozenset())
     _collect_leaves(d)

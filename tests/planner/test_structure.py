@@ -243,3 +243,14 @@ def test_output_that_cannot_be_evaluated_is_an_output_error_not_a_plan_error():
     outs = {o.name: o for o in plan.output_changes}
     assert outs["first"].error is not None and "no member '0'" in outs["first"].error
     assert outs["all"].error is None and outs["all"].after == []
+
+
+def test_removal_policies_skip_listed_members_by_index_or_physical_id():
+    doc = {"resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
+        "count": 2, "removal_policies": [{"resource_list": ["0", "id-g[1]"]}],
+        "resource_def": {"type": "OS::Heat::None"}}}}}
+    st = state({f"g[{i}]": {"type": "OS::Heat::None"} for i in range(3)})
+    plan = plan_of(stack(doc), st)
+    ch = by_addr(plan)
+    assert ch["g[0]"].action is Action.DELETE and ch["g[1]"].action is Action.DELETE
+    assert ch["g[2]"].action is Action.NOOP and ch["g[3]"].action is Action.CREATE
