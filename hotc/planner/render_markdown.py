@@ -19,6 +19,7 @@ from hotc.planner.present import (
     mask,
     ordered,
     reason_text,
+    string_diff,
     summary_counts,
 )
 
@@ -42,8 +43,14 @@ def _details(c: ResourceChange) -> str:
         body = [f"+ {k}: {SENSITIVE if after[k] == SENSITIVE else fmt(after[k], 300)}" for k in sorted(after)]
     elif c.action in (Action.UPDATE, Action.REPLACE):
         for path, old, new, forces in changed_lines(c):
-            body.append(f"- {path}: {old}")
-            body.append(f"+ {path}: {new}" + ("   # forces replacement" if forces and c.action is Action.REPLACE else ""))
+            tail = "   # forces replacement" if forces and c.action is Action.REPLACE else ""
+            diff = string_diff(c, path, limit=40)
+            if diff is not None:
+                body.append(f"  {path}:{tail}")
+                body.extend(f"{d[:1]}     {d[1:]}" if d[:1] in "+-" else f"      {d}" for d in diff)
+            else:
+                body.append(f"- {path}: {old}")
+                body.append(f"+ {path}: {new}{tail}")
     elif c.previous_physical_id:
         body = [f"- physical id: {c.previous_physical_id}"]
     if body:

@@ -156,3 +156,16 @@ def test_json_with_drift_and_output_errors_is_valid():
     assert [c["actions"] for c in doc["resource_drift"]] == [["update"], ["delete"]]
     assert doc["output_changes"]["o"]["error"] == "boom"
     assert "changed outside hotc" in render_text(plan)
+
+
+def test_long_script_changes_are_shown_as_line_diffs():
+    script_old = "#!/bin/sh\n" + "echo setup\n" * 30 + "run --port 8080\n"
+    script_new = script_old.replace("8080", "8081")
+    plan = plan_of(stack({"resources": {"s": {"type": "OS::Nova::Server", "properties": {
+        "flavor": "f", "image": "i", "user_data": script_new, "user_data_update_policy": "IGNORE"}}}}),
+        state({"s": {"type": "OS::Nova::Server", "properties": {
+            "flavor": "f", "image": "i", "user_data": script_old, "user_data_update_policy": "IGNORE"}}}))
+    text = render_text(plan)
+    assert "~ user_data:\n" in text and "-run --port 8080" in text and "+run --port 8081" in text
+    md = render_markdown(plan)
+    assert "-     run --port 8080" in md and "+     run --port 8081" in md
