@@ -379,6 +379,23 @@ class DesiredStack:
         return str(uuid.uuid5(NAMESPACE, f"{self.lineage}/{address}"))
 
 
+PENDING_STACK_ID = "00000000-0000-4000-8000-000000000000"
+_IDENTITY = frozenset({"OS::stack_id", "OS::project_id"})
+
+
+def condition_params(params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Parameters as conditions see them. A stack or project id not known yet (a stack being created) is some
+    UUID: conditions can only test whether it is set (``equals: [{get_param: root_stack_id}, ""]`` in a nested
+    template fed ``OS::stack_id``), so a placeholder UUID stands in for it there, and only there."""
+    if not any(isinstance(v, Unknown) for v in params.values()):
+        return params
+    out = dict(params)
+    for k, v in params.items():
+        if isinstance(v, Unknown) and v.waits_on and all(w.address in _IDENTITY for w in v.waits_on):
+            out[k] = PENDING_STACK_ID
+    return out
+
+
 def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = None) -> bool:
     if isinstance(cond, Literal):
         if isinstance(cond.value, bool):
@@ -389,7 +406,7 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
             raise HotcError(f"{cond.pos or scope.template.path}: error: condition {cond.value!r} is not defined")
     ctx = EvalContext(
         version=scope.template.version,
-        parameters=scope.fixed_params if scope.fixed_params is not None else scope.static_params,
+        parameters=condition_params(scope.fixed_params if scope.fixed_params is not None else scope.static_params),
         resolver=_NoResources(),
         conditions=scope.conditions,
         files=scope.files,
@@ -578,6 +595,7 @@ class _Builder:
 
     def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> dict[str, bool]:
         t = scope.template
+        params = condition_params(params)
         done: dict[str, bool] = {}
         pending = dict(t.conditions)
         # conditions may name each other: evaluate in dependency order

@@ -254,3 +254,16 @@ def test_removal_policies_skip_listed_members_by_index_or_physical_id():
     ch = by_addr(plan)
     assert ch["g[0]"].action is Action.DELETE and ch["g[1]"].action is Action.DELETE
     assert ch["g[2]"].action is Action.NOOP and ch["g[3]"].action is Action.CREATE
+
+
+def test_conditions_on_a_stack_id_not_known_yet_are_decided():
+    child = {"parameters": {"root_stack_id": {"type": "string", "default": ""}},
+             "conditions": {"standalone": {"equals": [{"get_param": "root_stack_id"}, ""]}},
+             "resources": {"alarm": {"type": "OS::Heat::None", "condition": "standalone"},
+                           "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "root_stack_id"}}}}}
+    doc = {"resources": {"member": {"type": "child.yaml", "properties": {"root_stack_id": {"get_param": "OS::stack_id"}}},
+                         "alone": {"type": "child.yaml"}}}
+    plan = plan_of(stack(doc, nested={"child.yaml": child}))
+    ch = by_addr(plan)
+    assert "member.alarm" not in ch and "alone.alarm" in ch  # fed a stack id: not standalone
+    assert isinstance(ch["member.v"].after["value"], Unknown)  # the value itself stays unknown
