@@ -97,6 +97,7 @@ class Scope:
     stack_id: Any = None
     static_params: Mapping[str, Any] = field(default_factory=dict)  # parameter values known at build time
     member_types: Mapping[str, TypeResolution] = field(default_factory=dict)  # group/stack name -> member type
+    sensitive_outputs: set[str] = field(default_factory=set)  # outputs derived from hidden values
 
 
 def _resolve_member_type(type_name: str, scope: Scope, gname: str = "") -> tuple[str, str | None]:
@@ -722,6 +723,43 @@ class _Builder:
             else:
                 self._expand_group(scope, m, static, memo, frozenset(needs), dpol, tuple(sorted(prop_sensitive.get(name, ()))))
 
+        # nested stacks (and groups of them) whose outputs carry hidden values: what reads them is sensitive too
+        seeds = [n for n, m in scope.members.items() if m.kind in ("nested", "group") and self._child_sensitive(m)]
+        work = list(seeds)
+        done: set[str] = set()
+        while work:
+            n = work.pop()
+            if n in done:
+                continue
+            done.add(n)
+            scope.members[n] = _replace_member(scope.members[n], sensitive=True)
+            for user in referrers.get(n, ()):
+                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
+                if keys <= prop_sensitive[user]:
+                    continue
+                prop_sensitive[user] |= keys
+                um = scope.members[user]
+                if um.kind == "leaf" and um.address in d.resources:
+                    # still private to the builder: update in place
+                    object.__setattr__(d.resources[um.address], "sensitive_paths", tuple(sorted(prop_sensitive[user])))
+                if um.type == "OS::Heat::Value":
+                    work.append(user)
+        # this stack's outputs derived from hidden values (read by the parent's get_attr)
+        for oname, out in t.outputs.items():
+            if out.value is None:
+                continue
+            rs, ps = _ref_names([out.value])
+            if ps & scope.hidden or any(scope.members.get(r) is not None and scope.members[r].sensitive for r in rs):
+                scope.sensitive_outputs.add(oname)
+
+    def _child_sensitive(self, m: Member) -> bool:
+        if m.kind == "nested":
+            child = self.d.scopes.get(m.address)
+            return bool(child is not None and child.sensitive_outputs)
+        if m.member_nested:
+            return any(bool(self.d.scopes[a].sensitive_outputs) for a in m.member_addresses if a in self.d.scopes)
+        return False
+
     def _deletion_policy(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str:
         if res.deletion_policy is None:
             return "Delete"
@@ -973,14 +1011,7 @@ def _build_desired(loaded: LoadedStack, stack_name: str, lineage: str | None, pr
     _collect_leaves(d)
     t = loaded.template
     d.outputs = tuple(t.outputs)
-    sens: set[str] = set()
-    for name, out in t.outputs.items():
-        if out.value is None:
-            continue
-        rs, ps = _ref_names([out.value])
-        if ps & root.hidden or any(root.members.get(r) is not None and root.members[r].sensitive for r in rs):
-            sens.add(name)
-    d.sensitive_outputs = frozenset(sens)
+    d.sensitive_outputs = frozenset(root.sensitive_outputs)
     add_dependencies(d, b.explicit)
     return d
 

@@ -267,3 +267,18 @@ def test_conditions_on_a_stack_id_not_known_yet_are_decided():
     ch = by_addr(plan)
     assert "member.alarm" not in ch and "alone.alarm" in ch  # fed a stack id: not standalone
     assert isinstance(ch["member.v"].after["value"], Unknown)  # the value itself stays unknown
+
+
+def test_hidden_values_through_nested_outputs_are_sensitive():
+    child = {"parameters": {"pw": {"type": "string", "hidden": True}},
+             "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}}},
+             "outputs": {"secret": {"value": {"get_attr": ["v", "value"]}}, "plain": {"value": "x"}}}
+    doc = {"resources": {"db": {"type": "child.yaml", "properties": {"pw": "literal"}},
+                         "user": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["db", "secret"]}}},
+                         "other": {"type": "OS::Heat::Value", "properties": {"value": "y"}}},
+           "outputs": {"leak": {"value": {"get_attr": ["user", "value"]}}}}
+    plan = plan_of(stack(doc, nested={"child.yaml": child}))
+    ch = by_addr(plan)
+    assert ch["db.v"].sensitive_paths == ("value",)
+    assert ch["user"].sensitive_paths == ("value",) and ch["other"].sensitive_paths == ()
+    assert {o.name: o.sensitive for o in plan.output_changes} == {"leak": True}
