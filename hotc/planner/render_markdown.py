@@ -87,6 +87,13 @@ def render_markdown(plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint:
             kind = label(c)
             dlines.append(f"- {ICON[kind]} **{kind}** `{c.address}` ({_esc(c.type)}): {_esc(reason_text(c))}")
         dlines.append("")
+    if plan.resource_drift:
+        dlines.append("#### Changed outside hotc (refresh)")
+        dlines.append("")
+        for c in plan.resource_drift:
+            what = "gone" if c.action is Action.DELETE else "changed: " + ", ".join(c.changed_paths)
+            dlines.append(f"- `{c.address}` ({_esc(c.type)}): {_esc(what)}")
+        dlines.append("")
     outs = [o for o in plan.output_changes if o.action is not Action.NOOP]
     olines: list[str] = []
     if outs:

@@ -156,6 +156,8 @@ def test_json_with_drift_and_output_errors_is_valid():
     assert [c["actions"] for c in doc["resource_drift"]] == [["update"], ["delete"]]
     assert doc["output_changes"]["o"]["error"] == "boom"
     assert "changed outside hotc" in render_text(plan)
+    md = render_markdown(plan)
+    assert "Changed outside hotc" in md and "`b` (OS::Heat::Value): gone" in md
 
 
 def test_long_script_changes_are_shown_as_line_diffs():
