@@ -45,7 +45,7 @@ def test_text_summary_first_destructive_first_and_diffs():
     body = text[text.index("Resource changes:"):]
     # replaces are listed before the in-place update
     assert body.index("server_a") < body.index("~ sg")
-    assert '~ user_data: 8080 -> 8081   # forces replacement' in body
+    assert '~ user_data:   # forces replacement\n          @@ -1,2 +1,2 @@\n           #!/bin/sh\n          -run-app --port 8080\n          +run-app --port 8081' in body
     assert "~ address: \"10.0.0.11\" -> (known after apply)   # forces replacement" in body
     assert '~ rules[1].port_range_min: 8080 -> 8081' in body
     assert "~ app_url: \"10.0.0.11\" -> (known after apply)" in text
@@ -112,7 +112,7 @@ def test_markdown_summary_table_destructive_first_details_collapsed():
     assert "| ♻️ replace | 3 |" in md and "| 🔧 update | 1 |" in md
     assert md.index("Destructive actions") < md.index("#### Details")
     assert md.count("<details>") == 4
-    assert "```diff" in md and "- user_data: 8080" in md
+    assert "```diff" in md and "-     run-app --port 8080" in md
 
 
 def _huge_plan(n: int) -> Plan:
