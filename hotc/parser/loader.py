@@ -235,36 +235,51 @@ def _eval_ctx(t: Template, values: Mapping[str, Any], files: Mapping[str, str]) 
     )
 
 
-def _conditions(t: Template, ctx: EvalContext) -> dict[str, bool]:
-    """Conditions whose value is known statically (parameters with values); unknown ones are left out."""
-    known: dict[str, bool] = {}
-    for _ in range(len(t.conditions) + 1):
-        progress = False
-        for name, cond in t.conditions.items():
-            if name in known:
-                continue
-            try:
-                c2 = EvalContext(
-                    version=ctx.version,
-                    parameters=ctx.parameters,
-                    resolver=ctx.resolver,
-                    conditions=known,
-                    files=ctx.files,
-                    resource_names=ctx.resource_names,
-                    template_path=ctx.template_path,
-                )
-                v = evaluate_condition(cond.expr, c2)
-            except (EvalError, KeyError, TypeError, ValueError, RecursionError):
-                continue
-            if isinstance(v, bool):
-                known[name] = v
-                progress = True
-        if not progress:
-            break
+def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
+    """Every condition's value as far as it is known statically: a bool, or an Unknown when it depends on a
+    parameter without a value (or cannot be evaluated). Conditions are evaluated once each, referenced
+    conditions first (cycles were reported by the template checks and stay unknown)."""
+    graph: dict[str, list[str]] = {
+        n: [name for kind, name, _ in references(c.expr) if kind == "condition" and name in t.conditions]
+        for n, c in t.conditions.items()
+    }
+    order: list[str] = []
+    state: dict[str, int] = {}
+    for root in graph:
+        if root in state:
+            continue
+        work = [(root, iter(graph[root]))]
+        state[root] = 1
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                work.pop()
+                state[node] = 2
+                order.append(node)
+            elif nxt not in state:
+                state[nxt] = 1
+                work.append((nxt, iter(graph[nxt])))
+    known: dict[str, Any] = {}
+    c2 = EvalContext(
+        version=ctx.version,
+        parameters=ctx.parameters,
+        resolver=ctx.resolver,
+        conditions=known,
+        files=ctx.files,
+        resource_names=ctx.resource_names,
+        template_path=ctx.template_path,
+    )
+    for name in order:
+        try:
+            v = evaluate_condition(t.conditions[name].expr, c2, definition=True)
+        except (EvalError, KeyError, TypeError, ValueError, RecursionError):
+            v = Unknown.of(f"condition {name}")
+        known[name] = v if isinstance(v, bool | Unknown) else Unknown.of(f"condition {name}")
     return known
 
 
-def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, bool]) -> bool | None:
+def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
     """True/False when a resource's condition is known, None when unknown."""
     if res.condition is None:
         return True
@@ -273,7 +288,8 @@ def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, bool]) -> bool
         if isinstance(v, bool):
             return v
         if isinstance(v, str):
-            return conds.get(v)
+            got = conds.get(v)
+            return got if isinstance(got, bool) else None
         return None
     try:
         c2 = EvalContext(
@@ -362,6 +378,7 @@ def _process(
             types[rname] = TypeResolution("template", type_name, key)
             _nested(lc, t, rname, res, r, key, env, depth, stack, nested, ctx)
         _check_deletion_policy(lc, res, types.get(rname), ctx)
+        _check_update_policy(lc, res, types.get(rname))
         tr0 = types.get(rname)
         if tr0 is not None and tr0.kind == "builtin" and tr0.type_name in _MEMBER_KEYS:
             mt = _members(lc, t, rname, res, tr0.type_name, env, depth, stack, nested, ctx, base)
@@ -471,6 +488,31 @@ def _members_inner(
         parameters_given=isinstance(member_props, MapExpr) or member_props is None,
     )
     return TypeResolution("template", member_type, key)
+
+
+def _check_update_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None) -> None:
+    """``update_policy`` keys must be ones the type knows (Heat validates them against the type's
+    update_policy_schema: "Unknown Property")."""
+    up = res.update_policy
+    if not isinstance(up, MapExpr) or tr is None or tr.kind == "none":
+        return
+    allowed = resource_types.update_policy_keys(tr.type_name) if tr.kind == "builtin" else frozenset()
+    for (key, _), kpos in zip(up.items, up.key_pos or (None,) * len(up.items), strict=False):
+        if key not in allowed:
+            hint = (
+                f"{tr.type_name} accepts: " + ", ".join(sorted(allowed))
+                if allowed
+                else f"{res.type} takes no update_policy"
+                + (" (OS::Heat::AutoScalingGroup uses its rolling_updates property)"
+                   if tr.type_name == "OS::Heat::AutoScalingGroup" else "")
+            )
+            lc.diags.append(
+                error(
+                    f"Property error: resources.{res.name}.update_policy: Unknown Property {key} ({hint})",
+                    kpos or up.pos,
+                    code="structure",
+                )
+            )
 
 
 def _check_deletion_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None, ctx: EvalContext) -> None:

@@ -361,4 +361,70 @@ def test_get_attr_unknown_builtin_attribute_is_a_warning(tmp_path: Path) -> None
     assert _errs(diags) == []
     warns = [d for d in diags if d.code == "attribute"]
     assert len(warns) == 1 and "'colour'" in warns[0].message
-    assert warns[0].pos is not None and warns[0].pos.line == 9
+    assert warns[0].pos is not None and warns[0].pos.line == 10
+
+
+def test_update_policy_keys_per_type(tmp_path: Path) -> None:
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          g:
+            type: OS::Heat::ResourceGroup
+            properties: {resource_def: {type: OS::Heat::None}}
+            update_policy: {rolling_update: {max_batch_size: 1}, batch_create: {max_batch_size: 2}}
+          s:
+            type: OS::Heat::RandomString
+            update_policy: {rolling_update: {}}
+          a:
+            type: OS::Heat::AutoScalingGroup
+            properties: {min_size: 0, max_size: 1, resource: {type: OS::Heat::None}}
+            update_policy: {rolling_update: {}}
+        """,
+    )
+    _, diags = _load(t)
+    errs = [d for d in diags if "update_policy: Unknown Property" in d.message]
+    assert [(d.pos.line if d.pos else 0) for d in errs] == [9, 13]
+    assert "rolling_updates property" in errs[1].message
+
+
+def test_conditions_evaluated_in_dependency_order(tmp_path: Path) -> None:
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2016-10-14
+        parameters:
+          env: {type: string, default: dev}
+          unset: {type: string}
+        conditions:
+          off: {not: is_dev}
+          is_dev: {equals: [{get_param: env}, dev]}
+          unknown: {equals: [{get_param: unset}, x]}
+          still_true: {or: [unknown, is_dev]}
+          unknown_off: {and: [unknown, off]}
+        resources:
+          a: {type: Not::A::Type, condition: off}
+          b: {type: Not::A::Type, condition: unknown_off}
+          c: {type: Not::A::TypeEither, condition: still_true}
+          d: {type: Not::A::TypeToo, condition: unknown}
+        """,
+    )
+    _, diags = _load(t)
+    errs = " | ".join(_errs(diags))
+    # off and unknown_off are false (and short-circuits on a known false): not checked
+    assert "(Not::A::Type)" not in errs
+    # still_true is true; unknown may be true: both checked
+    assert "Not::A::TypeEither" in errs and "Not::A::TypeToo" in errs
+
+
+def test_parameter_defaults_reach_nested_templates(tmp_path: Path) -> None:
+    _w(tmp_path / "thing.yaml", NESTED)
+    t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\nresources:\n  n:\n    type: thing.yaml\n")
+    e1 = _w(tmp_path / "e1.yaml", "parameter_defaults: {other: 1}\n")
+    e2 = _w(tmp_path / "e2.yaml", "parameter_defaults: {size: 7}\n")
+    st, diags = _load(t, [e1, e2])
+    assert _errs(diags) == []
+    assert not any("needs parameter 'size'" in d.message for d in diags)
+    _, diags = _load(t, [e1])
+    assert any("needs parameter 'size'" in d.message for d in diags)

@@ -293,3 +293,8 @@ def test_condition_references_and_cycles() -> None:
     assert _at(_one_error(text, 'Invalid condition "gone"')) == (18, 34)
     assert not any('Invalid condition "is_prod"' in m for m in msgs)
     assert len([m for m in msgs if "Circular" in m]) == 1
+
+
+def test_resources_section_without_names_gets_one_clear_error() -> None:
+    errs = _errors("heat_template_version: 2013-05-23\nresources:\n  type: OS::Heat::None\n  properties: {a: 1}\n")
+    assert len(errs) == 1 and "put it under a resource name" in errs[0].message and _at(errs[0]) == (3, 3)
