@@ -183,3 +183,11 @@ def test_lock_released_on_signal(kind: str, sig: int, tmp_path: Path, request: A
     with b.lock("web", "apply", timeout=0):
         pass
     assert time.monotonic() - t < 5
+
+
+def test_history_without_bucket_versioning_says_so(capsys: Any, moto_s3: Any, monkeypatch: Any) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", moto_s3.endpoint)
+    url = f"s3://{moto_s3.make_bucket(versioning=False)}/x"
+    seed(url)
+    code, out, err = hotc(capsys, "state", "history", "web", "--backend", url)
+    assert code == 0 and "versioning is not enabled" in err and len(out.splitlines()) == 2
