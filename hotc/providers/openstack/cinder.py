@@ -30,6 +30,7 @@ from hotc.providers.openstack.common import (
     wait_for,
     wait_gone,
     wait_status,
+    with_defaults,
 )
 
 VOLUME_FAILURES = ("error", "error_extending", "error_restoring", "error_managing")
@@ -295,7 +296,7 @@ def _attaching(conn: Any, server_id: str, volume_id: str) -> bool:
         return False
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Cinder::Volume": VolumeDriver(),
     "OS::Cinder::VolumeAttachment": VolumeAttachmentDriver(),
-}
+})

@@ -426,3 +426,47 @@ def get_or_none(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *a
         return call(ctx, what, fn, *args, **kwargs)
     except NotFound:
         return None
+
+
+# --------------------------------------------------------------------------------------------- defaults
+
+
+class Defaulted:
+    """A driver seen through its type's schema: every property map it receives gets Heat's defaults filled in
+    and hidden legacy names moved to their current names (``hotc.providers.validation.apply_defaults``), so the
+    driver behaves the same whether or not its caller applied them already (applying them twice is harmless)."""
+
+    def __init__(self, type_name: str, inner: Any) -> None:
+        self.type_name = type_name
+        self.inner = inner
+
+    def _d(self, props: Mapping[str, Any]) -> Mapping[str, Any]:
+        from hotc.providers.registry import get_schema
+        from hotc.providers.validation import apply_defaults
+
+        rtype = get_schema(self.type_name)
+        return props if rtype is None else apply_defaults(rtype, props)
+
+    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
+        return self.inner.create(ctx, self._d(props))  # type: ignore[no-any-return]
+
+    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        return self.inner.read(ctx, physical_id, self._d(props))  # type: ignore[no-any-return]
+
+    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
+               changed: frozenset[str]) -> Outcome:
+        old_d, new_d = self._d(old), self._d(new)
+        return self.inner.update(ctx, physical_id, old_d, new_d, changed)  # type: ignore[no-any-return]
+
+    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        self.inner.delete(ctx, physical_id, self._d(props))
+
+    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
+        return self.inner.find_adoptable(ctx, self._d(props))  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:  # extra lifecycle methods (suspend/resume…) of the inner driver
+        return getattr(self.inner, name)
+
+
+def with_defaults(drivers: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: Defaulted(name, d) for name, d in drivers.items()}

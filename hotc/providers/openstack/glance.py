@@ -20,6 +20,7 @@ from hotc.providers.openstack.common import (
     user_tags,
     wait_for,
     wait_gone,
+    with_defaults,
 )
 
 PATCH_TYPE = "application/openstack-images-v2.1-json-patch"
@@ -151,4 +152,4 @@ class WebImageDriver:
 
 __all__ = ["DRIVERS", "user_tags"]
 
-DRIVERS: dict[str, Driver] = {"OS::Glance::WebImage": WebImageDriver()}
+DRIVERS: dict[str, Driver] = with_defaults({"OS::Glance::WebImage": WebImageDriver()})

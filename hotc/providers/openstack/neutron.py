@@ -29,6 +29,7 @@ from hotc.providers.openstack.common import (
     stamp_tags,
     user_tags,
     wait_gone,
+    with_defaults,
 )
 
 # --------------------------------------------------------------------------------------------- look-ups
@@ -837,7 +838,7 @@ class SecurityGroupRuleDriver:
         return None if found is None else str(found.id)
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Neutron::Net": NetDriver(),
     "OS::Neutron::Subnet": SubnetDriver(),
     "OS::Neutron::Router": RouterDriver(),
@@ -847,4 +848,4 @@ DRIVERS: dict[str, Driver] = {
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationDriver(),
     "OS::Neutron::SecurityGroup": SecurityGroupDriver(),
     "OS::Neutron::SecurityGroupRule": SecurityGroupRuleDriver(),
-}
+})

@@ -38,6 +38,7 @@ from hotc.providers.openstack.common import (
     wait_for,
     wait_gone,
     wait_status,
+    with_defaults,
 )
 from hotc.providers.openstack.neutron import find_network, find_port, find_subnet, security_group_ids
 
@@ -668,8 +669,8 @@ class FlavorDriver:
 
 __all__ = ["DRIVERS", "find_flavor", "find_image", "find_keypair", "user_metadata"]
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Nova::Server": ServerDriver(),
     "OS::Nova::KeyPair": KeyPairDriver(),
     "OS::Nova::Flavor": FlavorDriver(),
-}
+})

@@ -29,6 +29,7 @@ from hotc.providers.openstack.common import (
     stamp_tags,
     wait_for,
     wait_gone,
+    with_defaults,
 )
 from hotc.providers.openstack.neutron import find_subnet
 
@@ -450,10 +451,10 @@ class HealthMonitorDriver(OctaviaChild):
         return {"pools": raw.get("pools") or []}
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Octavia::LoadBalancer": LoadBalancerDriver(),
     "OS::Octavia::Listener": ListenerDriver(),
     "OS::Octavia::Pool": PoolDriver(),
     "OS::Octavia::PoolMember": PoolMemberDriver(),
     "OS::Octavia::HealthMonitor": HealthMonitorDriver(),
-}
+})
