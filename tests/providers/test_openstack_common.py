@@ -135,6 +135,24 @@ def test_create_once_retries_when_nothing_was_made() -> None:
     assert len(made) == 2
 
 
+def test_create_once_gives_up_early_on_conflicts_and_never_adopts_on_them() -> None:
+    made: list[str] = []
+
+    def create() -> str:
+        made.append("x")
+        raise FakeHttpError(409, "IP address 10.0.0.5 already allocated")
+
+    looked: list[int] = []
+
+    def find() -> str | None:
+        looked.append(1)
+        return "an-old-instance"
+
+    with pytest.raises(ProviderError, match="already allocated"):
+        common.create_once(make_ctx(None, "r"), "create port", create, find, sleep=no_sleep)
+    assert len(made) == 3 and looked == []
+
+
 @dataclass
 class Obj:
     status: str

@@ -216,3 +216,24 @@ def test_server_block_devices_floating_ip_and_tags(cloud: Any, cloud_shared: Any
     # delete_on_termination defaults to False for a volume_id mapping (as in Heat): the volume stays
     v = cloud.block_storage.wait_for_status(cloud.block_storage.get_volume(vol.id), "available", wait=60)
     cloud.block_storage.delete_volume(v)
+
+
+def test_server_replacement_takes_over_its_port(cloud: Any, cloud_shared: Any, cloud_tracker: Any) -> None:
+    """Replacing a server that uses a port (create the new one first, as Heat does): the port is detached from
+    the instance being replaced, then given to the new one. A port of some other server is left alone."""
+    port = cloud_tracker.track(cloud.network.create_port(network_id=cloud_shared.private_network_id,
+                                                         name=cloud_tracker.name("p")))
+    lineage = uuid.uuid4().hex
+    props = {"name": cloud_tracker.name("vm"), "image": cloud_shared.image_id, "flavor": cloud_shared.flavor_id,
+             "networks": [{"port": port.id}]}
+    old = SERVER.create(make_ctx(cloud, "app", lineage=lineage), props)
+    rec = Recorder()
+    with pytest.raises(ProviderError, match=r"(?i)port .* (in use|still in use)"):
+        SERVER.create(make_ctx(cloud, "other", lineage=lineage), props)  # another address: not ours to take
+    new = SERVER.create(make_ctx(cloud, "app", lineage=lineage, rec=rec), props)
+    assert new.physical_id != old.physical_id
+    assert any("detaching port" in m for m in rec.logs)
+    assert cloud.network.get_port(port.id).device_id == new.physical_id
+    assert new.attributes["first_address"] == old.attributes["first_address"]
+    SERVER.delete(make_ctx(cloud, "app", lineage=lineage), old.physical_id, props)  # type: ignore[arg-type]
+    SERVER.delete(make_ctx(cloud, "app", lineage=lineage), new.physical_id, props)  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ from hotc.providers.openstack.common import (
     ignore_missing,
     lookup,
     merge_metadata,
+    newest,
     outcome,
     physical_name,
     props_get,
@@ -200,10 +201,9 @@ class VolumeDriver:
         return None if found is None else str(found.id)
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
-        for v in call(ctx, "list volumes", lambda: list(conn.block_storage.volumes(details=True))):
-            if has_stamp(ctx, metadata=v.metadata or {}) and str(v.status) not in ("deleting", "error_deleting"):
-                return v
-        return None
+        volumes = call(ctx, "list volumes", lambda: list(conn.block_storage.volumes(details=True)))
+        return newest(v for v in volumes if has_stamp(ctx, metadata=v.metadata or {})
+                      and str(v.status) not in ("deleting", "error_deleting"))
 
 
 class VolumeAttachmentDriver:

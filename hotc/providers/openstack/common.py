@@ -32,6 +32,7 @@ POLL_MAX = 3.0
 RETRY_ATTEMPTS = 6
 RETRY_BASE = 0.5
 RETRY_CAP = 8.0
+CREATE_CONFLICT_RETRIES = 2
 
 
 class ProviderError(HotcError):
@@ -134,23 +135,28 @@ def create_once(
     """Create, retrying transient errors; before each retry, look for what the failed attempt may have made
     (by the lineage/address stamp) and return that instead of making a second one."""
     delay = RETRY_BASE
+    conflicts = 0
     for attempt in range(1, attempts + 1):
         try:
             return create()
         except HotcError:
             raise
         except Exception as exc:
-            if attempt < attempts and is_transient(exc):
+            conflicts += status_of(exc) == 409
+            # a conflict on a create is mostly for good (address or port in use): retry it only twice
+            if attempt < attempts and is_transient(exc) and conflicts <= CREATE_CONFLICT_RETRIES:
                 ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {delay:.1f}s")
                 sleep(delay * (0.75 + random.random() / 2))
                 delay = min(delay * 2, RETRY_CAP)
-                try:
-                    found = find_existing()
-                except Exception:
-                    found = None
-                if found is not None:
-                    ctx.log(f"{what}: found the resource the failed attempt made; using it")
-                    return found
+                code = status_of(exc)
+                if code is None or code >= 500:  # the request may have been carried out: look before retrying
+                    try:
+                        found = find_existing()
+                    except Exception:
+                        found = None
+                    if found is not None:
+                        ctx.log(f"{what}: found the resource the failed attempt made; using it")
+                        return found
                 continue
             raise translate(exc, what) from exc
     raise AssertionError("unreachable")
@@ -297,13 +303,23 @@ def user_metadata(md: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def has_stamp(ctx: ActionContext, tags: Iterable[str] | None = None, metadata: Mapping[str, Any] | None = None) -> bool:
+    """Whether a resource carries this action's whole stamp (lineage, address and any other tag the caller
+    stamps, e.g. a per-instance one that tells a replacement from the instance it replaces)."""
     want = stamp(ctx)
     if tags is not None:
         have = set(tags)
-        return all(f"{k}={v}" in have for k, v in want.items() if k in (TAG_LINEAGE, TAG_ADDRESS))
+        return all(f"{k}={v}" in have for k, v in want.items())
     if metadata is not None:
-        return all(metadata.get(k) == v for k, v in want.items() if k in (TAG_LINEAGE, TAG_ADDRESS))
+        return all(metadata.get(k) == v for k, v in want.items())
     return False
+
+
+def newest(items: Iterable[Any]) -> Any:
+    """The most recently created of several matches (a replacement's new instance, not the old one)."""
+    found = list(items)
+    if not found:
+        return None
+    return max(found, key=lambda r: str(getattr(r, "created_at", "") or ""))
 
 
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_.-]+")

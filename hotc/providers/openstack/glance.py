@@ -14,6 +14,7 @@ from hotc.providers.openstack.common import (
     get_or_none,
     ignore_missing,
     merge_tags,
+    newest,
     outcome,
     physical_name,
     stamp_tags,
@@ -147,7 +148,7 @@ class WebImageDriver:
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         found = call(ctx, "search images", lambda: list(conn.image.images(tag=stamp_tags(ctx))))
-        return found[0] if found else None
+        return newest(found)
 
 
 __all__ = ["DRIVERS", "user_tags"]

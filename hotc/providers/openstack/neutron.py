@@ -23,6 +23,7 @@ from hotc.providers.openstack.common import (
     is_generated_name,
     lookup,
     merge_tags,
+    newest,
     outcome,
     physical_name,
     props_get,
@@ -213,7 +214,7 @@ class NeutronDriver:
         if not found and name:
             found = [r for r in call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")(name=name)))
                      if not r.tags]
-        return found[0] if found else None
+        return newest(found)
 
     def _find_untagged(self, ctx: ActionContext, conn: Any) -> Any:
         """A resource created but never stamped (the run died between the create and the tagging): untagged and

@@ -29,6 +29,7 @@ from hotc.providers.openstack.common import (
     lookup,
     merge_metadata,
     merge_tags,
+    newest,
     outcome,
     physical_name,
     plain,
@@ -229,12 +230,37 @@ class ServerDriver:
         if props.get("personality"):
             ctx.log("server: personality (deprecated) is not applied")
 
+        self._free_ports_of_replaced(ctx, conn, nics)
         server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body),
                              lambda: self._find(ctx, conn))
         ctx.record_physical_id(server.id)
         server = self._wait_active(ctx, conn, server.id, "create server")
         self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
         return self._outcome(ctx, conn, server)
+
+    def _free_ports_of_replaced(self, ctx: ActionContext, conn: Any, nics: Any) -> None:
+        """Heat's prepare-for-replace: a port the new server must use that is still bound to the instance this
+        server replaces (same lineage and address) is detached from it first, or Nova refuses the port."""
+        if not isinstance(nics, list):
+            return
+        for nic in nics:
+            if not nic.get("port"):
+                continue
+            port = call(ctx, f"read port {nic['port']}", conn.network.get_port, nic["port"])
+            owner = port.device_id
+            if not owner or not str(port.device_owner or "").startswith("compute:"):
+                continue
+            old = get_or_none(ctx, f"read server {owner}", conn.compute.get_server, owner)
+            md = (old.metadata or {}) if old is not None else {}
+            if md.get(TAG_LINEAGE) != ctx.lineage or md.get(TAG_ADDRESS) != ctx.address:
+                continue  # someone else's server: let Nova say the port is in use
+            ctx.log(f"server: detaching port {port.id} from {owner}, the server this one replaces")
+            ignore_missing(ctx, f"detach port {port.id} from server {owner}", conn.compute.delete_server_interface,
+                           port.id, server=owner)
+            port_id = str(port.id)
+            wait_for(ctx, f"detach port {port_id} from server {owner}",
+                     lambda pid=port_id: conn.network.get_port(pid),  # type: ignore[misc]
+                     lambda p: p is not None and not p.device_id)
 
     def _wait_active(self, ctx: ActionContext, conn: Any, sid: str, what: str,
                      targets: Iterable[str] = ("ACTIVE",)) -> Any:
@@ -473,10 +499,8 @@ class ServerDriver:
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         servers = call(ctx, "list servers", lambda: list(conn.compute.servers(details=True)))
-        for s in servers:
-            if has_stamp(ctx, metadata=s.metadata or {}) and str(s.status).upper() not in ("DELETED", "SOFT_DELETED"):
-                return s
-        return None
+        return newest(s for s in servers if has_stamp(ctx, metadata=s.metadata or {})
+                      and str(s.status).upper() not in ("DELETED", "SOFT_DELETED"))
 
 
 def _live_server(conn: Any, sid: str) -> Any:
@@ -660,11 +684,8 @@ class FlavorDriver:
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         want = self._stamp_specs(ctx)
-        for f in call(ctx, "list flavors", lambda: list(conn.compute.flavors(is_public=None))):
-            specs = plain(f.extra_specs or {})
-            if all(specs.get(k) == v for k, v in want.items()):
-                return f
-        return None
+        flavors = call(ctx, "list flavors", lambda: list(conn.compute.flavors(is_public=None)))
+        return newest(f for f in flavors if all(plain(f.extra_specs or {}).get(k) == v for k, v in want.items()))
 
 
 __all__ = ["DRIVERS", "find_flavor", "find_image", "find_keypair", "user_metadata"]

@@ -24,6 +24,7 @@ from hotc.providers.openstack.common import (
     ignore_missing,
     lookup,
     merge_tags,
+    newest,
     outcome,
     physical_name,
     stamp_tags,
@@ -208,7 +209,7 @@ class OctaviaChild:
             found = call(ctx, f"search {self.what}", self._list, conn, props, tags=stamp_tags(ctx))
         except ProviderError:
             return None
-        return found[0] if found else None
+        return newest(found)
 
 
 # --------------------------------------------------------------------------------------------- LoadBalancer
