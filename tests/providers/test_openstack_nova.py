@@ -141,6 +141,10 @@ def test_server_lifecycle(cloud: Any, cloud_shared: Any, cloud_tracker: Any, ext
     # in place: name, metadata, networks (detach the subnet entry, attach the extra network by name)
     new = {**props, "name": cloud_tracker.name("vm2"), "metadata": {"role": "api"},
            "networks": [{"network": cloud_shared.private_network_name}, {"network": net2.id}]}
+    SERVER.suspend(ctx, sid, props)  # type: ignore[attr-defined]
+    assert cloud.compute.get_server(sid).status == "SUSPENDED"
+    SERVER.resume(ctx, sid, props)  # type: ignore[attr-defined]
+    assert cloud.compute.get_server(sid).status == "ACTIVE"
     out = SERVER.update(ctx, sid, props, new, fs("name", "metadata", "networks"))
     assert out.physical_id == sid and out.attributes["name"] == new["name"]
     assert cloud.compute.get_server(sid).metadata == {"role": "api", "hotc-lineage": lineage,

@@ -44,6 +44,7 @@ from hotc.providers.openstack.common import (
 from hotc.providers.openstack.neutron import find_network, find_port, find_subnet, security_group_ids
 
 INTERNAL_PORT_TAG = "hotc-internal-port"
+RESTING = frozenset({"ACTIVE", "SHUTOFF", "SUSPENDED", "PAUSED"})
 
 # --------------------------------------------------------------------------------------------- look-ups
 
@@ -366,8 +367,34 @@ class ServerDriver:
             self._rebuild(ctx, conn, sid, new, with_user_data=rebuild_user_data)
         if "networks" in changed:
             self._update_networks(ctx, conn, sid, old.get("networks") or [], new.get("networks") or [], new)
-        server = self._wait_active(ctx, conn, sid, "update server")
+        server = self._wait_settled(ctx, conn, sid, "update server")
         return self._outcome(ctx, conn, server)
+
+    def _wait_settled(self, ctx: ActionContext, conn: Any, sid: str, what: str) -> Any:
+        """Wait until no task runs on the server and it is in a resting state (ACTIVE, or SHUTOFF/SUSPENDED/
+        PAUSED for a server that was stopped or suspended before the update)."""
+        return wait_for(ctx, f"{what} {sid}", lambda: conn.compute.get_server(sid),
+                        lambda s: s is not None and str(s.status).upper() in RESTING
+                        and not getattr(s, "task_state", None),
+                        lambda s: f"went to ERROR: {_fault(s)}" if str(s.status).upper() == "ERROR" else None)
+
+    # -- suspend / resume (hotc suspend / resume)
+    def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        conn = ctx.cloud()
+        server = call(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        if str(server.status).upper() == "SUSPENDED":
+            return
+        call(ctx, f"suspend server {physical_id}", conn.compute.suspend_server, physical_id)
+        wait_status(ctx, f"suspend server {physical_id}", lambda: conn.compute.get_server(physical_id), "SUSPENDED",
+                    ("ERROR",), fault=_fault)
+
+    def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        conn = ctx.cloud()
+        server = call(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        if str(server.status).upper() == "ACTIVE":
+            return
+        call(ctx, f"resume server {physical_id}", conn.compute.resume_server, physical_id)
+        self._wait_active(ctx, conn, physical_id, "resume server")
 
     def _resize(self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any]) -> None:
         flavor = find_flavor(ctx, conn, new.get("flavor"))
