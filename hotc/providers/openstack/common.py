@@ -83,6 +83,17 @@ def is_transient(exc: BaseException) -> bool:
     return name in ("ConnectionError", "ConnectTimeout", "ReadTimeout", "Timeout", "ConnectFailure")
 
 
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds the cloud asked to wait (a ``Retry-After`` header of a 429/503), if it said."""
+    resp = getattr(exc, "response", None)
+    headers = getattr(resp, "headers", None) or {}
+    value = headers.get("Retry-After") if hasattr(headers, "get") else None
+    try:
+        return min(float(value), 60.0) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
 def translate(exc: BaseException, what: str) -> ProviderError:
     if isinstance(exc, ProviderError):
         return exc
@@ -114,9 +125,10 @@ def call(
             raise
         except Exception as exc:
             if attempt < attempts and retry_if(exc):
+                wait = retry_after(exc) or delay * (0.75 + random.random() / 2)
                 if ctx is not None:
-                    ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {delay:.1f}s")
-                sleep(delay * (0.75 + random.random() / 2))
+                    ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {wait:.1f}s")
+                sleep(wait)
                 delay = min(delay * 2, RETRY_CAP)
                 continue
             raise translate(exc, what) from exc
