@@ -241,3 +241,19 @@ def test_server_replacement_takes_over_its_port(cloud: Any, cloud_shared: Any, c
     assert new.attributes["first_address"] == old.attributes["first_address"]
     SERVER.delete(make_ctx(cloud, "app", lineage=lineage), old.physical_id, props)  # type: ignore[arg-type]
     SERVER.delete(make_ctx(cloud, "app", lineage=lineage), new.physical_id, props)  # type: ignore[arg-type]
+
+
+def test_adopting_a_server_a_killed_run_left_building(cloud: Any, cloud_shared: Any, cloud_tracker: Any) -> None:
+    """A run killed right after Nova accepted the create leaves a stamped server in BUILD: the next run finds it
+    by its stamp, and reading it waits until it is ACTIVE (never reports a half-made server)."""
+    lineage = uuid.uuid4().hex
+    ctx = make_ctx(cloud, "web", lineage=lineage, timeout=120)
+    s = cloud.compute.create_server(name=cloud_tracker.name("vm"), image_id=cloud_shared.image_id,
+                                    flavor_id=cloud_shared.flavor_id,
+                                    networks=[{"uuid": cloud_shared.private_network_id}],
+                                    metadata={"hotc-lineage": lineage, "hotc-address": "web"})
+    assert SERVER.find_adoptable(ctx, {}) == s.id
+    out = SERVER.read(ctx, s.id, {})
+    assert out is not None and out.attributes["show"]["status"] == "ACTIVE"
+    assert out.attributes["first_address"].startswith("10.10.0.")
+    SERVER.delete(ctx, s.id, {})

@@ -27,6 +27,7 @@ from hotc.providers.openstack.common import (
     outcome,
     physical_name,
     props_get,
+    settle,
     user_metadata,
     wait_for,
     wait_gone,
@@ -35,6 +36,8 @@ from hotc.providers.openstack.common import (
 )
 
 VOLUME_FAILURES = ("error", "error_extending", "error_restoring", "error_managing")
+BUSY = frozenset({"creating", "downloading", "uploading", "attaching", "detaching", "extending", "retyping",
+                  "restoring-backup", "backing-up", "maintenance"})
 
 
 def find_volume(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
@@ -112,6 +115,8 @@ class VolumeDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
+        vol = settle(ctx, f"read volume {physical_id}", vol, lambda: conn.block_storage.get_volume(physical_id),
+                     lambda v: str(v.status) in BUSY)
         return None if vol is None else self._outcome(vol)
 
     @staticmethod

@@ -498,3 +498,21 @@ class Defaulted:
 
 def with_defaults(drivers: Mapping[str, Any]) -> dict[str, Any]:
     return {name: Defaulted(name, d) for name, d in drivers.items()}
+
+
+def settle(ctx: ActionContext, what: str, obj: Any, get: Callable[[], Any], busy: Callable[[Any], bool]) -> Any:
+    """OBJ, or — when it is still busy (a create or update in progress, e.g. one a killed run started) — the
+    object once it is not, so that reading never reports a half-made resource. Returns None if it vanished."""
+    if obj is None or not busy(obj):
+        return obj
+
+    def safe_get() -> Any:
+        try:
+            return get()
+        except Exception as exc:
+            if status_of(exc) == 404 or type(exc).__name__ in ("NotFoundException", "ResourceNotFound"):
+                return None
+            raise
+
+    return wait_for(ctx, f"{what}: wait while it is busy", safe_get, lambda o: o is None or not busy(o))
+

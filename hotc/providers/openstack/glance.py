@@ -17,6 +17,7 @@ from hotc.providers.openstack.common import (
     newest,
     outcome,
     physical_name,
+    settle,
     stamp_tags,
     user_tags,
     wait_for,
@@ -83,6 +84,8 @@ class WebImageDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         image = get_or_none(ctx, f"read image {physical_id}", conn.image.get_image, physical_id)
+        image = settle(ctx, f"read image {physical_id}", image, lambda: conn.image.get_image(physical_id),
+                       lambda i: i.status in ("importing", "saving", "uploading"))
         if image is None or image.status == "deleted":
             return None
         return outcome(image, {})

@@ -34,6 +34,7 @@ from hotc.providers.openstack.common import (
     physical_name,
     plain,
     props_get,
+    settle,
     stamp,
     user_metadata,
     wait_for,
@@ -45,6 +46,7 @@ from hotc.providers.openstack.neutron import find_network, find_port, find_subne
 
 INTERNAL_PORT_TAG = "hotc-internal-port"
 RESTING = frozenset({"ACTIVE", "SHUTOFF", "SUSPENDED", "PAUSED"})
+BUSY = frozenset({"BUILD", "REBUILD", "RESIZE", "REBOOT", "HARD_REBOOT", "MIGRATING", "PASSWORD"})
 
 # --------------------------------------------------------------------------------------------- look-ups
 
@@ -285,6 +287,8 @@ class ServerDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        server = settle(ctx, f"read server {physical_id}", server, lambda: conn.compute.get_server(physical_id),
+                        lambda s: str(s.status).upper() in BUSY)
         if server is None or str(server.status).upper() in ("DELETED", "SOFT_DELETED"):
             return None
         return self._outcome(ctx, conn, server)

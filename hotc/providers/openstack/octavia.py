@@ -27,6 +27,7 @@ from hotc.providers.openstack.common import (
     newest,
     outcome,
     physical_name,
+    settle,
     stamp_tags,
     wait_for,
     wait_gone,
@@ -154,6 +155,8 @@ class OctaviaChild:
             if exc.status_code == 404:
                 return None
             raise
+        obj = settle(ctx, f"read {self.what} {physical_id}", obj, lambda: self._get(conn, physical_id, props),
+                     lambda o: str(o.provisioning_status).upper().startswith("PENDING_"))
         if obj is None or str(obj.provisioning_status).upper() == "DELETED":
             return None
         return self._outcome(obj)
