@@ -350,6 +350,10 @@ class ServerDriver:
         conn = ctx.cloud()
         sid = physical_id
         server = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
+        if str(server.status).upper() == "VERIFY_RESIZE":  # a resize an interrupted run never confirmed
+            ctx.log(f"server: confirming the pending resize of {sid} left by an earlier run")
+            call(ctx, f"confirm resize of server {sid}", conn.compute.confirm_server_resize, server)
+            server = self._wait_settled(ctx, conn, sid, "confirm resize of server")
         if "name" in changed:
             call(ctx, f"rename server {sid}", conn.compute.update_server, sid,
                  name=physical_name(ctx, new.get("name"), limit=63))
@@ -402,6 +406,9 @@ class ServerDriver:
 
     def _resize(self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any]) -> None:
         flavor = find_flavor(ctx, conn, new.get("flavor"))
+        current = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
+        if _flavor_of(current) in (flavor.id, flavor.name):
+            return  # already of that flavor (an earlier run resized it)
         call(ctx, f"resize server {sid}", conn.compute.resize_server, sid, flavor.id)
 
         def refused(s: Any) -> str | None:
@@ -537,6 +544,15 @@ class ServerDriver:
 def _live_server(conn: Any, sid: str) -> Any:
     s = conn.compute.get_server(sid)
     return None if s is None or str(s.status).upper() in ("DELETED", "SOFT_DELETED") else s
+
+
+def _flavor_of(server: Any) -> str:
+    fl = server.flavor
+    if fl is None:
+        return ""
+    if isinstance(fl, Mapping):
+        return str(fl.get("original_name") or fl.get("id") or "")
+    return str(getattr(fl, "original_name", None) or getattr(fl, "name", None) or getattr(fl, "id", "") or "")
 
 
 def _resize_failed(conn: Any, sid: str) -> bool:
