@@ -426,6 +426,9 @@ class ServerDriver:
 
     def _rebuild(self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any], *, with_user_data: bool) -> None:
         image = find_image(ctx, conn, new.get("image"))
+        current = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
+        if not with_user_data and (current.image or {}).get("id") == image.id:
+            return  # already built from that image (an earlier run rebuilt it): no second wipe
         kwargs: dict[str, Any] = {}
         if new.get("image_update_policy") == "REBUILD_PRESERVE_EPHEMERAL":
             kwargs["preserve_ephemeral"] = True
