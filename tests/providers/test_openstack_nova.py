@@ -125,8 +125,10 @@ def test_server_lifecycle(cloud: Any, cloud_shared: Any, cloud_tracker: Any, ext
     assert any("passed to Nova as RAW" in m for m in rec.logs)
     a = out.attributes
     assert a["name"] == props["name"]
-    assert a["first_address"].startswith("10.10.0.")
-    assert a["networks"][cloud_shared.private_network_name] == [a["first_address"]]
+    # Heat's first_address: first address of the network whose label sorts last ("hotc-t-nova-net-…" > "hotc-private")
+    assert a["first_address"] == "10.79.0.33"
+    assert len(a["networks"][cloud_shared.private_network_name]) == 1
+    assert a["networks"][cloud_shared.private_network_name][0].startswith("10.10.0.")
     assert a["networks"][net2.name] == ["10.79.0.33"] and a["networks"][net2.id] == ["10.79.0.33"]
     assert a["addresses"][net2.name][0]["port"]
     assert a["show"]["id"] == sid

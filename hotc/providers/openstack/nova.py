@@ -319,8 +319,10 @@ class ServerDriver:
                 networks.setdefault(i.net_id, [])
                 if ip.get("ip_address") not in networks[i.net_id]:
                     networks[i.net_id].append(ip.get("ip_address"))
+        # Heat: the first address of the first network with addresses, network labels in reverse sort order
         first = ""
-        for entries in (server.addresses or {}).values():
+        for label in sorted(server.addresses or {}, reverse=True):
+            entries = (server.addresses or {})[label]
             if entries:
                 first = entries[0].get("addr", "")
                 break
