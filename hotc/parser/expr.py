@@ -161,13 +161,18 @@ def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str
         return Literal(data, pos)
     if isinstance(data, dict):
         mpos = getattr(data, "pos", None) or pos
+        vp = getattr(data, "value_pos", None) or {}
+        kp = getattr(data, "key_pos", None) or {}
         if len(data) == 1:
             k = next(iter(data))
             if k in table and type(k) is str:
+                v = data[k]
+                if type(v) is str:  # the commonest call: {get_param: name}
+                    result = grammar().parse_scalar_call(
+                        data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL)
+                    return _build_call(result, version, mpos, diags)
                 return _parse_call(data, mpos, version, START_CALL, diags)
             _version_warning(k, version, mpos, diags)
-        vp = getattr(data, "value_pos", None) or {}
-        kp = getattr(data, "key_pos", None) or {}
         return MapExpr(
             tuple((k, _build(v, vp.get(k, mpos), version, table, diags)) for k, v in data.items()),
             mpos,
@@ -188,7 +193,10 @@ def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str
 
 
 def _parse_call(data: Any, pos: Pos | None, version: TemplateVersion, start: str, diags: list[Diagnostic]) -> Expr:
-    result = grammar().parse(data, pos, version, start)
+    return _build_call(grammar().parse(data, pos, version, start), version, pos, diags)
+
+
+def _build_call(result: ParseResult, version: TemplateVersion, pos: Pos | None, diags: list[Diagnostic]) -> Expr:
     if result.error is not None:
         diags.append(_syntax_diagnostic(result, version, pos))
         return Literal(None, pos)

@@ -5,6 +5,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source $HERE/lib.sh
 mkdir -p $MC/etc/keystone $MC/log $MC/run
 render $HERE/etc/keystone/keystone.conf $MC/etc/keystone/keystone.conf
+restart_if_changed keystone
 KC="--config-file $MC/etc/keystone/keystone.conf"
 if [ ! -f $MC/run/keystone.bootstrapped ]; then
   logged keystone-manage.log $V/keystone-manage $KC db_sync

@@ -6,6 +6,7 @@ source $HERE/lib.sh
 mkdir -p $MC/etc/neutron $MC/state/neutron/lock $MC/log $MC/run
 render $HERE/etc/neutron/neutron.conf $MC/etc/neutron/neutron.conf
 render $HERE/etc/neutron/ml2_conf.ini $MC/etc/neutron/ml2_conf.ini
+restart_if_changed neutron-api neutron-rpc
 cp $MC/venv/etc/neutron/api-paste.ini $MC/etc/neutron/
 $V/pip show -q minicloud-ml2 >/dev/null 2>&1 || { echo "minicloud-ml2 missing from $MC/venv (run setup.sh)" >&2; exit 1; }
 NC="--config-file $MC/etc/neutron/neutron.conf --config-file $MC/etc/neutron/ml2_conf.ini"

@@ -7,6 +7,7 @@ mkdir -p $MC/etc/{placement,nova,glance} $MC/state/nova/lock $MC/state/glance/{i
 render $HERE/etc/placement/placement.conf $MC/etc/placement/placement.conf
 render $HERE/etc/nova/nova.conf $MC/etc/nova/nova.conf; cp $MC/venv/etc/nova/api-paste.ini $MC/etc/nova/
 render $HERE/etc/glance/glance-api.conf $MC/etc/glance/glance-api.conf; cp $MC/venv/etc/glance/glance-api-paste.ini $MC/etc/glance/
+restart_if_changed placement glance-api nova-api nova-conductor nova-scheduler nova-compute
 NOVA="--config-file $MC/etc/nova/nova.conf"
 if [ ! -f $MC/run/nova.dbsynced ]; then
   OS_PLACEMENT_CONFIG_DIR=$MC/etc/placement logged placement-manage.log $V/placement-manage --config-dir $MC/etc/placement db sync

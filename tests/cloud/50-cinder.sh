@@ -5,6 +5,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source $HERE/lib.sh
 mkdir -p $MC/etc/cinder $MC/state/cinder/lock $MC/log $MC/run
 render $HERE/etc/cinder/cinder.conf $MC/etc/cinder/cinder.conf; cp $MC/venv/etc/cinder/api-paste.ini $MC/etc/cinder/
+restart_if_changed cinder-api cinder-scheduler cinder-volume
 CC="--config-file $MC/etc/cinder/cinder.conf"
 [ -f $MC/run/cinder.dbsynced ] || { logged cinder-manage.log $V/cinder-manage $CC db sync && touch $MC/run/cinder.dbsynced; }
 start_daemon cinder-api --port 8776 $V/cinder-api $CC

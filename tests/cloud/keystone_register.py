@@ -4,6 +4,8 @@ Every endpoint is on 127.0.0.1. Run with the service venv's python; OS_CLIENT_CO
 clouds.yaml that setup.sh wrote (cloud ``hotc-test``, admin).
 """
 
+from typing import Any
+
 import openstack
 
 SERVICES = [  # user, service name, type, url
@@ -21,7 +23,7 @@ SERVICES = [  # user, service name, type, url
 
 def main() -> None:
     conn = openstack.connect(cloud="hotc-test")
-    idp = conn.identity
+    idp: Any = conn.identity  # v3 at runtime; typed as v2|v3 by openstacksdk
     dom = idp.find_domain("default")
     svc_proj = idp.find_project("service") or idp.create_project(name="service", domain_id=dom.id)
     demo_proj = idp.find_project("demo") or idp.create_project(name="demo", domain_id=dom.id)

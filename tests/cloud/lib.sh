@@ -11,8 +11,26 @@ closefds() {  # close inherited fds > 2 (a CI runner's pipe kept open by a daemo
   return 0
 }
 
-render() {  # src dst: copy a config file, replacing @MC@ by the install dir
-  sed "s#@MC@#$MC#g" "$1" > "$2"
+RENDER_CHANGED=0
+render() {  # src dst: copy a config file, replacing @MC@ by the install dir; RENDER_CHANGED=1 if it changed
+  local new
+  new=$(sed "s#@MC@#$MC#g" "$1")
+  if [ ! -f "$2" ] || [ "$new" != "$(cat "$2")" ]; then
+    printf '%s\n' "$new" > "$2"
+    RENDER_CHANGED=1
+  fi
+}
+
+restart_if_changed() {  # name...: after a config change, stop these services (if running) so they start anew
+  if [ "$RENDER_CHANGED" = 1 ]; then
+    local n running=()
+    for n in "$@"; do pid_alive "$n" && running+=("$n"); done
+    if [ ${#running[@]} -gt 0 ]; then
+      echo "config changed: restarting ${running[*]}"
+      bash $HERE/stop.sh "${running[@]}"
+    fi
+  fi
+  return 0
 }
 
 pid_alive() {  # name: true if $MC/run/NAME.pid names a live process of THIS cloud (guards against PID reuse)

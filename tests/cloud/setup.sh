@@ -20,6 +20,11 @@ step() { echo "[cloud +$(( $(date +%s) - T0 ))s $(date +%T)] $*"; }
 trap 'rc=$?; [ $rc = 0 ] || echo "[cloud] FAILED (exit $rc) after $(( $(date +%s) - T0 ))s; logs in $MC/log" >&2' EXIT
 [ "$(id -u)" = 0 ] || { echo "tests/cloud/setup.sh must run as root (apt-get, MariaDB, RabbitMQ)" >&2; exit 1; }
 mkdir -p $MC/etc $MC/log $MC/run $MC/state
+# one setup at a time (two clones, or a developer and CI); daemons do not inherit fd 9 (closefds)
+exec 9>$MC/setup.lock
+flock -w 900 9 || { echo "another tests/cloud/setup.sh has held $MC/setup.lock for 15 min" >&2; exit 1; }
+# logs are appended to (O_APPEND) across runs: empty the ones that grew large, even under a running daemon
+find $MC/log -type f -size +200M -exec truncate -s 0 {} + 2>/dev/null || true
 
 if [ "${1:-}" = "--reset" ]; then step "reset: stop services"; bash $HERE/stop.sh || true; fi
 step "infra: mariadb + rabbitmq"

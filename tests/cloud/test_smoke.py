@@ -7,6 +7,8 @@ leaves nothing behind.
 from __future__ import annotations
 
 import ipaddress
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -69,6 +71,16 @@ def test_keystone_token_and_catalog(cloud: Any) -> None:
     assert set(SERVICE_TYPES) <= set(catalog)
     for endpoints in catalog.values():  # every listener of the test cloud is on loopback
         assert {urlparse(e["url"]).hostname for e in endpoints} == {"127.0.0.1"}
+
+
+def test_cli_env_points_a_subprocess_at_the_cloud(hotc_cloud_env: dict[str, str]) -> None:
+    """What hotc's CLI would do: openstacksdk in a fresh process, configured only by the environment."""
+    code = "import openstack; c = openstack.connect(); print(c.current_project.name, c.compute.get('/').status_code)"
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=hotc_cloud_env, capture_output=True, text=True, timeout=60
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["admin", "200"]
 
 
 def test_glance_image_roundtrip(cloud: Any, cloud_tracker: CloudTracker) -> None:
@@ -240,3 +252,51 @@ def test_tracker_cleanup_leaves_nothing(cloud: Any, cloud_shared: SharedResource
     assert find(cloud.compute.find_keypair, keypair.name) is None
     shared_ifaces = {p.network_id for p in net.ports(device_id=cloud_shared.router_id)}
     assert network.id not in shared_ifaces and cloud_shared.private_network_id in shared_ifaces
+
+
+WAIT_TEMPLATE = """
+heat_template_version: 2018-08-31
+resources:
+  cfn_handle:
+    type: AWS::CloudFormation::WaitConditionHandle
+  cfn_wait:
+    type: AWS::CloudFormation::WaitCondition
+    properties: {Handle: {get_resource: cfn_handle}, Timeout: 120, Count: 1}
+  handle:
+    type: OS::Heat::WaitConditionHandle
+  wait:
+    type: OS::Heat::WaitCondition
+    properties: {handle: {get_resource: handle}, timeout: 120}
+outputs:
+  cfn_url: {value: {get_resource: cfn_handle}}
+  cfn_data: {value: {get_attr: [cfn_wait, Data]}}
+  data: {value: {get_attr: [wait, data]}}
+"""
+
+
+def test_heat_wait_conditions_signalled(cloud: Any, cloud_tracker: CloudTracker) -> None:
+    """Both signal paths: an AWS-signed URL through heat-api-cfn (8000) and Heat's native resource signal."""
+    import requests
+
+    orch = cloud.orchestration
+    name = cloud_tracker.name("wait")
+    stack = cloud_tracker.track(orch.create_stack(name=name, template=WAIT_TEMPLATE, timeout_mins=5))
+
+    def handles_ready() -> bool:
+        done = {r.name for r in orch.resources(stack.id) if r.status == "CREATE_COMPLETE"}
+        return {"cfn_handle", "handle"} <= done
+
+    wait_for("wait condition handles", handles_ready, bool)
+    cfn_url = orch.get(f"/stacks/{name}/{stack.id}/outputs/cfn_url").json()["output"]["output_value"]
+    assert cfn_url.startswith("http://127.0.0.1:8000/v1/waitcondition/")
+    body = {"Status": "SUCCESS", "Reason": "smoke", "UniqueId": "1", "Data": "from-cfn"}
+    resp = requests.put(cfn_url, json=body, timeout=30)
+    assert resp.status_code == 200, resp.text
+    orch.post(
+        f"/stacks/{name}/{stack.id}/resources/handle/signal",
+        json={"status": "SUCCESS", "data": "from-native", "id": "1"},
+    ).raise_for_status()
+    done = wait_for("stack", lambda: orch.get_stack(stack.id), lambda s: s.status == "CREATE_COMPLETE")
+    outputs = {o["output_key"]: o["output_value"] for o in done.outputs}
+    assert outputs["cfn_data"] == '{"1": "from-cfn"}'
+    assert outputs["data"] == '{"1": "from-native"}'
