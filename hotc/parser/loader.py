@@ -343,6 +343,14 @@ def _process(
     for rname, res in t.resources.items():
         enabled = _enabled(res, ctx, conds)
         if enabled is False:
+            # Heat does not validate a resource whose condition is false; record its type when it resolves
+            # to a provider type (the planner may need it), nothing else
+            try:
+                rd = env.registry.resolve(res.type, rname) if res.type and not is_template_name(res.type) else None
+            except TypeNotFound:
+                rd = None
+            if rd is not None and rd.kind in ("builtin", "none"):
+                types[rname] = TypeResolution(rd.kind, rd.type_name)
             continue
         type_name = res.type
         if not type_name:
