@@ -56,6 +56,11 @@ def hotc(cwd: Path, env: dict[str, str], *args: str, timeout: float = 600) -> su
                           timeout=timeout)
 
 
+def tail(r: subprocess.CompletedProcess[str]) -> str:
+    """The end of a run's output: where the errors are."""
+    return (r.stdout[-2500:] + "\n--- stderr ---\n" + r.stderr[-2500:])
+
+
 def state_of(cwd: Path, stack: str) -> Any:
     from hotc.state.backend import backend_from_config
 
@@ -89,7 +94,7 @@ def test_cloud_network_stack_create_update_replace_destroy(cloud: Any, cloud_tra
     t = tmp_path / "net.yaml"
     t.write_text(NET_STACK)
     r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve")
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.returncode == 0, tail(r)
     st = state_of(tmp_path, stack)
     ids = {a: rs.physical_id for a, rs in st.resources.items()}
     assert set(ids) == {"net", "subnet", "sg", "port"}
@@ -103,7 +108,7 @@ def test_cloud_network_stack_create_update_replace_destroy(cloud: Any, cloud_tra
     # in place (net) + replacement (subnet: cidr cannot be updated): new subnet, port moved, old subnet deleted
     r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve",
              "--parameter", "cidr=10.78.0.0/24", "--parameter", "net_label=two")
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.returncode == 0, tail(r)
     st2 = state_of(tmp_path, stack)
     assert st2.resources["net"].physical_id == ids["net"]
     assert st2.resources["port"].physical_id == ids["port"]
@@ -120,7 +125,7 @@ def test_cloud_network_stack_create_update_replace_destroy(cloud: Any, cloud_tra
     assert create_new < port_upd < old_del
 
     d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
-    assert d.returncode == 0, d.stdout + d.stderr
+    assert d.returncode == 0, tail(d)
     assert state_of(tmp_path, stack).resources == {}
     assert tagged(cloud, st.lineage) == {}
 
@@ -169,7 +174,7 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
         pending = [a for a, rs in st.resources.items() if rs.in_progress and rs.physical_id is None]
         assert len(unknown) <= len(pending), (unknown, pending)
     r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve")
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.returncode == 0, tail(r)
     st = state_of(tmp_path, stack)
     assert len(st.resources) == 12 and all(rs.status.endswith("_COMPLETE") for rs in st.resources.values())
     assert all(rs.deposed == () for rs in st.resources.values())
@@ -177,7 +182,7 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
     again = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve")
     assert again.returncode == 0 and "No changes" in again.stdout
     d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
-    assert d.returncode == 0, d.stdout + d.stderr
+    assert d.returncode == 0, tail(d)
     assert tagged(cloud, st.lineage) == {}
 
 
@@ -206,7 +211,7 @@ def test_cloud_multitier_example_apply_update_replace_destroy(cloud: Any, cloud_
     st = state_of(tmp_path, stack)
     if r.returncode != 0:  # leave nothing behind even when the apply fails
         hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.returncode == 0, tail(r)
     assert len(st.resources) == 20 and all(rs.status == "CREATE_COMPLETE" for rs in st.resources.values())
     ids = {a: rs.physical_id for a, rs in st.resources.items()}
     web_a = cloud.compute.get_server(ids["web_a"])
@@ -223,7 +228,7 @@ def test_cloud_multitier_example_apply_update_replace_destroy(cloud: Any, cloud_
     # one in-place update (server metadata) and one replacement (the volume: availability_zone cannot be updated):
     # the new volume is created, the attachment moved to it, then the old volume deleted
     r = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2", "--parameter", "volume_az=nova")
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.returncode == 0, tail(r)
     st2 = state_of(tmp_path, stack)
     assert st2.resources["web_a"].physical_id == ids["web_a"] and st2.resources["web_b"].physical_id == ids["web_b"]
     assert cloud.compute.get_server(ids["web_a"]).metadata["version"] == "2"
@@ -240,6 +245,6 @@ def test_cloud_multitier_example_apply_update_replace_destroy(cloud: Any, cloud_
     assert again.returncode == 0 and "No changes" in again.stdout
 
     d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
-    assert d.returncode == 0, d.stdout + d.stderr
+    assert d.returncode == 0, tail(d)
     assert state_of(tmp_path, stack).resources == {}
     assert leftovers(cloud, st.lineage) == []
