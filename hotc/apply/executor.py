@@ -342,7 +342,7 @@ class Executor:
         unknown = collect_unknowns(props)
         if unknown is not None:
             raise StepFailed(f"properties still unknown at apply time: they wait on {unknown!r}")
-        if change.after is not None:
+        if change.after is not None and not change.after_sensitive:
             bad = promise_mismatches(change.after, props, change.sensitive_paths)
             if bad:
                 raise StepFailed(

@@ -472,3 +472,16 @@ def test_failed_resource_broken_in_the_cloud_or_changed_is_replaced(monkeypatch)
     assert rep.ok, rep
     for x in ("a", "b"):
         assert sink.last.resources[x].physical_id != f"{x}-1" and cloud.calls_for("delete", x)[0].physical_id == f"{x}-1"
+
+
+def test_promise_check_unit():
+    from hotc.apply.resolve import promise_mismatches
+
+    assert promise_mismatches({"a": 1, "b": [1, Unknown.of("x")]}, {"a": 1, "b": [1, "anything"]}) == []
+    assert promise_mismatches({"a": 1}, {"a": 2}) == ["a"]
+    assert promise_mismatches({"a": [1, 2]}, {"a": [1]}) == ["a"]
+    assert promise_mismatches({"a": 1}, {"a": 1, "extra": 0}) == ["extra"]
+    assert promise_mismatches({"n": 1}, {"n": 1.0}) == []
+    assert promise_mismatches({"n": True}, {"n": 1}) == ["n"]
+    assert promise_mismatches({"pw": "(sensitive)", "u": {"k": "x"}}, {"pw": "s3", "u": {"k": "y"}}, ("u",)) == []
+    assert promise_mismatches("(sensitive)", {"whole": "value"}) == []
