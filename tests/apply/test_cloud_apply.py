@@ -89,6 +89,13 @@ def named(conn: Any, stack: str) -> set[str]:
     return found
 
 
+def named_compute(conn: Any, stack: str) -> set[str]:
+    """Servers and volumes named as hotc names this stack's resources."""
+    found = {s.id for s in conn.compute.servers() if (s.name or "").startswith(stack + "-")}
+    found |= {v.id for v in conn.block_storage.volumes() if (v.name or "").startswith(stack + "-")}
+    return found
+
+
 def recorded_ids(state: Any) -> set[str]:
     ids = set()
     for rs in state.resources.values():
@@ -159,7 +166,22 @@ resources:
       network: {{get_resource: net{i}}}
       fixed_ips: [{{subnet: {{get_resource: subnet{i}}}}}]
       security_groups: [{{get_resource: sg{i}}}]
-""" for i in range(3))
+""" for i in range(3)) + """
+  vol:
+    type: OS::Cinder::Volume
+    properties: {size: 1}
+  srv:
+    type: OS::Nova::Server
+    properties:
+      image: hotc-tiny
+      flavor: m1.tiny
+      networks: [{port: {get_resource: port0}}]
+  attach:
+    type: OS::Cinder::VolumeAttachment
+    properties:
+      instance_uuid: {get_resource: srv}
+      volume_id: {get_resource: vol}
+"""
 
 
 def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_tracker: Any,
@@ -170,7 +192,7 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
     env = {**hotc_cloud_env, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     env.pop("HOTC_BACKEND", None)
     rng = random.Random(os.getpid())
-    for _ in range(3):
+    for _ in range(4):
         p = subprocess.Popen([sys.executable, "-m", "hotc", "apply", "-t", str(t), stack, "--auto-approve"],
                              cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(2.0, 6.0))  # startup is ~1-2 s; creates run for several seconds
@@ -180,20 +202,22 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
         if st is None:
             continue
         # whatever exists in the cloud is either recorded, or left IN_PROGRESS with no id for adoption
-        unknown = (set(tagged(cloud, st.lineage)) | named(cloud, stack)) - recorded_ids(st)
+        unknown = (set(tagged(cloud, st.lineage)) | named(cloud, stack) | named_compute(cloud, stack)) - recorded_ids(st)
         pending = [a for a, rs in st.resources.items() if rs.in_progress and rs.physical_id is None]
         assert len(unknown) <= len(pending), (unknown, pending)
     r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve")
     assert r.returncode == 0, tail(r)
     st = state_of(tmp_path, stack)
-    assert len(st.resources) == 12 and all(rs.status.endswith("_COMPLETE") for rs in st.resources.values())
+    assert len(st.resources) == 15 and all(rs.status.endswith("_COMPLETE") for rs in st.resources.values())
     assert all(rs.deposed == () for rs in st.resources.values())
-    assert set(tagged(cloud, st.lineage)) | named(cloud, stack) == recorded_ids(st)  # nothing orphaned, nothing lost
+    recorded = recorded_ids(st) - {st.resources["attach"].physical_id}  # an attachment is not an object
+    # nothing orphaned, nothing lost
+    assert set(tagged(cloud, st.lineage)) | named(cloud, stack) | named_compute(cloud, stack) == recorded
     again = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve")
     assert again.returncode == 0 and "No changes" in again.stdout
     d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert d.returncode == 0, tail(d)
-    assert tagged(cloud, st.lineage) == {} and named(cloud, stack) == set()
+    assert tagged(cloud, st.lineage) == {} and named(cloud, stack) == set() and named_compute(cloud, stack) == set()
 
 
 MULTITIER = REPO / "examples" / "multitier.yaml"
