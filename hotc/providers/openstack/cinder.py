@@ -23,16 +23,21 @@ from hotc.providers.openstack.common import (
     ignore_missing,
     lookup,
     merge_metadata,
+    newest,
     outcome,
     physical_name,
     props_get,
+    settle,
     user_metadata,
     wait_for,
     wait_gone,
     wait_status,
+    with_defaults,
 )
 
 VOLUME_FAILURES = ("error", "error_extending", "error_restoring", "error_managing")
+BUSY = frozenset({"creating", "downloading", "uploading", "attaching", "detaching", "extending", "retyping",
+                  "restoring-backup", "backing-up", "maintenance"})
 
 
 def find_volume(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
@@ -110,6 +115,8 @@ class VolumeDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
+        vol = settle(ctx, f"read volume {physical_id}", vol, lambda: conn.block_storage.get_volume(physical_id),
+                     lambda v: str(v.status) in BUSY)
         return None if vol is None else self._outcome(vol)
 
     @staticmethod
@@ -199,10 +206,9 @@ class VolumeDriver:
         return None if found is None else str(found.id)
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
-        for v in call(ctx, "list volumes", lambda: list(conn.block_storage.volumes(details=True))):
-            if has_stamp(ctx, metadata=v.metadata or {}) and str(v.status) not in ("deleting", "error_deleting"):
-                return v
-        return None
+        volumes = call(ctx, "list volumes", lambda: list(conn.block_storage.volumes(details=True)))
+        return newest(v for v in volumes if has_stamp(ctx, metadata=v.metadata or {})
+                      and str(v.status) not in ("deleting", "error_deleting"))
 
 
 class VolumeAttachmentDriver:
@@ -295,7 +301,7 @@ def _attaching(conn: Any, server_id: str, volume_id: str) -> bool:
         return False
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Cinder::Volume": VolumeDriver(),
     "OS::Cinder::VolumeAttachment": VolumeAttachmentDriver(),
-}
+})
