@@ -121,25 +121,28 @@ class VolumeDriver:
 
     @staticmethod
     def _outcome(vol: Any) -> Outcome:
+        """Attributes exactly as Heat resolves them: most are ``str()`` of the API value (``size`` is "1",
+        ``bootable`` "false", ``attachments`` the string form of the list); ``metadata`` is JSON text,
+        ``metadata_values`` and ``attachments_list`` are the values themselves. hotc's stamp is left out."""
         md = user_metadata(vol.metadata)
         attachments = [dict(a) for a in vol.attachments or []]
         attrs = {
-            "availability_zone": vol.availability_zone,
-            "size": vol.size,
-            "snapshot_id": vol.snapshot_id,
+            "availability_zone": str(vol.availability_zone),
+            "size": str(vol.size),
+            "snapshot_id": str(vol.snapshot_id),
             "display_name": vol.name,
             "display_description": vol.description,
-            "volume_type": vol.volume_type,
+            "volume_type": str(vol.volume_type),
             "metadata": json.dumps(md),
             "metadata_values": md,
-            "source_volid": vol.source_volume_id,
-            "status": vol.status,
-            "created_at": vol.created_at,
-            "bootable": vol.is_bootable,
-            "encrypted": vol.is_encrypted,
-            "attachments": json.dumps(attachments),
+            "source_volid": str(vol.source_volume_id),
+            "status": str(vol.status),
+            "created_at": str(vol.created_at),
+            "bootable": "true" if vol.is_bootable else "false",  # Cinder's own string
+            "encrypted": str(bool(vol.is_encrypted)),
+            "attachments": str(attachments),
             "attachments_list": attachments,
-            "multiattach": vol.is_multiattach,
+            "multiattach": str(bool(vol.is_multiattach)),
         }
         return outcome(vol, attrs)
 
