@@ -8,7 +8,17 @@ from typing import Any
 
 from hotc.parser.api import LoadedStack, NestedTemplate, TypeResolution
 from hotc.parser.expr import parse_expr
-from hotc.parser.ir import MISSING, Condition, Literal, Output, Parameter, Reference, Resource, Template, TemplateVersion
+from hotc.parser.ir import (
+    MISSING,
+    Condition,
+    Literal,
+    Output,
+    Parameter,
+    Reference,
+    Resource,
+    Template,
+    TemplateVersion,
+)
 from hotc.providers.base import PropSchema, ResourceType
 from hotc.state.document import OutputState, ResourceState, StackState
 
