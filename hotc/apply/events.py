@@ -11,8 +11,13 @@ from hotc.state.events import Event
 STACK_TYPE = "OS::Heat::Stack"
 
 
+# Types whose physical id is a secret (get_resource of a RandomString gives the random string itself):
+# their events carry no physical id.
+SECRET_ID_TYPES = frozenset({"OS::Heat::RandomString"})
+
+
 def resource_event(address: str, type_: str, status: str, reason: str = "", physical_id: str | None = None) -> Event:
-    return Event.now(address, type_, status, reason, physical_id)
+    return Event.now(address, type_, status, reason, None if type_ in SECRET_ID_TYPES else physical_id)
 
 
 def stack_event(stack: str, status: str, reason: str = "") -> Event:

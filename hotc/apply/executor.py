@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from hotc.apply.events import resource_event, stack_event
+from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
@@ -32,7 +32,6 @@ from hotc.values import collect_unknowns
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
-TAG_STACK = "hotc-stack"
 DEPOSED_TYPE_KEY = "hotc:type"  # attributes key of a deposed instance whose type differs from the current one
 
 # Per-type default timeouts (seconds) for one action; anything else gets DEFAULT_TIMEOUT.
@@ -70,7 +69,12 @@ class ExecOptions:
     cloud: Callable[[], Any] = _no_cloud
 
     def timeout_for(self, type_name: str) -> float:
-        return self.timeouts.get(type_name, TYPE_TIMEOUTS.get(type_name, self.default_timeout))
+        """``timeouts[type]``, else ``timeouts["*"]`` (every type), else the type's default."""
+        if type_name in self.timeouts:
+            return self.timeouts[type_name]
+        if "*" in self.timeouts:
+            return self.timeouts["*"]
+        return TYPE_TIMEOUTS.get(type_name, self.default_timeout)
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,7 @@ class Executor:
         make_resolver: ResolverFactory = StateResolver,
         on_event: Callable[[Event], None] | None = None,
         desired_info: Mapping[str, Any] | None = None,
+        on_log: Callable[[str, str], None] | None = None,
     ) -> None:
         self.plan = plan
         self.desired = desired
@@ -136,6 +141,7 @@ class Executor:
         self._initial = state
         self._sink = sink
         self._on_event = on_event
+        self._on_log = on_log
         # address -> (type, depends_on, deletion_policy) of the desired stack, for the state records
         self._info: Mapping[str, Any] = desired_info or {}
         self._cancel = threading.Event()
@@ -310,9 +316,16 @@ class Executor:
             timeout=self.options.timeout_for(type_name),
             cloud=self.options.cloud,
             record_physical_id=on_id,
-            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: address, TAG_STACK: self.plan.stack_name},
+            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: address},
+            log=self._logger(address),
             lookup=lookup,
         )
+
+    def _logger(self, address: str) -> Callable[[str], None]:
+        on_log = self._on_log
+        if on_log is None:
+            return lambda _msg: None
+        return lambda msg: on_log(address, msg)
 
     def _desired_props(self, step: Step) -> dict[str, Any]:
         change = step.change
@@ -338,11 +351,16 @@ class Executor:
                 )
         return props
 
-    def _record(self, address: str) -> tuple[tuple[str, ...], str]:
-        info = self._info.get(address)
-        if info is None:
-            return (), "Delete"
-        return tuple(getattr(info, "depends_on", ()) or ()), str(getattr(info, "deletion_policy", "Delete") or "Delete")
+    def _record(self, step: Step) -> tuple[tuple[str, ...], str]:
+        """Dependencies and deletion policy to record for the resource of ``step``."""
+        info = self._info.get(step.address)
+        change = step.change
+        deps = tuple(change.depends_on) if change is not None else tuple(getattr(info, "depends_on", ()) or ())
+        policy = (change.deletion_policy if change is not None else None) or str(
+            getattr(info, "deletion_policy", "Delete") or "Delete")
+        if info is not None and change is not None and not change.depends_on:
+            deps = tuple(getattr(info, "depends_on", ()) or ())
+        return deps, policy
 
     def _apply(self, step: Step) -> None:
         change = step.change
@@ -358,7 +376,7 @@ class Executor:
         assert change is not None
         addr, type_name = step.address, change.type
         driver = self._driver(type_name)
-        deps, policy = self._record(addr)
+        deps, policy = self._record(step)
         old = self.keeper.state.resources.get(addr)
         now = utc_now()
         adopted: str | None = None
@@ -366,7 +384,7 @@ class Executor:
             # a run was killed between the cloud call and recording its id: find what it created
             ctx0 = self._ctx(addr, old.type, lambda _pid: None)
             try:
-                adopted = self._driver(old.type).find_adoptable(ctx0, old.properties)
+                adopted = self._driver(old.type).find_adoptable(ctx0, with_defaults(old.type, old.properties))
             except Exception as exc:  # noqa: BLE001
                 raise StepFailed(f"looking for a resource left by an interrupted run failed: {exc}") from exc
             if adopted is not None and old.type == type_name and dict(old.properties) == props:
@@ -408,7 +426,7 @@ class Executor:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
         try:
-            outcome = driver.create(self._ctx(addr, type_name, on_id), props)
+            outcome = driver.create(self._ctx(addr, type_name, on_id), with_defaults(type_name, props))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
             self.keeper.commit(
@@ -423,7 +441,7 @@ class Executor:
         addr = step.address
         type_name = step.change.type if step.change is not None else ""
         try:
-            outcome = driver.read(self._ctx(addr, type_name, lambda _p: None), pid, props)
+            outcome = driver.read(self._ctx(addr, type_name, lambda _p: None), pid, with_defaults(type_name, props))
         except Exception as exc:  # noqa: BLE001
             raise StepFailed(f"reading the resource {pid} left by an interrupted run failed: {_err(exc)}") from exc
         if outcome is None:
@@ -454,9 +472,10 @@ class Executor:
         cur = self.keeper.state.resources.get(addr)
         if cur is None or cur.physical_id is None:
             raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
-        deps, policy = self._record(addr)
+        deps, policy = self._record(step)
         old_props = dict(cur.properties)
-        changed = frozenset(k for k in set(old_props) | set(props) if old_props.get(k) != props.get(k))
+        old_d, new_d = with_defaults(type_name, old_props), with_defaults(type_name, props)
+        changed = frozenset(k for k in set(old_d) | set(new_d) if old_d.get(k) != new_d.get(k))
         self.keeper.commit(
             lambda s: _patch(s, addr, status="UPDATE_IN_PROGRESS", status_reason="state changed",
                              dependencies=deps, deletion_policy=policy),
@@ -467,7 +486,7 @@ class Executor:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
         try:
-            outcome = driver.update(self._ctx(addr, type_name, on_id), cur.physical_id, old_props, props, changed)
+            outcome = driver.update(self._ctx(addr, type_name, on_id), cur.physical_id, old_d, new_d, changed)
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
             self.keeper.commit(
@@ -498,12 +517,12 @@ class Executor:
         # old instances first (they are older than the current one)
         for dep in cur.deposed:
             self._delete_deposed(addr, cur.type, dep)
-        if step.change is not None and step.change.action is Action.DELETE:
+        if step.change is not None and step.change.action is Action.DELETE and not step.change.deposed:
             self._delete_current(addr)
 
     def _delete_deposed(self, addr: str, cur_type: str, dep: DeposedInstance) -> None:
         type_name = str(dep.attributes.get(DEPOSED_TYPE_KEY) or cur_type)
-        label = f"old instance {dep.physical_id}"
+        label = "old instance" if type_name in SECRET_ID_TYPES else f"old instance {dep.physical_id}"
 
         def drop(s: StackState) -> StackState:
             rs = s.resources.get(addr)
@@ -519,7 +538,8 @@ class Executor:
         self.keeper.commit(lambda s: s, (resource_event(addr, type_name, "DELETE_IN_PROGRESS",
                                                         f"deleting {label} (replaced)", dep.physical_id),))
         try:
-            self._delete_call(driver, self._ctx(addr, type_name, lambda _p: None), dep.physical_id, dep.properties)
+            self._delete_call(driver, self._ctx(addr, type_name, lambda _p: None), dep.physical_id,
+                              with_defaults(type_name, dep.properties))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
 
@@ -550,7 +570,8 @@ class Executor:
             driver0 = self.drivers(cur.type)
             if driver0 is not None and cur.in_progress:
                 try:
-                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None), cur.properties)
+                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None),
+                                                 with_defaults(cur.type, cur.properties))
                 except Exception as exc:  # noqa: BLE001
                     raise StepFailed(f"looking for a resource left by an interrupted run failed: {_err(exc)}") from exc
             if pid is None:
@@ -566,7 +587,8 @@ class Executor:
             (resource_event(addr, cur.type, "DELETE_IN_PROGRESS", "state changed", pid),),
         )
         try:
-            self._delete_call(driver, self._ctx(addr, cur.type, lambda _p: None), pid, cur.properties)
+            self._delete_call(driver, self._ctx(addr, cur.type, lambda _p: None), pid,
+                              with_defaults(cur.type, cur.properties))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
             self.keeper.commit(
@@ -612,6 +634,20 @@ class Executor:
             outs[name] = out
         keeper.commit(lambda s: replace(s, outputs=outs))
         return tuple(errors)
+
+
+def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
+    """Properties as the driver sees them (as Heat's handle_* do): schema defaults filled in, values coerced,
+    hidden legacy names moved to their current names. Unknown types get the properties as they are."""
+    try:
+        from hotc.providers.registry import get_schema
+        from hotc.providers.validation import apply_defaults
+    except ImportError:
+        return dict(props)
+    rtype = get_schema(type_name)
+    if rtype is None:
+        return dict(props)
+    return dict(apply_defaults(rtype, props))
 
 
 def _patch(s: StackState, addr: str, **changes: Any) -> StackState:

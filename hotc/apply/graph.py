@@ -59,7 +59,11 @@ def build_graph(plan: Plan, state: StackState | None) -> ApplyGraph:
     """The steps of ``plan`` against ``state`` and their ordering constraints."""
     resources = state.resources if state is not None else {}
     steps: dict[str, Step] = {}
+    deposed_addrs: list[str] = []
     for c in plan.changes:
+        if c.deposed:  # an old instance of a replace left by an earlier run: see below
+            deposed_addrs.append(c.address)
+            continue
         if c.action in (Action.CREATE, Action.UPDATE, Action.REPLACE):
             steps[_key(APPLY, c.address)] = Step(_key(APPLY, c.address), APPLY, c.address, c)
         if c.action in (Action.REPLACE, Action.DELETE):
@@ -68,7 +72,10 @@ def build_graph(plan: Plan, state: StackState | None) -> ApplyGraph:
             steps[_key(FORGET, c.address)] = Step(_key(FORGET, c.address), FORGET, c.address, c)
     # Old instances left by an earlier run (a replace whose delete failed or never ran) are deleted too,
     # unless the plan forgets the resource.
-    by_addr = {c.address: c for c in plan.changes}
+    by_addr = {c.address: c for c in plan.changes if not c.deposed}
+    for addr in deposed_addrs:
+        if _key(CLEANUP, addr) not in steps:
+            steps[_key(CLEANUP, addr)] = Step(_key(CLEANUP, addr), CLEANUP, addr, None)
     for addr, rs in resources.items():
         prior = by_addr.get(addr)
         if rs.deposed and _key(CLEANUP, addr) not in steps and (prior is None or prior.action is not Action.FORGET):

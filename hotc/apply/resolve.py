@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hotc.planner.resolve import index_path
 from hotc.state.document import StackState
 from hotc.values import Unknown
 
@@ -13,45 +14,29 @@ SENSITIVE_MARK = "(sensitive)"
 
 
 class StateResolver:
-    """``get_resource`` / ``get_attr`` answered from the state as it is now (during the apply).
+    """An address-keyed resolver (``hotc.planner.resolve.AddressResolver``) over the state as it is now,
+    during the apply: ``resource_id(address)`` is the physical id, ``resource_attr(address, attr, path)`` an
+    attribute the driver reported. A resource not created yet (no id) answers an Unknown; an attribute a
+    created resource does not have is null, as in Heat."""
 
-    Names are addresses of the same stack level (``prefix`` is prepended for resources of a nested stack,
-    e.g. ``app.``). A resource not yet created (or with no id) answers an Unknown."""
-
-    def __init__(self, state: StackState, prefix: str = "") -> None:
+    def __init__(self, state: StackState) -> None:
         self._state = state
-        self._prefix = prefix
 
-    def _rs(self, name: str) -> Any:
-        return self._state.resources.get(self._prefix + name)
-
-    def resource_id(self, name: str) -> Any:
-        rs = self._rs(name)
+    def resource_id(self, address: str) -> Any:
+        rs = self._state.resources.get(address)
         if rs is None or rs.physical_id is None:
-            return Unknown.of(self._prefix + name)
+            return Unknown.of(address)
         return rs.physical_id
 
-    def resource_attr(self, name: str, attribute: str, path: tuple[Any, ...]) -> Any:
-        rs = self._rs(name)
-        if rs is None or rs.physical_id is None:
-            return Unknown.of(self._prefix + name, (attribute, *path) if attribute else path)
-        if attribute == "":
+    def resource_attr(self, address: str, attribute: str, path: tuple[Any, ...]) -> Any:
+        rs = self._state.resources.get(address)
+        if rs is None or rs.physical_id is None or rs.in_progress:
+            return Unknown.of(address, (attribute, *path) if attribute else tuple(path))
+        if attribute == "" or (attribute == "show" and "show" not in rs.attributes):
             value: Any = dict(rs.attributes)
-        elif attribute == "show" and "show" not in rs.attributes:
-            value = dict(rs.attributes)
         else:
             value = rs.attributes.get(attribute)
-        for step in path:
-            if isinstance(value, Mapping):
-                value = value.get(step) if not isinstance(step, int) else value.get(str(step))
-            elif isinstance(value, list) and isinstance(step, int | str):
-                try:
-                    value = value[int(step)]
-                except (ValueError, IndexError):
-                    value = None
-            else:
-                value = None
-        return value
+        return index_path(value, tuple(path), lambda: Unknown.of(address, (attribute, *path)))
 
 
 def promise_mismatches(planned: Any, actual: Any, sensitive_paths: tuple[str, ...] = (), path: str = "") -> list[str]:

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 
 import typer
 
+import hotc.cli as cli_pkg
 from hotc.errors import HotcError
 
 app = typer.Typer(
@@ -25,13 +28,15 @@ def _root() -> None:
 
 
 def _register_all() -> None:
-    # Each line wires one command group; modules are owned by their layer.
-    from hotc.cli import validate
-
-    validate.register(app)
-    from hotc.cli import plan
-
-    plan.register(app)
+    """Wire every command group: each module of ``hotc.cli`` that defines ``register(app)`` (one module per
+    layer, owned by that layer) adds its commands, so adding a group never edits this file."""
+    for info in sorted(pkgutil.iter_modules(cli_pkg.__path__), key=lambda m: m.name):
+        if info.name in ("app", "common") or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"hotc.cli.{info.name}")
+        register = getattr(module, "register", None)
+        if callable(register):
+            register(app)
 
 
 _register_all()

@@ -48,6 +48,8 @@ DenyOpt = Annotated[list[str] | None, typer.Option("--deny", help="Fail (exit 3)
 PolicyOpt = Annotated[Path | None, typer.Option("--policy-file", help="YAML/JSON list of deny rules (same syntax as --deny).")]
 ParallelOpt = Annotated[int, typer.Option("--parallelism", help="Concurrent operations at apply (stored in the plan).")]
 BackendOpt = Annotated[str | None, typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/).")]
+RefreshOpt = Annotated[bool, typer.Option("--refresh", help="Read every recorded resource from the cloud first (drift is shown and planned against).")]
+OsCloudOpt = Annotated[str | None, typer.Option("--os-cloud", help="Cloud name in clouds.yaml (for --refresh / --refresh-only).")]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
 
 
@@ -59,7 +61,7 @@ def _print_diags(diags: list[Diagnostic]) -> None:
 def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> Any:
     from hotc.state.backend import backend_from_config
 
-    backend = backend_from_config(backend_url)
+    backend: Any = backend_from_config(backend_url)
     with backend.lock(stack, "plan", timeout=lock_timeout):
         state, _token = backend.read(stack)
     return state
@@ -111,6 +113,8 @@ def plan_command(
     parallelism: ParallelOpt = 10,
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
+    refresh: RefreshOpt = False,
+    os_cloud: OsCloudOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why."""
     from hotc.planner.api import (
@@ -153,10 +157,17 @@ def plan_command(
 
         loaded = LoadedStack(template=Template(path="(none)", version=version_named("2018-08-31")))
         desired = build_desired(loaded, name, state.lineage, state=state)
-    if mode == "refresh-only":
-        print("note: refresh needs the cloud provider, which this build does not reach; no live data was read "
-              "and no drift can be reported", file=sys.stderr)
-    plan = make_plan(desired, state, options)
+    refreshed = None
+    if (mode == "refresh-only" or refresh) and state is not None and state.resources:
+        from hotc.planner.refresh import driver_reader, lazy_cloud, refresh_resources
+
+        try:
+            reader = driver_reader(state, lazy_cloud(os_cloud))
+        except HotcError as exc:
+            print(f"note: {exc.message}; no live data was read and no drift can be reported", file=sys.stderr)
+        else:
+            refreshed = refresh_resources(state, reader)
+    plan = make_plan(desired, state, options, refreshed)
     if template is not None:
         plan = replace(plan, template_digest=template_digest(loaded),
                        inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles))
@@ -171,12 +182,13 @@ def plan_command(
     if out is not None:
         save_plan(plan, out)
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
-    if detailed_exitcode and plan.has_changes:
+    if detailed_exitcode and (plan.has_changes or plan.resource_drift):
         raise typer.Exit(2)
 
 
 def _render_state(state: Any, fmt: str) -> str:
-    from hotc.planner.present import SENSITIVE, fmt as fmt_value
+    from hotc.planner.present import SENSITIVE
+    from hotc.planner.present import fmt as fmt_value
 
     if fmt == "json":
         doc = {

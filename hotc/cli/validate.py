@@ -5,14 +5,16 @@
 
 Like ``openstack orchestration template validate``: parameters without defaults need no value. Prints every
 problem at once as ``FILE:LINE:COL: error|warning: MESSAGE`` and then ``OK`` when there is no error; exits 1
-on errors. ``--format json`` prints ``{"valid": bool, "errors": n, "warnings": n, "diagnostics": [...]}``.
+on errors. ``--format json`` prints ``{"valid": bool, "errors": n, "warnings": n, "diagnostics": [...],
+"description": ..., "parameters": {...}, "parameter_groups": [...]}`` (the last three as Heat's validate
+returns them; hidden defaults masked).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -27,6 +29,8 @@ from hotc.cli.common import (
     parse_parameters,
 )
 from hotc.errors import Diagnostic, Pos, Severity
+from hotc.parser.api import LoadedStack
+from hotc.parser.ir import MISSING
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
 
 MaxSizeOpt = Annotated[
@@ -65,11 +69,12 @@ def run_validate(
     parameter_files: dict[str, str],
     *,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
-) -> list[Diagnostic]:
-    """Validate and return every diagnostic (sorted by file and position)."""
+) -> tuple[LoadedStack | None, list[Diagnostic]]:
+    """Validate; returns the loaded stack (None when the template is unusable) and every diagnostic, sorted
+    by file and position."""
     from hotc.parser.api import load_stack
 
-    _, diags = load_stack(
+    stack, diags = load_stack(
         template,
         environments,
         parameters,
@@ -77,7 +82,52 @@ def run_validate(
         require_values=False,
         max_size=max_size,
     )
-    return sorted(diags, key=_sort_key)
+    return stack, sorted(diags, key=_sort_key)
+
+
+def _jsonable(value: Any) -> Any:
+    if value is MISSING:
+        return None
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def describe(stack: LoadedStack) -> dict[str, Any]:
+    """What Heat's template validate returns besides the verdict: description, parameters (hidden defaults
+    masked) and parameter groups."""
+    t = stack.template
+    params: dict[str, Any] = {}
+    for name, p in t.parameters.items():
+        entry: dict[str, Any] = {
+            "type": p.type,
+            "label": p.label or name,
+            "description": p.description or "",
+            "hidden": p.hidden,
+            "immutable": p.immutable,
+        }
+        if p.default is not MISSING:
+            entry["default"] = "******" if p.hidden else _jsonable(p.default)
+        if name in stack.parameter_values and not p.hidden:
+            entry["value"] = _jsonable(stack.parameter_values[name])
+        if p.tags:
+            entry["tags"] = list(p.tags)
+        if p.constraints:
+            entry["constraints"] = [
+                {c.kind: _jsonable(list(c.spec) if isinstance(c.spec, tuple) else c.spec)}
+                | ({"description": c.description} if c.description else {})
+                for c in p.constraints
+            ]
+        params[name] = entry
+    out: dict[str, Any] = {"description": t.description or "No description", "parameters": params}
+    if t.parameter_groups:
+        out["parameter_groups"] = [
+            {"label": g.label, "description": g.description, "parameters": list(g.parameters)}
+            for g in t.parameter_groups
+        ]
+    return out
 
 
 def validate_command(
@@ -92,25 +142,25 @@ def validate_command(
     check_format(fmt, ("text", "json"))
     params = parse_parameters(parameter)
     pfiles = {k: str(v) for k, v in parse_parameter_files(parameter_file).items()}
-    diags = [
-        _display(d)
-        for d in run_validate(
-            str(template),
-            [str(e) for e in environment or []],
-            params,
-            pfiles,
-            max_size=max_template_size,
-        )
-    ]
+    stack, raw = run_validate(
+        str(template),
+        [str(e) for e in environment or []],
+        params,
+        pfiles,
+        max_size=max_template_size,
+    )
+    diags = [_display(d) for d in raw]
     n_err = sum(1 for d in diags if d.severity is Severity.ERROR)
     n_warn = len(diags) - n_err
     if fmt == "json":
-        doc = {
+        doc: dict[str, Any] = {
             "valid": n_err == 0,
             "errors": n_err,
             "warnings": n_warn,
             "diagnostics": [d.to_json() for d in diags],
         }
+        if stack is not None:
+            doc.update(describe(stack))
         typer.echo(json.dumps(doc, indent=2))
     else:
         for d in diags:

@@ -51,6 +51,10 @@ class LoadedStack:
     # the input of the template digest and of self-contained saved plans
     sources: Mapping[str, str] = field(default_factory=dict)
     environment: Any = None  # hotc.parser.environment.Environment (merged)
+    # group/stack resource name -> what its members are: the resource_def type of an OS::Heat::ResourceGroup,
+    # the `resource` type of an OS::Heat::AutoScalingGroup, or (kind "template") the nested template of an
+    # OS::Heat::Stack whose `template` is a get_file; template_key indexes `nested`
+    member_types: Mapping[str, TypeResolution] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class NestedTemplate:
     types: Mapping[str, TypeResolution] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
     nested: Mapping[str, NestedTemplate] = field(default_factory=dict)
+    member_types: Mapping[str, TypeResolution] = field(default_factory=dict)  # as in LoadedStack
 
 
 def load_stack(

@@ -44,6 +44,7 @@ HOOK_TYPES = ("pre-create", "pre-update", "pre-delete", "post-create", "post-upd
 RESTRICTED_ACTIONS = ("update", "replace")
 TEMPLATE_SUFFIXES = (".yaml", ".template")
 NONE_TYPE = "OS::Heat::None"
+EVENT_SINK_TYPES = ("zaqar-queue",)  # Heat's setup.cfg heat.event_sinks
 
 #: Heat's stock global environment (``etc/heat/environment.d/default.yaml`` in openstack/heat), as data.
 #: Old names kept working by the service: Quantum is Neutron's old name, the Ceilometer/Metering alarms
@@ -206,6 +207,7 @@ class Registry:
         self._top: dict[str, RegistryEntry] = {}
         self._per_resource: dict[str, dict[str, RegistryEntry]] = {}
         self._globs: list[RegistryEntry] = []
+        self._memo: dict[tuple[str, str | None], Resolution | TypeNotFound] = {}
         for e in entries:
             if len(e.path) == 1:
                 self._top[e.name] = e
@@ -238,9 +240,7 @@ class Registry:
 
     def _candidates(self, type_name: str, resource_name: str | None) -> list[RegistryEntry]:
         out: list[RegistryEntry] = []
-        if is_template_name(type_name) or (is_url(type_name) or type_name.startswith("/")) and is_template_name(
-            type_name
-        ):
+        if is_template_name(type_name):
             out.append(RegistryEntry((type_name,), type_name, "template", True))
         if resource_name is not None:
             per = self._per_resource.get(resource_name)
@@ -265,8 +265,21 @@ class Registry:
         return sorted(out, key=RegistryEntry.sort_key)
 
     def resolve(self, type_name: str, resource_name: str | None = None) -> Resolution:
-        """How ``type_name`` (of resource ``resource_name``) resolves; raises :class:`TypeNotFound`."""
-        return self._resolve(type_name, resource_name, (type_name,))
+        """How ``type_name`` (of resource ``resource_name``) resolves; raises :class:`TypeNotFound`.
+
+        Answers are memoised per registry (resource names only matter when a per-resource entry exists)."""
+        rn = resource_name if resource_name in self._per_resource else None
+        key = (type_name, rn)
+        hit = self._memo.get(key)
+        if hit is None:
+            try:
+                hit = self._resolve(type_name, rn, (type_name,))
+            except TypeNotFound as exc:
+                hit = exc
+            self._memo[key] = hit
+        if isinstance(hit, TypeNotFound):
+            raise hit
+        return hit
 
     def _resolve(self, type_name: str, resource_name: str | None, chain: tuple[str, ...]) -> Resolution:
         if len(chain) > 20:
@@ -425,6 +438,15 @@ def parse_environment(data: Any, file: str) -> tuple[EnvironmentFile | None, lis
                 diags.append(error("each event sink must be a mapping with a type (e.g. zaqar-queue)", spos,
                                    code="environment"))
                 ok = False
+            elif s.get("type") not in EVENT_SINK_TYPES:
+                diags.append(
+                    warning(
+                        f"event sink type {s.get('type')!r} is not one Heat ships ({', '.join(EVENT_SINK_TYPES)}); "
+                        "hotc records event sinks but does not send events to them",
+                        spos,
+                        code="environment",
+                    )
+                )
     strategies = data.get("parameter_merge_strategies")
     if isinstance(strategies, dict):
         for k, v in strategies.items():
@@ -463,6 +485,14 @@ def _check_registry(rr: Mapping[str, Any], file: str, depth: int = 0) -> list[Di
                     error(
                         f'Invalid hook type "{v}" for resource breakpoint, acceptable hook types are: '
                         + ", ".join(HOOK_TYPES),
+                        kpos,
+                        code="environment",
+                    )
+                )
+            else:
+                diags.append(
+                    warning(
+                        "hooks (breakpoints) are ignored: hotc does not pause on them; review the plan instead",
                         kpos,
                         code="environment",
                     )
@@ -546,6 +576,7 @@ def _merge_params(
     env_file: str,
     pos_map: dict[str, Pos],
     diags: list[Diagnostic],
+    keep_undeclared: bool = False,
 ) -> dict[str, Any]:
     default = strategies.get("default", "overwrite") if strategies else "overwrite"
     if default not in MERGE_STRATEGIES:
@@ -574,7 +605,14 @@ def _merge_params(
         return dict(new)
     out = dict(old)
     for key, value in new.items():
-        if key not in param_types or value is None:
+        if value is None:
+            continue
+        if key not in param_types:
+            if keep_undeclared:
+                # parameter_defaults may be meant for nested templates (Heat merges over every template's
+                # parameters); their types are not known here, so they overwrite
+                out[key] = value
+                pos_map[key] = pos_of(new, key) or pos_map.get(key) or Pos(env_file, 1, 1)
             continue
         s = chosen.get(key, "overwrite")
         if s == "overwrite":
@@ -643,6 +681,7 @@ def merge_environments(
                     ef.path,
                     ppos if sec == "parameters" else dpos,
                     diags,
+                    keep_undeclared=(sec == "parameter_defaults"),
                 )
             elif sec == "resource_registry":
                 registry_loads.append(val)

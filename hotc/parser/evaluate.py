@@ -88,8 +88,14 @@ def evaluate_condition(expr: Expr, ctx: EvalContext, *, definition: bool = False
     return _cond(expr, ctx)
 
 
-def references(expr: Expr) -> Iterator[tuple[str, str, Pos | None]]:
-    """What ``expr`` refers to (see the module docstring), in source order."""
+def references(expr: Expr, ctx: EvalContext | None = None) -> Iterator[tuple[str, str, Pos | None]]:
+    """What ``expr`` refers to (see the module docstring), in source order.
+
+    With ``ctx``, an ``if`` whose condition can be decided from ``ctx`` (its conditions and parameters)
+    contributes only its taken branch (plus the condition's own references), as Heat parses only that
+    branch: a ``get_attr`` of a resource that is absent because of the same condition is then no reference.
+    With ``ctx``, a resource name computed by a function (``get_resource: {get_param: r}``) is evaluated and
+    reported when it is a known string."""
     stack: list[Expr] = [expr]
     while stack:
         e = stack.pop()
@@ -103,6 +109,8 @@ def references(expr: Expr) -> Iterator[tuple[str, str, Pos | None]]:
             continue
         if isinstance(e, F.GetResource | F.GetAttr):
             name = _static_str(e.resource)
+            if name is None and ctx is not None:
+                name = _try_str(e.resource, ctx)  # a computed name, e.g. get_attr: [{get_param: r}, ip]
             if name is not None:
                 yield ("resource", name, e.pos)
         elif isinstance(e, F.GetParam):
@@ -119,6 +127,15 @@ def references(expr: Expr) -> Iterator[tuple[str, str, Pos | None]]:
             name = _static_str(e.target)
             if name is not None:
                 yield ("ref", name, e.pos)
+        if isinstance(e, F.If) and ctx is not None:
+            try:
+                taken = _cond(e.condition, ctx)
+            except EvalError:
+                taken = Unknown()
+            if isinstance(taken, bool):
+                branch = e.if_true if taken else e.if_false
+                stack.extend([branch, e.condition] if branch is not None else [e.condition])
+                continue
         if isinstance(e, FunctionCall):
             stack.extend(reversed(list(e.children())))
 
@@ -160,6 +177,14 @@ class UnknownResources:
 # ---------------------------------------------------------------------------------------- machinery
 
 
+def _try_str(e: Expr, ctx: EvalContext) -> str | None:
+    try:
+        value = evaluate(e, ctx)
+    except EvalError:
+        return None
+    return value if isinstance(value, str) else None
+
+
 def _static_str(e: Expr) -> str | None:
     return e.value if isinstance(e, Literal) and isinstance(e.value, str) else None
 
@@ -194,7 +219,13 @@ def _ev(expr: Expr, ctx: EvalContext) -> Any:
     handler = _HANDLERS.get(type(expr))
     if handler is None:
         raise _fail(f'cannot evaluate "{getattr(expr, "name", type(expr).__name__)}"', _pos(expr))
-    return handler(expr, ctx)
+    try:
+        return handler(expr, ctx)
+    except EvalError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        # Heat turns these into a validation failure of the function; so do we (never a traceback)
+        raise _fail(f'"{getattr(expr, "name", "?")}": {exc}', _pos(expr)) from None
 
 
 def _arg(expr: Expr, ctx: EvalContext) -> Any:
@@ -570,9 +601,9 @@ def _map_replace(e: F.MapReplace, ctx: EvalContext) -> Any:
             raise _fail(f'Incorrect arguments to "{e.name}" should be: {example}', e.pos)
     repl_keys = ensure_map(repl.get("keys", {}))
     repl_values = ensure_map(repl.get("values", {}))
-    unknown = _unknown_in(repl_keys, in_map if repl_keys else None)
     if isinstance(repl_values, Unknown):
         return repl_values
+    unknown = _unknown_in(repl_keys)  # new keys must be known; unknown values just travel along
     if unknown is not None:
         return unknown
     result: dict[Any, Any] = {}
@@ -899,7 +930,7 @@ def _member_list_to_map(e: F.MemberListToMap, ctx: EvalContext) -> Any:
 
 
 def _get_azs(e: F.GetAZs, ctx: EvalContext) -> Any:
-    return Unknown(frozenset({WaitsOn("cloud.availability_zones")}))
+    return Unknown(frozenset({WaitsOn("cloud", ("availability_zones",))}))
 
 
 def _ref(e: F.Ref, ctx: EvalContext) -> Any:

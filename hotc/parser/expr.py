@@ -7,6 +7,9 @@
 diagnostics come from those containers (``pos`` is the fallback position of ``data`` itself). ``where``
 is the context the snippet sits in (see :data:`WHERES`); it decides which functions are allowed.
 
+Map keys are kept as YAML decoded them (almost always strings; an integer key such as in
+``map_replace: [..., {values: {2: two}}]`` stays an integer, as in Heat).
+
 As in Heat (heat-hot.md §1.3): a mapping with exactly one key that is a function of the template's version
 is a call; any other mapping is plain data (keys are never evaluated). Calls are parsed by the grammar
 (:mod:`hotc.parser.grammar`); literal data around them is built directly.
@@ -140,7 +143,7 @@ def _literal(data: Any, pos: Pos | None) -> Expr:
         kp = getattr(data, "key_pos", None) or {}
         mpos = getattr(data, "pos", None) or pos
         return MapExpr(
-            tuple((str(k), _literal(v, vp.get(k, mpos))) for k, v in data.items()),
+            tuple((k, _literal(v, vp.get(k, mpos))) for k, v in data.items()),
             mpos,
             tuple(kp.get(k, mpos) for k in data),
         )
@@ -153,25 +156,34 @@ def _literal(data: Any, pos: Pos | None) -> Expr:
 
 def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str, str], diags: list[Diagnostic]) -> Expr:
     """Literal data is built here; single-key maps naming a function go through the grammar."""
+    t = type(data)
+    if t is str or t is int or t is bool or t is float or data is None:
+        return Literal(data, pos)
     if isinstance(data, dict):
         mpos = getattr(data, "pos", None) or pos
-        if len(data) == 1:
-            k = next(iter(data))
-            if isinstance(k, str) and k in table:
-                return _parse_call(data, mpos, version, START_CALL, diags)
-            _version_warning(k, version, mpos, diags)
         vp = getattr(data, "value_pos", None) or {}
         kp = getattr(data, "key_pos", None) or {}
+        if len(data) == 1:
+            k = next(iter(data))
+            if k in table and type(k) is str:
+                v = data[k]
+                if type(v) is str:  # the commonest call: {get_param: name}
+                    result = grammar().parse_scalar_call(
+                        data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL)
+                    return _build_call(result, version, mpos, diags)
+                return _parse_call(data, mpos, version, START_CALL, diags)
+            _version_warning(k, version, mpos, diags)
         return MapExpr(
-            tuple((str(k), _build(v, vp.get(k, mpos), version, table, diags)) for k, v in data.items()),
+            tuple((k, _build(v, vp.get(k, mpos), version, table, diags)) for k, v in data.items()),
             mpos,
             tuple(kp.get(k, mpos) for k in data),
         )
     if isinstance(data, list):
         ip = getattr(data, "item_pos", None) or ()
         lpos = getattr(data, "pos", None) or pos
+        n = len(ip)
         return ListExpr(
-            tuple(_build(v, ip[i] if i < len(ip) else lpos, version, table, diags) for i, v in enumerate(data)),
+            tuple(_build(v, ip[i] if i < n else lpos, version, table, diags) for i, v in enumerate(data)),
             lpos,
         )
     return Literal(data, pos)
@@ -181,7 +193,10 @@ def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str
 
 
 def _parse_call(data: Any, pos: Pos | None, version: TemplateVersion, start: str, diags: list[Diagnostic]) -> Expr:
-    result = grammar().parse(data, pos, version, start)
+    return _build_call(grammar().parse(data, pos, version, start), version, pos, diags)
+
+
+def _build_call(result: ParseResult, version: TemplateVersion, pos: Pos | None, diags: list[Diagnostic]) -> Expr:
     if result.error is not None:
         diags.append(_syntax_diagnostic(result, version, pos))
         return Literal(None, pos)
@@ -238,13 +253,13 @@ class _Builder:
         return self.leaves[tok.value]  # type: ignore[index]
 
     def build(self, node: Any) -> Expr:
-        if isinstance(node, Token):
-            value, pos = self.leaf(node)
+        if type(node) is Token:
+            value, pos = self.leaves[node.value]  # type: ignore[index]
             return Literal(value, pos)
-        method = getattr(self, "b_" + str(node.data), None)
+        method = _DISPATCH.get(node.data)
         if method is None:  # pragma: no cover - grammar and builder out of step
             raise AssertionError(f"no builder for grammar rule {node.data}")
-        result: Expr = method(node)
+        result: Expr = method(self, node)
         return result
 
     def call_head(self, tree: Tree) -> tuple[str, Pos | None, str, list[Any]]:
@@ -285,7 +300,7 @@ class _Builder:
         for pair in tree.children[1:]:
             key_tok, value = pair.children
             key, kpos = self.leaf(key_tok)
-            items.append((str(key), self.build(value)))
+            items.append((key, self.build(value)))
             kps.append(kpos)
         if len(items) == 1:
             _version_warning(items[0][0], self.version, pos, self.diags)
@@ -302,7 +317,7 @@ class _Builder:
         for kw in tree.children[1:]:
             key_tok, value = kw.children
             key, kpos = self.leaf(key_tok)
-            items.append((str(key), self.build(value)))
+            items.append((key, self.build(value)))
             kps.append(kpos)
         return MapExpr(tuple(items), pos, tuple(kps))
 
@@ -503,6 +518,11 @@ class _Builder:
         name, pos, _, (arg,) = self.call_head(tree)
         self.diags.append(error(invalid_message(name, self.version), pos, code="invalid-function"))
         return F.Invalid(name, pos, self.build(arg))
+
+
+_DISPATCH: dict[str, Any] = {
+    name[2:]: fn for name, fn in vars(_Builder).items() if name.startswith("b_") and callable(fn)
+}
 
 
 def _version_warning(key: Any, version: TemplateVersion, pos: Pos | None, diags: list[Diagnostic]) -> None:

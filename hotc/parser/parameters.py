@@ -574,13 +574,29 @@ def resolve_values(
             value = convert_value(param.type, raw)
         except ParameterValueError as exc:
             sev = error if (require_values or what == "value") else warning
-            diags.append(sev(f"Parameter '{name}' is invalid: {exc}", vpos, code="parameter-value"))
+            why = f"the value is not a valid {param.type} (hidden parameter)" if param.hidden else str(exc)
+            diags.append(sev(f"Parameter '{name}' is invalid: {why}", vpos, code="parameter-value"))
             continue
         if what == "value" or require_values:
-            for msg in constraint_errors(param, raw):
+            for msg in _hidden_safe(param, raw, constraint_errors(param, raw)):
                 diags.append(error(f"Parameter '{name}' is invalid: {msg}", vpos, code="parameter-value"))
         out[name] = value
     return out, diags
+
+
+def _hidden_safe(param: Parameter, raw: Any, msgs: list[str]) -> list[str]:
+    """Constraint messages that never show a hidden parameter's value (descriptions are kept)."""
+    if not param.hidden:
+        return msgs
+    out = []
+    for m in msgs:
+        if str(raw) and str(raw) in m or json.dumps(raw) in m:
+            m = "the value (hidden) violates a constraint"
+            descs = [c.description for c in param.constraints if c.description]
+            if descs:
+                m += ": " + "; ".join(descs)
+        out.append(m)
+    return out
 
 
 def _kind(value: Any) -> str:

@@ -239,6 +239,22 @@ GROUP_TYPES: Final[frozenset[str]] = frozenset(
 )
 
 
+#: ``update_policy`` keys each type accepts (Heat's ``update_policy_schema``); every other type accepts none
+UPDATE_POLICY_KEYS: Final[dict[str, frozenset[str]]] = {
+    "OS::Heat::ResourceGroup": frozenset({"rolling_update", "batch_create"}),
+    "OS::Heat::SoftwareDeploymentGroup": frozenset({"rolling_update", "batch_create"}),
+    "OS::Heat::StructuredDeploymentGroup": frozenset({"rolling_update", "batch_create"}),
+    "OS::Heat::SoftwareDeployments": frozenset({"rolling_update", "batch_create"}),
+    "OS::Heat::StructuredDeployments": frozenset({"rolling_update", "batch_create"}),
+    "OS::Heat::InstanceGroup": frozenset({"RollingUpdate"}),
+    "AWS::AutoScaling::AutoScalingGroup": frozenset({"AutoScalingRollingUpdate"}),
+}
+
+
+def update_policy_keys(name: str) -> frozenset[str]:
+    return UPDATE_POLICY_KEYS.get(name, frozenset())
+
+
 def status(name: str) -> str | None:
     """The support status of a built-in type, or None when Heat 27 has no such type."""
     return RESOURCE_TYPES.get(name)

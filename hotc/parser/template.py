@@ -35,11 +35,9 @@ from hotc.parser.ir import (
     Condition,
     Expr,
     FunctionCall,
-    ListExpr,
     Literal,
     MapExpr,
     Output,
-    Parameter,
     Reference,
     Resource,
     Template,
@@ -58,7 +56,7 @@ from hotc.parser.versions import (
     parse_version,
     version_error_message,
 )
-from hotc.parser.yamlload import PosDict, PosList, pos_of
+from hotc.parser.yamlload import PosDict, PosList
 
 #: Heat's default ``max_resources_per_stack``
 MAX_RESOURCES_PER_STACK = 1000
@@ -197,6 +195,14 @@ class _Parser:
                 spos,
             )
             return {}
+        if isinstance(section.get("type"), str) and not isinstance(section.get("properties", {}), str):
+            self.err(
+                "resources must contain a map of resource maps, but this resources section looks like one "
+                "resource's definition (it has a type: key); put it under a resource name "
+                "(resources: {my_resource: {type: ..., properties: ...}})",
+                _key_pos(section, "type", spos),
+            )
+            return {}
         out: dict[str, Resource] = {}
         allowed = allowed_resource_keys(version)
         policies = allowed_deletion_policies(version)
@@ -227,7 +233,6 @@ class _Parser:
                 vpos,
             )
             return None
-        ok = True
         for key in body:
             if key not in allowed:
                 hint = ""
@@ -244,7 +249,6 @@ class _Parser:
                     + ", ".join(sorted(allowed)),
                     _key_pos(body, key, kpos),
                 )
-                ok = False
         if "type" not in body:
             self.err(f'Each resource must contain a type key: resource "{name}" has none', kpos)
             return None
@@ -332,8 +336,6 @@ class _Parser:
             external_id = self.expr(
                 body["external_id"], version, "external_id", _val_pos(body, "external_id", kpos)
             )
-        if not ok:
-            pass
         return Resource(
             name=name,
             type=rtype,
@@ -647,7 +649,7 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                     code="reference",
                 )
             )
-        graph[rname] = deps
+        graph[rname] = [] if res.external_id is not None else deps  # Heat drops an adopted resource's edges
 
     for oname, out in t.outputs.items():
         for name, pos in refs(out.value, "resource"):
@@ -733,12 +735,4 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
     return t, p.diags
 
 
-def declared_parameters(t: Template) -> Mapping[str, Parameter]:
-    return t.parameters
-
-
-def list_items(expr: Expr | None) -> tuple[Expr, ...]:
-    return expr.items if isinstance(expr, ListExpr) else ()
-
-
-__all__ = ["parse_template", "check_references", "find_cycles", "pos_of"]
+__all__ = ["parse_template", "check_references", "find_cycles"]

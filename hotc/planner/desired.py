@@ -18,14 +18,17 @@ an :class:`~hotc.planner.resolve.AddressResolver` (plan time: state + Unknown; a
 
 from __future__ import annotations
 
+import gc
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.api import LoadedStack, NestedTemplate, TypeResolution
+from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
 from hotc.parser.ir import MISSING, EvalContext, Expr, Literal, MapExpr, Resource, Template
 from hotc.planner.resolve import AddressResolver, UnknownResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
@@ -93,10 +96,19 @@ class Scope:
     stack_name: str = ""
     stack_id: Any = None
     static_params: Mapping[str, Any] = field(default_factory=dict)  # parameter values known at build time
+    member_types: Mapping[str, TypeResolution] = field(default_factory=dict)  # group/stack name -> member type
 
 
-def _resolve_member_type(type_name: str, scope: Scope) -> tuple[str, str | None]:
+def _resolve_member_type(type_name: str, scope: Scope, gname: str = "") -> tuple[str, str | None]:
     """('leaf', provider_type) or ('nested', template_key) for a group member's type."""
+    mt = scope.member_types.get(gname)
+    if mt is not None:
+        if mt.kind == "template" and mt.template_key is not None and mt.template_key in scope.nested:
+            return "nested", mt.template_key
+        if mt.kind == "none":
+            return "leaf", "OS::Heat::None"
+        if mt.kind == "builtin":
+            return "leaf", mt.type_name
     if type_name in scope.nested:
         return "nested", type_name
     for key in scope.nested:
@@ -149,13 +161,17 @@ class DesiredStack:
         self.diagnostics: list[Diagnostic] = []
         self.outputs: tuple[str, ...] = ()
         self.sensitive_outputs: frozenset[str] = frozenset()
+        self.graph: Any = None  # networkx.DiGraph over enabled leaf addresses, dependency -> dependent
+        self.order: list[str] = []  # a topological order of ``graph`` (a creation order)
 
     # ------------------------------------------------------------------------------------------ resolving
 
     def resolve_properties(
-        self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+        self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None,
+        *, only: frozenset[str] | None = None,
     ) -> dict[str, Any]:
-        """The resource's properties evaluated with ``resolver`` (values or Unknowns)."""
+        """The resource's properties evaluated with ``resolver`` (values or Unknowns). ``only``: evaluate just
+        these top-level properties when the template writes properties as a map (an optimisation)."""
         res = self.resources.get(address)
         if res is None:
             raise HotcError(f"{address}: no such resource in the desired state")
@@ -165,6 +181,18 @@ class DesiredStack:
             return self._member_properties(scope, res.name, res.index or 0, resolver, memo)
         member = scope.members[res.name]
         assert member.resource is not None
+        if only is not None and isinstance(member.resource.properties, MapExpr):
+            ctx = self._ctx(scope, resolver, memo)
+            out: dict[str, Any] = {}
+            for k, e in member.resource.properties.items:
+                if k in only:
+                    try:
+                        v = evaluate(e, ctx)
+                    except EvalError as exc:
+                        raise HotcError(str(exc.diagnostic), diagnostics=(exc.diagnostic,)) from exc
+                    if v is not None:
+                        out[k] = v
+            return out
         return self._eval_props(scope, member.resource, resolver, memo)
 
     def resolve_metadata(self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> Any:
@@ -191,6 +219,24 @@ class DesiredStack:
             for name, out in scope.template.outputs.items()
             if self._output_enabled(scope, out.condition)
         }
+
+    def resolve_outputs_with_errors(
+        self, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+    ) -> dict[str, tuple[Any, str | None]]:
+        """Like :meth:`resolve_outputs`, but an output that cannot be evaluated (e.g. ``get_attr`` on a group
+        member that does not exist) gives ``(None, message)`` instead of raising, as Heat stores an output
+        error without failing the stack."""
+        memo = {} if memo is None else memo
+        scope = self.scopes[""]
+        out: dict[str, tuple[Any, str | None]] = {}
+        for name, o in scope.template.outputs.items():
+            try:
+                if not self._output_enabled(scope, o.condition):
+                    continue
+                out[name] = (self._output(scope, name, resolver, memo), None)
+            except HotcError as exc:
+                out[name] = (None, exc.message)
+        return out
 
     def scoped_resolver(self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> ScopedResolver:
         """A name-keyed :class:`~hotc.parser.ir.ResourceResolver` for one (nested) stack."""
@@ -221,8 +267,6 @@ class DesiredStack:
         return ctx
 
     def _eval(self, scope: Scope, expr: Expr, resolver: AddressResolver, memo: dict[Any, Any]) -> Any:
-        from hotc.parser.evaluate import EvalError, evaluate
-
         try:
             return evaluate(expr, self._ctx(scope, resolver, memo))
         except EvalError as exc:
@@ -268,6 +312,8 @@ class DesiredStack:
         for pname, p in scope.template.parameters.items():
             if pname in given:
                 values[pname] = _convert_param(p.type, given[pname])
+            elif pname in self._parameter_defaults:
+                values[pname] = _convert_param(p.type, self._parameter_defaults[pname])
             elif p.default is not MISSING:
                 values[pname] = p.default
             else:
@@ -281,6 +327,7 @@ class DesiredStack:
         return values
 
     _project_id: Any = PROJECT_ID_UNKNOWN
+    _parameter_defaults: Mapping[str, Any] = {}  # the environment's parameter_defaults (reach nested stacks)
 
     def _group_props(self, scope: Scope, member: Member, resolver: AddressResolver, memo: dict[Any, Any]) -> dict[str, Any]:
         key = ("group", scope.prefix, member.name, id(resolver))
@@ -340,8 +387,6 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
             if cond.value in scope.conditions:
                 return scope.conditions[cond.value]
             raise HotcError(f"{cond.pos or scope.template.path}: error: condition {cond.value!r} is not defined")
-    from hotc.parser.evaluate import EvalError, evaluate_condition
-
     ctx = EvalContext(
         version=scope.template.version,
         parameters=scope.fixed_params if scope.fixed_params is not None else scope.static_params,
@@ -481,8 +526,6 @@ class ScopedResolver:
 
 
 def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
-    from hotc.parser.evaluate import references
-
     resources: set[str] = set()
     params: set[str] = set()
     for e in exprs:
@@ -527,13 +570,12 @@ class _Builder:
             nested=loaded.nested,
             fixed_params=params,
             hidden=frozenset(hidden),
+            member_types=loaded.member_types,
             stack_name=self.d.stack_name,
             stack_id=root_id,
         )
 
     def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> dict[str, bool]:
-        from hotc.parser.evaluate import EvalError, evaluate_condition
-
         t = scope.template
         done: dict[str, bool] = {}
         pending = dict(t.conditions)
@@ -581,7 +623,10 @@ class _Builder:
             if not enabled:
                 scope.members[name] = Member(name, "disabled", address, resolution.type_name or res.type, res)
                 continue
-            if resolution.kind == "template" or (
+            stack_mt = scope.member_types.get(name) if res.type == STACK_TYPE or resolution.type_name == STACK_TYPE else None
+            if stack_mt is not None and stack_mt.kind == "template" and stack_mt.template_key in scope.nested:
+                scope.members[name] = Member(name, "nested", address, STACK_TYPE, res)
+            elif resolution.kind == "template" or (
                 resolution.template_key is not None and resolution.template_key in scope.nested
             ):
                 scope.members[name] = Member(name, "nested", address, resolution.type_name or res.type, res)
@@ -592,50 +637,48 @@ class _Builder:
                 if resolution.kind == "none":
                     tname = "OS::Heat::None"
                 scope.members[name] = Member(name, "leaf", address, tname, res)
-        # sensitivity: properties fed by hidden parameters
-        sensitive_members: set[str] = set()
-        prop_sensitive: dict[str, tuple[str, ...]] = {}
+        # references, computed once per property expression
+        key_refs: dict[str, list[tuple[str, set[str], set[str]]]] = {}
         for name, m in scope.members.items():
             if m.resource is None:
                 continue
-            paths = []
-            for key, expr in _prop_exprs(m.resource):
-                _r, ps = _ref_names([expr])
-                if ps & scope.hidden:
-                    paths.append(key)
-            if m.resource.properties is not None and not isinstance(m.resource.properties, MapExpr):
-                _r, ps = _ref_names([m.resource.properties])
-                if ps & scope.hidden:
-                    paths.append("*")
-            prop_sensitive[name] = tuple(paths)
-        # second-order: get_attr on an OS::Heat::Value (or nested output) fed by a hidden value is sensitive
-        for _ in range(3):
-            changed = False
-            for name, m in scope.members.items():
-                if m.resource is None:
-                    continue
-                paths = list(prop_sensitive[name])
-                for key, expr in _prop_exprs(m.resource):
-                    if key in paths:
-                        continue
-                    rs, _p = _ref_names([expr])
-                    if rs & sensitive_members:
-                        paths.append(key)
-                if tuple(paths) != prop_sensitive[name]:
-                    prop_sensitive[name] = tuple(paths)
-                    changed = True
-                if paths and m.type == "OS::Heat::Value" and name not in sensitive_members:
-                    sensitive_members.add(name)
-                    changed = True
-            if not changed:
-                break
+            if isinstance(m.resource.properties, MapExpr):
+                key_refs[name] = [(key, *_ref_names([expr])) for key, expr in m.resource.properties.items]
+            elif m.resource.properties is not None:
+                key_refs[name] = [("*", *_ref_names([m.resource.properties]))]
+            else:
+                key_refs[name] = []
+        # sensitivity: properties fed by hidden parameters, and (transitively) by get_attr on an OS::Heat::Value
+        # holding a sensitive value
+        prop_sensitive: dict[str, set[str]] = {
+            name: {key for key, _rs, ps in refs if ps & scope.hidden} for name, refs in key_refs.items()
+        }
+        referrers: dict[str, list[str]] = {}
+        for name, refs in key_refs.items():
+            for _key, rs, _ps in refs:
+                for r in rs:
+                    referrers.setdefault(r, []).append(name)
+        sensitive_members: set[str] = set()
+        work = [n for n, keys in prop_sensitive.items() if keys and scope.members[n].type == "OS::Heat::Value"]
+        while work:
+            n = work.pop()
+            if n in sensitive_members:
+                continue
+            sensitive_members.add(n)
+            for user in referrers.get(n, ()):
+                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
+                if not keys <= prop_sensitive[user]:
+                    prop_sensitive[user] |= keys
+                    if scope.members[user].type == "OS::Heat::Value":
+                        work.append(user)
         for name in sensitive_members:
             scope.members[name] = _replace_member(scope.members[name], sensitive=True)
 
         # pass 2: expand
         for name, m in list(scope.members.items()):
-            res = m.resource
-            assert res is not None
+            res_or_none = m.resource
+            assert res_or_none is not None
+            res = res_or_none
             dpol = self._deletion_policy(scope, res, static, memo)
             if m.kind == "disabled":
                 d.resources[m.address] = DesiredResource(
@@ -643,20 +686,22 @@ class _Builder:
                     name=name, scope=scope.prefix, pos=res.pos,
                 )
                 continue
-            refs, _ps = _ref_names([res.properties, res.metadata])
-            needs = {scope.members[r].address for r in refs if r in scope.members and r != name}
+            ref_set = {r for _k, rs, _ps in key_refs.get(name, ()) for r in rs}
+            if res.metadata is not None:
+                ref_set |= _ref_names([res.metadata])[0]
+            needs = {scope.members[r].address for r in ref_set if r in scope.members and r != name}
             needs |= {scope.members[r.name].address for r in res.depends_on if r.name in scope.members}
             needs |= inherited
             if m.kind == "leaf":
                 d.resources[m.address] = DesiredResource(
                     address=m.address, type=m.type, deletion_policy=dpol, name=name, scope=scope.prefix,
-                    pos=res.pos, sensitive_paths=prop_sensitive.get(name, ()), has_metadata=res.metadata is not None,
+                    pos=res.pos, sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))), has_metadata=res.metadata is not None,
                 )
                 self.explicit[m.address] = needs
             elif m.kind == "nested":
-                self._expand_nested(scope, m, static, memo, frozenset(needs), prop_sensitive.get(name, ()))
+                self._expand_nested(scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ()))))
             else:
-                self._expand_group(scope, m, static, memo, frozenset(needs), dpol, prop_sensitive.get(name, ()))
+                self._expand_group(scope, m, static, memo, frozenset(needs), dpol, tuple(sorted(prop_sensitive.get(name, ()))))
 
     def _deletion_policy(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str:
         if res.deletion_policy is None:
@@ -685,6 +730,7 @@ class _Builder:
             fixed_params=None,
             feed=feed,
             hidden=frozenset(hidden),
+            member_types=nt.member_types,
             stack_name=f"{self.d.stack_name}-{address}",
             stack_id=self.d.stack_id_of(address),
         )
@@ -694,8 +740,10 @@ class _Builder:
         res = m.resource
         assert res is not None
         resolution = scope.types.get(m.name) or TypeResolution("template", res.type, res.type)
-        key = resolution.template_key or res.type
         how = "stack" if (resolution.type_name == STACK_TYPE or res.type == STACK_TYPE) else "props"
+        if how == "stack":
+            resolution = scope.member_types[m.name]
+        key = resolution.template_key or res.type
         child = self._child_scope(scope, m.address, key, (scope.prefix, m.name, None, how), bool(sensitive))
         scope.members[m.name] = _replace_member(m, type=STACK_TYPE if how == "stack" else key)
         child.facade = self._facade(scope, res, static, memo)
@@ -750,8 +798,8 @@ class _Builder:
         if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
             what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
             raise HotcError(f"{where}: error: {m.address}: {what} must be a map with a 'type'")
-        mtype = rdef["type"]
-        kind, key = _resolve_member_type(mtype, scope)
+        kind, key = _resolve_member_type(rdef["type"], scope, m.name)
+        mtype = key if kind == "leaf" and key else rdef["type"]
         addresses = tuple(f"{m.address}[{i}]" for i in indexes)
         member = _replace_member(m, member_addresses=addresses, member_indexes=tuple(indexes),
                                  member_nested=kind == "nested", member_type=key or mtype)
@@ -788,8 +836,6 @@ class _Builder:
 
 
 def _condition_names(expr: Expr) -> list[str]:
-    from hotc.parser.evaluate import references
-
     return [name for kind, name, _ in references(expr) if kind == "condition"]
 
 
@@ -844,11 +890,33 @@ def build_desired(
     """Expand ``loaded`` into a :class:`DesiredStack`. ``state`` (a StackState, optional) is only used for an
     AutoScalingGroup's current size when it sets no desired_capacity. Raises HotcError on a bad template
     (count not known at plan time, a dependency cycle, …)."""
+    with gc_paused():
+        return _build_desired(loaded, stack_name, lineage, project_id, state)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for one planning step: the step allocates many small objects that
+    live until it ends, and repeated full collections over a large heap make it quadratic. The previous setting
+    is restored on exit."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _build_desired(loaded: LoadedStack, stack_name: str, lineage: str | None, project_id: str | None, state: Any) -> DesiredStack:
     from hotc.planner.graph import add_dependencies
 
     d = DesiredStack(stack_name, lineage)
     if project_id is not None:
         d._project_id = project_id
+    env = loaded.environment
+    if env is not None and isinstance(getattr(env, "parameter_defaults", None), Mapping):
+        d._parameter_defaults = dict(env.parameter_defaults)
     state_members: dict[str, list[int]] = {}
     if state is not None:
         for addr in state.resources:

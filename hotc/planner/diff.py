@@ -15,7 +15,6 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from hotc.parser.ir import MISSING
 from hotc.providers.base import PropSchema, ResourceType
 from hotc.values import Unknown, WaitsOn
 
@@ -40,17 +39,9 @@ def apply_defaults(rtype: ResourceType | None, values: Mapping[str, Any]) -> dic
     """``values`` with schema defaults for absent properties (the schema layer's function when present)."""
     if rtype is None:
         return dict(values)
-    try:
-        from hotc.providers.validation import apply_defaults as schema_defaults
-    except ImportError:
-        schema_defaults = None
-    if schema_defaults is not None:
-        return dict(schema_defaults(rtype, dict(values)))
-    out = dict(values)
-    for name, ps in rtype.properties.items():
-        if name not in out and ps.default is not MISSING:
-            out[name] = ps.default
-    return out
+    from hotc.providers.validation import apply_defaults as schema_defaults
+
+    return dict(schema_defaults(rtype, dict(values)))
 
 
 def normalise(value: Any, schema: PropSchema | None) -> Any:
@@ -79,6 +70,21 @@ def values_equal(before: Any, after: Any) -> bool:
     if type(before) is bool or type(after) is bool:
         return type(before) is type(after) and before == after
     return bool(before == after)
+
+
+def unmask(before: Any, after: Any) -> Any:
+    """``before`` with each masked hidden value (``{"__sensitive__": digest}``) replaced by the value at the
+    same place in ``after`` when their digests match (so the schema's decision sees equal values)."""
+    if is_masked(before):
+        if not isinstance(after, Unknown) and before[MASK_KEY] == masked_digest(after):
+            return after
+        return before
+    if isinstance(before, dict):
+        a = after if isinstance(after, dict) else {}
+        return {k: unmask(v, a.get(k)) for k, v in before.items()}
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [unmask(b, x) for b, x in zip(before, after, strict=True)]
+    return before
 
 
 def settle_unknowns(after: Any, before: Any, stable: Callable[[WaitsOn], bool]) -> Any:

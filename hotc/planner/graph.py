@@ -40,6 +40,17 @@ IMPLICIT_TYPES = frozenset({SUBNET, PORT, SERVER, ROUTER, ROUTER_IF, FIP, FIP_AS
 
 Key = tuple[str, str] | None
 
+# the properties the implicit-edge rules read, per type (nothing else is evaluated for them)
+_NEEDED: dict[str, frozenset[str]] = {
+    SUBNET: frozenset({"network", "network_id"}),
+    PORT: frozenset({"network", "network_id", "fixed_ips"}),
+    SERVER: frozenset({"networks"}),
+    ROUTER: frozenset({"external_gateway_info"}),
+    ROUTER_IF: frozenset({"subnet", "subnet_id"}),
+    FIP: frozenset({"floating_network", "floating_network_id", "port_id"}),
+    FIP_ASSOC: frozenset({"port_id"}),
+}
+
 
 def ref_key(value: Any) -> Key:
     """What a network/subnet/port property points at: ("addr", address) for a reference to a resource of
@@ -69,63 +80,86 @@ def _implicit_edges(d: DesiredStack, explicit: Mapping[str, set[str]]) -> list[t
     def p(addr: str) -> dict[str, Any]:
         if addr not in props:
             try:
-                props[addr] = d.resolve_properties(addr, resolver, memo)
+                props[addr] = d.resolve_properties(addr, resolver, memo, only=_NEEDED.get(d.resources[addr].type))
             except HotcError:
                 props[addr] = {}
         return props[addr]
 
-    for _scope, types in by_scope.items():
-        subnets = types.get(SUBNET, [])
-        subnet_net = {s: ref_key(p(s).get("network") or p(s).get("network_id")) for s in subnets}
-        interfaces = types.get(ROUTER_IF, [])
-        if_subnet = {ri: ref_key(p(ri).get("subnet") or p(ri).get("subnet_id")) for ri in interfaces}
-        ports = set(types.get(PORT, []))
+    for types in by_scope.values():
+        edges.extend(_scope_edges(types, p, explicit))
+    return edges
 
-        def port_on_subnet(port: str, subnet: Key) -> bool:
-            pp = p(port)
-            fixed = pp.get("fixed_ips")
-            if isinstance(fixed, list) and fixed:
-                return any(isinstance(f, dict) and ref_key(f.get("subnet") or f.get("subnet_id")) == subnet for f in fixed)
-            net = ref_key(pp.get("network") or pp.get("network_id"))
-            if subnet is not None and subnet[0] == "addr" and subnet[1] in subnet_net:
-                sn = subnet_net[subnet[1]]
-                return sn is None or net is None or sn == net
-            return True  # cannot tell which subnet the port lands on: be safe
 
-        def interfaces_for_port(port_key: Key) -> list[str]:
-            if port_key is None or port_key[0] != "addr" or port_key[1] not in ports:
-                return []
-            return [ri for ri, sk in if_subnet.items() if port_on_subnet(port_key[1], sk)]
+def _scope_edges(types: Mapping[str, list[str]], p: Any, explicit: Mapping[str, set[str]]) -> list[tuple[str, str]]:
+    """Implicit edges within one stack; every rule is a lookup in an index, so the cost is linear."""
+    edges: list[tuple[str, str]] = []
+    subnet_net: dict[str, Key] = {}
+    by_net: dict[Key, list[str]] = {}
+    unknown_net: list[str] = []
+    for s in types.get(SUBNET, []):
+        k = ref_key(p(s).get("network") or p(s).get("network_id"))
+        subnet_net[s] = k
+        if k is None:
+            unknown_net.append(s)
+        else:
+            by_net.setdefault(k, []).append(s)
+    # router interfaces by their subnet, and by the network of that subnet (when the subnet is in the stack)
+    if_by_subnet: dict[Key, list[str]] = {}
+    if_by_net: dict[Key, list[str]] = {}
+    if_unsure: list[str] = []
+    for ri in types.get(ROUTER_IF, []):
+        sk = ref_key(p(ri).get("subnet") or p(ri).get("subnet_id"))
+        if_by_subnet.setdefault(sk, []).append(ri)
+        if sk is not None and sk[0] == "addr" and sk[1] in subnet_net and subnet_net[sk[1]] is not None:
+            if_by_net.setdefault(subnet_net[sk[1]], []).append(ri)
+        else:
+            if_unsure.append(ri)
+    ports = set(types.get(PORT, []))
 
-        for port in types.get(PORT, []):
-            net = ref_key(p(port).get("network") or p(port).get("network_id"))
-            if net is None:
-                continue
-            edges.extend((s, port) for s, sn in subnet_net.items() if sn == net)
-        for server in types.get(SERVER, []):
-            nets = p(server).get("networks")
-            keys = {ref_key(n.get("network")) for n in nets if isinstance(n, dict) and n.get("network")} if isinstance(nets, list) else set()
-            keys.discard(None)
-            edges.extend((s, server) for s, sn in subnet_net.items() if sn is None or sn in keys)
-        for router in types.get(ROUTER, []):
-            gw = p(router).get("external_gateway_info")
-            if isinstance(gw, dict) and gw.get("network"):
-                k = ref_key(gw.get("network"))
-                edges.extend((s, router) for s, sn in subnet_net.items() if k is not None and sn == k)
-        routers_by_gw: dict[Key, list[str]] = {}
-        for router in types.get(ROUTER, []):
-            gw = p(router).get("external_gateway_info")
-            if isinstance(gw, dict):
-                routers_by_gw.setdefault(ref_key(gw.get("network")), []).append(router)
-        for fip in types.get(FIP, []):
-            fp = p(fip)
-            fnet = ref_key(fp.get("floating_network") or fp.get("floating_network_id"))
-            if fnet is not None:
-                edges.extend((r, fip) for r in routers_by_gw.get(fnet, []))
-            for dep in explicit.get(fip, ()):
-                edges.extend((ri, fip) for ri in interfaces_for_port(("addr", dep)))
-        for assoc in types.get(FIP_ASSOC, []):
-            edges.extend((ri, assoc) for ri in interfaces_for_port(ref_key(p(assoc).get("port_id"))))
+    def interfaces_for_port(port_key: Key) -> list[str]:
+        if port_key is None or port_key[0] != "addr" or port_key[1] not in ports:
+            return []
+        pp = p(port_key[1])
+        fixed = pp.get("fixed_ips")
+        if isinstance(fixed, list) and fixed:
+            out: list[str] = []
+            for f in fixed:
+                if isinstance(f, dict):
+                    out.extend(if_by_subnet.get(ref_key(f.get("subnet") or f.get("subnet_id")), []))
+            return out
+        net = ref_key(pp.get("network") or pp.get("network_id"))
+        if net is None:
+            return [ri for lst in if_by_subnet.values() for ri in lst]  # cannot tell: be safe
+        return if_by_net.get(net, []) + if_unsure
+
+    for port in types.get(PORT, []):
+        net = ref_key(p(port).get("network") or p(port).get("network_id"))
+        if net is not None:
+            edges.extend((s, port) for s in by_net.get(net, []))
+    for server in types.get(SERVER, []):
+        nets = p(server).get("networks")
+        keys = {ref_key(n.get("network")) for n in nets if isinstance(n, dict) and n.get("network")} if isinstance(nets, list) else set()
+        keys.discard(None)
+        edges.extend((s, server) for s in unknown_net)
+        for k in keys:
+            edges.extend((s, server) for s in by_net.get(k, []))
+    routers_by_gw: dict[Key, list[str]] = {}
+    for router in types.get(ROUTER, []):
+        gw = p(router).get("external_gateway_info")
+        if isinstance(gw, dict) and gw.get("network"):
+            k = ref_key(gw.get("network"))
+            if k is not None:
+                edges.extend((s, router) for s in by_net.get(k, []))
+                routers_by_gw.setdefault(k, []).append(router)
+    for fip in types.get(FIP, []):
+        fp = p(fip)
+        fnet = ref_key(fp.get("floating_network") or fp.get("floating_network_id"))
+        if fnet is not None:
+            edges.extend((r, fip) for r in routers_by_gw.get(fnet, []))
+        for dep in explicit.get(fip, ()):
+            edges.extend((ri, fip) for ri in interfaces_for_port(("addr", dep)))
+    for assoc in types.get(FIP_ASSOC, []):
+        edges.extend((ri, assoc) for ri in interfaces_for_port(ref_key(p(assoc).get("port_id"))))
     return edges
 
 
@@ -149,13 +183,19 @@ def add_dependencies(d: DesiredStack, explicit: Mapping[str, set[str]]) -> None:
             deps[v].add(u)
     for v, us in deps.items():
         g.add_edges_from((u, v) for u in us)
-    check_acyclic(g)
+    try:
+        order = list(nx.topological_sort(g))
+    except nx.NetworkXUnfeasible:
+        check_acyclic(g)
+        raise
     for addr, us in deps.items():
         d.resources[addr] = replace(d.resources[addr], depends_on=tuple(sorted(us)))
-    d.graph = g  # type: ignore[attr-defined]
+    d.graph = g
+    d.order = order
 
 
 def check_acyclic(g: nx.DiGraph) -> None:
+    """Raise a HotcError naming a cycle of ``g``, if there is one."""
     try:
         cycle = nx.find_cycle(g)
     except nx.NetworkXNoCycle:

@@ -23,12 +23,13 @@ from typing import Any
 import networkx as nx
 
 from hotc.errors import Diagnostic, HotcError, error
-from hotc.planner.desired import DesiredStack
+from hotc.planner.desired import DesiredStack, gc_paused
 from hotc.planner.diff import (
     apply_defaults,
     changed_keys,
     detail_paths,
     settle_unknowns,
+    unmask,
     values_equal,
 )
 from hotc.planner.options import PlanOptions
@@ -164,7 +165,12 @@ def make_plan(
     addresses to live objects read from the cloud (a ResourceState, a map with physical_id/properties/
     attributes, or None when the object is gone); without it the recorded state is trusted (no cloud).
     Raises HotcError for plan errors (immutable property changed, volume shrink, bad --target/--replace)."""
-    lookup = schemas or registry_lookup
+    with gc_paused():
+        return _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
+
+
+def _make_plan(desired: DesiredStack, state: StackState | None, options: PlanOptions,
+               refreshed: Mapping[str, Any] | None, lookup: SchemaLookup) -> Plan:
     srs: dict[str, ResourceState] = dict(state.resources) if state is not None else {}
     drift: list[ResourceChange] = []
     gone: set[str] = set()
@@ -288,8 +294,8 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     srs = ctx.srs
     opts = ctx.options
     enabled = [a for a, r in d.resources.items() if r.condition_enabled]
-    graph: nx.DiGraph = d.graph  # type: ignore[attr-defined]
-    order = list(nx.topological_sort(graph))
+    graph: nx.DiGraph = d.graph
+    order = d.order
 
     selected: set[str] | None = None
     if opts.targets:
@@ -358,6 +364,15 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
 
     before_raw = dict(rs.properties)
     after_disp = settle_unknowns(after, before_raw, resolver.stable)
+    healthy = (rs.type == dr.type and not rs.failed and not rs.in_progress and addr not in ctx.gone
+               and rs.status not in ("INIT_COMPLETE", "DELETE_COMPLETE")
+               and not any(_matches(addr, sel) for sel in ctx.options.replace))
+    if (healthy and not dr.has_metadata and not rs.metadata and rs.deletion_policy == dr.deletion_policy
+            and (rtype is None or rtype.always_replace is None or not rtype.always_replace(after_disp))
+            and values_equal(before_raw, after_disp)):
+        # the fast path: the same resolved properties as applied (most resources of most plans)
+        return ResourceChange(action=Action.NOOP, before=before_raw, after=after_disp,
+                              previous_physical_id=rs.physical_id, **base)  # type: ignore[arg-type]
     before_d = apply_defaults(rtype, before_raw)
     after_d = settle_unknowns(apply_defaults(rtype, after), before_d, resolver.stable)
     keys = changed_keys(rtype, before_d, after_d)
@@ -379,10 +394,6 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         return replace_(R_FAILED, f"the resource is {rs.status}" + (f": {rs.status_reason}" if rs.status_reason else ""))
     if rs.in_progress or rs.status in ("INIT_COMPLETE", "DELETE_COMPLETE"):
         return replace_(R_INCOMPLETE, f"the resource was left {rs.status} by an interrupted run")
-    if rtype is not None and rtype.always_replace is not None:
-        why = rtype.always_replace(after_d)
-        if why:
-            return replace_(R_TYPE_RULE, why)
 
     md_changed = False
     if dr.has_metadata or rs.metadata:
@@ -390,56 +401,48 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         md = settle_unknowns(md, dict(rs.metadata), resolver.stable) if md is not None else {}
         md_changed = not values_equal(dict(rs.metadata), md or {})
     policy_changed = rs.deletion_policy != dr.deletion_policy
-    if not keys:
+
+    def noop_or_definition_update(detail: str = "") -> ResourceChange:
         if md_changed or policy_changed:
             what = [w for w, c in (("metadata", md_changed), ("deletion_policy", policy_changed)) if c]
             return ResourceChange(action=Action.UPDATE, action_reason="update",
                                   reason_detail=f"{' and '.join(what)} changed", **common)  # type: ignore[arg-type]
-        return ResourceChange(action=Action.NOOP, **common)  # type: ignore[arg-type]
+        return ResourceChange(action=Action.NOOP, reason_detail=detail, **{**common, "changed_paths": ()})  # type: ignore[arg-type]
 
-    props = rtype.properties if rtype is not None else {}
+    if rtype is None:
+        # no schema (a type hotc does not know): any change is taken as an in-place update
+        if not keys:
+            return noop_or_definition_update()
+        return ResourceChange(action=Action.UPDATE, action_reason="update",
+                              reason_detail="update in place (no schema for this type): " + ", ".join(keys),
+                              **common)  # type: ignore[arg-type]
+
+    from hotc.providers.schemas.decide import decide_update
+
+    dec = decide_update(rtype, unmask(before_d, after_d), after_d, defaults_applied=True)
     where = dr.pos
-    for path, message in _update_errors(rtype, dr.type, before_d, after_d, keys):
-        ctx.errors.append(error(f"{addr}: {message} ({path}: {_short(before_d.get(path.split('.')[0]))} -> "
-                                f"{_short(after_d.get(path.split('.')[0]))}); Heat refuses this update: restore the value, "
-                                f"or replace the resource with --replace {addr}", where))
-    if rtype is not None and rtype.never_updates:
-        return ResourceChange(action=Action.NOOP, reason_detail="this type is never updated (Heat ignores property changes)",
-                              **{**common, "changed_paths": ()})  # type: ignore[arg-type]
-
-    rule_hits: list[tuple[str, str]] = []
-    if rtype is not None:
-        for rule in rtype.replace_rules:
-            try:
-                rule_hits.extend(rule(before_d, after_d))
-            except Exception:  # a rule facing an Unknown it cannot compare: the property counts as changed
-                continue
-    if rule_hits:
-        rpaths = tuple(dict.fromkeys(p for p, _ in rule_hits))
-        detail = "; ".join(dict.fromkeys(r for _, r in rule_hits))
-        return replace_(R_TYPE_RULE, detail, rpaths)
-    if rtype is not None:
-        not_updatable = tuple(k for k in keys if k not in props or not props[k].update_allowed)
-        if not_updatable:
-            unknown_fed = [k for k in not_updatable if _has_unknown(after_d.get(k))]
-            detail = "cannot update " + ", ".join(not_updatable) + " in place"
-            if unknown_fed:
-                detail += " (" + ", ".join(unknown_fed) + ": known after apply, fed by a resource being created or replaced)"
-            return replace_(R_CANNOT_UPDATE, detail, not_updatable)
-    rebuild_hits: list[tuple[str, str]] = []
-    if rtype is not None:
-        for rule in rtype.rebuild_rules:
-            try:
-                rebuild_hits.extend(rule(before_d, after_d))
-            except Exception:
-                continue
-    rebuild = bool(rebuild_hits)
-    detail = "update in place: " + ", ".join(keys)
-    if rebuild:
-        detail = ("REBUILD in place, the root disk is wiped: "
-                  + "; ".join(dict.fromkeys(r for _, r in rebuild_hits)))
-    return ResourceChange(action=Action.UPDATE, rebuild=rebuild, action_reason=U_REBUILD if rebuild else "update",
-                          reason_detail=detail, **common)  # type: ignore[arg-type]
+    if dec.kind == "error":
+        for path, message in dec.errors:
+            head = path.split(".")[0].split("[")[0]
+            ctx.errors.append(error(
+                f"{addr}: {message} ({head}: {_short(before_d.get(head))} -> {_short(after_d.get(head))}); Heat refuses "
+                f"this update: restore the value, or replace the resource with --replace {addr}", where))
+        return ResourceChange(action=Action.UPDATE, action_reason="update", reason_detail="; ".join(dec.reasons),
+                              **common)  # type: ignore[arg-type]
+    if dec.kind == "no-op":
+        detail = "this type is never updated (Heat ignores property changes)" if rtype.never_updates and keys else ""
+        return noop_or_definition_update(detail)
+    if dec.kind == "replace":
+        not_updatable = {k for k in dec.changed if k not in rtype.update_allowed}
+        by_rule = not dec.replace_paths or bool(set(dec.replace_paths) - not_updatable)
+        detail = "; ".join(dec.reasons)
+        return replace_(R_TYPE_RULE if by_rule else R_CANNOT_UPDATE, detail, tuple(dec.replace_paths))
+    if dec.rebuild:
+        return ResourceChange(action=Action.UPDATE, rebuild=True, action_reason=U_REBUILD,
+                              reason_detail="; ".join(dec.reasons) or "rebuilt in place (root disk wiped)",
+                              **common)  # type: ignore[arg-type]
+    return ResourceChange(action=Action.UPDATE, action_reason="update",
+                          reason_detail="update in place: " + ", ".join(dec.changed), **common)  # type: ignore[arg-type]
 
 
 def _short(v: Any) -> str:
@@ -447,37 +450,9 @@ def _short(v: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _update_errors(rtype: ResourceType | None, type_name: str, before: Mapping[str, Any], after: Mapping[str, Any],
-                   keys: list[str]) -> list[tuple[str, str]]:
-    """Changes Heat refuses (immutable properties, type checks such as a volume shrink), limited to the
-    properties that really changed (masked hidden values and set-like lists already compared)."""
-    if rtype is None:
-        return []
-    try:
-        from hotc.providers.validation import update_errors
-    except ImportError:
-        update_errors = None
-    out: list[tuple[str, str]] = []
-    if update_errors is not None:
-        out = [(p, m) for p, m in update_errors(rtype, before, after) if p.split(".")[0].split("[")[0] in keys]
-    else:
-        out = [(k, f"property {k} is immutable") for k in keys if k in rtype.properties and rtype.properties[k].immutable]
-    if type_name == VOLUME and "size" in keys and not any(p == "size" for p, _ in out):
-        b, a = before.get("size"), after.get("size")
-        if isinstance(b, int | float) and isinstance(a, int | float) and a < b:
-            out.append(("size", f"volume size {b} -> {a}: a volume cannot shrink"))
-    return out
-
-
-def _has_unknown(v: Any) -> bool:
-    from hotc.values import contains_unknown
-
-    return contains_unknown(v)
-
-
 def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[OutputChange]:
     d = ctx.desired
-    new = d.resolve_outputs(resolver, memo)
+    new = d.resolve_outputs_with_errors(resolver, memo)
     old = ctx.state.outputs if ctx.state is not None else {}
     outs: list[OutputChange] = []
     for name in d.outputs:
@@ -486,9 +461,12 @@ def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[Ou
             if name in old:
                 outs.append(OutputChange(name, Action.DELETE, before=old[name].value, sensitive=sensitive))
             continue
-        value = new[name]
+        value, err = new[name]
         if name not in old:
-            outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive))
+            outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive, error=err))
+            continue
+        if err is not None:
+            outs.append(OutputChange(name, Action.UPDATE, before=old[name].value, after=None, sensitive=sensitive, error=err))
             continue
         before = old[name].value
         value = settle_unknowns(value, before, resolver.stable)

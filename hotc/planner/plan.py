@@ -58,6 +58,7 @@ class OutputChange:
     before: Any = None
     after: Any = None  # may be Unknown
     sensitive: bool = False
+    error: str | None = None  # the output cannot be evaluated (Heat stores an output error; the stack goes on)
 
 
 @dataclass(frozen=True)

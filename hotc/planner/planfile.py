@@ -152,12 +152,31 @@ def decode_value(v: Any) -> Any:
     return v
 
 
+def _masked(v: Any) -> Any:
+    from hotc.planner.diff import MASK_KEY, is_masked, masked_digest
+
+    if v is None or isinstance(v, Unknown) or is_masked(v):
+        return v
+    return {MASK_KEY: masked_digest(v)}
+
+
+def _mask_props(props: Any, paths: tuple[str, ...]) -> Any:
+    if not isinstance(props, Mapping) or not paths:
+        return props
+    return {k: (_masked(v) if ("*" in paths or k in paths) else v) for k, v in props.items()}
+
+
 def _change_to_data(c: Any) -> dict[str, Any]:
+    """One change as data; hidden values (sensitive paths, sensitive outputs) are stored as digests only."""
     out: dict[str, Any] = {}
+    sensitive_paths = tuple(getattr(c, "sensitive_paths", ()) or ())
+    sensitive_output = bool(getattr(c, "sensitive", False)) and isinstance(c, OutputChange)
     for f in fields(c):
         v = getattr(c, f.name)
         if isinstance(v, Action):
             v = v.value
+        elif f.name in ("before", "after"):
+            v = _masked(v) if sensitive_output else _mask_props(v, sensitive_paths)
         out[f.name] = encode_value(v)
     return out
 

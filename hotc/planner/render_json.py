@@ -118,6 +118,7 @@ def _output_json(o: OutputChange) -> dict[str, Any]:
         "after": show(o.after),
         "after_unknown": unknown_mask(o.after) if o.after is not None else False,
         "sensitive": o.sensitive,
+        "error": o.error,
     }
 
 

@@ -57,7 +57,12 @@ def _resource_block(c: ResourceChange, color: bool) -> list[str]:
 def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> str:
     out: list[str] = []
     mode = "" if plan.mode == "normal" else f" ({plan.mode})"
-    out.append(f"Plan for stack {plan.stack_name!r}{mode}: {summary_line(plan)}.")
+    if plan.mode == "refresh-only":
+        n = len(plan.resource_drift)
+        out.append(f"Refresh-only plan for stack {plan.stack_name!r}: {n} resource(s) changed outside hotc; "
+                   "applying it only records the live values in the state.")
+    else:
+        out.append(f"Plan for stack {plan.stack_name!r}{mode}: {summary_line(plan)}.")
     changes = ordered(plan)
     destructive = [c for c in changes if is_destructive(c) or c.action is Action.FORGET]
     if destructive:
@@ -91,13 +96,18 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         for o in outs:
             before = SENSITIVE if o.sensitive else fmt(o.before)
             after = SENSITIVE if (o.sensitive and not _unknown(o.after)) else fmt(o.after)
+            if o.error:
+                after = f"(error: {o.error})"
             if o.action is Action.CREATE:
                 out.append(f"  + {o.name}: {after}")
             elif o.action is Action.DELETE:
                 out.append(f"  - {o.name}: {before}")
             else:
                 out.append(f"  ~ {o.name}: {before} -> {after}")
-    if not plan.has_changes and not plan.resource_drift:
+    if plan.mode == "refresh-only" and not plan.resource_drift:
+        out.append("")
+        out.append("No drift: the cloud matches the state.")
+    elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")
     return "\n".join(out) + "\n"

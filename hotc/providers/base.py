@@ -67,6 +67,11 @@ RebuildRule = Callable[[Mapping[str, Any], Mapping[str, Any]], list[tuple[str, s
 # (property path, message) pairs. Validators must skip checks whose inputs hold a hotc.values.Unknown.
 PropsValidator = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
 
+# Whether a resource left in a *_FAILED state is replaced on the next update, given its live representation
+# (the cloud's record as a dict, None when it is gone or was not read). Heat's ``needs_replace_failed``;
+# a type without one always replaces a FAILED resource.
+FailedReplace = Callable[[Mapping[str, Any] | None], bool]
+
 # Checked on the new resolved properties on every update, changed or not: a reason string when Heat replaces
 # the resource regardless of the diff (``needs_replace`` / ``_needs_update`` overrides), else None.
 AlwaysReplace = Callable[[Mapping[str, Any]], str | None]
@@ -95,6 +100,8 @@ class ResourceType:
     # the type takes no update_policy and any key in it is an error, as in Heat.
     update_policy: Mapping[str, PropSchema] = field(default_factory=dict)
     snapshot_delete: bool = False  # ``deletion_policy: Snapshot`` is supported (Server, Volume)
+    # See FailedReplace; None: a FAILED resource is always replaced.
+    failed_replace: FailedReplace | None = None
 
     @property
     def update_allowed(self) -> frozenset[str]:

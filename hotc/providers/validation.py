@@ -145,9 +145,21 @@ def _item_schema(prop: PropSchema) -> PropSchema | None:
     return None
 
 
+_PASS: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+}
+
+
 def coerce(prop: PropSchema, value: Any) -> Any:
     """The value Heat would hold for ``value`` under ``prop`` (defaults filled inside nested maps). Unknowns and
     values Heat would reject are returned unchanged (validation reports the latter)."""
+    kind = prop.type
+    exact = _PASS.get(kind)
+    if exact is not None and isinstance(value, exact) and not (kind != "boolean" and isinstance(value, bool)):
+        return value  # already of the type (the common case)
     if isinstance(value, Unknown):
         return value
     if value is None:
@@ -155,37 +167,47 @@ def coerce(prop: PropSchema, value: Any) -> Any:
         if value is None:
             return None
     try:
-        out = _coerce_scalar(prop.type, value)
+        out = _coerce_scalar(kind, value)
     except _Invalid:
         return value
-    if prop.type == "list":
+    if kind == "list":
         item = _item_schema(prop)
         if item is not None:
             out = [coerce(item, v) for v in out]
-    elif prop.type == "map" and prop.schema is not None:
+    elif kind == "map" and prop.schema is not None:
         out = _fill(prop.schema, out)
     return out
 
 
+def _default(prop: PropSchema) -> Any:
+    value = prop.default
+    if isinstance(value, list | dict):
+        if not value and (prop.schema is None or all(p.default is MISSING for p in prop.schema.values())):
+            return type(value)()
+        return coerce(prop, copy.deepcopy(value))
+    return value
+
+
 def _fill(schema: Mapping[str, PropSchema], values: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    aliases = {k: p.alias_of for k, p in schema.items() if p.alias_of}
     for key, value in values.items():
-        target = aliases.get(key)
-        if target is not None and target not in values:
+        prop = schema.get(key)
+        if prop is None:
+            out[key] = value  # unknown key: kept as written, validation reports it
+            continue
+        target = prop.alias_of
+        if target is None:
+            out[key] = coerce(prop, value)
+        elif target not in values:
             tprop = schema[target]
             if tprop.type == "list" and not isinstance(value, list | Unknown) and value is not None:
                 value = [value]
             out[target] = coerce(tprop, value)
-        elif target is not None:
-            continue  # both the legacy and the new name: validation reports the conflict
-        elif key in schema:
-            out[key] = coerce(schema[key], value)
-        else:
-            out[key] = value  # unknown key: kept as written, validation reports it
-    for key, prop in schema.items():
-        if key not in out and prop.alias_of is None and prop.default is not MISSING:
-            out[key] = coerce(prop, copy.deepcopy(prop.default))
+        # else: both the legacy and the new name: validation reports the conflict
+    if len(out) < len(schema):
+        for key, prop in schema.items():
+            if prop.default is not MISSING and key not in out and prop.alias_of is None:
+                out[key] = _default(prop)
     return out
 
 
@@ -406,14 +428,14 @@ class _Checker:
             if item is not None:
                 for i, sub in enumerate(value):
                     self._check_plain(item, sub, pos, f"{where}.{i}")
-            if not contains_unknown(value):
+            if prop.constraints and not contains_unknown(value):
                 self._constraints(prop, list(value), pos, where)
             return
         if prop.type == "map" and isinstance(value, Mapping):
             if prop.schema is not None:
                 entries = [(str(k), _Node(v, pos, False), pos) for k, v in value.items()]
                 self.check_map(prop.schema, entries, where, pos)
-            if not contains_unknown(value):
+            if prop.constraints and not contains_unknown(value):
                 self._constraints(prop, dict(value), pos, where)
             return
         try:

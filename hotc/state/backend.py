@@ -16,12 +16,13 @@ else changed the stored state in between, it raises :class:`StateConflictError` 
 from __future__ import annotations
 
 import getpass
+import logging
 import os
 import socket
 import threading
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -216,6 +217,8 @@ class BaseBackend(ABC):
     def __init__(self, *, key: bytes | None = None, unsafe_no_locking: bool = False) -> None:
         self.key = key
         self.unsafe_no_locking = unsafe_no_locking
+        # where warnings go (a lock taken over, a lock that could not be released); the CLI prints them
+        self.notify: Callable[[str], None] = logging.getLogger("hotc.state").warning
         self._write_mutex = threading.RLock()
         # per stack: (token, state) last read or written by this object -- the base of the next CAS write
         self._bases: dict[str, tuple[str | None, StackState | None]] = {}

@@ -4,7 +4,8 @@
   The version replaced is kept as ``STACK.json.backup``.
 - The lock is an OS-level ``flock`` on ``STACK.lock``, held for the whole operation (the kernel drops it when
   the process dies, so a killed holder never leaves a stale lock). While held, the file names its holder.
-- The version token is the sha256 of the stored bytes; a write under the lock checks it (compare-and-swap).
+- The version token is the sha256 of the stored bytes; every write checks it (compare-and-swap) while holding
+  a short OS lock on ``STACK.cas``.
 - Events are JSON lines appended to ``STACK.events.jsonl`` (one ``write`` per batch, ``O_APPEND``).
 """
 
@@ -145,11 +146,9 @@ class LocalBackend(BaseBackend):
 
     @contextmanager
     def _short_lock(self, stack: str, lock: Lock) -> Iterator[None]:
-        """In unsafe mode, hold the OS lock just around one compare-and-rename; otherwise it is already held."""
-        if not lock.unsafe:
-            yield
-            return
-        fd = os.open(self.lock_path(stack), os.O_RDWR | os.O_CREAT, 0o644)
+        """An OS lock on ``STACK.cas`` held just around one compare-and-rename, so the compare-and-swap is
+        atomic even between writers that do not hold the operation lock (--unsafe-no-locking)."""
+        fd = os.open(self.dir / f"{stack}.cas", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -197,6 +196,11 @@ class LocalBackend(BaseBackend):
                 delay = next(delays, None)
                 if delay is None:
                     holder = self._read_lock_info(path)
+                    for _ in range(50):  # the holder may be writing its record right now
+                        if holder is not None:
+                            break
+                        time.sleep(0.02)
+                        holder = self._read_lock_info(path)
                     raise LockHeldError(lock_held_message(stack, holder, False, str(path)), holder)
                 time.sleep(delay)
             lk = Lock.new(stack, operation)

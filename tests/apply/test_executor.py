@@ -65,8 +65,7 @@ def test_create_in_dependency_order_with_resolved_references():
     c = {a: cloud.calls_for("create", a)[0] for a in ("net", "port", "srv")}
     assert c["port"].start >= c["net"].end and c["srv"].start >= c["port"].end
     # the objects carry lineage and address tags
-    assert cloud.objects[port_id]["tags"] == {"hotc-lineage": state.lineage, "hotc-address": "port",
-                                              "hotc-stack": "teststack"}
+    assert cloud.objects[port_id]["tags"] == {"hotc-lineage": state.lineage, "hotc-address": "port"}
     assert final.status == "CREATE_COMPLETE"
     statuses = [(e.address, e.status) for e in sink.events]
     assert statuses[0] == ("teststack", "CREATE_IN_PROGRESS")
@@ -365,3 +364,34 @@ def test_state_write_failure_stops_the_apply():
     else:
         raise AssertionError("a failed state write must not pass silently")
     assert not cloud.calls_for("create", "b")
+
+
+def test_planner_style_deposed_changes_delete_only_the_old_instances():
+    # the planner lists leftover old instances as separate DELETE changes with deposed=True
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"})])
+    for pid in ("a-cur", "a-old1", "a-old2"):
+        cloud.objects[pid] = {"props": {}, "tags": {}, "address": "a"}
+    state = _state_with(ResourceState("a", "Fake::Thing", "a-cur", "CREATE_COMPLETE", {"name": "a"},
+                                      deposed=(DeposedInstance("a-old1"), DeposedInstance("a-old2"))))
+    plan = plan_of([
+        change("a", Action.NOOP),
+        replace(change("a", Action.DELETE), deposed=True, previous_physical_id="a-old1"),
+        replace(change("a", Action.DELETE), deposed=True, previous_physical_id="a-old2"),
+    ])
+    rep, sink = run(plan, state, desired, drivers)
+    assert rep.ok, rep
+    assert sorted(c.physical_id for c in cloud.calls if c.op == "delete") == ["a-old1", "a-old2"]
+    a = sink.last.resources["a"]
+    assert a.physical_id == "a-cur" and a.deposed == () and list(cloud.objects) == ["a-cur"]
+
+
+def test_replace_with_deletion_policy_retain_keeps_the_old_instance():
+    cloud, drivers, desired = setup([FakeResource("a", deletion_policy="Retain", props=lambda r: {"name": "new"})])
+    cloud.objects["a-old"] = {"props": {}, "tags": {}, "address": "a"}
+    state = _state_with(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"},
+                                      deletion_policy="Retain"))
+    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "new"}), deletion_policy="Retain")])
+    rep, sink = run(plan, state, desired, drivers)
+    assert rep.ok, rep
+    assert not cloud.calls_for("delete", "a") and "a-old" in cloud.objects
+    assert sink.last.resources["a"].deposed == () and sink.last.resources["a"].deletion_policy == "Retain"

@@ -270,7 +270,17 @@ def test_registry_merges_shallowly() -> None:
     assert env.registry.resolve("OS::Nova::Server", "r2").kind == "none"
 
 
-def test_parameter_defaults_for_undeclared_names_kept_but_unused() -> None:
-    files = _files("parameter_defaults: {a: 1}\n", "parameter_defaults: {zz: 2}\n")
+def test_parameter_defaults_for_undeclared_names_kept_for_nested_templates() -> None:
+    files = _files("parameter_defaults: {a: 1}\n", "parameter_defaults: {zz: 2, a: 5}\n")
     env, _ = merge_environments(files, {"a": "number"})
-    assert env.parameter_defaults["a"] == 1
+    assert env.parameter_defaults == {"a": 5, "zz": 2}
+
+
+def test_hooks_warn_that_they_are_ignored() -> None:
+    data, _ = load_document(
+        "resource_registry:\n  resources:\n    web:\n      hooks: pre-create\n", "e.yaml", what="environment"
+    )
+    ef, diags = parse_environment(data, "e.yaml")
+    assert ef is not None
+    assert [d.severity for d in diags] == [Severity.WARNING] and "ignored" in diags[0].message
+    assert diags[0].pos is not None and diags[0].pos.line == 4

@@ -278,3 +278,153 @@ def test_too_large_template(tmp_path: Path) -> None:
     t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\ndescription: " + "x" * 200 + "\n")
     st, diags = load_stack(str(t), [], {}, {}, require_values=False, max_size=100)
     assert st is None and any("exceeds the maximum" in m for m in _errs(diags))
+
+
+def test_group_member_template_loaded_and_checked_as_warnings(tmp_path: Path) -> None:
+    _w(tmp_path / "member.yaml", NESTED)
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          grp:
+            type: OS::Heat::ResourceGroup
+            properties:
+              count: 2
+              resource_def:
+                type: member.yaml
+                properties: {size: 1, bogus: 2}
+          asg:
+            type: OS::Heat::AutoScalingGroup
+            properties:
+              min_size: 1
+              max_size: 2
+              resource: {type: OS::Nova::Server, properties: {image: x, flavor: y}}
+          odd:
+            type: OS::Heat::ResourceGroup
+            properties:
+              resource_def: {type: No::Such::Type}
+        """,
+    )
+    st, diags = _load(t)
+    assert _errs(diags) == []
+    warns = [d.message for d in diags if d.severity is Severity.WARNING]
+    assert any("Unknown Property bogus" in m for m in warns), warns
+    assert any("No::Such::Type" in m for m in warns), warns
+    assert st is not None
+    key = str(tmp_path / "member.yaml")
+    assert st.member_types["grp"].kind == "template" and st.member_types["grp"].template_key == key
+    assert key in st.nested
+    assert st.member_types["asg"].type_name == "OS::Nova::Server"
+    assert "odd" not in st.member_types
+
+
+def test_heat_stack_with_get_file_template(tmp_path: Path) -> None:
+    _w(tmp_path / "inner.yaml", NESTED)
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          st:
+            type: OS::Heat::Stack
+            properties:
+              template: {get_file: inner.yaml}
+              parameters: {size: 4}
+        """,
+    )
+    st, diags = _load(t)
+    assert _errs(diags) == []
+    assert st is not None and st.member_types["st"].kind == "template"
+    assert st.nested[str(tmp_path / "inner.yaml")].template.parameters["size"].type == "number"
+    assert "inner.yaml" in st.files
+
+
+def test_get_attr_unknown_builtin_attribute_is_a_warning(tmp_path: Path) -> None:
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          r: {type: OS::Heat::RandomString}
+          g:
+            type: OS::Heat::ResourceGroup
+            properties: {resource_def: {type: OS::Heat::RandomString}}
+        outputs:
+          good: {value: {get_attr: [r, value]}}
+          shown: {value: {get_attr: [r, show]}}
+          bad: {value: {get_attr: [r, colour]}}
+          member: {value: {get_attr: [g, resource.0.value]}}
+        """,
+    )
+    _, diags = _load(t)
+    assert _errs(diags) == []
+    warns = [d for d in diags if d.code == "attribute"]
+    assert len(warns) == 1 and "'colour'" in warns[0].message
+    assert warns[0].pos is not None and warns[0].pos.line == 10
+
+
+def test_update_policy_keys_per_type(tmp_path: Path) -> None:
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          g:
+            type: OS::Heat::ResourceGroup
+            properties: {resource_def: {type: OS::Heat::None}}
+            update_policy: {rolling_update: {max_batch_size: 1}, batch_create: {max_batch_size: 2}}
+          s:
+            type: OS::Heat::RandomString
+            update_policy: {rolling_update: {}}
+          a:
+            type: OS::Heat::AutoScalingGroup
+            properties: {min_size: 0, max_size: 1, resource: {type: OS::Heat::None}}
+            update_policy: {rolling_update: {}}
+        """,
+    )
+    _, diags = _load(t)
+    errs = [d for d in diags if "update_policy: Unknown Property" in d.message]
+    assert [(d.pos.line if d.pos else 0) for d in errs] == [9, 13]
+    assert "rolling_updates property" in errs[1].message
+
+
+def test_conditions_evaluated_in_dependency_order(tmp_path: Path) -> None:
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2016-10-14
+        parameters:
+          env: {type: string, default: dev}
+          unset: {type: string}
+        conditions:
+          off: {not: is_dev}
+          is_dev: {equals: [{get_param: env}, dev]}
+          unknown: {equals: [{get_param: unset}, x]}
+          still_true: {or: [unknown, is_dev]}
+          unknown_off: {and: [unknown, off]}
+        resources:
+          a: {type: Not::A::Type, condition: off}
+          b: {type: Not::A::Type, condition: unknown_off}
+          c: {type: Not::A::TypeEither, condition: still_true}
+          d: {type: Not::A::TypeToo, condition: unknown}
+        """,
+    )
+    _, diags = _load(t)
+    errs = " | ".join(_errs(diags))
+    # off and unknown_off are false (and short-circuits on a known false): not checked
+    assert "(Not::A::Type)" not in errs
+    # still_true is true; unknown may be true: both checked
+    assert "Not::A::TypeEither" in errs and "Not::A::TypeToo" in errs
+
+
+def test_parameter_defaults_reach_nested_templates(tmp_path: Path) -> None:
+    _w(tmp_path / "thing.yaml", NESTED)
+    t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\nresources:\n  n:\n    type: thing.yaml\n")
+    e1 = _w(tmp_path / "e1.yaml", "parameter_defaults: {other: 1}\n")
+    e2 = _w(tmp_path / "e2.yaml", "parameter_defaults: {size: 7}\n")
+    st, diags = _load(t, [e1, e2])
+    assert _errs(diags) == []
+    assert not any("needs parameter 'size'" in d.message for d in diags)
+    _, diags = _load(t, [e1])
+    assert any("needs parameter 'size'" in d.message for d in diags)

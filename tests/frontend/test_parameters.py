@@ -291,3 +291,23 @@ def test_bad_given_value_is_an_error() -> None:
     params = {"n": Parameter("n", "number")}
     _, diags = resolve_values(params, {"n": ("abc", None, "--parameter")}, {}, require_values=False)
     assert [d.severity for d in diags] == [Severity.ERROR]
+
+
+def test_hidden_values_never_shown() -> None:
+    params = {
+        "pw": Parameter(
+            "pw",
+            "string",
+            hidden=True,
+            constraints=(Constraint("allowed_pattern", "[a-z]+"), Constraint("length", {"min": 12, "max": None})),
+        ),
+        "n": Parameter("n", "number", hidden=True),
+    }
+    _, diags = resolve_values(
+        params, {"pw": ("S3cret!", None, "--parameter"), "n": ("t0psecret", None, "--parameter")}, {},
+        require_values=True,
+    )
+    text = " | ".join(d.message for d in diags)
+    assert len(diags) == 3
+    assert "S3cret!" not in text and "t0psecret" not in text
+    assert "hidden" in text

@@ -259,3 +259,42 @@ def test_null_sections_are_empty() -> None:
 def test_unknown_output_keys_are_warned_not_errors() -> None:
     t, diags = _parse("heat_template_version: 2013-05-23\noutputs:\n  o: {Description: x, value: 1}\n")
     assert t is not None and [d.severity for d in diags] == [Severity.WARNING]
+
+
+def test_condition_references_and_cycles() -> None:
+    text = """
+    heat_template_version: 2016-10-14
+    parameters:
+      env: {type: string, default: prod}
+    conditions:
+      is_prod: {equals: [{get_param: env}, prod]}
+      weird: {and: [is_prod, ghost]}
+      c1: {or: [c2, true]}
+      c2: {not: c1}
+      p: {equals: [{get_param: undeclared}, 1]}
+    resources:
+      r: {type: OS::Heat::None, condition: nope}
+      s:
+        type: OS::Heat::None
+        properties:
+          a: {if: [is_prod, 1, 2]}
+          b: {if: [missing_cond, 1, 2]}
+    outputs:
+      o: {value: 1, condition: {not: gone}}
+    """
+    errs = _errors(text)
+    msgs = [e.message for e in errs]
+    assert _at(_one_error(text, 'Invalid condition "ghost"')) == (6, 26)
+    cyc = _one_error(text, "Circular definition for condition")
+    assert "c1 -> c2 -> c1" in cyc.message and _at(cyc) == (7, 3)
+    assert _at(_one_error(text, "The Parameter (undeclared) was not provided")) == (9, 16)
+    assert _at(_one_error(text, 'Invalid condition "nope"')) == (11, 40)
+    assert _at(_one_error(text, 'Invalid condition "missing_cond"')) == (16, 16)
+    assert _at(_one_error(text, 'Invalid condition "gone"')) == (18, 34)
+    assert not any('Invalid condition "is_prod"' in m for m in msgs)
+    assert len([m for m in msgs if "Circular" in m]) == 1
+
+
+def test_resources_section_without_names_gets_one_clear_error() -> None:
+    errs = _errors("heat_template_version: 2013-05-23\nresources:\n  type: OS::Heat::None\n  properties: {a: 1}\n")
+    assert len(errs) == 1 and "put it under a resource name" in errs[0].message and _at(errs[0]) == (3, 3)

@@ -104,3 +104,28 @@ def test_examples_validate() -> None:
     t, e = ex / "webapp.yaml", ex / "webapp-env.yaml"
     res = runner.invoke(app, ["validate", "-t", str(t), "-e", str(e)])
     assert res.exit_code == 0, res.output
+
+
+def test_json_describes_parameters_and_masks_hidden(tmp_path: Path) -> None:
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        description: demo
+        parameter_groups:
+          - {label: Secrets, parameters: [pw]}
+        parameters:
+          pw: {type: string, hidden: true, default: hunter2, label: Password}
+          n: {type: number, default: 3, constraints: [{range: {min: 1}, description: positive}]}
+        """,
+    )
+    res = runner.invoke(app, ["validate", "-t", str(t), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["description"] == "demo"
+    assert doc["parameters"]["pw"]["default"] == "******" and "value" not in doc["parameters"]["pw"]
+    assert doc["parameters"]["pw"]["label"] == "Password"
+    assert doc["parameters"]["n"]["value"] == 3
+    assert doc["parameters"]["n"]["constraints"] == [{"range": {"min": 1, "max": None}, "description": "positive"}]
+    assert doc["parameter_groups"] == [{"label": "Secrets", "description": None, "parameters": ["pw"]}]
+    assert "hunter2" not in res.output

@@ -233,3 +233,13 @@ def test_refresh_drift_gone_object_is_replaced():
     assert drift == {"other": Action.DELETE, "net": Action.UPDATE}
     ro = make_plan(d, st, PlanOptions(mode="refresh-only"), refreshed={"other": None}, schemas=lookup)
     assert ro.changes == () and [c.address for c in ro.resource_drift] == ["other"]
+
+
+def test_output_that_cannot_be_evaluated_is_an_output_error_not_a_plan_error():
+    doc = {"resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
+        "count": 0, "resource_def": {"type": "OS::Heat::RandomString"}}}},
+        "outputs": {"first": {"value": {"get_attr": ["g", "resource.0.value"]}}, "all": {"value": {"get_attr": ["g", "value"]}}}}
+    plan = plan_of(stack(doc))
+    outs = {o.name: o for o in plan.output_changes}
+    assert outs["first"].error is not None and "no member '0'" in outs["first"].error
+    assert outs["all"].error is None and outs["all"].after == []

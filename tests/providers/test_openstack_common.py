@@ -195,6 +195,11 @@ def test_physical_name_is_heat_style_and_bounded() -> None:
     assert name.startswith("prod-web-2-.port-") or name.startswith("prod-web-2-port-")
     assert common.physical_name(ctx, "given") == "given"
     assert len(common.physical_name(make_ctx(None, "x" * 300), limit=64)) <= 64
+    assert common.is_generated_name(ctx, name)
+    assert not common.is_generated_name(make_ctx(None, "web[2]", stack="prod"), name)
+    assert not common.is_generated_name(ctx, "given") and not common.is_generated_name(ctx, None)
+    long_ctx = make_ctx(None, "y" * 300)
+    assert common.is_generated_name(long_ctx, common.physical_name(long_ctx, limit=64), limit=64)
 
 
 @dataclass

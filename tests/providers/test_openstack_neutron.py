@@ -225,3 +225,16 @@ def test_security_group_rules_diff_and_rule_resource(cloud: Any, cloud_tracker: 
     SGR.delete(rctx, r2.physical_id, r2props)  # type: ignore[arg-type]
     SG.delete(ctx, sid, new)
     assert SG.read(ctx, sid, new) is None
+
+
+def test_adopts_an_untagged_resource_hotc_named(cloud: Any, cloud_tracker: Any) -> None:
+    """A run killed between a network's create and its tagging leaves an untagged network with a name hotc
+    generated; the next run adopts it (and only that one)."""
+    from hotc.providers.openstack.common import physical_name
+
+    ctx = make_ctx(cloud, "orphan", stack=cloud_tracker.name("st"))
+    name = physical_name(ctx)
+    net = cloud_tracker.track(cloud.network.create_network(name=name))
+    assert NET.find_adoptable(ctx, {}) == net.id
+    assert NET.find_adoptable(make_ctx(cloud, "other", stack=cloud_tracker.name("st")), {}) is None
+    assert NET.find_adoptable(ctx, {"name": "given"}) is None  # a template name is not evidence enough

@@ -184,3 +184,35 @@ def test_server_replacement_and_bad_flavor(cloud: Any, cloud_shared: Any, cloud_
     SERVER.delete(ctx, old.physical_id, props)  # type: ignore[arg-type]
     assert SERVER.read(ctx, old.physical_id, props) is None  # type: ignore[arg-type]
     SERVER.delete(ctx, new.physical_id, new_props)  # type: ignore[arg-type]
+
+
+def test_server_block_devices_floating_ip_and_tags(cloud: Any, cloud_shared: Any, cloud_tracker: Any) -> None:
+    """block_device_mapping_v2 with a data volume (kept after the server; the test cloud's fake Cinder cannot
+    make a volume from an image, so no boot-from-volume here), a floating IP named in a networks entry, server
+    tags updated in place."""
+    fip = cloud.network.create_ip(floating_network_id=cloud_shared.public_network_id,
+                                  description=cloud_tracker.name("fip"))
+    cloud_tracker.track(fip)
+    vol = cloud.block_storage.create_volume(name=cloud_tracker.name("data"), size=1)
+    cloud.block_storage.wait_for_status(vol, "available", wait=60)
+    ctx = make_ctx(cloud, "bdm", timeout=180)
+    props = {"name": cloud_tracker.name("bdm"), "flavor": cloud_shared.flavor_name, "image": cloud_shared.image_id,
+             "block_device_mapping_v2": [{"volume_id": vol.id, "boot_index": -1, "device_name": "vdb"}],
+             "networks": [{"network": cloud_shared.private_network_name, "floating_ip": fip.id}],
+             "tags": ["a"]}
+    out = SERVER.create(ctx, props)
+    sid = out.physical_id
+    assert sid is not None
+    try:
+        live = cloud.compute.get_server(sid)
+        assert [a["id"] for a in live.attached_volumes] == [vol.id]
+        assert cloud.block_storage.get_volume(vol.id).status == "in-use"
+        ip = cloud.network.get_ip(fip.id)
+        assert ip.port_id and ip.fixed_ip_address == out.attributes["first_address"]
+        out = SERVER.update(ctx, sid, props, {**props, "tags": ["b", "c"]}, fs("tags"))
+        assert sorted(out.attributes["tags"]) == ["b", "c"]
+    finally:
+        SERVER.delete(ctx, sid, props)
+    # delete_on_termination defaults to False for a volume_id mapping (as in Heat): the volume stays
+    v = cloud.block_storage.wait_for_status(cloud.block_storage.get_volume(vol.id), "available", wait=60)
+    cloud.block_storage.delete_volume(v)

@@ -389,3 +389,31 @@ def test_port_replace_always_and_none_resource() -> None:
     none = schema("OS::Heat::None")
     assert none.never_updates and none.accepts_any_properties
     assert not schema("OS::Nova::Server").never_updates
+
+
+def test_software_deployment_replace_on_change_inputs() -> None:
+    from hotc.providers.schemas.heat import deployment_input_replace
+
+    inputs = [{"name": "port", "replace_on_change": True, "default": 80}, {"name": "greeting"}]
+    assert deployment_input_replace(inputs, inputs, {"port": 80}, {"port": 80, "greeting": "x"}) == []
+    hits = deployment_input_replace(inputs, inputs, {}, {"port": 8080})
+    assert [p for p, _ in hits] == ["input_values.port"]
+    # a plain input change is an in-place re-run, not a replacement
+    assert deployment_input_replace(inputs, inputs, {"greeting": "a"}, {"greeting": "b"}) == []
+    # an input the old config did not declare never replaces
+    assert deployment_input_replace([{"name": "greeting"}], inputs, {}, {"port": 1}) == []
+    assert deployment_input_replace(inputs, inputs, {"port": 80}, {"port": Unknown()})
+
+
+def test_failed_resources_replace_rules_follow_needs_replace_failed() -> None:
+    server = schema("OS::Nova::Server").failed_replace
+    assert server is not None
+    assert server(None) and server({"status": "ERROR"}) and server({"status": "SOFT_DELETED"})
+    assert not server({"status": "ACTIVE"})
+    subnet = schema("OS::Neutron::Subnet").failed_replace
+    assert subnet is not None and subnet(None) and not subnet({"id": "x"})  # no status field: update in place
+    port = schema("OS::Neutron::Port").failed_replace
+    assert port is not None and port({"status": "ERROR"}) and not port({"status": "DOWN"})
+    volume = schema("OS::Cinder::Volume").failed_replace
+    assert volume is not None and volume({"status": "deleting"}) and not volume({"status": "available"})
+    assert schema("OS::Octavia::Pool").failed_replace is None  # Heat's default: always replace

@@ -46,13 +46,18 @@ class NotFound(ProviderError):
     """The cloud says the thing does not exist (404), or a name look-up found nothing."""
 
 
+class Ambiguous(ProviderError):
+    """A name look-up found several things."""
+
+
 # --------------------------------------------------------------------------------------------- errors
 
 
 def status_of(exc: BaseException) -> int | None:
-    code = getattr(exc, "status_code", None)
-    if isinstance(code, int):
-        return code
+    for attr in ("status_code", "http_status"):
+        code = getattr(exc, attr, None)
+        if isinstance(code, int):
+            return code
     resp = getattr(exc, "response", None)
     code = getattr(resp, "status_code", None)
     return code if isinstance(code, int) else None
@@ -309,12 +314,23 @@ def physical_name(ctx: ActionContext, given: Any = None, limit: int = 255) -> st
     if given not in (None, ""):
         return str(given)
     short = uuid.uuid4().hex[:12]
+    return f"{_name_base(ctx, limit)}-{short}"
+
+
+def _name_base(ctx: ActionContext, limit: int = 255) -> str:
     base = _NAME_BAD.sub("-", f"{ctx.stack_name}-{ctx.address}").strip("-")
-    name = f"{base}-{short}"
-    if len(name) > limit:
-        keep = limit - len(short) - 4
-        name = f"{base[:2]}-{base[-keep:]}-{short}"
-    return name
+    if len(base) + 13 > limit:
+        keep = limit - 13 - 3
+        base = f"{base[:2]}-{base[-keep:]}"
+    return base
+
+
+def is_generated_name(ctx: ActionContext, name: str | None, limit: int = 255) -> bool:
+    """Whether NAME is one :func:`physical_name` makes for this stack and address."""
+    if not name:
+        return False
+    base = _name_base(ctx, limit)
+    return bool(re.fullmatch(re.escape(base) + r"-[0-9a-f]{12}", name))
 
 
 # --------------------------------------------------------------------------------------------- values
@@ -400,7 +416,7 @@ def lookup(
         raise NotFound(f"{kind} {value!r} not found (neither an id nor the name of one)")
     if len(matches) > 1:
         ids = ", ".join(sorted(m.id for m in matches))
-        raise ProviderError(f"{kind} name {value!r} is ambiguous: {len(matches)} match ({ids}); use an id")
+        raise Ambiguous(f"{kind} name {value!r} is ambiguous: {len(matches)} match ({ids}); use an id")
     return matches[0]
 
 

@@ -20,6 +20,7 @@ from hotc.providers.openstack.common import (
     create_once,
     get_or_none,
     ignore_missing,
+    is_generated_name,
     lookup,
     merge_tags,
     outcome,
@@ -196,7 +197,10 @@ class NeutronDriver:
         wait_gone(ctx, f"delete {self.what} {physical_id}", lambda: self._proxy(conn, "get")(physical_id))
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        res = self._find(ctx, ctx.cloud())
+        conn = ctx.cloud()
+        res = self._find(ctx, conn)
+        if res is None and self.tagged and "name" in self.simple and not props.get("name"):
+            res = self._find_untagged(ctx, conn)
         return None if res is None else str(res.id)
 
     def _find(self, ctx: ActionContext, conn: Any, name: str | None = None) -> Any:
@@ -209,6 +213,16 @@ class NeutronDriver:
             found = [r for r in call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")(name=name)))
                      if not r.tags]
         return found[0] if found else None
+
+    def _find_untagged(self, ctx: ActionContext, conn: Any) -> Any:
+        """A resource created but never stamped (the run died between the create and the tagging): untagged and
+        named as hotc names this stack's resource at this address. (A name the template gives is not enough
+        evidence: something else may carry it.)"""
+        items = call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")()))
+        for r in items:
+            if not r.tags and is_generated_name(ctx, r.name):
+                return r
+        return None
 
     def _outcome(self, ctx: ActionContext, conn: Any, res: Any) -> Outcome:
         return outcome(res, self.attributes(ctx, conn, res))

@@ -193,7 +193,12 @@ class ServerDriver:
                 for i, m in enumerate(props["block_device_mapping"])
             ]
         if bdm:
-            body["block_device_mapping"] = block_device_mapping_v2(ctx, conn, bdm)
+            mappings = block_device_mapping_v2(ctx, conn, bdm)
+            if props.get("image") and not any(m.get("boot_index") == 0 for m in mappings):
+                # Nova wants the boot image in the mapping list too when both are given (as Heat adds it)
+                mappings.insert(0, {"uuid": body["image_id"], "source_type": "image", "destination_type": "local",
+                                    "boot_index": 0, "delete_on_termination": True})
+            body["block_device_mapping"] = mappings
             if not props.get("image"):
                 body["image_id"] = ""
         if not props.get("image") and not bdm:
@@ -201,8 +206,8 @@ class ServerDriver:
         groups = props.get("security_groups") or []
         sg_ids = security_group_ids(ctx, conn, groups) if groups else None
         nics = self._nics(ctx, conn, name, props.get("networks"), sg_ids)
-        if nics is not None:
-            body["networks"] = nics
+        # no networks: let Nova pick (the project's only network, or auto-allocation), as Heat does
+        body["networks"] = nics if nics else "auto"
         if groups:
             body["security_groups"] = [{"name": g} for g in (sg_ids or [])]
         for prop, field in (("key_name", "key_name"), ("availability_zone", "availability_zone"),

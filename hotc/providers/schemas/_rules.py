@@ -36,3 +36,18 @@ def policy(old: Mapping[str, Any], new: Mapping[str, Any], key: str, default: st
 def known(*values: Any) -> bool:
     """True when none of ``values`` is or holds an Unknown."""
     return not any(contains_unknown(v) for v in values)
+
+
+def failed_replace_on_status(*statuses: str, missing_status: bool = True) -> Any:
+    """A ``failed_replace`` rule: a FAILED resource is replaced when it is gone (or was not read), when its live
+    ``status`` is one of ``statuses``, and, when it has no ``status`` field at all, iff ``missing_status``."""
+    wanted = frozenset(statuses)
+
+    def rule(live: Mapping[str, Any] | None) -> bool:
+        if live is None:
+            return True
+        if "status" not in live:
+            return missing_status
+        return live.get("status") in wanted
+
+    return rule

@@ -7,7 +7,7 @@ from typing import Any
 
 from hotc.providers.base import ResourceType
 from hotc.providers.schemas._dsl import attrs, boolean, custom, integer, map_, range_, string
-from hotc.providers.schemas._rules import changed, known
+from hotc.providers.schemas._rules import changed, failed_replace_on_status, known
 
 SERVICE = "block-storage"
 
@@ -96,6 +96,8 @@ VOLUME = ResourceType(
     update_checks=(volume_shrink_check,),
     validators=(volume_validate,),
     snapshot_delete=True,
+    # CinderVolume.needs_replace_failed: only an error / deleting (or vanished) volume is replaced.
+    failed_replace=failed_replace_on_status("error", "deleting"),
     service=SERVICE,
     heat_class="heat.engine.resources.openstack.cinder.volume.CinderVolume",
 )

@@ -117,6 +117,8 @@ def decide_update(
         if reason:
             diff, maybe = changed_properties(rtype, old, new)
             return UpdateDecision(REPLACE, tuple(sorted(diff)), tuple(sorted(maybe)), (), reasons=(reason,))
+    if old == new:
+        return UpdateDecision(NOOP)  # fast path (an Unknown never equals a value from state)
     changed_set, unknown_set = changed_properties(rtype, old, new)
     if not changed_set:
         return UpdateDecision(NOOP)

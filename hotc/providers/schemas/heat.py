@@ -3,7 +3,7 @@ resource (service ``orchestration``); ordinary nested stacks are template resour
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hotc.providers.base import ResourceType
@@ -322,9 +322,39 @@ _DEPLOYMENT_PROPERTIES = {
     "signal_transport": string(default="CFN_SIGNAL", constraints=(allowed(*_SIGNAL_TRANSPORTS),)),
 }
 
-# Heat's SoftwareDeployment.handle_update also replaces the deployment when an input declared with
-# replace_on_change: true in the *config* changes value; that needs the config resource's properties, so the
-# planner must apply it (see the schemas report); it is not expressible from this resource's properties alone.
+
+def deployment_input_replace(
+    old_config_inputs: Sequence[Mapping[str, Any]] | None,
+    new_config_inputs: Sequence[Mapping[str, Any]] | None,
+    old_input_values: Mapping[str, Any] | None,
+    new_input_values: Mapping[str, Any] | None,
+) -> list[tuple[str, str]]:
+    """Mirrors ``SoftwareDeployment.handle_update``: the deployment is *replaced* when an input that the new
+    config declares with ``replace_on_change: true``, and that the old config also declared, gets a different value
+    (the deployment's ``input_values`` entry, else the input's ``default``). This needs the ``inputs`` of the
+    config resources the deployment's ``config`` points at (old and new), so it is not one of the type's
+    replace_rules: the planner calls it with those. Unknown new values count as changed."""
+    old_values = dict(old_input_values or {})
+    new_values = dict(new_input_values or {})
+    before: dict[str, Any] = {}
+    for inp in old_config_inputs or ():
+        if isinstance(inp, Mapping) and isinstance(inp.get("name"), str):
+            before[inp["name"]] = old_values.get(inp["name"], inp.get("default"))
+    out: list[tuple[str, str]] = []
+    for inp in new_config_inputs or ():
+        if not isinstance(inp, Mapping) or inp.get("replace_on_change") is not True:
+            continue
+        name = inp.get("name")
+        if not isinstance(name, str) or name not in before:
+            continue
+        value = new_values.get(name, inp.get("default"))
+        if not known(value) or value != before[name]:
+            out.append(
+                (f"input_values.{name}", f"input {name} changed and its config declares replace_on_change")
+            )
+    return out
+
+
 SOFTWARE_DEPLOYMENT = ResourceType(
     name="OS::Heat::SoftwareDeployment",
     properties=_DEPLOYMENT_PROPERTIES,

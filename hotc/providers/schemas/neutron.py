@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +18,7 @@ from hotc.providers.schemas._dsl import (
     range_,
     string,
 )
-from hotc.providers.schemas._rules import changed, known
+from hotc.providers.schemas._rules import changed, failed_replace_on_status, known
 
 _SG_PROTOCOLS = [
     *range(256),
@@ -500,14 +501,21 @@ SECURITY_GROUP_RULE = ResourceType(
     heat_class="heat.engine.resources.openstack.neutron.security_group_rule.SecurityGroupRule",
 )
 
-TYPES = (
-    NET,
-    SUBNET,
-    ROUTER,
-    ROUTER_INTERFACE,
-    PORT,
-    FLOATING_IP,
-    FLOATING_IP_ASSOCIATION,
-    SECURITY_GROUP,
-    SECURITY_GROUP_RULE,
+# NeutronResource.needs_replace_failed: a FAILED Neutron resource is replaced only when it is gone or its live
+# status is ERROR; one without a status field (subnet, security group, …) is updated in place instead.
+_NEUTRON_FAILED = failed_replace_on_status("ERROR", missing_status=False)
+
+TYPES = tuple(
+    dataclasses.replace(t, failed_replace=_NEUTRON_FAILED)
+    for t in (
+        NET,
+        SUBNET,
+        ROUTER,
+        ROUTER_INTERFACE,
+        PORT,
+        FLOATING_IP,
+        FLOATING_IP_ASSOCIATION,
+        SECURITY_GROUP,
+        SECURITY_GROUP_RULE,
+    )
 )

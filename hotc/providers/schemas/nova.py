@@ -19,7 +19,7 @@ from hotc.providers.schemas._dsl import (
     range_,
     string,
 )
-from hotc.providers.schemas._rules import changed, known, policy
+from hotc.providers.schemas._rules import changed, failed_replace_on_status, known, policy
 from hotc.providers.schemas.neutron import PORT_EXTRA_PROPERTIES
 
 # ------------------------------------------------------------------------------------------------- Server
@@ -295,6 +295,8 @@ SERVER = ResourceType(
     rebuild_rules=(server_image_rebuild, server_user_data_rebuild),
     validators=(server_validate,),
     snapshot_delete=True,
+    # Server.needs_replace_failed: only an ERROR / DELETED / SOFT_DELETED (or vanished) server is replaced.
+    failed_replace=failed_replace_on_status("ERROR", "DELETED", "SOFT_DELETED"),
     service="compute",
     heat_class="heat.engine.resources.openstack.nova.server.Server",
 )

@@ -1,0 +1,143 @@
+"""``hotc check``, ``suspend`` and ``resume``: stack-wide actions on the resources in the state.
+
+check reads every resource through its driver and records CHECK_COMPLETE, or CHECK_FAILED when the object is
+gone or cannot be read (the next plan then replaces it). suspend/resume call the driver's optional
+``suspend``/``resume(ctx, physical_id, props)``; a type without them has nothing to suspend (as in Heat, it
+simply reaches SUSPEND_COMPLETE / RESUME_COMPLETE), which is said in the output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import IO, Any
+
+import networkx as nx
+
+from hotc.apply.events import resource_event, stack_event
+from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
+from hotc.apply.session import cloud_factory
+from hotc.errors import HotcError
+from hotc.state.document import ResourceState, StackState
+
+
+def _order(state: StackState) -> list[str]:
+    """Addresses in dependency order (what a resource depends on first)."""
+    g: nx.DiGraph = nx.DiGraph()
+    g.add_nodes_from(state.resources)
+    for a, rs in state.resources.items():
+        g.add_edges_from((d, a) for d in rs.dependencies if d in state.resources and d != a)
+    try:
+        return list(nx.topological_sort(g))
+    except nx.NetworkXUnfeasible:
+        return sorted(state.resources)
+
+
+def _ctx(state: StackState, rs: ResourceState, opts: ExecOptions) -> ExecContext:
+    return ExecContext(
+        address=rs.address, type=rs.type, stack_name=state.stack_name, lineage=state.lineage,
+        timeout=opts.timeout_for(rs.type), cloud=opts.cloud, record_physical_id=lambda _p: None,
+        tags={TAG_LINEAGE: state.lineage, TAG_ADDRESS: rs.address},
+    )
+
+
+def _open(stack: str, backend_url: str | None) -> Any:
+    from hotc.state.backend import backend_from_config
+
+    return backend_from_config(backend_url)
+
+
+def check_stack(stack: str, backend_url: str | None, os_cloud: str | None, out: IO[str], err: IO[str],
+                lock_timeout: float = 0.0, drivers: Any = None) -> int:
+    from hotc.providers.drivers import driver_for
+
+    drivers = drivers or driver_for
+    backend = _open(stack, backend_url)
+    opts = ExecOptions(cloud=cloud_factory(os_cloud))
+    bad = 0
+    with backend.lock(stack, "check", timeout=lock_timeout) as lk:
+        state, _ = backend.read(stack)
+        if state is None:
+            raise HotcError(f"stack {stack!r} has no state: nothing to check")
+        events = [stack_event(stack, "CHECK_IN_PROGRESS", "Stack check started")]
+        for addr in _order(state):
+            rs = state.resources[addr]
+            driver = drivers(rs.type)
+            status, reason = "CHECK_COMPLETE", "exists"
+            if driver is None:
+                status, reason = "CHECK_FAILED", f"hotc has no driver for {rs.type}"
+            elif rs.physical_id is None:
+                status, reason = "CHECK_FAILED", f"it has no physical id (left {rs.status})"
+            else:
+                try:
+                    found = driver.read(_ctx(state, rs, opts), rs.physical_id, rs.properties)
+                except Exception as exc:  # noqa: BLE001
+                    found = None
+                    reason = f"cannot be read: {exc}"
+                    status = "CHECK_FAILED"
+                else:
+                    if found is None:
+                        status, reason = "CHECK_FAILED", f"{rs.physical_id} no longer exists"
+                    else:
+                        state = state.with_resource(replace(rs, attributes=dict(found.attributes) or rs.attributes))
+                        rs = state.resources[addr]
+            if status == "CHECK_FAILED":
+                bad += 1
+            state = state.with_resource(replace(rs, status=status, status_reason=reason))
+            events.append(resource_event(addr, rs.type, status, reason, rs.physical_id))
+            out.write(f"{addr}: {status}: {reason}\n")
+        final = "CHECK_FAILED" if bad else "CHECK_COMPLETE"
+        state = replace(state, status=final, status_reason=f"{bad} resource(s) failed the check" if bad else "")
+        events.append(stack_event(stack, final, state.status_reason))
+        backend.write(stack, state, lk)
+        backend.append_events(stack, events)
+    if bad:
+        err.write(f"error: {bad} resource(s) failed the check; 'hotc apply' replaces them\n")
+    return 1 if bad else 0
+
+
+def suspend_resume(action: str, stack: str, backend_url: str | None, os_cloud: str | None, lock_timeout: float,
+                   out: IO[str], err: IO[str], drivers: Any = None) -> int:
+    from hotc.providers.drivers import driver_for
+
+    drivers = drivers or driver_for
+    act = action.upper()
+    backend = _open(stack, backend_url)
+    opts = ExecOptions(cloud=cloud_factory(os_cloud))
+    failed = 0
+    with backend.lock(stack, action, timeout=lock_timeout) as lk:
+        state, _ = backend.read(stack)
+        if state is None:
+            raise HotcError(f"stack {stack!r} has no state: nothing to {action}")
+        order = _order(state)
+        if action == "suspend":
+            order.reverse()
+        backend.append_events(stack, [stack_event(stack, f"{act}_IN_PROGRESS", f"Stack {action} started")])
+        for addr in order:
+            rs = state.resources[addr]
+            driver = drivers(rs.type)
+            fn = getattr(driver, action, None) if driver is not None else None
+            if fn is None or rs.physical_id is None:
+                note = "nothing to do" if rs.physical_id is not None else "not created"
+                if driver is not None and fn is None:
+                    note = f"{rs.type} cannot be {action}ed: nothing to do"
+                state = state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason=note))
+                out.write(f"{addr}: {act}_COMPLETE ({note})\n")
+                continue
+            state = backend.write(stack, state.with_resource(replace(rs, status=f"{act}_IN_PROGRESS")), lk)
+            backend.append_events(stack, [resource_event(addr, rs.type, f"{act}_IN_PROGRESS", "", rs.physical_id)])
+            try:
+                fn(_ctx(state, rs, opts), rs.physical_id, rs.properties)
+            except Exception as exc:  # noqa: BLE001
+                failed += 1
+                reason = str(exc) or type(exc).__name__
+                state = backend.write(stack, state.with_resource(replace(rs, status=f"{act}_FAILED", status_reason=reason)), lk)
+                backend.append_events(stack, [resource_event(addr, rs.type, f"{act}_FAILED", reason, rs.physical_id)])
+                err.write(f"error: {addr}: {act}_FAILED: {reason}\n")
+                break
+            state = backend.write(stack, state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason="")), lk)
+            backend.append_events(stack, [resource_event(addr, rs.type, f"{act}_COMPLETE", "", rs.physical_id)])
+            out.write(f"{addr}: {act}_COMPLETE\n")
+        final = f"{act}_FAILED" if failed else f"{act}_COMPLETE"
+        state = backend.write(stack, replace(state, status=final), lk)
+        backend.append_events(stack, [stack_event(stack, final, "")])
+    return 1 if failed else 0

@@ -1,0 +1,331 @@
+"""One apply run from the command line's point of view: load (or plan on the spot), lock, check freshness,
+ask for approval, execute under signal handlers, record the template, report. I/O lives here and in the CLI;
+the executor itself only talks to drivers and a state sink."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+from hotc.apply.executor import ApplyReport, ExecOptions, Executor
+from hotc.apply.resolve import StateResolver
+from hotc.errors import Diagnostic, HotcError, Severity
+from hotc.planner.plan import Action, Plan
+from hotc.state.document import StackState
+from hotc.state.events import Event
+
+
+class BackendSink:
+    """The executor's state sink on a backend, under the lock held for the run."""
+
+    def __init__(self, backend: Any, stack: str, lock: Any) -> None:
+        self.backend = backend
+        self.stack = stack
+        self.lock = lock
+
+    def write(self, state: StackState) -> StackState:
+        written: StackState = self.backend.write(self.stack, state, self.lock)
+        return written
+
+    def append_events(self, events: list[Event]) -> None:
+        self.backend.append_events(self.stack, events)
+
+
+def cloud_factory(os_cloud: str | None) -> Callable[[], Any]:
+    """A lazily made, shared openstacksdk connection (``--os-cloud``, else ``OS_CLOUD``/clouds.yaml/``OS_*``)."""
+    lock = threading.Lock()
+    conn: list[Any] = []
+
+    def get() -> Any:
+        with lock:
+            if not conn:
+                try:
+                    import openstack
+                    import openstack.exceptions
+                except ImportError as exc:
+                    raise HotcError(f"openstacksdk is not installed: {exc}") from exc
+                try:
+                    c = openstack.connect(cloud=os_cloud) if os_cloud else openstack.connect()
+                    c.authorize()
+                except Exception as exc:  # noqa: BLE001 -- configuration/auth problems, reported plainly
+                    where = f"cloud {os_cloud!r}" if os_cloud else "the cloud configured by OS_CLOUD / OS_* / clouds.yaml"
+                    raise HotcError(f"cannot connect to {where}: {exc}") from exc
+                conn.append(c)
+            return conn[0]
+
+    return get
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    parallelism: int = 10
+    auto_approve: bool = False
+    lock_timeout: float = 0.0
+    backend: str | None = None
+    os_cloud: str | None = None
+    timeouts: Mapping[str, float] = field(default_factory=dict)
+
+
+def describe_plan(plan: Plan, color: bool = False) -> str:
+    try:
+        from hotc.planner.render_text import render_text
+    except ImportError:
+        render_text = None  # type: ignore[assignment]
+    if render_text is not None:
+        return render_text(plan, color=color)
+    signs = {Action.CREATE: "+", Action.UPDATE: "~", Action.REPLACE: "-/+", Action.DELETE: "-", Action.FORGET: "x"}
+    lines = [f"  {signs[c.action]} {c.action.value} {c.address} ({c.type})" + (" (old instance)" if c.deposed else "")
+             for c in plan.changes if c.action in signs]
+    s = plan.summary()
+    lines.append(f"Plan: {s['create']} to create, {s['update']} to update, {s['replace']} to replace, "
+                 f"{s['delete']} to delete, {s['forget']} to forget.")
+    return "\n".join(lines) + "\n"
+
+
+def approve(prompt_out: IO[str], read_line: Callable[[], str], interactive: bool, what: str) -> bool:
+    if not interactive:
+        raise HotcError(f"{what} needs approval but the input is not a terminal: review the plan and run again with "
+                        "--auto-approve (or apply a saved plan file)")
+    prompt_out.write(f"\nDo you want to {what}?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
+    prompt_out.flush()
+    try:
+        answer = read_line().strip()
+    except EOFError:
+        answer = ""
+    return answer == "yes"
+
+
+@contextmanager
+def interrupt_handlers(executor: Executor, err: IO[str]) -> Iterator[None]:
+    """SIGINT/SIGTERM: the first stops scheduling (steps in flight finish, state saved, lock released); a
+    second SIGINT stops waiting for the steps in flight."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    count = [0]
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        count[0] += 1
+        if count[0] == 1:
+            err.write(f"\n{name}: stopping: no new actions are started; waiting for the ones in flight to finish "
+                      "(press Ctrl-C again to stop waiting)\n")
+            err.flush()
+            executor.cancel(f"interrupted by {name}")
+        else:
+            raise KeyboardInterrupt
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def parameter_records(loaded: Any, key: bytes | None) -> dict[str, Any]:
+    from hotc.state.codec import hide_parameter
+
+    hidden = set(getattr(loaded, "hidden_parameters", ()) or ()) | {
+        n for n, p in loaded.template.parameters.items() if p.hidden}
+    return {k: hide_parameter(v, k in hidden, key) for k, v in (loaded.parameter_values or {}).items()}
+
+
+def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
+    """The template as applied, for ``hotc template show``: main path, files (relative path -> text), environments."""
+    inputs = plan.inputs or {}
+    if inputs.get("sources") and inputs.get("template"):
+        return {"main": inputs["template"], "files": dict(inputs["sources"]),
+                "environments": list(inputs.get("environments") or [])}
+    from hotc.planner.planfile import relative_sources
+
+    root, rel = relative_sources(loaded.sources)
+    import os
+
+    main = os.path.relpath(os.path.abspath(loaded.template.path), root).replace(os.sep, "/") if root else loaded.template.path
+    env_files = [p for p in rel if p != main]
+    return {"main": main, "files": rel, "environments": env_files}
+
+
+def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> None:
+    counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0}
+    for d in rep.done:
+        verb = d.label.split(" ", 1)[0]
+        if verb in counts and not d.label.startswith("delete old"):
+            counts[verb] += 1
+    summary = (f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
+               f"{counts['delete']} deleted" + (f", {counts['forget']} forgotten" if counts['forget'] else ""))
+    word = "Destroy" if plan.mode == "destroy" else "Apply"
+    if rep.ok:
+        out.write(f"\n{word} complete! Resources: {summary}.\n")
+        for e in rep.output_errors:
+            err.write(f"warning: {e}\n")
+        return
+    out.write(f"\n{word} {'INTERRUPTED' if rep.interrupted and not rep.failed else 'FAILED'}. Done: {summary}.\n")
+    for f in rep.failed:
+        err.write(f"error: {f.label}: {f.error}\n")
+    if rep.not_started:
+        err.write(f"never started ({len(rep.not_started)}): " + ", ".join(rep.not_started[:20])
+                  + (" …" if len(rep.not_started) > 20 else "") + "\n")
+    err.write("The state holds everything done so far; run 'hotc plan' / 'hotc apply' again to continue "
+              "(failed resources are replaced or retried).\n")
+
+
+def print_outputs(state: StackState, out: IO[str]) -> None:
+    if not state.outputs:
+        return
+    import json
+
+    out.write("\nOutputs:\n\n")
+    for name in sorted(state.outputs):
+        o = state.outputs[name]
+        if o.sensitive:
+            shown = "(sensitive)"
+        elif o.error:
+            shown = f"(error: {o.error})"
+        else:
+            shown = json.dumps(o.value, default=str)
+        out.write(f"{name} = {shown}\n")
+
+
+def warn(diags: list[Diagnostic], err: IO[str]) -> None:
+    for d in diags:
+        if d.severity is not Severity.ERROR:
+            err.write(str(d) + "\n")
+
+
+def load_template(template: Path, envs: list[Path], params: Mapping[str, str], pfiles: Mapping[str, Path],
+                  err: IO[str]) -> Any:
+    from hotc.parser.api import load_stack
+
+    loaded, diags = load_stack(str(template), [str(e) for e in envs], dict(params),
+                               {k: str(v) for k, v in pfiles.items()}, require_values=True)
+    errors = [d for d in diags if d.severity is Severity.ERROR]
+    warn(list(diags), err)
+    if errors or loaded is None:
+        raise HotcError(f"{template}: the template has {len(errors)} error(s); nothing was applied",
+                        diagnostics=tuple(errors))
+    return loaded
+
+
+def empty_desired(stack: str, lineage: str | None) -> Any:
+    from hotc.planner.desired import DesiredStack
+
+    return DesiredStack(stack, lineage)
+
+
+def run_apply(
+    *,
+    stack: str,
+    opts: ApplyOptions,
+    out: IO[str],
+    err: IO[str],
+    interactive: bool,
+    read_line: Callable[[], str],
+    progress: Callable[[], Any],
+    plan_file: Path | None = None,
+    template: Path | None = None,
+    envs: list[Path] | None = None,
+    params: Mapping[str, str] | None = None,
+    pfiles: Mapping[str, Path] | None = None,
+    destroy: bool = False,
+    cwd: Path | None = None,
+    drivers: Callable[[str], Any] | None = None,
+) -> int:
+    """Apply a saved plan, or plan and apply (``destroy``: a destroy plan from the state alone).
+    Returns the exit code (0 success, 1 failure); raises HotcError for errors before anything ran."""
+    from hotc.planner.api import (
+        PlanOptions,
+        build_desired,
+        check_plan_fresh,
+        load_plan,
+        loaded_stack_from_plan,
+        make_plan,
+        plan_inputs,
+        template_digest,
+    )
+    from hotc.providers.drivers import driver_for
+    from hotc.state.backend import backend_from_config
+
+    drivers = drivers or driver_for
+    saved: Plan | None = None
+    loaded: Any = None
+    if plan_file is not None:
+        saved = load_plan(plan_file)
+        stack = saved.stack_name
+        if saved.inputs.get("sources"):
+            loaded = loaded_stack_from_plan(saved, parameters=params or {})
+        elif saved.mode != "destroy":
+            raise HotcError(f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'")
+    elif template is not None and not destroy:
+        loaded = load_template(template, list(envs or []), params or {}, pfiles or {}, err)
+    elif not destroy:
+        raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
+
+    backend: Any = backend_from_config(opts.backend, cwd)
+    operation = "destroy" if destroy else "apply"
+    with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
+        state, _token = backend.read(stack)
+        if saved is not None:
+            check_plan_fresh(saved, state, template_digest(loaded) if loaded is not None else None)
+        if state is None:
+            if destroy or (saved is not None and saved.mode == "destroy"):
+                out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
+                return 0
+            state = StackState.new(stack)
+        desired = None
+        if loaded is not None and (saved is None or saved.mode != "destroy"):
+            desired = build_desired(loaded, stack, state.lineage, state=state)
+        if saved is not None:
+            plan = saved
+        else:
+            popts = PlanOptions(mode="destroy" if destroy else "normal", parallelism=opts.parallelism)
+            plan = make_plan(desired if desired is not None else empty_desired(stack, state.lineage),
+                             state if state.serial > 0 or state.resources else None, popts)
+            if loaded is not None and template is not None:
+                plan = replace(plan, template_digest=template_digest(loaded),
+                               inputs=plan_inputs(loaded, template, list(envs or []), dict(params or {}),
+                                                  dict(pfiles or {})))
+            out.write(describe_plan(plan, color=interactive and out.isatty()))
+            if not plan.has_changes:
+                out.write("\nNo changes. The stack matches the template.\n")
+                return 0
+            if not opts.auto_approve:
+                what = "destroy every resource of stack " + repr(stack) if destroy else "perform these actions"
+                if not approve(out, read_line, interactive, what):
+                    out.write("\nApply cancelled.\n")
+                    return 1
+        parallelism = opts.parallelism if saved is None or opts.parallelism != 10 else saved.parallelism
+        ex_opts = ExecOptions(parallelism=parallelism, timeouts=dict(opts.timeouts), cloud=cloud_factory(opts.os_cloud))
+        sink = BackendSink(backend, stack, lk)
+        with progress() as show:
+            executor = Executor(plan, state, desired, drivers, sink, ex_opts, make_resolver=StateResolver,
+                                on_event=show, desired_info=desired.resources if desired is not None else {},
+                                on_log=getattr(show, "log", None))
+            with interrupt_handlers(executor, err):
+                rep = executor.run()
+        final = rep.state
+        if loaded is not None and plan.mode != "destroy" and rep.ok:
+            final = backend.write(stack, replace(
+                final,
+                template=template_record(loaded, plan),
+                template_digest=plan.template_digest or template_digest(loaded),
+                parameters=parameter_records(loaded, getattr(backend, "key", None)),
+            ), lk)
+        elif plan.mode == "destroy" and rep.ok:
+            final = backend.write(stack, replace(final, template={}, template_digest=None, parameters={}), lk)
+    print_report(rep, plan, out, err)
+    if rep.ok and plan.mode != "destroy":
+        print_outputs(final, out)
+    return 0 if rep.ok else 1
+
+
+def main_stdin_line() -> str:
+    return sys.stdin.readline()

@@ -1,0 +1,354 @@
+"""``hotc apply``, ``destroy``, ``output``, ``resource list|show``, ``template show``, ``events``, ``check``,
+``suspend``, ``resume`` (owned by the applier).
+
+    hotc apply   (PLANFILE | -t T [-e E]... [--parameter K=V]... [STACK]) [--auto-approve] [--parallelism N]
+    hotc destroy STACK [--auto-approve]
+    hotc output  STACK [NAME] [--format text|json]
+    hotc resource list STACK | show STACK NAME   [--format text|json]
+    hotc template show STACK
+    hotc events  STACK [--follow] [--nested-depth N]
+    hotc check | suspend | resume STACK
+
+Every command takes ``--backend URL`` (else ``HOTC_BACKEND``, ``hotc.toml``, ``.hotc/``); the ones that
+change the stack take ``--lock-timeout SECONDS`` and ``--os-cloud NAME``. Exit status 0 on success, 1 on error or a
+failed/interrupted apply (the state then holds everything done so far).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hotc.cli.common import (
+    EnvOpt,
+    ParamFileOpt,
+    ParamOpt,
+    check_format,
+    parse_parameter_files,
+    parse_parameters,
+    stack_name_for,
+)
+from hotc.errors import HotcError
+
+TemplateOpt = Annotated[Path | None, typer.Option("-t", "--template", help="HOT template file (plan and apply on the spot).")]
+BackendOpt = Annotated[str | None, typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/).")]
+LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+AutoApproveOpt = Annotated[bool, typer.Option("--auto-approve", help="Apply without asking for approval (CI).")]
+ParallelOpt = Annotated[int, typer.Option("--parallelism", min=1, help="Cloud calls in flight at most (default 10).")]
+OsCloudOpt = Annotated[str | None, typer.Option("--os-cloud", help="Cloud name in clouds.yaml (default: OS_CLOUD / OS_* variables).")]
+TimeoutOpt = Annotated[list[str] | None, typer.Option("--timeout", help="Per-type action timeout TYPE=SECONDS (repeatable; TYPE '*' for all).")]
+FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+StackArg = Annotated[str, typer.Argument(help="Stack name.")]
+
+
+def _timeouts(values: list[str] | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for raw in values or []:
+        t, sep, secs = raw.rpartition("=")
+        try:
+            val = float(secs)
+        except ValueError:
+            val = -1
+        if not sep or not t or val <= 0:
+            raise HotcError(f"--timeout {raw!r}: expected TYPE=SECONDS with SECONDS > 0, e.g. OS::Nova::Server=1200")
+        out[t] = val
+    return out
+
+
+def _progress() -> Any:
+    from hotc.apply.progress import progress_for
+
+    return progress_for(sys.stdout)
+
+
+def _run(**kw: Any) -> None:
+    from hotc.apply.session import main_stdin_line, run_apply
+
+    code = run_apply(out=sys.stdout, err=sys.stderr, interactive=sys.stdin.isatty(), read_line=main_stdin_line,
+                     progress=_progress, **kw)
+    if code:
+        raise typer.Exit(code)
+
+
+def apply_command(
+    target: Annotated[str | None, typer.Argument(
+        metavar="[PLANFILE | STACK]",
+        help="A plan saved by 'hotc plan -o FILE'; with -t, the stack name (default: the template's stem).")] = None,
+    template: TemplateOpt = None,
+    environment: EnvOpt = None,
+    parameter: ParamOpt = None,
+    parameter_file: ParamFileOpt = None,
+    auto_approve: AutoApproveOpt = False,
+    parallelism: ParallelOpt = 10,
+    backend: BackendOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    os_cloud: OsCloudOpt = None,
+    timeout: TimeoutOpt = None,
+) -> None:
+    """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
+    approved with 'yes' or --auto-approve)."""
+    from hotc.apply.session import ApplyOptions
+
+    timeouts = _timeouts(timeout)
+    planfile = Path(target) if target is not None and template is None else None
+    stack = target if template is not None else None
+    if planfile is None and template is None:
+        raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE [STACK])")
+    if planfile is not None and not planfile.exists():
+        raise HotcError(f"{planfile}: no such plan file (make one with 'hotc plan -t TEMPLATE -o {planfile}'; "
+                        "to plan and apply at once use 'hotc apply -t TEMPLATE')")
+    if planfile is not None and planfile.suffix in (".yaml", ".yml", ".template", ".hot"):
+        raise HotcError(f"{planfile} looks like a template: use 'hotc apply -t {planfile}' (a PLANFILE comes from "
+                        "'hotc plan -o FILE')")
+    if planfile is not None and (environment or parameter_file):
+        raise HotcError("a saved plan already holds its environment and parameters; only hidden parameters may be "
+                        "given again with --parameter")
+    params = parse_parameters(parameter)
+    name = "" if planfile is not None else stack_name_for(stack, template)
+    opts = ApplyOptions(parallelism=parallelism, auto_approve=auto_approve, lock_timeout=lock_timeout,
+                        backend=backend, os_cloud=os_cloud, timeouts=timeouts)
+    _run(stack=name, opts=opts, plan_file=planfile, template=template, envs=list(environment or []),
+         params=params, pfiles=parse_parameter_files(parameter_file))
+
+
+def destroy_command(
+    stack: StackArg,
+    auto_approve: AutoApproveOpt = False,
+    parallelism: ParallelOpt = 10,
+    backend: BackendOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    os_cloud: OsCloudOpt = None,
+    timeout: TimeoutOpt = None,
+) -> None:
+    """Delete every resource of STACK (from its state alone); Retain resources are forgotten, not deleted."""
+    from hotc.apply.session import ApplyOptions
+
+    timeouts = _timeouts(timeout)
+    opts = ApplyOptions(parallelism=parallelism, auto_approve=auto_approve, lock_timeout=lock_timeout,
+                        backend=backend, os_cloud=os_cloud, timeouts=timeouts)
+    _run(stack=stack, opts=opts, destroy=True)
+
+
+# ------------------------------------------------------------------------------------------ read commands
+
+
+def _state(stack: str, backend: str | None) -> Any:
+    from hotc.state.backend import backend_from_config
+
+    b: Any = backend_from_config(backend)
+    state, _ = b.read(stack)
+    if state is None:
+        raise HotcError(f"stack {stack!r} has no state in {b.describe()}: apply it first (hotc apply -t TEMPLATE)")
+    return state
+
+
+def _value_text(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    return json.dumps(v, indent=2, default=str)
+
+
+def output_command(
+    stack: StackArg,
+    name: Annotated[str | None, typer.Argument(help="One output (default: all).")] = None,
+    fmt: FmtOpt = "text",
+    backend: BackendOpt = None,
+) -> None:
+    """Show the stack's outputs as of the last apply."""
+    check_format(fmt, ("text", "json"))
+    state = _state(stack, backend)
+    outs = state.outputs
+    if name is not None:
+        if name not in outs:
+            have = ", ".join(sorted(outs)) or "none"
+            raise HotcError(f"stack {stack!r} has no output {name!r} (outputs: {have})")
+        o = outs[name]
+        if o.error:
+            raise HotcError(f"output {name!r} could not be resolved: {o.error}")
+        sys.stdout.write((json.dumps(o.value, default=str) if fmt == "json" else _value_text(o.value)) + "\n")
+        return
+    if fmt == "json":
+        doc = {k: {"value": o.value, "description": o.description, "sensitive": o.sensitive,
+                   **({"error": o.error} if o.error else {})} for k, o in sorted(outs.items())}
+        sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
+        return
+    for k, o in sorted(outs.items()):
+        shown = "(sensitive)" if o.sensitive else f"(error: {o.error})" if o.error else json.dumps(o.value, default=str)
+        sys.stdout.write(f"{k} = {shown}\n")
+
+
+def _pid(r: Any) -> str | None:
+    """The physical id as shown: a secret one (a RandomString's id is the string itself) is masked."""
+    from hotc.apply.events import SECRET_ID_TYPES
+
+    if r.type in SECRET_ID_TYPES and r.physical_id is not None:
+        return "(sensitive)"
+    return r.physical_id  # type: ignore[no-any-return]
+
+
+resource_app = typer.Typer(help="Resources of a stack, as recorded in its state.", no_args_is_help=True)
+template_app = typer.Typer(help="The template of a stack as last applied.", no_args_is_help=True)
+
+
+@resource_app.command("list")
+def resource_list(stack: StackArg, fmt: FmtOpt = "text", backend: BackendOpt = None) -> None:
+    """List the stack's resources: address, type, status, physical id."""
+    check_format(fmt, ("text", "json"))
+    state = _state(stack, backend)
+    rows = sorted(state.resources.values(), key=lambda r: r.address)
+    if fmt == "json":
+        sys.stdout.write(json.dumps([
+            {"address": r.address, "type": r.type, "status": r.status, "physical_id": _pid(r),
+             "status_reason": r.status_reason, "updated_at": r.updated_at,
+             "deposed": [d.physical_id for d in r.deposed]} for r in rows], indent=2) + "\n")
+        return
+    if not rows:
+        sys.stdout.write(f"Stack {stack} has no resources.\n")
+        return
+    w_a = max(len("ADDRESS"), *(len(r.address) for r in rows))
+    w_t = max(len("TYPE"), *(len(r.type) for r in rows))
+    w_s = max(len("STATUS"), *(len(r.status) for r in rows))
+    sys.stdout.write(f"{'ADDRESS':<{w_a}}  {'TYPE':<{w_t}}  {'STATUS':<{w_s}}  PHYSICAL ID\n")
+    for r in rows:
+        extra = f"  (+{len(r.deposed)} old instance(s) to delete)" if r.deposed else ""
+        sys.stdout.write(f"{r.address:<{w_a}}  {r.type:<{w_t}}  {r.status:<{w_s}}  {_pid(r) or '-'}{extra}\n")
+
+
+@resource_app.command("show")
+def resource_show(stack: StackArg, name: Annotated[str, typer.Argument(help="Resource address.")],
+                  fmt: FmtOpt = "text", backend: BackendOpt = None) -> None:
+    """Show one resource: status, physical id, properties as applied, attributes, dependencies."""
+    check_format(fmt, ("text", "json"))
+    state = _state(stack, backend)
+    r = state.resources.get(name)
+    if r is None:
+        near = [a for a in state.resources if a.split("[")[0].split(".")[0] == name.split("[")[0].split(".")[0]]
+        hint = f" (did you mean {', '.join(sorted(near)[:5])}?)" if near else ""
+        raise HotcError(f"stack {stack!r} has no resource {name!r}{hint}; see 'hotc resource list {stack}'")
+    doc = {
+        "address": r.address, "type": r.type, "physical_id": _pid(r), "status": r.status,
+        "status_reason": r.status_reason, "created_at": r.created_at, "updated_at": r.updated_at,
+        "deletion_policy": r.deletion_policy, "dependencies": list(r.dependencies),
+        "properties": dict(r.properties), "attributes": dict(r.attributes),
+        "deposed": [{"physical_id": d.physical_id, "status": d.status} for d in r.deposed],
+    }
+    if fmt == "json":
+        sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
+        return
+    for k, v in doc.items():
+        if isinstance(v, dict | list):
+            if not v:
+                continue
+            text = json.dumps(v, indent=2, default=str).replace("\n", "\n  ")
+            sys.stdout.write(f"{k}:\n  {text}\n")
+        else:
+            sys.stdout.write(f"{k}: {'' if v is None else v}\n")
+
+
+@template_app.command("show")
+def template_show(stack: StackArg, backend: BackendOpt = None,
+                  file: Annotated[str | None, typer.Option("--file", help="Show this file of the stack (an environment, a get_file target) instead of the main template.")] = None) -> None:
+    """Print the template as last applied (stored in the state)."""
+    state = _state(stack, backend)
+    t = state.template or {}
+    files = t.get("files") or {}
+    main = file or t.get("main")
+    if not main or main not in files:
+        if file:
+            raise HotcError(f"stack {stack!r} has no stored file {file!r} (files: {', '.join(sorted(files)) or 'none'})")
+        raise HotcError(f"stack {stack!r} has no stored template (it was never applied successfully, or it was destroyed)")
+    text = files[main]
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def events_command(
+    stack: StackArg,
+    follow: Annotated[bool, typer.Option("--follow", help="Keep printing new events until the stack's run ends (or Ctrl-C).")] = False,
+    nested_depth: Annotated[int | None, typer.Option("--nested-depth", min=0, help="Show resources of nested stacks down to depth N (0: top level only; default: all).")] = None,
+    backend: BackendOpt = None,
+    poll: Annotated[float, typer.Option("--poll", min=0.05, help="Seconds between reads with --follow.")] = 1.0,
+) -> None:
+    """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere."""
+    from hotc.apply.events import STACK_TYPE, format_event, nesting_depth
+    from hotc.state.backend import backend_from_config
+
+    b: Any = backend_from_config(backend)
+    last: str | None = None
+
+    def show(events: list[Any]) -> bool:
+        ended = False
+        for e in events:
+            if e.type == STACK_TYPE:
+                ended = not e.status.endswith("_IN_PROGRESS")
+            elif nested_depth is not None and nesting_depth(e.address) > nested_depth:
+                continue
+            sys.stdout.write(format_event(e) + "\n")
+        sys.stdout.flush()
+        return ended
+
+    events = b.read_events(stack, after=None)
+    if not events and not follow:
+        state, _ = b.read(stack)
+        if state is None:
+            raise HotcError(f"stack {stack!r} has no state and no events in {b.describe()}")
+    show(events)
+    if events:
+        last = events[-1].id
+    if not follow:
+        return
+    try:
+        while True:
+            time.sleep(poll)
+            new = b.read_events(stack, after=last)
+            if new:
+                last = new[-1].id
+                if show(new):
+                    return
+    except KeyboardInterrupt:
+        return
+
+
+def check_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None) -> None:
+    """Check that every resource of the stack still exists (read through its driver); exit 1 if any is missing."""
+    from hotc.apply.lifecycle import check_stack
+
+    code = check_stack(stack, backend, os_cloud, sys.stdout, sys.stderr)
+    if code:
+        raise typer.Exit(code)
+
+
+def suspend_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None,
+                    lock_timeout: LockTimeoutOpt = 0.0) -> None:
+    """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
+    from hotc.apply.lifecycle import suspend_resume
+
+    code = suspend_resume("suspend", stack, backend, os_cloud, lock_timeout, sys.stdout, sys.stderr)
+    if code:
+        raise typer.Exit(code)
+
+
+def resume_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None,
+                   lock_timeout: LockTimeoutOpt = 0.0) -> None:
+    """Resume the stack's suspended resources, in dependency order."""
+    from hotc.apply.lifecycle import suspend_resume
+
+    code = suspend_resume("resume", stack, backend, os_cloud, lock_timeout, sys.stdout, sys.stderr)
+    if code:
+        raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("apply")(apply_command)
+    app.command("destroy")(destroy_command)
+    app.command("output")(output_command)
+    app.command("events")(events_command)
+    app.command("check")(check_command)
+    app.command("suspend")(suspend_command)
+    app.command("resume")(resume_command)
+    app.add_typer(resource_app, name="resource")
+    app.add_typer(template_app, name="template")

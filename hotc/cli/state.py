@@ -1,0 +1,307 @@
+"""``hotc state ...``, ``hotc stack list`` and ``hotc force-unlock`` (owned by the state layer).
+
+    hotc state list    STACK                 addresses in the state, one per line
+    hotc state show    STACK ADDR            one resource (--format text|json)
+    hotc state rm      STACK ADDR...         forget resources (they stay in the cloud); ADDR also covers
+                                             its members (ADDR[i], ADDR.child)
+    hotc state mv      STACK SRC DST         rename an address (and its members; dependencies follow)
+    hotc state pull    STACK                 the stored document as JSON on stdout
+    hotc state push    STACK FILE            replace the state (refuses another lineage, or a serial not newer
+                                             than the stored one, unless --force)
+    hotc state history STACK                 stored versions (S3 bucket versioning; local: current + backup)
+    hotc stack list                          stacks in the backend
+    hotc force-unlock  STACK LOCK_ID         remove a lock left by a dead process
+
+Every command takes ``--backend``; those that change the state take ``--lock-timeout`` and
+``--unsafe-no-locking``. Reading commands take no lock (a read is an atomic snapshot).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hotc.errors import HotcError
+from hotc.state import codec
+from hotc.state.backend import BaseBackend, Lock, backend_from_config
+from hotc.state.document import ResourceState, StackState
+from hotc.state.signals import exit_on_signals
+
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX, or a directory (default: HOTC_BACKEND, "
+                 "hotc.toml, then .hotc/ here)."),
+]
+LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+UnsafeOpt = Annotated[
+    bool,
+    typer.Option("--unsafe-no-locking", help="Do not lock the state (writes are still compare-and-swap where the "
+                 "store supports it). Only when you are sure nobody else touches this stack."),
+]
+StackArg = Annotated[str, typer.Argument(help="Stack name.")]
+
+
+def _warn(msg: str) -> None:
+    print(f"warning: {msg}", file=sys.stderr)
+
+
+def open_backend(url: str | None, unsafe: bool = False) -> BaseBackend:
+    """The configured backend, with its warnings going to stderr."""
+    b = backend_from_config(url, unsafe_no_locking=unsafe)
+    b.notify = _warn
+    return b
+
+
+@contextmanager
+def locked(backend: BaseBackend, stack: str, operation: str, timeout: float) -> Iterator[Lock]:
+    """The stack's lock, released also on SIGINT/SIGTERM."""
+    with exit_on_signals(), backend.lock(stack, operation, timeout=timeout) as lk:
+        yield lk
+
+
+def _read_existing(backend: BaseBackend, stack: str) -> StackState:
+    st, _ = backend.read(stack)
+    if st is None:
+        raise HotcError(f"stack '{stack}' has no state in {backend.describe()} (see `hotc stack list`)")
+    return st
+
+
+def _members(state: StackState, addr: str) -> list[str]:
+    """``addr`` itself and the addresses inside it (``addr[i]``, ``addr.child``, ``addr[i].child``)."""
+    return sorted(a for a in state.resources if a == addr or a.startswith(addr + ".") or a.startswith(addr + "["))
+
+
+# ---------------------------------------------------------------------------------------------- state
+
+
+state_app = typer.Typer(name="state", help="Inspect and edit a stack's recorded state.", no_args_is_help=True)
+stack_app = typer.Typer(name="stack", help="Stacks known to the state backend.", no_args_is_help=True)
+
+
+@state_app.command("list")
+def state_list(stack: StackArg, backend: BackendOpt = None) -> None:
+    """List the resource addresses recorded for STACK."""
+    st = _read_existing(open_backend(backend), stack)
+    for addr in sorted(st.resources):
+        typer.echo(addr)
+
+
+def _resource_text(r: ResourceState) -> str:
+    lines = [f"# {r.address}: {r.type}", f"physical_id     = {r.physical_id}", f"status          = {r.status}"]
+    if r.status_reason:
+        lines.append(f"status_reason   = {r.status_reason}")
+    lines.append(f"deletion_policy = {r.deletion_policy}")
+    if r.dependencies:
+        lines.append(f"depends_on      = {', '.join(r.dependencies)}")
+    for label, value in (("created_at", r.created_at), ("updated_at", r.updated_at)):
+        if value:
+            lines.append(f"{label:<15} = {value}")
+    for title, m in (("properties", r.properties), ("attributes", r.attributes), ("metadata", r.metadata)):
+        if m:
+            lines.append(f"{title}:")
+            lines.extend("  " + line for line in json.dumps(m, indent=2, sort_keys=True).splitlines())
+    for d in r.deposed:
+        lines.append(f"deposed: {d.physical_id} ({d.status})")
+    return "\n".join(lines)
+
+
+@state_app.command("show")
+def state_show(
+    stack: StackArg,
+    address: Annotated[str, typer.Argument(help="Resource address (name, group[i], parent.child).")],
+    backend: BackendOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json")] = "text",
+) -> None:
+    """Show one resource of STACK's state (sensitive values stay masked)."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose text or json")
+    b = open_backend(backend)
+    st = _read_existing(b, stack)
+    r = st.resources.get(address)
+    if r is None:
+        near = _members(st, address)
+        hint = f"; it contains {', '.join(near)}" if near else "; see `hotc state list " + stack + "`"
+        raise HotcError(f"stack '{stack}' has no resource '{address}' in its state{hint}")
+    if fmt == "json":
+        typer.echo(json.dumps(codec.resource_to_dict(r, None), indent=2, sort_keys=True))
+    else:
+        typer.echo(_resource_text(json_masked(r)))
+
+
+def json_masked(r: ResourceState) -> ResourceState:
+    """``r`` with sensitive properties masked (as stored), for display."""
+    d = codec.resource_to_dict(r, None)
+    return replace(r, properties=d["properties"])
+
+
+def _edit(backend_url: str | None, stack: str, timeout: float, unsafe: bool, operation: str,
+          change: Callable[[StackState], StackState]) -> StackState:
+    b = open_backend(backend_url, unsafe)
+    with locked(b, stack, operation, timeout) as lk:
+        st = _read_existing(b, stack)
+        return b.write(stack, change(st), lk)
+
+
+@state_app.command("rm")
+def state_rm(
+    stack: StackArg,
+    addresses: Annotated[list[str], typer.Argument(help="Addresses to forget (their members too).")],
+    backend: BackendOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    unsafe_no_locking: UnsafeOpt = False,
+) -> None:
+    """Forget resources: remove them from the state without touching the cloud."""
+    removed: list[str] = []
+
+    def change(st: StackState) -> StackState:
+        missing = [a for a in addresses if not _members(st, a)]
+        if missing:
+            raise HotcError(f"stack '{stack}' has no resource {', '.join(repr(m) for m in missing)} in its state; "
+                            "nothing was removed")
+        for a in addresses:
+            for m in _members(st, a):
+                st = st.without_resource(m)
+                removed.append(m)
+        return st
+
+    new = _edit(backend, stack, lock_timeout, unsafe_no_locking, "state rm", change)
+    for m in removed:
+        typer.echo(f"Removed {m}")
+    typer.echo(f"State of '{stack}' is now serial {new.serial}; the resources still exist in the cloud.")
+
+
+@state_app.command("mv")
+def state_mv(
+    stack: StackArg,
+    source: Annotated[str, typer.Argument(help="Current address.")],
+    destination: Annotated[str, typer.Argument(help="New address.")],
+    backend: BackendOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    unsafe_no_locking: UnsafeOpt = False,
+) -> None:
+    """Rename a resource address (and its members); dependencies on it follow."""
+    moved: list[tuple[str, str]] = []
+
+    def rename(a: str) -> str:
+        return destination + a[len(source):] if a == source or a.startswith((source + ".", source + "[")) else a
+
+    def change(st: StackState) -> StackState:
+        members = _members(st, source)
+        if not members:
+            raise HotcError(f"stack '{stack}' has no resource '{source}' in its state; nothing was moved")
+        clash = [rename(m) for m in members if rename(m) in st.resources and rename(m) not in members]
+        if clash:
+            raise HotcError(f"cannot move '{source}' to '{destination}': {', '.join(clash)} already exists in the "
+                            "state; nothing was moved")
+        res: dict[str, ResourceState] = {}
+        for a, r in st.resources.items():
+            new_addr = rename(a)
+            if new_addr != a:
+                moved.append((a, new_addr))
+            res[new_addr] = replace(r, address=new_addr, dependencies=tuple(rename(d) for d in r.dependencies))
+        return replace(st, resources=res)
+
+    new = _edit(backend, stack, lock_timeout, unsafe_no_locking, "state mv", change)
+    for a, d in moved:
+        typer.echo(f"Moved {a} -> {d}")
+    typer.echo(f"State of '{stack}' is now serial {new.serial}.")
+
+
+@state_app.command("pull")
+def state_pull(stack: StackArg, backend: BackendOpt = None) -> None:
+    """Print STACK's stored state document (JSON) on stdout."""
+    b = open_backend(backend)
+    st = _read_existing(b, stack)
+    sys.stdout.write(codec.dumps(st, b.key).decode())
+
+
+@state_app.command("push")
+def state_push(
+    stack: StackArg,
+    file: Annotated[Path, typer.Argument(help="State document (JSON) to store; '-' reads stdin.")],
+    force: Annotated[bool, typer.Option("--force", help="Store it even if its lineage differs or its serial is "
+                                        "not newer than the stored one.")] = False,
+    backend: BackendOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    unsafe_no_locking: UnsafeOpt = False,
+) -> None:
+    """Replace STACK's state with FILE."""
+    if str(file) == "-":
+        data, source = sys.stdin.buffer.read(), "<stdin>"
+    else:
+        try:
+            data, source = file.read_bytes(), str(file)
+        except OSError as exc:
+            raise HotcError(f"{file}: error: cannot read: {exc.strerror}") from None
+    b = open_backend(backend, unsafe_no_locking)
+    incoming = codec.loads(data, source, b.key)
+    incoming = replace(incoming, stack_name=stack)
+    with locked(b, stack, "state push", lock_timeout) as lk:
+        current, _ = b.read(stack)
+        if current is not None:
+            problems = []
+            if current.lineage != incoming.lineage:
+                problems.append(f"its lineage {incoming.lineage} differs from the stored {current.lineage} "
+                                "(it is the state of another stack)")
+            if incoming.serial <= current.serial:
+                problems.append(f"its serial {incoming.serial} is not newer than the stored {current.serial}")
+            if problems and not force:
+                raise HotcError(f"refusing to push {source} to stack '{stack}': " + "; ".join(problems)
+                                + ". Pass --force to overwrite anyway (the stored version stays in the history "
+                                "when the bucket keeps versions).")
+            if incoming.serial <= current.serial:
+                incoming = replace(incoming, serial=current.serial + 1)
+        new = b.write(stack, incoming, lk, exact=True)
+    typer.echo(f"Pushed {source} to stack '{stack}' (serial {new.serial}, lineage {new.lineage}).")
+
+
+@state_app.command("history")
+def state_history(stack: StackArg, backend: BackendOpt = None) -> None:
+    """List the stored versions of STACK's state, newest first."""
+    b = open_backend(backend)
+    entries = b.history(stack)
+    if not entries:
+        raise HotcError(f"stack '{stack}' has no state in {b.describe()}")
+    versioning = getattr(b, "versioning_enabled", None)
+    if versioning is not None and not versioning():
+        _warn("bucket versioning is not enabled, so only the current version is kept; enable it to keep history")
+    typer.echo(f"{'VERSION':<38} {'MODIFIED':<20} {'SERIAL':>6} {'SIZE':>8}")
+    for e in entries:
+        serial = "-" if e.serial is None else str(e.serial)
+        mark = " (current)" if e.is_latest else ""
+        kind = " deleted" if e.size == 0 and e.serial is None else ""
+        typer.echo(f"{e.version_id:<38} {e.modified:<20} {serial:>6} {e.size:>8}{mark}{kind}")
+
+
+# ---------------------------------------------------------------------------------------------- stack / unlock
+
+
+@stack_app.command("list")
+def stack_list(backend: BackendOpt = None) -> None:
+    """List the stacks that have a state in the backend."""
+    for name in open_backend(backend).list_stacks():
+        typer.echo(name)
+
+
+def force_unlock(
+    stack: StackArg,
+    lock_id: Annotated[str, typer.Argument(help="The lock's ID, as shown in the 'locked by' message.")],
+    backend: BackendOpt = None,
+) -> None:
+    """Remove the lock of STACK left behind by an operation that died. Only when you are sure it is not
+    running any more."""
+    holder = open_backend(backend).force_unlock(stack, lock_id)
+    typer.echo(f"Unlocked stack '{stack}' (the lock was {holder.describe()}).")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(state_app, name="state")
+    app.add_typer(stack_app, name="stack")
+    app.command("force-unlock")(force_unlock)

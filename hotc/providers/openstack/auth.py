@@ -1,0 +1,74 @@
+"""Cloud connections from openstacksdk's own configuration: clouds.yaml (``OS_CLIENT_CONFIG_FILE`` or the
+standard places), ``OS_CLOUD``, the ``OS_*`` variables, or a cloud name given on the command line
+(``--os-cloud``). Every failure is a :class:`~hotc.errors.HotcError` that says what to set."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hotc.errors import HotcError
+
+HINT = ("configure a cloud: set OS_CLOUD to a cloud of your clouds.yaml (or pass --os-cloud NAME), "
+        "or set the OS_AUTH_URL/OS_USERNAME/OS_PASSWORD/OS_PROJECT_NAME variables (e.g. source an openrc file)")
+
+
+def _config(cloud: str | None, environ: Mapping[str, str] | None = None) -> Any:
+    from openstack import exceptions
+    from openstack.config import loader
+
+    env = os.environ if environ is None else environ
+    name = cloud or env.get("OS_CLOUD") or None
+    try:
+        config = loader.OpenStackConfig()
+    except Exception as exc:  # a broken clouds.yaml
+        raise HotcError(f"cannot read the OpenStack client configuration (clouds.yaml): {exc}") from exc
+    known = sorted(n for n in config.get_cloud_names() if n not in ("envvars", "defaults"))
+    if name is None and not env.get("OS_AUTH_URL") and not env.get("OS_AUTH_TYPE"):
+        if len(known) == 1:  # one cloud in clouds.yaml: that is the one
+            name = known[0]
+        else:
+            extra = f" (clouds.yaml has: {', '.join(known)})" if known else ""
+            raise HotcError(f"no OpenStack cloud is configured{extra}; {HINT}")
+    try:
+        return config.get_one(cloud=name)
+    except exceptions.ConfigException as exc:
+        which = f"cloud {name!r}" if name else "the OS_* variables"
+        listed = f"; clouds.yaml has: {', '.join(known)}" if known else "; no clouds.yaml was found"
+        raise HotcError(f"cannot use {which}: {exc}{listed}") from exc
+
+
+def connect(cloud: str | None = None, *, environ: Mapping[str, str] | None = None, authorize: bool = True) -> Any:
+    """An ``openstack.connection.Connection`` for CLOUD (a clouds.yaml name), or for ``OS_CLOUD`` / ``OS_*``.
+
+    With ``authorize`` the credentials are checked now, so a wrong password is reported before any work starts.
+    """
+    import openstack
+
+    region = _config(cloud, environ)
+    conn = openstack.connection.Connection(config=region)
+    if authorize:
+        try:
+            conn.authorize()
+        except Exception as exc:
+            where = region.name if getattr(region, "name", None) else "the configured cloud"
+            detail = getattr(exc, "details", None) or str(exc)
+            raise HotcError(f"cannot authenticate to {where}: {detail}") from exc
+    return conn
+
+
+def cloud_factory(cloud: str | None = None) -> Callable[[], Any]:
+    """A thread-safe lazy ``cloud()`` for :class:`~hotc.providers.base.ActionContext`: connects on first use
+    (so runs that touch no cloud resource never need a cloud) and shares the one connection afterwards."""
+    lock = threading.Lock()
+    box: list[Any] = []
+
+    def get() -> Any:
+        with lock:
+            if not box:
+                box.append(connect(cloud))
+            return box[0]
+
+    return get

@@ -1,0 +1,54 @@
+"""Refreshing through drivers (fakes: no cloud) and planning against the live data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hotc.planner.api import Action, PlanOptions, build_desired, make_plan
+from hotc.planner.refresh import driver_reader, refresh_resources
+from hotc.providers.base import Outcome
+from tests.planner.helpers import lookup, stack, state
+
+
+class FakeDriver:
+    def __init__(self, live: dict[str, Any]) -> None:
+        self.live = live
+        self.calls: list[str] = []
+
+    def read(self, ctx: Any, physical_id: str, props: Any) -> Outcome | None:
+        self.calls.append(ctx.address)
+        if physical_id not in self.live:
+            return None
+        return Outcome(physical_id, {"value": self.live[physical_id]}, {"value": self.live[physical_id]})
+
+
+def _setup():  # type: ignore[no-untyped-def]
+    doc = {"resources": {"a": {"type": "OS::Heat::Value", "properties": {"value": "x"}},
+                         "b": {"type": "OS::Heat::Value", "properties": {"value": "y"}},
+                         "c": {"type": "OS::Heat::Value", "properties": {"value": "z"}}}}
+    st = state({"a": {"type": "OS::Heat::Value", "properties": {"value": "x"}},
+                "b": {"type": "OS::Heat::Value", "properties": {"value": "y"}},
+                "c": {"type": "OS::Heat::Value", "properties": {"value": "z"}}})
+    return doc, st
+
+
+def test_refresh_reads_every_recorded_resource_and_reports_drift() -> None:
+    doc, st = _setup()
+    driver = FakeDriver({"id-a": "x", "id-b": "changed by hand"})  # c is gone
+    refreshed = refresh_resources(st, driver_reader(st, cloud=lambda: None, driver_for=lambda t: driver))
+    assert sorted(driver.calls) == ["a", "b", "c"]
+    assert refreshed["c"] is None and refreshed["b"].properties["value"] == "changed by hand"
+    d = build_desired(stack(doc), "s", st.lineage)
+    ro = make_plan(d, st, PlanOptions(mode="refresh-only"), refreshed, schemas=lookup)
+    assert ro.changes == ()
+    assert {c.address: c.action for c in ro.resource_drift} == {"b": Action.UPDATE, "c": Action.DELETE}
+    normal = {c.address: c for c in make_plan(d, st, PlanOptions(), refreshed, schemas=lookup).changes}
+    assert normal["a"].action is Action.NOOP
+    assert normal["b"].action is Action.UPDATE and normal["b"].before == {"value": "changed by hand"}
+    assert normal["c"].action is Action.REPLACE and normal["c"].action_reason == "replace_because_gone"
+
+
+def test_types_without_a_driver_are_kept_as_recorded() -> None:
+    _doc, st = _setup()
+    refreshed = refresh_resources(st, driver_reader(st, cloud=lambda: None, driver_for=lambda t: None))
+    assert refreshed == dict(st.resources)

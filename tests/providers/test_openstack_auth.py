@@ -1,0 +1,72 @@
+"""Cloud connections from openstacksdk's configuration, and the errors when there is none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from hotc.errors import HotcError
+from hotc.providers.openstack.auth import cloud_factory, connect
+
+
+def _clear(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for var in ("OS_CLOUD", "OS_AUTH_URL", "OS_AUTH_TYPE", "OS_USERNAME", "OS_PASSWORD", "OS_PROJECT_NAME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.chdir(tmp_path)
+
+
+def test_no_cloud_configured_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _clear(monkeypatch, tmp_path)
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(tmp_path / "missing.yaml"))
+    with pytest.raises(HotcError, match="no OpenStack cloud is configured.*OS_CLOUD.*--os-cloud"):
+        connect()
+
+
+def test_unknown_cloud_name_lists_the_known_ones(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _clear(monkeypatch, tmp_path)
+    cfg = tmp_path / "clouds.yaml"
+    cfg.write_text("clouds:\n  a:\n    auth: {auth_url: 'http://127.0.0.1:1/v3'}\n"
+                   "  b:\n    auth: {auth_url: 'http://127.0.0.1:1/v3'}\n")
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(cfg))
+    with pytest.raises(HotcError, match="cannot use cloud 'zzz'.*clouds.yaml has: a, b"):
+        connect("zzz")
+    with pytest.raises(HotcError, match=r"no OpenStack cloud is configured \(clouds.yaml has: a, b\)"):
+        connect()
+
+
+def test_unreachable_cloud_fails_at_authorize(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _clear(monkeypatch, tmp_path)
+    cfg = tmp_path / "clouds.yaml"
+    cfg.write_text("clouds:\n  only:\n    auth: {auth_url: 'http://127.0.0.1:1/v3', username: u, password: p,"
+                   " project_name: x, user_domain_name: Default, project_domain_name: Default}\n")
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(cfg))
+    with pytest.raises(HotcError, match="cannot authenticate to only"):
+        connect()  # the single cloud of clouds.yaml is used without OS_CLOUD
+
+
+@pytest.mark.cloud
+def test_connect_to_the_test_cloud_by_name_and_lazily(cloud: Any, cloud_config: Any, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(cloud_config.config_file))
+    monkeypatch.delenv("OS_CLOUD", raising=False)
+    conn = connect(cloud_config.cloud_name)
+    assert conn.current_project_id == cloud.current_project_id
+    monkeypatch.setenv("OS_CLOUD", cloud_config.cloud_name)
+    get = cloud_factory()
+    first = get()
+    assert get() is first and first.current_project_id == cloud.current_project_id
+
+    # the same cloud with a wrong password: refused when connecting, with Keystone's answer
+    data = yaml.safe_load(Path(cloud_config.config_file).read_text())
+    entry = data["clouds"][cloud_config.cloud_name]
+    entry["auth"]["password"] = "wrong-password"
+    bad = tmp_path / "clouds.yaml"
+    bad.write_text(yaml.safe_dump({"clouds": {"bad": entry}}))
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(bad))
+    with pytest.raises(HotcError, match="cannot authenticate to bad: .*(401|authenticate)"):
+        connect("bad")
