@@ -97,6 +97,7 @@ class Scope:
     stack_id: Any = None
     static_params: Mapping[str, Any] = field(default_factory=dict)  # parameter values known at build time
     member_types: Mapping[str, TypeResolution] = field(default_factory=dict)  # group/stack name -> member type
+    sensitive_outputs: set[str] = field(default_factory=set)  # outputs derived from hidden values
 
 
 def _resolve_member_type(type_name: str, scope: Scope, gname: str = "") -> tuple[str, str | None]:
@@ -379,6 +380,23 @@ class DesiredStack:
         return str(uuid.uuid5(NAMESPACE, f"{self.lineage}/{address}"))
 
 
+PENDING_STACK_ID = "00000000-0000-4000-8000-000000000000"
+_IDENTITY = frozenset({"OS::stack_id", "OS::project_id"})
+
+
+def condition_params(params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Parameters as conditions see them. A stack or project id not known yet (a stack being created) is some
+    UUID: conditions can only test whether it is set (``equals: [{get_param: root_stack_id}, ""]`` in a nested
+    template fed ``OS::stack_id``), so a placeholder UUID stands in for it there, and only there."""
+    if not any(isinstance(v, Unknown) for v in params.values()):
+        return params
+    out = dict(params)
+    for k, v in params.items():
+        if isinstance(v, Unknown) and v.waits_on and all(w.address in _IDENTITY for w in v.waits_on):
+            out[k] = PENDING_STACK_ID
+    return out
+
+
 def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = None) -> bool:
     if isinstance(cond, Literal):
         if isinstance(cond.value, bool):
@@ -389,7 +407,7 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
             raise HotcError(f"{cond.pos or scope.template.path}: error: condition {cond.value!r} is not defined")
     ctx = EvalContext(
         version=scope.template.version,
-        parameters=scope.fixed_params if scope.fixed_params is not None else scope.static_params,
+        parameters=condition_params(scope.fixed_params if scope.fixed_params is not None else scope.static_params),
         resolver=_NoResources(),
         conditions=scope.conditions,
         files=scope.files,
@@ -550,6 +568,7 @@ class _Builder:
         self.loaded = loaded
         self.d = desired
         self.state_members = state_members  # group address -> indexes present in state
+        self.state_ids: dict[str, str] = {}  # physical id -> address, from the state
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
 
     # parameters / conditions ------------------------------------------------------------------------
@@ -577,6 +596,7 @@ class _Builder:
 
     def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> dict[str, bool]:
         t = scope.template
+        params = condition_params(params)
         done: dict[str, bool] = {}
         pending = dict(t.conditions)
         # conditions may name each other: evaluate in dependency order
@@ -702,6 +722,43 @@ class _Builder:
                 self._expand_nested(scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ()))))
             else:
                 self._expand_group(scope, m, static, memo, frozenset(needs), dpol, tuple(sorted(prop_sensitive.get(name, ()))))
+
+        # nested stacks (and groups of them) whose outputs carry hidden values: what reads them is sensitive too
+        seeds = [n for n, m in scope.members.items() if m.kind in ("nested", "group") and self._child_sensitive(m)]
+        work = list(seeds)
+        done: set[str] = set()
+        while work:
+            n = work.pop()
+            if n in done:
+                continue
+            done.add(n)
+            scope.members[n] = _replace_member(scope.members[n], sensitive=True)
+            for user in referrers.get(n, ()):
+                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
+                if keys <= prop_sensitive[user]:
+                    continue
+                prop_sensitive[user] |= keys
+                um = scope.members[user]
+                if um.kind == "leaf" and um.address in d.resources:
+                    # still private to the builder: update in place
+                    object.__setattr__(d.resources[um.address], "sensitive_paths", tuple(sorted(prop_sensitive[user])))
+                if um.type == "OS::Heat::Value":
+                    work.append(user)
+        # this stack's outputs derived from hidden values (read by the parent's get_attr)
+        for oname, out in t.outputs.items():
+            if out.value is None:
+                continue
+            rs, ps = _ref_names([out.value])
+            if ps & scope.hidden or any(scope.members.get(r) is not None and scope.members[r].sensitive for r in rs):
+                scope.sensitive_outputs.add(oname)
+
+    def _child_sensitive(self, m: Member) -> bool:
+        if m.kind == "nested":
+            child = self.d.scopes.get(m.address)
+            return bool(child is not None and child.sensitive_outputs)
+        if m.member_nested:
+            return any(bool(self.d.scopes[a].sensitive_outputs) for a in m.member_addresses if a in self.d.scopes)
+        return False
 
     def _deletion_policy(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str:
         if res.deletion_policy is None:
@@ -832,6 +889,14 @@ class _Builder:
             for item in pol.get("resource_list") or []:
                 if isinstance(item, int) or (isinstance(item, str) and item.isdigit()):
                     skip.add(int(item))
+                elif isinstance(item, str):
+                    # a member's physical id (Heat accepts names or refs)
+                    member = self.state_ids.get(item)
+                    if member is not None and member.startswith(address + "["):
+                        tail = member[len(address) + 1 :]
+                        idx = tail[: tail.index("]")]
+                        if idx.isdigit():
+                            skip.add(int(idx))
         return skip
 
 
@@ -939,19 +1004,14 @@ def _build_desired(loaded: LoadedStack, stack_name: str, lineage: str | None, pr
                     if idx not in lst:
                         lst.append(idx)
     b = _Builder(loaded, d, state_members)
+    if state is not None:
+        b.state_ids = {rs.physical_id: addr for addr, rs in state.resources.items() if rs.physical_id}
     root = b.root_scope()
     b.build_scope(root, root.fixed_params or {}, frozenset())
     _collect_leaves(d)
     t = loaded.template
     d.outputs = tuple(t.outputs)
-    sens: set[str] = set()
-    for name, out in t.outputs.items():
-        if out.value is None:
-            continue
-        rs, ps = _ref_names([out.value])
-        if ps & root.hidden or any(root.members.get(r) is not None and root.members[r].sensitive for r in rs):
-            sens.add(name)
-    d.sensitive_outputs = frozenset(sens)
+    d.sensitive_outputs = frozenset(root.sensitive_outputs)
     add_dependencies(d, b.explicit)
     return d
 

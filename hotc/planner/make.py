@@ -323,6 +323,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         changes.append(rc)
 
     # deletes: in the state, not (or no longer) desired
+    groups = _groups(d)
     for addr in _state_order(srs):
         rs = srs[addr]
         if selected is not None and addr not in selected:
@@ -332,7 +333,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             continue  # kept (its deposed instances are handled below)
         if dr is not None:
             reason, detail, policy = D_CONDITION, "its condition is false", dr.deletion_policy
-        elif any(addr.startswith(g + "[") for g in _groups(d)):
+        elif "[" in addr and addr[: addr.rindex("[")] in groups:
             reason, detail, policy = D_COUNT, "the group no longer has this member", None
         else:
             reason, detail, policy = D_NO_CONFIG, "not in the template any more", None

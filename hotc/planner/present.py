@@ -141,6 +141,25 @@ def reason_text(c: ResourceChange) -> str:
     return c.action_reason.replace("_", " ")
 
 
+def string_diff(c: ResourceChange, path: str, limit: int = 60) -> list[str] | None:
+    """A line diff for a long or multi-line string change (scripts, user_data), so the difference shows even
+    when it is past the first characters; None when a one-line rendering is enough or the value is hidden."""
+    import difflib
+
+    if is_sensitive_path(path, c.sensitive_paths):
+        return None
+    steps = split_path(path)
+    old, new = get_path(c.before or {}, steps), get_path(c.after or {}, steps)
+    if not (isinstance(old, str) and isinstance(new, str)):
+        return None
+    if "\n" not in old and "\n" not in new and len(old) <= 120 and len(new) <= 120:
+        return None
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))[2:]
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more diff lines)"]
+    return lines
+
+
 def changed_lines(c: ResourceChange) -> list[tuple[str, str, str, bool]]:
     """(path, old, new, forces_replacement) for each changed path of an update/replace."""
     before = c.before or {}

@@ -243,3 +243,42 @@ def test_output_that_cannot_be_evaluated_is_an_output_error_not_a_plan_error():
     outs = {o.name: o for o in plan.output_changes}
     assert outs["first"].error is not None and "no member '0'" in outs["first"].error
     assert outs["all"].error is None and outs["all"].after == []
+
+
+def test_removal_policies_skip_listed_members_by_index_or_physical_id():
+    doc = {"resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
+        "count": 2, "removal_policies": [{"resource_list": ["0", "id-g[1]"]}],
+        "resource_def": {"type": "OS::Heat::None"}}}}}
+    st = state({f"g[{i}]": {"type": "OS::Heat::None"} for i in range(3)})
+    plan = plan_of(stack(doc), st)
+    ch = by_addr(plan)
+    assert ch["g[0]"].action is Action.DELETE and ch["g[1]"].action is Action.DELETE
+    assert ch["g[2]"].action is Action.NOOP and ch["g[3]"].action is Action.CREATE
+
+
+def test_conditions_on_a_stack_id_not_known_yet_are_decided():
+    child = {"parameters": {"root_stack_id": {"type": "string", "default": ""}},
+             "conditions": {"standalone": {"equals": [{"get_param": "root_stack_id"}, ""]}},
+             "resources": {"alarm": {"type": "OS::Heat::None", "condition": "standalone"},
+                           "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "root_stack_id"}}}}}
+    doc = {"resources": {"member": {"type": "child.yaml", "properties": {"root_stack_id": {"get_param": "OS::stack_id"}}},
+                         "alone": {"type": "child.yaml"}}}
+    plan = plan_of(stack(doc, nested={"child.yaml": child}))
+    ch = by_addr(plan)
+    assert "member.alarm" not in ch and "alone.alarm" in ch  # fed a stack id: not standalone
+    assert isinstance(ch["member.v"].after["value"], Unknown)  # the value itself stays unknown
+
+
+def test_hidden_values_through_nested_outputs_are_sensitive():
+    child = {"parameters": {"pw": {"type": "string", "hidden": True}},
+             "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}}},
+             "outputs": {"secret": {"value": {"get_attr": ["v", "value"]}}, "plain": {"value": "x"}}}
+    doc = {"resources": {"db": {"type": "child.yaml", "properties": {"pw": "literal"}},
+                         "user": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["db", "secret"]}}},
+                         "other": {"type": "OS::Heat::Value", "properties": {"value": "y"}}},
+           "outputs": {"leak": {"value": {"get_attr": ["user", "value"]}}}}
+    plan = plan_of(stack(doc, nested={"child.yaml": child}))
+    ch = by_addr(plan)
+    assert ch["db.v"].sensitive_paths == ("value",)
+    assert ch["user"].sensitive_paths == ("value",) and ch["other"].sensitive_paths == ()
+    assert {o.name: o.sensitive for o in plan.output_changes} == {"leak": True}
