@@ -153,6 +153,24 @@ def test_create_once_gives_up_early_on_conflicts_and_never_adopts_on_them() -> N
     assert len(made) == 3 and looked == []
 
 
+def test_fresh_finder_never_returns_what_existed_before_the_create() -> None:
+    @dataclass
+    class R:
+        id: str
+        created_at: str
+
+    cloud = [R("old", "2026-01-01T00:00:00")]  # the instance a replacement replaces: same stamp
+    ctx = make_ctx(None, "r")
+    find_new = common.fresh_finder(ctx, "create", lambda: list(cloud))
+    assert find_new() is None
+
+    def create() -> str:
+        cloud.append(R("new", "2026-01-02T00:00:00"))  # the cloud made it, then the answer was lost
+        raise FakeHttpError(504, "gateway timeout")
+
+    assert common.create_once(ctx, "create", create, find_new, sleep=no_sleep).id == "new"
+
+
 @dataclass
 class Obj:
     status: str

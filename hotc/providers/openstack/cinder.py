@@ -18,6 +18,7 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     has_stamp,
     ignore_missing,
@@ -92,8 +93,10 @@ class VolumeDriver:
         if "size" not in body and not (body.get("snapshot_id") or body.get("source_volume_id") or image):
             raise ProviderError("volume: size is required unless the volume is made from an image, snapshot, "
                                 "source volume or backup")
-        vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body),
-                          lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create volume", lambda: [
+            v for v in conn.block_storage.volumes(details=True, name=name)
+            if has_stamp(ctx, metadata=v.metadata or {})])
+        vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body), find_new)
         ctx.record_physical_id(vol.id)
         vol = _wait_volume(ctx, conn, vol.id, "create volume")
         if props.get("read_only"):

@@ -12,6 +12,7 @@ hotc passes ``user_data`` to Nova as is (RAW) and logs that it did.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -23,6 +24,7 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     has_stamp,
     ignore_missing,
@@ -234,8 +236,10 @@ class ServerDriver:
             ctx.log("server: personality (deprecated) is not applied")
 
         self._free_ports_of_replaced(ctx, conn, nics)
-        server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body),
-                             lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create server", lambda: [
+            s for s in conn.compute.servers(details=True, name=f"^{re.escape(name)}$")
+            if has_stamp(ctx, metadata=s.metadata or {})])
+        server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body), find_new)
         ctx.record_physical_id(server.id)
         server = self._wait_active(ctx, conn, server.id, "create server")
         self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
@@ -670,8 +674,9 @@ class FlavorDriver:
         }
         if props.get("flavorid"):
             body["id"] = str(props["flavorid"])
-        flavor = create_once(ctx, "create flavor", lambda: conn.compute.create_flavor(**body),
-                             lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create flavor", lambda: [
+            f for f in conn.compute.flavors(is_public=None) if f.name == body["name"]])
+        flavor = create_once(ctx, "create flavor", lambda: conn.compute.create_flavor(**body), find_new)
         ctx.record_physical_id(flavor.id)
         specs = {str(k): str(v) for k, v in (props.get("extra_specs") or {}).items()}
         specs.update(self._stamp_specs(ctx))
