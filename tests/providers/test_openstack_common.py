@@ -31,7 +31,10 @@ def make_ctx(
     stack: str = "hotc-t",
     timeout: float = 120.0,
     rec: Recorder | None = None,
+    instance: str | None = None,
 ) -> ActionContext:
+    """A driver context as the executor makes it; ``instance`` is the address stamp of a replacement
+    (``address@nonce``), defaulting to the address."""
     rec = rec if rec is not None else Recorder()
     lin = lineage or uuid.uuid4().hex
     return ActionContext(
@@ -42,7 +45,7 @@ def make_ctx(
         timeout=timeout,
         cloud=lambda: conn,
         record_physical_id=rec.ids.append,
-        tags={"hotc-lineage": lin, "hotc-address": address},
+        tags={"hotc-lineage": lin, "hotc-address": instance or address},
         log=rec.logs.append,
     )
 

@@ -246,7 +246,7 @@ def test_server_replacement_takes_over_its_port(cloud: Any, cloud_shared: Any, c
     rec = Recorder()
     with pytest.raises(ProviderError, match=r"(?i)port .* (in use|still in use)"):
         SERVER.create(make_ctx(cloud, "other", lineage=lineage), props)  # another address: not ours to take
-    new = SERVER.create(make_ctx(cloud, "app", lineage=lineage, rec=rec), props)
+    new = SERVER.create(make_ctx(cloud, "app", lineage=lineage, rec=rec, instance="app@1a2b3c4d"), props)
     assert new.physical_id != old.physical_id
     assert any("detaching port" in m for m in rec.logs)
     assert cloud.network.get_port(port.id).device_id == new.physical_id

@@ -298,6 +298,11 @@ def stamp(ctx: ActionContext) -> dict[str, str]:
     return out
 
 
+def base_address(stamped: Any) -> str:
+    """The address part of an address stamp (a replacement instance is stamped ``address@nonce``)."""
+    return str(stamped or "").split("@", 1)[0]
+
+
 def stamp_tags(ctx: ActionContext) -> list[str]:
     """The stamp as a list of ``key=value`` tags (Neutron, Octavia, Glance)."""
     return [f"{k}={v}" for k, v in sorted(stamp(ctx).items())]

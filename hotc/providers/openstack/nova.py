@@ -22,6 +22,7 @@ from hotc.providers.openstack.common import (
     TAG_LINEAGE,
     NotFound,
     ProviderError,
+    base_address,
     call,
     create_once,
     fresh_finder,
@@ -259,7 +260,9 @@ class ServerDriver:
                 continue
             old = get_or_none(ctx, f"read server {owner}", conn.compute.get_server, owner)
             md = (old.metadata or {}) if old is not None else {}
-            if md.get(TAG_LINEAGE) != ctx.lineage or md.get(TAG_ADDRESS) != ctx.address:
+            # the same address, any instance of it (a replacement's stamp is ``address@nonce``)
+            if md.get(TAG_LINEAGE) != ctx.lineage or base_address(md.get(TAG_ADDRESS)) != base_address(
+                    stamp(ctx)[TAG_ADDRESS]):
                 continue  # someone else's server: let Nova say the port is in use
             ctx.log(f"server: detaching port {port.id} from {owner}, the server this one replaces")
             ignore_missing(ctx, f"detach port {port.id} from server {owner}", conn.compute.delete_server_interface,
