@@ -197,6 +197,12 @@ def test_server_replacement_and_bad_flavor(cloud: Any, cloud_shared: Any, cloud_
     new_props = {**props, "name": cloud_tracker.name("db2"), "networks": [{"network": cloud_shared.private_network_id}]}
     new = SERVER.create(make_ctx(cloud, "db"), new_props)
     assert new.physical_id != old.physical_id
+    # user_data with user_data_update_policy REBUILD: rebuilt in place with the new user data
+    ud = {**new_props, "user_data_update_policy": "REBUILD", "user_data_format": "RAW", "user_data": "v2"}
+    out = SERVER.update(make_ctx(cloud, "db"), new.physical_id, {**ud, "user_data": "v1"}, ud,  # type: ignore[arg-type]
+                        fs("user_data"))
+    assert out.physical_id == new.physical_id
+    assert base64.b64decode(cloud.compute.get_server(new.physical_id).user_data).decode() == "v2"
     SERVER.delete(ctx, old.physical_id, props)  # type: ignore[arg-type]
     assert SERVER.read(ctx, old.physical_id, props) is None  # type: ignore[arg-type]
     SERVER.delete(ctx, new.physical_id, new_props)  # type: ignore[arg-type]
