@@ -161,7 +161,14 @@ class ServerDriver:
         self, ctx: ActionContext, conn: Any, name: str, index: int, item: Mapping[str, Any],
         sg_ids: list[str] | None,
     ) -> str:
-        body: dict[str, Any] = dict(item.get("port_extra_properties") or {})
+        extra = {k: v for k, v in dict(item.get("port_extra_properties") or {}).items() if v is not None}
+        body: dict[str, Any] = dict(extra.pop("value_specs", None) or {})
+        if extra.get("qos_policy"):
+            from hotc.providers.openstack.neutron import find_qos_policy
+
+            body["qos_policy_id"] = find_qos_policy(ctx, conn, extra.pop("qos_policy")).id
+        extra.pop("qos_policy", None)
+        body.update(extra)
         if item.get("subnet"):
             subnet = find_subnet(ctx, conn, item["subnet"])
             body["network_id"] = subnet.network_id
