@@ -569,6 +569,8 @@ class _Builder:
         self.d = desired
         self.state_members = state_members  # group address -> indexes present in state
         self.state_ids: dict[str, str] = {}  # physical id -> address, from the state
+        self.static = UnknownResolver()
+        self.memo: dict[Any, Any] = {}
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
 
     # parameters / conditions ------------------------------------------------------------------------
@@ -633,8 +635,8 @@ class _Builder:
         scope.static_params = params
         scope.conditions = self.eval_conditions(scope, params)
         t = scope.template
-        static = UnknownResolver()
-        memo: dict[Any, Any] = {}
+        static = self.static  # one build-time resolver and memo for every scope (memo keys name the scope)
+        memo = self.memo
         # pass 1: decide what each name is (so references across the scope can be expanded)
         for name, res in t.resources.items():
             address = join(scope.prefix, name)
