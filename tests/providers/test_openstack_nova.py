@@ -27,6 +27,12 @@ def fs(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
+def internal_port_id(cloud: Any, lineage: str) -> str:
+    ports = list(cloud.network.ports(tags=["hotc-internal-port", f"hotc-lineage={lineage}"]))
+    assert len(ports) == 1
+    return str(ports[0].id)
+
+
 @pytest.fixture(scope="module")
 def extra_net(cloud: Any) -> Iterator[tuple[Any, Any]]:
     """A second network + subnet for interface attach/detach (module-wide)."""
@@ -130,7 +136,8 @@ def test_server_lifecycle(cloud: Any, cloud_shared: Any, cloud_tracker: Any, ext
     assert len(a["networks"][cloud_shared.private_network_name]) == 1
     assert a["networks"][cloud_shared.private_network_name][0].startswith("10.10.0.")
     assert a["networks"][net2.name] == ["10.79.0.33"] and a["networks"][net2.id] == ["10.79.0.33"]
-    assert a["addresses"][net2.name][0]["port"]
+    assert a["addresses"][net2.name][0]["port"] == internal_port_id(cloud, lineage)
+    assert a["addresses"][net2.id] == a["addresses"][net2.name]
     assert a["show"]["id"] == sid
     live = cloud.compute.get_server(sid)
     assert live.metadata == {"role": "web", "hotc-lineage": lineage, "hotc-address": "web"}

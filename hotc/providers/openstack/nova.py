@@ -297,28 +297,23 @@ class ServerDriver:
         raw = server.to_dict(original_names=True)
         ifaces = get_or_none(ctx, f"list interfaces of server {server.id}",
                              lambda: list(conn.compute.server_interfaces(server.id))) or []
-        port_of_mac = {i.mac_addr: i.port_id for i in ifaces}
+        # As Heat: every address gets the port of the interface with that (fixed ip, mac), or None; both maps
+        # are also keyed by network id (a copy of the network label's entry).
+        port_of = {((i.fixed_ips or [{}])[0].get("ip_address"), i.mac_addr): i.port_id for i in ifaces}
+        labels = server.addresses or {}
         addresses: dict[str, list[dict[str, Any]]] = {}
         networks: dict[str, list[str]] = {}
-        net_ids: dict[str, str] = {}
-        for i in ifaces:
-            net_ids.setdefault(i.net_id, i.net_id)
-        for net_name, entries in (server.addresses or {}).items():
-            lst = []
-            for e in entries:
-                e2 = dict(e)
-                mac = e.get("OS-EXT-IPS-MAC:mac_addr")
-                if mac in port_of_mac:
-                    e2["port"] = port_of_mac[mac]
-                lst.append(e2)
-                networks.setdefault(net_name, []).append(e.get("addr"))
-            addresses[net_name] = lst
-        # Heat also keys `networks` by network id
-        for i in ifaces:
-            for ip in i.fixed_ips or []:
-                networks.setdefault(i.net_id, [])
-                if ip.get("ip_address") not in networks[i.net_id]:
-                    networks[i.net_id].append(ip.get("ip_address"))
+        for label, entries in labels.items():
+            addresses[label] = [dict(e, port=port_of.get((e.get("addr"), e.get("OS-EXT-IPS-MAC:mac_addr"))))
+                                for e in entries]
+            networks[label] = [e.get("addr") for e in entries]
+        for label, entries in list(labels.items()):
+            ips = {e.get("addr") for e in entries}
+            net_id = next((i.net_id for i in ifaces if any(f.get("ip_address") in ips for f in i.fixed_ips or [])),
+                          None)
+            if net_id and net_id not in networks:
+                networks[net_id] = list(networks[label])
+                addresses[net_id] = [dict(e) for e in addresses[label]]
         # Heat: the first address of the first network with addresses, network labels in reverse sort order
         first = ""
         for label in sorted(server.addresses or {}, reverse=True):
