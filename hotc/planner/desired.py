@@ -59,6 +59,7 @@ class DesiredResource:
     pos: Pos | None = None
     sensitive_paths: tuple[str, ...] = ()  # top-level property names derived from hidden parameters
     has_metadata: bool = False
+    external_id: str | None = None  # Heat's external_id: an existing object adopted, never created or deleted
 
 
 @dataclass(frozen=True)
@@ -569,6 +570,8 @@ class _Builder:
         self.d = desired
         self.state_members = state_members  # group address -> indexes present in state
         self.state_ids: dict[str, str] = {}  # physical id -> address, from the state
+        self.static = UnknownResolver()
+        self.memo: dict[Any, Any] = {}
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
 
     # parameters / conditions ------------------------------------------------------------------------
@@ -633,8 +636,8 @@ class _Builder:
         scope.static_params = params
         scope.conditions = self.eval_conditions(scope, params)
         t = scope.template
-        static = UnknownResolver()
-        memo: dict[Any, Any] = {}
+        static = self.static  # one build-time resolver and memo for every scope (memo keys name the scope)
+        memo = self.memo
         # pass 1: decide what each name is (so references across the scope can be expanded)
         for name, res in t.resources.items():
             address = join(scope.prefix, name)
@@ -713,9 +716,11 @@ class _Builder:
             needs |= {scope.members[r.name].address for r in res.depends_on if r.name in scope.members}
             needs |= inherited
             if m.kind == "leaf":
+                ext = self._external_id(scope, res, static, memo)
                 d.resources[m.address] = DesiredResource(
-                    address=m.address, type=m.type, deletion_policy=dpol, name=name, scope=scope.prefix,
-                    pos=res.pos, sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))), has_metadata=res.metadata is not None,
+                    address=m.address, type=m.type, deletion_policy="Retain" if ext is not None else dpol, name=name,
+                    scope=scope.prefix, pos=res.pos, sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))),
+                    has_metadata=res.metadata is not None, external_id=ext,
                 )
                 self.explicit[m.address] = needs
             elif m.kind == "nested":
@@ -759,6 +764,17 @@ class _Builder:
         if m.member_nested:
             return any(bool(self.d.scopes[a].sensitive_outputs) for a in m.member_addresses if a in self.d.scopes)
         return False
+
+    def _external_id(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str | None:
+        if res.external_id is None:
+            return None
+        value = self.d._eval(scope, res.external_id, static, memo)
+        if value is None or value == "":
+            return None
+        if not isinstance(value, str):
+            raise HotcError(f"{res.pos or scope.template.path}: error: external_id of {res.name} must be a string "
+                            f"known at plan time, not {value!r}")
+        return value
 
     def _deletion_policy(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str:
         if res.deletion_policy is None:

@@ -361,7 +361,20 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     base = dict(address=addr, type=dr.type, depends_on=dr.depends_on, sensitive_paths=dr.sensitive_paths,
                 deletion_policy=dr.deletion_policy, index=dr.index)
     if rs is None:
+        if dr.external_id is not None:
+            return ResourceChange(action=Action.CREATE, before=None, after=after, import_id=dr.external_id,
+                                  action_reason="import_external_id",
+                                  reason_detail=f"adopt the existing object {dr.external_id} (external_id): nothing is "
+                                                "created, and it is never deleted", **base)  # type: ignore[arg-type]
         return ResourceChange(action=Action.CREATE, before=None, after=after, **base)  # type: ignore[arg-type]
+    if dr.external_id is not None:
+        if rs.physical_id != dr.external_id:
+            ctx.errors.append(error(f"{addr}: external_id changed from {rs.physical_id} to {dr.external_id}: an adopted "
+                                    "object cannot be swapped; remove the resource from the template first (it is "
+                                    "forgotten, not deleted), then add it back", dr.pos))
+        return ResourceChange(action=Action.NOOP, before=dict(rs.properties), after=after,
+                              previous_physical_id=rs.physical_id,
+                              reason_detail="adopted with external_id: hotc does not change it", **base)  # type: ignore[arg-type]
 
     before_raw = dict(rs.properties)
     after_disp = settle_unknowns(after, before_raw, resolver.stable)

@@ -179,3 +179,23 @@ def test_unknown_from_created_resource_into_update_allowed_property_is_an_update
     assert ch["sg"].action is Action.CREATE
     assert ch["port"].action is Action.UPDATE
     assert isinstance(ch["port"].after["security_groups"][0], Unknown)
+
+
+def test_external_id_is_adopted_never_created_or_deleted():
+    from hotc.parser.ir import Literal
+    from tests.planner.helpers import template
+
+    t = template({"resources": {"ext": {"type": "OS::Nova::Server"}}})
+    res = t.resources["ext"]
+    from dataclasses import replace as dc_replace
+
+    t = dc_replace(t, resources={"ext": dc_replace(res, external_id=Literal("srv-123"))})
+    loaded = stack({"resources": {"ext": {"type": "OS::Nova::Server"}}})
+    loaded = dc_replace(loaded, template=t)
+    c = by_addr(plan_of(loaded))["ext"]
+    assert c.action is Action.CREATE and c.import_id == "srv-123" and c.action_reason == "import_external_id"
+    assert c.deletion_policy == "Retain"
+    st = state({"ext": {"type": "OS::Nova::Server", "id": "srv-123", "deletion_policy": "Retain"}})
+    assert by_addr(plan_of(loaded, st))["ext"].action is Action.NOOP
+    gone = by_addr(plan_of(stack({"resources": {}}), st))["ext"]
+    assert gone.action is Action.FORGET
