@@ -275,3 +275,17 @@ def test_adopting_a_server_a_killed_run_left_building(cloud: Any, cloud_shared: 
     assert out is not None and out.attributes["show"]["status"] == "ACTIVE"
     assert out.attributes["first_address"].startswith("10.10.0.")
     SERVER.delete(ctx, s.id, {})
+
+
+def test_internal_ports_go_with_their_server_whatever_instance_deletes_it(cloud: Any, cloud_shared: Any,
+                                                                         cloud_tracker: Any) -> None:
+    """A networks entry naming a subnet makes hotc create the port; deleting the server (here through the context
+    of another instance of the same address, as when a replaced instance is cleaned up) deletes that port."""
+    lineage = uuid.uuid4().hex
+    props = {"name": cloud_tracker.name("vm"), "image": cloud_shared.image_id, "flavor": cloud_shared.flavor_id,
+             "networks": [{"subnet": cloud_shared.private_subnet_name}]}
+    out = SERVER.create(make_ctx(cloud, "app", lineage=lineage, instance="app@0badc0de"), props)
+    port_id = internal_port_id(cloud, lineage)
+    assert cloud.network.get_port(port_id).device_id == out.physical_id
+    SERVER.delete(make_ctx(cloud, "app", lineage=lineage), out.physical_id, props)  # type: ignore[arg-type]
+    assert cloud.network.find_port(port_id, ignore_missing=True) is None

@@ -538,12 +538,19 @@ class ServerDriver:
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        # the ports hotc made for this server: bound to it, or (a create that failed) bound to nothing; found by
+        # the internal-port tag and the lineage, so also when this is an older instance of the address
+        tags = [INTERNAL_PORT_TAG, f"{TAG_LINEAGE}={stamp(ctx)[TAG_LINEAGE]}"]
+        address = base_address(stamp(ctx)[TAG_ADDRESS])
+        ours = [p for p in call(ctx, "list internal ports", lambda: list(conn.network.ports(tags=tags)))
+                if p.device_id == physical_id
+                or (not p.device_id and any(t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1])
+                                            == address for t in p.tags or []))]
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
             wait_gone(ctx, f"delete server {physical_id}", lambda: _live_server(conn, physical_id))
-        for port in self._internal_ports(ctx, conn):
-            if not port.device_id or port.device_id == physical_id:
-                ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
+        for port in ours:
+            ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         found = self._find(ctx, ctx.cloud())
