@@ -188,7 +188,8 @@ class ServerDriver:
         return str(port.id)
 
     def _internal_ports(self, ctx: ActionContext, conn: Any) -> list[Any]:
-        tags = merge_tags(ctx, [INTERNAL_PORT_TAG])
+        """Ports hotc made for servers of this stack (any address, any instance): the caller narrows down."""
+        tags = [INTERNAL_PORT_TAG, f"{TAG_LINEAGE}={stamp(ctx)[TAG_LINEAGE]}"]
         return call(ctx, "list internal ports", lambda: list(conn.network.ports(tags=tags)))
 
     # -- create
@@ -540,9 +541,8 @@ class ServerDriver:
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
         # the ports hotc made for this server: bound to it, or (a create that failed) bound to nothing; found by
         # the internal-port tag and the lineage, so also when this is an older instance of the address
-        tags = [INTERNAL_PORT_TAG, f"{TAG_LINEAGE}={stamp(ctx)[TAG_LINEAGE]}"]
         address = base_address(stamp(ctx)[TAG_ADDRESS])
-        ours = [p for p in call(ctx, "list internal ports", lambda: list(conn.network.ports(tags=tags)))
+        ours = [p for p in self._internal_ports(ctx, conn)
                 if p.device_id == physical_id
                 or (not p.device_id and any(t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1])
                                             == address for t in p.tags or []))]
