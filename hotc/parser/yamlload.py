@@ -161,14 +161,23 @@ class _Builder:
         if items:
             build = self.build
             append = ips.append
+            add = lst.append
             for child in items:
+                value = child.value
+                if type(value) is str and child.tag == _STR:
+                    add(value)
+                else:
+                    value = build(child)
+                    add(value)
+                    if type(value) is PosDict or type(value) is PosList:
+                        append(value.pos)  # type: ignore[arg-type]  # the same position: share the object
+                        continue
                 m = child.start_mark
                 p = _new_pos(Pos)
                 _set_file(p, file)
                 _set_line(p, m.line + 1)
                 _set_col(p, m.column + 1)
                 append(p)
-            lst.extend([build(child) for child in items])
         return lst
 
     def mapping(self, node: Any) -> PosDict:
@@ -220,8 +229,15 @@ class _Builder:
                         code="duplicate-key",
                     )
                 )
-            d[key] = build(value_node)
             key_pos[key] = kpos
+            value = value_node.value
+            if type(value) is str and value_node.tag == _STR:
+                d[key] = value
+            else:
+                value = d[key] = build(value_node)
+                if type(value) is PosDict or type(value) is PosList:
+                    value_pos[key] = value.pos  # type: ignore[assignment]  # the same position: share the object
+                    continue
             m = value_node.start_mark
             p = _new_pos(Pos)
             _set_file(p, file)
