@@ -112,11 +112,12 @@ class _Builder:
     non-decimal integers, floats, unknown tags) goes through the PyYAML constructor, so the decoded data is
     the same; aliases give the same object (memo on node identity), as in PyYAML."""
 
-    def __init__(self, file: str, diags: list[Diagnostic], loader: Any) -> None:
+    def __init__(self, file: str, diags: list[Diagnostic], loader: Any, anchors: bool = True) -> None:
         self.file = file
         self.diags = diags
         self.loader = loader
-        self.memo: dict[int, Any] = {}
+        # aliases need an anchor (``&name``) in the text; without one no node is shared and no memo is needed
+        self.memo: dict[int, Any] | None = {} if anchors else None
 
     def build(self, node: Any) -> Any:
         tag = node.tag
@@ -143,12 +144,13 @@ class _Builder:
 
     def sequence(self, node: Any) -> PosList:
         memo = self.memo
-        got = memo.get(id(node))
-        if got is not None:
-            return got  # type: ignore[no-any-return]
-        file = self.file
         lst = _new_list(PosList)
-        memo[id(node)] = lst
+        if memo is not None:
+            got = memo.get(id(node))
+            if got is not None:
+                return got  # type: ignore[no-any-return]
+            memo[id(node)] = lst
+        file = self.file
         m = node.start_mark
         p = _new_pos(Pos)
         _set_file(p, file)
@@ -161,24 +163,34 @@ class _Builder:
         if items:
             build = self.build
             append = ips.append
+            add = lst.append
             for child in items:
+                value = child.value
+                if type(value) is str and child.tag == _STR:
+                    add(value)
+                else:
+                    value = build(child)
+                    add(value)
+                    if type(value) is PosDict or type(value) is PosList:
+                        append(value.pos)  # type: ignore[arg-type]  # the same position: share the object
+                        continue
                 m = child.start_mark
                 p = _new_pos(Pos)
                 _set_file(p, file)
                 _set_line(p, m.line + 1)
                 _set_col(p, m.column + 1)
                 append(p)
-            lst.extend([build(child) for child in items])
         return lst
 
     def mapping(self, node: Any) -> PosDict:
         memo = self.memo
-        got = memo.get(id(node))
-        if got is not None:
-            return got  # type: ignore[no-any-return]
-        file = self.file
         d = _new_dict(PosDict)
-        memo[id(node)] = d
+        if memo is not None:
+            got = memo.get(id(node))
+            if got is not None:
+                return got  # type: ignore[no-any-return]
+            memo[id(node)] = d
+        file = self.file
         m = node.start_mark
         p = _new_pos(Pos)
         _set_file(p, file)
@@ -220,8 +232,15 @@ class _Builder:
                         code="duplicate-key",
                     )
                 )
-            d[key] = build(value_node)
             key_pos[key] = kpos
+            value = value_node.value
+            if type(value) is str and value_node.tag == _STR:
+                d[key] = value
+            else:
+                value = d[key] = build(value_node)
+                if type(value) is PosDict or type(value) is PosList:
+                    value_pos[key] = value.pos  # type: ignore[assignment]  # the same position: share the object
+                    continue
             m = value_node.start_mark
             p = _new_pos(Pos)
             _set_file(p, file)
@@ -330,7 +349,7 @@ def load_yaml_text(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
         loader = loader_cls(text)
         try:
             node = loader.get_single_node()
-            data = None if node is None else _Builder(file, diags, loader).build(node)
+            data = None if node is None else _Builder(file, diags, loader, "&" in text).build(node)
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
