@@ -191,7 +191,7 @@ class DesiredStack:
                     try:
                         v = evaluate(e, ctx)
                     except EvalError as exc:
-                        raise HotcError(str(exc.diagnostic), diagnostics=(exc.diagnostic,)) from exc
+                        raise eval_failure(exc) from exc
                     if v is not None:
                         out[k] = v
             return out
@@ -272,7 +272,7 @@ class DesiredStack:
         try:
             return evaluate(expr, self._ctx(scope, resolver, memo))
         except EvalError as exc:
-            raise HotcError(str(exc.diagnostic), diagnostics=(exc.diagnostic,)) from exc
+            raise eval_failure(exc) from exc
 
     def _eval_props(self, scope: Scope, resource: Resource, resolver: AddressResolver, memo: dict[Any, Any]) -> dict[str, Any]:
         if resource.properties is None:
@@ -281,7 +281,7 @@ class DesiredStack:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            raise HotcError(f"{resource.pos or scope.template.path}: error: properties of {join(scope.prefix, resource.name)} must be a map")
+            raise HotcError(f"{resource.pos or scope.template.path}: properties of {join(scope.prefix, resource.name)} must be a map")
         # Heat drops properties whose value resolves to None (the property is then unset: default applies).
         return {k: v for k, v in value.items() if v is not None}
 
@@ -320,7 +320,7 @@ class DesiredStack:
                 values[pname] = p.default
             else:
                 raise HotcError(
-                    f"{p.pos or scope.template.path}: error: nested stack {scope.prefix}: parameter "
+                    f"{p.pos or scope.template.path}: nested stack {scope.prefix}: parameter "
                     f"{pname!r} has no value: the parent resource gives no property {pname!r} and there is no default"
                 )
         values["OS::stack_name"] = scope.stack_name
@@ -405,7 +405,7 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
         if isinstance(cond.value, str):
             if cond.value in scope.conditions:
                 return scope.conditions[cond.value]
-            raise HotcError(f"{cond.pos or scope.template.path}: error: condition {cond.value!r} is not defined")
+            raise HotcError(f"{cond.pos or scope.template.path}: condition {cond.value!r} is not defined")
     ctx = EvalContext(
         version=scope.template.version,
         parameters=condition_params(scope.fixed_params if scope.fixed_params is not None else scope.static_params),
@@ -416,10 +416,17 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
     try:
         value = evaluate_condition(cond, ctx)
     except EvalError as exc:
-        raise HotcError(str(exc.diagnostic), diagnostics=(exc.diagnostic,)) from exc
+        raise eval_failure(exc) from exc
     if isinstance(value, Unknown):
-        raise HotcError(f"{cond.pos or scope.template.path}: error: a condition depends on a value known only after apply")
+        raise HotcError(f"{cond.pos or scope.template.path}: a condition depends on a value known only after apply")
     return bool(value)
+
+
+def eval_failure(exc: EvalError) -> HotcError:
+    """An evaluation error as a HotcError: the positioned diagnostic carries the details (the CLI prints it
+    first), the message says what could not be done."""
+    return HotcError(f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
+                     diagnostics=(exc.diagnostic,))
 
 
 class _NoResources:
@@ -612,19 +619,19 @@ class _Builder:
                 except EvalError as exc:
                     if any(n in pending and n != name for n in _condition_names(cond.expr)):
                         continue
-                    raise HotcError(str(exc.diagnostic), diagnostics=(exc.diagnostic,)) from exc
+                    raise eval_failure(exc) from exc
                 except KeyError:
                     continue
                 if isinstance(value, Unknown):
                     raise HotcError(
-                        f"{cond.pos or t.path}: error: condition {name!r} depends on a value known only after apply"
+                        f"{cond.pos or t.path}: condition {name!r} depends on a value known only after apply"
                     )
                 done[name] = bool(value)
                 del pending[name]
                 progressed = True
             if not progressed:
                 names = ", ".join(sorted(pending))
-                raise HotcError(f"{t.path}: error: conditions refer to each other in a cycle: {names}")
+                raise HotcError(f"{t.path}: conditions refer to each other in a cycle: {names}")
         return done
 
     # walking ------------------------------------------------------------------------------------------
@@ -772,7 +779,7 @@ class _Builder:
         if value is None or value == "":
             return None
         if not isinstance(value, str):
-            raise HotcError(f"{res.pos or scope.template.path}: error: external_id of {res.name} must be a string "
+            raise HotcError(f"{res.pos or scope.template.path}: external_id of {res.name} must be a string "
                             f"known at plan time, not {value!r}")
         return value
 
@@ -784,7 +791,7 @@ class _Builder:
         else:
             value = self.d._eval(scope, res.deletion_policy, static, memo)
         if not isinstance(value, str) or value.capitalize() not in ("Delete", "Retain", "Snapshot"):
-            raise HotcError(f"{res.pos or scope.template.path}: error: deletion_policy of {res.name} must be Delete, Retain or Snapshot, not {value!r}")
+            raise HotcError(f"{res.pos or scope.template.path}: deletion_policy of {res.name} must be Delete, Retain or Snapshot, not {value!r}")
         return value.capitalize()
 
     def _child_scope(self, parent: Scope, address: str, key: str, feed: tuple[str, str, int | None, str], hidden_from_parent: bool) -> Scope:
@@ -839,11 +846,11 @@ class _Builder:
             count = props.get("count", 1)
             rdef = props.get("resource_def")
             if isinstance(count, Unknown):
-                raise HotcError(f"{where}: error: {m.address}: count must be known at plan time, but it depends on {count!r}")
+                raise HotcError(f"{where}: {m.address}: count must be known at plan time, but it depends on {count!r}")
             try:
                 count = int(count)
             except (TypeError, ValueError) as exc:
-                raise HotcError(f"{where}: error: {m.address}: count must be an integer, not {count!r}") from exc
+                raise HotcError(f"{where}: {m.address}: count must be an integer, not {count!r}") from exc
             skip = self._removed(props, m.address)
             indexes: list[int] = []
             i = 0
@@ -857,7 +864,7 @@ class _Builder:
             lo, hi = props.get("min_size", 0), props.get("max_size", 0)
             for label, v in (("desired_capacity", cap), ("min_size", lo), ("max_size", hi)):
                 if isinstance(v, Unknown):
-                    raise HotcError(f"{where}: error: {m.address}: {label} must be known at plan time")
+                    raise HotcError(f"{where}: {m.address}: {label} must be known at plan time")
             try:
                 lo_i, hi_i = int(lo or 0), int(hi or 0)
                 if cap is not None:
@@ -866,11 +873,11 @@ class _Builder:
                     current = len(self.state_members.get(m.address, []))
                     n = min(max(current, lo_i), hi_i) if current else lo_i
             except (TypeError, ValueError) as exc:
-                raise HotcError(f"{where}: error: {m.address}: sizes must be integers") from exc
+                raise HotcError(f"{where}: {m.address}: sizes must be integers") from exc
             indexes = list(range(n))
         if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
             what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
-            raise HotcError(f"{where}: error: {m.address}: {what} must be a map with a 'type'")
+            raise HotcError(f"{where}: {m.address}: {what} must be a map with a 'type'")
         kind, key = _resolve_member_type(rdef["type"], scope, m.name)
         mtype = key if kind == "leaf" and key else rdef["type"]
         addresses = tuple(f"{m.address}[{i}]" for i in indexes)

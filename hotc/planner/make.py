@@ -213,8 +213,8 @@ def _make_plan(desired: DesiredStack, state: StackState | None, options: PlanOpt
     changes, outs = _normal(ctx)
     if ctx.errors:
         raise HotcError(
-            f"the plan cannot be made: {len(ctx.errors)} error(s)" if len(ctx.errors) > 1 else ctx.errors[0].message,
-            diagnostics=tuple(ctx.errors) if len(ctx.errors) > 1 else (),
+            f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",
+            diagnostics=tuple(ctx.errors),
         )
     return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)  # type: ignore[arg-type]
 
