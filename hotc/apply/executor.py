@@ -10,6 +10,7 @@ is saved and the report says what was done, what failed (with the error) and wha
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import queue
 import threading
@@ -299,7 +300,8 @@ class Executor:
             raise StepFailed(f"hotc has no driver for resource type {type_name}")
         return d
 
-    def _ctx(self, address: str, type_name: str, on_id: Callable[[str], None]) -> ExecContext:
+    def _ctx(self, address: str, type_name: str, on_id: Callable[[str], None], tag: str | None = None) -> ExecContext:
+        """The driver context; ``tag`` is the address stamp of the instance (see :func:`instance_tag`)."""
         lineage = self._initial.lineage
 
         def lookup(pid: str) -> ResourceState | None:
@@ -316,7 +318,7 @@ class Executor:
             timeout=self.options.timeout_for(type_name),
             cloud=self.options.cloud,
             record_physical_id=on_id,
-            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: address},
+            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: tag or address},
             log=self._logger(address),
             lookup=lookup,
         )
@@ -382,7 +384,7 @@ class Executor:
         adopted: str | None = None
         if old is not None and old.physical_id is None and old.in_progress:
             # a run was killed between the cloud call and recording its id: find what it created
-            ctx0 = self._ctx(addr, old.type, lambda _pid: None)
+            ctx0 = self._ctx(addr, old.type, lambda _pid: None, instance_tag(old))
             try:
                 adopted = self._driver(old.type).find_adoptable(ctx0, with_defaults(old.type, old.properties))
             except Exception as exc:  # noqa: BLE001
@@ -420,19 +422,34 @@ class Executor:
             )
             return s.with_resource(rs)
 
-        self.keeper.commit(start, (resource_event(addr, type_name, "CREATE_IN_PROGRESS", "state changed"),))
+        started = self.keeper.commit(start, (resource_event(addr, type_name, "CREATE_IN_PROGRESS", "state changed"),))
+        entry = started.resources[addr]
+        old_ids = {d.physical_id for d in entry.deposed}
 
         def on_id(pid: str) -> None:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
         try:
-            outcome = driver.create(self._ctx(addr, type_name, on_id), with_defaults(type_name, props))
+            outcome = driver.create(self._ctx(addr, type_name, on_id, instance_tag(entry)), with_defaults(type_name, props))
+            current = self.keeper.state.resources.get(addr)
+            got = outcome.physical_id or (current.physical_id if current is not None else None)
+            if got is not None and got in old_ids:
+                raise StepFailed(f"the driver gave back the old instance {got} instead of creating a new one; "
+                                 "the old instance is kept")
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
-            self.keeper.commit(
-                lambda s: _patch(s, addr, status="CREATE_FAILED", status_reason=reason),
-                (resource_event(addr, type_name, "CREATE_FAILED", reason),),
-            )
+
+            def failed(s: StackState) -> StackState:
+                rs = s.resources.get(addr)
+                if rs is None:
+                    return s
+                pid = rs.physical_id
+                if pid is not None and pid in old_ids:  # never delete what is still the live resource
+                    return s.with_resource(replace(rs, status="CREATE_FAILED", status_reason=reason,
+                                                   deposed=tuple(d for d in rs.deposed if d.physical_id != pid)))
+                return s.with_resource(replace(rs, status="CREATE_FAILED", status_reason=reason))
+
+            self.keeper.commit(failed, (resource_event(addr, type_name, "CREATE_FAILED", reason),))
             raise StepFailed(reason) from exc
         self._complete(addr, type_name, "CREATE", outcome, props)
 
@@ -570,7 +587,7 @@ class Executor:
             driver0 = self.drivers(cur.type)
             if driver0 is not None and cur.in_progress:
                 try:
-                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None),
+                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None, instance_tag(cur)),
                                                  with_defaults(cur.type, cur.properties))
                 except Exception as exc:  # noqa: BLE001
                     raise StepFailed(f"looking for a resource left by an interrupted run failed: {_err(exc)}") from exc
@@ -634,6 +651,18 @@ class Executor:
             outs[name] = out
         keeper.commit(lambda s: replace(s, outputs=outs))
         return tuple(errors)
+
+
+def instance_tag(rs: ResourceState) -> str:
+    """The address stamp of the instance ``rs`` describes (a create in progress). The first instance of an
+    address is stamped with the address itself; a replacement, made while the old instance still exists, gets
+    ``address@NONCE`` (NONCE from the entry's creation time) so that a driver looking for "what this create
+    made" by its stamp never mistakes the old instance for the new one. Deterministic: a later run adopting
+    the instance of an interrupted create computes the same stamp from the same state entry."""
+    if not rs.deposed:
+        return rs.address
+    nonce = hashlib.sha256(f"{rs.address}|{rs.created_at}".encode()).hexdigest()[:8]
+    return f"{rs.address}@{nonce}"
 
 
 def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:

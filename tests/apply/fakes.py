@@ -43,6 +43,7 @@ class FakeCloud:
         self.fail: dict[tuple[str, str], str] = {}  # (op, address) -> error message
         self.fail_times: dict[tuple[str, str], int] = {}  # fail only this many times
         self.hooks: dict[tuple[str, str], Callable[[ActionContext], None]] = {}
+        self.reuse_on_create = False
 
     def _enter(self, op: str, address: str, pid: str | None) -> Call:
         c = Call(op, address, pid, time.monotonic())
@@ -84,6 +85,12 @@ class FakeDriver:
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         c = self.cloud._enter("create", ctx.address, None)
         try:
+            if self.cloud.reuse_on_create:  # a driver re-reading "what the failed attempt made" by its stamp
+                found = self.find_adoptable(ctx, props)
+                if found is not None:
+                    ctx.record_physical_id(found)
+                    c.physical_id = found
+                    return Outcome(found, {"name": props.get("name"), "echo": dict(props)})
             pid = f"{ctx.address}-{uuid.uuid4().hex[:8]}"
             hook = self.cloud.hooks.get(("create", ctx.address))
             with self.cloud.lock:
@@ -129,7 +136,7 @@ class FakeDriver:
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         with self.cloud.lock:
             for pid, obj in self.cloud.objects.items():
-                if obj["tags"].get("hotc-lineage") == ctx.lineage and obj["tags"].get("hotc-address") == ctx.address:
+                if all(obj["tags"].get(k) == v for k, v in ctx.tags.items()):
                     return pid
         return None
 

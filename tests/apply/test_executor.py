@@ -395,3 +395,42 @@ def test_replace_with_deletion_policy_retain_keeps_the_old_instance():
     assert rep.ok, rep
     assert not cloud.calls_for("delete", "a") and "a-old" in cloud.objects
     assert sink.last.resources["a"].deposed == () and sink.last.resources["a"].deletion_policy == "Retain"
+
+
+def test_replacement_is_stamped_apart_from_the_old_instance():
+    # a driver that looks for "what this create made" by the stamp must not find the old instance
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
+    st = StackState.new("teststack")
+    cloud.objects["a-old"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"}}
+    cloud.reuse_on_create = True
+    state = st.with_resource(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"},
+                                           created_at="t0"))
+    rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired, drivers)
+    assert rep.ok, rep
+    new = sink.last.resources["a"].physical_id
+    assert new != "a-old" and list(cloud.objects) == [new]
+    assert cloud.objects[new]["tags"]["hotc-address"].startswith("a@")
+
+
+def test_driver_returning_the_old_instance_fails_without_deleting_it():
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
+    st = StackState.new("teststack")
+    cloud.objects["a-old"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage}}
+    cloud.reuse_on_create = True
+    state = st.with_resource(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"}))
+    from hotc.providers.base import Outcome
+
+    class Buggy:  # ignores the stamp and hands back whatever exists
+        def create(self, ctx, props):
+            ctx.record_physical_id("a-old")
+            return Outcome("a-old", {})
+
+        def delete(self, ctx, pid, props):
+            cloud.objects.pop(pid, None)
+
+    rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired,
+                    lambda _t: Buggy())
+    assert not rep.ok and "old instance a-old" in rep.failed[0].error
+    a = sink.last.resources["a"]
+    assert a.physical_id == "a-old" and a.deposed == () and a.status == "CREATE_FAILED"
+    assert "a-old" in cloud.objects

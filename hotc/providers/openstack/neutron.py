@@ -23,12 +23,14 @@ from hotc.providers.openstack.common import (
     is_generated_name,
     lookup,
     merge_tags,
+    newest,
     outcome,
     physical_name,
     props_get,
     stamp_tags,
     user_tags,
     wait_gone,
+    with_defaults,
 )
 
 # --------------------------------------------------------------------------------------------- look-ups
@@ -212,7 +214,7 @@ class NeutronDriver:
         if not found and name:
             found = [r for r in call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")(name=name)))
                      if not r.tags]
-        return found[0] if found else None
+        return newest(found)
 
     def _find_untagged(self, ctx: ActionContext, conn: Any) -> Any:
         """A resource created but never stamped (the run died between the create and the tagging): untagged and
@@ -837,7 +839,7 @@ class SecurityGroupRuleDriver:
         return None if found is None else str(found.id)
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Neutron::Net": NetDriver(),
     "OS::Neutron::Subnet": SubnetDriver(),
     "OS::Neutron::Router": RouterDriver(),
@@ -847,4 +849,4 @@ DRIVERS: dict[str, Driver] = {
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationDriver(),
     "OS::Neutron::SecurityGroup": SecurityGroupDriver(),
     "OS::Neutron::SecurityGroupRule": SecurityGroupRuleDriver(),
-}
+})

@@ -24,11 +24,14 @@ from hotc.providers.openstack.common import (
     ignore_missing,
     lookup,
     merge_tags,
+    newest,
     outcome,
     physical_name,
+    settle,
     stamp_tags,
     wait_for,
     wait_gone,
+    with_defaults,
 )
 from hotc.providers.openstack.neutron import find_subnet
 
@@ -152,6 +155,8 @@ class OctaviaChild:
             if exc.status_code == 404:
                 return None
             raise
+        obj = settle(ctx, f"read {self.what} {physical_id}", obj, lambda: self._get(conn, physical_id, props),
+                     lambda o: str(o.provisioning_status).upper().startswith("PENDING_"))
         if obj is None or str(obj.provisioning_status).upper() == "DELETED":
             return None
         return self._outcome(obj)
@@ -207,7 +212,7 @@ class OctaviaChild:
             found = call(ctx, f"search {self.what}", self._list, conn, props, tags=stamp_tags(ctx))
         except ProviderError:
             return None
-        return found[0] if found else None
+        return newest(found)
 
 
 # --------------------------------------------------------------------------------------------- LoadBalancer
@@ -450,10 +455,10 @@ class HealthMonitorDriver(OctaviaChild):
         return {"pools": raw.get("pools") or []}
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Octavia::LoadBalancer": LoadBalancerDriver(),
     "OS::Octavia::Listener": ListenerDriver(),
     "OS::Octavia::Pool": PoolDriver(),
     "OS::Octavia::PoolMember": PoolMemberDriver(),
     "OS::Octavia::HealthMonitor": HealthMonitorDriver(),
-}
+})

@@ -19,6 +19,7 @@ from hotc.providers.openstack.common import (
     physical_name,
     plain,
     stamp,
+    with_defaults,
 )
 
 
@@ -116,4 +117,4 @@ class ContainerDriver:
         return None
 
 
-DRIVERS: dict[str, Driver] = {"OS::Swift::Container": ContainerDriver()}
+DRIVERS: dict[str, Driver] = with_defaults({"OS::Swift::Container": ContainerDriver()})
