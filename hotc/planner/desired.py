@@ -43,7 +43,7 @@ def join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DesiredResource:
     """One leaf resource of the desired state."""
 
@@ -62,7 +62,7 @@ class DesiredResource:
     external_id: str | None = None  # Heat's external_id: an existing object adopted, never created or deleted
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Member:
     """What a template resource name stands for inside one scope."""
 
