@@ -274,8 +274,7 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         for addr, rs in srs.items():
             g.add_node(addr)
             g.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
-        for a in list(chosen):
-            chosen |= nx.descendants(g, a)
+        chosen |= _closure(g, chosen, up=False)
     changes: list[ResourceChange] = []
     for addr in _state_order(srs):
         if addr in chosen:
@@ -302,9 +301,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         selected = _select(opts.targets, enabled) | _select(opts.targets, list(srs))
         if not selected:
             raise HotcError(f"--target {', '.join(opts.targets)}: no resource matches (neither in the template nor in the state)")
-        for a in list(selected):
-            if a in graph:
-                selected |= nx.ancestors(graph, a)
+        selected |= _closure(graph, selected, up=True)
     for sel in opts.replace:
         if not any(_matches(a, sel) for a in enabled):
             raise HotcError(f"--replace {sel}: no resource with that address in the template")
@@ -346,6 +343,20 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
 
     outs = _outputs(ctx, resolver, memo) if selected is None else []
     return changes, outs
+
+
+def _closure(g: nx.DiGraph, start: set[str], *, up: bool) -> set[str]:
+    """Every node reachable from ``start`` along dependencies (``up``: what they need) or dependents, in one
+    traversal however many start nodes there are."""
+    step = g.predecessors if up else g.successors
+    seen = {a for a in start if a in g}
+    todo = list(seen)
+    while todo:
+        for nxt in step(todo.pop()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
 
 
 def _groups(d: DesiredStack) -> set[str]:
