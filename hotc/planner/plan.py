@@ -30,7 +30,7 @@ class Action(str, Enum):
         return [self.value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResourceChange:
     address: str
     type: str

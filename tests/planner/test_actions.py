@@ -122,14 +122,16 @@ def test_type_change_is_a_replace():
 
 
 def test_immutable_change_is_a_plan_error():
-    with pytest.raises(HotcError, match="immutable"):
+    with pytest.raises(HotcError, match="Heat would refuse") as info:
         one({"type": "Test::Immutable", "properties": {"immutable_thing": "b"}},
             {"type": "Test::Immutable", "properties": {"immutable_thing": "a"}})
+    assert "immutable" in str(info.value.diagnostics[0])
 
 
 def test_volume_shrink_is_a_plan_error_and_growth_an_update():
-    with pytest.raises(HotcError, match="cannot shrink"):
+    with pytest.raises(HotcError, match="Heat would refuse") as info:
         one({"type": "OS::Cinder::Volume", "properties": {"size": 5}}, {"type": "OS::Cinder::Volume", "properties": {"size": 10}})
+    assert "cannot shrink" in str(info.value.diagnostics[0]) and "r: " in str(info.value.diagnostics[0])
     grow = one({"type": "OS::Cinder::Volume", "properties": {"size": 20}}, {"type": "OS::Cinder::Volume", "properties": {"size": 10}})
     assert grow.action is Action.UPDATE
 
