@@ -342,7 +342,7 @@ class Executor:
         unknown = collect_unknowns(props)
         if unknown is not None:
             raise StepFailed(f"properties still unknown at apply time: they wait on {unknown!r}")
-        if change.after is not None:
+        if change.after is not None and not change.after_sensitive:
             bad = promise_mismatches(change.after, props, change.sensitive_paths)
             if bad:
                 raise StepFailed(
@@ -370,8 +370,47 @@ class Executor:
         props = self._desired_props(step)
         if change.action is Action.UPDATE:
             self._update(step, props)
+        elif change.action is Action.REPLACE and change.action_reason in RECOVERABLE and self._recover(step, props):
+            return
         else:
             self._create(step, props)
+
+    def _recover(self, step: Step, props: dict[str, Any]) -> bool:
+        """Heat's ``needs_replace_failed`` at apply time: a resource left FAILED or IN_PROGRESS whose object is
+        healthy in the cloud (read through its driver, judged by its type's ``failed_replace`` rule, after waiting
+        out a transitional status) and whose properties are the desired ones is kept, not replaced. True when
+        kept; False to replace as planned (no rule, gone, broken, unreadable, or properties differ)."""
+        addr = step.address
+        cur = self.keeper.state.resources.get(addr)
+        change = step.change
+        assert change is not None
+        if cur is None or cur.physical_id is None or cur.type != change.type or dict(cur.properties) != props:
+            return False
+        rule = failed_replace_rule(cur.type)
+        driver = self.drivers(cur.type)
+        if rule is None or driver is None:
+            return False
+        ctx = self._ctx(addr, cur.type, lambda _p: None, instance_tag(cur))
+        deadline = time.monotonic() + ctx.timeout
+        delay = 1.0
+        try:
+            while True:
+                live = driver.read(ctx, cur.physical_id, with_defaults(cur.type, props))
+                record = live_record(live)
+                if live is None or not transitional(record) or time.monotonic() >= deadline or self._cancel.is_set():
+                    break
+                time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+                delay = min(delay * 2, 10.0)
+        except Exception as exc:  # noqa: BLE001 -- cannot tell: replace as planned
+            ctx.log(f"reading {cur.physical_id} to see whether it can be kept failed: {_err(exc)}; replacing it")
+            return False
+        if live is None or rule(record) or transitional(record):
+            return False
+        action = cur.status.split("_", 1)[0] if cur.status.split("_", 1)[0] in ("CREATE", "UPDATE") else "CREATE"
+        reason = f"left {cur.status} by an earlier run, but healthy in the cloud: kept (not replaced)"
+        self._complete(addr, cur.type, action, replace(live, physical_id=live.physical_id or cur.physical_id),
+                       props, reason=reason)
+        return True
 
     def _create(self, step: Step, props: dict[str, Any]) -> None:
         change = step.change
@@ -651,6 +690,42 @@ class Executor:
             outs[name] = out
         keeper.commit(lambda s: replace(s, outputs=outs))
         return tuple(errors)
+
+
+RECOVERABLE = frozenset({"replace_because_failed", "replace_because_incomplete"})
+TRANSITIONAL = frozenset({
+    "BUILD", "REBUILD", "RESIZE", "MIGRATING", "REBOOT", "HARD_REBOOT", "PASSWORD", "CREATING", "DOWNLOADING",
+    "ATTACHING", "DETACHING", "EXTENDING", "RETYPING", "RESERVED", "QUEUED", "SAVING", "IMPORTING", "UPLOADING",
+    "BACKING-UP", "RESTORING-BACKUP", "MAINTENANCE",
+})
+
+
+def failed_replace_rule(type_name: str) -> Callable[[Mapping[str, Any] | None], bool] | None:
+    try:
+        from hotc.providers.registry import get_schema
+    except ImportError:
+        return None
+    rtype = get_schema(type_name)
+    return getattr(rtype, "failed_replace", None) if rtype is not None else None
+
+
+def live_record(outcome: Outcome | None) -> dict[str, Any] | None:
+    """The cloud's record of an object as a driver read it (its ``show`` attribute, else its attributes)."""
+    if outcome is None:
+        return None
+    show = outcome.attributes.get("show")
+    record = dict(show) if isinstance(show, Mapping) else dict(outcome.attributes)
+    if "status" not in record and "provisioning_status" in record:
+        record["status"] = record["provisioning_status"]
+    return record
+
+
+def transitional(record: Mapping[str, Any] | None) -> bool:
+    """Whether the object is still changing (a server in BUILD, a load balancer PENDING_CREATE, …)."""
+    if not record:
+        return False
+    status = str(record.get("provisioning_status") or record.get("status") or "").upper()
+    return status in TRANSITIONAL or status.startswith("PENDING_")
 
 
 def instance_tag(rs: ResourceState) -> str:

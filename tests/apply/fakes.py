@@ -109,7 +109,11 @@ class FakeDriver:
         obj = self.cloud.objects.get(physical_id)
         if obj is None:
             return None
-        return Outcome(physical_id, {"name": obj["props"].get("name"), "echo": dict(obj["props"])})
+        attrs: dict[str, Any] = {"name": obj["props"].get("name"), "echo": dict(obj["props"])}
+        statuses = obj.get("statuses")  # successive live statuses, the last one sticks
+        if statuses:
+            attrs["status"] = statuses.pop(0) if len(statuses) > 1 else statuses[0]
+        return Outcome(physical_id, attrs)
 
     def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
                changed: frozenset[str]) -> Outcome:

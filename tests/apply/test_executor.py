@@ -434,3 +434,54 @@ def test_driver_returning_the_old_instance_fails_without_deleting_it():
     a = sink.last.resources["a"]
     assert a.physical_id == "a-old" and a.deposed == () and a.status == "CREATE_FAILED"
     assert "a-old" in cloud.objects
+
+
+def _status_rule(record):  # like Heat's Server.needs_replace_failed: replace when gone or ERROR
+    return record is None or record.get("status") == "ERROR"
+
+
+def test_interrupted_resource_healthy_in_the_cloud_is_kept_not_replaced(monkeypatch):
+    import hotc.apply.executor as ex
+
+    monkeypatch.setattr(ex, "failed_replace_rule", lambda t: _status_rule)
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"})])
+    cloud.objects["a-1"] = {"props": {"name": "a"}, "tags": {}, "statuses": ["BUILD", "BUILD", "ACTIVE"]}
+    state = _state_with(ResourceState("a", "Fake::Thing", "a-1", "CREATE_IN_PROGRESS", {"name": "a"}))
+    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "a"}), action_reason="replace_because_incomplete")])
+    rep, sink = run(plan, state, desired, drivers)
+    assert rep.ok, rep
+    a = sink.last.resources["a"]
+    assert a.physical_id == "a-1" and a.status == "CREATE_COMPLETE" and "kept" in a.status_reason
+    assert a.attributes["status"] == "ACTIVE"  # waited out BUILD
+    assert not cloud.calls_for("create", "a") and not cloud.calls_for("delete", "a")
+
+
+def test_failed_resource_broken_in_the_cloud_or_changed_is_replaced(monkeypatch):
+    import hotc.apply.executor as ex
+
+    monkeypatch.setattr(ex, "failed_replace_rule", lambda t: _status_rule)
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"}),
+                                     FakeResource("b", props=lambda r: {"name": "b2"})])
+    cloud.objects["a-1"] = {"props": {"name": "a"}, "tags": {}, "statuses": ["ERROR"]}
+    cloud.objects["b-1"] = {"props": {"name": "b"}, "tags": {}, "statuses": ["ACTIVE"]}
+    state = _state_with(ResourceState("a", "Fake::Thing", "a-1", "CREATE_FAILED", {"name": "a"}),
+                        ResourceState("b", "Fake::Thing", "b-1", "UPDATE_FAILED", {"name": "b"}))
+    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "a"}), action_reason="replace_because_failed"),
+                    replace(change("b", Action.REPLACE, after={"name": "b2"}), action_reason="replace_because_failed")])
+    rep, sink = run(plan, state, desired, drivers)
+    assert rep.ok, rep
+    for x in ("a", "b"):
+        assert sink.last.resources[x].physical_id != f"{x}-1" and cloud.calls_for("delete", x)[0].physical_id == f"{x}-1"
+
+
+def test_promise_check_unit():
+    from hotc.apply.resolve import promise_mismatches
+
+    assert promise_mismatches({"a": 1, "b": [1, Unknown.of("x")]}, {"a": 1, "b": [1, "anything"]}) == []
+    assert promise_mismatches({"a": 1}, {"a": 2}) == ["a"]
+    assert promise_mismatches({"a": [1, 2]}, {"a": [1]}) == ["a"]
+    assert promise_mismatches({"a": 1}, {"a": 1, "extra": 0}) == ["extra"]
+    assert promise_mismatches({"n": 1}, {"n": 1.0}) == []
+    assert promise_mismatches({"n": True}, {"n": 1}) == ["n"]
+    assert promise_mismatches({"pw": "(sensitive)", "u": {"k": "x"}}, {"pw": "s3", "u": {"k": "y"}}, ("u",)) == []
+    assert promise_mismatches("(sensitive)", {"whole": "value"}) == []
