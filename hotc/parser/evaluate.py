@@ -97,8 +97,29 @@ def references(expr: Expr, ctx: EvalContext | None = None) -> Iterator[tuple[str
     With ``ctx``, a resource name computed by a function (``get_resource: {get_param: r}``) is evaluated and
     reported when it is a known string."""
     stack: list[Expr] = [expr]
+    pop = stack.pop
     while stack:
-        e = stack.pop()
+        e: Any = pop()
+        t = type(e)  # exact types first (the IR's classes), isinstance for anything else
+        if t is Literal:
+            continue
+        if t is ListExpr:
+            stack.extend(reversed(e.items))
+            continue
+        if t is MapExpr:
+            stack.extend([v for _, v in reversed(e.items)])
+            continue
+        if t is F.GetParam:
+            name = e.static_name()
+            if name is not None and name not in PSEUDO_PARAMETERS:
+                yield ("param", name, e.pos)
+            stack.extend(reversed(list(e.children())))
+            continue
+        if t is F.GetResource:
+            res = e.resource
+            if type(res) is Literal and type(res.value) is str:
+                yield ("resource", res.value, e.pos)
+                continue
         if isinstance(e, Literal):
             continue
         if isinstance(e, ListExpr):

@@ -37,6 +37,7 @@ from hotc.parser.grammar import (
     grammar,
 )
 from hotc.parser.ir import Expr, ListExpr, Literal, MapExpr, TemplateVersion
+from hotc.parser.yamlload import PosDict, PosList
 
 #: Contexts a snippet can be parsed in:
 #:
@@ -154,39 +155,90 @@ def _literal(data: Any, pos: Pos | None) -> Expr:
     return Literal(data, pos)
 
 
+# Frozen slots dataclasses built through their slot descriptors: about 2.5x cheaper than their __init__ (which
+# goes through object.__setattr__ per field), and literal data builds one node per scalar and container.
+_new = object.__new__
+_set_lit_value: Any = vars(Literal)["value"].__set__
+_set_lit_pos: Any = vars(Literal)["pos"].__set__
+_set_list_items: Any = vars(ListExpr)["items"].__set__
+_set_list_pos: Any = vars(ListExpr)["pos"].__set__
+_set_map_items: Any = vars(MapExpr)["items"].__set__
+_set_map_pos: Any = vars(MapExpr)["pos"].__set__
+_set_map_key_pos: Any = vars(MapExpr)["key_pos"].__set__
+
+
+def _lit(value: Any, pos: Pos | None) -> Literal:
+    e = _new(Literal)
+    _set_lit_value(e, value)
+    _set_lit_pos(e, pos)
+    return e  # type: ignore[no-any-return]
+
+
+#: ``{NAME: "string"}`` calls whose node is fixed by the grammar's terminal alone (no check of the value):
+#: built directly, exactly as the grammar path builds them (tests/frontend/test_expr_fast.py holds them equal).
+_SCALAR_CALLS: dict[str, Any] = {
+    "FN_GET_PARAM": lambda name, pos, arg: F.GetParam(name, pos, arg),
+    "FN_GET_RESOURCE": lambda name, pos, arg: F.GetResource(name, pos, arg),
+}
+
+_SCALARS = (str, int, bool, float, type(None))
+
+
 def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str, str], diags: list[Diagnostic]) -> Expr:
     """Literal data is built here; single-key maps naming a function go through the grammar."""
     t = type(data)
-    if t is str or t is int or t is bool or t is float or data is None:
-        return Literal(data, pos)
-    if isinstance(data, dict):
+    if t in _SCALARS:
+        return _lit(data, pos)
+    if t is PosDict:
+        mpos = data.pos or pos
+        vp = data.value_pos
+        kp = data.key_pos
+    elif isinstance(data, dict):
         mpos = getattr(data, "pos", None) or pos
         vp = getattr(data, "value_pos", None) or {}
         kp = getattr(data, "key_pos", None) or {}
-        if len(data) == 1:
-            k = next(iter(data))
-            if k in table and type(k) is str:
-                v = data[k]
-                if type(v) is str:  # the commonest call: {get_param: name}
-                    result = grammar().parse_scalar_call(
-                        data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL)
-                    return _build_call(result, version, mpos, diags)
-                return _parse_call(data, mpos, version, START_CALL, diags)
-            _version_warning(k, version, mpos, diags)
-        return MapExpr(
-            tuple((k, _build(v, vp.get(k, mpos), version, table, diags)) for k, v in data.items()),
-            mpos,
-            tuple(kp.get(k, mpos) for k in data),
-        )
-    if isinstance(data, list):
+    elif t is PosList or isinstance(data, list):
         ip = getattr(data, "item_pos", None) or ()
         lpos = getattr(data, "pos", None) or pos
         n = len(ip)
-        return ListExpr(
-            tuple(_build(v, ip[i] if i < n else lpos, version, table, diags) for i, v in enumerate(data)),
-            lpos,
-        )
-    return Literal(data, pos)
+        items: list[Expr] = []
+        add = items.append
+        for i, v in enumerate(data):
+            ipos = ip[i] if i < n else lpos
+            add(_lit(v, ipos) if type(v) in _SCALARS else _build(v, ipos, version, table, diags))
+        e = _new(ListExpr)
+        _set_list_items(e, tuple(items))
+        _set_list_pos(e, lpos)
+        return e  # type: ignore[no-any-return]
+    else:
+        return _lit(data, pos)
+    if len(data) == 1:
+        k = next(iter(data))
+        term = table.get(k) if type(k) is str else None
+        if term is not None:
+            v = data[k]
+            if type(v) is str:  # the commonest call: {get_param: name}
+                direct = _SCALAR_CALLS.get(term)
+                if direct is not None:
+                    return direct(k, mpos, _lit(v, vp.get(k, mpos)))  # type: ignore[no-any-return]
+                result = grammar().parse_scalar_call(
+                    data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL)
+                return _build_call(result, version, mpos, diags)
+            return _parse_call(data, mpos, version, START_CALL, diags)
+        _version_warning(k, version, mpos, diags)
+    pairs: list[tuple[Any, Expr]] = []
+    kps: list[Pos | None] = []
+    add_pair = pairs.append
+    add_kp = kps.append
+    for k, v in data.items():
+        vpos = vp.get(k, mpos)
+        add_pair((k, _lit(v, vpos) if type(v) in _SCALARS else _build(v, vpos, version, table, diags)))
+        add_kp(kp.get(k, mpos))
+    m = _new(MapExpr)
+    _set_map_items(m, tuple(pairs))
+    _set_map_pos(m, mpos)
+    _set_map_key_pos(m, tuple(kps))
+    return m  # type: ignore[no-any-return]
 
 
 # -------------------------------------------------------------------------------------------- calls

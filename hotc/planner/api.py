@@ -14,7 +14,8 @@ Desired state
 stacks are not resources: their members are.
 
 ``DesiredStack.resolve_properties(address, resolver)`` and ``DesiredStack.resolve_outputs(resolver)``
-re-evaluate properties/outputs with live values at apply time. ``resolver`` is an **address-keyed**
+re-evaluate properties/outputs with live values at apply time (``resolve_outputs_with_errors`` gives
+``name -> (value, error)`` so one bad output does not fail the stack, as in Heat). ``resolver`` is an **address-keyed**
 :class:`AddressResolver` (``resource_id(address)``, ``resource_attr(address, attribute, path)``): the desired
 stack maps template names to addresses in the right nested scope itself, and answers group/nested-stack
 attributes (refs, attributes, outputs…) from their members. :class:`StateResolver` builds one from a mapping
@@ -35,6 +36,10 @@ Plan semantics for the applier
   depended on it (state ``dependencies``) is deleted or updated away. ``ResourceChange.depends_on`` of a delete
   holds the *state's* dependencies of the resource.
 - ``update`` with ``rebuild=True`` is a server rebuild (root disk wiped), still in place.
+- ``create`` with ``import_id`` set adopts that existing object (Heat's ``external_id``): nothing is created,
+  and the resource's ``deletion_policy`` is ``Retain`` (never deleted).
+- ``Plan.resource_drift`` lists what a refresh found changed outside hotc (``update``) or gone (``delete``);
+  a ``refresh-only`` plan has no ``changes``: applying it only records the live values.
 - Values ``Unknown`` in ``after`` are re-evaluated at apply time with :meth:`DesiredStack.resolve_properties`.
 
 Saved plans and hidden parameters
@@ -61,6 +66,7 @@ from hotc.planner.planfile import (
     template_digest,
 )
 from hotc.planner.policy import DenyViolation, check_deny
+from hotc.planner.refresh import driver_reader, refresh_resources
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
 __all__ = [
@@ -80,12 +86,14 @@ __all__ = [
     "build_desired",
     "check_deny",
     "check_plan_fresh",
+    "driver_reader",
     "load_plan",
     "load_policy_file",
     "loaded_stack_from_plan",
     "make_plan",
     "parse_deny_rule",
     "plan_inputs",
+    "refresh_resources",
     "save_plan",
     "template_digest",
 ]

@@ -120,12 +120,13 @@ def label(c: ResourceChange) -> str:
 def summary_counts(plan: Plan) -> dict[str, int]:
     counts = plan.summary()
     counts["rebuild"] = sum(1 for c in plan.changes if c.action is Action.UPDATE and c.rebuild)
+    counts["import"] = sum(1 for c in plan.changes if c.import_id is not None and c.action is Action.CREATE)
     return counts
 
 
 def summary_line(plan: Plan) -> str:
     s = summary_counts(plan)
-    parts = [f"{s['create']} to create", f"{s['update']} to update"]
+    parts = [f"{s['create']} to create" + (f" ({s['import']} adopted)" if s["import"] else ""), f"{s['update']} to update"]
     if s["rebuild"]:
         parts[-1] += f" ({s['rebuild']} rebuild{'s' if s['rebuild'] != 1 else ''})"
     parts += [f"{s['replace']} to replace", f"{s['delete']} to delete"]

@@ -72,8 +72,9 @@ def render_markdown(plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint:
     for key in ("delete", "replace", "rebuild", "update", "create", "forget", "no-op"):
         if key == "rebuild" and not counts["rebuild"]:
             continue
-        name = "unchanged" if key == "no-op" else key
-        head.append(f"| {ICON[key]} {name} | {counts[key]} |")
+        name = {"no-op": "unchanged", "rebuild": "rebuild (root disk wiped)", "update": "update in place"}.get(key, key)
+        n = counts[key] - counts["rebuild"] if key == "update" else counts[key]  # rebuilds have their own row
+        head.append(f"| {ICON[key]} {name} | {n} |")
     head.append("")
     summary = "\n".join(head) + "\n"
 

@@ -35,7 +35,8 @@ def _c(text: str, kind: str, color: bool) -> str:
 
 def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     kind = label(c)
-    head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {VERB[kind]}"
+    verb = VERB[kind] if c.import_id is None else f"will be adopted: existing object {c.import_id} (external_id)"
+    head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {verb}"
     lines = [_c(head, kind, color)]
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
         lines.append(f"    reason: {reason_text(c)}")

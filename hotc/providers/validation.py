@@ -402,9 +402,8 @@ class _Checker:
             if item is not None:
                 for i, sub in enumerate(expr.items):
                     self._check_expr(item, sub, pos, f"{where}.{i}")
-            value = _expr_value(expr)
-            if not contains_unknown(value):
-                self._constraints(prop, value, pos, where)
+            if prop.constraints and not _has_call(expr):
+                self._constraints(prop, _expr_value(expr), pos, where)
             return
         if isinstance(expr, MapExpr):
             if prop.type not in ("map", "any"):
@@ -416,9 +415,8 @@ class _Checker:
                     for i, (k, v) in enumerate(expr.items)
                 ]
                 self.check_map(prop.schema, entries, where, pos)
-            value = _expr_value(expr)
-            if not contains_unknown(value):
-                self._constraints(prop, value, pos, where)
+            if prop.constraints and not _has_call(expr):
+                self._constraints(prop, _expr_value(expr), pos, where)
 
     def _check_plain(self, prop: PropSchema, value: Any, pos: Pos | None, where: str) -> None:
         if isinstance(value, Unknown) or value is None:
@@ -475,6 +473,24 @@ def _key_pos(expr: MapExpr, index: int) -> Pos | None:
     return expr.key_pos[index] if index < len(expr.key_pos) else None
 
 
+def _has_call(expr: Expr) -> bool:
+    """Whether ``expr`` holds a function call anywhere, i.e. whether ``_expr_value(expr)`` contains an Unknown
+    (found without building the value)."""
+    stack: list[Any] = [expr]
+    while stack:
+        e = stack.pop()
+        t = type(e)
+        if t is Literal:
+            continue
+        if t is ListExpr or isinstance(e, ListExpr):
+            stack.extend(e.items)
+        elif t is MapExpr or isinstance(e, MapExpr):
+            stack.extend(v for _, v in e.items)
+        elif not isinstance(e, Literal):
+            return True
+    return False
+
+
 def _expr_value(expr: Expr) -> Any:
     """A literal IR expression as a Python value; any function inside becomes an Unknown."""
     if isinstance(expr, Literal):
@@ -528,8 +544,8 @@ def validate_property_exprs(
         return []
     checker.check_map(rtype.properties, entries, "", map_pos, allow_unknown=rtype.accepts_any_properties)
     if rtype.validators and not checker.value_problems and not has_errors(checker.diags):
-        values = {k: _expr_value(n.value) for k, n, _ in entries}
-        if not contains_unknown(values):
+        if not any(_has_call(n.value) for _, n, _ in entries):
+            values = {k: _expr_value(n.value) for k, n, _ in entries}
             _run_validators(checker, values, {k: kp or n.pos for k, n, kp in entries})
     return checker.diags
 

@@ -109,7 +109,7 @@ def test_unknown_mask_shapes():
 def test_markdown_summary_table_destructive_first_details_collapsed():
     md = render_markdown(_two_tier_plan())
     assert md.startswith("### hotc plan for stack `s`")
-    assert "| ♻️ replace | 3 |" in md and "| 🔧 update | 1 |" in md
+    assert "| ♻️ replace | 3 |" in md and "| 🔧 update in place | 1 |" in md
     assert md.index("Destructive actions") < md.index("#### Details")
     assert md.count("<details>") == 4
     assert "```diff" in md and "-     run-app --port 8080" in md

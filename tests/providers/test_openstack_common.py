@@ -31,7 +31,10 @@ def make_ctx(
     stack: str = "hotc-t",
     timeout: float = 120.0,
     rec: Recorder | None = None,
+    instance: str | None = None,
 ) -> ActionContext:
+    """A driver context as the executor makes it; ``instance`` is the address stamp of a replacement
+    (``address@nonce``), defaulting to the address."""
     rec = rec if rec is not None else Recorder()
     lin = lineage or uuid.uuid4().hex
     return ActionContext(
@@ -42,7 +45,7 @@ def make_ctx(
         timeout=timeout,
         cloud=lambda: conn,
         record_physical_id=rec.ids.append,
-        tags={"hotc-lineage": lin, "hotc-address": address},
+        tags={"hotc-lineage": lin, "hotc-address": instance or address},
         log=rec.logs.append,
     )
 
@@ -151,6 +154,24 @@ def test_create_once_gives_up_early_on_conflicts_and_never_adopts_on_them() -> N
     with pytest.raises(ProviderError, match="already allocated"):
         common.create_once(make_ctx(None, "r"), "create port", create, find, sleep=no_sleep)
     assert len(made) == 3 and looked == []
+
+
+def test_fresh_finder_never_returns_what_existed_before_the_create() -> None:
+    @dataclass
+    class R:
+        id: str
+        created_at: str
+
+    cloud = [R("old", "2026-01-01T00:00:00")]  # the instance a replacement replaces: same stamp
+    ctx = make_ctx(None, "r")
+    find_new = common.fresh_finder(ctx, "create", lambda: list(cloud))
+    assert find_new() is None
+
+    def create() -> str:
+        cloud.append(R("new", "2026-01-02T00:00:00"))  # the cloud made it, then the answer was lost
+        raise FakeHttpError(504, "gateway timeout")
+
+    assert common.create_once(ctx, "create", create, find_new, sleep=no_sleep).id == "new"
 
 
 @dataclass

@@ -140,8 +140,11 @@ def test_probe_runs_once_per_backend(s3_bucket: Any) -> None:
     for _ in range(3):
         with b.lock("web", "apply"):
             pass
-    # probe: two puts + delete, once; then per lock: one put (create) + one delete (release)
+    # probe: two puts and the clean-up of the one stored version, once; then per lock: one put (create) and
+    # one delete (release)
     assert calls.count("put_object") == 2 + 3 and calls.count("delete_object") == 1 + 3
+    listing = inner.list_object_versions(Bucket=s3_bucket.name, Prefix=s3_bucket.prefix + "/.hotc-probe")
+    assert not listing.get("Versions") and not listing.get("DeleteMarkers")  # no trace of the probe
 
 
 def test_lock_taken_over_while_held_stops_further_writes(s3_bucket: Any) -> None:

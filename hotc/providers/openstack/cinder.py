@@ -18,6 +18,7 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     has_stamp,
     ignore_missing,
@@ -92,8 +93,10 @@ class VolumeDriver:
         if "size" not in body and not (body.get("snapshot_id") or body.get("source_volume_id") or image):
             raise ProviderError("volume: size is required unless the volume is made from an image, snapshot, "
                                 "source volume or backup")
-        vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body),
-                          lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create volume", lambda: [
+            v for v in conn.block_storage.volumes(details=True, name=name)
+            if has_stamp(ctx, metadata=v.metadata or {})])
+        vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body), find_new)
         ctx.record_physical_id(vol.id)
         vol = _wait_volume(ctx, conn, vol.id, "create volume")
         if props.get("read_only"):
@@ -121,25 +124,28 @@ class VolumeDriver:
 
     @staticmethod
     def _outcome(vol: Any) -> Outcome:
+        """Attributes exactly as Heat resolves them: most are ``str()`` of the API value (``size`` is "1",
+        ``bootable`` "false", ``attachments`` the string form of the list); ``metadata`` is JSON text,
+        ``metadata_values`` and ``attachments_list`` are the values themselves. hotc's stamp is left out."""
         md = user_metadata(vol.metadata)
         attachments = [dict(a) for a in vol.attachments or []]
         attrs = {
-            "availability_zone": vol.availability_zone,
-            "size": vol.size,
-            "snapshot_id": vol.snapshot_id,
+            "availability_zone": str(vol.availability_zone),
+            "size": str(vol.size),
+            "snapshot_id": str(vol.snapshot_id),
             "display_name": vol.name,
             "display_description": vol.description,
-            "volume_type": vol.volume_type,
+            "volume_type": str(vol.volume_type),
             "metadata": json.dumps(md),
             "metadata_values": md,
-            "source_volid": vol.source_volume_id,
-            "status": vol.status,
-            "created_at": vol.created_at,
-            "bootable": vol.is_bootable,
-            "encrypted": vol.is_encrypted,
-            "attachments": json.dumps(attachments),
+            "source_volid": str(vol.source_volume_id),
+            "status": str(vol.status),
+            "created_at": str(vol.created_at),
+            "bootable": "true" if vol.is_bootable else "false",  # Cinder's own string
+            "encrypted": str(bool(vol.is_encrypted)),
+            "attachments": str(attachments),
             "attachments_list": attachments,
-            "multiattach": vol.is_multiattach,
+            "multiattach": str(bool(vol.is_multiattach)),
         }
         return outcome(vol, attrs)
 

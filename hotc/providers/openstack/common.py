@@ -174,6 +174,18 @@ def create_once(
     raise AssertionError("unreachable")
 
 
+def fresh_finder(ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]]) -> Callable[[], Any]:
+    """A ``find_existing`` for :func:`create_once` that can only return something made after this call: it
+    lists the matches now (before the create) and later returns the newest match that was not there then.
+    So a replacement never mistakes the instance it replaces (same stamp, maybe same name) for its own."""
+    try:
+        before = {str(r.id) for r in list_matches()}
+    except Exception as exc:  # cannot tell old from new: then never adopt on a retry
+        ctx.log(f"{what}: could not list existing matches ({cloud_message(exc)}); a retry will not adopt")
+        return lambda: None
+    return lambda: newest(r for r in list_matches() if str(r.id) not in before)
+
+
 def ignore_missing(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Like :func:`call`, but a 404 is success (returns None): deleting what is gone is done."""
     try:
@@ -284,6 +296,11 @@ def stamp(ctx: ActionContext) -> dict[str, str]:
     out = {TAG_LINEAGE: ctx.lineage, TAG_ADDRESS: ctx.address}
     out.update({k: v for k, v in ctx.tags.items() if isinstance(v, str)})
     return out
+
+
+def base_address(stamped: Any) -> str:
+    """The address part of an address stamp (a replacement instance is stamped ``address@nonce``)."""
+    return str(stamped or "").split("@", 1)[0]
 
 
 def stamp_tags(ctx: ActionContext) -> list[str]:

@@ -11,6 +11,7 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     ignore_missing,
     merge_tags,
@@ -52,8 +53,8 @@ class WebImageDriver:
         body["tags"] = merge_tags(ctx, props.get("tags"))
         for k, v in (props.get("extra_properties") or {}).items():
             body[str(k)] = v if isinstance(v, str) else str(v)
-        image = create_once(ctx, "create image", lambda: _raw(conn, "post", "/images", json=body).json(),
-                            lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create image", lambda: conn.image.images(tag=stamp_tags(ctx)))
+        image = create_once(ctx, "create image", lambda: _raw(conn, "post", "/images", json=body).json(), find_new)
         image_id = str(image["id"] if isinstance(image, Mapping) else image.id)
         ctx.record_physical_id(image_id)
         # openstacksdk's import_image ignores an error answer (e.g. a URI Glance's import filter refuses): post

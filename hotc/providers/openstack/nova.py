@@ -12,6 +12,7 @@ hotc passes ``user_data`` to Nova as is (RAW) and logs that it did.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,8 +22,10 @@ from hotc.providers.openstack.common import (
     TAG_LINEAGE,
     NotFound,
     ProviderError,
+    base_address,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     has_stamp,
     ignore_missing,
@@ -158,7 +161,14 @@ class ServerDriver:
         self, ctx: ActionContext, conn: Any, name: str, index: int, item: Mapping[str, Any],
         sg_ids: list[str] | None,
     ) -> str:
-        body: dict[str, Any] = dict(item.get("port_extra_properties") or {})
+        extra = {k: v for k, v in dict(item.get("port_extra_properties") or {}).items() if v is not None}
+        body: dict[str, Any] = dict(extra.pop("value_specs", None) or {})
+        if extra.get("qos_policy"):
+            from hotc.providers.openstack.neutron import find_qos_policy
+
+            body["qos_policy_id"] = find_qos_policy(ctx, conn, extra.pop("qos_policy")).id
+        extra.pop("qos_policy", None)
+        body.update(extra)
         if item.get("subnet"):
             subnet = find_subnet(ctx, conn, item["subnet"])
             body["network_id"] = subnet.network_id
@@ -178,7 +188,8 @@ class ServerDriver:
         return str(port.id)
 
     def _internal_ports(self, ctx: ActionContext, conn: Any) -> list[Any]:
-        tags = merge_tags(ctx, [INTERNAL_PORT_TAG])
+        """Ports hotc made for servers of this stack (any address, any instance): the caller narrows down."""
+        tags = [INTERNAL_PORT_TAG, f"{TAG_LINEAGE}={stamp(ctx)[TAG_LINEAGE]}"]
         return call(ctx, "list internal ports", lambda: list(conn.network.ports(tags=tags)))
 
     # -- create
@@ -234,8 +245,10 @@ class ServerDriver:
             ctx.log("server: personality (deprecated) is not applied")
 
         self._free_ports_of_replaced(ctx, conn, nics)
-        server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body),
-                             lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create server", lambda: [
+            s for s in conn.compute.servers(details=True, name=f"^{re.escape(name)}$")
+            if has_stamp(ctx, metadata=s.metadata or {})])
+        server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body), find_new)
         ctx.record_physical_id(server.id)
         server = self._wait_active(ctx, conn, server.id, "create server")
         self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
@@ -255,7 +268,9 @@ class ServerDriver:
                 continue
             old = get_or_none(ctx, f"read server {owner}", conn.compute.get_server, owner)
             md = (old.metadata or {}) if old is not None else {}
-            if md.get(TAG_LINEAGE) != ctx.lineage or md.get(TAG_ADDRESS) != ctx.address:
+            # the same address, any instance of it (a replacement's stamp is ``address@nonce``)
+            if md.get(TAG_LINEAGE) != ctx.lineage or base_address(md.get(TAG_ADDRESS)) != base_address(
+                    stamp(ctx)[TAG_ADDRESS]):
                 continue  # someone else's server: let Nova say the port is in use
             ctx.log(f"server: detaching port {port.id} from {owner}, the server this one replaces")
             ignore_missing(ctx, f"detach port {port.id} from server {owner}", conn.compute.delete_server_interface,
@@ -297,28 +312,23 @@ class ServerDriver:
         raw = server.to_dict(original_names=True)
         ifaces = get_or_none(ctx, f"list interfaces of server {server.id}",
                              lambda: list(conn.compute.server_interfaces(server.id))) or []
-        port_of_mac = {i.mac_addr: i.port_id for i in ifaces}
+        # As Heat: every address gets the port of the interface with that (fixed ip, mac), or None; both maps
+        # are also keyed by network id (a copy of the network label's entry).
+        port_of = {((i.fixed_ips or [{}])[0].get("ip_address"), i.mac_addr): i.port_id for i in ifaces}
+        labels = server.addresses or {}
         addresses: dict[str, list[dict[str, Any]]] = {}
         networks: dict[str, list[str]] = {}
-        net_ids: dict[str, str] = {}
-        for i in ifaces:
-            net_ids.setdefault(i.net_id, i.net_id)
-        for net_name, entries in (server.addresses or {}).items():
-            lst = []
-            for e in entries:
-                e2 = dict(e)
-                mac = e.get("OS-EXT-IPS-MAC:mac_addr")
-                if mac in port_of_mac:
-                    e2["port"] = port_of_mac[mac]
-                lst.append(e2)
-                networks.setdefault(net_name, []).append(e.get("addr"))
-            addresses[net_name] = lst
-        # Heat also keys `networks` by network id
-        for i in ifaces:
-            for ip in i.fixed_ips or []:
-                networks.setdefault(i.net_id, [])
-                if ip.get("ip_address") not in networks[i.net_id]:
-                    networks[i.net_id].append(ip.get("ip_address"))
+        for label, entries in labels.items():
+            addresses[label] = [dict(e, port=port_of.get((e.get("addr"), e.get("OS-EXT-IPS-MAC:mac_addr"))))
+                                for e in entries]
+            networks[label] = [e.get("addr") for e in entries]
+        for label, entries in list(labels.items()):
+            ips = {e.get("addr") for e in entries}
+            net_id = next((i.net_id for i in ifaces if any(f.get("ip_address") in ips for f in i.fixed_ips or [])),
+                          None)
+            if net_id and net_id not in networks:
+                networks[net_id] = list(networks[label])
+                addresses[net_id] = [dict(e) for e in addresses[label]]
         # Heat: the first address of the first network with addresses, network labels in reverse sort order
         first = ""
         for label in sorted(server.addresses or {}, reverse=True):
@@ -529,12 +539,18 @@ class ServerDriver:
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        # the ports hotc made for this server: bound to it, or (a create that failed) bound to nothing; found by
+        # the internal-port tag and the lineage, so also when this is an older instance of the address
+        address = base_address(stamp(ctx)[TAG_ADDRESS])
+        ours = [p for p in self._internal_ports(ctx, conn)
+                if p.device_id == physical_id
+                or (not p.device_id and any(t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1])
+                                            == address for t in p.tags or []))]
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
             wait_gone(ctx, f"delete server {physical_id}", lambda: _live_server(conn, physical_id))
-        for port in self._internal_ports(ctx, conn):
-            if not port.device_id or port.device_id == physical_id:
-                ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
+        for port in ours:
+            ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         found = self._find(ctx, ctx.cloud())
@@ -675,8 +691,9 @@ class FlavorDriver:
         }
         if props.get("flavorid"):
             body["id"] = str(props["flavorid"])
-        flavor = create_once(ctx, "create flavor", lambda: conn.compute.create_flavor(**body),
-                             lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create flavor", lambda: [
+            f for f in conn.compute.flavors(is_public=None) if f.name == body["name"]])
+        flavor = create_once(ctx, "create flavor", lambda: conn.compute.create_flavor(**body), find_new)
         ctx.record_physical_id(flavor.id)
         specs = {str(k): str(v) for k, v in (props.get("extra_specs") or {}).items()}
         specs.update(self._stamp_specs(ctx))

@@ -20,6 +20,7 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     ignore_missing,
     lookup,
@@ -133,8 +134,9 @@ class OctaviaChild:
         body = self.create_body(ctx, conn, props)
         body["tags"] = merge_tags(ctx, props.get("tags"))
         wait_lb(ctx, conn, lb_id, f"create {self.what}")
-        obj = create_once(ctx, f"create {self.what}", lambda: self._create(conn, props, body),
-                          lambda: self._find(ctx, conn, props))
+        find_new = fresh_finder(ctx, f"create {self.what}",
+                                lambda: self._list(conn, props, tags=stamp_tags(ctx)))
+        obj = create_once(ctx, f"create {self.what}", lambda: self._create(conn, props, body), find_new)
         ctx.record_physical_id(obj.id)
         return self._settle(ctx, conn, lb_id, obj.id, props, f"create {self.what}")
 
@@ -254,8 +256,10 @@ class LoadBalancerDriver(OctaviaChild):
         conn = ctx.cloud()
         body = self.create_body(ctx, conn, props)
         body["tags"] = merge_tags(ctx, props.get("tags"))
+        find_new = fresh_finder(ctx, "create load balancer",
+                                lambda: conn.load_balancer.load_balancers(tags=stamp_tags(ctx)))
         lb = create_once(ctx, "create load balancer", lambda: conn.load_balancer.create_load_balancer(**body),
-                         lambda: self._find(ctx, conn, props))
+                         find_new)
         ctx.record_physical_id(lb.id)
         return self._outcome(wait_lb(ctx, conn, lb.id, "create load balancer"))
 

@@ -1,0 +1,51 @@
+"""The expression builder's short cuts give exactly what the grammar path gives.
+
+``hotc.parser.expr`` builds ``{get_param: NAME}`` / ``{get_resource: NAME}`` directly instead of parsing the
+token stream with the grammar; these tests build the same snippets through the grammar and compare the IR
+(every field, positions included), for every template version."""
+
+from __future__ import annotations
+
+import pytest
+
+from hotc.errors import Pos
+from hotc.parser import expr as E
+from hotc.parser import functions as F
+from hotc.parser.grammar import START_CALL, grammar
+from hotc.parser.ir import ListExpr, Literal, MapExpr
+from hotc.parser.versions import VERSIONS, version_named
+from hotc.parser.yamlload import load_yaml_text
+
+
+@pytest.mark.parametrize("date", VERSIONS)
+@pytest.mark.parametrize("name", ["get_param", "get_resource"])
+def test_scalar_call_short_cut_equals_grammar_path(date: str, name: str) -> None:
+    version = version_named(date)
+    data, _ = load_yaml_text(f"{{{name}: web}}\n", "t.yaml")
+    mpos, kpos, vpos = data.pos, data.key_pos[name], data.value_pos[name]
+    table = grammar().normal_table(version)
+    fast = E._SCALAR_CALLS[table[name]](name, mpos, E._lit("web", vpos))
+    diags: list = []
+    slow = E._build_call(
+        grammar().parse_scalar_call(data, name, "web", mpos, kpos, vpos, version, START_CALL), version, mpos, diags
+    )
+    assert diags == []
+    assert fast == slow
+    assert type(fast.children().__next__()) is Literal
+    built, d2 = E.parse_expr(data, version, where="properties")
+    assert built == slow and d2 == []
+
+
+def test_literal_data_keeps_every_position() -> None:
+    text = "a: [1, x, {get_param: p}]\nb: {c: true}\n"
+    data, _ = load_yaml_text(text, "t.yaml")
+    e, diags = E.parse_expr(data, version_named("rocky"), where="properties")
+    assert diags == []
+    assert isinstance(e, MapExpr) and e.pos == Pos("t.yaml", 1, 1)
+    assert e.key_pos == (Pos("t.yaml", 1, 1), Pos("t.yaml", 2, 1))
+    a = e.get("a")
+    assert isinstance(a, ListExpr) and a.pos == Pos("t.yaml", 1, 4)
+    assert a.items[0] == Literal(1, Pos("t.yaml", 1, 5))
+    assert a.items[1] == Literal("x", Pos("t.yaml", 1, 8))
+    assert a.items[2] == F.GetParam("get_param", Pos("t.yaml", 1, 11), Literal("p", Pos("t.yaml", 1, 23)))
+    assert e.get("b") == MapExpr((("c", Literal(True, Pos("t.yaml", 2, 8))),), Pos("t.yaml", 2, 4), (Pos("t.yaml", 2, 5),))
