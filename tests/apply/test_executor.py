@@ -485,3 +485,32 @@ def test_promise_check_unit():
     assert promise_mismatches({"n": True}, {"n": 1}) == ["n"]
     assert promise_mismatches({"pw": "(sensitive)", "u": {"k": "x"}}, {"pw": "s3", "u": {"k": "y"}}, ("u",)) == []
     assert promise_mismatches("(sensitive)", {"whole": "value"}) == []
+
+
+def test_every_transition_is_in_a_written_state():
+    res = [FakeResource(f"r{i}", depends_on=(f"r{i-1}",) if i else ()) for i in range(4)] + [FakeResource("solo")]
+    cloud, drivers, desired = setup(res)
+    cloud.default_latency = 0.01
+    rep, sink = run(create_plan(desired), StackState.new("teststack"), desired, drivers)
+    assert rep.ok
+    for addr in [r.address for r in res]:
+        seen = [s.resources[addr].status for s in sink.states if addr in s.resources]
+        assert seen[0] == "CREATE_IN_PROGRESS" and seen[-1] == "CREATE_COMPLETE", (addr, seen)
+        with_id = [s.resources[addr] for s in sink.states if addr in s.resources and s.resources[addr].physical_id]
+        assert with_id[0].status == "CREATE_IN_PROGRESS"  # the id was stored while the create was in flight
+    serials = [s.serial for s in sink.states]
+    assert serials == sorted(serials) and len(set(serials)) == len(serials)
+
+
+def test_destroy_of_a_create_interrupted_before_its_id_finds_and_deletes_the_object():
+    cloud, drivers, desired = setup([])
+    st = StackState.new("teststack")
+    cloud.objects["orphan"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"}}
+    cloud.objects["other"] = {"props": {}, "address": "b", "tags": {"hotc-lineage": st.lineage, "hotc-address": "b"}}
+    state = st.with_resource(ResourceState("a", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "a"}))
+    state = state.with_resource(ResourceState("c", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "c"}))
+    rep, sink = run(plan_of([change("a", Action.DELETE), change("c", Action.DELETE)], mode="destroy"), state, None,
+                    drivers)
+    assert rep.ok, rep
+    assert [c.physical_id for c in cloud.calls if c.op == "delete"] == ["orphan"]
+    assert list(cloud.objects) == ["other"] and sink.last.resources == {}
