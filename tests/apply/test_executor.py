@@ -412,28 +412,28 @@ def test_replacement_is_stamped_apart_from_the_old_instance():
     assert cloud.objects[new]["tags"]["hotc-address"].startswith("a@")
 
 
-def test_driver_returning_the_old_instance_fails_without_deleting_it():
+def test_create_giving_back_the_old_id_keeps_it_as_current_and_deletes_nothing():
+    # types whose id is made of their inputs (a volume attachment server:volume) give the same id again
     cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
     st = StackState.new("teststack")
-    cloud.objects["a-old"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage}}
-    cloud.reuse_on_create = True
-    state = st.with_resource(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"}))
+    cloud.objects["srv:vol"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage}}
+    state = st.with_resource(ResourceState("a", "Fake::Thing", "srv:vol", "CREATE_IN_PROGRESS", {"name": "old"}))
     from hotc.providers.base import Outcome
 
-    class Buggy:  # ignores the stamp and hands back whatever exists
+    class Attachment:
         def create(self, ctx, props):
-            ctx.record_physical_id("a-old")
-            return Outcome("a-old", {})
+            ctx.record_physical_id("srv:vol")
+            return Outcome("srv:vol", {})
 
         def delete(self, ctx, pid, props):
             cloud.objects.pop(pid, None)
 
     rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired,
-                    lambda _t: Buggy())
-    assert not rep.ok and "old instance a-old" in rep.failed[0].error
+                    lambda _t: Attachment())
+    assert rep.ok, rep
     a = sink.last.resources["a"]
-    assert a.physical_id == "a-old" and a.deposed == () and a.status == "CREATE_FAILED"
-    assert "a-old" in cloud.objects
+    assert a.physical_id == "srv:vol" and a.deposed == () and a.status == "CREATE_COMPLETE"
+    assert "already existed" in a.status_reason and "srv:vol" in cloud.objects
 
 
 def _status_rule(record):  # like Heat's Server.needs_replace_failed: replace when gone or ERROR
@@ -454,6 +454,9 @@ def test_interrupted_resource_healthy_in_the_cloud_is_kept_not_replaced(monkeypa
     assert a.physical_id == "a-1" and a.status == "CREATE_COMPLETE" and "kept" in a.status_reason
     assert a.attributes["status"] == "ACTIVE"  # waited out BUILD
     assert not cloud.calls_for("create", "a") and not cloud.calls_for("delete", "a")
+    # killed before it was stamped: the stamp is put back
+    assert cloud.objects["a-1"]["tags"] == {"hotc-lineage": state.lineage, "hotc-address": "a"}
+    assert len(cloud.calls_for("update", "a")) == 1
 
 
 def test_failed_resource_broken_in_the_cloud_or_changed_is_replaced(monkeypatch):
