@@ -17,7 +17,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -229,7 +229,9 @@ def _plan(
             refreshed = refresh_resources(state, reader)
     plan = make_plan(desired, state, options, refreshed)
     if template is not None and mode == "normal":
-        _check_constraints(desired, plan, os_cloud)
+        from hotc.planner.api import enforce_constraints
+
+        enforce_constraints(desired, plan, os_cloud, sys.stderr)
     if template is not None:
         plan = replace(plan, template_digest=template_digest(loaded),
                        inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles))
@@ -246,43 +248,6 @@ def _plan(
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
     if detailed_exitcode and (plan.has_changes or plan.resource_drift):
         raise typer.Exit(2)
-
-
-def cloud_configured(os_cloud: str | None, environ: Mapping[str, str] | None = None) -> bool:
-    """Is a cloud named for this run: ``--os-cloud``, ``OS_CLOUD`` or the ``OS_*`` auth variables?"""
-    env = os.environ if environ is None else environ
-    return bool(os_cloud or env.get("OS_CLOUD") or env.get("OS_AUTH_URL") or env.get("OS_AUTH_TYPE"))
-
-
-def _check_constraints(desired: Any, plan: Any, os_cloud: str | None) -> None:
-    """Custom constraints of the plan: those that need no cloud always; the cloud-backed ones (glance.image,
-    nova.flavor, ...) when a cloud is configured, else one note on stderr naming what was not checked.
-    Unmet constraints are plan errors (exit 1, nothing printed or saved)."""
-    from hotc.planner.api import check_constraints, cloud_constraints_needed
-
-    conn = None
-    needed = cloud_constraints_needed(desired, plan)
-    if needed and cloud_configured(os_cloud):
-        from hotc.providers.openstack.auth import connect
-
-        try:
-            conn = connect(os_cloud)
-        except HotcError as exc:
-            print(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}",
-                  file=sys.stderr)
-    try:
-        report = check_constraints(desired, plan, conn)
-    except HotcError as exc:  # the cloud could not answer: not a verdict on the values
-        print(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}",
-              file=sys.stderr)
-        report = check_constraints(desired, plan, None)
-    if report.diagnostics:
-        n = len(report.diagnostics)
-        raise HotcError(f"{n} value(s) do not meet their custom constraint; nothing was planned",
-                        diagnostics=report.diagnostics)
-    if report.unchecked and conn is None and not cloud_configured(os_cloud):
-        print(f"note: no cloud is configured, so the custom constraints {', '.join(report.unchecked)} were not "
-              "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)", file=sys.stderr)
 
 
 def _render_state(state: Any, fmt: str) -> str:

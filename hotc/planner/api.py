@@ -50,8 +50,9 @@ of what the plan creates, replaces or changes in place against the type schemas'
 (:mod:`hotc.planner.constraints`). Constraints that need no cloud are always checked; the cloud-backed ones
 (``glance.image``, ``nova.flavor``, ``neutron.network`` …) only with an openstacksdk ``conn`` (else
 ``ConstraintReport.unchecked`` names them). ``hotc plan`` connects when a cloud is configured (``--os-cloud``,
-``OS_CLOUD``, ``OS_*``); errors are positioned diagnostics and fail the plan. An applier planning on the spot
-should call it after ``make_plan`` with its connection, the same way.
+``OS_CLOUD``, ``OS_*``) through ``enforce_constraints(desired, plan, os_cloud, err)``: errors are positioned
+diagnostics and fail the plan (HotcError); without a cloud it writes one note naming what was not checked.
+An apply that plans on the spot should make the same call right after ``make_plan``.
 
 Saved plans and hidden parameters
 ---------------------------------
@@ -64,7 +65,13 @@ differs. (Hidden values written in an environment file stay in that file's store
 
 from __future__ import annotations
 
-from hotc.planner.constraints import ConstraintReport, check_constraints, cloud_constraints_needed
+from hotc.planner.constraints import (
+    ConstraintReport,
+    check_constraints,
+    cloud_configured,
+    cloud_constraints_needed,
+    enforce_constraints,
+)
 from hotc.planner.desired import DesiredResource, DesiredStack, build_desired
 from hotc.planner.make import make_plan
 from hotc.planner.options import DENY_EXIT_CODE, DenyRule, PlanOptions, load_policy_file, parse_deny_rule
@@ -100,7 +107,9 @@ __all__ = [
     "check_constraints",
     "check_deny",
     "check_plan_fresh",
+    "cloud_configured",
     "cloud_constraints_needed",
+    "enforce_constraints",
     "driver_reader",
     "load_plan",
     "load_policy_file",

@@ -17,12 +17,13 @@ Hidden values never appear in the messages.
 
 from __future__ import annotations
 
+import os
 import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
-from hotc.errors import Diagnostic, Pos, error
+from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.ir import Expr, MapExpr
 from hotc.planner.desired import DesiredStack
 from hotc.planner.plan import Action, Plan, ResourceChange
@@ -266,4 +267,45 @@ def _unique(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-__all__ = ["ConstraintReport", "check_constraints", "cloud_constraints_needed"]
+# ------------------------------------------------------------------------------------------ the CLI edge
+
+
+def cloud_configured(os_cloud: str | None, environ: Mapping[str, str] | None = None) -> bool:
+    """Is a cloud named for this run: ``--os-cloud``, ``OS_CLOUD`` or the ``OS_*`` auth variables?"""
+    env = os.environ if environ is None else environ
+    return bool(os_cloud or env.get("OS_CLOUD") or env.get("OS_AUTH_URL") or env.get("OS_AUTH_TYPE"))
+
+
+def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None, err: IO[str]) -> None:
+    """What ``hotc plan`` (and an apply that plans on the spot) does with a normal plan: the custom constraints
+    that need no cloud always; the cloud-backed ones (glance.image, nova.flavor, ...) when a cloud is configured
+    (:func:`cloud_configured`; it connects only when there is something to look up), else one note on ERR
+    naming what was not checked. A cloud that cannot be reached is a note too (not a verdict on the values).
+    Unmet constraints raise HotcError with the positioned diagnostics."""
+    if plan.mode != "normal":
+        return
+    conn = None
+    needed = cloud_constraints_needed(desired, plan)
+    if needed and cloud_configured(os_cloud):
+        from hotc.providers.openstack.auth import connect
+
+        try:
+            conn = connect(os_cloud)
+        except HotcError as exc:
+            err.write(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: "
+                      f"{exc.message}\n")
+    try:
+        report = check_constraints(desired, plan, conn)
+    except HotcError as exc:  # the cloud could not answer
+        err.write(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}\n")
+        report = check_constraints(desired, plan, None)
+    if report.diagnostics:
+        n = len(report.diagnostics)
+        raise HotcError(f"{n} value(s) do not meet their custom constraint; nothing was planned",
+                        diagnostics=report.diagnostics)
+    if report.unchecked and conn is None and not cloud_configured(os_cloud):
+        err.write(f"note: no cloud is configured, so the custom constraints {', '.join(report.unchecked)} were not "
+                  "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)\n")
+
+
+__all__ = ["ConstraintReport", "check_constraints", "cloud_configured", "cloud_constraints_needed", "enforce_constraints"]

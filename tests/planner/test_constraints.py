@@ -315,13 +315,25 @@ def test_plan_prints_template_errors_like_validate(work: Path, capsys: pytest.Ca
 
 
 def test_plan_errors_from_planning_use_the_path_as_given(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An error found while planning (here: evaluating a property) is shown with the path as given too."""
     (work / "sub").mkdir()
-    (work / "sub" / "cyc.yaml").write_text("""\
+    (work / "sub" / "ev.yaml").write_text("""\
 heat_template_version: 2018-08-31
 resources:
-  a: {type: OS::Heat::Value, depends_on: b, properties: {value: 1}}
-  b: {type: OS::Heat::Value, depends_on: a, properties: {value: 1}}
+  b: {type: OS::Heat::Value, properties: {value: {str_split: [",", 3]}}}
 """)
-    code, out, err = run(capsys, "plan", "-t", "sub/cyc.yaml")
+    code, out, err = run(capsys, "plan", "-t", "sub/ev.yaml")
     assert code == 1
+    assert out == ""
+    assert err.startswith("sub/ev.yaml:3:50: error: Incorrect arguments to \"str_split\""), err
     assert str(work) not in err, err
+
+
+@pytest.mark.parametrize(("env", "flag", "want"), [
+    ({}, None, False), ({"OS_CLOUD": "c"}, None, True), ({"OS_AUTH_URL": "http://k:5000/v3"}, None, True),
+    ({}, "named", True), ({"OS_CLIENT_CONFIG_FILE": "/x/clouds.yaml"}, None, False),
+])
+def test_cloud_configured(env: dict[str, str], flag: str | None, want: bool) -> None:
+    from hotc.planner.api import cloud_configured
+
+    assert cloud_configured(flag, env) is want
