@@ -6,6 +6,7 @@
     loaded_stack_from_plan(plan, parameters=...) -> LoadedStack
     check_plan_fresh(plan, state, current_template_digest) -> None   (raises HotcError naming what moved)
     template_digest(loaded) -> str
+    check_constraints(desired, plan, conn=None) -> ConstraintReport   (custom constraints; see below)
 
 Desired state
 -------------
@@ -42,6 +43,17 @@ Plan semantics for the applier
   a ``refresh-only`` plan has no ``changes``: applying it only records the live values.
 - Values ``Unknown`` in ``after`` are re-evaluated at apply time with :meth:`DesiredStack.resolve_properties`.
 
+Custom constraints
+------------------
+``check_constraints(desired, plan, conn)`` checks the root parameters' ``custom_constraint`` and the properties
+of what the plan creates, replaces or changes in place against the type schemas' custom constraints
+(:mod:`hotc.planner.constraints`). Constraints that need no cloud are always checked; the cloud-backed ones
+(``glance.image``, ``nova.flavor``, ``neutron.network`` …) only with an openstacksdk ``conn`` (else
+``ConstraintReport.unchecked`` names them). ``hotc plan`` connects when a cloud is configured (``--os-cloud``,
+``OS_CLOUD``, ``OS_*``) through ``enforce_constraints(desired, plan, os_cloud, err)``: errors are positioned
+diagnostics and fail the plan (HotcError); without a cloud it writes one note naming what was not checked.
+An apply that plans on the spot should make the same call right after ``make_plan``.
+
 Saved plans and hidden parameters
 ---------------------------------
 A saved plan (JSON) holds the template and every file read (``LoadedStack.sources``), the environment file
@@ -53,6 +65,13 @@ differs. (Hidden values written in an environment file stay in that file's store
 
 from __future__ import annotations
 
+from hotc.planner.constraints import (
+    ConstraintReport,
+    check_constraints,
+    cloud_configured,
+    cloud_constraints_needed,
+    enforce_constraints,
+)
 from hotc.planner.desired import DesiredResource, DesiredStack, build_desired
 from hotc.planner.make import make_plan
 from hotc.planner.options import DENY_EXIT_CODE, DenyRule, PlanOptions, load_policy_file, parse_deny_rule
@@ -73,6 +92,7 @@ __all__ = [
     "DENY_EXIT_CODE",
     "Action",
     "AddressResolver",
+    "ConstraintReport",
     "DenyRule",
     "DenyViolation",
     "DesiredResource",
@@ -84,8 +104,12 @@ __all__ = [
     "StateResolver",
     "UnknownResolver",
     "build_desired",
+    "check_constraints",
     "check_deny",
     "check_plan_fresh",
+    "cloud_configured",
+    "cloud_constraints_needed",
+    "enforce_constraints",
     "driver_reader",
     "load_plan",
     "load_policy_file",

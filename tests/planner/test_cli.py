@@ -207,3 +207,14 @@ def test_deny_rule_matching_and_policy_file_forms(tmp_path: Path) -> None:
         load_policy_file(tmp_path / "c.yaml")
     with pytest.raises(HotcError, match="cannot read"):
         load_policy_file(tmp_path / "missing.yaml")
+
+
+def test_plan_help_lists_every_exit_code(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from hotc.planner.api import DENY_EXIT_CODE
+
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _err = run(capsys, "plan", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present" in text
+    assert f"{DENY_EXIT_CODE} a --deny / --policy-file rule is violated" in text
