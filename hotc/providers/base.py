@@ -164,3 +164,40 @@ class Driver(Protocol):
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         """A physical id of a resource this stack created (by lineage+address tags) but never recorded."""
         ...
+
+
+class ReplacePreparer(Protocol):
+    """Optional driver methods (Heat's ``prepare_for_replace`` / ``restore_prev_rsrc``) for a type whose
+    replacement cannot be created while the old instance still holds something the new one needs: a server's
+    explicit ports (a port attaches to one server only), a port's fixed IPs, a key pair's name. A driver that
+    has them implements both; drivers without them are fine (see :func:`prepare_for_replace`).
+
+    ``prepare_for_replace(ctx, physical_id, old, new)`` runs right before the replacement is created:
+    ``physical_id``/``old`` are the old instance and its properties, ``new`` the replacement's. It frees what the
+    replacement needs and returns True when it changed the old instance (so that a failed replacement must
+    restore it), False when there was nothing to do.
+
+    ``restore_after_failed_replace(ctx, physical_id, old, new)`` runs when the replacement's create failed after
+    a ``prepare_for_replace`` that returned True: it gives the old instance back what prepare took (taking it from
+    the failed replacement if that holds it). Both are idempotent."""
+
+    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                            new: Mapping[str, Any]) -> bool: ...
+
+    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                                     new: Mapping[str, Any]) -> None: ...
+
+
+def prepare_for_replace(driver: Any, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                        new: Mapping[str, Any]) -> bool:
+    """Call the driver's optional ``prepare_for_replace`` (see :class:`ReplacePreparer`); False without one."""
+    fn = getattr(driver, "prepare_for_replace", None)
+    return bool(fn(ctx, physical_id, old, new)) if callable(fn) else False
+
+
+def restore_after_failed_replace(driver: Any, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                                 new: Mapping[str, Any]) -> None:
+    """Call the driver's optional ``restore_after_failed_replace`` (see :class:`ReplacePreparer`), if any."""
+    fn = getattr(driver, "restore_after_failed_replace", None)
+    if callable(fn):
+        fn(ctx, physical_id, old, new)

@@ -509,6 +509,17 @@ class Defaulted:
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return self.inner.find_adoptable(ctx, self._d(props))  # type: ignore[no-any-return]
 
+    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                            new: Mapping[str, Any]) -> bool:
+        fn = getattr(self.inner, "prepare_for_replace", None)
+        return bool(fn(ctx, physical_id, self._d(old), self._d(new))) if callable(fn) else False
+
+    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                                     new: Mapping[str, Any]) -> None:
+        fn = getattr(self.inner, "restore_after_failed_replace", None)
+        if callable(fn):
+            fn(ctx, physical_id, self._d(old), self._d(new))
+
     def __getattr__(self, name: str) -> Any:  # extra lifecycle methods (suspend/resume…) of the inner driver
         return getattr(self.inner, name)
 

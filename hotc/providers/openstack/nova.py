@@ -535,6 +535,72 @@ class ServerDriver:
 
         wait_for(ctx, f"detach port {port_id} from server {sid}", ports_of_server, lambda ports: port_id not in ports)
 
+    # -- replacement (Heat's Server.prepare_for_replace / restore_prev_rsrc)
+    @staticmethod
+    def _shared_ports(ctx: ActionContext, conn: Any, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+        """Ids of the explicit ``port`` entries the old instance has and its replacement takes too: a port attaches
+        to one server only, so the old server must let go of them before the new one is created."""
+
+        def explicit(props: Mapping[str, Any]) -> list[str]:
+            ids: list[str] = []
+            for item in props.get("networks") or []:
+                if isinstance(item, Mapping) and item.get("port"):
+                    try:
+                        pid = str(find_port(ctx, conn, item["port"]).id)
+                    except NotFound:
+                        continue
+                    if pid not in ids:
+                        ids.append(pid)
+            return ids
+
+        wanted = set(explicit(new))
+        return [pid for pid in explicit(old) if pid in wanted] if wanted else []
+
+    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                            new: Mapping[str, Any]) -> bool:
+        """Detach from the old server the explicit ports its replacement takes over (and wait until Neutron shows
+        them unbound). True when something was detached (a failed replacement then re-attaches it)."""
+        conn = ctx.cloud()
+        ports = self._shared_ports(ctx, conn, old, new)
+        if not ports or _live_server(conn, physical_id) is None:
+            return False
+        detached = False
+        for port_id in ports:
+            port = get_or_none(ctx, f"read port {port_id}", conn.network.get_port, port_id)
+            if port is None or port.device_id != physical_id:
+                continue
+            ctx.log(f"server: detaching port {port_id} from the old server {physical_id} for its replacement")
+            ignore_missing(ctx, f"detach port {port_id} from server {physical_id}",
+                           conn.compute.delete_server_interface, port_id, server=physical_id)
+            _wait_port_owner(ctx, conn, port_id, lambda dev: dev != physical_id,
+                             f"detach port {port_id} from server {physical_id}")
+            detached = True
+        return detached
+
+    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                                     new: Mapping[str, Any]) -> None:
+        """Give the old server back the explicit ports :meth:`prepare_for_replace` took, detaching them first from
+        the failed replacement when that got them."""
+        conn = ctx.cloud()
+        if _live_server(conn, physical_id) is None:
+            ctx.log(f"server: the old server {physical_id} is gone; its ports cannot be re-attached")
+            return
+        for port_id in self._shared_ports(ctx, conn, old, new):
+            port = get_or_none(ctx, f"read port {port_id}", conn.network.get_port, port_id)
+            if port is None or port.device_id == physical_id:
+                continue
+            holder = str(port.device_id or "")
+            if holder and str(port.device_owner or "").startswith("compute:"):
+                _take_port_back(ctx, conn, port_id, holder)
+            elif holder:
+                raise ProviderError(f"port {port_id} is now used by {port.device_owner or 'another device'} "
+                                    f"{holder}: cannot re-attach it to server {physical_id}")
+            ctx.log(f"server: re-attaching port {port_id} to the old server {physical_id}")
+            call(ctx, f"attach port {port_id} to server {physical_id}",
+                 lambda pid=port_id: conn.compute.create_server_interface(physical_id, port_id=pid))
+            _wait_port_owner(ctx, conn, port_id, lambda dev: dev == physical_id,
+                             f"attach port {port_id} to server {physical_id}")
+
     # -- delete
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
@@ -560,6 +626,22 @@ class ServerDriver:
         servers = call(ctx, "list servers", lambda: list(conn.compute.servers(details=True)))
         return newest(s for s in servers if has_stamp(ctx, metadata=s.metadata or {})
                       and str(s.status).upper() not in ("DELETED", "SOFT_DELETED"))
+
+
+def _take_port_back(ctx: ActionContext, conn: Any, port_id: str, holder: str) -> None:
+    """Detach the port from ``holder`` (a failed replacement), once that is no longer building."""
+    settle(ctx, f"server {holder}", _live_server(conn, holder), lambda: _live_server(conn, holder),
+           lambda s: str(s.status).upper() in BUSY)
+    ctx.log(f"server: detaching port {port_id} from the failed replacement {holder}")
+    ignore_missing(ctx, f"detach port {port_id} from server {holder}", conn.compute.delete_server_interface,
+                   port_id, server=holder)
+    _wait_port_owner(ctx, conn, port_id, lambda dev: dev != holder, f"detach port {port_id} from server {holder}")
+
+
+def _wait_port_owner(ctx: ActionContext, conn: Any, port_id: str, ok: Any, what: str) -> None:
+    """Wait until the port's ``device_id`` satisfies ``ok`` (Neutron's view: the port is free or bound)."""
+    wait_for(ctx, what, lambda: conn.network.get_port(port_id),
+             lambda p: p is not None and bool(ok(str(p.device_id or ""))))
 
 
 def _live_server(conn: Any, sid: str) -> Any:
