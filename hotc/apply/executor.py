@@ -26,7 +26,13 @@ from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
 from hotc.planner.plan import Action, Plan
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import (
+    ActionContext,
+    Driver,
+    Outcome,
+    prepare_for_replace,
+    restore_after_failed_replace,
+)
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
 from hotc.values import collect_unknowns
@@ -491,10 +497,25 @@ class Executor:
         def on_id(pid: str) -> None:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
+        ctx = self._ctx(addr, type_name, on_id, instance_tag(entry))
+        new_d = with_defaults(type_name, props)
+        lent: list[DeposedInstance] = []  # old instances that let go of something for the replacement
         try:
-            outcome = driver.create(self._ctx(addr, type_name, on_id, instance_tag(entry)), with_defaults(type_name, props))
+            for dep in entry.deposed:  # Heat's prepare_for_replace (a server's explicit ports, …)
+                if dep.attributes.get(DEPOSED_TYPE_KEY, type_name) == type_name:
+                    lent.append(dep)
+                    if not prepare_for_replace(driver, ctx, dep.physical_id, with_defaults(type_name, dep.properties),
+                                               new_d):
+                        lent.pop()
+            outcome = driver.create(ctx, new_d)
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            for dep in reversed(lent):  # Heat's restore_prev_rsrc: the old instance gets back what it lent
+                try:
+                    restore_after_failed_replace(driver, ctx, dep.physical_id,
+                                                 with_defaults(type_name, dep.properties), new_d)
+                except Exception as rexc:  # noqa: BLE001
+                    reason += f"; restoring the old instance {dep.physical_id} failed too: {_err(rexc)}"
 
             def failed(s: StackState) -> StackState:
                 rs = s.resources.get(addr)
