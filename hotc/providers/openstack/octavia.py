@@ -17,7 +17,10 @@ from typing import Any
 
 from hotc.providers.base import ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
+    TAG_ADDRESS,
+    TAG_LINEAGE,
     ProviderError,
+    base_address,
     call,
     create_once,
     fresh_finder,
@@ -29,6 +32,7 @@ from hotc.providers.openstack.common import (
     outcome,
     physical_name,
     settle,
+    stamp,
     stamp_tags,
     wait_for,
     wait_gone,
@@ -406,6 +410,46 @@ class PoolMemberDriver(OctaviaChild):
         for fixed in ("address", "protocol_port", "monitor_address", "monitor_port"):
             body.pop(fixed, None)
         return body
+
+    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
+        conn = ctx.cloud()
+        earlier = self._earlier_instance(ctx, conn, props)
+        if earlier is None:
+            return super().create(ctx, props)
+        # Octavia takes one member per address:port in a pool. A member whose address was unknown at plan time
+        # (a replaced server's first_address) is planned as a replacement, but when the address turns out
+        # unchanged (the new server kept its port) Heat would not replace it: keep the earlier instance, updated.
+        ctx.log(f"pool member: {earlier.id} already serves {earlier.address}:{earlier.protocol_port}; kept "
+                "(updated) instead of creating a second member for the same address")
+        ctx.record_physical_id(str(earlier.id))
+        lb_id = self.lb_of_props(ctx, conn, props)
+        body = {k: v for k, v in self.update_body(ctx, conn, props, frozenset(props)).items() if v is not None}
+        body["tags"] = merge_tags(ctx, props.get("tags"))
+        wait_lb(ctx, conn, lb_id, f"update {self.what}")
+        call(ctx, f"update {self.what} {earlier.id}", self._update, conn, str(earlier.id), props, body)
+        return self._settle(ctx, conn, lb_id, str(earlier.id), props, f"update {self.what}")
+
+    def _earlier_instance(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> Any:
+        """A member of the pool stamped as an earlier instance of this address (same lineage and address) with
+        the same address, port, subnet and monitor address/port as wanted, or None."""
+        try:
+            members = call(ctx, f"list members of pool {props['pool']}", self._list, conn, props)
+        except ProviderError:
+            return None
+        address = base_address(stamp(ctx)[TAG_ADDRESS])
+        subnet = find_subnet(ctx, conn, props["subnet"]).id if props.get("subnet") else None
+        for m in members:
+            tags = [str(t) for t in m.tags or []]
+            if f"{TAG_LINEAGE}={ctx.lineage}" not in tags or not any(
+                    t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1]) == address for t in tags):
+                continue
+            if (str(m.address) == str(props.get("address")) and m.protocol_port == props.get("protocol_port")
+                    and (subnet is None or m.subnet_id == subnet)
+                    and (m.monitor_address or None) == (props.get("monitor_address") or None)
+                    and (m.monitor_port or None) == (props.get("monitor_port") or None)
+                    and str(m.provisioning_status).upper() not in ("ERROR", "PENDING_DELETE", "DELETED")):
+                return m
+        return None
 
     def _create(self, conn: Any, props: Mapping[str, Any], body: dict[str, Any]) -> Any:
         return conn.load_balancer.create_member(self._pool_id(conn, props), **body)
