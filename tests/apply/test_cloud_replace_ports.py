@@ -127,3 +127,64 @@ def test_cloud_replace_server_keeps_its_explicit_port(cloud: Any, cloud_shared: 
 
     with pytest.raises(exceptions.NotFoundException):
         cloud.network.get_port(port_id)
+
+
+EXAMPLES = REPO / "examples"
+
+
+def stamped_leftovers(conn: Any, lineage: str) -> list[str]:
+    tag = f"hotc-lineage={lineage}"
+    left = [f"port {p.id}" for p in conn.network.ports(tags=tag)]
+    left += [f"net {n.id}" for n in conn.network.networks(tags=tag)]
+    left += [f"server {s.id}" for s in conn.compute.servers() if (s.metadata or {}).get("hotc-lineage") == lineage]
+    left += [f"volume {v.id}" for v in conn.block_storage.volumes()
+             if (v.metadata or {}).get("hotc-lineage") == lineage]
+    return left
+
+
+def test_cloud_multitier_example_replaces_a_server_on_its_port(cloud: Any, cloud_shared: Any, cloud_tracker: Any,
+                                                                 hotc_cloud_env: dict[str, str],
+                                                                 tmp_path: Path) -> None:
+    """The multi-tier example's update scenario with a server replacement: ``web_b_revision`` changes web_b's
+    user_data, so web_b is replaced; the new server takes over web_b_port, keeping its private address, its
+    floating IP (associated to the port) and its pool member, while web_a is updated in place."""
+    stack = cloud_tracker.name("webr")
+    args = ["-t", str(EXAMPLES / "multitier.yaml"), "-e", str(EXAMPLES / "multitier-production.env.yaml"), stack,
+            "--auto-approve"]
+    lineage = None
+    try:
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *args)
+        st = state_of(tmp_path, stack)
+        lineage = st.lineage if st is not None else None
+        assert r.returncode == 0, tail(r)
+        ids = {a: rs.physical_id for a, rs in st.resources.items()}
+        ip_b = cloud.network.get_port(ids["web_b_port"]).fixed_ips[0]["ip_address"]
+        member_b = ids["member_b"]
+
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2",
+                 "--parameter", "web_b_revision=2")
+        assert r.returncode == 0, tail(r)
+        st2 = state_of(tmp_path, stack)
+        ids2 = {a: rs.physical_id for a, rs in st2.resources.items()}
+        assert all(rs.status.endswith("_COMPLETE") and rs.deposed == () for rs in st2.resources.values())
+        # web_b replaced: a new server on the same port; the old one deleted after the new one was created
+        assert ids2["web_b"] != ids["web_b"] and live(cloud, ids["web_b"]) is None
+        assert {a for a in ids if ids2[a] != ids[a]} == {"web_b"}
+        assert server_ports(cloud, ids2["web_b"]) == [ids["web_b_port"]]
+        assert cloud.network.get_port(ids["web_b_port"]).device_id == ids2["web_b"]
+        assert cloud.network.get_ip(ids["web_b_fip"]).port_id == ids["web_b_port"]
+        assert [m.address for m in cloud.load_balancer.members(ids["pool"]) if m.id == member_b] == [ip_b]
+        assert st2.outputs["web_private_ips"].value[1] == ip_b
+        # web_a updated in place
+        assert cloud.compute.get_server(ids["web_a"]).metadata["version"] == "2"
+        lines = r.stdout.splitlines()
+        order = [next(i for i, x in enumerate(lines) if x.startswith(p)) for p in
+                 ("web_b: CREATE_COMPLETE", "web_b: DELETE_COMPLETE")]
+        assert order == sorted(order)
+        again = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2",
+                     "--parameter", "web_b_revision=2")
+        assert again.returncode == 0 and "No changes" in again.stdout, tail(again)
+    finally:
+        d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
+    assert d.returncode == 0, tail(d)
+    assert lineage is not None and stamped_leftovers(cloud, lineage) == []
