@@ -103,6 +103,7 @@ def test_cloud_replace_server_keeps_its_explicit_port(cloud: Any, cloud_shared: 
         assert [d.physical_id for d in st.resources["web"].deposed] == [old_sid]
         port = cloud.network.get_port(port_id)
         assert port.device_id == old_sid, (port.device_id, st.resources["web"].status_reason, tail(r))
+        assert f"re-attaching port {port_id} to the old server {old_sid}" in r.stdout, tail(r)
         assert server_ports(cloud, old_sid) == [port_id]
 
         # a replacement (user_data with the default user_data_update_policy REPLACE) takes the port over
@@ -188,3 +189,63 @@ def test_cloud_multitier_example_replaces_a_server_on_its_port(cloud: Any, cloud
         d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert d.returncode == 0, tail(d)
     assert lineage is not None and stamped_leftovers(cloud, lineage) == []
+
+
+KEYPAIR = """
+heat_template_version: 2018-08-31
+parameters:
+  name: {type: string}
+  public_key: {type: string, default: ""}
+  type: {type: string, default: ssh}
+resources:
+  kp:
+    type: OS::Nova::KeyPair
+    properties:
+      name: {get_param: name}
+      public_key: {get_param: public_key}
+      type: {get_param: type}
+"""
+
+
+def new_public_key() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    key = ed25519.Ed25519PrivateKey.generate().public_key()
+    return key.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
+
+
+def test_cloud_replace_key_pair_under_the_same_name(cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str],
+                                                    tmp_path: Path) -> None:
+    """Heat's KeyPair.prepare_for_replace: a new public_key replaces the key pair under the same name (the old one
+    is deleted first); a replacement that fails re-imports the old key."""
+    stack = cloud_tracker.name("kp")
+    name = cloud_tracker.name("key")
+    cloud_tracker.defer("keypair", lambda: cloud.compute.delete_keypair(name, ignore_missing=True))
+    t = tmp_path / "kp.yaml"
+    t.write_text(KEYPAIR)
+    k1, k2 = new_public_key(), new_public_key()
+    base = ["-t", str(t), "--parameter", f"name={name}", stack, "--auto-approve"]
+    try:
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", f"public_key={k1}")
+        assert r.returncode == 0, tail(r)
+        assert cloud.compute.get_keypair(name).public_key.split()[:2] == k1.split()[:2]
+
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", f"public_key={k2}")
+        assert r.returncode == 0, tail(r)
+        st = state_of(tmp_path, stack)
+        assert st.resources["kp"].physical_id == name and st.resources["kp"].deposed == ()
+        assert cloud.compute.get_keypair(name).public_key.split()[:2] == k2.split()[:2]
+
+        # x509 without a public key is refused by the driver after the old key pair was deleted: k2 comes back
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "type=x509")
+        assert r.returncode != 0, tail(r)
+        assert "x509" in r.stdout + r.stderr and "re-importing the old key pair" in r.stdout, tail(r)
+        assert cloud.compute.get_keypair(name).public_key.split()[:2] == k2.split()[:2]
+
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", f"public_key={k2}")
+        assert r.returncode == 0, tail(r)
+    finally:
+        d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
+    assert d.returncode == 0, tail(d)
+    assert [k.name for k in cloud.compute.keypairs() if k.name == name] == []

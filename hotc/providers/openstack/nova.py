@@ -729,6 +729,37 @@ class KeyPairDriver:
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         ignore_missing(ctx, f"delete key pair {physical_id}", ctx.cloud().compute.delete_keypair, physical_id)
 
+    # Heat's KeyPair.prepare_for_replace: a key pair's name is its id, so a replacement under the same name
+    # (a new public_key, type or user) can only be created once the old one is gone.
+    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                            new: Mapping[str, Any]) -> bool:
+        if str(new.get("name")) != physical_id:
+            return False  # a new name: both can exist side by side
+        conn = ctx.cloud()
+        if get_or_none(ctx, f"read key pair {physical_id}", conn.compute.get_keypair, physical_id) is None:
+            return False
+        ctx.log(f"key pair: deleting the old key pair {physical_id} so that its replacement can take the name")
+        ignore_missing(ctx, f"delete key pair {physical_id}", conn.compute.delete_keypair, physical_id)
+        return True
+
+    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
+                                     new: Mapping[str, Any]) -> None:
+        """Re-import the old key pair when its public key is known (given in the template); a key pair hotc
+        generated cannot be brought back (its private half was never stored in the cloud)."""
+        conn = ctx.cloud()
+        if get_or_none(ctx, f"read key pair {physical_id}", conn.compute.get_keypair, physical_id) is not None:
+            return  # the name is taken (by the old key pair, or the failed replacement): nothing to restore
+        if not old.get("public_key"):
+            raise ProviderError(f"the old key pair {physical_id} was deleted for its replacement and hotc generated "
+                                "it, so it cannot be re-imported: the next apply creates a new one")
+        body: dict[str, Any] = {"name": physical_id, "public_key": old["public_key"]}
+        if old.get("type"):
+            body["type"] = old["type"]
+        if old.get("user"):
+            body["user_id"] = old["user"]
+        ctx.log(f"key pair: re-importing the old key pair {physical_id}")
+        call(ctx, f"re-import key pair {physical_id}", lambda: conn.compute.create_keypair(**body))
+
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         # A key pair has no metadata: adopt only one whose public key is the one the template gives.
         if not props.get("public_key") or not props.get("name"):
