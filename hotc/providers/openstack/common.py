@@ -473,6 +473,20 @@ def get_or_none(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *a
         return None
 
 
+def deletion_policy(ctx: ActionContext, physical_id: str) -> str | None:
+    """The ``deletion_policy`` of the resource being deleted, when the caller's context can tell (the applier's
+    context looks resources up by physical id; a plain ActionContext cannot, and gives None)."""
+    lookup_fn = getattr(ctx, "lookup", None)
+    if not callable(lookup_fn):
+        return None
+    try:
+        rs = lookup_fn(physical_id)
+    except Exception:  # noqa: BLE001 -- a look-up is best effort
+        return None
+    policy = getattr(rs, "deletion_policy", None) if rs is not None else None
+    return str(policy).capitalize() if policy else None
+
+
 # --------------------------------------------------------------------------------------------- defaults
 
 

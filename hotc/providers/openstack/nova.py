@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import re
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -25,6 +26,7 @@ from hotc.providers.openstack.common import (
     base_address,
     call,
     create_once,
+    deletion_policy,
     fresh_finder,
     get_or_none,
     has_stamp,
@@ -48,6 +50,7 @@ from hotc.providers.openstack.common import (
 from hotc.providers.openstack.neutron import find_network, find_port, find_subnet, security_group_ids
 
 INTERNAL_PORT_TAG = "hotc-internal-port"
+SNAPSHOT_GRACE = 20.0  # seconds an image may stay unfinished after Nova's snapshot task ended
 RESTING = frozenset({"ACTIVE", "SHUTOFF", "SUSPENDED", "PAUSED"})
 BUSY = frozenset({"BUILD", "REBUILD", "RESIZE", "REBOOT", "HARD_REBOOT", "MIGRATING", "PASSWORD"})
 
@@ -612,11 +615,62 @@ class ServerDriver:
                 if p.device_id == physical_id
                 or (not p.device_id and any(t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1])
                                             == address for t in p.tags or []))]
+        if server is not None and deletion_policy(ctx, physical_id) == "Snapshot":
+            self._snapshot_before_delete(ctx, conn, server)
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
             wait_gone(ctx, f"delete server {physical_id}", lambda: _live_server(conn, physical_id))
         for port in ours:
             ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
+
+    @staticmethod
+    def _snapshot_before_delete(ctx: ActionContext, conn: Any, server: Any) -> None:
+        """``deletion_policy: Snapshot`` (Heat's Server.handle_snapshot_delete): an image of the server, active in
+        Glance, before the server is deleted; if the snapshot fails the delete fails and the server stays."""
+        sid = str(server.id)
+        name = f"{server.name}-snapshot"
+
+        def of_server(img: Any) -> bool:
+            props = dict(getattr(img, "properties", None) or {})
+            return img.name == name and (getattr(img, "instance_uuid", None) or props.get("instance_uuid")) == sid
+
+        images = [i for i in call(ctx, "list images", lambda: list(conn.image.images(name=name))) if of_server(i)]
+        if any(str(i.status) == "active" for i in images):
+            ctx.log(f"server {sid}: snapshot image {name} already made (deletion_policy Snapshot)")
+            return
+        for img in images:  # failed attempts of an earlier run
+            if str(img.status) in ("killed", "deleted", "deactivated"):
+                ignore_missing(ctx, f"delete failed snapshot {img.id}", conn.image.delete_image, img.id)
+        pending = [i for i in images if str(i.status) in ("queued", "saving", "uploading", "importing")]
+        if pending:
+            image_id = str(pending[0].id)
+        else:
+            _wait_no_task(ctx, conn, sid)
+            ctx.log(f"server {sid}: taking snapshot image {name} before deletion (deletion_policy Snapshot)")
+            image = call(ctx, f"snapshot server {sid}",
+                         lambda: conn.compute.create_server_image(sid, name, metadata={"hotc-snapshot-of": sid}))
+            image_id = str(image.id)
+        idle_since: list[float] = []
+
+        def failed(img: Any) -> str | None:
+            if str(img.status) in ("killed", "deleted"):
+                return f"the image went to {img.status}"
+            # Nova uploads the image while the server's task is image_uploading; once the task is over and the
+            # image is still not active, the upload is not coming (a virt driver that cannot snapshot)
+            srv = _live_server(conn, sid)
+            if srv is not None and not getattr(srv, "task_state", None):
+                idle_since.append(time.monotonic())
+                if idle_since[-1] - idle_since[0] > SNAPSHOT_GRACE:
+                    return f"Nova finished the snapshot but the image stayed {img.status}"
+            return None
+
+        try:
+            wait_for(ctx, f"snapshot server {sid} as image {image_id}", lambda: conn.image.get_image(image_id),
+                     lambda i: i is not None and str(i.status) == "active", failed)
+        except ProviderError as exc:
+            ignore_missing(ctx, f"delete failed snapshot {image_id}", conn.image.delete_image, image_id)
+            raise ProviderError(f"server {sid}: {exc.message}; deletion_policy Snapshot: the server is kept (change "
+                                "the deletion_policy to Retain or Delete, or fix the snapshot, then run again)") from exc
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         found = self._find(ctx, ctx.cloud())
@@ -642,6 +696,12 @@ def _wait_port_owner(ctx: ActionContext, conn: Any, port_id: str, ok: Any, what:
     """Wait until the port's ``device_id`` satisfies ``ok`` (Neutron's view: the port is free or bound)."""
     wait_for(ctx, what, lambda: conn.network.get_port(port_id),
              lambda p: p is not None and bool(ok(str(p.device_id or ""))))
+
+
+def _wait_no_task(ctx: ActionContext, conn: Any, sid: str) -> None:
+    """Nova refuses an image snapshot while another task runs on the server."""
+    wait_for(ctx, f"wait for server {sid} to be idle", lambda: conn.compute.get_server(sid),
+             lambda s: s is not None and not getattr(s, "task_state", None) and str(s.status).upper() not in BUSY)
 
 
 def _live_server(conn: Any, sid: str) -> Any:
