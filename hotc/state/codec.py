@@ -167,8 +167,8 @@ def output_to_dict(name: str, out: OutputState, key: bytes | None) -> dict[str, 
     return {"value": value, "description": out.description, "sensitive": out.sensitive, "error": out.error}
 
 
-def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]:
-    """The JSON form of ``state`` (hidden values masked)."""
+def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
+    """Everything of ``state``'s JSON form but its resources."""
     return {
         "format_version": FORMAT_VERSION,
         "lineage": state.lineage,
@@ -179,16 +179,74 @@ def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]
         "template_digest": state.template_digest,
         "template": plain(state.template, "template"),
         "parameters": {n: parameter_to_dict(n, p, key) for n, p in sorted(state.parameters.items())},
-        "resources": {a: resource_to_dict(r, key) for a, r in sorted(state.resources.items())},
         "outputs": {n: output_to_dict(n, o, key) for n, o in sorted(state.outputs.items())},
         "created_at": state.created_at,
         "updated_at": state.updated_at,
     }
 
 
+def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]:
+    """The JSON form of ``state`` (hidden values masked)."""
+    d = _top_to_dict(state, key)
+    d["resources"] = {a: resource_to_dict(r, key) for a, r in sorted(state.resources.items())}
+    return d
+
+
+# Encoded forms of one ResourceState, kept on the (frozen, never mutated) instance itself: a state write
+# re-encodes only the resources that changed since the last write, not the whole document. A changed
+# resource is a new instance (``dataclasses.replace``), which starts without a cache.
+_CACHE_ATTR = "_hotc_codec_cache"
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class _Encoded:
+    __slots__ = ("key", "doc", "text", "_cmp")
+
+    def __init__(self, key: bytes | None, doc: dict[str, Any]) -> None:
+        self.key = key
+        self.doc = doc
+        self.text = _ENCODER.encode(doc)
+        self._cmp: Any = None
+
+    @property
+    def cmp(self) -> Any:
+        """The form compared by :func:`content_changed` (ciphertext stripped)."""
+        if self._cmp is None:
+            self._cmp = _strip_ciphertext(self.doc)
+        return self._cmp
+
+
+def _cached(rs: ResourceState, key: bytes | None) -> _Encoded:
+    enc: _Encoded | None = getattr(rs, _CACHE_ATTR, None)
+    if enc is None or enc.key != key:
+        enc = _Encoded(key, resource_to_dict(rs, key))
+        object.__setattr__(rs, _CACHE_ATTR, enc)  # frozen dataclass: a cache, not a field (eq/repr ignore it)
+    return enc
+
+
+def _compare_form(rs: ResourceState) -> Any:
+    """The comparable form of one resource, reusing the cache of whatever key it was last encoded with
+    (masked markers compare by digest, so the key does not change the comparable form)."""
+    enc: _Encoded | None = getattr(rs, _CACHE_ATTR, None)
+    if enc is None:
+        enc = _cached(rs, None)
+    return enc.cmp
+
+
 def dumps(state: StackState, key: bytes | None = None) -> bytes:
-    """The bytes stored for ``state``: indented, sorted, newline-terminated UTF-8 JSON."""
-    return (json.dumps(state_to_dict(state, key), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    """The bytes stored for ``state``: compact, key-sorted, newline-terminated UTF-8 JSON.
+
+    Each resource's encoded text is cached on its instance, so a write after one resource changed encodes
+    that resource and the document's top level only."""
+    top = _top_to_dict(state, key)
+    resources = ",".join(
+        _ENCODER.encode(addr) + ":" + _cached(rs, key).text for addr, rs in sorted(state.resources.items())
+    )
+    parts = []
+    for name in sorted([*top, "resources"]):
+        value = "{" + resources + "}" if name == "resources" else _ENCODER.encode(top[name])
+        parts.append(_ENCODER.encode(name) + ":" + value)
+    return ("{" + ",".join(parts) + "}\n").encode()
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -370,7 +428,13 @@ def comparable(state: StackState) -> dict[str, Any]:
     """The JSON form without the fields a write changes by itself (serial, updated_at, format_version).
 
     Hidden values compare by digest, so the same secret encrypted twice is not a change."""
-    d = state_to_dict(state, None)
+    d = _comparable_top(state)
+    d["resources"] = {a: _compare_form(r) for a, r in sorted(state.resources.items())}
+    return d
+
+
+def _comparable_top(state: StackState) -> dict[str, Any]:
+    d = _top_to_dict(state, None)
     for k in _VOLATILE:
         d.pop(k, None)
     for p in d["parameters"].values():
@@ -391,10 +455,19 @@ def _strip_ciphertext(v: Any) -> Any:
 
 
 def content_changed(old: StackState | None, new: StackState) -> bool:
-    """True when writing ``new`` over ``old`` would change anything but serial/updated_at."""
+    """True when writing ``new`` over ``old`` would change anything but serial/updated_at.
+
+    Resources that are the same instance in both are not compared; the others compare by their cached
+    comparable forms."""
     if old is None:
         return True
-    return comparable(old) != comparable(new)
+    if old.resources.keys() != new.resources.keys():
+        return True
+    for addr, rs in new.resources.items():
+        before = old.resources[addr]
+        if before is not rs and _compare_form(before) != _compare_form(rs):
+            return True
+    return _comparable_top(old) != _comparable_top(new)
 
 
 def next_version(old: StackState | None, new: StackState, now: str) -> StackState:
