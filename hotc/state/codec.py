@@ -132,14 +132,14 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
     props = plain(rs.properties, where + ".properties")
     if rs.sensitive_paths:
         props = _mask_paths(props, rs.sensitive_paths, key)
-    return {
+    out: dict[str, Any] = {
         "address": rs.address,
         "type": rs.type,
         "physical_id": rs.physical_id,
         "status": rs.status,
         "status_reason": rs.status_reason,
         "properties": props,
-        "attributes": plain(rs.attributes, where + ".attributes"),
+        "attributes": _attributes(rs.attributes, rs.sensitive_attributes, key, where + ".attributes"),
         "dependencies": list(rs.dependencies),
         "deletion_policy": rs.deletion_policy,
         "created_at": rs.created_at,
@@ -151,13 +151,24 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
                 "properties": _mask_paths(plain(d.properties, where + ".deposed"), rs.sensitive_paths, key)
                 if rs.sensitive_paths
                 else plain(d.properties, where + ".deposed"),
-                "attributes": plain(d.attributes, where + ".deposed"),
+                "attributes": _attributes(d.attributes, rs.sensitive_attributes, key, where + ".deposed"),
                 "status": d.status,
             }
             for d in rs.deposed
         ],
         "metadata": plain(rs.metadata, where + ".metadata"),
     }
+    # written only when set, so documents without them keep their exact form
+    if rs.sensitive_attributes:
+        out["sensitive_attributes"] = list(rs.sensitive_attributes)
+    if rs.reference_attribute is not None:
+        out["reference_attribute"] = rs.reference_attribute
+    return out
+
+
+def _attributes(attrs: Mapping[str, Any], paths: tuple[str, ...], key: bytes | None, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = plain(attrs, where)
+    return _mask_paths(out, paths, key) if paths else out
 
 
 def output_to_dict(name: str, out: OutputState, key: bytes | None) -> dict[str, Any]:
@@ -287,6 +298,7 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
     if not isinstance(d, dict):
         raise _bad(source, f"{where}: expected an object")
     paths = tuple(_get(d, "sensitive_paths", list, source, where, []))
+    attr_paths = tuple(_get(d, "sensitive_attributes", list, source, where, []))
     deposed = []
     for i, dd in enumerate(_get(d, "deposed", list, source, where, [])):
         w = f"{where}.deposed[{i}]"
@@ -296,7 +308,7 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
             DeposedInstance(
                 physical_id=_get(dd, "physical_id", str, source, w),
                 properties=_unmask_paths(_get(dd, "properties", dict, source, w, {}), paths, key),
-                attributes=_get(dd, "attributes", dict, source, w, {}),
+                attributes=_unmask_paths(_get(dd, "attributes", dict, source, w, {}), attr_paths, key),
                 status=_get(dd, "status", str, source, w, "REPLACED"),
             )
         )
@@ -306,7 +318,7 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
         physical_id=_get(d, "physical_id", (str, _NULL), source, where, None),
         status=_get(d, "status", str, source, where),
         properties=_unmask_paths(_get(d, "properties", dict, source, where, {}), paths, key),
-        attributes=_get(d, "attributes", dict, source, where, {}),
+        attributes=_unmask_paths(_get(d, "attributes", dict, source, where, {}), attr_paths, key),
         dependencies=tuple(_get(d, "dependencies", list, source, where, [])),
         deletion_policy=_get(d, "deletion_policy", str, source, where, "Delete"),
         status_reason=_get(d, "status_reason", str, source, where, ""),
@@ -315,6 +327,8 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
         sensitive_paths=paths,
         deposed=tuple(deposed),
         metadata=_get(d, "metadata", dict, source, where, {}),
+        sensitive_attributes=attr_paths,
+        reference_attribute=_get(d, "reference_attribute", (str, _NULL), source, where, None),
     )
 
 
