@@ -24,9 +24,10 @@ class StateResolver:
 
     def resource_id(self, address: str) -> Any:
         rs = self._state.resources.get(address)
-        if rs is None or rs.physical_id is None:
+        ref = rs.reference_id if rs is not None else None  # the physical id, or a RandomString's value
+        if ref is None:
             return Unknown.of(address)
-        return rs.physical_id
+        return ref
 
     def resource_attr(self, address: str, attribute: str, path: tuple[Any, ...]) -> Any:
         rs = self._state.resources.get(address)

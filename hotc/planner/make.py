@@ -100,8 +100,8 @@ class PlanResolver:
     def resource_id(self, address: str) -> Any:
         rs = self.state.get(address)
         a = self.actions.get(address)
-        if rs is not None and rs.physical_id is not None and a not in (Action.CREATE, Action.REPLACE):
-            return rs.physical_id
+        if rs is not None and rs.reference_id is not None and a not in (Action.CREATE, Action.REPLACE):
+            return rs.reference_id  # the physical id, or a RandomString's value (Heat's reference id)
         return Unknown.of(address)
 
     def resource_attr(self, address: str, attribute: str, path: tuple[Any, ...]) -> Any:
