@@ -8,6 +8,7 @@ from typing import Any
 
 from hotc.planner.resolve import index_path
 from hotc.state.document import StackState
+from hotc.state.secrets import is_masked
 from hotc.values import Unknown
 
 SENSITIVE_MARK = "(sensitive)"
@@ -37,6 +38,8 @@ class StateResolver:
             value: Any = dict(rs.attributes)
         else:
             value = rs.attributes.get(attribute)
+            if attribute in rs.sensitive_attributes and is_masked(value):
+                return Unknown.of(address, (attribute, *path))  # a secret stored masked: not known here
         return index_path(value, tuple(path), lambda: Unknown.of(address, (attribute, *path)))
 
 
