@@ -328,7 +328,20 @@ def run_apply(
     print_report(rep, plan, out, err)
     if rep.ok and plan.mode != "destroy":
         print_outputs(final, out)
+    warn_unrecoverable_secrets(final, getattr(backend, "key", None), err)
     return 0 if rep.ok else 1
+
+
+def warn_unrecoverable_secrets(state: StackState, key: bytes | None, err: IO[str]) -> None:
+    """Without a state key, sensitive attributes (a RandomString's value) are stored as digests only: say so,
+    since later plans cannot give them to get_resource/get_attr."""
+    if key is not None:
+        return
+    names = sorted(a for a, rs in state.resources.items() if rs.sensitive_attributes)
+    if names:
+        err.write(f"warning: no state encryption key (HOTC_STATE_KEY) is set for this backend, so the secret values "
+                  f"of {', '.join(names)} are stored as digests only: later plans cannot read them back for "
+                  "get_resource/get_attr. Set HOTC_STATE_KEY to keep them encrypted in the state.\n")
 
 
 # ------------------------------------------------------------------------------------------ refresh-only

@@ -44,3 +44,25 @@ def test_a_value_the_driver_cannot_read_back_is_kept() -> None:
     fresh = Outcome("st-pw-abcdefabcdef", {"value": "new"}, sensitive_attributes=("value",))
     assert _kept_secrets(fresh, PW) == {"value": "new"}
     assert _kept_secrets(Outcome("uuid-1", {}), NET) == {}  # ordinary attributes are not carried over
+
+
+def test_a_masked_secret_is_unknown_never_the_marker() -> None:
+    r = ApplyResolver(StackState.new("st").with_resource(MASKED))
+    assert isinstance(r.resource_attr("pw", "value", ()), Unknown)
+    plan_r = PlanResolver({"pw": MASKED}, {"pw": Action.NOOP}, {})
+    assert isinstance(plan_r.resource_attr("pw", "value", ()), Unknown)
+    assert plan_r.resource_attr("pw", "value", ()) != MASKED.attributes["value"]
+
+
+def test_warning_when_secrets_cannot_be_kept() -> None:
+    import io
+
+    from hotc.apply.session import warn_unrecoverable_secrets
+
+    st = StackState.new("st").with_resource(PW).with_resource(NET)
+    err = io.StringIO()
+    warn_unrecoverable_secrets(st, None, err)
+    assert "HOTC_STATE_KEY" in err.getvalue() and "of pw " in err.getvalue() and "net" not in err.getvalue()
+    err = io.StringIO()
+    warn_unrecoverable_secrets(st, b"k", err)
+    assert err.getvalue() == ""
