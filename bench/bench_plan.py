@@ -4,8 +4,11 @@ against an empty state (all creates) and a full state where 1% of the resources 
     PYTHONPATH=. python bench/bench_plan.py [--sizes 1000,10000,100000]
 
 Each case runs in its own subprocess so peak RSS (resource.getrusage ru_maxrss) is per case. Reported:
-``load`` (template YAML -> LoadedStack, the front end's share), ``plan`` (build_desired + make_plan, the
-planner's share), and the peak RSS of the whole process. The generated template repeats a 5-resource block
+``load`` (template YAML -> LoadedStack, the front end's share), ``desired`` (build_desired), ``plan``
+(build_desired + make_plan: the planner's whole share), the peak RSS of the whole process, and how much the
+peak grew after loading (``+planner MB``: what planning added; with a full state it includes the
+synthesised state), and the planner's own peak allocation traced by tracemalloc in a second, untimed run
+(``planner traced MB``). The generated template repeats a 5-resource block
 (net, subnet, port, server, value) with references inside each block, so Heat's implicit Port->Subnet and
 Server->Subnet edges are exercised. The full state is synthesised from the desired state with every value
 resolved; 1% of the resources then carry an old ``name`` (an in-place update) and, for servers, an old
@@ -96,6 +99,7 @@ def run_one(n: int, full: bool) -> dict[str, Any]:
         t0 = time.perf_counter()
         loaded, diags = load_stack(str(path), [], {}, {}, require_values=True, max_size=None)
         t_load = time.perf_counter() - t0
+    rss_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     errors = [d for d in diags if d.severity.value == "error"]
     if loaded is None or errors:
         raise SystemExit(f"bench template does not load: {errors[:3]}")
@@ -108,9 +112,21 @@ def run_one(n: int, full: bool) -> dict[str, Any]:
     plan = make_plan(desired, state, PlanOptions())
     t_plan = time.perf_counter() - t0
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # the planner's own allocations, measured in a second (untimed) run under tracemalloc
+    del desired, plan
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    desired = build_desired(loaded, "bench", state.lineage if state else None, state=state)
+    plan = make_plan(desired, state, PlanOptions())
+    _cur, traced_peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
     return {"resources": len(desired.resources), "state": "full, 1% changed" if full else "empty",
             "load_s": round(t_load, 3), "desired_s": round(t_desired, 3), "plan_s": round(t_plan, 3),
-            "peak_rss_mb": round(rss_mb, 1), "summary": plan.summary()}
+            "peak_rss_mb": round(rss_mb, 1), "planner_mb": round(rss_mb - rss_load, 1),
+            "planner_traced_mb": round(traced_peak / 2**20, 1), "summary": plan.summary()}
 
 
 def main() -> None:
@@ -120,7 +136,8 @@ def main() -> None:
     sizes = [1000, 10000, 100000]
     if len(sys.argv) >= 3 and sys.argv[1] == "--sizes":
         sizes = [int(x) for x in sys.argv[2].split(",")]
-    print(f"{'resources':>10} {'state':<18} {'load s':>8} {'desired s':>10} {'plan s':>8} {'peak MB':>8}  summary")
+    print(f"{'resources':>10} {'state':<18} {'load s':>8} {'desired s':>10} {'plan s':>8} {'peak MB':>8} "
+          f"{'+planner MB':>11} {'planner traced MB':>17}  summary")
     for n in sizes:
         for full in (False, True):
             proc = subprocess.run([sys.executable, __file__, "--one", str(n), "full" if full else "empty"],
@@ -131,7 +148,7 @@ def main() -> None:
             r = json.loads(proc.stdout)
             s = {k: v for k, v in r["summary"].items() if v}
             print(f"{r['resources']:>10} {r['state']:<18} {r['load_s']:>8} {r['desired_s']:>10} {r['plan_s']:>8} "
-                  f"{r['peak_rss_mb']:>8}  {s}")
+                  f"{r['peak_rss_mb']:>8} {r['planner_mb']:>11} {r['planner_traced_mb']:>17}  {s}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ is saved and the report says what was done, what failed (with the error) and wha
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import queue
 import threading
@@ -299,7 +300,8 @@ class Executor:
             raise StepFailed(f"hotc has no driver for resource type {type_name}")
         return d
 
-    def _ctx(self, address: str, type_name: str, on_id: Callable[[str], None]) -> ExecContext:
+    def _ctx(self, address: str, type_name: str, on_id: Callable[[str], None], tag: str | None = None) -> ExecContext:
+        """The driver context; ``tag`` is the address stamp of the instance (see :func:`instance_tag`)."""
         lineage = self._initial.lineage
 
         def lookup(pid: str) -> ResourceState | None:
@@ -316,7 +318,7 @@ class Executor:
             timeout=self.options.timeout_for(type_name),
             cloud=self.options.cloud,
             record_physical_id=on_id,
-            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: address},
+            tags={TAG_LINEAGE: lineage, TAG_ADDRESS: tag or address},
             log=self._logger(address),
             lookup=lookup,
         )
@@ -340,7 +342,7 @@ class Executor:
         unknown = collect_unknowns(props)
         if unknown is not None:
             raise StepFailed(f"properties still unknown at apply time: they wait on {unknown!r}")
-        if change.after is not None:
+        if change.after is not None and not change.after_sensitive:
             bad = promise_mismatches(change.after, props, change.sensitive_paths)
             if bad:
                 raise StepFailed(
@@ -368,8 +370,70 @@ class Executor:
         props = self._desired_props(step)
         if change.action is Action.UPDATE:
             self._update(step, props)
+        elif change.action is Action.REPLACE and change.action_reason in RECOVERABLE and self._recover(step, props):
+            return
         else:
             self._create(step, props)
+
+    def _recover(self, step: Step, props: dict[str, Any]) -> bool:
+        """Heat's ``needs_replace_failed`` at apply time: a resource left FAILED or IN_PROGRESS whose object is
+        healthy in the cloud (read through its driver, judged by its type's ``failed_replace`` rule, after waiting
+        out a transitional status) and whose properties are the desired ones is kept, not replaced. True when
+        kept; False to replace as planned (no rule, gone, broken, unreadable, or properties differ)."""
+        addr = step.address
+        cur = self.keeper.state.resources.get(addr)
+        change = step.change
+        assert change is not None
+        if cur is None or cur.physical_id is None or cur.type != change.type or dict(cur.properties) != props:
+            return False
+        rule = failed_replace_rule(cur.type)
+        driver = self.drivers(cur.type)
+        if rule is None or driver is None:
+            return False
+        ctx = self._ctx(addr, cur.type, lambda _p: None, instance_tag(cur))
+        deadline = time.monotonic() + ctx.timeout
+        delay = 1.0
+        try:
+            while True:
+                live = driver.read(ctx, cur.physical_id, with_defaults(cur.type, props))
+                record = live_record(live)
+                if live is None or not transitional(record) or time.monotonic() >= deadline or self._cancel.is_set():
+                    break
+                time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+                delay = min(delay * 2, 10.0)
+        except Exception as exc:  # noqa: BLE001 -- cannot tell: replace as planned
+            ctx.log(f"reading {cur.physical_id} to see whether it can be kept failed: {_err(exc)}; replacing it")
+            return False
+        if live is None or rule(record) or transitional(record):
+            return False
+        live = self._restamp(driver, ctx, cur.physical_id, with_defaults(cur.type, props), record or {}) or live
+        action = cur.status.split("_", 1)[0] if cur.status.split("_", 1)[0] in ("CREATE", "UPDATE") else "CREATE"
+        reason = f"left {cur.status} by an earlier run, but healthy in the cloud: kept (not replaced)"
+        self._complete(addr, cur.type, action, replace(live, physical_id=live.physical_id or cur.physical_id),
+                       props, reason=reason)
+        return True
+
+    def _restamp(self, driver: Driver, ctx: ExecContext, pid: str, props: dict[str, Any],
+                 record: Mapping[str, Any]) -> Outcome | None:
+        """Put the lineage/address stamp back on a kept object that lacks it (a run killed between the create
+        and the tagging), by asking the driver to re-apply its ``metadata`` (Nova, Cinder) or ``tags``."""
+        md = record.get("metadata")
+        tags = record.get("tags")
+        if isinstance(md, Mapping):
+            missing = "metadata" if md.get(TAG_LINEAGE) != ctx.lineage else None
+        elif isinstance(tags, list | tuple):
+            missing = "tags" if f"{TAG_LINEAGE}={ctx.lineage}" not in tags else None
+        else:
+            missing = None
+        if missing is None:
+            return None
+        try:
+            out = driver.update(ctx, pid, props, props, frozenset({missing}))
+        except Exception as exc:  # noqa: BLE001 -- the object is kept anyway; say so
+            ctx.log(f"could not put the hotc stamp back on {pid}: {_err(exc)}")
+            return None
+        ctx.log(f"put the hotc stamp back on {pid} ({missing})")
+        return out
 
     def _create(self, step: Step, props: dict[str, Any]) -> None:
         change = step.change
@@ -382,13 +446,13 @@ class Executor:
         adopted: str | None = None
         if old is not None and old.physical_id is None and old.in_progress:
             # a run was killed between the cloud call and recording its id: find what it created
-            ctx0 = self._ctx(addr, old.type, lambda _pid: None)
+            ctx0 = self._ctx(addr, old.type, lambda _pid: None, instance_tag(old))
             try:
                 adopted = self._driver(old.type).find_adoptable(ctx0, with_defaults(old.type, old.properties))
             except Exception as exc:  # noqa: BLE001
                 raise StepFailed(f"looking for a resource left by an interrupted run failed: {exc}") from exc
             if adopted is not None and old.type == type_name and dict(old.properties) == props:
-                self._adopt(step, driver, adopted, props, deps, policy)
+                self._adopt(step, driver, adopted, props, deps, policy, instance_tag(old))
                 return
             if adopted is not None:
                 old = replace(old, physical_id=adopted)
@@ -420,33 +484,56 @@ class Executor:
             )
             return s.with_resource(rs)
 
-        self.keeper.commit(start, (resource_event(addr, type_name, "CREATE_IN_PROGRESS", "state changed"),))
+        started = self.keeper.commit(start, (resource_event(addr, type_name, "CREATE_IN_PROGRESS", "state changed"),))
+        entry = started.resources[addr]
+        old_ids = {d.physical_id for d in entry.deposed}
 
         def on_id(pid: str) -> None:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
         try:
-            outcome = driver.create(self._ctx(addr, type_name, on_id), with_defaults(type_name, props))
+            outcome = driver.create(self._ctx(addr, type_name, on_id, instance_tag(entry)), with_defaults(type_name, props))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
-            self.keeper.commit(
-                lambda s: _patch(s, addr, status="CREATE_FAILED", status_reason=reason),
-                (resource_event(addr, type_name, "CREATE_FAILED", reason),),
-            )
+
+            def failed(s: StackState) -> StackState:
+                rs = s.resources.get(addr)
+                if rs is None:
+                    return s
+                pid = rs.physical_id
+                if pid is not None and pid in old_ids:  # never delete what is still the live resource
+                    return s.with_resource(replace(rs, status="CREATE_FAILED", status_reason=reason,
+                                                   deposed=tuple(d for d in rs.deposed if d.physical_id != pid)))
+                return s.with_resource(replace(rs, status="CREATE_FAILED", status_reason=reason))
+
+            self.keeper.commit(failed, (resource_event(addr, type_name, "CREATE_FAILED", reason),))
             raise StepFailed(reason) from exc
+        current = self.keeper.state.resources.get(addr)
+        got = outcome.physical_id or (current.physical_id if current is not None else None)
+        if got is not None and got in old_ids:
+            # The "new" object is the old one: a type whose id is made of its inputs (a volume attachment
+            # server:volume, a router interface, a key pair by name) ensured it exists as desired. It is the
+            # current instance now and must not be deleted as an old one.
+            self.keeper.commit(lambda s: _patch(s, addr, deposed=tuple(
+                d for d in s.resources[addr].deposed if d.physical_id != got)))
+            self._complete(addr, type_name, "CREATE", outcome, props,
+                           reason=f"{got} already existed as desired: kept as the current instance")
+            return
         self._complete(addr, type_name, "CREATE", outcome, props)
 
     def _adopt(self, step: Step, driver: Driver, pid: str, props: dict[str, Any], deps: tuple[str, ...],
-               policy: str) -> None:
+               policy: str, tag: str) -> None:
         addr = step.address
         type_name = step.change.type if step.change is not None else ""
+        ctx = self._ctx(addr, type_name, lambda _p: None, tag)
         try:
-            outcome = driver.read(self._ctx(addr, type_name, lambda _p: None), pid, with_defaults(type_name, props))
+            outcome = driver.read(ctx, pid, with_defaults(type_name, props))
         except Exception as exc:  # noqa: BLE001
             raise StepFailed(f"reading the resource {pid} left by an interrupted run failed: {_err(exc)}") from exc
         if outcome is None:
             raise StepFailed(f"the resource {pid} left by an interrupted run disappeared while being adopted")
         outcome = replace(outcome, physical_id=outcome.physical_id or pid)
+        outcome = self._restamp(driver, ctx, pid, with_defaults(type_name, props), live_record(outcome) or {}) or outcome
         self.keeper.commit(lambda s: _patch(s, addr, physical_id=outcome.physical_id, dependencies=deps,
                                             deletion_policy=policy))
         self._complete(addr, type_name, "CREATE", outcome, props, reason="adopted a resource left by an interrupted run")
@@ -570,7 +657,7 @@ class Executor:
             driver0 = self.drivers(cur.type)
             if driver0 is not None and cur.in_progress:
                 try:
-                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None),
+                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None, instance_tag(cur)),
                                                  with_defaults(cur.type, cur.properties))
                 except Exception as exc:  # noqa: BLE001
                     raise StepFailed(f"looking for a resource left by an interrupted run failed: {_err(exc)}") from exc
@@ -634,6 +721,54 @@ class Executor:
             outs[name] = out
         keeper.commit(lambda s: replace(s, outputs=outs))
         return tuple(errors)
+
+
+RECOVERABLE = frozenset({"replace_because_failed", "replace_because_incomplete"})
+TRANSITIONAL = frozenset({
+    "BUILD", "REBUILD", "RESIZE", "MIGRATING", "REBOOT", "HARD_REBOOT", "PASSWORD", "CREATING", "DOWNLOADING",
+    "ATTACHING", "DETACHING", "EXTENDING", "RETYPING", "RESERVED", "QUEUED", "SAVING", "IMPORTING", "UPLOADING",
+    "BACKING-UP", "RESTORING-BACKUP", "MAINTENANCE",
+})
+
+
+def failed_replace_rule(type_name: str) -> Callable[[Mapping[str, Any] | None], bool] | None:
+    try:
+        from hotc.providers.registry import get_schema
+    except ImportError:
+        return None
+    rtype = get_schema(type_name)
+    return getattr(rtype, "failed_replace", None) if rtype is not None else None
+
+
+def live_record(outcome: Outcome | None) -> dict[str, Any] | None:
+    """The cloud's record of an object as a driver read it (its ``show`` attribute, else its attributes)."""
+    if outcome is None:
+        return None
+    show = outcome.attributes.get("show")
+    record = dict(show) if isinstance(show, Mapping) else dict(outcome.attributes)
+    if "status" not in record and "provisioning_status" in record:
+        record["status"] = record["provisioning_status"]
+    return record
+
+
+def transitional(record: Mapping[str, Any] | None) -> bool:
+    """Whether the object is still changing (a server in BUILD, a load balancer PENDING_CREATE, …)."""
+    if not record:
+        return False
+    status = str(record.get("provisioning_status") or record.get("status") or "").upper()
+    return status in TRANSITIONAL or status.startswith("PENDING_")
+
+
+def instance_tag(rs: ResourceState) -> str:
+    """The address stamp of the instance ``rs`` describes (a create in progress). The first instance of an
+    address is stamped with the address itself; a replacement, made while the old instance still exists, gets
+    ``address@NONCE`` (NONCE from the entry's creation time) so that a driver looking for "what this create
+    made" by its stamp never mistakes the old instance for the new one. Deterministic: a later run adopting
+    the instance of an interrupted create computes the same stamp from the same state entry."""
+    if not rs.deposed:
+        return rs.address
+    nonce = hashlib.sha256(f"{rs.address}|{rs.created_at}".encode()).hexdigest()[:8]
+    return f"{rs.address}@{nonce}"
 
 
 def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:

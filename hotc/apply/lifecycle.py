@@ -119,7 +119,7 @@ def suspend_resume(action: str, stack: str, backend_url: str | None, os_cloud: s
             if fn is None or rs.physical_id is None:
                 note = "nothing to do" if rs.physical_id is not None else "not created"
                 if driver is not None and fn is None:
-                    note = f"{rs.type} cannot be {action}ed: nothing to do"
+                    note = f"{rs.type} cannot be {'suspended' if action == 'suspend' else 'resumed'}: nothing to do"
                 state = state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason=note))
                 out.write(f"{addr}: {act}_COMPLETE ({note})\n")
                 continue

@@ -42,9 +42,9 @@ class StateResolver:
 def promise_mismatches(planned: Any, actual: Any, sensitive_paths: tuple[str, ...] = (), path: str = "") -> list[str]:
     """Paths where ``actual`` differs from a value the plan knew (Unknown leaves accept anything;
     sensitive paths, masked in a saved plan, are not compared)."""
-    if isinstance(planned, Unknown):
+    if isinstance(planned, Unknown) or (isinstance(planned, str) and planned == SENSITIVE_MARK):
         return []
-    if path and (path in sensitive_paths or planned == SENSITIVE_MARK):
+    if path and _is_sensitive(path, sensitive_paths):
         return []
     if isinstance(planned, Mapping):
         if not isinstance(actual, Mapping):
@@ -70,6 +70,11 @@ def promise_mismatches(planned: Any, actual: Any, sensitive_paths: tuple[str, ..
     if planned != actual or type(planned) is not type(actual) and not _same_number(planned, actual):
         return [path or "(value)"]
     return []
+
+
+def _is_sensitive(path: str, sensitive_paths: tuple[str, ...]) -> bool:
+    """``path`` is a sensitive path or lies under one (``user_data`` covers ``user_data[0]``, ``a.b``)."""
+    return any(path == p or path.startswith(p + ".") or path.startswith(p + "[") for p in sensitive_paths)
 
 
 def _same_number(a: Any, b: Any) -> bool:

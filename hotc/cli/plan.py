@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -49,12 +51,50 @@ PolicyOpt = Annotated[Path | None, typer.Option("--policy-file", help="YAML/JSON
 ParallelOpt = Annotated[int, typer.Option("--parallelism", help="Concurrent operations at apply (stored in the plan).")]
 BackendOpt = Annotated[str | None, typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/).")]
 RefreshOpt = Annotated[bool, typer.Option("--refresh", help="Read every recorded resource from the cloud first (drift is shown and planned against).")]
-OsCloudOpt = Annotated[str | None, typer.Option("--os-cloud", help="Cloud name in clouds.yaml (for --refresh / --refresh-only).")]
+OsCloudOpt = Annotated[str | None, typer.Option(
+    "--os-cloud", help="Cloud name in clouds.yaml (default: OS_CLOUD / OS_* variables): custom constraints "
+                       "(glance.image, nova.flavor, ...) are checked against it, and --refresh reads from it.")]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
 
 
-def _print_diags(diags: list[Diagnostic]) -> None:
+def _display(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics as ``hotc validate`` prints them: paths as the user gave them (relative to the current
+    directory when the file lies under it), sorted by file and position, each problem once."""
+    from hotc.cli.validate import _display as display_one
+
+    out: list[Diagnostic] = []
+    seen: set[Diagnostic] = set()
     for d in diags:
+        shown = display_one(d)
+        if shown not in seen:
+            seen.add(shown)
+            out.append(shown)
+    return sorted(out, key=lambda d: (d.pos.file, d.pos.line, d.pos.col) if d.pos is not None else ("", 0, 0))
+
+
+_PARAM = re.compile(r"^Parameter '(?P<name>[^']+)' is invalid: ")
+
+
+def _once(diags: list[Diagnostic], given: set[str]) -> list[Diagnostic]:
+    """Drop the value error of a parameter whose value is its template default when the default itself was
+    already reported invalid (``Invalid default 0 (...)``): one problem, reported once, where validate does."""
+    bad_defaults = set()
+    for d in diags:
+        m = _PARAM.match(d.message)
+        if m and d.code == "parameter-definition" and "Invalid default" in d.message and d.pos is not None:
+            bad_defaults.add((m.group("name"), d.pos.file))
+    out = []
+    for d in diags:
+        m = _PARAM.match(d.message)
+        if (m and d.code == "parameter-value" and d.pos is not None and m.group("name") not in given
+                and (m.group("name"), d.pos.file) in bad_defaults):
+            continue
+        out.append(d)
+    return out
+
+
+def _print_diags(diags: list[Diagnostic]) -> None:
+    for d in _display(diags):
         print(str(d), file=sys.stderr)
 
 
@@ -72,7 +112,8 @@ def _load(template: Path, envs: list[Path], params: dict[str, str], pfiles: dict
 
     loaded, diags = load_stack(str(template), [str(e) for e in envs], params, {k: str(v) for k, v in pfiles.items()},
                                require_values=True)
-    errors = [d for d in diags if d.severity is Severity.ERROR]
+    diags = _once(list(diags), set(params) | set(pfiles))
+    errors = _display(d for d in diags if d.severity is Severity.ERROR)
     _print_diags([d for d in diags if d.severity is not Severity.ERROR])
     if errors or loaded is None:
         raise HotcError(f"{template}: the template has {len(errors)} error(s); nothing was planned", diagnostics=tuple(errors))
@@ -116,7 +157,26 @@ def plan_command(
     refresh: RefreshOpt = False,
     os_cloud: OsCloudOpt = None,
 ) -> None:
-    """Show exactly what apply would do: every action, every changed property, and why."""
+    """Show exactly what apply would do: every action, every changed property, and why.
+
+    Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present (only with
+    --detailed-exitcode), 3 a --deny / --policy-file rule is violated (the plan is printed, not saved)."""
+    try:
+        _plan(stack, template, environment, parameter, parameter_file, out, fmt, detailed_exitcode, destroy,
+              refresh_only, target, replace_, deny, policy_file, parallelism, backend, lock_timeout, refresh, os_cloud)
+    except HotcError as exc:
+        if not exc.diagnostics:
+            raise
+        raise HotcError(exc.message, exit_code=exc.exit_code, diagnostics=tuple(_display(exc.diagnostics))) from exc
+
+
+def _plan(
+    stack: str | None, template: Path | None, environment: list[Path] | None, parameter: list[str] | None,
+    parameter_file: list[str] | None, out: Path | None, fmt: str, detailed_exitcode: bool, destroy: bool,
+    refresh_only: bool, target: list[str] | None, replace_: list[str] | None, deny: list[str] | None,
+    policy_file: Path | None, parallelism: int, backend: str | None, lock_timeout: float, refresh: bool,
+    os_cloud: str | None,
+) -> None:
     from hotc.planner.api import (
         DENY_EXIT_CODE,
         PlanOptions,
@@ -168,6 +228,10 @@ def plan_command(
         else:
             refreshed = refresh_resources(state, reader)
     plan = make_plan(desired, state, options, refreshed)
+    if template is not None and mode == "normal":
+        from hotc.planner.api import enforce_constraints
+
+        enforce_constraints(desired, plan, os_cloud, sys.stderr)
     if template is not None:
         plan = replace(plan, template_digest=template_digest(loaded),
                        inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles))

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -621,8 +622,6 @@ def _merge_params(
         ptype = param_types[key]
         try:
             if ptype == "json":
-                import json
-
                 pv = json.loads(value) if isinstance(value, str) else json.loads(json.dumps(value))
                 out[key] = _merge_map(out.get(key, {}), pv, deep=(s == "deep_merge"))
             elif ptype == "comma_delimited_list":
@@ -663,7 +662,6 @@ def merge_environments(
     ppos: dict[str, Pos] = {}
     dpos: dict[str, Pos] = {}
     strategies_all: dict[str, str] = {}
-    registry_loads: list[Mapping[str, Any]] = []
     for ef in files:
         data = dict(ef.data)
         strategies = data.pop("parameter_merge_strategies", None) or {}
@@ -684,14 +682,9 @@ def merge_environments(
                     keep_undeclared=(sec == "parameter_defaults"),
                 )
             elif sec == "resource_registry":
-                registry_loads.append(val)
                 merged[sec] = _merge_map(merged[sec], val)
             else:
-                old = merged.get(sec)
-                if isinstance(val, list):
-                    merged[sec] = val if not old else val
-                else:
-                    merged[sec] = val
+                merged[sec] = val  # event_sinks, encrypted_param_names: a later file's list replaces
     registry = load_registry(merged["resource_registry"])
     env = Environment(
         parameters=merged["parameters"],

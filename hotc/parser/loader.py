@@ -58,7 +58,7 @@ from hotc.parser.ir import (
     Resource,
     Template,
 )
-from hotc.parser.parameters import resolve_values
+from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
 from hotc.parser.template import parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
 from hotc.values import Unknown
@@ -343,6 +343,14 @@ def _process(
     for rname, res in t.resources.items():
         enabled = _enabled(res, ctx, conds)
         if enabled is False:
+            # Heat does not validate a resource whose condition is false; record its type when it resolves
+            # to a provider type (the planner may need it), nothing else
+            try:
+                rd = env.registry.resolve(res.type, rname) if res.type and not is_template_name(res.type) else None
+            except TypeNotFound:
+                rd = None
+            if rd is not None and rd.kind in ("builtin", "none"):
+                types[rname] = TypeResolution(rd.kind, rd.type_name)
             continue
         type_name = res.type
         if not type_name:
@@ -617,6 +625,22 @@ def _nested(
                 continue
             if v is not None and not _has_unknown(v):
                 child_values[pname] = v
+                param = child_t.parameters[pname]
+                try:
+                    convert_value(param.type, v)
+                    problems = constraint_errors(param, v)
+                except ParameterValueError as exc:
+                    problems = [str(exc)]
+                for msg in problems[:1]:
+                    shown = "(hidden)" if param.hidden else repr(v)
+                    lc.diags.append(
+                        warning(
+                            f"{prop_path}.{pname}: the value {shown} is not valid for parameter {pname!r} "
+                            f"({param.type}) of {os.path.basename(key)}: {msg}; creating the stack would fail",
+                            pexpr.pos or ppos or res.pos,
+                            code="property",
+                        )
+                    )
     for pname, param in child_t.parameters.items():
         if (
             parameters_given

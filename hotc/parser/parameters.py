@@ -101,17 +101,13 @@ def bool_from_string(value: Any) -> bool:
     raise ParameterValueError(f"Unrecognized value '{value}', acceptable values are: {acceptable}")
 
 
-def _jsonable(value: Any) -> Any:
-    """Plain JSON data from Pos containers (they are dict/list subclasses already)."""
-    return value
-
 
 def convert_value(param_type: str, value: Any) -> Any:
     """Convert ``value`` to ``param_type`` exactly as Heat's parameter classes do.
 
     Raises :class:`ParameterValueError` with Heat's reason when it cannot."""
     if param_type == "string":
-        return str(value) if not isinstance(value, bool) else str(value)
+        return str(value)
     if param_type == "number":
         if isinstance(value, bool):
             return value
@@ -144,9 +140,6 @@ def convert_value(param_type: str, value: Any) -> Any:
         return value
     return value
 
-
-def _display(value: Any) -> str:
-    return json.dumps(value) if not isinstance(value, str) else json.dumps(value)
 
 
 def _constraint_value(param_type: str, value: Any) -> Any:

@@ -6,6 +6,7 @@
     loaded_stack_from_plan(plan, parameters=...) -> LoadedStack
     check_plan_fresh(plan, state, current_template_digest) -> None   (raises HotcError naming what moved)
     template_digest(loaded) -> str
+    check_constraints(desired, plan, conn=None) -> ConstraintReport   (custom constraints; see below)
 
 Desired state
 -------------
@@ -14,7 +15,8 @@ Desired state
 stacks are not resources: their members are.
 
 ``DesiredStack.resolve_properties(address, resolver)`` and ``DesiredStack.resolve_outputs(resolver)``
-re-evaluate properties/outputs with live values at apply time. ``resolver`` is an **address-keyed**
+re-evaluate properties/outputs with live values at apply time (``resolve_outputs_with_errors`` gives
+``name -> (value, error)`` so one bad output does not fail the stack, as in Heat). ``resolver`` is an **address-keyed**
 :class:`AddressResolver` (``resource_id(address)``, ``resource_attr(address, attribute, path)``): the desired
 stack maps template names to addresses in the right nested scope itself, and answers group/nested-stack
 attributes (refs, attributes, outputs…) from their members. :class:`StateResolver` builds one from a mapping
@@ -35,7 +37,22 @@ Plan semantics for the applier
   depended on it (state ``dependencies``) is deleted or updated away. ``ResourceChange.depends_on`` of a delete
   holds the *state's* dependencies of the resource.
 - ``update`` with ``rebuild=True`` is a server rebuild (root disk wiped), still in place.
+- ``create`` with ``import_id`` set adopts that existing object (Heat's ``external_id``): nothing is created,
+  and the resource's ``deletion_policy`` is ``Retain`` (never deleted).
+- ``Plan.resource_drift`` lists what a refresh found changed outside hotc (``update``) or gone (``delete``);
+  a ``refresh-only`` plan has no ``changes``: applying it only records the live values.
 - Values ``Unknown`` in ``after`` are re-evaluated at apply time with :meth:`DesiredStack.resolve_properties`.
+
+Custom constraints
+------------------
+``check_constraints(desired, plan, conn)`` checks the root parameters' ``custom_constraint`` and the properties
+of what the plan creates, replaces or changes in place against the type schemas' custom constraints
+(:mod:`hotc.planner.constraints`). Constraints that need no cloud are always checked; the cloud-backed ones
+(``glance.image``, ``nova.flavor``, ``neutron.network`` …) only with an openstacksdk ``conn`` (else
+``ConstraintReport.unchecked`` names them). ``hotc plan`` connects when a cloud is configured (``--os-cloud``,
+``OS_CLOUD``, ``OS_*``) through ``enforce_constraints(desired, plan, os_cloud, err)``: errors are positioned
+diagnostics and fail the plan (HotcError); without a cloud it writes one note naming what was not checked.
+An apply that plans on the spot should make the same call right after ``make_plan``.
 
 Saved plans and hidden parameters
 ---------------------------------
@@ -48,6 +65,13 @@ differs. (Hidden values written in an environment file stay in that file's store
 
 from __future__ import annotations
 
+from hotc.planner.constraints import (
+    ConstraintReport,
+    check_constraints,
+    cloud_configured,
+    cloud_constraints_needed,
+    enforce_constraints,
+)
 from hotc.planner.desired import DesiredResource, DesiredStack, build_desired
 from hotc.planner.make import make_plan
 from hotc.planner.options import DENY_EXIT_CODE, DenyRule, PlanOptions, load_policy_file, parse_deny_rule
@@ -61,12 +85,14 @@ from hotc.planner.planfile import (
     template_digest,
 )
 from hotc.planner.policy import DenyViolation, check_deny
+from hotc.planner.refresh import driver_reader, refresh_resources
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
 __all__ = [
     "DENY_EXIT_CODE",
     "Action",
     "AddressResolver",
+    "ConstraintReport",
     "DenyRule",
     "DenyViolation",
     "DesiredResource",
@@ -78,14 +104,20 @@ __all__ = [
     "StateResolver",
     "UnknownResolver",
     "build_desired",
+    "check_constraints",
     "check_deny",
     "check_plan_fresh",
+    "cloud_configured",
+    "cloud_constraints_needed",
+    "enforce_constraints",
+    "driver_reader",
     "load_plan",
     "load_policy_file",
     "loaded_stack_from_plan",
     "make_plan",
     "parse_deny_rule",
     "plan_inputs",
+    "refresh_resources",
     "save_plan",
     "template_digest",
 ]

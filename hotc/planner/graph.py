@@ -17,7 +17,6 @@ A cycle is an error naming the cycle.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -189,7 +188,9 @@ def add_dependencies(d: DesiredStack, explicit: Mapping[str, set[str]]) -> None:
         check_acyclic(g)
         raise
     for addr, us in deps.items():
-        d.resources[addr] = replace(d.resources[addr], depends_on=tuple(sorted(us)))
+        # the DesiredResource objects are still private to the builder: set the field in place (cheaper than
+        # dataclasses.replace on every resource of a large stack)
+        object.__setattr__(d.resources[addr], "depends_on", tuple(sorted(us)))
     d.graph = g
     d.order = order
 

@@ -143,6 +143,7 @@ class _Ctx:
     schemas: SchemaLookup
     gone: set[str]
     errors: list[Diagnostic]
+    refreshed: frozenset[str] = frozenset()  # addresses read live from the cloud
 
 
 def _matches(address: str, selector: str) -> bool:
@@ -194,7 +195,7 @@ def _make_plan(desired: DesiredStack, state: StackState | None, options: PlanOpt
                                             changed_paths=tuple(detail_paths(rtype, b, a, keys)),
                                             action_reason="drift_changed", reason_detail="changed outside hotc"))
             srs[addr] = merged
-    ctx = _Ctx(desired, state, srs, options, lookup, gone, [])
+    ctx = _Ctx(desired, state, srs, options, lookup, gone, [], frozenset(refreshed or ()))
     common = dict(
         stack_name=desired.stack_name,
         mode=options.mode,
@@ -213,10 +214,33 @@ def _make_plan(desired: DesiredStack, state: StackState | None, options: PlanOpt
     changes, outs = _normal(ctx)
     if ctx.errors:
         raise HotcError(
-            f"the plan cannot be made: {len(ctx.errors)} error(s)" if len(ctx.errors) > 1 else ctx.errors[0].message,
-            diagnostics=tuple(ctx.errors) if len(ctx.errors) > 1 else (),
+            f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",
+            diagnostics=tuple(ctx.errors),
         )
     return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)  # type: ignore[arg-type]
+
+
+_FAILED_LIVE = {
+    "OS::Nova::Server": frozenset({"ERROR", "DELETED", "SOFT_DELETED"}),
+    "OS::Cinder::Volume": frozenset({"error", "deleting"}),
+}
+
+
+def needs_replace_failed(rs: ResourceState, refreshed: bool) -> bool:
+    """Heat's ``needs_replace_failed``: a FAILED resource is replaced, except that a server, a volume and
+    Neutron resources are replaced only when their live status says the object is broken (server ERROR,
+    DELETED, SOFT_DELETED; volume error, deleting; Neutron ERROR). Without a refresh (no live status) or
+    without a ``status`` attribute, the resource is replaced as Heat's default does."""
+    if rs.status.startswith("CHECK_"):
+        return True  # Heat always replaces a resource whose check failed
+    status = rs.attributes.get("status") if refreshed else None
+    if not isinstance(status, str):
+        return True
+    if rs.type in _FAILED_LIVE:
+        return status in _FAILED_LIVE[rs.type]
+    if rs.type.startswith("OS::Neutron::"):
+        return status.upper() == "ERROR"
+    return True
 
 
 def _state_order(srs: Mapping[str, ResourceState]) -> list[str]:
@@ -274,8 +298,7 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         for addr, rs in srs.items():
             g.add_node(addr)
             g.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
-        for a in list(chosen):
-            chosen |= nx.descendants(g, a)
+        chosen |= _closure(g, chosen, up=False)
     changes: list[ResourceChange] = []
     for addr in _state_order(srs):
         if addr in chosen:
@@ -302,9 +325,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         selected = _select(opts.targets, enabled) | _select(opts.targets, list(srs))
         if not selected:
             raise HotcError(f"--target {', '.join(opts.targets)}: no resource matches (neither in the template nor in the state)")
-        for a in list(selected):
-            if a in graph:
-                selected |= nx.ancestors(graph, a)
+        selected |= _closure(graph, selected, up=True)
     for sel in opts.replace:
         if not any(_matches(a, sel) for a in enabled):
             raise HotcError(f"--replace {sel}: no resource with that address in the template")
@@ -323,6 +344,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         changes.append(rc)
 
     # deletes: in the state, not (or no longer) desired
+    groups = _groups(d)
     for addr in _state_order(srs):
         rs = srs[addr]
         if selected is not None and addr not in selected:
@@ -332,7 +354,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             continue  # kept (its deposed instances are handled below)
         if dr is not None:
             reason, detail, policy = D_CONDITION, "its condition is false", dr.deletion_policy
-        elif any(addr.startswith(g + "[") for g in _groups(d)):
+        elif "[" in addr and addr[: addr.rindex("[")] in groups:
             reason, detail, policy = D_COUNT, "the group no longer has this member", None
         else:
             reason, detail, policy = D_NO_CONFIG, "not in the template any more", None
@@ -345,6 +367,20 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
 
     outs = _outputs(ctx, resolver, memo) if selected is None else []
     return changes, outs
+
+
+def _closure(g: nx.DiGraph, start: set[str], *, up: bool) -> set[str]:
+    """Every node reachable from ``start`` along dependencies (``up``: what they need) or dependents, in one
+    traversal however many start nodes there are."""
+    step = g.predecessors if up else g.successors
+    seen = {a for a in start if a in g}
+    todo = list(seen)
+    while todo:
+        for nxt in step(todo.pop()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
 
 
 def _groups(d: DesiredStack) -> set[str]:
@@ -360,7 +396,20 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     base = dict(address=addr, type=dr.type, depends_on=dr.depends_on, sensitive_paths=dr.sensitive_paths,
                 deletion_policy=dr.deletion_policy, index=dr.index)
     if rs is None:
+        if dr.external_id is not None:
+            return ResourceChange(action=Action.CREATE, before=None, after=after, import_id=dr.external_id,
+                                  action_reason="import_external_id",
+                                  reason_detail=f"adopt the existing object {dr.external_id} (external_id): nothing is "
+                                                "created, and it is never deleted", **base)  # type: ignore[arg-type]
         return ResourceChange(action=Action.CREATE, before=None, after=after, **base)  # type: ignore[arg-type]
+    if dr.external_id is not None:
+        if rs.physical_id != dr.external_id:
+            ctx.errors.append(error(f"{addr}: external_id changed from {rs.physical_id} to {dr.external_id}: an adopted "
+                                    "object cannot be swapped; remove the resource from the template first (it is "
+                                    "forgotten, not deleted), then add it back", dr.pos))
+        return ResourceChange(action=Action.NOOP, before=dict(rs.properties), after=after,
+                              previous_physical_id=rs.physical_id,
+                              reason_detail="adopted with external_id: hotc does not change it", **base)  # type: ignore[arg-type]
 
     before_raw = dict(rs.properties)
     after_disp = settle_unknowns(after, before_raw, resolver.stable)
@@ -390,7 +439,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         return replace_(R_BY_REQUEST, "replacement requested with --replace")
     if addr in ctx.gone:
         return replace_(R_GONE, "the object no longer exists in the cloud")
-    if rs.failed:
+    if rs.failed and needs_replace_failed(rs, addr in ctx.refreshed):
         return replace_(R_FAILED, f"the resource is {rs.status}" + (f": {rs.status_reason}" if rs.status_reason else ""))
     if rs.in_progress or rs.status in ("INIT_COMPLETE", "DELETE_COMPLETE"):
         return replace_(R_INCOMPLETE, f"the resource was left {rs.status} by an interrupted run")
@@ -403,6 +452,10 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     policy_changed = rs.deletion_policy != dr.deletion_policy
 
     def noop_or_definition_update(detail: str = "") -> ResourceChange:
+        if rs.failed:
+            return ResourceChange(action=Action.UPDATE, action_reason="update",
+                                  reason_detail=f"the resource is {rs.status} but its live status is fine: nothing is "
+                                                "replaced, its state is marked complete", **common)  # type: ignore[arg-type]
         if md_changed or policy_changed:
             what = [w for w, c in (("metadata", md_changed), ("deletion_policy", policy_changed)) if c]
             return ResourceChange(action=Action.UPDATE, action_reason="update",

@@ -30,7 +30,7 @@ class Action(str, Enum):
         return [self.value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResourceChange:
     address: str
     type: str
@@ -49,6 +49,7 @@ class ResourceChange:
     deletion_policy: str = "Delete"
     index: int | None = None  # group member index
     after_sensitive: bool = False  # the whole value is sensitive (a resource fed as a whole by hidden data)
+    import_id: str | None = None  # create by adopting this existing object (Heat's external_id): nothing is made
 
 
 @dataclass(frozen=True)

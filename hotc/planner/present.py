@@ -120,12 +120,13 @@ def label(c: ResourceChange) -> str:
 def summary_counts(plan: Plan) -> dict[str, int]:
     counts = plan.summary()
     counts["rebuild"] = sum(1 for c in plan.changes if c.action is Action.UPDATE and c.rebuild)
+    counts["import"] = sum(1 for c in plan.changes if c.import_id is not None and c.action is Action.CREATE)
     return counts
 
 
 def summary_line(plan: Plan) -> str:
     s = summary_counts(plan)
-    parts = [f"{s['create']} to create", f"{s['update']} to update"]
+    parts = [f"{s['create']} to create" + (f" ({s['import']} adopted)" if s["import"] else ""), f"{s['update']} to update"]
     if s["rebuild"]:
         parts[-1] += f" ({s['rebuild']} rebuild{'s' if s['rebuild'] != 1 else ''})"
     parts += [f"{s['replace']} to replace", f"{s['delete']} to delete"]
@@ -139,6 +140,25 @@ def reason_text(c: ResourceChange) -> str:
     if c.reason_detail:
         return c.reason_detail
     return c.action_reason.replace("_", " ")
+
+
+def string_diff(c: ResourceChange, path: str, limit: int = 60) -> list[str] | None:
+    """A line diff for a long or multi-line string change (scripts, user_data), so the difference shows even
+    when it is past the first characters; None when a one-line rendering is enough or the value is hidden."""
+    import difflib
+
+    if is_sensitive_path(path, c.sensitive_paths):
+        return None
+    steps = split_path(path)
+    old, new = get_path(c.before or {}, steps), get_path(c.after or {}, steps)
+    if not (isinstance(old, str) and isinstance(new, str)):
+        return None
+    if "\n" not in old and "\n" not in new and len(old) <= 120 and len(new) <= 120:
+        return None
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))[2:]
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more diff lines)"]
+    return lines
 
 
 def changed_lines(c: ResourceChange) -> list[tuple[str, str, str, bool]]:

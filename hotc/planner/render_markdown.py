@@ -19,6 +19,7 @@ from hotc.planner.present import (
     mask,
     ordered,
     reason_text,
+    string_diff,
     summary_counts,
 )
 
@@ -42,8 +43,14 @@ def _details(c: ResourceChange) -> str:
         body = [f"+ {k}: {SENSITIVE if after[k] == SENSITIVE else fmt(after[k], 300)}" for k in sorted(after)]
     elif c.action in (Action.UPDATE, Action.REPLACE):
         for path, old, new, forces in changed_lines(c):
-            body.append(f"- {path}: {old}")
-            body.append(f"+ {path}: {new}" + ("   # forces replacement" if forces and c.action is Action.REPLACE else ""))
+            tail = "   # forces replacement" if forces and c.action is Action.REPLACE else ""
+            diff = string_diff(c, path, limit=40)
+            if diff is not None:
+                body.append(f"  {path}:{tail}")
+                body.extend(f"{d[:1]}     {d[1:]}" if d[:1] in "+-" else f"      {d}" for d in diff)
+            else:
+                body.append(f"- {path}: {old}")
+                body.append(f"+ {path}: {new}{tail}")
     elif c.previous_physical_id:
         body = [f"- physical id: {c.previous_physical_id}"]
     if body:
@@ -65,8 +72,9 @@ def render_markdown(plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint:
     for key in ("delete", "replace", "rebuild", "update", "create", "forget", "no-op"):
         if key == "rebuild" and not counts["rebuild"]:
             continue
-        name = "unchanged" if key == "no-op" else key
-        head.append(f"| {ICON[key]} {name} | {counts[key]} |")
+        name = {"no-op": "unchanged", "rebuild": "rebuild (root disk wiped)", "update": "update in place"}.get(key, key)
+        n = counts[key] - counts["rebuild"] if key == "update" else counts[key]  # rebuilds have their own row
+        head.append(f"| {ICON[key]} {name} | {n} |")
     head.append("")
     summary = "\n".join(head) + "\n"
 
@@ -79,6 +87,13 @@ def render_markdown(plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint:
         for c in destructive:
             kind = label(c)
             dlines.append(f"- {ICON[kind]} **{kind}** `{c.address}` ({_esc(c.type)}): {_esc(reason_text(c))}")
+        dlines.append("")
+    if plan.resource_drift:
+        dlines.append("#### Changed outside hotc (refresh)")
+        dlines.append("")
+        for c in plan.resource_drift:
+            what = "gone" if c.action is Action.DELETE else "changed: " + ", ".join(c.changed_paths)
+            dlines.append(f"- `{c.address}` ({_esc(c.type)}): {_esc(what)}")
         dlines.append("")
     outs = [o for o in plan.output_changes if o.action is not Action.NOOP]
     olines: list[str] = []

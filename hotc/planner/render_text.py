@@ -13,6 +13,7 @@ from hotc.planner.present import (
     mask,
     ordered,
     reason_text,
+    string_diff,
     summary_line,
 )
 
@@ -34,7 +35,8 @@ def _c(text: str, kind: str, color: bool) -> str:
 
 def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     kind = label(c)
-    head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {VERB[kind]}"
+    verb = VERB[kind] if c.import_id is None else f"will be adopted: existing object {c.import_id} (external_id)"
+    head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {verb}"
     lines = [_c(head, kind, color)]
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
         lines.append(f"    reason: {reason_text(c)}")
@@ -47,7 +49,12 @@ def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     elif c.action in (Action.UPDATE, Action.REPLACE):
         for path, old, new, forces in changed_lines(c):
             tail = "   # forces replacement" if forces and c.action is Action.REPLACE else ""
-            lines.append(f"    ~ {path}: {old} -> {new}{tail}")
+            diff = string_diff(c, path)
+            if diff is not None:
+                lines.append(f"    ~ {path}:{tail}")
+                lines.extend(f"        {d}" for d in diff)
+            else:
+                lines.append(f"    ~ {path}: {old} -> {new}{tail}")
         for p in c.replace_paths:
             if p not in {cp.split(".")[0].split("[")[0] for cp in c.changed_paths} and p != "type":
                 lines.append(f"    ! {p} forces replacement")

@@ -244,6 +244,33 @@ class BaseBackend(ABC):
     def source(self, stack: str) -> str:
         """Where the stack's state lives, for messages."""
 
+    @abstractmethod
+    def lock(self, stack: str, operation: str, timeout: float = 0.0) -> AbstractContextManager[Lock]: ...
+
+    @abstractmethod
+    def list_stacks(self) -> list[str]: ...
+
+    @abstractmethod
+    def delete(self, stack: str, lock: Lock) -> None: ...
+
+    @abstractmethod
+    def append_events(self, stack: str, events: list[Event]) -> list[Event]: ...
+
+    @abstractmethod
+    def read_events(self, stack: str, after: str | None = None) -> list[Event]: ...
+
+    @abstractmethod
+    def history(self, stack: str) -> list[HistoryEntry]: ...
+
+    @abstractmethod
+    def read_version(self, stack: str, version_id: str) -> StackState: ...
+
+    @abstractmethod
+    def current_lock(self, stack: str) -> Lock | None: ...
+
+    @abstractmethod
+    def force_unlock(self, stack: str, lock_id: str) -> Lock: ...
+
     # --- the protocol
     def read(self, stack: str) -> tuple[StackState | None, str | None]:
         validate_stack_name(stack)

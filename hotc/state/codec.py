@@ -380,11 +380,12 @@ def comparable(state: StackState) -> dict[str, Any]:
 
 
 def _strip_ciphertext(v: Any) -> Any:
-    if secrets.is_masked(v):
-        return {secrets.MASK_KEY: v[secrets.MASK_KEY]}
-    if isinstance(v, dict):
+    t = type(v)
+    if t is dict:
+        if secrets.MASK_KEY in v and "encrypted" in v:
+            return {secrets.MASK_KEY: v[secrets.MASK_KEY]}
         return {k: _strip_ciphertext(x) for k, x in v.items()}
-    if isinstance(v, list):
+    if t is list:
         return [_strip_ciphertext(x) for x in v]
     return v
 

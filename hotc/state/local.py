@@ -124,6 +124,33 @@ class LocalBackend(BaseBackend):
         if self.fsync:
             _fsync_dir(path.parent)
 
+    def _replace_keeping_backup(self, stack: str, data: bytes, current: bytes | None) -> None:
+        """Store ``data`` as the state; the version it replaces becomes the backup (hard-linked, not copied)."""
+        state, backup = self.state_path(stack), self.backup_path(stack)
+        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=f".{state.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                if self.fsync:
+                    os.fsync(fh.fileno())
+            if current is not None:
+                link = f"{tmp}.backup"
+                try:
+                    os.link(state, link)
+                    os.replace(link, backup)
+                except OSError:  # no hard links here: copy instead
+                    self._atomic_write(backup, current)
+            os.replace(tmp, state)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        if self.fsync:
+            _fsync_dir(self.dir)
+
     def _put(self, stack: str, data: bytes, expected: str | None, lock: Lock) -> str:
         self._ensure_dir()
         with self._short_lock(stack, lock):
@@ -134,9 +161,7 @@ class LocalBackend(BaseBackend):
                     "since it was read); nothing was written. Run the command again."
                 )
             try:
-                if current is not None:
-                    self._atomic_write(self.backup_path(stack), current)
-                self._atomic_write(self.state_path(stack), data)
+                self._replace_keeping_backup(stack, data, current)
             except OSError as exc:
                 raise BackendError(
                     f"{self.source(stack)}: error: cannot write the state: {exc.strerror}; the previous state "

@@ -58,6 +58,7 @@ STATE_OBJECT = "state.json"
 LOCK_OBJECT = "state.lock"
 EVENTS_DIR = "events"
 PROBE_DIR = ".hotc-probe"
+HISTORY_SERIALS = 100  # `history` reads the serial of this many newest versions (one GET each)
 
 
 @dataclass
@@ -228,18 +229,24 @@ class S3Backend(BaseBackend):
         from botocore.exceptions import ClientError
 
         key = f"{self.prefix}/{PROBE_DIR}/{uuid.uuid4().hex}" if self.prefix else f"{PROBE_DIR}/{uuid.uuid4().hex}"
-        self._call("check the bucket", self.client.put_object, Key=key, Body=b"1", IfNoneMatch="*")
+        versions = []
+        r = self._call("check the bucket", self.client.put_object, Key=key, Body=b"1", IfNoneMatch="*")
+        versions.append(r.get("VersionId"))
         honoured = False
         try:
-            self._call("check the bucket", self.client.put_object, Key=key, Body=b"2", IfNoneMatch="*")
+            r = self._call("check the bucket", self.client.put_object, Key=key, Body=b"2", IfNoneMatch="*")
+            versions.append(r.get("VersionId"))
         except ClientError as exc:
             honoured = _precondition_failed(exc)
         except BackendError as exc:  # e.g. 501 NotImplemented for the header
             log.debug("conditional write probe: %s", exc)
-        try:
-            self._call("clean up the probe", self.client.delete_object, Key=key)
-        except Exception as exc:  # noqa: BLE001 - best effort
-            log.debug("probe clean-up failed: %s", exc)
+        # remove the probe for good (each version, so a versioned bucket keeps no trace of it)
+        for vid in versions if all(versions) else [None]:
+            try:
+                self._call("clean up the probe", self.client.delete_object, Key=key,
+                           **({"VersionId": vid} if vid else {}))
+            except Exception as exc:  # noqa: BLE001 - best effort
+                log.debug("probe clean-up failed: %s", exc)
         return honoured
 
     # --- bytes
@@ -579,8 +586,8 @@ class S3Backend(BaseBackend):
             kw = {"Prefix": key, "KeyMarker": r.get("NextKeyMarker"), "VersionIdMarker": r.get("NextVersionIdMarker")}
         entries.sort(key=lambda e: (e.modified, e.is_latest), reverse=True)
         out = []
-        for e in entries:
-            if e.size:
+        for i, e in enumerate(entries):
+            if e.size and i < HISTORY_SERIALS:
                 try:
                     e = replace(e, serial=self.read_version(stack, e.version_id).serial)
                 except HotcError:

@@ -43,6 +43,7 @@ class FakeCloud:
         self.fail: dict[tuple[str, str], str] = {}  # (op, address) -> error message
         self.fail_times: dict[tuple[str, str], int] = {}  # fail only this many times
         self.hooks: dict[tuple[str, str], Callable[[ActionContext], None]] = {}
+        self.reuse_on_create = False
 
     def _enter(self, op: str, address: str, pid: str | None) -> Call:
         c = Call(op, address, pid, time.monotonic())
@@ -84,6 +85,12 @@ class FakeDriver:
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         c = self.cloud._enter("create", ctx.address, None)
         try:
+            if self.cloud.reuse_on_create:  # a driver re-reading "what the failed attempt made" by its stamp
+                found = self.find_adoptable(ctx, props)
+                if found is not None:
+                    ctx.record_physical_id(found)
+                    c.physical_id = found
+                    return Outcome(found, {"name": props.get("name"), "echo": dict(props)})
             pid = f"{ctx.address}-{uuid.uuid4().hex[:8]}"
             hook = self.cloud.hooks.get(("create", ctx.address))
             with self.cloud.lock:
@@ -102,7 +109,12 @@ class FakeDriver:
         obj = self.cloud.objects.get(physical_id)
         if obj is None:
             return None
-        return Outcome(physical_id, {"name": obj["props"].get("name"), "echo": dict(obj["props"])})
+        attrs: dict[str, Any] = {"name": obj["props"].get("name"), "echo": dict(obj["props"]),
+                                 "tags": sorted(f"{k}={v}" for k, v in obj["tags"].items())}
+        statuses = obj.get("statuses")  # successive live statuses, the last one sticks
+        if statuses:
+            attrs["status"] = statuses.pop(0) if len(statuses) > 1 else statuses[0]
+        return Outcome(physical_id, attrs)
 
     def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
                changed: frozenset[str]) -> Outcome:
@@ -112,7 +124,13 @@ class FakeDriver:
             self.cloud._maybe_fail("update", ctx.address)
             with self.cloud.lock:
                 self.cloud.objects[physical_id]["props"] = dict(new)
-            return Outcome(physical_id, {"name": new.get("name"), "echo": dict(new)})
+                if "tags" in changed:  # re-apply the stamp, as the real drivers do
+                    self.cloud.objects[physical_id]["tags"].update(ctx.tags)
+                obj = self.cloud.objects[physical_id]
+            attrs: dict[str, Any] = {"name": new.get("name"), "echo": dict(new)}
+            if obj.get("statuses"):
+                attrs["status"] = obj["statuses"][0]
+            return Outcome(physical_id, attrs)
         finally:
             self.cloud._leave(c)
 
@@ -129,7 +147,7 @@ class FakeDriver:
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         with self.cloud.lock:
             for pid, obj in self.cloud.objects.items():
-                if obj["tags"].get("hotc-lineage") == ctx.lineage and obj["tags"].get("hotc-address") == ctx.address:
+                if all(obj["tags"].get(k) == v for k, v in ctx.tags.items()):
                     return pid
         return None
 

@@ -188,6 +188,12 @@ def test_saved_plan_applies_and_stale_plan_is_refused(tmp_path: Path) -> None:
     ok = hotc(tmp_path, "apply", str(plan3))
     assert ok.returncode == 0, ok.stderr
     assert state_of(tmp_path, "qs").outputs["app_name"].value.startswith("other-dev-")
+    # a saved destroy plan needs no template
+    dplan = tmp_path / "destroy.plan"
+    assert hotc(tmp_path, "plan", "--destroy", "qs", "-o", str(dplan)).returncode == 0
+    gone = hotc(tmp_path, "apply", str(dplan))
+    assert gone.returncode == 0 and "Destroy complete! Resources: 0 created, 0 updated, 0 replaced, 5 deleted" in gone.stdout
+    assert state_of(tmp_path, "qs").resources == {}
     # a plan file that does not exist, and a template passed as a plan
     assert "no such plan file" in hotc(tmp_path, "apply", "nope.plan").stderr
     assert "looks like a template" in hotc(tmp_path, "apply", str(t)).stderr
@@ -266,3 +272,70 @@ def test_read_commands_errors(tmp_path: Path) -> None:
     assert show["attributes"]["output"].startswith("web for shop-dev-")
     r = hotc(tmp_path, "destroy", "ghost", "--auto-approve")
     assert r.returncode == 0 and "nothing to destroy" in r.stdout
+
+
+CHILD = """
+heat_template_version: 2018-08-31
+parameters:
+  label: {type: string}
+resources:
+  rnd:
+    type: OS::Heat::RandomString
+    properties: {length: 8}
+  val:
+    type: OS::Heat::Value
+    properties:
+      value: {list_join: [':', [{get_param: label}, {get_attr: [rnd, value]}]]}
+outputs:
+  joined: {value: {get_attr: [val, value]}}
+"""
+
+PARENT = """
+heat_template_version: 2018-08-31
+parameters:
+  count: {type: number, default: 3}
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {get_param: count}
+      resource_def:
+        type: child.yaml
+        properties:
+          label: member-%index%
+  single:
+    type: child.yaml
+    properties:
+      label: single
+  summary:
+    type: OS::Heat::Value
+    properties:
+      value:
+        group: {get_attr: [group, joined]}
+        single: {get_attr: [single, joined]}
+outputs:
+  summary: {value: {get_attr: [summary, value]}}
+"""
+
+
+def test_nested_templates_and_groups_apply_and_scale_down(tmp_path: Path) -> None:
+    (tmp_path / "child.yaml").write_text(CHILD)
+    (tmp_path / "parent.yaml").write_text(PARENT)
+    r = hotc(tmp_path, "apply", "-t", "parent.yaml", "--auto-approve")
+    assert r.returncode == 0, r.stderr
+    st = state_of(tmp_path, "parent")
+    assert set(st.resources) == {f"group[{i}].{n}" for i in range(3) for n in ("rnd", "val")} | {
+        "single.rnd", "single.val", "summary"}
+    summary = st.outputs["summary"].value
+    assert [v.split(":")[0] for v in summary["group"]] == ["member-0", "member-1", "member-2"]
+    assert summary["group"][1] == "member-1:" + st.resources["group[1].rnd"].physical_id
+    assert summary["single"] == "single:" + st.resources["single.rnd"].physical_id
+    down = hotc(tmp_path, "apply", "-t", "parent.yaml", "--parameter", "count=2", "--auto-approve")
+    assert down.returncode == 0, down.stderr
+    st2 = state_of(tmp_path, "parent")
+    assert "group[2].rnd" not in st2.resources and st2.outputs["summary"].value["group"] == summary["group"][:2]
+    assert st2.resources["group[0].rnd"].physical_id == st.resources["group[0].rnd"].physical_id
+    top = hotc(tmp_path, "events", "parent", "--nested-depth", "0").stdout
+    everything = hotc(tmp_path, "events", "parent").stdout
+    assert "[summary]" in top and "[group[2].rnd]" not in top and "[single.val]" not in top
+    assert "[single.val]: CREATE_COMPLETE" in everything and "[group[2].rnd]: DELETE_COMPLETE" in everything

@@ -395,3 +395,125 @@ def test_replace_with_deletion_policy_retain_keeps_the_old_instance():
     assert rep.ok, rep
     assert not cloud.calls_for("delete", "a") and "a-old" in cloud.objects
     assert sink.last.resources["a"].deposed == () and sink.last.resources["a"].deletion_policy == "Retain"
+
+
+def test_replacement_is_stamped_apart_from_the_old_instance():
+    # a driver that looks for "what this create made" by the stamp must not find the old instance
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
+    st = StackState.new("teststack")
+    cloud.objects["a-old"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"}}
+    cloud.reuse_on_create = True
+    state = st.with_resource(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"},
+                                           created_at="t0"))
+    rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired, drivers)
+    assert rep.ok, rep
+    new = sink.last.resources["a"].physical_id
+    assert new != "a-old" and list(cloud.objects) == [new]
+    assert cloud.objects[new]["tags"]["hotc-address"].startswith("a@")
+
+
+def test_create_giving_back_the_old_id_keeps_it_as_current_and_deletes_nothing():
+    # types whose id is made of their inputs (a volume attachment server:volume) give the same id again
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
+    st = StackState.new("teststack")
+    cloud.objects["srv:vol"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage}}
+    state = st.with_resource(ResourceState("a", "Fake::Thing", "srv:vol", "CREATE_IN_PROGRESS", {"name": "old"}))
+    from hotc.providers.base import Outcome
+
+    class Attachment:
+        def create(self, ctx, props):
+            ctx.record_physical_id("srv:vol")
+            return Outcome("srv:vol", {})
+
+        def delete(self, ctx, pid, props):
+            cloud.objects.pop(pid, None)
+
+    rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired,
+                    lambda _t: Attachment())
+    assert rep.ok, rep
+    a = sink.last.resources["a"]
+    assert a.physical_id == "srv:vol" and a.deposed == () and a.status == "CREATE_COMPLETE"
+    assert "already existed" in a.status_reason and "srv:vol" in cloud.objects
+
+
+def _status_rule(record):  # like Heat's Server.needs_replace_failed: replace when gone or ERROR
+    return record is None or record.get("status") == "ERROR"
+
+
+def test_interrupted_resource_healthy_in_the_cloud_is_kept_not_replaced(monkeypatch):
+    import hotc.apply.executor as ex
+
+    monkeypatch.setattr(ex, "failed_replace_rule", lambda t: _status_rule)
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"})])
+    cloud.objects["a-1"] = {"props": {"name": "a"}, "tags": {}, "statuses": ["BUILD", "BUILD", "ACTIVE"]}
+    state = _state_with(ResourceState("a", "Fake::Thing", "a-1", "CREATE_IN_PROGRESS", {"name": "a"}))
+    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "a"}), action_reason="replace_because_incomplete")])
+    rep, sink = run(plan, state, desired, drivers)
+    assert rep.ok, rep
+    a = sink.last.resources["a"]
+    assert a.physical_id == "a-1" and a.status == "CREATE_COMPLETE" and "kept" in a.status_reason
+    assert a.attributes["status"] == "ACTIVE"  # waited out BUILD
+    assert not cloud.calls_for("create", "a") and not cloud.calls_for("delete", "a")
+    # killed before it was stamped: the stamp is put back
+    assert cloud.objects["a-1"]["tags"] == {"hotc-lineage": state.lineage, "hotc-address": "a"}
+    assert len(cloud.calls_for("update", "a")) == 1
+
+
+def test_failed_resource_broken_in_the_cloud_or_changed_is_replaced(monkeypatch):
+    import hotc.apply.executor as ex
+
+    monkeypatch.setattr(ex, "failed_replace_rule", lambda t: _status_rule)
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"}),
+                                     FakeResource("b", props=lambda r: {"name": "b2"})])
+    cloud.objects["a-1"] = {"props": {"name": "a"}, "tags": {}, "statuses": ["ERROR"]}
+    cloud.objects["b-1"] = {"props": {"name": "b"}, "tags": {}, "statuses": ["ACTIVE"]}
+    state = _state_with(ResourceState("a", "Fake::Thing", "a-1", "CREATE_FAILED", {"name": "a"}),
+                        ResourceState("b", "Fake::Thing", "b-1", "UPDATE_FAILED", {"name": "b"}))
+    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "a"}), action_reason="replace_because_failed"),
+                    replace(change("b", Action.REPLACE, after={"name": "b2"}), action_reason="replace_because_failed")])
+    rep, sink = run(plan, state, desired, drivers)
+    assert rep.ok, rep
+    for x in ("a", "b"):
+        assert sink.last.resources[x].physical_id != f"{x}-1" and cloud.calls_for("delete", x)[0].physical_id == f"{x}-1"
+
+
+def test_promise_check_unit():
+    from hotc.apply.resolve import promise_mismatches
+
+    assert promise_mismatches({"a": 1, "b": [1, Unknown.of("x")]}, {"a": 1, "b": [1, "anything"]}) == []
+    assert promise_mismatches({"a": 1}, {"a": 2}) == ["a"]
+    assert promise_mismatches({"a": [1, 2]}, {"a": [1]}) == ["a"]
+    assert promise_mismatches({"a": 1}, {"a": 1, "extra": 0}) == ["extra"]
+    assert promise_mismatches({"n": 1}, {"n": 1.0}) == []
+    assert promise_mismatches({"n": True}, {"n": 1}) == ["n"]
+    assert promise_mismatches({"pw": "(sensitive)", "u": {"k": "x"}}, {"pw": "s3", "u": {"k": "y"}}, ("u",)) == []
+    assert promise_mismatches("(sensitive)", {"whole": "value"}) == []
+
+
+def test_every_transition_is_in_a_written_state():
+    res = [FakeResource(f"r{i}", depends_on=(f"r{i-1}",) if i else ()) for i in range(4)] + [FakeResource("solo")]
+    cloud, drivers, desired = setup(res)
+    cloud.default_latency = 0.01
+    rep, sink = run(create_plan(desired), StackState.new("teststack"), desired, drivers)
+    assert rep.ok
+    for addr in [r.address for r in res]:
+        seen = [s.resources[addr].status for s in sink.states if addr in s.resources]
+        assert seen[0] == "CREATE_IN_PROGRESS" and seen[-1] == "CREATE_COMPLETE", (addr, seen)
+        with_id = [s.resources[addr] for s in sink.states if addr in s.resources and s.resources[addr].physical_id]
+        assert with_id[0].status == "CREATE_IN_PROGRESS"  # the id was stored while the create was in flight
+    serials = [s.serial for s in sink.states]
+    assert serials == sorted(serials) and len(set(serials)) == len(serials)
+
+
+def test_destroy_of_a_create_interrupted_before_its_id_finds_and_deletes_the_object():
+    cloud, drivers, desired = setup([])
+    st = StackState.new("teststack")
+    cloud.objects["orphan"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"}}
+    cloud.objects["other"] = {"props": {}, "address": "b", "tags": {"hotc-lineage": st.lineage, "hotc-address": "b"}}
+    state = st.with_resource(ResourceState("a", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "a"}))
+    state = state.with_resource(ResourceState("c", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "c"}))
+    rep, sink = run(plan_of([change("a", Action.DELETE), change("c", Action.DELETE)], mode="destroy"), state, None,
+                    drivers)
+    assert rep.ok, rep
+    assert [c.physical_id for c in cloud.calls if c.op == "delete"] == ["orphan"]
+    assert list(cloud.objects) == ["other"] and sink.last.resources == {}

@@ -300,3 +300,15 @@ def test_heat_wait_conditions_signalled(cloud: Any, cloud_tracker: CloudTracker)
     outputs = {o["output_key"]: o["output_value"] for o in done.outputs}
     assert outputs["cfn_data"] == '{"1": "from-cfn"}'
     assert outputs["data"] == '{"1": "from-native"}'
+
+
+def test_sweep_by_age_spares_young_resources(cloud: Any, cloud_tracker: CloudTracker) -> None:
+    """The session janitor's rule: only test resources older than the limit go."""
+    network = cloud.network.create_network(name=cloud_tracker.name("aged"))
+    time.sleep(1.5)
+    sweeper = CloudTracker(conn=cloud, prefix=cloud_tracker.prefix)
+    sweeper.sweep(older_than=3600)
+    assert find(cloud.network.find_network, network.id) is not None
+    sweeper.sweep(older_than=0.5)
+    assert find(cloud.network.find_network, network.id) is None
+    assert sweeper.problems == []

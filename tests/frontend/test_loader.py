@@ -428,3 +428,28 @@ def test_parameter_defaults_reach_nested_templates(tmp_path: Path) -> None:
     assert not any("needs parameter 'size'" in d.message for d in diags)
     _, diags = _load(t, [e1])
     assert any("needs parameter 'size'" in d.message for d in diags)
+
+
+def test_template_resource_property_values_checked_against_parameter_types(tmp_path: Path) -> None:
+    _w(
+        tmp_path / "thing.yaml",
+        """
+        heat_template_version: 2018-08-31
+        parameters:
+          size: {type: number}
+          mode: {type: string, constraints: [{allowed_values: [a, b]}]}
+        """,
+    )
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          ok: {type: thing.yaml, properties: {size: "3", mode: a}}
+          bad: {type: thing.yaml, properties: {size: lots, mode: c}}
+        """,
+    )
+    _, diags = _load(t)
+    assert _errs(diags) == []
+    warns = [d for d in diags if d.code == "property" and "is not valid for parameter" in d.message]
+    assert len(warns) == 2 and all(w.pos is not None and w.pos.line == 4 for w in warns)

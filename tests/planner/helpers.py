@@ -1,5 +1,5 @@
 """Hand-built inputs for planner tests: templates from plain dicts (through the front end's parse_expr),
-states from dicts, and a small schema table mirroring heat-hot.md §2.6 for the types the tests use."""
+states from dicts, and the real schema registry (plus one test-only type with an immutable property)."""
 
 from __future__ import annotations
 
@@ -114,57 +114,6 @@ def P(type_: str = "string", update: bool = False, default: Any = MISSING, **kw:
     return PropSchema(type=type_, update_allowed=update, default=default, **kw)
 
 
-def _server_rule(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[tuple[str, str]]:
-    hits = []
-    if old.get("user_data") != new.get("user_data") and new.get("user_data_update_policy", "REPLACE") == "REPLACE":
-        hits.append(("user_data", "user_data changed and user_data_update_policy is REPLACE"))
-    if old.get("image") != new.get("image") and new.get("image_update_policy", "REBUILD") == "REPLACE":
-        hits.append(("image", "image changed and image_update_policy is REPLACE"))
-    if old.get("flavor") != new.get("flavor") and new.get("flavor_update_policy", "RESIZE") == "REPLACE":
-        hits.append(("flavor", "flavor changed and flavor_update_policy is REPLACE"))
-    return hits
-
-
-SCHEMAS: dict[str, ResourceType] = {
-    "OS::Nova::Server": ResourceType("OS::Nova::Server", {
-        "name": P(update=True), "image": P(update=True), "flavor": P(update=True),
-        "key_name": P(), "security_groups": P("list", default=[]),
-        "networks": P("list", update=True, set_like=True),
-        "user_data": P(update=True, default=""), "user_data_update_policy": P(update=True, default="REPLACE"),
-        "image_update_policy": P(update=True, default="REBUILD"), "flavor_update_policy": P(update=True, default="RESIZE"),
-        "metadata": P("map", update=True, default={}), "user_data_format": P(default="HEAT_CFNTOOLS"),
-    }, replace_rules=(_server_rule,)),
-    "OS::Neutron::Net": ResourceType("OS::Neutron::Net", {"name": P(update=True), "admin_state_up": P("boolean", True, True)}),
-    "OS::Neutron::Subnet": ResourceType("OS::Neutron::Subnet", {"network": P(), "cidr": P(), "name": P(update=True),
-                                                                 "ip_version": P("integer", default=4)}),
-    "OS::Neutron::Port": ResourceType("OS::Neutron::Port", {"network": P(), "name": P(update=True),
-                                                             "fixed_ips": P("list", update=True),
-                                                             "security_groups": P("list", update=True)}),
-    "OS::Neutron::Router": ResourceType("OS::Neutron::Router", {"name": P(update=True), "external_gateway_info": P("map", True)}),
-    "OS::Neutron::RouterInterface": ResourceType("OS::Neutron::RouterInterface", {"router": P(), "subnet": P(), "port": P()}),
-    "OS::Neutron::FloatingIP": ResourceType("OS::Neutron::FloatingIP", {"floating_network": P(), "port_id": P(update=True)}),
-    "OS::Neutron::FloatingIPAssociation": ResourceType("OS::Neutron::FloatingIPAssociation", {"floatingip_id": P(update=True), "port_id": P(update=True)}),
-    "OS::Neutron::SecurityGroup": ResourceType("OS::Neutron::SecurityGroup", {
-        "name": P(update=True), "description": P(update=True),
-        "rules": P("list", update=True, default=[], set_like=True)}),
-    "OS::Neutron::SecurityGroupRule": ResourceType("OS::Neutron::SecurityGroupRule", {
-        "security_group": P(), "port_range_min": P("integer"), "port_range_max": P("integer"), "protocol": P(default="tcp")}),
-    "OS::Octavia::LoadBalancer": ResourceType("OS::Octavia::LoadBalancer", {"vip_subnet": P(), "name": P(update=True)}),
-    "OS::Octavia::Listener": ResourceType("OS::Octavia::Listener", {"loadbalancer": P(), "protocol": P(), "protocol_port": P("integer")}),
-    "OS::Octavia::Pool": ResourceType("OS::Octavia::Pool", {"listener": P(), "protocol": P(), "lb_algorithm": P(update=True)}),
-    "OS::Octavia::PoolMember": ResourceType("OS::Octavia::PoolMember", {
-        "pool": P(), "address": P(), "protocol_port": P("integer"), "subnet": P(), "weight": P("integer", True, 1)}),
-    "OS::Cinder::Volume": ResourceType("OS::Cinder::Volume", {"size": P("integer", True), "name": P(update=True),
-                                                              "image": P()}),
-    "OS::Heat::Value": ResourceType("OS::Heat::Value", {"value": P("any", True), "type": P(update=True)}),
-    "OS::Heat::RandomString": ResourceType("OS::Heat::RandomString", {"length": P("integer", default=32), "salt": P()}),
-    "OS::Heat::None": ResourceType("OS::Heat::None", {}),
-    "OS::Heat::TestResource": ResourceType("OS::Heat::TestResource", {
-        "value": P(update=True, default="test_string"), "update_replace_value": P(),
-        "immutable_thing": P(immutable=True, update=True)}),
-}
-
-
 IMMUTABLE = ResourceType("Test::Immutable", {"immutable_thing": P(immutable=True, update=True), "other": P(update=True)})
 
 
@@ -175,11 +124,6 @@ def lookup(name: str) -> ResourceType | None:
     if name == IMMUTABLE.name:
         return IMMUTABLE
     return get_schema(name)
-
-
-def hand_lookup(name: str) -> ResourceType | None:
-    """The hand-written table above (kept to show the planner does not depend on the registry's details)."""
-    return SCHEMAS.get(name)
 
 
 def plan_of(loaded: LoadedStack, st: StackState | None = None, **opts: Any):  # type: ignore[no-untyped-def]

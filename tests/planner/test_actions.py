@@ -122,14 +122,16 @@ def test_type_change_is_a_replace():
 
 
 def test_immutable_change_is_a_plan_error():
-    with pytest.raises(HotcError, match="immutable"):
+    with pytest.raises(HotcError, match="Heat would refuse") as info:
         one({"type": "Test::Immutable", "properties": {"immutable_thing": "b"}},
             {"type": "Test::Immutable", "properties": {"immutable_thing": "a"}})
+    assert "immutable" in str(info.value.diagnostics[0])
 
 
 def test_volume_shrink_is_a_plan_error_and_growth_an_update():
-    with pytest.raises(HotcError, match="cannot shrink"):
+    with pytest.raises(HotcError, match="Heat would refuse") as info:
         one({"type": "OS::Cinder::Volume", "properties": {"size": 5}}, {"type": "OS::Cinder::Volume", "properties": {"size": 10}})
+    assert "cannot shrink" in str(info.value.diagnostics[0]) and "r: " in str(info.value.diagnostics[0])
     grow = one({"type": "OS::Cinder::Volume", "properties": {"size": 20}}, {"type": "OS::Cinder::Volume", "properties": {"size": 10}})
     assert grow.action is Action.UPDATE
 
@@ -179,3 +181,23 @@ def test_unknown_from_created_resource_into_update_allowed_property_is_an_update
     assert ch["sg"].action is Action.CREATE
     assert ch["port"].action is Action.UPDATE
     assert isinstance(ch["port"].after["security_groups"][0], Unknown)
+
+
+def test_external_id_is_adopted_never_created_or_deleted():
+    from hotc.parser.ir import Literal
+    from tests.planner.helpers import template
+
+    t = template({"resources": {"ext": {"type": "OS::Nova::Server"}}})
+    res = t.resources["ext"]
+    from dataclasses import replace as dc_replace
+
+    t = dc_replace(t, resources={"ext": dc_replace(res, external_id=Literal("srv-123"))})
+    loaded = stack({"resources": {"ext": {"type": "OS::Nova::Server"}}})
+    loaded = dc_replace(loaded, template=t)
+    c = by_addr(plan_of(loaded))["ext"]
+    assert c.action is Action.CREATE and c.import_id == "srv-123" and c.action_reason == "import_external_id"
+    assert c.deletion_policy == "Retain"
+    st = state({"ext": {"type": "OS::Nova::Server", "id": "srv-123", "deletion_policy": "Retain"}})
+    assert by_addr(plan_of(loaded, st))["ext"].action is Action.NOOP
+    gone = by_addr(plan_of(stack({"resources": {}}), st))["ext"]
+    assert gone.action is Action.FORGET

@@ -183,3 +183,38 @@ def test_destroy_and_target_and_replace_options(work: Path, capsys: pytest.Captu
     assert [c["address"] for c in json.loads(out)["resource_changes"]] == ["rnd"]
     code, out, err = run(capsys, "plan", "-t", "app.yaml", "--refresh-only", "other")
     assert code == 0 and "Refresh-only plan for stack 'other'" in out and "No drift" in out
+
+
+def test_deny_rule_matching_and_policy_file_forms(tmp_path: Path) -> None:
+    from hotc.planner.api import load_policy_file, parse_deny_rule
+
+    r = parse_deny_rule("replace:OS::Cinder::*")
+    assert r.matches("replace", False, "OS::Cinder::Volume") and not r.matches("replace", False, "OS::Nova::Server")
+    assert not r.matches("update", False, "OS::Cinder::Volume")
+    rebuild = parse_deny_rule("rebuild:OS::Nova::Server")
+    assert rebuild.matches("update", True, "OS::Nova::Server") and not rebuild.matches("update", False, "OS::Nova::Server")
+    anything = parse_deny_rule("*:*")
+    assert anything.matches("create", False, "X") and not anything.matches("no-op", False, "X")
+    for bad in ("replace", "replace:", "blow:*"):
+        with pytest.raises(HotcError):
+            parse_deny_rule(bad)
+    (tmp_path / "a.yaml").write_text("deny:\n  - delete:*\n  - {action: replace, type: 'OS::Cinder::*'}\n")
+    assert [str(x) for x in load_policy_file(tmp_path / "a.yaml")] == ["delete:*", "replace:OS::Cinder::*"]
+    (tmp_path / "b.json").write_text('["forget:*"]')
+    assert [str(x) for x in load_policy_file(tmp_path / "b.json")] == ["forget:*"]
+    (tmp_path / "c.yaml").write_text("just: text\n")
+    with pytest.raises(HotcError, match="policy file"):
+        load_policy_file(tmp_path / "c.yaml")
+    with pytest.raises(HotcError, match="cannot read"):
+        load_policy_file(tmp_path / "missing.yaml")
+
+
+def test_plan_help_lists_every_exit_code(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from hotc.planner.api import DENY_EXIT_CODE
+
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _err = run(capsys, "plan", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present" in text
+    assert f"{DENY_EXIT_CODE} a --deny / --policy-file rule is violated" in text

@@ -137,3 +137,27 @@ def test_apply_time_resolution_through_nested_scopes(files: Path) -> None:
 def test_group_count_change_through_parameter(files: Path) -> None:
     d = build_desired(_load(files, count="3"), "main", None)
     assert "web[2].port" in d.resources
+
+
+def test_saved_plan_is_self_contained_with_nested_templates_and_environment(
+    files: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import shutil
+
+    from hotc.planner.api import load_plan, loaded_stack_from_plan, plan_inputs, save_plan, template_digest
+
+    loaded = _load(files)
+    d = build_desired(loaded, "main", None)
+    plan = make_plan(d, None, PlanOptions())
+    from dataclasses import replace
+
+    plan = replace(plan, template_digest=template_digest(loaded),
+                   inputs=plan_inputs(loaded, files / "main.yaml", [files / "env.yaml"], {}, {}))
+    out = tmp_path_factory.mktemp("elsewhere") / "p.json"
+    save_plan(plan, out)
+    shutil.rmtree(files)  # the plan must not need the original files any more
+    again = loaded_stack_from_plan(load_plan(out))
+    assert template_digest(again) == plan.template_digest
+    d2 = build_desired(again, "main", None)
+    assert set(d2.resources) == set(d.resources)
+    assert [c.address for c in make_plan(d2, None, PlanOptions()).changes] == [c.address for c in plan.changes]

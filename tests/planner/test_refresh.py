@@ -52,3 +52,21 @@ def test_types_without_a_driver_are_kept_as_recorded() -> None:
     _doc, st = _setup()
     refreshed = refresh_resources(st, driver_reader(st, cloud=lambda: None, driver_for=lambda t: None))
     assert refreshed == dict(st.resources)
+
+
+def test_failed_server_is_replaced_only_when_its_live_status_is_broken() -> None:
+    from dataclasses import replace as dc_replace
+
+    doc = {"resources": {"srv": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "i"}}}}
+    st = state({"srv": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "i"},
+                        "status": "UPDATE_FAILED", "attributes": {"status": "ACTIVE"}}})
+    d = build_desired(stack(doc), "s", st.lineage)
+    # without a refresh: Heat's default, replace
+    plain = make_plan(d, st, PlanOptions(), schemas=lookup).changes[0]
+    assert plain.action is Action.REPLACE and plain.action_reason == "replace_because_failed"
+    # refreshed and ACTIVE: not broken, kept (Heat's Server.needs_replace_failed)
+    live = dc_replace(st.resources["srv"], attributes={"status": "ACTIVE"})
+    kept = make_plan(d, st, PlanOptions(), {"srv": live}, schemas=lookup).changes[0]
+    assert kept.action is Action.UPDATE and kept.changed_paths == () and "marked complete" in kept.reason_detail
+    broken = dc_replace(st.resources["srv"], attributes={"status": "ERROR"})
+    assert make_plan(d, st, PlanOptions(), {"srv": broken}, schemas=lookup).changes[0].action is Action.REPLACE

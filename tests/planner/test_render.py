@@ -45,7 +45,7 @@ def test_text_summary_first_destructive_first_and_diffs():
     body = text[text.index("Resource changes:"):]
     # replaces are listed before the in-place update
     assert body.index("server_a") < body.index("~ sg")
-    assert '~ user_data: 8080 -> 8081   # forces replacement' in body
+    assert '~ user_data:   # forces replacement\n          @@ -1,2 +1,2 @@\n           #!/bin/sh\n          -run-app --port 8080\n          +run-app --port 8081' in body
     assert "~ address: \"10.0.0.11\" -> (known after apply)   # forces replacement" in body
     assert '~ rules[1].port_range_min: 8080 -> 8081' in body
     assert "~ app_url: \"10.0.0.11\" -> (known after apply)" in text
@@ -109,10 +109,10 @@ def test_unknown_mask_shapes():
 def test_markdown_summary_table_destructive_first_details_collapsed():
     md = render_markdown(_two_tier_plan())
     assert md.startswith("### hotc plan for stack `s`")
-    assert "| ♻️ replace | 3 |" in md and "| 🔧 update | 1 |" in md
+    assert "| ♻️ replace | 3 |" in md and "| 🔧 update in place | 1 |" in md
     assert md.index("Destructive actions") < md.index("#### Details")
     assert md.count("<details>") == 4
-    assert "```diff" in md and "- user_data: 8080" in md
+    assert "```diff" in md and "-     run-app --port 8080" in md
 
 
 def _huge_plan(n: int) -> Plan:
@@ -156,3 +156,18 @@ def test_json_with_drift_and_output_errors_is_valid():
     assert [c["actions"] for c in doc["resource_drift"]] == [["update"], ["delete"]]
     assert doc["output_changes"]["o"]["error"] == "boom"
     assert "changed outside hotc" in render_text(plan)
+    md = render_markdown(plan)
+    assert "Changed outside hotc" in md and "`b` (OS::Heat::Value): gone" in md
+
+
+def test_long_script_changes_are_shown_as_line_diffs():
+    script_old = "#!/bin/sh\n" + "echo setup\n" * 30 + "run --port 8080\n"
+    script_new = script_old.replace("8080", "8081")
+    plan = plan_of(stack({"resources": {"s": {"type": "OS::Nova::Server", "properties": {
+        "flavor": "f", "image": "i", "user_data": script_new, "user_data_update_policy": "IGNORE"}}}}),
+        state({"s": {"type": "OS::Nova::Server", "properties": {
+            "flavor": "f", "image": "i", "user_data": script_old, "user_data_update_policy": "IGNORE"}}}))
+    text = render_text(plan)
+    assert "~ user_data:\n" in text and "-run --port 8080" in text and "+run --port 8081" in text
+    md = render_markdown(plan)
+    assert "-     run --port 8080" in md and "+     run --port 8081" in md

@@ -243,3 +243,86 @@ def test_output_that_cannot_be_evaluated_is_an_output_error_not_a_plan_error():
     outs = {o.name: o for o in plan.output_changes}
     assert outs["first"].error is not None and "no member '0'" in outs["first"].error
     assert outs["all"].error is None and outs["all"].after == []
+
+
+def test_removal_policies_skip_listed_members_by_index_or_physical_id():
+    doc = {"resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
+        "count": 2, "removal_policies": [{"resource_list": ["0", "id-g[1]"]}],
+        "resource_def": {"type": "OS::Heat::None"}}}}}
+    st = state({f"g[{i}]": {"type": "OS::Heat::None"} for i in range(3)})
+    plan = plan_of(stack(doc), st)
+    ch = by_addr(plan)
+    assert ch["g[0]"].action is Action.DELETE and ch["g[1]"].action is Action.DELETE
+    assert ch["g[2]"].action is Action.NOOP and ch["g[3]"].action is Action.CREATE
+
+
+def test_conditions_on_a_stack_id_not_known_yet_are_decided():
+    child = {"parameters": {"root_stack_id": {"type": "string", "default": ""}},
+             "conditions": {"standalone": {"equals": [{"get_param": "root_stack_id"}, ""]}},
+             "resources": {"alarm": {"type": "OS::Heat::None", "condition": "standalone"},
+                           "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "root_stack_id"}}}}}
+    doc = {"resources": {"member": {"type": "child.yaml", "properties": {"root_stack_id": {"get_param": "OS::stack_id"}}},
+                         "alone": {"type": "child.yaml"}}}
+    plan = plan_of(stack(doc, nested={"child.yaml": child}))
+    ch = by_addr(plan)
+    assert "member.alarm" not in ch and "alone.alarm" in ch  # fed a stack id: not standalone
+    assert isinstance(ch["member.v"].after["value"], Unknown)  # the value itself stays unknown
+
+
+def test_hidden_values_through_nested_outputs_are_sensitive():
+    child = {"parameters": {"pw": {"type": "string", "hidden": True}},
+             "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}}},
+             "outputs": {"secret": {"value": {"get_attr": ["v", "value"]}}, "plain": {"value": "x"}}}
+    doc = {"resources": {"db": {"type": "child.yaml", "properties": {"pw": "literal"}},
+                         "user": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["db", "secret"]}}},
+                         "other": {"type": "OS::Heat::Value", "properties": {"value": "y"}}},
+           "outputs": {"leak": {"value": {"get_attr": ["user", "value"]}}}}
+    plan = plan_of(stack(doc, nested={"child.yaml": child}))
+    ch = by_addr(plan)
+    assert ch["db.v"].sensitive_paths == ("value",)
+    assert ch["user"].sensitive_paths == ("value",) and ch["other"].sensitive_paths == ()
+    assert {o.name: o.sensitive for o in plan.output_changes} == {"leak": True}
+
+
+def test_autoscaling_group_capacity():
+    def doc(**props):  # type: ignore[no-untyped-def]
+        return {"resources": {"asg": {"type": "OS::Heat::AutoScalingGroup", "properties": {
+            "min_size": 1, "max_size": 5, "resource": {"type": "OS::Heat::None"}, **props}}}}
+
+    assert {c.address for c in plan_of(stack(doc())).changes} == {"asg[0]"}  # min_size on create
+    assert len(plan_of(stack(doc(desired_capacity=3))).changes) == 3
+    # without desired_capacity, an existing group keeps its size (within min/max)
+    st = state({f"asg[{i}]": {"type": "OS::Heat::None"} for i in range(4)})
+    plan = plan_of(stack(doc()), st)
+    assert {c.address: c.action for c in plan.changes} == {f"asg[{i}]": Action.NOOP for i in range(4)}
+    shrunk = plan_of(stack(doc(max_size=2)), st)
+    assert {c.address for c in shrunk.changes if c.action is Action.DELETE} == {"asg[2]", "asg[3]"}
+
+
+def test_custom_index_var_and_pseudo_parameters():
+    doc = {"resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
+        "count": 2, "index_var": "__n__",
+        "resource_def": {"type": "OS::Heat::Value", "properties": {"value": {"list_join": ["-", [
+            {"get_param": "OS::stack_name"}, "__n__", "%index%"]]}}}}},
+        "p": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "OS::project_id"}}},
+        "i": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "OS::stack_id"}}}}}
+    from hotc.planner.api import PlanOptions, make_plan
+    from tests.planner.helpers import lookup
+
+    ch = by_addr(plan_of(stack(doc)))
+    assert ch["g[1]"].after == {"value": "s-1-%index%"}
+    assert isinstance(ch["p"].after["value"], Unknown) and isinstance(ch["i"].after["value"], Unknown)
+    d = build_desired(stack(doc), "s", "lin-9", project_id="proj-1")
+    ch2 = {c.address: c for c in make_plan(d, None, PlanOptions(), schemas=lookup).changes}
+    assert ch2["p"].after == {"value": "proj-1"} and ch2["i"].after == {"value": "lin-9"}
+
+
+def test_removing_a_nested_stack_deletes_its_resources_dependents_first():
+    st = state({"net": {"type": "OS::Neutron::Net"},
+                "db.vol": {"type": "OS::Cinder::Volume", "properties": {"size": 10}},
+                "db.port": {"type": "OS::Neutron::Port", "properties": {"network": "id-net"}, "dependencies": ["net"]}})
+    plan = plan_of(stack({"resources": {"net": {"type": "OS::Neutron::Net"}}}), st)
+    ch = by_addr(plan)
+    assert ch["db.vol"].action is Action.DELETE and ch["db.port"].action is Action.DELETE
+    assert ch["net"].action is Action.NOOP
+    assert ch["db.port"].depends_on == ("net",)  # the applier deletes db.port before anything it needed

@@ -46,8 +46,7 @@ DOC = {
 
 def _doc() -> dict:
     doc = copy.deepcopy(DOC)
-    # user_data of server_a carries the port (through str_replace when the evaluator has it; a get_param here)
-    doc["resources"]["server_a"]["properties"]["user_data"] = {"get_param": "app_port"}
+    doc["resources"]["server_a"]["properties"]["user_data"] = USER_DATA  # the script carries the port
     return doc
 
 
@@ -65,7 +64,8 @@ def _applied_state():
         "port_b": {"type": "OS::Neutron::Port", "properties": {"network": "id-net", "security_groups": ["id-sg"]},
                    "dependencies": ["net", "sg", "subnet"]},
         "server_a": {"type": "OS::Nova::Server", "properties": {
-            "flavor": "m1.small", "image": "ubuntu", "networks": [{"port": "id-port_a"}], "user_data": 8080},
+            "flavor": "m1.small", "image": "ubuntu", "networks": [{"port": "id-port_a"}],
+            "user_data": "#!/bin/sh\nrun-app --port 8080\n"},
             "attributes": {"first_address": "10.0.0.11"}, "dependencies": ["port_a"]},
         "server_b": {"type": "OS::Nova::Server", "properties": {
             "flavor": "m1.small", "image": "ubuntu", "networks": [{"port": "id-port_b"}], "user_data": "static"},

@@ -42,9 +42,11 @@ def test_volume_lifecycle(cloud: Any, cloud_tracker: Any) -> None:
     vid = out.physical_id
     assert vid is not None
     a = out.attributes
-    assert a["size"] == 1 and a["status"] == "available" and a["display_description"] == "data"
+    # Heat's forms: str() of most values, JSON text for metadata
+    assert a["size"] == "1" and a["status"] == "available" and a["display_description"] == "data"
     assert a["metadata_values"] == {"tier": "db"} and json.loads(a["metadata"]) == {"tier": "db"}
-    assert json.loads(a["attachments"]) == [] and a["attachments_list"] == []
+    assert a["attachments"] == "[]" and a["attachments_list"] == [] and a["bootable"] == "false"
+    assert a["snapshot_id"] == "None" and a["multiattach"] == "False"
     assert cloud.block_storage.get_volume(vid).metadata == {"tier": "db", "hotc-lineage": lineage,
                                                             "hotc-address": "vol"}
     assert VOLUME.find_adoptable(ctx, props) == vid
@@ -52,7 +54,7 @@ def test_volume_lifecycle(cloud: Any, cloud_tracker: Any) -> None:
     new = {**props, "size": 2, "name": cloud_tracker.name("vol2"), "metadata": {"tier": "cache"}, "description": "d2"}
     out = VOLUME.update(ctx, vid, props, new, fs("size", "name", "metadata", "description"))
     assert out.physical_id == vid
-    assert out.attributes["size"] == 2 and out.attributes["display_name"] == new["name"]
+    assert out.attributes["size"] == "2" and out.attributes["display_name"] == new["name"]
     assert out.attributes["metadata_values"] == {"tier": "cache"}
     with pytest.raises(ProviderError, match="shrinking a volume is not supported"):
         VOLUME.update(ctx, vid, new, {**new, "size": 1}, fs("size"))
@@ -83,7 +85,8 @@ def test_attachment_and_delete_order(cloud: Any, cloud_tracker: Any, server: Any
 
     # extend while attached (in place)
     out = VOLUME.update(ctx, v1.physical_id, {"size": 1}, {"size": 2}, fs("size"))  # type: ignore[arg-type]
-    assert out.attributes["size"] == 2 and out.attributes["status"] == "in-use"
+    assert out.attributes["size"] == "2" and out.attributes["status"] == "in-use"
+    assert server.id in out.attributes["attachments"]
 
     # update the attachment to the other volume: detach, then attach
     props2 = {"instance_uuid": server.id, "volume_id": v2.physical_id}

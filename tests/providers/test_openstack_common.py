@@ -31,7 +31,10 @@ def make_ctx(
     stack: str = "hotc-t",
     timeout: float = 120.0,
     rec: Recorder | None = None,
+    instance: str | None = None,
 ) -> ActionContext:
+    """A driver context as the executor makes it; ``instance`` is the address stamp of a replacement
+    (``address@nonce``), defaulting to the address."""
     rec = rec if rec is not None else Recorder()
     lin = lineage or uuid.uuid4().hex
     return ActionContext(
@@ -42,7 +45,7 @@ def make_ctx(
         timeout=timeout,
         cloud=lambda: conn,
         record_physical_id=rec.ids.append,
-        tags={"hotc-lineage": lin, "hotc-address": address},
+        tags={"hotc-lineage": lin, "hotc-address": instance or address},
         log=rec.logs.append,
     )
 
@@ -135,6 +138,42 @@ def test_create_once_retries_when_nothing_was_made() -> None:
     assert len(made) == 2
 
 
+def test_create_once_gives_up_early_on_conflicts_and_never_adopts_on_them() -> None:
+    made: list[str] = []
+
+    def create() -> str:
+        made.append("x")
+        raise FakeHttpError(409, "IP address 10.0.0.5 already allocated")
+
+    looked: list[int] = []
+
+    def find() -> str | None:
+        looked.append(1)
+        return "an-old-instance"
+
+    with pytest.raises(ProviderError, match="already allocated"):
+        common.create_once(make_ctx(None, "r"), "create port", create, find, sleep=no_sleep)
+    assert len(made) == 3 and looked == []
+
+
+def test_fresh_finder_never_returns_what_existed_before_the_create() -> None:
+    @dataclass
+    class R:
+        id: str
+        created_at: str
+
+    cloud = [R("old", "2026-01-01T00:00:00")]  # the instance a replacement replaces: same stamp
+    ctx = make_ctx(None, "r")
+    find_new = common.fresh_finder(ctx, "create", lambda: list(cloud))
+    assert find_new() is None
+
+    def create() -> str:
+        cloud.append(R("new", "2026-01-02T00:00:00"))  # the cloud made it, then the answer was lost
+        raise FakeHttpError(504, "gateway timeout")
+
+    assert common.create_once(ctx, "create", create, find_new, sleep=no_sleep).id == "new"
+
+
 @dataclass
 class Obj:
     status: str
@@ -158,7 +197,26 @@ def test_wait_status_reaches_target_fails_on_error_and_times_out() -> None:
                         sleep=no_sleep, clock=lambda: float(next(clock)))
 
 
-def test_wait_gone_treats_404_as_gone() -> None:
+def test_rate_limit_waits_as_long_as_the_cloud_asks() -> None:
+    class Resp:
+        headers = {"Retry-After": "7"}
+
+    err = FakeHttpError(429, "slow down")
+    err.response = Resp()  # type: ignore[attr-defined]
+    calls: list[int] = []
+    slept: list[float] = []
+
+    def limited() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise err
+        return "ok"
+
+    assert common.call(None, "list", limited, sleep=slept.append) == "ok"
+    assert slept == [7.0]
+
+
+def test_wait_gone_treats_404_as_gone(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = iter([Obj("DELETING"), FakeHttpError(404)])
 
     def get() -> Any:
@@ -167,14 +225,8 @@ def test_wait_gone_treats_404_as_gone() -> None:
             raise v
         return v
 
-    import hotc.providers.openstack.common as c
-
-    old = c.POLL_START
-    c.POLL_START = 0.0
-    try:
-        common.wait_gone(make_ctx(None, "r"), "volume", get)
-    finally:
-        c.POLL_START = old
+    monkeypatch.setattr(common, "POLL_START", 0.0)
+    common.wait_gone(make_ctx(None, "r"), "volume", get)
 
 
 def test_stamp_tags_and_metadata_round_trip() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.server
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -48,14 +49,23 @@ def _local_address() -> str:
 
 @pytest.fixture(scope="module")
 def web_server() -> Iterator[str]:
-    try:
-        host = _local_address()
-        srv = http.server.ThreadingHTTPServer((host, 80), _Handler)
-    except OSError as exc:
-        pytest.skip(f"cannot serve an image on port 80 of a local address for Glance's web-download: {exc}")
+    host = _local_address()
+    srv = None
+    deadline = time.monotonic() + 60
+    while srv is None:  # Glance's default filter allows only ports 80 and 443; another test may hold one
+        for port in (80, 443):
+            try:
+                srv = http.server.ThreadingHTTPServer((host, port), _Handler)
+                break
+            except OSError as exc:
+                last = exc
+        if srv is None:
+            if time.monotonic() > deadline:
+                pytest.skip(f"cannot serve an image on port 80 or 443 of {host} for Glance's web-download: {last}")
+            time.sleep(1)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
-    yield f"http://{host}:80"
+    yield f"http://{host}:{srv.server_address[1]}"
     srv.shutdown()
     srv.server_close()
 

@@ -160,9 +160,18 @@ def test_router_interface_port_floating_ip(cloud: Any, cloud_shared: Any, cloud_
     assert a.physical_id == f"{fid}:{pid}"
     assert cloud.network.get_ip(fid).port_id == pid
     assert FIPA.find_adoptable(ctx("assoc"), aprops) == a.physical_id
-    FIPA.delete(ctx("assoc"), a.physical_id, aprops)  # type: ignore[arg-type]
-    assert cloud.network.get_ip(fid).port_id is None
+    # move the association to another port in place (its id follows the port)
+    p2 = PORT.create(ctx("port2"), {"network": net.physical_id, "value_specs": {}})
+    aprops2 = {"floatingip_id": fid, "port_id": p2.physical_id}
+    a2 = FIPA.update(ctx("assoc"), a.physical_id, aprops, aprops2, fs("port_id"))  # type: ignore[arg-type]
+    assert a2.physical_id == f"{fid}:{p2.physical_id}" and cloud.network.get_ip(fid).port_id == p2.physical_id
     assert FIPA.read(ctx("assoc"), a.physical_id, aprops) is None  # type: ignore[arg-type]
+    FIPA.delete(ctx("assoc"), a.physical_id, aprops)  # type: ignore[arg-type]  # stale id: leaves p2's alone
+    assert cloud.network.get_ip(fid).port_id == p2.physical_id
+    FIPA.delete(ctx("assoc"), a2.physical_id, aprops2)  # type: ignore[arg-type]
+    assert cloud.network.get_ip(fid).port_id is None
+    assert FIPA.read(ctx("assoc"), a2.physical_id, aprops2) is None  # type: ignore[arg-type]
+    PORT.delete(ctx("port2"), p2.physical_id, {})  # type: ignore[arg-type]
 
     # tear down in Heat's reverse order, each delete idempotent
     FIP.delete(ctx("fip"), fid, fprops)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ class TcpProxy:
         self.target = ("127.0.0.1", target_port)
         self.port = port
         self.fail_next = 0  # answer this many requests with 503
+        self.drop_responses = 0  # swallow this many responses (the request did reach the server) and cut
         self.failed = 0
         self._lock = threading.Lock()
         self._listener: socket.socket | None = None
@@ -68,7 +69,7 @@ class TcpProxy:
                     continue
                 self._conns += [client, upstream]
             threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
 
     @staticmethod
     def _answer_503(client: socket.socket) -> None:
@@ -98,13 +99,19 @@ class TcpProxy:
         finally:
             client.close()
 
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    def _pipe(self, src: socket.socket, dst: socket.socket, responses: bool = False) -> None:
         try:
             while True:
                 data = src.recv(65536)
                 if not data:
                     break
+                if responses and not data.startswith(b"HTTP/1.1 100 "):  # not the interim "100 Continue"
+                    with self._lock:
+                        drop = self.drop_responses > 0
+                        if drop:
+                            self.drop_responses -= 1
+                    if drop:
+                        break  # the reply is lost: cut the connection without passing it on
                 dst.sendall(data)
         except OSError:
             pass

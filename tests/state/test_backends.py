@@ -232,3 +232,23 @@ def test_invalid_stack_name(store: Store) -> None:
 
     with pytest.raises(HotcError, match="invalid stack name"):
         store.make().read("../etc")
+
+
+def test_encryption_key_from_env_end_to_end(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hotc.state import hide_parameter, reveal_parameter
+    from hotc.state.secrets import key_from_env
+
+    monkeypatch.setenv("HOTC_STATE_KEY", "team passphrase")
+    b = store.make()
+    assert b.key == key_from_env()
+    st = replace(full_state(), parameters={"pw": hide_parameter("hunter2-secret", True, b.key)})
+    with b.lock("web", "apply") as lk:
+        b.write("web", st, lk)
+    raw = store.raw_get("web")
+    assert raw is not None and b"hunter2-secret" not in raw and b"s3cret" not in raw
+    back, _ = store.make().read("web")
+    assert back is not None and reveal_parameter(back.parameters["pw"], b.key) == "hunter2-secret"
+    assert back.outputs["secret"].value == "s3cret"
+    monkeypatch.delenv("HOTC_STATE_KEY")
+    masked, _ = store.make().read("web")  # without the key: still readable, secrets stay masked
+    assert masked is not None and reveal_parameter(masked.parameters["pw"], None) is None

@@ -183,3 +183,23 @@ def test_lock_released_on_signal(kind: str, sig: int, tmp_path: Path, request: A
     with b.lock("web", "apply", timeout=0):
         pass
     assert time.monotonic() - t < 5
+
+
+def test_history_without_bucket_versioning_says_so(capsys: Any, moto_s3: Any, monkeypatch: Any) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", moto_s3.endpoint)
+    url = f"s3://{moto_s3.make_bucket(versioning=False)}/x"
+    seed(url)
+    code, out, err = hotc(capsys, "state", "history", "web", "--backend", url)
+    assert code == 0 and "versioning is not enabled" in err and len(out.splitlines()) == 2
+
+
+def test_hotc_toml_selects_s3_with_endpoint_and_path_style(capsys: Any, moto_s3: Any, monkeypatch: Any,
+                                                           tmp_path: Path) -> None:
+    monkeypatch.delenv("AWS_ENDPOINT_URL_S3", raising=False)  # only hotc.toml says where S3 is
+    bucket = moto_s3.make_bucket()
+    (tmp_path / "hotc.toml").write_text(
+        f'[backend]\nurl = "s3://{bucket}/teams/a"\nendpoint_url = "{moto_s3.endpoint}"\npath_style = true\n')
+    seed()
+    keys = [o["Key"] for o in moto_s3.client().list_objects_v2(Bucket=bucket)["Contents"]]
+    assert "teams/a/web/state.json" in keys
+    assert hotc(capsys, "stack", "list") == (0, "web\n", "")

@@ -165,3 +165,16 @@ def test_output_values_plain() -> None:
 def test_parse_path_forms() -> None:
     assert codec.parse_path("a.b[0].c") == ("a", "b", 0, "c")
     assert codec.parse_path("a.b.0.c") == ("a", "b", 0, "c")
+
+
+def test_event_log_tolerates_a_torn_last_line_only() -> None:
+    from hotc.errors import HotcError
+    from hotc.state.events import Event, decode_lines, encode_lines
+
+    evs = [Event.now("a", "T", "CREATE_COMPLETE").with_id(), Event.now("b", "T", "CREATE_FAILED", "x").with_id()]
+    data = encode_lines(evs)
+    assert decode_lines(data, "e") == evs
+    assert decode_lines(data + b'{"time": "20', "e") == evs  # a writer is appending right now
+    with pytest.raises(HotcError, match="line 1 is not valid JSON"):
+        decode_lines(b"{bad\n" + data, "e")
+    assert evs[0].id < evs[1].id

@@ -12,7 +12,7 @@ import pytest
 from hotc.state import LockHeldError
 
 from .conftest import Store
-from .samples import counter
+from .samples import counter, counter_state
 from .workers import hold_lock_forever, increment_cas_only, increment_locked, race_for_lock
 
 CTX = mp.get_context("spawn")
@@ -131,13 +131,13 @@ def test_killed_holder_lease_expires_and_is_taken_over(store: Store) -> None:
 def test_heartbeat_keeps_a_live_lease(store: Store) -> None:
     if store.kind == "local":
         pytest.skip("local locks have no lease")
-    a = store.make(lease_seconds=1.0)
-    b = store.make(lease_seconds=1.0)
+    a = store.make(lease_seconds=2.0)
+    b = store.make(lease_seconds=2.0)
     with a.lock("web", "apply") as lk:
-        time.sleep(2.5)  # well past one lease: only the heartbeat keeps it alive
+        time.sleep(5)  # well past two leases: only the heartbeat keeps it alive
         assert not b.lock_expired("web")
         with pytest.raises(LockHeldError) as exc:
             with b.lock("web", "plan", timeout=0):
                 pass
         assert not exc.value.expired and exc.value.holder.id == lk.id
-        a.write("web", __import__("tests.state.samples", fromlist=["x"]).counter_state("web", 1), lk)
+        a.write("web", counter_state("web", 1), lk)

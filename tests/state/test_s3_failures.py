@@ -140,8 +140,11 @@ def test_probe_runs_once_per_backend(s3_bucket: Any) -> None:
     for _ in range(3):
         with b.lock("web", "apply"):
             pass
-    # probe: two puts + delete, once; then per lock: one put (create) + one delete (release)
+    # probe: two puts and the clean-up of the one stored version, once; then per lock: one put (create) and
+    # one delete (release)
     assert calls.count("put_object") == 2 + 3 and calls.count("delete_object") == 1 + 3
+    listing = inner.list_object_versions(Bucket=s3_bucket.name, Prefix=s3_bucket.prefix + "/.hotc-probe")
+    assert not listing.get("Versions") and not listing.get("DeleteMarkers")  # no trace of the probe
 
 
 def test_lock_taken_over_while_held_stops_further_writes(s3_bucket: Any) -> None:
@@ -172,3 +175,27 @@ def test_conflict_error_message(s3_bucket: Any) -> None:
                                       Body=b"{}")
         with pytest.raises(StateConflictError, match=r"s3://.*/team/env/web/state.json: the state changed underneath"):
             a.write("web", s1.__class__(**{**s1.__dict__, "status": "Y"}), lk)
+
+
+def test_lost_reply_to_a_conditional_write_is_recognised(s3_bucket: Any, proxy: TcpProxy) -> None:
+    """The state PUT reaches S3 but its reply is lost; botocore retries, the retry gets 412 (the ETag moved on
+    -- because of our own write). hotc sees the stored object is exactly what it wrote: success, not conflict."""
+    b = S3Backend(s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=3)
+    with b.lock("web", "apply") as lk:
+        s1 = b.write("web", counter_state("web", 1), lk)
+        proxy.drop_responses = 1
+        s2 = b.write("web", counter_state("web", 2), lk)
+        assert proxy.drop_responses == 0  # a reply was really swallowed
+        s3 = b.write("web", counter_state("web", 3), lk)  # and the next CAS write works from the right ETag
+    assert (s1.serial, s2.serial, s3.serial) == (1, 2, 3)
+    assert counter(b.read("web")[0]) == 3
+
+
+def test_lost_reply_to_the_lock_create_is_recognised(s3_bucket: Any, proxy: TcpProxy) -> None:
+    b = S3Backend(s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=3)
+    b.ensure_conditional_writes()
+    proxy.drop_responses = 1
+    with b.lock("web", "apply", timeout=0) as lk:  # the retry finds our own lock record: we hold it
+        assert proxy.drop_responses == 0
+        b.write("web", counter_state("web", 1), lk)
+    assert b.current_lock("web") is None

@@ -18,21 +18,27 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     has_stamp,
     ignore_missing,
     lookup,
     merge_metadata,
+    newest,
     outcome,
     physical_name,
     props_get,
+    settle,
     user_metadata,
     wait_for,
     wait_gone,
     wait_status,
+    with_defaults,
 )
 
 VOLUME_FAILURES = ("error", "error_extending", "error_restoring", "error_managing")
+BUSY = frozenset({"creating", "downloading", "uploading", "attaching", "detaching", "extending", "retyping",
+                  "restoring-backup", "backing-up", "maintenance"})
 
 
 def find_volume(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
@@ -87,8 +93,10 @@ class VolumeDriver:
         if "size" not in body and not (body.get("snapshot_id") or body.get("source_volume_id") or image):
             raise ProviderError("volume: size is required unless the volume is made from an image, snapshot, "
                                 "source volume or backup")
-        vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body),
-                          lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create volume", lambda: [
+            v for v in conn.block_storage.volumes(details=True, name=name)
+            if has_stamp(ctx, metadata=v.metadata or {})])
+        vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body), find_new)
         ctx.record_physical_id(vol.id)
         vol = _wait_volume(ctx, conn, vol.id, "create volume")
         if props.get("read_only"):
@@ -110,29 +118,34 @@ class VolumeDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
+        vol = settle(ctx, f"read volume {physical_id}", vol, lambda: conn.block_storage.get_volume(physical_id),
+                     lambda v: str(v.status) in BUSY)
         return None if vol is None else self._outcome(vol)
 
     @staticmethod
     def _outcome(vol: Any) -> Outcome:
+        """Attributes exactly as Heat resolves them: most are ``str()`` of the API value (``size`` is "1",
+        ``bootable`` "false", ``attachments`` the string form of the list); ``metadata`` is JSON text,
+        ``metadata_values`` and ``attachments_list`` are the values themselves. hotc's stamp is left out."""
         md = user_metadata(vol.metadata)
         attachments = [dict(a) for a in vol.attachments or []]
         attrs = {
-            "availability_zone": vol.availability_zone,
-            "size": vol.size,
-            "snapshot_id": vol.snapshot_id,
+            "availability_zone": str(vol.availability_zone),
+            "size": str(vol.size),
+            "snapshot_id": str(vol.snapshot_id),
             "display_name": vol.name,
             "display_description": vol.description,
-            "volume_type": vol.volume_type,
+            "volume_type": str(vol.volume_type),
             "metadata": json.dumps(md),
             "metadata_values": md,
-            "source_volid": vol.source_volume_id,
-            "status": vol.status,
-            "created_at": vol.created_at,
-            "bootable": vol.is_bootable,
-            "encrypted": vol.is_encrypted,
-            "attachments": json.dumps(attachments),
+            "source_volid": str(vol.source_volume_id),
+            "status": str(vol.status),
+            "created_at": str(vol.created_at),
+            "bootable": "true" if vol.is_bootable else "false",  # Cinder's own string
+            "encrypted": str(bool(vol.is_encrypted)),
+            "attachments": str(attachments),
             "attachments_list": attachments,
-            "multiattach": vol.is_multiattach,
+            "multiattach": str(bool(vol.is_multiattach)),
         }
         return outcome(vol, attrs)
 
@@ -199,10 +212,9 @@ class VolumeDriver:
         return None if found is None else str(found.id)
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
-        for v in call(ctx, "list volumes", lambda: list(conn.block_storage.volumes(details=True))):
-            if has_stamp(ctx, metadata=v.metadata or {}) and str(v.status) not in ("deleting", "error_deleting"):
-                return v
-        return None
+        volumes = call(ctx, "list volumes", lambda: list(conn.block_storage.volumes(details=True)))
+        return newest(v for v in volumes if has_stamp(ctx, metadata=v.metadata or {})
+                      and str(v.status) not in ("deleting", "error_deleting"))
 
 
 class VolumeAttachmentDriver:
@@ -295,7 +307,7 @@ def _attaching(conn: Any, server_id: str, volume_id: str) -> bool:
         return False
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Cinder::Volume": VolumeDriver(),
     "OS::Cinder::VolumeAttachment": VolumeAttachmentDriver(),
-}
+})

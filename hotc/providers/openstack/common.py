@@ -32,6 +32,7 @@ POLL_MAX = 3.0
 RETRY_ATTEMPTS = 6
 RETRY_BASE = 0.5
 RETRY_CAP = 8.0
+CREATE_CONFLICT_RETRIES = 2
 
 
 class ProviderError(HotcError):
@@ -82,6 +83,17 @@ def is_transient(exc: BaseException) -> bool:
     return name in ("ConnectionError", "ConnectTimeout", "ReadTimeout", "Timeout", "ConnectFailure")
 
 
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds the cloud asked to wait (a ``Retry-After`` header of a 429/503), if it said."""
+    resp = getattr(exc, "response", None)
+    headers = getattr(resp, "headers", None) or {}
+    value = headers.get("Retry-After") if hasattr(headers, "get") else None
+    try:
+        return min(float(value), 60.0) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
 def translate(exc: BaseException, what: str) -> ProviderError:
     if isinstance(exc, ProviderError):
         return exc
@@ -113,9 +125,10 @@ def call(
             raise
         except Exception as exc:
             if attempt < attempts and retry_if(exc):
+                wait = retry_after(exc) or delay * (0.75 + random.random() / 2)
                 if ctx is not None:
-                    ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {delay:.1f}s")
-                sleep(delay * (0.75 + random.random() / 2))
+                    ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {wait:.1f}s")
+                sleep(wait)
                 delay = min(delay * 2, RETRY_CAP)
                 continue
             raise translate(exc, what) from exc
@@ -134,26 +147,43 @@ def create_once(
     """Create, retrying transient errors; before each retry, look for what the failed attempt may have made
     (by the lineage/address stamp) and return that instead of making a second one."""
     delay = RETRY_BASE
+    conflicts = 0
     for attempt in range(1, attempts + 1):
         try:
             return create()
         except HotcError:
             raise
         except Exception as exc:
-            if attempt < attempts and is_transient(exc):
+            conflicts += status_of(exc) == 409
+            # a conflict on a create is mostly for good (address or port in use): retry it only twice
+            if attempt < attempts and is_transient(exc) and conflicts <= CREATE_CONFLICT_RETRIES:
                 ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {delay:.1f}s")
                 sleep(delay * (0.75 + random.random() / 2))
                 delay = min(delay * 2, RETRY_CAP)
-                try:
-                    found = find_existing()
-                except Exception:
-                    found = None
-                if found is not None:
-                    ctx.log(f"{what}: found the resource the failed attempt made; using it")
-                    return found
+                code = status_of(exc)
+                if code is None or code >= 500:  # the request may have been carried out: look before retrying
+                    try:
+                        found = find_existing()
+                    except Exception:
+                        found = None
+                    if found is not None:
+                        ctx.log(f"{what}: found the resource the failed attempt made; using it")
+                        return found
                 continue
             raise translate(exc, what) from exc
     raise AssertionError("unreachable")
+
+
+def fresh_finder(ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]]) -> Callable[[], Any]:
+    """A ``find_existing`` for :func:`create_once` that can only return something made after this call: it
+    lists the matches now (before the create) and later returns the newest match that was not there then.
+    So a replacement never mistakes the instance it replaces (same stamp, maybe same name) for its own."""
+    try:
+        before = {str(r.id) for r in list_matches()}
+    except Exception as exc:  # cannot tell old from new: then never adopt on a retry
+        ctx.log(f"{what}: could not list existing matches ({cloud_message(exc)}); a retry will not adopt")
+        return lambda: None
+    return lambda: newest(r for r in list_matches() if str(r.id) not in before)
 
 
 def ignore_missing(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -268,6 +298,11 @@ def stamp(ctx: ActionContext) -> dict[str, str]:
     return out
 
 
+def base_address(stamped: Any) -> str:
+    """The address part of an address stamp (a replacement instance is stamped ``address@nonce``)."""
+    return str(stamped or "").split("@", 1)[0]
+
+
 def stamp_tags(ctx: ActionContext) -> list[str]:
     """The stamp as a list of ``key=value`` tags (Neutron, Octavia, Glance)."""
     return [f"{k}={v}" for k, v in sorted(stamp(ctx).items())]
@@ -297,13 +332,23 @@ def user_metadata(md: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def has_stamp(ctx: ActionContext, tags: Iterable[str] | None = None, metadata: Mapping[str, Any] | None = None) -> bool:
+    """Whether a resource carries this action's whole stamp (lineage, address and any other tag the caller
+    stamps, e.g. a per-instance one that tells a replacement from the instance it replaces)."""
     want = stamp(ctx)
     if tags is not None:
         have = set(tags)
-        return all(f"{k}={v}" in have for k, v in want.items() if k in (TAG_LINEAGE, TAG_ADDRESS))
+        return all(f"{k}={v}" in have for k, v in want.items())
     if metadata is not None:
-        return all(metadata.get(k) == v for k, v in want.items() if k in (TAG_LINEAGE, TAG_ADDRESS))
+        return all(metadata.get(k) == v for k, v in want.items())
     return False
+
+
+def newest(items: Iterable[Any]) -> Any:
+    """The most recently created of several matches (a replacement's new instance, not the old one)."""
+    found = list(items)
+    if not found:
+        return None
+    return max(found, key=lambda r: str(getattr(r, "created_at", "") or ""))
 
 
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -426,3 +471,65 @@ def get_or_none(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *a
         return call(ctx, what, fn, *args, **kwargs)
     except NotFound:
         return None
+
+
+# --------------------------------------------------------------------------------------------- defaults
+
+
+class Defaulted:
+    """A driver seen through its type's schema: every property map it receives gets Heat's defaults filled in
+    and hidden legacy names moved to their current names (``hotc.providers.validation.apply_defaults``), so the
+    driver behaves the same whether or not its caller applied them already (applying them twice is harmless)."""
+
+    def __init__(self, type_name: str, inner: Any) -> None:
+        self.type_name = type_name
+        self.inner = inner
+
+    def _d(self, props: Mapping[str, Any]) -> Mapping[str, Any]:
+        from hotc.providers.registry import get_schema
+        from hotc.providers.validation import apply_defaults
+
+        rtype = get_schema(self.type_name)
+        return props if rtype is None else apply_defaults(rtype, props)
+
+    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
+        return self.inner.create(ctx, self._d(props))  # type: ignore[no-any-return]
+
+    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        return self.inner.read(ctx, physical_id, self._d(props))  # type: ignore[no-any-return]
+
+    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
+               changed: frozenset[str]) -> Outcome:
+        old_d, new_d = self._d(old), self._d(new)
+        return self.inner.update(ctx, physical_id, old_d, new_d, changed)  # type: ignore[no-any-return]
+
+    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        self.inner.delete(ctx, physical_id, self._d(props))
+
+    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
+        return self.inner.find_adoptable(ctx, self._d(props))  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:  # extra lifecycle methods (suspend/resume…) of the inner driver
+        return getattr(self.inner, name)
+
+
+def with_defaults(drivers: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: Defaulted(name, d) for name, d in drivers.items()}
+
+
+def settle(ctx: ActionContext, what: str, obj: Any, get: Callable[[], Any], busy: Callable[[Any], bool]) -> Any:
+    """OBJ, or — when it is still busy (a create or update in progress, e.g. one a killed run started) — the
+    object once it is not, so that reading never reports a half-made resource. Returns None if it vanished."""
+    if obj is None or not busy(obj):
+        return obj
+
+    def safe_get() -> Any:
+        try:
+            return get()
+        except Exception as exc:
+            if status_of(exc) == 404 or type(exc).__name__ in ("NotFoundException", "ResourceNotFound"):
+                return None
+            raise
+
+    return wait_for(ctx, f"{what}: wait while it is busy", safe_get, lambda o: o is None or not busy(o))
+

@@ -14,10 +14,10 @@ from __future__ import annotations
 import datetime as _dt
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from hotc.errors import HotcError
+from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.providers.openstack.common import Ambiguous, NotFound, ProviderError, lookup
 
 Check = Callable[[Any, Any], None]  # (value, conn) -> None, raising ProviderError when unmet
@@ -243,3 +243,66 @@ def check_custom_constraint(name: str, value: Any, conn: Any) -> str | None:
             return exc.message
         raise HotcError(f"could not check constraint {name} for {value!r}: {exc.message}") from exc
     return None
+
+
+# --------------------------------------------------------------------------------------------- plan-time use
+
+
+MISSING_: Any = object()
+
+
+def _checkable(value: Any) -> bool:
+    from hotc.values import Unknown
+
+    return value is not MISSING_ and value is not None and value != "" and not isinstance(value, Unknown)
+
+
+def parameter_diagnostics(params: Iterable[Any], values: Mapping[str, Any], conn: Any) -> list[Diagnostic]:
+    """Errors for parameter values that fail their ``custom_constraint`` (Heat's wording: the parameter is
+    invalid, and why). ``params`` are :class:`hotc.parser.ir.Parameter`; ``values`` the resolved values.
+    With ``conn=None`` only the constraints that need no cloud are checked."""
+    out: list[Diagnostic] = []
+    for p in params:
+        value = values.get(p.name, MISSING_)
+        if not _checkable(value):
+            continue
+        for c in p.constraints:
+            if c.kind != "custom_constraint" or (conn is None and needs_cloud(str(c.spec))):
+                continue
+            msg = check_custom_constraint(str(c.spec), value, conn)
+            if msg:
+                why = f" ({c.description})" if c.description else ""
+                out.append(error(f"parameter {p.name!r} is invalid: {msg}{why}", c.pos or p.pos,
+                                 code="custom-constraint"))
+    return out
+
+
+def property_diagnostics(rtype: Any, props: Mapping[str, Any], address: str, conn: Any,
+                         pos: Pos | None = None) -> list[Diagnostic]:
+    """Errors for resource property values (also inside lists and maps) that fail a ``custom_constraint`` of
+    the type's schema (``flavor`` of a server: ``nova.flavor``…). Unknown values are skipped."""
+    out: list[Diagnostic] = []
+
+    def walk(schema: Any, value: Any, path: str) -> None:
+        if not _checkable(value) or schema is None:
+            return
+        for c in schema.constraints:
+            if c.kind == "custom_constraint" and not (conn is None and needs_cloud(str(c.spec))):
+                msg = check_custom_constraint(str(c.spec), value, conn)
+                if msg:
+                    out.append(error(f"{address}: property {path}: {msg}", pos, code="custom-constraint"))
+        if isinstance(value, list) and schema.item is not None:
+            for i, item in enumerate(value):
+                walk(schema.item, item, f"{path}[{i}]")
+        elif isinstance(value, Mapping) and schema.schema:
+            for k, v in value.items():
+                walk(schema.schema.get(k), v, f"{path}.{k}")
+        elif isinstance(value, list) and schema.schema:  # list of maps described by ``schema``
+            for i, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    for k, v in item.items():
+                        walk(schema.schema.get(k), v, f"{path}[{i}].{k}")
+
+    for key, value in props.items():
+        walk(rtype.properties.get(key), value, key)
+    return out

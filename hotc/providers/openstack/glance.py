@@ -11,15 +11,19 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     ignore_missing,
     merge_tags,
+    newest,
     outcome,
     physical_name,
+    settle,
     stamp_tags,
     user_tags,
     wait_for,
     wait_gone,
+    with_defaults,
 )
 
 PATCH_TYPE = "application/openstack-images-v2.1-json-patch"
@@ -49,8 +53,8 @@ class WebImageDriver:
         body["tags"] = merge_tags(ctx, props.get("tags"))
         for k, v in (props.get("extra_properties") or {}).items():
             body[str(k)] = v if isinstance(v, str) else str(v)
-        image = create_once(ctx, "create image", lambda: _raw(conn, "post", "/images", json=body).json(),
-                            lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create image", lambda: conn.image.images(tag=stamp_tags(ctx)))
+        image = create_once(ctx, "create image", lambda: _raw(conn, "post", "/images", json=body).json(), find_new)
         image_id = str(image["id"] if isinstance(image, Mapping) else image.id)
         ctx.record_physical_id(image_id)
         # openstacksdk's import_image ignores an error answer (e.g. a URI Glance's import filter refuses): post
@@ -81,6 +85,8 @@ class WebImageDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         image = get_or_none(ctx, f"read image {physical_id}", conn.image.get_image, physical_id)
+        image = settle(ctx, f"read image {physical_id}", image, lambda: conn.image.get_image(physical_id),
+                       lambda i: i.status in ("importing", "saving", "uploading"))
         if image is None or image.status == "deleted":
             return None
         return outcome(image, {})
@@ -146,9 +152,9 @@ class WebImageDriver:
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         found = call(ctx, "search images", lambda: list(conn.image.images(tag=stamp_tags(ctx))))
-        return found[0] if found else None
+        return newest(found)
 
 
 __all__ = ["DRIVERS", "user_tags"]
 
-DRIVERS: dict[str, Driver] = {"OS::Glance::WebImage": WebImageDriver()}
+DRIVERS: dict[str, Driver] = with_defaults({"OS::Glance::WebImage": WebImageDriver()})

@@ -23,12 +23,14 @@ from hotc.providers.openstack.common import (
     is_generated_name,
     lookup,
     merge_tags,
+    newest,
     outcome,
     physical_name,
     props_get,
     stamp_tags,
     user_tags,
     wait_gone,
+    with_defaults,
 )
 
 # --------------------------------------------------------------------------------------------- look-ups
@@ -146,7 +148,7 @@ class NeutronDriver:
             ctx,
             f"create {self.what}",
             lambda: self._proxy(conn, "create")(**body),
-            lambda: self._find(ctx, conn, body.get("name")),
+            lambda: self._find_just_made(ctx, conn, body.get("name")),
         )
         ctx.record_physical_id(res.id)
         if self.tagged:  # Neutron takes no tags in a POST: stamp right after, once the id is recorded
@@ -203,16 +205,20 @@ class NeutronDriver:
             res = self._find_untagged(ctx, conn)
         return None if res is None else str(res.id)
 
-    def _find(self, ctx: ActionContext, conn: Any, name: str | None = None) -> Any:
-        """Ours by the stamp; or, right after a create whose answer was lost (before tagging), by the unique
-        physical name sent."""
+    def _find(self, ctx: ActionContext, conn: Any) -> Any:
+        """Ours by the stamp (the newest, when a replacement left two)."""
         if not self.tagged:
             return None
         found = call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")(tags=stamp_tags(ctx))))
-        if not found and name:
-            found = [r for r in call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")(name=name)))
-                     if not r.tags]
-        return found[0] if found else None
+        return newest(found)
+
+    def _find_just_made(self, ctx: ActionContext, conn: Any, name: str | None) -> Any:
+        """What a create whose answer was lost made: not yet tagged (tags come after the create), with the name
+        sent. Never a tagged resource: that would be an older instance of this address (a replacement)."""
+        if not name:
+            return None
+        found = call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")(name=name)))
+        return newest(r for r in found if not r.tags)
 
     def _find_untagged(self, ctx: ActionContext, conn: Any) -> Any:
         """A resource created but never stamped (the run died between the create and the tagging): untagged and
@@ -837,7 +843,7 @@ class SecurityGroupRuleDriver:
         return None if found is None else str(found.id)
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Neutron::Net": NetDriver(),
     "OS::Neutron::Subnet": SubnetDriver(),
     "OS::Neutron::Router": RouterDriver(),
@@ -847,4 +853,4 @@ DRIVERS: dict[str, Driver] = {
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationDriver(),
     "OS::Neutron::SecurityGroup": SecurityGroupDriver(),
     "OS::Neutron::SecurityGroupRule": SecurityGroupRuleDriver(),
-}
+})

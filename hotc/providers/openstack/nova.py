@@ -12,6 +12,7 @@ hotc passes ``user_data`` to Nova as is (RAW) and logs that it did.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,27 +22,34 @@ from hotc.providers.openstack.common import (
     TAG_LINEAGE,
     NotFound,
     ProviderError,
+    base_address,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     has_stamp,
     ignore_missing,
     lookup,
     merge_metadata,
     merge_tags,
+    newest,
     outcome,
     physical_name,
     plain,
     props_get,
+    settle,
     stamp,
     user_metadata,
     wait_for,
     wait_gone,
     wait_status,
+    with_defaults,
 )
 from hotc.providers.openstack.neutron import find_network, find_port, find_subnet, security_group_ids
 
 INTERNAL_PORT_TAG = "hotc-internal-port"
+RESTING = frozenset({"ACTIVE", "SHUTOFF", "SUSPENDED", "PAUSED"})
+BUSY = frozenset({"BUILD", "REBUILD", "RESIZE", "REBOOT", "HARD_REBOOT", "MIGRATING", "PASSWORD"})
 
 # --------------------------------------------------------------------------------------------- look-ups
 
@@ -153,7 +161,14 @@ class ServerDriver:
         self, ctx: ActionContext, conn: Any, name: str, index: int, item: Mapping[str, Any],
         sg_ids: list[str] | None,
     ) -> str:
-        body: dict[str, Any] = dict(item.get("port_extra_properties") or {})
+        extra = {k: v for k, v in dict(item.get("port_extra_properties") or {}).items() if v is not None}
+        body: dict[str, Any] = dict(extra.pop("value_specs", None) or {})
+        if extra.get("qos_policy"):
+            from hotc.providers.openstack.neutron import find_qos_policy
+
+            body["qos_policy_id"] = find_qos_policy(ctx, conn, extra.pop("qos_policy")).id
+        extra.pop("qos_policy", None)
+        body.update(extra)
         if item.get("subnet"):
             subnet = find_subnet(ctx, conn, item["subnet"])
             body["network_id"] = subnet.network_id
@@ -173,7 +188,8 @@ class ServerDriver:
         return str(port.id)
 
     def _internal_ports(self, ctx: ActionContext, conn: Any) -> list[Any]:
-        tags = merge_tags(ctx, [INTERNAL_PORT_TAG])
+        """Ports hotc made for servers of this stack (any address, any instance): the caller narrows down."""
+        tags = [INTERNAL_PORT_TAG, f"{TAG_LINEAGE}={stamp(ctx)[TAG_LINEAGE]}"]
         return call(ctx, "list internal ports", lambda: list(conn.network.ports(tags=tags)))
 
     # -- create
@@ -228,12 +244,41 @@ class ServerDriver:
         if props.get("personality"):
             ctx.log("server: personality (deprecated) is not applied")
 
-        server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body),
-                             lambda: self._find(ctx, conn))
+        self._free_ports_of_replaced(ctx, conn, nics)
+        find_new = fresh_finder(ctx, "create server", lambda: [
+            s for s in conn.compute.servers(details=True, name=f"^{re.escape(name)}$")
+            if has_stamp(ctx, metadata=s.metadata or {})])
+        server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body), find_new)
         ctx.record_physical_id(server.id)
         server = self._wait_active(ctx, conn, server.id, "create server")
         self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
         return self._outcome(ctx, conn, server)
+
+    def _free_ports_of_replaced(self, ctx: ActionContext, conn: Any, nics: Any) -> None:
+        """Heat's prepare-for-replace: a port the new server must use that is still bound to the instance this
+        server replaces (same lineage and address) is detached from it first, or Nova refuses the port."""
+        if not isinstance(nics, list):
+            return
+        for nic in nics:
+            if not nic.get("port"):
+                continue
+            port = call(ctx, f"read port {nic['port']}", conn.network.get_port, nic["port"])
+            owner = port.device_id
+            if not owner or not str(port.device_owner or "").startswith("compute:"):
+                continue
+            old = get_or_none(ctx, f"read server {owner}", conn.compute.get_server, owner)
+            md = (old.metadata or {}) if old is not None else {}
+            # the same address, any instance of it (a replacement's stamp is ``address@nonce``)
+            if md.get(TAG_LINEAGE) != ctx.lineage or base_address(md.get(TAG_ADDRESS)) != base_address(
+                    stamp(ctx)[TAG_ADDRESS]):
+                continue  # someone else's server: let Nova say the port is in use
+            ctx.log(f"server: detaching port {port.id} from {owner}, the server this one replaces")
+            ignore_missing(ctx, f"detach port {port.id} from server {owner}", conn.compute.delete_server_interface,
+                           port.id, server=owner)
+            port_id = str(port.id)
+            wait_for(ctx, f"detach port {port_id} from server {owner}",
+                     lambda pid=port_id: conn.network.get_port(pid),  # type: ignore[misc]
+                     lambda p: p is not None and not p.device_id)
 
     def _wait_active(self, ctx: ActionContext, conn: Any, sid: str, what: str,
                      targets: Iterable[str] = ("ACTIVE",)) -> Any:
@@ -257,6 +302,8 @@ class ServerDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        server = settle(ctx, f"read server {physical_id}", server, lambda: conn.compute.get_server(physical_id),
+                        lambda s: str(s.status).upper() in BUSY)
         if server is None or str(server.status).upper() in ("DELETED", "SOFT_DELETED"):
             return None
         return self._outcome(ctx, conn, server)
@@ -265,30 +312,27 @@ class ServerDriver:
         raw = server.to_dict(original_names=True)
         ifaces = get_or_none(ctx, f"list interfaces of server {server.id}",
                              lambda: list(conn.compute.server_interfaces(server.id))) or []
-        port_of_mac = {i.mac_addr: i.port_id for i in ifaces}
+        # As Heat: every address gets the port of the interface with that (fixed ip, mac), or None; both maps
+        # are also keyed by network id (a copy of the network label's entry).
+        port_of = {((i.fixed_ips or [{}])[0].get("ip_address"), i.mac_addr): i.port_id for i in ifaces}
+        labels = server.addresses or {}
         addresses: dict[str, list[dict[str, Any]]] = {}
         networks: dict[str, list[str]] = {}
-        net_ids: dict[str, str] = {}
-        for i in ifaces:
-            net_ids.setdefault(i.net_id, i.net_id)
-        for net_name, entries in (server.addresses or {}).items():
-            lst = []
-            for e in entries:
-                e2 = dict(e)
-                mac = e.get("OS-EXT-IPS-MAC:mac_addr")
-                if mac in port_of_mac:
-                    e2["port"] = port_of_mac[mac]
-                lst.append(e2)
-                networks.setdefault(net_name, []).append(e.get("addr"))
-            addresses[net_name] = lst
-        # Heat also keys `networks` by network id
-        for i in ifaces:
-            for ip in i.fixed_ips or []:
-                networks.setdefault(i.net_id, [])
-                if ip.get("ip_address") not in networks[i.net_id]:
-                    networks[i.net_id].append(ip.get("ip_address"))
+        for label, entries in labels.items():
+            addresses[label] = [dict(e, port=port_of.get((e.get("addr"), e.get("OS-EXT-IPS-MAC:mac_addr"))))
+                                for e in entries]
+            networks[label] = [e.get("addr") for e in entries]
+        for label, entries in list(labels.items()):
+            ips = {e.get("addr") for e in entries}
+            net_id = next((i.net_id for i in ifaces if any(f.get("ip_address") in ips for f in i.fixed_ips or [])),
+                          None)
+            if net_id and net_id not in networks:
+                networks[net_id] = list(networks[label])
+                addresses[net_id] = [dict(e) for e in addresses[label]]
+        # Heat: the first address of the first network with addresses, network labels in reverse sort order
         first = ""
-        for entries in (server.addresses or {}).values():
+        for label in sorted(server.addresses or {}, reverse=True):
+            entries = (server.addresses or {})[label]
             if entries:
                 first = entries[0].get("addr", "")
                 break
@@ -318,6 +362,10 @@ class ServerDriver:
         conn = ctx.cloud()
         sid = physical_id
         server = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
+        if str(server.status).upper() == "VERIFY_RESIZE":  # a resize an interrupted run never confirmed
+            ctx.log(f"server: confirming the pending resize of {sid} left by an earlier run")
+            call(ctx, f"confirm resize of server {sid}", conn.compute.confirm_server_resize, server)
+            server = self._wait_settled(ctx, conn, sid, "confirm resize of server")
         if "name" in changed:
             call(ctx, f"rename server {sid}", conn.compute.update_server, sid,
                  name=physical_name(ctx, new.get("name"), limit=63))
@@ -339,11 +387,40 @@ class ServerDriver:
             self._rebuild(ctx, conn, sid, new, with_user_data=rebuild_user_data)
         if "networks" in changed:
             self._update_networks(ctx, conn, sid, old.get("networks") or [], new.get("networks") or [], new)
-        server = self._wait_active(ctx, conn, sid, "update server")
+        server = self._wait_settled(ctx, conn, sid, "update server")
         return self._outcome(ctx, conn, server)
+
+    def _wait_settled(self, ctx: ActionContext, conn: Any, sid: str, what: str) -> Any:
+        """Wait until no task runs on the server and it is in a resting state (ACTIVE, or SHUTOFF/SUSPENDED/
+        PAUSED for a server that was stopped or suspended before the update)."""
+        return wait_for(ctx, f"{what} {sid}", lambda: conn.compute.get_server(sid),
+                        lambda s: s is not None and str(s.status).upper() in RESTING
+                        and not getattr(s, "task_state", None),
+                        lambda s: f"went to ERROR: {_fault(s)}" if str(s.status).upper() == "ERROR" else None)
+
+    # -- suspend / resume (hotc suspend / resume)
+    def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        conn = ctx.cloud()
+        server = call(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        if str(server.status).upper() == "SUSPENDED":
+            return
+        call(ctx, f"suspend server {physical_id}", conn.compute.suspend_server, physical_id)
+        wait_status(ctx, f"suspend server {physical_id}", lambda: conn.compute.get_server(physical_id), "SUSPENDED",
+                    ("ERROR",), fault=_fault)
+
+    def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        conn = ctx.cloud()
+        server = call(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        if str(server.status).upper() == "ACTIVE":
+            return
+        call(ctx, f"resume server {physical_id}", conn.compute.resume_server, physical_id)
+        self._wait_active(ctx, conn, physical_id, "resume server")
 
     def _resize(self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any]) -> None:
         flavor = find_flavor(ctx, conn, new.get("flavor"))
+        current = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
+        if _flavor_of(current) in (flavor.id, flavor.name):
+            return  # already of that flavor (an earlier run resized it)
         call(ctx, f"resize server {sid}", conn.compute.resize_server, sid, flavor.id)
 
         def refused(s: Any) -> str | None:
@@ -361,6 +438,9 @@ class ServerDriver:
 
     def _rebuild(self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any], *, with_user_data: bool) -> None:
         image = find_image(ctx, conn, new.get("image"))
+        current = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
+        if not with_user_data and (current.image or {}).get("id") == image.id:
+            return  # already built from that image (an earlier run rebuilt it): no second wipe
         kwargs: dict[str, Any] = {}
         if new.get("image_update_policy") == "REBUILD_PRESERVE_EPHEMERAL":
             kwargs["preserve_ephemeral"] = True
@@ -459,12 +539,18 @@ class ServerDriver:
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
+        # the ports hotc made for this server: bound to it, or (a create that failed) bound to nothing; found by
+        # the internal-port tag and the lineage, so also when this is an older instance of the address
+        address = base_address(stamp(ctx)[TAG_ADDRESS])
+        ours = [p for p in self._internal_ports(ctx, conn)
+                if p.device_id == physical_id
+                or (not p.device_id and any(t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1])
+                                            == address for t in p.tags or []))]
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
             wait_gone(ctx, f"delete server {physical_id}", lambda: _live_server(conn, physical_id))
-        for port in self._internal_ports(ctx, conn):
-            if not port.device_id or port.device_id == physical_id:
-                ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
+        for port in ours:
+            ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         found = self._find(ctx, ctx.cloud())
@@ -472,15 +558,22 @@ class ServerDriver:
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         servers = call(ctx, "list servers", lambda: list(conn.compute.servers(details=True)))
-        for s in servers:
-            if has_stamp(ctx, metadata=s.metadata or {}) and str(s.status).upper() not in ("DELETED", "SOFT_DELETED"):
-                return s
-        return None
+        return newest(s for s in servers if has_stamp(ctx, metadata=s.metadata or {})
+                      and str(s.status).upper() not in ("DELETED", "SOFT_DELETED"))
 
 
 def _live_server(conn: Any, sid: str) -> Any:
     s = conn.compute.get_server(sid)
     return None if s is None or str(s.status).upper() in ("DELETED", "SOFT_DELETED") else s
+
+
+def _flavor_of(server: Any) -> str:
+    fl = server.flavor
+    if fl is None:
+        return ""
+    if isinstance(fl, Mapping):
+        return str(fl.get("original_name") or fl.get("id") or "")
+    return str(getattr(fl, "original_name", None) or getattr(fl, "name", None) or getattr(fl, "id", "") or "")
 
 
 def _resize_failed(conn: Any, sid: str) -> bool:
@@ -598,8 +691,9 @@ class FlavorDriver:
         }
         if props.get("flavorid"):
             body["id"] = str(props["flavorid"])
-        flavor = create_once(ctx, "create flavor", lambda: conn.compute.create_flavor(**body),
-                             lambda: self._find(ctx, conn))
+        find_new = fresh_finder(ctx, "create flavor", lambda: [
+            f for f in conn.compute.flavors(is_public=None) if f.name == body["name"]])
+        flavor = create_once(ctx, "create flavor", lambda: conn.compute.create_flavor(**body), find_new)
         ctx.record_physical_id(flavor.id)
         specs = {str(k): str(v) for k, v in (props.get("extra_specs") or {}).items()}
         specs.update(self._stamp_specs(ctx))
@@ -659,17 +753,14 @@ class FlavorDriver:
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         want = self._stamp_specs(ctx)
-        for f in call(ctx, "list flavors", lambda: list(conn.compute.flavors(is_public=None))):
-            specs = plain(f.extra_specs or {})
-            if all(specs.get(k) == v for k, v in want.items()):
-                return f
-        return None
+        flavors = call(ctx, "list flavors", lambda: list(conn.compute.flavors(is_public=None)))
+        return newest(f for f in flavors if all(plain(f.extra_specs or {}).get(k) == v for k, v in want.items()))
 
 
 __all__ = ["DRIVERS", "find_flavor", "find_image", "find_keypair", "user_metadata"]
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Nova::Server": ServerDriver(),
     "OS::Nova::KeyPair": KeyPairDriver(),
     "OS::Nova::Flavor": FlavorDriver(),
-}
+})

@@ -20,15 +20,19 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
+    fresh_finder,
     get_or_none,
     ignore_missing,
     lookup,
     merge_tags,
+    newest,
     outcome,
     physical_name,
+    settle,
     stamp_tags,
     wait_for,
     wait_gone,
+    with_defaults,
 )
 from hotc.providers.openstack.neutron import find_subnet
 
@@ -130,8 +134,9 @@ class OctaviaChild:
         body = self.create_body(ctx, conn, props)
         body["tags"] = merge_tags(ctx, props.get("tags"))
         wait_lb(ctx, conn, lb_id, f"create {self.what}")
-        obj = create_once(ctx, f"create {self.what}", lambda: self._create(conn, props, body),
-                          lambda: self._find(ctx, conn, props))
+        find_new = fresh_finder(ctx, f"create {self.what}",
+                                lambda: self._list(conn, props, tags=stamp_tags(ctx)))
+        obj = create_once(ctx, f"create {self.what}", lambda: self._create(conn, props, body), find_new)
         ctx.record_physical_id(obj.id)
         return self._settle(ctx, conn, lb_id, obj.id, props, f"create {self.what}")
 
@@ -152,6 +157,8 @@ class OctaviaChild:
             if exc.status_code == 404:
                 return None
             raise
+        obj = settle(ctx, f"read {self.what} {physical_id}", obj, lambda: self._get(conn, physical_id, props),
+                     lambda o: str(o.provisioning_status).upper().startswith("PENDING_"))
         if obj is None or str(obj.provisioning_status).upper() == "DELETED":
             return None
         return self._outcome(obj)
@@ -207,7 +214,7 @@ class OctaviaChild:
             found = call(ctx, f"search {self.what}", self._list, conn, props, tags=stamp_tags(ctx))
         except ProviderError:
             return None
-        return found[0] if found else None
+        return newest(found)
 
 
 # --------------------------------------------------------------------------------------------- LoadBalancer
@@ -249,8 +256,10 @@ class LoadBalancerDriver(OctaviaChild):
         conn = ctx.cloud()
         body = self.create_body(ctx, conn, props)
         body["tags"] = merge_tags(ctx, props.get("tags"))
+        find_new = fresh_finder(ctx, "create load balancer",
+                                lambda: conn.load_balancer.load_balancers(tags=stamp_tags(ctx)))
         lb = create_once(ctx, "create load balancer", lambda: conn.load_balancer.create_load_balancer(**body),
-                         lambda: self._find(ctx, conn, props))
+                         find_new)
         ctx.record_physical_id(lb.id)
         return self._outcome(wait_lb(ctx, conn, lb.id, "create load balancer"))
 
@@ -450,10 +459,10 @@ class HealthMonitorDriver(OctaviaChild):
         return {"pools": raw.get("pools") or []}
 
 
-DRIVERS: dict[str, Driver] = {
+DRIVERS: dict[str, Driver] = with_defaults({
     "OS::Octavia::LoadBalancer": LoadBalancerDriver(),
     "OS::Octavia::Listener": ListenerDriver(),
     "OS::Octavia::Pool": PoolDriver(),
     "OS::Octavia::PoolMember": PoolMemberDriver(),
     "OS::Octavia::HealthMonitor": HealthMonitorDriver(),
-}
+})

@@ -19,6 +19,7 @@ from hotc.providers.openstack.common import (
     physical_name,
     plain,
     stamp,
+    with_defaults,
 )
 
 
@@ -58,7 +59,8 @@ class ContainerDriver:
     @staticmethod
     def _ours(ctx: ActionContext, container: Any) -> bool:
         md = _meta(getattr(container, "metadata", None))
-        return md.get(TAG_LINEAGE) == ctx.lineage and md.get(TAG_ADDRESS) == ctx.address
+        want = stamp(ctx)
+        return md.get(TAG_LINEAGE) == want[TAG_LINEAGE] and md.get(TAG_ADDRESS) == want[TAG_ADDRESS]
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -116,4 +118,4 @@ class ContainerDriver:
         return None
 
 
-DRIVERS: dict[str, Driver] = {"OS::Swift::Container": ContainerDriver()}
+DRIVERS: dict[str, Driver] = with_defaults({"OS::Swift::Container": ContainerDriver()})

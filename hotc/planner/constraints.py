@@ -1,0 +1,311 @@
+"""Custom constraints (``custom_constraint: glance.image`` …) checked at plan time.
+
+:func:`check_constraints` checks, with :mod:`hotc.providers.openstack.constraints`:
+
+- the root template's parameter values against their ``custom_constraint``;
+- the properties of every resource the plan creates or replaces (and the changed properties of those it
+  updates in place) against the custom constraints of the type's schema (a server's ``flavor`` is a
+  ``nova.flavor``, its ``image`` a ``glance.image`` …). Values known only after apply are skipped; resources
+  the plan leaves alone are not checked (apply does not touch them).
+
+Constraints that need no cloud (``ip_addr``, ``net_cidr``, ``dns_name`` …) are always checked. Those that name
+cloud objects are checked only with a connection (``conn``); without one, :attr:`ConstraintReport.unchecked`
+names them so the caller can say so. Each distinct cloud look-up is made once per call. A value that fails
+both as a parameter and as a property fed by that parameter is reported once, at the parameter.
+Hidden values never appear in the messages.
+"""
+
+from __future__ import annotations
+
+import os
+import types
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import IO, Any
+
+from hotc.errors import Diagnostic, HotcError, Pos, error
+from hotc.parser.ir import Expr, MapExpr
+from hotc.planner.desired import DesiredStack
+from hotc.planner.plan import Action, Plan, ResourceChange
+from hotc.values import Unknown
+
+SchemaLookup = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class ConstraintReport:
+    diagnostics: tuple[Diagnostic, ...] = ()  # errors: values that fail a custom constraint
+    unchecked: tuple[str, ...] = ()  # names of cloud-backed constraints not checked (no connection)
+    checked_cloud: bool = False  # cloud-backed constraints were checked with a connection
+
+
+# ------------------------------------------------------------------------------------------ what to check
+
+
+def _value_pos(desired: DesiredStack, address: str, key: str) -> Pos | None:
+    """Where the template writes property KEY of the resource at ADDRESS (its resource if not found)."""
+    res = desired.resources.get(address)
+    if res is None:
+        return None
+    scope = desired.scopes.get(res.scope)
+    member = scope.members.get(res.name) if scope is not None else None
+    resource = member.resource if member is not None else None
+    if resource is None:
+        return res.pos
+    props: Expr | None = resource.properties
+    if res.group is not None:  # a group member: resource_def / resource -> properties
+        inner = None
+        if isinstance(props, MapExpr):
+            inner = props.get("resource_def") or props.get("resource")
+        props = inner.get("properties") if isinstance(inner, MapExpr) else None
+    if isinstance(props, MapExpr):
+        expr = props.get(key)
+        if expr is not None and expr.pos is not None:
+            return expr.pos
+    return resource.pos or res.pos
+
+
+def _checked_keys(change: ResourceChange) -> list[str]:
+    after = change.after or {}
+    if change.action in (Action.CREATE, Action.REPLACE):
+        return list(after)
+    if change.action is Action.UPDATE:
+        heads = {p.split(".", 1)[0].split("[", 1)[0] for p in change.changed_paths}
+        return [k for k in after if k in heads]
+    return []
+
+
+def _checkable(value: Any) -> bool:
+    return value is not None and value != "" and not isinstance(value, Unknown)
+
+
+def _cloud_names_in(schema: Any, value: Any, needs_cloud: Callable[[str], bool], out: set[str]) -> None:
+    """Cloud-backed constraint names that a check of VALUE against SCHEMA would look up (mirrors the walk of
+    ``property_diagnostics``)."""
+    if schema is None or not _checkable(value):
+        return
+    for c in schema.constraints:
+        if c.kind == "custom_constraint" and needs_cloud(str(c.spec)):
+            out.add(str(c.spec))
+    if isinstance(value, list) and schema.item is not None:
+        for item in value:
+            _cloud_names_in(schema.item, item, needs_cloud, out)
+    elif isinstance(value, Mapping) and schema.schema:
+        for k, v in value.items():
+            _cloud_names_in(schema.schema.get(k), v, needs_cloud, out)
+    elif isinstance(value, list) and schema.schema:
+        for item in value:
+            if isinstance(item, Mapping):
+                for k, v in item.items():
+                    _cloud_names_in(schema.schema.get(k), v, needs_cloud, out)
+
+
+def cloud_constraints_needed(desired: DesiredStack, plan: Plan, schemas: SchemaLookup | None = None) -> tuple[str, ...]:
+    """Names of the cloud-backed custom constraints :func:`check_constraints` would look up for this plan
+    (empty: no cloud is needed to check everything)."""
+    from hotc.providers.openstack.constraints import needs_cloud
+
+    lookup = schemas or _registry
+    names: set[str] = set()
+    root = desired.scopes.get("")
+    if root is not None and plan.mode == "normal":
+        values = root.fixed_params or {}
+        for p in root.template.parameters.values():
+            if p.name in values and _checkable(values[p.name]):
+                names.update(str(c.spec) for c in p.constraints
+                             if c.kind == "custom_constraint" and needs_cloud(str(c.spec)))
+    for change in plan.changes:
+        keys = _checked_keys(change)
+        rtype = lookup(change.type) if keys else None
+        if rtype is None or change.after_sensitive:
+            continue
+        for k in keys:
+            _cloud_names_in(rtype.properties.get(k), (change.after or {})[k], needs_cloud, names)
+    return tuple(sorted(names))
+
+
+def _registry(type_name: str) -> Any:
+    from hotc.planner.make import registry_lookup
+
+    return registry_lookup(type_name)
+
+
+# ------------------------------------------------------------------------------------------ look-up memo
+
+
+class _Memo:
+    """A view of an openstacksdk connection that makes each distinct call once (results, generators as
+    lists, and exceptions are remembered). Only used for the read-only look-ups of the constraint checks."""
+
+    def __init__(self, target: Any, cache: dict[Any, Any], path: tuple[str, ...] = ()) -> None:
+        self._target = target
+        self._cache = cache
+        self._path = path
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._target, name)
+        path = (*self._path, name)
+        if callable(attr):
+            return self._call(attr, path)
+        return _Memo(attr, self._cache, path)
+
+    def _call(self, fn: Callable[..., Any], path: tuple[str, ...]) -> Callable[..., Any]:
+        cache = self._cache
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                key: Any = (path, args, tuple(sorted(kwargs.items())))
+                hash(key)
+            except TypeError:
+                return fn(*args, **kwargs)
+            if key not in cache:
+                try:
+                    result = fn(*args, **kwargs)
+                    if isinstance(result, types.GeneratorType) or (
+                            hasattr(result, "__next__") and hasattr(result, "__iter__")):
+                        result = list(result)
+                    cache[key] = (True, result)
+                except Exception as exc:  # remembered and raised again, for the caller to judge
+                    cache[key] = (False, exc)
+            ok, value = cache[key]
+            if not ok:
+                raise value
+            return value
+
+        return call
+
+
+# ------------------------------------------------------------------------------------------ checking
+
+
+def _hidden_message(subject: str, spec: str) -> str:
+    return f"{subject}: the value (hidden) does not satisfy the custom constraint {spec}"
+
+
+def _parameter_checks(desired: DesiredStack, conn: Any) -> tuple[list[Diagnostic], set[str]]:
+    """Parameter diagnostics, and the raw messages of the failures (to report a value once)."""
+    from hotc.providers.openstack.constraints import (
+        check_custom_constraint,
+        needs_cloud,
+        parameter_diagnostics,
+    )
+
+    root = desired.scopes.get("")
+    if root is None:
+        return [], set()
+    values = dict(root.fixed_params or {})
+    out: list[Diagnostic] = []
+    failed: set[str] = set()
+    for p in root.template.parameters.values():
+        if not any(c.kind == "custom_constraint" for c in p.constraints):
+            continue
+        diags = parameter_diagnostics([p], values, conn)
+        if not diags:
+            continue
+        for c in p.constraints:
+            if c.kind == "custom_constraint" and not (conn is None and needs_cloud(str(c.spec))):
+                msg = check_custom_constraint(str(c.spec), values[p.name], conn)
+                if msg:
+                    failed.add(msg)
+        if p.hidden:
+            specs = ", ".join(str(c.spec) for c in p.constraints if c.kind == "custom_constraint")
+            diags = [error(_hidden_message(f"parameter {p.name!r} is invalid", specs), d.pos, code=d.code)
+                     for d in diags[:1]]
+        out.extend(diags)
+    return out, failed
+
+
+def check_constraints(desired: DesiredStack, plan: Plan, conn: Any | None = None,
+                      schemas: SchemaLookup | None = None) -> ConstraintReport:
+    """Check the plan's custom constraints (see the module docstring). ``conn``: an openstacksdk connection,
+    or None to check only those that need no cloud. Raises HotcError when the cloud cannot answer."""
+    from hotc.providers.openstack.constraints import property_diagnostics
+
+    lookup = schemas or _registry
+    memo_conn = _Memo(conn, {}) if conn is not None else None
+    unchecked = () if conn is not None else cloud_constraints_needed(desired, plan, lookup)
+    diags: list[Diagnostic] = []
+    failed: set[str] = set()
+    if plan.mode == "normal":
+        pdiags, failed = _parameter_checks(desired, memo_conn)
+        diags.extend(pdiags)
+    for change in plan.changes:
+        keys = _checked_keys(change)
+        rtype = lookup(change.type) if keys else None
+        if rtype is None:
+            continue
+        after = change.after or {}
+        for k in keys:
+            found = property_diagnostics(rtype, {k: after[k]}, change.address, memo_conn,
+                                         pos=_value_pos(desired, change.address, k))
+            for d in found:
+                if any(d.message.endswith(": " + m) for m in failed):
+                    continue  # the parameter that feeds it already failed with this very message
+                if change.after_sensitive or k in change.sensitive_paths:
+                    spec = ", ".join(_specs(rtype.properties.get(k)))
+                    d = error(_hidden_message(f"{change.address}: property {k}", spec), d.pos, code=d.code)
+                diags.append(d)
+    return ConstraintReport(tuple(_unique(diags)), tuple(unchecked), checked_cloud=conn is not None)
+
+
+def _specs(schema: Any) -> list[str]:
+    if schema is None:
+        return []
+    out = [str(c.spec) for c in schema.constraints if c.kind == "custom_constraint"]
+    for sub in (schema.item, *((schema.schema or {}).values())):
+        out.extend(s for s in _specs(sub) if s not in out)
+    return out
+
+
+def _unique(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[str, Pos | None]] = set()
+    out = []
+    for d in diags:
+        if (d.message, d.pos) not in seen:
+            seen.add((d.message, d.pos))
+            out.append(d)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ the CLI edge
+
+
+def cloud_configured(os_cloud: str | None, environ: Mapping[str, str] | None = None) -> bool:
+    """Is a cloud named for this run: ``--os-cloud``, ``OS_CLOUD`` or the ``OS_*`` auth variables?"""
+    env = os.environ if environ is None else environ
+    return bool(os_cloud or env.get("OS_CLOUD") or env.get("OS_AUTH_URL") or env.get("OS_AUTH_TYPE"))
+
+
+def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None, err: IO[str]) -> None:
+    """What ``hotc plan`` (and an apply that plans on the spot) does with a normal plan: the custom constraints
+    that need no cloud always; the cloud-backed ones (glance.image, nova.flavor, ...) when a cloud is configured
+    (:func:`cloud_configured`; it connects only when there is something to look up), else one note on ERR
+    naming what was not checked. A cloud that cannot be reached is a note too (not a verdict on the values).
+    Unmet constraints raise HotcError with the positioned diagnostics."""
+    if plan.mode != "normal":
+        return
+    conn = None
+    needed = cloud_constraints_needed(desired, plan)
+    if needed and cloud_configured(os_cloud):
+        from hotc.providers.openstack.auth import connect
+
+        try:
+            conn = connect(os_cloud)
+        except HotcError as exc:
+            err.write(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: "
+                      f"{exc.message}\n")
+    try:
+        report = check_constraints(desired, plan, conn)
+    except HotcError as exc:  # the cloud could not answer
+        err.write(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}\n")
+        report = check_constraints(desired, plan, None)
+    if report.diagnostics:
+        n = len(report.diagnostics)
+        raise HotcError(f"{n} value(s) do not meet their custom constraint; nothing was planned",
+                        diagnostics=report.diagnostics)
+    if report.unchecked and conn is None and not cloud_configured(os_cloud):
+        err.write(f"note: no cloud is configured, so the custom constraints {', '.join(report.unchecked)} were not "
+                  "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)\n")
+
+
+__all__ = ["ConstraintReport", "check_constraints", "cloud_configured", "cloud_constraints_needed", "enforce_constraints"]

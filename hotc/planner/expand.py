@@ -1,0 +1,495 @@
+"""Expanding a loaded stack into a :class:`~hotc.planner.desired.DesiredStack` (what
+:func:`hotc.planner.desired.build_desired` runs): scopes for the root and every nested stack, members of
+groups, conditions, sensitivity of properties fed by hidden parameters, then the dependency graph."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from hotc.errors import HotcError
+from hotc.parser.api import LoadedStack, TypeResolution
+from hotc.parser.evaluate import EvalError, evaluate_condition, references
+from hotc.parser.ir import EvalContext, Expr, Literal, MapExpr, Resource
+from hotc.planner.desired import (
+    GROUP_TYPES,
+    STACK_TYPE,
+    DesiredResource,
+    DesiredStack,
+    Member,
+    Scope,
+    _condition_value,
+    _NoResources,
+    _resolve_member_type,
+    condition_params,
+    eval_failure,
+    join,
+)
+from hotc.planner.resolve import UnknownResolver
+from hotc.values import Unknown
+
+# ---------------------------------------------------------------------------------------------- building
+
+
+def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
+    resources: set[str] = set()
+    params: set[str] = set()
+    for e in exprs:
+        if e is None:
+            continue
+        for kind, name, _pos in references(e):
+            if kind == "resource":
+                resources.add(name)
+            elif kind == "param":
+                params.add(name)
+    return resources, params
+
+
+def _prop_exprs(resource: Resource) -> list[tuple[str, Expr]]:
+    if isinstance(resource.properties, MapExpr):
+        return list(resource.properties.items)
+    return []
+
+
+class _Builder:
+    def __init__(self, loaded: LoadedStack, desired: DesiredStack, state_members: Mapping[str, list[int]]) -> None:
+        self.loaded = loaded
+        self.d = desired
+        self.state_members = state_members  # group address -> indexes present in state
+        self.state_ids: dict[str, str] = {}  # physical id -> address, from the state
+        self.static = UnknownResolver()
+        self.memo: dict[Any, Any] = {}
+        self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
+
+    # parameters / conditions ------------------------------------------------------------------------
+    def root_scope(self) -> Scope:
+        loaded = self.loaded
+        t = loaded.template
+        params = dict(loaded.parameter_values)
+        root_id: Any = self.d.lineage if self.d.lineage is not None else Unknown.of("OS::stack_id")
+        params["OS::stack_name"] = self.d.stack_name
+        params["OS::stack_id"] = root_id
+        params["OS::project_id"] = self.d._project_id
+        hidden = set(loaded.hidden_parameters) | {n for n, p in t.parameters.items() if p.hidden}
+        return Scope(
+            prefix="",
+            template=t,
+            types=loaded.types,
+            files=loaded.files,
+            nested=loaded.nested,
+            fixed_params=params,
+            hidden=frozenset(hidden),
+            member_types=loaded.member_types,
+            stack_name=self.d.stack_name,
+            stack_id=root_id,
+        )
+
+    def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> dict[str, bool]:
+        t = scope.template
+        params = condition_params(params)
+        done: dict[str, bool] = {}
+        pending = dict(t.conditions)
+        # conditions may name each other: evaluate in dependency order
+        while pending:
+            progressed = False
+            for name, cond in list(pending.items()):
+                ctx = EvalContext(version=t.version, parameters=params, resolver=_NoResources(), conditions=done, files=scope.files)
+                try:
+                    value = evaluate_condition(cond.expr, ctx)
+                except EvalError as exc:
+                    if any(n in pending and n != name for n in _condition_names(cond.expr)):
+                        continue
+                    raise eval_failure(exc) from exc
+                except KeyError:
+                    continue
+                if isinstance(value, Unknown):
+                    raise HotcError(
+                        f"{cond.pos or t.path}: condition {name!r} depends on a value known only after apply"
+                    )
+                done[name] = bool(value)
+                del pending[name]
+                progressed = True
+            if not progressed:
+                names = ", ".join(sorted(pending))
+                raise HotcError(f"{t.path}: conditions refer to each other in a cycle: {names}")
+        return done
+
+    # walking ------------------------------------------------------------------------------------------
+    def build_scope(self, scope: Scope, params: Mapping[str, Any], inherited: frozenset[str]) -> None:
+        """Expand one scope. ``inherited``: addresses every leaf inside must depend on (the container's
+        references and depends_on), ``params``: parameter values known at build time (may hold Unknown)."""
+        d = self.d
+        d.scopes[scope.prefix] = scope
+        scope.static_params = params
+        scope.conditions = self.eval_conditions(scope, params)
+        t = scope.template
+        static = self.static  # one build-time resolver and memo for every scope (memo keys name the scope)
+        memo = self.memo
+        # pass 1: decide what each name is (so references across the scope can be expanded)
+        for name, res in t.resources.items():
+            address = join(scope.prefix, name)
+            enabled = True if res.condition is None else _condition_value(res.condition, scope, d)
+            resolution = scope.types.get(name) or TypeResolution("builtin", res.type)
+            if not enabled:
+                scope.members[name] = Member(name, "disabled", address, resolution.type_name or res.type, res)
+                continue
+            stack_mt = scope.member_types.get(name) if res.type == STACK_TYPE or resolution.type_name == STACK_TYPE else None
+            if stack_mt is not None and stack_mt.kind == "template" and stack_mt.template_key in scope.nested:
+                scope.members[name] = Member(name, "nested", address, STACK_TYPE, res)
+            elif resolution.kind == "template" or (
+                resolution.template_key is not None and resolution.template_key in scope.nested
+            ):
+                scope.members[name] = Member(name, "nested", address, resolution.type_name or res.type, res)
+            elif resolution.type_name in GROUP_TYPES or res.type in GROUP_TYPES:
+                scope.members[name] = Member(name, "group", address, resolution.type_name or res.type, res)
+            else:
+                tname = resolution.type_name or res.type
+                if resolution.kind == "none":
+                    tname = "OS::Heat::None"
+                scope.members[name] = Member(name, "leaf", address, tname, res)
+        # references, computed once per property expression
+        key_refs: dict[str, list[tuple[str, set[str], set[str]]]] = {}
+        for name, m in scope.members.items():
+            if m.resource is None:
+                continue
+            if isinstance(m.resource.properties, MapExpr):
+                key_refs[name] = [(key, *_ref_names([expr])) for key, expr in m.resource.properties.items]
+            elif m.resource.properties is not None:
+                key_refs[name] = [("*", *_ref_names([m.resource.properties]))]
+            else:
+                key_refs[name] = []
+        # sensitivity: properties fed by hidden parameters, and (transitively) by get_attr on an OS::Heat::Value
+        # holding a sensitive value
+        prop_sensitive: dict[str, set[str]] = {
+            name: {key for key, _rs, ps in refs if ps & scope.hidden} for name, refs in key_refs.items()
+        }
+        referrers: dict[str, list[str]] = {}
+        for name, refs in key_refs.items():
+            for _key, rs, _ps in refs:
+                for r in rs:
+                    referrers.setdefault(r, []).append(name)
+        sensitive_members: set[str] = set()
+        work = [n for n, keys in prop_sensitive.items() if keys and scope.members[n].type == "OS::Heat::Value"]
+        while work:
+            n = work.pop()
+            if n in sensitive_members:
+                continue
+            sensitive_members.add(n)
+            for user in referrers.get(n, ()):
+                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
+                if not keys <= prop_sensitive[user]:
+                    prop_sensitive[user] |= keys
+                    if scope.members[user].type == "OS::Heat::Value":
+                        work.append(user)
+        for name in sensitive_members:
+            scope.members[name] = _replace_member(scope.members[name], sensitive=True)
+
+        # pass 2: expand
+        for name, m in list(scope.members.items()):
+            res_or_none = m.resource
+            assert res_or_none is not None
+            res = res_or_none
+            dpol = self._deletion_policy(scope, res, static, memo)
+            if m.kind == "disabled":
+                d.resources[m.address] = DesiredResource(
+                    address=m.address, type=m.type, deletion_policy=dpol, condition_enabled=False,
+                    name=name, scope=scope.prefix, pos=res.pos,
+                )
+                continue
+            ref_set = {r for _k, rs, _ps in key_refs.get(name, ()) for r in rs}
+            if res.metadata is not None:
+                ref_set |= _ref_names([res.metadata])[0]
+            needs = {scope.members[r].address for r in ref_set if r in scope.members and r != name}
+            needs |= {scope.members[r.name].address for r in res.depends_on if r.name in scope.members}
+            needs |= inherited
+            if m.kind == "leaf":
+                ext = self._external_id(scope, res, static, memo)
+                d.resources[m.address] = DesiredResource(
+                    address=m.address, type=m.type, deletion_policy="Retain" if ext is not None else dpol, name=name,
+                    scope=scope.prefix, pos=res.pos, sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))),
+                    has_metadata=res.metadata is not None, external_id=ext,
+                )
+                self.explicit[m.address] = needs
+            elif m.kind == "nested":
+                self._expand_nested(scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ()))))
+            else:
+                self._expand_group(scope, m, static, memo, frozenset(needs), dpol, tuple(sorted(prop_sensitive.get(name, ()))))
+
+        # nested stacks (and groups of them) whose outputs carry hidden values: what reads them is sensitive too
+        seeds = [n for n, m in scope.members.items() if m.kind in ("nested", "group") and self._child_sensitive(m)]
+        work = list(seeds)
+        done: set[str] = set()
+        while work:
+            n = work.pop()
+            if n in done:
+                continue
+            done.add(n)
+            scope.members[n] = _replace_member(scope.members[n], sensitive=True)
+            for user in referrers.get(n, ()):
+                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
+                if keys <= prop_sensitive[user]:
+                    continue
+                prop_sensitive[user] |= keys
+                um = scope.members[user]
+                if um.kind == "leaf" and um.address in d.resources:
+                    # still private to the builder: update in place
+                    object.__setattr__(d.resources[um.address], "sensitive_paths", tuple(sorted(prop_sensitive[user])))
+                if um.type == "OS::Heat::Value":
+                    work.append(user)
+        # this stack's outputs derived from hidden values (read by the parent's get_attr)
+        for oname, out in t.outputs.items():
+            if out.value is None:
+                continue
+            rs, ps = _ref_names([out.value])
+            if ps & scope.hidden or any(scope.members.get(r) is not None and scope.members[r].sensitive for r in rs):
+                scope.sensitive_outputs.add(oname)
+
+    def _child_sensitive(self, m: Member) -> bool:
+        if m.kind == "nested":
+            child = self.d.scopes.get(m.address)
+            return bool(child is not None and child.sensitive_outputs)
+        if m.member_nested:
+            return any(bool(self.d.scopes[a].sensitive_outputs) for a in m.member_addresses if a in self.d.scopes)
+        return False
+
+    def _external_id(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str | None:
+        if res.external_id is None:
+            return None
+        value = self.d._eval(scope, res.external_id, static, memo)
+        if value is None or value == "":
+            return None
+        if not isinstance(value, str):
+            raise HotcError(f"{res.pos or scope.template.path}: external_id of {res.name} must be a string "
+                            f"known at plan time, not {value!r}")
+        return value
+
+    def _deletion_policy(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str:
+        if res.deletion_policy is None:
+            return "Delete"
+        if isinstance(res.deletion_policy, Literal):
+            value = res.deletion_policy.value
+        else:
+            value = self.d._eval(scope, res.deletion_policy, static, memo)
+        if not isinstance(value, str) or value.capitalize() not in ("Delete", "Retain", "Snapshot"):
+            raise HotcError(f"{res.pos or scope.template.path}: deletion_policy of {res.name} must be Delete, Retain or Snapshot, not {value!r}")
+        return value.capitalize()
+
+    def _child_scope(self, parent: Scope, address: str, key: str, feed: tuple[str, str, int | None, str], hidden_from_parent: bool) -> Scope:
+        nt = parent.nested.get(key)
+        if nt is None:
+            raise HotcError(f"{address}: the nested template {key!r} was not loaded")
+        hidden = {n for n, p in nt.template.parameters.items() if p.hidden}
+        if hidden_from_parent:
+            hidden |= set(nt.template.parameters)
+        return Scope(
+            prefix=address,
+            template=nt.template,
+            types=nt.types,
+            files=nt.files,
+            nested=nt.nested,
+            fixed_params=None,
+            feed=feed,
+            hidden=frozenset(hidden),
+            member_types=nt.member_types,
+            stack_name=f"{self.d.stack_name}-{address}",
+            stack_id=self.d.stack_id_of(address),
+        )
+
+    def _expand_nested(self, scope: Scope, m: Member, static: UnknownResolver, memo: dict[Any, Any],
+                       needs: frozenset[str], sensitive: tuple[str, ...]) -> None:
+        res = m.resource
+        assert res is not None
+        resolution = scope.types.get(m.name) or TypeResolution("template", res.type, res.type)
+        how = "stack" if (resolution.type_name == STACK_TYPE or res.type == STACK_TYPE) else "props"
+        if how == "stack":
+            resolution = scope.member_types[m.name]
+        key = resolution.template_key or res.type
+        child = self._child_scope(scope, m.address, key, (scope.prefix, m.name, None, how), bool(sensitive))
+        scope.members[m.name] = _replace_member(m, type=STACK_TYPE if how == "stack" else key)
+        child.facade = self._facade(scope, res, static, memo)
+        self.d.scopes[child.prefix] = child
+        params = self.d._params(child, static, memo)
+        self.build_scope(child, params, needs)
+
+    def _facade(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> dict[str, Any]:
+        md = self.d._eval(scope, res.metadata, static, memo) if res.metadata is not None else {}
+        up = self.d._eval(scope, res.update_policy, static, memo) if res.update_policy is not None else {}
+        return {"metadata": md or {}, "deletion_policy": self._deletion_policy(scope, res, static, memo), "update_policy": up or {}}
+
+    def _expand_group(self, scope: Scope, m: Member, static: UnknownResolver, memo: dict[Any, Any],
+                      needs: frozenset[str], dpol: str, sensitive: tuple[str, ...]) -> None:
+        res = m.resource
+        assert res is not None
+        props = self.d._eval_props(scope, res, static, memo)
+        where = res.pos or scope.template.path
+        if m.type == "OS::Heat::ResourceGroup":
+            count = props.get("count", 1)
+            rdef = props.get("resource_def")
+            if isinstance(count, Unknown):
+                raise HotcError(f"{where}: {m.address}: count must be known at plan time, but it depends on {count!r}")
+            try:
+                count = int(count)
+            except (TypeError, ValueError) as exc:
+                raise HotcError(f"{where}: {m.address}: count must be an integer, not {count!r}") from exc
+            skip = self._removed(props, m.address)
+            indexes: list[int] = []
+            i = 0
+            while len(indexes) < count:
+                if i not in skip:
+                    indexes.append(i)
+                i += 1
+        else:
+            rdef = props.get("resource")
+            cap = props.get("desired_capacity")
+            lo, hi = props.get("min_size", 0), props.get("max_size", 0)
+            for label, v in (("desired_capacity", cap), ("min_size", lo), ("max_size", hi)):
+                if isinstance(v, Unknown):
+                    raise HotcError(f"{where}: {m.address}: {label} must be known at plan time")
+            try:
+                lo_i, hi_i = int(lo or 0), int(hi or 0)
+                if cap is not None:
+                    n = int(cap)
+                else:
+                    current = len(self.state_members.get(m.address, []))
+                    n = min(max(current, lo_i), hi_i) if current else lo_i
+            except (TypeError, ValueError) as exc:
+                raise HotcError(f"{where}: {m.address}: sizes must be integers") from exc
+            indexes = list(range(n))
+        if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
+            what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
+            raise HotcError(f"{where}: {m.address}: {what} must be a map with a 'type'")
+        kind, key = _resolve_member_type(rdef["type"], scope, m.name)
+        mtype = key if kind == "leaf" and key else rdef["type"]
+        addresses = tuple(f"{m.address}[{i}]" for i in indexes)
+        member = _replace_member(m, member_addresses=addresses, member_indexes=tuple(indexes),
+                                 member_nested=kind == "nested", member_type=key or mtype)
+        scope.members[m.name] = member
+        leaves: list[str] = []
+        for pos_i, (i, addr) in enumerate(zip(indexes, addresses, strict=True)):
+            del pos_i
+            if kind == "nested":
+                assert key is not None
+                child = self._child_scope(scope, addr, key, (scope.prefix, m.name, i, "props"), bool(sensitive))
+                child.facade = {"metadata": rdef.get("metadata") or {}, "deletion_policy": dpol, "update_policy": {}}
+                self.d.scopes[child.prefix] = child
+                params = self.d._params(child, static, memo)
+                self.build_scope(child, params, needs)
+                leaves.extend(self.d.leaves_under.get(addr, []))
+            else:
+                self.d.resources[addr] = DesiredResource(
+                    address=addr, type=mtype, deletion_policy=dpol, name=m.name, scope=scope.prefix,
+                    group=m.address, index=i, pos=res.pos, sensitive_paths=tuple(sensitive) and ("*",),
+                    has_metadata="metadata" in rdef,
+                )
+                self.explicit[addr] = set(needs)
+                leaves.append(addr)
+
+    def _removed(self, props: Mapping[str, Any], address: str) -> set[int]:
+        skip: set[int] = set()
+        for pol in props.get("removal_policies") or []:
+            if not isinstance(pol, dict):
+                continue
+            for item in pol.get("resource_list") or []:
+                if isinstance(item, int) or (isinstance(item, str) and item.isdigit()):
+                    skip.add(int(item))
+                elif isinstance(item, str):
+                    # a member's physical id (Heat accepts names or refs)
+                    member = self.state_ids.get(item)
+                    if member is not None and member.startswith(address + "["):
+                        tail = member[len(address) + 1 :]
+                        idx = tail[: tail.index("]")]
+                        if idx.isdigit():
+                            skip.add(int(idx))
+        return skip
+
+
+def _condition_names(expr: Expr) -> list[str]:
+    return [name for kind, name, _ in references(expr) if kind == "condition"]
+
+
+def _replace_member(m: Member, **changes: Any) -> Member:
+    from dataclasses import replace
+
+    return replace(m, **changes)
+
+
+def _collect_leaves(d: DesiredStack) -> None:
+    """leaves_under[address of any group/nested/leaf] -> leaf addresses inside (itself for a leaf)."""
+    out: dict[str, list[str]] = {}
+    for addr, r in d.resources.items():
+        if not r.condition_enabled:
+            continue
+        out.setdefault(addr, []).append(addr)
+        # every proper prefix that is a container: "a", "a.b[2]", "a.b" (group of a member), …
+        prefix = r.scope
+        if r.group is not None:
+            out.setdefault(r.group, []).append(addr)
+        while prefix:
+            out.setdefault(prefix, []).append(addr)
+            # a member address "x[3]" is inside the group "x"
+            if prefix.endswith("]") and "[" in prefix:
+                out.setdefault(prefix[: prefix.rindex("[")], []).append(addr)
+            cut = _parent_prefix(prefix)
+            prefix = cut
+    d.leaves_under = out
+
+
+def _parent_prefix(prefix: str) -> str:
+    depth = 0
+    for i in range(len(prefix) - 1, -1, -1):
+        c = prefix[i]
+        if c == "]":
+            depth += 1
+        elif c == "[":
+            depth -= 1
+        elif c == "." and depth == 0:
+            return prefix[:i]
+    return ""
+
+
+
+
+def expand(loaded: LoadedStack, stack_name: str, lineage: str | None, project_id: str | None, state: Any) -> DesiredStack:
+    """The work of :func:`hotc.planner.desired.build_desired` (which pauses the garbage collector around it)."""
+    from hotc.planner.graph import add_dependencies
+
+    d = DesiredStack(stack_name, lineage)
+    if project_id is not None:
+        d._project_id = project_id
+    env = loaded.environment
+    if env is not None and isinstance(getattr(env, "parameter_defaults", None), Mapping):
+        d._parameter_defaults = dict(env.parameter_defaults)
+    state_members: dict[str, list[int]] = {}
+    if state is not None:
+        for addr in state.resources:
+            if addr.endswith("]") and "[" in addr:
+                head = addr[: addr.rindex("[")]
+                try:
+                    state_members.setdefault(head, []).append(int(addr[addr.rindex("[") + 1 : -1]))
+                except ValueError:
+                    pass
+            # members that are nested stacks: "g[2].x"
+            for part_end in [i for i, c in enumerate(addr) if c == "]"]:
+                head_full = addr[: part_end + 1]
+                if head_full != addr and "[" in head_full:
+                    g = head_full[: head_full.rindex("[")]
+                    try:
+                        idx = int(head_full[head_full.rindex("[") + 1 : -1])
+                    except ValueError:
+                        continue
+                    lst = state_members.setdefault(g, [])
+                    if idx not in lst:
+                        lst.append(idx)
+    b = _Builder(loaded, d, state_members)
+    if state is not None:
+        b.state_ids = {rs.physical_id: addr for addr, rs in state.resources.items() if rs.physical_id}
+    root = b.root_scope()
+    b.build_scope(root, root.fixed_params or {}, frozenset())
+    _collect_leaves(d)
+    t = loaded.template
+    d.outputs = tuple(t.outputs)
+    d.sensitive_outputs = frozenset(root.sensitive_outputs)
+    add_dependencies(d, b.explicit)
+    return d
+
+
