@@ -18,8 +18,9 @@ Hidden values never appear in the messages.
 from __future__ import annotations
 
 import os
+import re
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -107,13 +108,12 @@ def cloud_constraints_needed(desired: DesiredStack, plan: Plan, schemas: SchemaL
 
     lookup = schemas or _registry
     names: set[str] = set()
-    root = desired.scopes.get("")
-    if root is not None and plan.mode == "normal":
-        values = root.fixed_params or {}
-        for p in root.template.parameters.values():
-            if p.name in values and _checkable(values[p.name]):
-                names.update(str(c.spec) for c in p.constraints
-                             if c.kind == "custom_constraint" and needs_cloud(str(c.spec)))
+    if plan.mode == "normal":
+        for _prefix, params, values, _hidden in _scope_parameters(desired):
+            for p in params:
+                if p.name in values and _checkable(values[p.name]):
+                    names.update(str(c.spec) for c in p.constraints
+                                 if c.kind == "custom_constraint" and needs_cloud(str(c.spec)))
     for change in plan.changes:
         keys = _checked_keys(change)
         rtype = lookup(change.type) if keys else None
@@ -190,29 +190,48 @@ def _parameter_checks(desired: DesiredStack, conn: Any) -> tuple[list[Diagnostic
         parameter_diagnostics,
     )
 
-    root = desired.scopes.get("")
-    if root is None:
-        return [], set()
-    values = dict(root.fixed_params or {})
     out: list[Diagnostic] = []
     failed: set[str] = set()
-    for p in root.template.parameters.values():
-        if not any(c.kind == "custom_constraint" for c in p.constraints):
-            continue
-        diags = parameter_diagnostics([p], values, conn)
-        if not diags:
-            continue
-        for c in p.constraints:
-            if c.kind == "custom_constraint" and not (conn is None and needs_cloud(str(c.spec))):
-                msg = check_custom_constraint(str(c.spec), values[p.name], conn)
-                if msg:
-                    failed.add(msg)
-        if p.hidden:
-            specs = ", ".join(str(c.spec) for c in p.constraints if c.kind == "custom_constraint")
-            diags = [error(_hidden_message(f"parameter {p.name!r} is invalid", specs), d.pos, code=d.code)
-                     for d in diags[:1]]
-        out.extend(diags)
+    for prefix, params, values, hidden in _scope_parameters(desired):
+        for p in params:
+            diags = parameter_diagnostics([p], values, conn)
+            if not diags:
+                continue
+            for c in p.constraints:
+                if c.kind == "custom_constraint" and not (conn is None and needs_cloud(str(c.spec))):
+                    msg = check_custom_constraint(str(c.spec), values[p.name], conn)
+                    if msg:
+                        failed.add(msg)
+            if p.hidden or p.name in hidden:
+                specs = ", ".join(str(c.spec) for c in p.constraints if c.kind == "custom_constraint")
+                diags = [error(_hidden_message(f"parameter {p.name!r} is invalid", specs), d.pos, code=d.code)
+                         for d in diags[:1]]
+            if prefix:  # a nested stack: say which one
+                diags = [error(f"{prefix}: {d.message}", d.pos, code=d.code) for d in diags]
+            out.extend(diags)
     return out, failed
+
+
+def _scope_parameters(desired: DesiredStack) -> Iterator[tuple[str, list[Any], Mapping[str, Any], frozenset[str]]]:
+    """(scope address, parameters with a custom constraint, their values, hidden names) for the root and every
+    nested stack. A nested stack's values are what its parent feeds it, as far as known before apply."""
+    from hotc.planner.resolve import UnknownResolver
+
+    resolver = UnknownResolver()
+    memo: dict[Any, Any] = {}
+    for prefix, scope in desired.scopes.items():
+        params = [p for p in scope.template.parameters.values()
+                  if any(c.kind == "custom_constraint" for c in p.constraints)]
+        if not params:
+            continue
+        if scope.fixed_params is not None:
+            values: Mapping[str, Any] = scope.fixed_params
+        else:
+            try:
+                values = desired.context(prefix, resolver, memo).parameters
+            except HotcError:
+                continue  # cannot be evaluated before apply: planning itself reports real errors
+        yield prefix, params, values, scope.hidden
 
 
 def check_constraints(desired: DesiredStack, plan: Plan, conn: Any | None = None,
@@ -258,13 +277,20 @@ def _specs(schema: Any) -> list[str]:
 
 
 def _unique(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per problem: the same message at the same place (e.g. every instance of a nested
+    template fed the same bad value) is reported once, for the first instance."""
     seen: set[tuple[str, Pos | None]] = set()
     out = []
     for d in diags:
-        if (d.message, d.pos) not in seen:
-            seen.add((d.message, d.pos))
+        m = _SCOPED.match(d.message)
+        key = (m.group("rest") if m else d.message, d.pos)
+        if key not in seen:
+            seen.add(key)
             out.append(d)
     return out
+
+
+_SCOPED = re.compile(r"^[^\s:]+: (?P<rest>parameter '.*)$", re.S)
 
 
 # ------------------------------------------------------------------------------------------ the CLI edge
