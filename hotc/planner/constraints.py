@@ -26,7 +26,7 @@ from typing import IO, Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.ir import Expr, MapExpr
-from hotc.planner.desired import DesiredStack
+from hotc.planner.desired import DesiredStack, gc_paused
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.values import Unknown
 
@@ -108,6 +108,7 @@ def cloud_constraints_needed(desired: DesiredStack, plan: Plan, schemas: SchemaL
 
     lookup = schemas or _registry
     names: set[str] = set()
+    cache: SpecCache = {}
     if plan.mode == "normal":
         for _prefix, params, values, _hidden in _scope_parameters(desired):
             for p in params:
@@ -120,7 +121,10 @@ def cloud_constraints_needed(desired: DesiredStack, plan: Plan, schemas: SchemaL
         if rtype is None or change.after_sensitive:
             continue
         for k in keys:
-            _cloud_names_in(rtype.properties.get(k), (change.after or {})[k], needs_cloud, names)
+            schema = rtype.properties.get(k)
+            specs = _specs_of(schema, cache)
+            if any(needs_cloud(x) and x not in names for x in specs):  # else nothing new to find here
+                _cloud_names_in(schema, (change.after or {})[k], needs_cloud, names)
     return tuple(sorted(names))
 
 
@@ -238,9 +242,15 @@ def check_constraints(desired: DesiredStack, plan: Plan, conn: Any | None = None
                       schemas: SchemaLookup | None = None) -> ConstraintReport:
     """Check the plan's custom constraints (see the module docstring). ``conn``: an openstacksdk connection,
     or None to check only those that need no cloud. Raises HotcError when the cloud cannot answer."""
-    from hotc.providers.openstack.constraints import property_diagnostics
+    with gc_paused():  # many small objects over a large heap: no repeated full collections (see gc_paused)
+        return _check(desired, plan, conn, schemas)
+
+
+def _check(desired: DesiredStack, plan: Plan, conn: Any | None, schemas: SchemaLookup | None) -> ConstraintReport:
+    from hotc.providers.openstack.constraints import needs_cloud, property_diagnostics
 
     lookup = schemas or _registry
+    cache: SpecCache = {}
     memo_conn = _Memo(conn, {}) if conn is not None else None
     unchecked = () if conn is not None else cloud_constraints_needed(desired, plan, lookup)
     diags: list[Diagnostic] = []
@@ -255,16 +265,36 @@ def check_constraints(desired: DesiredStack, plan: Plan, conn: Any | None = None
             continue
         after = change.after or {}
         for k in keys:
-            found = property_diagnostics(rtype, {k: after[k]}, change.address, memo_conn,
-                                         pos=_value_pos(desired, change.address, k))
+            specs = _specs_of(rtype.properties.get(k), cache)
+            if not specs or (conn is None and all(needs_cloud(x) for x in specs)):
+                continue  # nothing this check can look at in this property
+            found = property_diagnostics(rtype, {k: after[k]}, change.address, memo_conn)
+            if found:
+                pos = _value_pos(desired, change.address, k)
+                found = [Diagnostic(d.severity, d.message, pos, d.code) for d in found]
             for d in found:
                 if any(d.message.endswith(": " + m) for m in failed):
                     continue  # the parameter that feeds it already failed with this very message
                 if change.after_sensitive or k in change.sensitive_paths:
-                    spec = ", ".join(_specs(rtype.properties.get(k)))
+                    spec = ", ".join(specs)
                     d = error(_hidden_message(f"{change.address}: property {k}", spec), d.pos, code=d.code)
                 diags.append(d)
     return ConstraintReport(tuple(_unique(diags)), tuple(unchecked), checked_cloud=conn is not None)
+
+
+SpecCache = dict[int, tuple[Any, tuple[str, ...]]]
+
+
+def _specs_of(schema: Any, cache: SpecCache) -> tuple[str, ...]:
+    """The custom constraint names anywhere in SCHEMA (remembered in CACHE for one check)."""
+    if schema is None:
+        return ()
+    hit = cache.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    specs = tuple(_specs(schema))
+    cache[id(schema)] = (schema, specs)
+    return specs
 
 
 def _specs(schema: Any) -> list[str]:
@@ -311,8 +341,9 @@ def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None,
     if plan.mode != "normal":
         return
     conn = None
-    needed = cloud_constraints_needed(desired, plan)
-    if needed and cloud_configured(os_cloud):
+    configured = cloud_configured(os_cloud)
+    needed = cloud_constraints_needed(desired, plan) if configured else ()
+    if needed:
         from hotc.providers.openstack.auth import connect
 
         try:
@@ -329,7 +360,7 @@ def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None,
         n = len(report.diagnostics)
         raise HotcError(f"{n} value(s) do not meet their custom constraint; nothing was planned",
                         diagnostics=report.diagnostics)
-    if report.unchecked and conn is None and not cloud_configured(os_cloud):
+    if report.unchecked and not configured:
         err.write(f"note: no cloud is configured, so the custom constraints {', '.join(report.unchecked)} were not "
                   "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)\n")
 
