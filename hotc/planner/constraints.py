@@ -332,22 +332,28 @@ def cloud_configured(os_cloud: str | None, environ: Mapping[str, str] | None = N
     return bool(os_cloud or env.get("OS_CLOUD") or env.get("OS_AUTH_URL") or env.get("OS_AUTH_TYPE"))
 
 
-def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None, err: IO[str]) -> None:
+def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None, err: IO[str],
+                        cloud: Callable[[], Any] | None = None) -> None:
     """What ``hotc plan`` (and an apply that plans on the spot) does with a normal plan: the custom constraints
     that need no cloud always; the cloud-backed ones (glance.image, nova.flavor, ...) when a cloud is configured
     (:func:`cloud_configured`; it connects only when there is something to look up), else one note on ERR
     naming what was not checked. A cloud that cannot be reached is a note too (not a verdict on the values).
-    Unmet constraints raise HotcError with the positioned diagnostics."""
+    Unmet constraints raise HotcError with the positioned diagnostics. ``cloud``: a lazy connection getter to
+    share (default: :func:`hotc.providers.openstack.auth.connect` of ``os_cloud``)."""
     if plan.mode != "normal":
         return
     conn = None
     configured = cloud_configured(os_cloud)
     needed = cloud_constraints_needed(desired, plan) if configured else ()
     if needed:
-        from hotc.providers.openstack.auth import connect
+        if cloud is None:
+            from hotc.providers.openstack.auth import connect
+
+            def cloud() -> Any:
+                return connect(os_cloud)
 
         try:
-            conn = connect(os_cloud)
+            conn = cloud()
         except HotcError as exc:
             err.write(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: "
                       f"{exc.message}\n")

@@ -167,8 +167,9 @@ def test_plan_matches_what_heat_really_does(cloud: Any, cloud_shared: Any, cloud
                  "--parameter", f"app_port={NEW_PORT}")
         assert r.returncode == 0, tail(r)
         again = hotc(tmp_path, hotc_cloud_env, "plan", "-t", str(TEMPLATE), stack, "--detailed-exitcode",
-                     "--parameter", f"app_port={NEW_PORT}", timeout=120)
-        assert again.returncode == 0, tail(again)  # converged: no changes left
+                     "--refresh", "--parameter", f"app_port={NEW_PORT}", timeout=120)
+        assert again.returncode == 0, tail(again)  # converged, and the cloud agrees: no changes, no drift
+        assert "note" not in again.stderr, tail(again)  # the live objects were read
         sgs = [g for g in cloud.network.security_groups() if str(g.name).startswith(stack)]
         assert len(sgs) == 1, [g.name for g in sgs]
         ports = {x.port_range_min for x in cloud.network.security_group_rules(security_group_id=sgs[0].id)}
