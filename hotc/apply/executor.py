@@ -406,11 +406,34 @@ class Executor:
             return False
         if live is None or rule(record) or transitional(record):
             return False
+        live = self._restamp(driver, ctx, cur.physical_id, with_defaults(cur.type, props), record or {}) or live
         action = cur.status.split("_", 1)[0] if cur.status.split("_", 1)[0] in ("CREATE", "UPDATE") else "CREATE"
         reason = f"left {cur.status} by an earlier run, but healthy in the cloud: kept (not replaced)"
         self._complete(addr, cur.type, action, replace(live, physical_id=live.physical_id or cur.physical_id),
                        props, reason=reason)
         return True
+
+    def _restamp(self, driver: Driver, ctx: ExecContext, pid: str, props: dict[str, Any],
+                 record: Mapping[str, Any]) -> Outcome | None:
+        """Put the lineage/address stamp back on a kept object that lacks it (a run killed between the create
+        and the tagging), by asking the driver to re-apply its ``metadata`` (Nova, Cinder) or ``tags``."""
+        md = record.get("metadata")
+        tags = record.get("tags")
+        if isinstance(md, Mapping):
+            missing = "metadata" if md.get(TAG_LINEAGE) != ctx.lineage else None
+        elif isinstance(tags, list | tuple):
+            missing = "tags" if f"{TAG_LINEAGE}={ctx.lineage}" not in tags else None
+        else:
+            missing = None
+        if missing is None:
+            return None
+        try:
+            out = driver.update(ctx, pid, props, props, frozenset({missing}))
+        except Exception as exc:  # noqa: BLE001 -- the object is kept anyway; say so
+            ctx.log(f"could not put the hotc stamp back on {pid}: {_err(exc)}")
+            return None
+        ctx.log(f"put the hotc stamp back on {pid} ({missing})")
+        return out
 
     def _create(self, step: Step, props: dict[str, Any]) -> None:
         change = step.change
@@ -429,7 +452,7 @@ class Executor:
             except Exception as exc:  # noqa: BLE001
                 raise StepFailed(f"looking for a resource left by an interrupted run failed: {exc}") from exc
             if adopted is not None and old.type == type_name and dict(old.properties) == props:
-                self._adopt(step, driver, adopted, props, deps, policy)
+                self._adopt(step, driver, adopted, props, deps, policy, instance_tag(old))
                 return
             if adopted is not None:
                 old = replace(old, physical_id=adopted)
@@ -470,11 +493,6 @@ class Executor:
 
         try:
             outcome = driver.create(self._ctx(addr, type_name, on_id, instance_tag(entry)), with_defaults(type_name, props))
-            current = self.keeper.state.resources.get(addr)
-            got = outcome.physical_id or (current.physical_id if current is not None else None)
-            if got is not None and got in old_ids:
-                raise StepFailed(f"the driver gave back the old instance {got} instead of creating a new one; "
-                                 "the old instance is kept")
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
 
@@ -490,19 +508,32 @@ class Executor:
 
             self.keeper.commit(failed, (resource_event(addr, type_name, "CREATE_FAILED", reason),))
             raise StepFailed(reason) from exc
+        current = self.keeper.state.resources.get(addr)
+        got = outcome.physical_id or (current.physical_id if current is not None else None)
+        if got is not None and got in old_ids:
+            # The "new" object is the old one: a type whose id is made of its inputs (a volume attachment
+            # server:volume, a router interface, a key pair by name) ensured it exists as desired. It is the
+            # current instance now and must not be deleted as an old one.
+            self.keeper.commit(lambda s: _patch(s, addr, deposed=tuple(
+                d for d in s.resources[addr].deposed if d.physical_id != got)))
+            self._complete(addr, type_name, "CREATE", outcome, props,
+                           reason=f"{got} already existed as desired: kept as the current instance")
+            return
         self._complete(addr, type_name, "CREATE", outcome, props)
 
     def _adopt(self, step: Step, driver: Driver, pid: str, props: dict[str, Any], deps: tuple[str, ...],
-               policy: str) -> None:
+               policy: str, tag: str) -> None:
         addr = step.address
         type_name = step.change.type if step.change is not None else ""
+        ctx = self._ctx(addr, type_name, lambda _p: None, tag)
         try:
-            outcome = driver.read(self._ctx(addr, type_name, lambda _p: None), pid, with_defaults(type_name, props))
+            outcome = driver.read(ctx, pid, with_defaults(type_name, props))
         except Exception as exc:  # noqa: BLE001
             raise StepFailed(f"reading the resource {pid} left by an interrupted run failed: {_err(exc)}") from exc
         if outcome is None:
             raise StepFailed(f"the resource {pid} left by an interrupted run disappeared while being adopted")
         outcome = replace(outcome, physical_id=outcome.physical_id or pid)
+        outcome = self._restamp(driver, ctx, pid, with_defaults(type_name, props), live_record(outcome) or {}) or outcome
         self.keeper.commit(lambda s: _patch(s, addr, physical_id=outcome.physical_id, dependencies=deps,
                                             deletion_policy=policy))
         self._complete(addr, type_name, "CREATE", outcome, props, reason="adopted a resource left by an interrupted run")

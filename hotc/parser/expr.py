@@ -174,25 +174,55 @@ def _lit(value: Any, pos: Pos | None) -> Literal:
     return e  # type: ignore[no-any-return]
 
 
+def _slot_setter(cls: type, name: str) -> Any:
+    """The setter of slot ``name`` of ``cls`` (declared by it or a base class)."""
+    return next(vars(c)[name] for c in cls.__mro__ if name in vars(c)).__set__
+
+
+_gp_name: Any = _slot_setter(F.GetParam, "name")
+_gp_pos: Any = _slot_setter(F.GetParam, "pos")
+_gp_param: Any = _slot_setter(F.GetParam, "param")
+_gp_path: Any = _slot_setter(F.GetParam, "path")
+_gp_whole: Any = _slot_setter(F.GetParam, "whole")
+_gr_name: Any = _slot_setter(F.GetResource, "name")
+_gr_pos: Any = _slot_setter(F.GetResource, "pos")
+_gr_resource: Any = _slot_setter(F.GetResource, "resource")
+
+
+def _get_param(name: str, pos: Pos | None, arg: Expr) -> Expr:
+    e = _new(F.GetParam)
+    _gp_name(e, name)
+    _gp_pos(e, pos)
+    _gp_param(e, arg)
+    _gp_path(e, ())
+    _gp_whole(e, False)
+    return e  # type: ignore[no-any-return]
+
+
+def _get_resource(name: str, pos: Pos | None, arg: Expr) -> Expr:
+    e = _new(F.GetResource)
+    _gr_name(e, name)
+    _gr_pos(e, pos)
+    _gr_resource(e, arg)
+    return e  # type: ignore[no-any-return]
+
+
 #: ``{NAME: "string"}`` calls whose node is fixed by the grammar's terminal alone (no check of the value):
 #: built directly, exactly as the grammar path builds them (tests/frontend/test_expr_fast.py holds them equal).
-_SCALAR_CALLS: dict[str, Any] = {
-    "FN_GET_PARAM": lambda name, pos, arg: F.GetParam(name, pos, arg),
-    "FN_GET_RESOURCE": lambda name, pos, arg: F.GetResource(name, pos, arg),
-}
+_SCALAR_CALLS: dict[str, Any] = {"FN_GET_PARAM": _get_param, "FN_GET_RESOURCE": _get_resource}
 
-_SCALARS = (str, int, bool, float, type(None))
+_SCALARS = frozenset({str, int, bool, float, type(None)})
 
 
 def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str, str], diags: list[Diagnostic]) -> Expr:
     """Literal data is built here; single-key maps naming a function go through the grammar."""
     t = type(data)
-    if t in _SCALARS:
-        return _lit(data, pos)
     if t is PosDict:
         mpos = data.pos or pos
         vp = data.value_pos
         kp = data.key_pos
+    elif t in _SCALARS:
+        return _lit(data, pos)
     elif isinstance(data, dict):
         mpos = getattr(data, "pos", None) or pos
         vp = getattr(data, "value_pos", None) or {}
@@ -205,7 +235,13 @@ def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str
         add = items.append
         for i, v in enumerate(data):
             ipos = ip[i] if i < n else lpos
-            add(_lit(v, ipos) if type(v) in _SCALARS else _build(v, ipos, version, table, diags))
+            if type(v) in _SCALARS:
+                lit = _new(Literal)
+                _set_lit_value(lit, v)
+                _set_lit_pos(lit, ipos)
+                add(lit)
+            else:
+                add(_build(v, ipos, version, table, diags))
         e = _new(ListExpr)
         _set_list_items(e, tuple(items))
         _set_list_pos(e, lpos)
@@ -225,14 +261,21 @@ def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str
                     data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL)
                 return _build_call(result, version, mpos, diags)
             return _parse_call(data, mpos, version, START_CALL, diags)
-        _version_warning(k, version, mpos, diags)
+        if k in grammar().functions:  # a function name of another version: maybe a warning
+            _version_warning(k, version, mpos, diags)
     pairs: list[tuple[Any, Expr]] = []
     kps: list[Pos | None] = []
     add_pair = pairs.append
     add_kp = kps.append
     for k, v in data.items():
         vpos = vp.get(k, mpos)
-        add_pair((k, _lit(v, vpos) if type(v) in _SCALARS else _build(v, vpos, version, table, diags)))
+        if type(v) in _SCALARS:
+            lit = _new(Literal)
+            _set_lit_value(lit, v)
+            _set_lit_pos(lit, vpos)
+            add_pair((k, lit))
+        else:
+            add_pair((k, _build(v, vpos, version, table, diags)))
         add_kp(kp.get(k, mpos))
     m = _new(MapExpr)
     _set_map_items(m, tuple(pairs))

@@ -248,7 +248,11 @@ def _flatten(
             for k, v in node.items():
                 add_leaf((k, kpos_of.get(k, mpos)))
                 add_code("k:" + k if type(k) is str and k in keywords else "k")
-                walk(v, vpos_of.get(k, mpos))
+                if type(v) is str:  # inlined walk() of the commonest leaf
+                    add_leaf((v, vpos_of.get(k, mpos)))
+                    add_code("s")
+                else:
+                    walk(v, vpos_of.get(k, mpos))
             add_leaf((None, mpos))
             add_code("}")
         elif isinstance(node, list):
@@ -262,7 +266,11 @@ def _flatten(
             add_leaf((node, lpos))
             add_code("[")
             for i, v in enumerate(node):
-                walk(v, ipos[i] if i < n else lpos)
+                if type(v) is str:  # inlined walk() of the commonest leaf
+                    add_leaf((v, ipos[i] if i < n else lpos))
+                    add_code("s")
+                else:
+                    walk(v, ipos[i] if i < n else lpos)
             add_leaf((None, lpos))
             add_code("]")
         else:

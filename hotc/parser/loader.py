@@ -706,8 +706,10 @@ def _check_get_attr_nested(
     stack.extend(o.value for o in t.outputs.values() if o.value is not None)
     while stack:
         node = stack.pop()
+        if type(node) is Literal:  # most nodes (exact type: cheaper than the isinstance chain)
+            continue
         if isinstance(node, MapExpr):
-            stack.extend(v for _, v in node.items)
+            stack.extend([v for _, v in node.items])
             continue
         if isinstance(node, ListExpr):
             stack.extend(node.items)

@@ -109,7 +109,8 @@ class FakeDriver:
         obj = self.cloud.objects.get(physical_id)
         if obj is None:
             return None
-        attrs: dict[str, Any] = {"name": obj["props"].get("name"), "echo": dict(obj["props"])}
+        attrs: dict[str, Any] = {"name": obj["props"].get("name"), "echo": dict(obj["props"]),
+                                 "tags": sorted(f"{k}={v}" for k, v in obj["tags"].items())}
         statuses = obj.get("statuses")  # successive live statuses, the last one sticks
         if statuses:
             attrs["status"] = statuses.pop(0) if len(statuses) > 1 else statuses[0]
@@ -123,7 +124,13 @@ class FakeDriver:
             self.cloud._maybe_fail("update", ctx.address)
             with self.cloud.lock:
                 self.cloud.objects[physical_id]["props"] = dict(new)
-            return Outcome(physical_id, {"name": new.get("name"), "echo": dict(new)})
+                if "tags" in changed:  # re-apply the stamp, as the real drivers do
+                    self.cloud.objects[physical_id]["tags"].update(ctx.tags)
+                obj = self.cloud.objects[physical_id]
+            attrs: dict[str, Any] = {"name": new.get("name"), "echo": dict(new)}
+            if obj.get("statuses"):
+                attrs["status"] = obj["statuses"][0]
+            return Outcome(physical_id, attrs)
         finally:
             self.cloud._leave(c)
 

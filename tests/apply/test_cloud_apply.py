@@ -213,6 +213,11 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
     recorded = recorded_ids(st) - {st.resources["attach"].physical_id}  # an attachment is not an object
     # nothing orphaned, nothing lost
     assert set(tagged(cloud, st.lineage)) | named(cloud, stack) | named_compute(cloud, stack) == recorded
+    # and every object carries the stamp (one killed before its tagging got it back when kept)
+    stamped = set(tagged(cloud, st.lineage))
+    stamped |= {x.id for x in cloud.compute.servers() if (x.metadata or {}).get("hotc-lineage") == st.lineage}
+    stamped |= {v.id for v in cloud.block_storage.volumes() if (v.metadata or {}).get("hotc-lineage") == st.lineage}
+    assert stamped == recorded
     again = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve")
     assert again.returncode == 0 and "No changes" in again.stdout
     d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")

@@ -412,28 +412,28 @@ def test_replacement_is_stamped_apart_from_the_old_instance():
     assert cloud.objects[new]["tags"]["hotc-address"].startswith("a@")
 
 
-def test_driver_returning_the_old_instance_fails_without_deleting_it():
+def test_create_giving_back_the_old_id_keeps_it_as_current_and_deletes_nothing():
+    # types whose id is made of their inputs (a volume attachment server:volume) give the same id again
     cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
     st = StackState.new("teststack")
-    cloud.objects["a-old"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage}}
-    cloud.reuse_on_create = True
-    state = st.with_resource(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"}))
+    cloud.objects["srv:vol"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage}}
+    state = st.with_resource(ResourceState("a", "Fake::Thing", "srv:vol", "CREATE_IN_PROGRESS", {"name": "old"}))
     from hotc.providers.base import Outcome
 
-    class Buggy:  # ignores the stamp and hands back whatever exists
+    class Attachment:
         def create(self, ctx, props):
-            ctx.record_physical_id("a-old")
-            return Outcome("a-old", {})
+            ctx.record_physical_id("srv:vol")
+            return Outcome("srv:vol", {})
 
         def delete(self, ctx, pid, props):
             cloud.objects.pop(pid, None)
 
     rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired,
-                    lambda _t: Buggy())
-    assert not rep.ok and "old instance a-old" in rep.failed[0].error
+                    lambda _t: Attachment())
+    assert rep.ok, rep
     a = sink.last.resources["a"]
-    assert a.physical_id == "a-old" and a.deposed == () and a.status == "CREATE_FAILED"
-    assert "a-old" in cloud.objects
+    assert a.physical_id == "srv:vol" and a.deposed == () and a.status == "CREATE_COMPLETE"
+    assert "already existed" in a.status_reason and "srv:vol" in cloud.objects
 
 
 def _status_rule(record):  # like Heat's Server.needs_replace_failed: replace when gone or ERROR
@@ -454,6 +454,9 @@ def test_interrupted_resource_healthy_in_the_cloud_is_kept_not_replaced(monkeypa
     assert a.physical_id == "a-1" and a.status == "CREATE_COMPLETE" and "kept" in a.status_reason
     assert a.attributes["status"] == "ACTIVE"  # waited out BUILD
     assert not cloud.calls_for("create", "a") and not cloud.calls_for("delete", "a")
+    # killed before it was stamped: the stamp is put back
+    assert cloud.objects["a-1"]["tags"] == {"hotc-lineage": state.lineage, "hotc-address": "a"}
+    assert len(cloud.calls_for("update", "a")) == 1
 
 
 def test_failed_resource_broken_in_the_cloud_or_changed_is_replaced(monkeypatch):
@@ -485,3 +488,32 @@ def test_promise_check_unit():
     assert promise_mismatches({"n": True}, {"n": 1}) == ["n"]
     assert promise_mismatches({"pw": "(sensitive)", "u": {"k": "x"}}, {"pw": "s3", "u": {"k": "y"}}, ("u",)) == []
     assert promise_mismatches("(sensitive)", {"whole": "value"}) == []
+
+
+def test_every_transition_is_in_a_written_state():
+    res = [FakeResource(f"r{i}", depends_on=(f"r{i-1}",) if i else ()) for i in range(4)] + [FakeResource("solo")]
+    cloud, drivers, desired = setup(res)
+    cloud.default_latency = 0.01
+    rep, sink = run(create_plan(desired), StackState.new("teststack"), desired, drivers)
+    assert rep.ok
+    for addr in [r.address for r in res]:
+        seen = [s.resources[addr].status for s in sink.states if addr in s.resources]
+        assert seen[0] == "CREATE_IN_PROGRESS" and seen[-1] == "CREATE_COMPLETE", (addr, seen)
+        with_id = [s.resources[addr] for s in sink.states if addr in s.resources and s.resources[addr].physical_id]
+        assert with_id[0].status == "CREATE_IN_PROGRESS"  # the id was stored while the create was in flight
+    serials = [s.serial for s in sink.states]
+    assert serials == sorted(serials) and len(set(serials)) == len(serials)
+
+
+def test_destroy_of_a_create_interrupted_before_its_id_finds_and_deletes_the_object():
+    cloud, drivers, desired = setup([])
+    st = StackState.new("teststack")
+    cloud.objects["orphan"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"}}
+    cloud.objects["other"] = {"props": {}, "address": "b", "tags": {"hotc-lineage": st.lineage, "hotc-address": "b"}}
+    state = st.with_resource(ResourceState("a", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "a"}))
+    state = state.with_resource(ResourceState("c", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "c"}))
+    rep, sink = run(plan_of([change("a", Action.DELETE), change("c", Action.DELETE)], mode="destroy"), state, None,
+                    drivers)
+    assert rep.ok, rep
+    assert [c.physical_id for c in cloud.calls if c.op == "delete"] == ["orphan"]
+    assert list(cloud.objects) == ["other"] and sink.last.resources == {}
