@@ -264,8 +264,8 @@ def test_events_follow_from_another_process_while_apply_runs(tmp_path: Path) -> 
     deadline = time.monotonic() + 20
     while state_of(tmp_path, "slow") is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    follow = hotc(tmp_path, "events", "slow", "--follow", "--poll", "0.1", timeout=30)
-    p.communicate(timeout=30)
+    follow = hotc(tmp_path, "events", "slow", "--follow", "--poll", "0.1", timeout=120)
+    p.communicate(timeout=120)
     assert p.returncode == 0
     lines = follow.stdout.splitlines()
     assert follow.returncode == 0
