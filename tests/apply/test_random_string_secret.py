@@ -66,3 +66,14 @@ def test_warning_when_secrets_cannot_be_kept() -> None:
     err = io.StringIO()
     warn_unrecoverable_secrets(st, b"k", err)
     assert err.getvalue() == ""
+
+
+def test_the_plan_shows_what_reads_a_random_string_as_sensitive(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.apply.test_cli_apply import QUICKSTART, hotc
+
+    r = hotc(tmp_path, "plan", "-t", str(QUICKSTART))
+    assert r.returncode == 0, r.stderr
+    block = r.stdout.split("+ app_config (OS::Heat::Value)")[1].split("\n\n")[0]
+    assert "+ value: (sensitive)" in block  # its value is fed by get_resource: suffix
+    web = r.stdout.split("+ web (OS::Heat::TestResource)")[1].split("\n\n")[0]
+    assert "(sensitive)" not in web  # readers of the reader are not made sensitive
