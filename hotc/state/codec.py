@@ -211,13 +211,21 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=
 
 
 class _Encoded:
-    __slots__ = ("key", "doc", "text", "_cmp")
+    __slots__ = ("key", "doc", "text", "_cmp", "_member")
 
     def __init__(self, key: bytes | None, doc: dict[str, Any]) -> None:
         self.key = key
         self.doc = doc
         self.text = _ENCODER.encode(doc)
         self._cmp: Any = None
+        self._member: tuple[str, str] | None = None
+
+    def member(self, addr: str) -> str:
+        """``"ADDR":{...}``, the resource as a member of the document's ``resources`` object."""
+        m = self._member
+        if m is None or m[0] != addr:
+            m = self._member = (addr, _ENCODER.encode(addr) + ":" + self.text)
+        return m[1]
 
     @property
     def cmp(self) -> Any:
@@ -250,9 +258,7 @@ def dumps(state: StackState, key: bytes | None = None) -> bytes:
     Each resource's encoded text is cached on its instance, so a write after one resource changed encodes
     that resource and the document's top level only."""
     top = _top_to_dict(state, key)
-    resources = ",".join(
-        _ENCODER.encode(addr) + ":" + _cached(rs, key).text for addr, rs in sorted(state.resources.items())
-    )
+    resources = ",".join([_cached(rs, key).member(addr) for addr, rs in sorted(state.resources.items())])
     parts = []
     for name in sorted([*top, "resources"]):
         value = "{" + resources + "}" if name == "resources" else _ENCODER.encode(top[name])
