@@ -73,6 +73,12 @@ def test_quickstart_apply_update_destroy(tmp_path: Path) -> None:
     listing = hotc(tmp_path, "resource", "list", "quickstart").stdout
     events = hotc(tmp_path, "events", "quickstart").stdout
     assert password not in listing and password not in events and "CREATE_COMPLETE" in events
+    for show in (("resource", "show", "quickstart", "db_password"),
+                 ("resource", "show", "quickstart", "db_password", "--format", "json"),
+                 ("state", "show", "quickstart", "db_password"),
+                 ("state", "show", "quickstart", "db_password", "--format", "json")):
+        shown = hotc(tmp_path, *show)
+        assert shown.returncode == 0 and "__sensitive__" in shown.stdout and password not in shown.stdout, show
 
     # the same template again: nothing to do, nothing written
     again = hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--auto-approve")
