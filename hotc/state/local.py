@@ -124,6 +124,19 @@ class LocalBackend(BaseBackend):
         self._make_key()
         return super().write(stack, state, lock, expected=expected, exact=exact)
 
+    def read(self, stack: str) -> tuple[StackState | None, str | None]:
+        try:
+            return super().read(stack)
+        except HotcError as exc:
+            key_file = self.dir / KEY_FILE
+            if "cannot decrypt" in str(exc) and not self._key_file and key_file.exists():
+                raise HotcError(
+                    f"{self.source(stack)}: {exc}. Its secrets were probably encrypted with the key in {key_file} "
+                    "(used when HOTC_STATE_KEY is not set): unset HOTC_STATE_KEY to use it, or set HOTC_STATE_KEY "
+                    "to that file's content"
+                ) from None
+            raise
+
     # --- paths
     def describe(self) -> str:
         return f"local directory {self.dir}"

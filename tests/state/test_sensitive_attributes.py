@@ -74,3 +74,16 @@ def test_local_backend_keeps_its_own_key_file(tmp_path: Path, monkeypatch: pytes
     # HOTC_STATE_KEY, when set, is the key (no key file is used)
     monkeypatch.setenv("HOTC_STATE_KEY", "team key")
     assert backend_from_config(None, tmp_path).key == secrets.key_from_env()
+
+
+def test_a_state_made_with_the_key_file_read_with_another_key_says_what_to_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hotc.errors import HotcError
+
+    monkeypatch.delenv("HOTC_STATE_KEY", raising=False)
+    b = backend_from_config(None, tmp_path)
+    with b.lock("st", "apply") as lk:
+        b.write("st", _state(), lk)
+    monkeypatch.setenv("HOTC_STATE_KEY", "some other key")
+    with pytest.raises(HotcError, match=r"state\.key .*unset HOTC_STATE_KEY to use it"):
+        backend_from_config(None, tmp_path).read("st")
