@@ -8,7 +8,8 @@ Each case runs in its own subprocess so peak RSS (resource.getrusage ru_maxrss) 
 (build_desired + make_plan: the planner's whole share), the peak RSS of the whole process, and how much the
 peak grew after loading (``+planner MB``: what planning added; with a full state it includes the
 synthesised state), and the planner's own peak allocation traced by tracemalloc in a second, untimed run
-(``planner traced MB``). The generated template repeats a 5-resource block
+(``planner traced MB``); ``constr s`` is the custom-constraint check ``hotc plan`` adds (no cloud: the pure
+ones, and the list of cloud-backed ones left unchecked). The generated template repeats a 5-resource block
 (net, subnet, port, server, value) with references inside each block, so Heat's implicit Port->Subnet and
 Server->Subnet edges are exercised. The full state is synthesised from the desired state with every value
 resolved; 1% of the resources then carry an old ``name`` (an in-place update) and, for servers, an old
@@ -91,7 +92,7 @@ def _full_state(desired: Any, changed_every: int) -> Any:
 
 def run_one(n: int, full: bool) -> dict[str, Any]:
     from hotc.parser.api import load_stack
-    from hotc.planner.api import PlanOptions, build_desired, make_plan
+    from hotc.planner.api import PlanOptions, build_desired, check_constraints, make_plan
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.yaml"
@@ -111,6 +112,9 @@ def run_one(n: int, full: bool) -> dict[str, Any]:
     t_desired = time.perf_counter() - t0
     plan = make_plan(desired, state, PlanOptions())
     t_plan = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    check_constraints(desired, plan, None)  # what `hotc plan` adds with no cloud: the pure custom constraints
+    t_constraints = time.perf_counter() - t0
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # the planner's own allocations, measured in a second (untimed) run under tracemalloc
     del desired, plan
@@ -125,6 +129,7 @@ def run_one(n: int, full: bool) -> dict[str, Any]:
     tracemalloc.stop()
     return {"resources": len(desired.resources), "state": "full, 1% changed" if full else "empty",
             "load_s": round(t_load, 3), "desired_s": round(t_desired, 3), "plan_s": round(t_plan, 3),
+            "constraints_s": round(t_constraints, 3),
             "peak_rss_mb": round(rss_mb, 1), "planner_mb": round(rss_mb - rss_load, 1),
             "planner_traced_mb": round(traced_peak / 2**20, 1), "summary": plan.summary()}
 
@@ -136,7 +141,7 @@ def main() -> None:
     sizes = [1000, 10000, 100000]
     if len(sys.argv) >= 3 and sys.argv[1] == "--sizes":
         sizes = [int(x) for x in sys.argv[2].split(",")]
-    print(f"{'resources':>10} {'state':<18} {'load s':>8} {'desired s':>10} {'plan s':>8} {'peak MB':>8} "
+    print(f"{'resources':>10} {'state':<18} {'load s':>8} {'desired s':>10} {'plan s':>8} {'constr s':>8} {'peak MB':>8} "
           f"{'+planner MB':>11} {'planner traced MB':>17}  summary")
     for n in sizes:
         for full in (False, True):
@@ -148,7 +153,7 @@ def main() -> None:
             r = json.loads(proc.stdout)
             s = {k: v for k, v in r["summary"].items() if v}
             print(f"{r['resources']:>10} {r['state']:<18} {r['load_s']:>8} {r['desired_s']:>10} {r['plan_s']:>8} "
-                  f"{r['peak_rss_mb']:>8} {r['planner_mb']:>11} {r['planner_traced_mb']:>17}  {s}")
+                  f"{r['constraints_s']:>8} {r['peak_rss_mb']:>8} {r['planner_mb']:>11} {r['planner_traced_mb']:>17}  {s}")
 
 
 if __name__ == "__main__":

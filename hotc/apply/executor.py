@@ -568,7 +568,9 @@ class Executor:
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
         self.keeper.commit(
             lambda s: _patch(s, addr, physical_id=pid, status=status, status_reason=reason, properties=applied,
-                             attributes=dict(outcome.attributes), updated_at=utc_now()),
+                             attributes=_kept_secrets(outcome, cur), updated_at=utc_now(),
+                             sensitive_attributes=outcome.sensitive_attributes,
+                             reference_attribute=outcome.reference_attribute),
             (resource_event(addr, type_name, status, reason, pid),),
         )
 
@@ -811,6 +813,17 @@ def _patch(s: StackState, addr: str, **changes: Any) -> StackState:
     if rs is None:
         return s
     return s.with_resource(replace(rs, **changes))
+
+
+def _kept_secrets(outcome: Outcome, cur: ResourceState | None) -> dict[str, Any]:
+    """The outcome's attributes; a sensitive attribute the driver cannot read back (a RandomString's value
+    after a read or a no-op update) keeps its recorded value."""
+    attrs = dict(outcome.attributes)
+    if cur is not None:
+        for name in outcome.sensitive_attributes:
+            if name not in attrs and name in cur.attributes:
+                attrs[name] = cur.attributes[name]
+    return attrs
 
 
 def _err(exc: BaseException) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 from hotc.planner.resolve import index_path
 from hotc.state.document import StackState
+from hotc.state.secrets import is_masked
 from hotc.values import Unknown
 
 SENSITIVE_MARK = "(sensitive)"
@@ -24,9 +25,10 @@ class StateResolver:
 
     def resource_id(self, address: str) -> Any:
         rs = self._state.resources.get(address)
-        if rs is None or rs.physical_id is None:
+        ref = rs.reference_id if rs is not None else None  # the physical id, or a RandomString's value
+        if ref is None:
             return Unknown.of(address)
-        return rs.physical_id
+        return ref
 
     def resource_attr(self, address: str, attribute: str, path: tuple[Any, ...]) -> Any:
         rs = self._state.resources.get(address)
@@ -36,6 +38,8 @@ class StateResolver:
             value: Any = dict(rs.attributes)
         else:
             value = rs.attributes.get(attribute)
+            if attribute in rs.sensitive_attributes and is_masked(value):
+                return Unknown.of(address, (attribute, *path))  # a secret stored masked: not known here
         return index_path(value, tuple(path), lambda: Unknown.of(address, (attribute, *path)))
 
 

@@ -18,7 +18,7 @@ from hotc.apply.executor import ApplyReport, ExecOptions, Executor
 from hotc.apply.resolve import StateResolver
 from hotc.errors import Diagnostic, HotcError, Severity
 from hotc.planner.plan import Action, Plan
-from hotc.state.document import StackState
+from hotc.state.document import ResourceState, StackState
 from hotc.state.events import Event
 
 
@@ -260,7 +260,9 @@ def run_apply(
     if plan_file is not None:
         saved = load_plan(plan_file)
         stack = saved.stack_name
-        if saved.inputs.get("sources"):
+        if saved.mode == "refresh-only":
+            pass  # applies the drift to the state alone: no template needed
+        elif saved.inputs.get("sources"):
             loaded = loaded_stack_from_plan(saved, parameters=params or {})
         elif saved.mode != "destroy":
             raise HotcError(f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'")
@@ -270,6 +272,8 @@ def run_apply(
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 
     backend: Any = backend_from_config(opts.backend, cwd)
+    if saved is not None and saved.mode == "refresh-only":
+        return apply_refresh_only(saved, backend, opts, out, drivers)
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -324,7 +328,100 @@ def run_apply(
     print_report(rep, plan, out, err)
     if rep.ok and plan.mode != "destroy":
         print_outputs(final, out)
+    warn_unrecoverable_secrets(final, getattr(backend, "key", None), err)
     return 0 if rep.ok else 1
+
+
+def warn_unrecoverable_secrets(state: StackState, key: bytes | None, err: IO[str]) -> None:
+    """Without a state key, sensitive attributes (a RandomString's value) are stored as digests only: say so,
+    since later plans cannot give them to get_resource/get_attr."""
+    if key is not None:
+        return
+    names = sorted(a for a, rs in state.resources.items() if rs.sensitive_attributes)
+    if names:
+        err.write(f"warning: no state encryption key (HOTC_STATE_KEY) is set for this backend, so the secret values "
+                  f"of {', '.join(names)} are stored as digests only: later plans cannot read them back for "
+                  "get_resource/get_attr. Set HOTC_STATE_KEY to keep them encrypted in the state.\n")
+
+
+# ------------------------------------------------------------------------------------------ refresh-only
+
+
+def _is_masked_or_marked(v: Any) -> bool:
+    from hotc.apply.resolve import SENSITIVE_MARK
+
+    return v == SENSITIVE_MARK or (isinstance(v, Mapping) and "__sensitive__" in v)
+
+
+def state_with_drift(state: StackState, plan: Plan, live: Mapping[str, ResourceState | None],
+                     now: str) -> tuple[StackState, list[Event], list[str], list[str]]:
+    """``state`` with a refresh-only plan's drift accepted: a resource found gone is dropped from the state,
+    a changed one takes the live properties the plan showed (sensitive ones stay as recorded) and the
+    attributes read again now (``live``). Returns the new state, the events, and the addresses updated and
+    removed. Raises HotcError, before anything is written, when the cloud moved again since the plan."""
+    from hotc.apply.events import resource_event
+
+    updated: list[str] = []
+    removed: list[str] = []
+    events: list[Event] = []
+    for c in plan.resource_drift:
+        rs = state.resources.get(c.address)
+        if rs is None:
+            raise HotcError(f"{c.address}: in the refresh-only plan but not in the state any more; "
+                            "make a new plan with 'hotc plan --refresh-only'")
+        if c.action is Action.DELETE:
+            state = state.without_resource(c.address)
+            removed.append(c.address)
+            events.append(resource_event(c.address, rs.type, "DELETE_COMPLETE",
+                                         "refresh-only apply: the object no longer exists; removed from the state"))
+            continue
+        fresh = live.get(c.address)
+        if fresh is None:
+            raise HotcError(f"{c.address}: the plan found it changed, but it is now gone from the cloud; make a "
+                            "new plan with 'hotc plan --refresh-only'; nothing was written")
+        props = dict(c.after or {})
+        sensitive_tops = {p.split(".", 1)[0].split("[", 1)[0] for p in rs.sensitive_paths}
+        for k in list(props):
+            if k in sensitive_tops or _is_masked_or_marked(props[k]):
+                if k in rs.properties:
+                    props[k] = rs.properties[k]
+                else:
+                    del props[k]
+        state = state.with_resource(replace(rs, properties=props, attributes=dict(fresh.attributes),
+                                            physical_id=fresh.physical_id or rs.physical_id, updated_at=now,
+                                            status_reason="refreshed: changed outside hotc"))
+        updated.append(c.address)
+        events.append(resource_event(c.address, rs.type, "CHECK_COMPLETE",
+                                     "refresh-only apply: changed outside hotc; the state now records the live values",
+                                     fresh.physical_id or rs.physical_id))
+    return state, events, updated, removed
+
+
+def apply_refresh_only(plan: Plan, backend: Any, opts: ApplyOptions, out: IO[str],
+                       drivers: Callable[[str], Any]) -> int:
+    """Apply a refresh-only plan: write the drift it found into the state; nothing in the cloud changes."""
+    from hotc.planner.api import check_plan_fresh
+    from hotc.planner.refresh import driver_reader
+    from hotc.state.events import utc_now
+
+    stack = plan.stack_name
+    with backend.lock(stack, "apply", timeout=opts.lock_timeout) as lk:
+        state, _token = backend.read(stack)
+        check_plan_fresh(plan, state, None)
+        if state is None or not plan.resource_drift:
+            out.write("Refresh-only plan: no drift to record; the state was left as it is and nothing in the "
+                      "cloud was changed.\n")
+            return 0
+        reader = driver_reader(state, cloud_factory(opts.os_cloud), drivers)
+        live = {c.address: reader(state.resources[c.address]) for c in plan.resource_drift
+                if c.action is not Action.DELETE and c.address in state.resources}
+        new, events, updated, removed = state_with_drift(state, plan, live, utc_now())
+        backend.write(stack, new, lk)
+        backend.append_events(stack, events)
+    out.write(f"Refresh applied: the state now records the cloud as it is. {len(updated)} resource(s) updated from "
+              f"the cloud{': ' + ', '.join(updated) if updated else ''}; {len(removed)} found gone and removed from "
+              f"the state{': ' + ', '.join(removed) if removed else ''}. Nothing in the cloud was changed.\n")
+    return 0
 
 
 def main_stdin_line() -> str:

@@ -3,13 +3,16 @@
 Workers change the in-memory state with :meth:`StateKeeper.commit`, which returns only once a write holding
 that change (and the events that go with it) has reached the backend. One writer thread does the writes; when
 several workers commit while a write is under way, the next write carries all their changes at once, so the
-backend sees at most one write in flight and no worker waits for more than two writes.
+backend sees at most one state write in flight and no worker waits for more than two writes. A write's events
+are appended while its state is written (a remote backend serves both round trips at once); a worker goes on
+only when both are stored.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Protocol
 
@@ -43,6 +46,7 @@ class StateKeeper:
         self._pending_events: list[Event] = []
         self._error: BaseException | None = None
         self._closed = False
+        self._events_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hotc-events-writer")
         self._writer = threading.Thread(target=self._write_loop, name="hotc-state-writer", daemon=True)
         self._writer.start()
 
@@ -78,6 +82,7 @@ class StateKeeper:
             self._closed = True
             self._work.notify()
         self._writer.join()
+        self._events_pool.shutdown(wait=True)
         if self._error is not None:
             raise StateWriteError(f"the state could not be saved: {self._error}")
         return self._state
@@ -94,9 +99,14 @@ class StateKeeper:
                 events = self._pending_events
                 self._pending_events = []
             try:
-                written = self._sink.write(snapshot)
-                if events:
-                    self._sink.append_events(events)
+                # the events go out while the state is written (two round trips at once on a remote backend);
+                # both must have succeeded before the waiting workers go on
+                pending = self._events_pool.submit(self._sink.append_events, events) if events else None
+                try:
+                    written = self._sink.write(snapshot)
+                finally:
+                    if pending is not None:
+                        pending.result()
             except BaseException as exc:  # noqa: BLE001 -- reported to every waiting worker
                 with self._cond:
                     self._error = exc

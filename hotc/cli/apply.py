@@ -230,11 +230,15 @@ def resource_show(stack: StackArg, name: Annotated[str, typer.Argument(help="Res
         near = [a for a in state.resources if a.split("[")[0].split(".")[0] == name.split("[")[0].split(".")[0]]
         hint = f" (did you mean {', '.join(sorted(near)[:5])}?)" if near else ""
         raise HotcError(f"stack {stack!r} has no resource {name!r}{hint}; see 'hotc resource list {stack}'")
+    from hotc.state.codec import resource_to_dict
+
+    masked = resource_to_dict(r, None)
     doc = {
         "address": r.address, "type": r.type, "physical_id": _pid(r), "status": r.status,
         "status_reason": r.status_reason, "created_at": r.created_at, "updated_at": r.updated_at,
         "deletion_policy": r.deletion_policy, "dependencies": list(r.dependencies),
-        "properties": dict(r.properties), "attributes": dict(r.attributes),
+        # sensitive properties and attributes (a RandomString's value) masked as stored
+        "properties": masked["properties"], "attributes": masked["attributes"],
         "deposed": [{"physical_id": d.physical_id, "status": d.status} for d in r.deposed],
     }
     if fmt == "json":

@@ -217,12 +217,15 @@ def _plan(
 
         loaded = LoadedStack(template=Template(path="(none)", version=version_named("2018-08-31")))
         desired = build_desired(loaded, name, state.lineage, state=state)
+    from hotc.planner.refresh import lazy_cloud
+
+    cloud = lazy_cloud(os_cloud)  # one connection, made only if something needs the cloud
     refreshed = None
     if (mode == "refresh-only" or refresh) and state is not None and state.resources:
-        from hotc.planner.refresh import driver_reader, lazy_cloud, refresh_resources
+        from hotc.planner.refresh import driver_reader, refresh_resources
 
         try:
-            reader = driver_reader(state, lazy_cloud(os_cloud))
+            reader = driver_reader(state, cloud)
         except HotcError as exc:
             print(f"note: {exc.message}; no live data was read and no drift can be reported", file=sys.stderr)
         else:
@@ -231,7 +234,7 @@ def _plan(
     if template is not None and mode == "normal":
         from hotc.planner.api import enforce_constraints
 
-        enforce_constraints(desired, plan, os_cloud, sys.stderr)
+        enforce_constraints(desired, plan, os_cloud, sys.stderr, cloud=cloud)
     if template is not None:
         plan = replace(plan, template_digest=template_digest(loaded),
                        inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles))

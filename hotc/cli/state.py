@@ -136,9 +136,9 @@ def state_show(
 
 
 def json_masked(r: ResourceState) -> ResourceState:
-    """``r`` with sensitive properties masked (as stored), for display."""
+    """``r`` with sensitive properties and attributes masked (as stored), for display."""
     d = codec.resource_to_dict(r, None)
-    return replace(r, properties=d["properties"])
+    return replace(r, properties=d["properties"], attributes=d["attributes"])
 
 
 def _edit(backend_url: str | None, stack: str, timeout: float, unsafe: bool, operation: str,

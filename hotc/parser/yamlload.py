@@ -250,73 +250,86 @@ class _Builder:
         return d
 
 
-def _make_loader(file: str, diags: list[Diagnostic]) -> type:
-    class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-        # The composer asks the resolver for the tag of every node. SafeLoader has no path resolvers, so
-        # descending/ascending the resolver path does nothing: C callables that ignore their arguments stand in
-        # for the two Python methods (``slice(parent, index)``, ``tuple()``); this is a third of compose time.
-        descend_resolver = slice
-        ascend_resolver = tuple
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """libyaml's SafeLoader with positioned containers; one class for every document (the file name and the
+    diagnostics list are per instance), so decoding a document creates no class.
 
-        def __init__(self, stream: Any) -> None:
-            super().__init__(stream)
-            self._tag_of_plain: dict[str, str] = {}
+    The composer asks the resolver for the tag of every node. SafeLoader has no path resolvers, so
+    descending/ascending the resolver path does nothing: C callables that ignore their arguments stand in
+    for the two Python methods (``slice(parent, index)``, ``tuple()``); this is a third of compose time."""
 
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-            # The tag of a plain scalar depends only on its text: memoised per document (keys and common values
-            # repeat); quoted scalars are strings; collections keep their default tag.
-            if kind is _ScalarNode:
-                if implicit[0]:
-                    tag = self._tag_of_plain.get(value)
-                    if tag is None:
-                        tag = self._tag_of_plain[value] = super().resolve(kind, value, implicit)
-                    return tag
-                return _STR
-            return _MAP if kind is _MappingNode else _SEQ
+    descend_resolver = slice
+    ascend_resolver = tuple
 
-    def construct_map(loader: Any, node: yaml.MappingNode) -> Iterator[PosDict]:
-        d = PosDict()
-        d.pos = _mark(file, node)
-        yield d
-        loader.flatten_mapping(node)
-        for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
-            kpos = _mark(file, key_node)
-            try:
-                hash(key)
-            except TypeError:
-                diags.append(error("a mapping key must be a scalar, not a mapping or list", kpos))
-                continue
-            if key in d.key_pos:
-                first = d.key_pos[key]
-                diags.append(
-                    warning(
-                        f"duplicate key {key!r}: first defined at {first.line}:{first.col}; "
-                        "the later value is used (as Heat does)",
-                        kpos,
-                        code="duplicate-key",
-                    )
+    def __init__(self, stream: Any, file: str, diags: list[Diagnostic]) -> None:
+        super().__init__(stream)
+        self._tag_of_plain: dict[str, str] = {}
+        self.hotc_file = file
+        self.hotc_diags = diags
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        # The tag of a plain scalar depends only on its text: memoised per document (keys and common values
+        # repeat); quoted scalars are strings; collections keep their default tag.
+        if kind is _ScalarNode:
+            if implicit[0]:
+                tag = self._tag_of_plain.get(value)
+                if tag is None:
+                    tag = self._tag_of_plain[value] = super().resolve(kind, value, implicit)
+                return tag
+            return _STR
+        return _MAP if kind is _MappingNode else _SEQ
+
+
+# PyYAML's constructors for what _Builder hands back to the loader (e.g. the values inside !!omap or !!set):
+# the same PosDict/PosList, built the generic way.
+
+
+def _construct_map(loader: Any, node: yaml.MappingNode) -> Iterator[PosDict]:
+    file, diags = loader.hotc_file, loader.hotc_diags
+    d = PosDict()
+    d.pos = _mark(file, node)
+    yield d
+    loader.flatten_mapping(node)
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        kpos = _mark(file, key_node)
+        try:
+            hash(key)
+        except TypeError:
+            diags.append(error("a mapping key must be a scalar, not a mapping or list", kpos))
+            continue
+        if key in d.key_pos:
+            first = d.key_pos[key]
+            diags.append(
+                warning(
+                    f"duplicate key {key!r}: first defined at {first.line}:{first.col}; "
+                    "the later value is used (as Heat does)",
+                    kpos,
+                    code="duplicate-key",
                 )
-            d[key] = loader.construct_object(value_node, deep=True)
-            d.key_pos[key] = kpos
-            d.value_pos[key] = _mark(file, value_node)
+            )
+        d[key] = loader.construct_object(value_node, deep=True)
+        d.key_pos[key] = kpos
+        d.value_pos[key] = _mark(file, value_node)
 
-    def construct_seq(loader: Any, node: yaml.SequenceNode) -> Iterator[PosList]:
-        lst = PosList()
-        lst.pos = _mark(file, node)
-        yield lst
-        for child in node.value:
-            lst.append(loader.construct_object(child, deep=True))
-            lst.item_pos.append(_mark(file, child))
 
-    def construct_str(loader: Any, node: yaml.ScalarNode) -> str:
-        return str(loader.construct_scalar(node))
+def _construct_seq(loader: Any, node: yaml.SequenceNode) -> Iterator[PosList]:
+    lst = PosList()
+    lst.pos = _mark(loader.hotc_file, node)
+    yield lst
+    for child in node.value:
+        lst.append(loader.construct_object(child, deep=True))
+        lst.item_pos.append(_mark(loader.hotc_file, child))
 
-    _Loader.add_constructor("tag:yaml.org,2002:map", construct_map)
-    _Loader.add_constructor("tag:yaml.org,2002:seq", construct_seq)
-    _Loader.add_constructor("tag:yaml.org,2002:timestamp", construct_str)
-    _Loader.add_constructor("tag:yaml.org,2002:str", construct_str)
-    return _Loader
+
+def _construct_str(loader: Any, node: yaml.ScalarNode) -> str:
+    return str(loader.construct_scalar(node))
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_str)
+_Loader.add_constructor("tag:yaml.org,2002:str", _construct_str)
 
 
 def _yaml_error_pos(file: str, exc: yaml.YAMLError) -> Pos:
@@ -344,9 +357,8 @@ def _from_plain(value: Any, pos: Pos) -> Any:
 def load_yaml_text(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
     """Decode YAML text into Pos-containers. Returns (data, diagnostics); data is None on a syntax error."""
     diags: list[Diagnostic] = []
-    loader_cls = _make_loader(file, diags)
     try:
-        loader = loader_cls(text)
+        loader = _Loader(text, file, diags)
         try:
             node = loader.get_single_node()
             data = None if node is None else _Builder(file, diags, loader, "&" in text).build(node)

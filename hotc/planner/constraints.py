@@ -18,14 +18,15 @@ Hidden values never appear in the messages.
 from __future__ import annotations
 
 import os
+import re
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.ir import Expr, MapExpr
-from hotc.planner.desired import DesiredStack
+from hotc.planner.desired import DesiredStack, gc_paused
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.values import Unknown
 
@@ -107,20 +108,23 @@ def cloud_constraints_needed(desired: DesiredStack, plan: Plan, schemas: SchemaL
 
     lookup = schemas or _registry
     names: set[str] = set()
-    root = desired.scopes.get("")
-    if root is not None and plan.mode == "normal":
-        values = root.fixed_params or {}
-        for p in root.template.parameters.values():
-            if p.name in values and _checkable(values[p.name]):
-                names.update(str(c.spec) for c in p.constraints
-                             if c.kind == "custom_constraint" and needs_cloud(str(c.spec)))
+    cache: SpecCache = {}
+    if plan.mode == "normal":
+        for _prefix, params, values, _hidden in _scope_parameters(desired):
+            for p in params:
+                if p.name in values and _checkable(values[p.name]):
+                    names.update(str(c.spec) for c in p.constraints
+                                 if c.kind == "custom_constraint" and needs_cloud(str(c.spec)))
     for change in plan.changes:
         keys = _checked_keys(change)
         rtype = lookup(change.type) if keys else None
         if rtype is None or change.after_sensitive:
             continue
         for k in keys:
-            _cloud_names_in(rtype.properties.get(k), (change.after or {})[k], needs_cloud, names)
+            schema = rtype.properties.get(k)
+            specs = _specs_of(schema, cache)
+            if any(needs_cloud(x) and x not in names for x in specs):  # else nothing new to find here
+                _cloud_names_in(schema, (change.after or {})[k], needs_cloud, names)
     return tuple(sorted(names))
 
 
@@ -190,38 +194,63 @@ def _parameter_checks(desired: DesiredStack, conn: Any) -> tuple[list[Diagnostic
         parameter_diagnostics,
     )
 
-    root = desired.scopes.get("")
-    if root is None:
-        return [], set()
-    values = dict(root.fixed_params or {})
     out: list[Diagnostic] = []
     failed: set[str] = set()
-    for p in root.template.parameters.values():
-        if not any(c.kind == "custom_constraint" for c in p.constraints):
-            continue
-        diags = parameter_diagnostics([p], values, conn)
-        if not diags:
-            continue
-        for c in p.constraints:
-            if c.kind == "custom_constraint" and not (conn is None and needs_cloud(str(c.spec))):
-                msg = check_custom_constraint(str(c.spec), values[p.name], conn)
-                if msg:
-                    failed.add(msg)
-        if p.hidden:
-            specs = ", ".join(str(c.spec) for c in p.constraints if c.kind == "custom_constraint")
-            diags = [error(_hidden_message(f"parameter {p.name!r} is invalid", specs), d.pos, code=d.code)
-                     for d in diags[:1]]
-        out.extend(diags)
+    for prefix, params, values, hidden in _scope_parameters(desired):
+        for p in params:
+            diags = parameter_diagnostics([p], values, conn)
+            if not diags:
+                continue
+            for c in p.constraints:
+                if c.kind == "custom_constraint" and not (conn is None and needs_cloud(str(c.spec))):
+                    msg = check_custom_constraint(str(c.spec), values[p.name], conn)
+                    if msg:
+                        failed.add(msg)
+            if p.hidden or p.name in hidden:
+                specs = ", ".join(str(c.spec) for c in p.constraints if c.kind == "custom_constraint")
+                diags = [error(_hidden_message(f"parameter {p.name!r} is invalid", specs), d.pos, code=d.code)
+                         for d in diags[:1]]
+            if prefix:  # a nested stack: say which one
+                diags = [error(f"{prefix}: {d.message}", d.pos, code=d.code) for d in diags]
+            out.extend(diags)
     return out, failed
+
+
+def _scope_parameters(desired: DesiredStack) -> Iterator[tuple[str, list[Any], Mapping[str, Any], frozenset[str]]]:
+    """(scope address, parameters with a custom constraint, their values, hidden names) for the root and every
+    nested stack. A nested stack's values are what its parent feeds it, as far as known before apply."""
+    from hotc.planner.resolve import UnknownResolver
+
+    resolver = UnknownResolver()
+    memo: dict[Any, Any] = {}
+    for prefix, scope in desired.scopes.items():
+        params = [p for p in scope.template.parameters.values()
+                  if any(c.kind == "custom_constraint" for c in p.constraints)]
+        if not params:
+            continue
+        if scope.fixed_params is not None:
+            values: Mapping[str, Any] = scope.fixed_params
+        else:
+            try:
+                values = desired.context(prefix, resolver, memo).parameters
+            except HotcError:
+                continue  # cannot be evaluated before apply: planning itself reports real errors
+        yield prefix, params, values, scope.hidden
 
 
 def check_constraints(desired: DesiredStack, plan: Plan, conn: Any | None = None,
                       schemas: SchemaLookup | None = None) -> ConstraintReport:
     """Check the plan's custom constraints (see the module docstring). ``conn``: an openstacksdk connection,
     or None to check only those that need no cloud. Raises HotcError when the cloud cannot answer."""
-    from hotc.providers.openstack.constraints import property_diagnostics
+    with gc_paused():  # many small objects over a large heap: no repeated full collections (see gc_paused)
+        return _check(desired, plan, conn, schemas)
+
+
+def _check(desired: DesiredStack, plan: Plan, conn: Any | None, schemas: SchemaLookup | None) -> ConstraintReport:
+    from hotc.providers.openstack.constraints import needs_cloud, property_diagnostics
 
     lookup = schemas or _registry
+    cache: SpecCache = {}
     memo_conn = _Memo(conn, {}) if conn is not None else None
     unchecked = () if conn is not None else cloud_constraints_needed(desired, plan, lookup)
     diags: list[Diagnostic] = []
@@ -236,16 +265,36 @@ def check_constraints(desired: DesiredStack, plan: Plan, conn: Any | None = None
             continue
         after = change.after or {}
         for k in keys:
-            found = property_diagnostics(rtype, {k: after[k]}, change.address, memo_conn,
-                                         pos=_value_pos(desired, change.address, k))
+            specs = _specs_of(rtype.properties.get(k), cache)
+            if not specs or (conn is None and all(needs_cloud(x) for x in specs)):
+                continue  # nothing this check can look at in this property
+            found = property_diagnostics(rtype, {k: after[k]}, change.address, memo_conn)
+            if found:
+                pos = _value_pos(desired, change.address, k)
+                found = [Diagnostic(d.severity, d.message, pos, d.code) for d in found]
             for d in found:
                 if any(d.message.endswith(": " + m) for m in failed):
                     continue  # the parameter that feeds it already failed with this very message
                 if change.after_sensitive or k in change.sensitive_paths:
-                    spec = ", ".join(_specs(rtype.properties.get(k)))
+                    spec = ", ".join(specs)
                     d = error(_hidden_message(f"{change.address}: property {k}", spec), d.pos, code=d.code)
                 diags.append(d)
     return ConstraintReport(tuple(_unique(diags)), tuple(unchecked), checked_cloud=conn is not None)
+
+
+SpecCache = dict[int, tuple[Any, tuple[str, ...]]]
+
+
+def _specs_of(schema: Any, cache: SpecCache) -> tuple[str, ...]:
+    """The custom constraint names anywhere in SCHEMA (remembered in CACHE for one check)."""
+    if schema is None:
+        return ()
+    hit = cache.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    specs = tuple(_specs(schema))
+    cache[id(schema)] = (schema, specs)
+    return specs
 
 
 def _specs(schema: Any) -> list[str]:
@@ -258,13 +307,20 @@ def _specs(schema: Any) -> list[str]:
 
 
 def _unique(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per problem: the same message at the same place (e.g. every instance of a nested
+    template fed the same bad value) is reported once, for the first instance."""
     seen: set[tuple[str, Pos | None]] = set()
     out = []
     for d in diags:
-        if (d.message, d.pos) not in seen:
-            seen.add((d.message, d.pos))
+        m = _SCOPED.match(d.message)
+        key = (m.group("rest") if m else d.message, d.pos)
+        if key not in seen:
+            seen.add(key)
             out.append(d)
     return out
+
+
+_SCOPED = re.compile(r"^[^\s:]+: (?P<rest>parameter '.*)$", re.S)
 
 
 # ------------------------------------------------------------------------------------------ the CLI edge
@@ -276,21 +332,28 @@ def cloud_configured(os_cloud: str | None, environ: Mapping[str, str] | None = N
     return bool(os_cloud or env.get("OS_CLOUD") or env.get("OS_AUTH_URL") or env.get("OS_AUTH_TYPE"))
 
 
-def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None, err: IO[str]) -> None:
+def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None, err: IO[str],
+                        cloud: Callable[[], Any] | None = None) -> None:
     """What ``hotc plan`` (and an apply that plans on the spot) does with a normal plan: the custom constraints
     that need no cloud always; the cloud-backed ones (glance.image, nova.flavor, ...) when a cloud is configured
     (:func:`cloud_configured`; it connects only when there is something to look up), else one note on ERR
     naming what was not checked. A cloud that cannot be reached is a note too (not a verdict on the values).
-    Unmet constraints raise HotcError with the positioned diagnostics."""
+    Unmet constraints raise HotcError with the positioned diagnostics. ``cloud``: a lazy connection getter to
+    share (default: :func:`hotc.providers.openstack.auth.connect` of ``os_cloud``)."""
     if plan.mode != "normal":
         return
     conn = None
-    needed = cloud_constraints_needed(desired, plan)
-    if needed and cloud_configured(os_cloud):
-        from hotc.providers.openstack.auth import connect
+    configured = cloud_configured(os_cloud)
+    needed = cloud_constraints_needed(desired, plan) if configured else ()
+    if needed:
+        if cloud is None:
+            from hotc.providers.openstack.auth import connect
+
+            def cloud() -> Any:
+                return connect(os_cloud)
 
         try:
-            conn = connect(os_cloud)
+            conn = cloud()
         except HotcError as exc:
             err.write(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: "
                       f"{exc.message}\n")
@@ -303,7 +366,7 @@ def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None,
         n = len(report.diagnostics)
         raise HotcError(f"{n} value(s) do not meet their custom constraint; nothing was planned",
                         diagnostics=report.diagnostics)
-    if report.unchecked and conn is None and not cloud_configured(os_cloud):
+    if report.unchecked and not configured:
         err.write(f"note: no cloud is configured, so the custom constraints {', '.join(report.unchecked)} were not "
                   "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)\n")
 

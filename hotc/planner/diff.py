@@ -132,19 +132,34 @@ def detail_paths(rtype: ResourceType | None, before: Mapping[str, Any], after: M
     paths: list[str] = []
     for k in keys:
         b, a = before.get(k), after.get(k)
-        if isinstance(b, dict | list) and isinstance(a, dict | list) and not is_masked(b):
-            schema = props.get(k)
-            dd = DeepDiff(
-                _plain(normalise(b, schema)),
-                _plain(normalise(a, schema)),
-                ignore_order=bool(schema is not None and schema.set_like),
-                view="tree",
-            )
+        schema = props.get(k)
+        if schema is not None and schema.set_like:
+            paths.extend(_set_paths(k, b, a))
+        elif isinstance(b, dict | list) and isinstance(a, dict | list) and not is_masked(b):
+            dd = DeepDiff(_plain(normalise(b, schema)), _plain(normalise(a, schema)), view="tree")
             sub = sorted({_path_of(k, item) for items in dd.values() for item in items})
             paths.extend(sub or [k])
         else:
             paths.append(k)
     return paths
+
+
+def _set_paths(key: str, before: Any, after: Any) -> list[str]:
+    """Paths for a list Heat treats as a set. A set has no positions, so item paths are only named when
+    each changed item sits at the same index on both sides (then ``rules[1].port_range_min`` reads right);
+    otherwise the whole set is named, never an index that would show one side's item on both sides."""
+    if not (isinstance(before, list) and isinstance(after, list)) or len(before) != len(after) or is_masked(before):
+        return [key]
+    b_plain, a_plain = _plain(before), _plain(after)
+    out: list[str] = []
+    for i, (bi, ai) in enumerate(zip(b_plain, a_plain, strict=True)):
+        if bi == ai:
+            continue
+        if bi in a_plain or ai in b_plain:  # an item moved rather than changed in place
+            return [key]
+        dd = DeepDiff(bi, ai, view="tree")
+        out.extend(sorted({_path_of(f"{key}[{i}]", item) for items in dd.values() for item in items}))
+    return out or [key]
 
 
 def _path_of(root: str, item: Any) -> str:

@@ -183,6 +183,11 @@ class _Builder:
                         work.append(user)
         for name in sensitive_members:
             scope.members[name] = _replace_member(scope.members[name], sensitive=True)
+        # A RandomString's value is a secret too (Heat keeps it as redacted data): the properties that read it
+        # directly are shown and stored masked, without making the reader itself (or its outputs) sensitive
+        secret_refs = {n for n, m in scope.members.items() if m.type == "OS::Heat::RandomString"}
+        for name, refs in key_refs.items():
+            prop_sensitive[name] |= {key for key, rs, _ps in refs if rs & secret_refs}
 
         # pass 2: expand
         for name, m in list(scope.members.items()):

@@ -37,6 +37,7 @@ from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
 from hotc.providers.base import ResourceType
 from hotc.state.document import DeposedInstance, ResourceState, StackState
+from hotc.state.secrets import is_masked
 from hotc.values import Unknown, WaitsOn
 
 SchemaLookup = Callable[[str], ResourceType | None]
@@ -100,8 +101,8 @@ class PlanResolver:
     def resource_id(self, address: str) -> Any:
         rs = self.state.get(address)
         a = self.actions.get(address)
-        if rs is not None and rs.physical_id is not None and a not in (Action.CREATE, Action.REPLACE):
-            return rs.physical_id
+        if rs is not None and rs.reference_id is not None and a not in (Action.CREATE, Action.REPLACE):
+            return rs.reference_id  # the physical id, or a RandomString's value (Heat's reference id)
         return Unknown.of(address)
 
     def resource_attr(self, address: str, attribute: str, path: tuple[Any, ...]) -> Any:
@@ -115,8 +116,8 @@ class PlanResolver:
         attrs = rs.attributes
         if attribute == "":
             return index_path(dict(attrs), path, lambda: unknown) if attrs else unknown
-        if attribute not in attrs:
-            return unknown
+        if attribute not in attrs or (attribute in rs.sensitive_attributes and is_masked(attrs[attribute])):
+            return unknown  # a secret stored masked (no state key) is not known, never the marker itself
         return index_path(attrs[attribute], path, lambda: unknown)
 
     def stable(self, w: WaitsOn) -> bool:

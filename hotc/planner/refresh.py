@@ -72,22 +72,17 @@ def _merge(recorded: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, An
 
 
 def lazy_cloud(os_cloud: str | None) -> Callable[[], Any]:
-    """An openstacksdk connection made on first use (``--os-cloud``, else OS_CLOUD / clouds.yaml / OS_*)."""
+    """An openstacksdk connection made on first use and kept (``--os-cloud``, else OS_CLOUD / OS_* /
+    clouds.yaml, through :func:`hotc.providers.openstack.auth.connect`, whose errors say what to set)."""
     conn: list[Any] = []
 
     def get() -> Any:
         if not conn:
             try:
-                import openstack
+                from hotc.providers.openstack.auth import connect
             except ImportError as exc:
-                raise HotcError(f"refreshing needs openstacksdk: {exc}") from exc
-            try:
-                c = openstack.connect(cloud=os_cloud) if os_cloud else openstack.connect()
-                c.authorize()
-            except Exception as exc:  # noqa: BLE001 -- configuration/auth problems, reported plainly
-                where = f"cloud {os_cloud!r}" if os_cloud else "the cloud configured by OS_CLOUD / OS_* / clouds.yaml"
-                raise HotcError(f"cannot connect to {where} to refresh: {exc}") from exc
-            conn.append(c)
+                raise HotcError(f"talking to the cloud needs openstacksdk: {exc}") from exc
+            conn.append(connect(os_cloud))
         return conn[0]
 
     return get

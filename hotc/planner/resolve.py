@@ -64,7 +64,8 @@ class StateResolver:
 
     def resource_id(self, address: str) -> Any:
         rs = self._resources.get(address)
-        pid = _field(rs, "physical_id") if rs is not None else None
+        # the reference id: the physical id, or (ResourceState.reference_id) a RandomString's value
+        pid = _field(rs, "reference_id", _field(rs, "physical_id")) if rs is not None else None
         return pid if pid is not None else Unknown.of(address)
 
     def resource_attr(self, address: str, attribute: str, path: tuple[Any, ...]) -> Any:

@@ -121,6 +121,10 @@ class Outcome:
     physical_id: str | None
     attributes: Mapping[str, Any] = field(default_factory=dict)
     properties: Mapping[str, Any] | None = None  # properties as applied, when the driver normalises them
+    # attribute paths holding secrets, stored masked in the state (a RandomString's ``value``)
+    sensitive_attributes: tuple[str, ...] = ()
+    # the attribute ``get_resource`` gives instead of the physical id (Heat's reference id), if any
+    reference_attribute: str | None = None
 
 
 @dataclass(frozen=True)

@@ -403,5 +403,7 @@ def backend_from_config(
         return S3Backend.from_config(cfg, key=key, unsafe_no_locking=unsafe_no_locking)
     from hotc.state.local import LocalBackend
 
-    return LocalBackend(Path(cfg.path), key=key, unsafe_no_locking=unsafe_no_locking,
+    # without HOTC_STATE_KEY, a local state keeps its own key beside it (.hotc/state.key) so secrets are
+    # encrypted in the document yet readable by hotc
+    return LocalBackend(Path(cfg.path), key=key, unsafe_no_locking=unsafe_no_locking, key_file=key is None,
                         **{k: v for k, v in cfg.options.items() if k in ("fsync",)})

@@ -132,14 +132,14 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
     props = plain(rs.properties, where + ".properties")
     if rs.sensitive_paths:
         props = _mask_paths(props, rs.sensitive_paths, key)
-    return {
+    out: dict[str, Any] = {
         "address": rs.address,
         "type": rs.type,
         "physical_id": rs.physical_id,
         "status": rs.status,
         "status_reason": rs.status_reason,
         "properties": props,
-        "attributes": plain(rs.attributes, where + ".attributes"),
+        "attributes": _attributes(rs.attributes, rs.sensitive_attributes, key, where + ".attributes"),
         "dependencies": list(rs.dependencies),
         "deletion_policy": rs.deletion_policy,
         "created_at": rs.created_at,
@@ -151,13 +151,24 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
                 "properties": _mask_paths(plain(d.properties, where + ".deposed"), rs.sensitive_paths, key)
                 if rs.sensitive_paths
                 else plain(d.properties, where + ".deposed"),
-                "attributes": plain(d.attributes, where + ".deposed"),
+                "attributes": _attributes(d.attributes, rs.sensitive_attributes, key, where + ".deposed"),
                 "status": d.status,
             }
             for d in rs.deposed
         ],
         "metadata": plain(rs.metadata, where + ".metadata"),
     }
+    # written only when set, so documents without them keep their exact form
+    if rs.sensitive_attributes:
+        out["sensitive_attributes"] = list(rs.sensitive_attributes)
+    if rs.reference_attribute is not None:
+        out["reference_attribute"] = rs.reference_attribute
+    return out
+
+
+def _attributes(attrs: Mapping[str, Any], paths: tuple[str, ...], key: bytes | None, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = plain(attrs, where)
+    return _mask_paths(out, paths, key) if paths else out
 
 
 def output_to_dict(name: str, out: OutputState, key: bytes | None) -> dict[str, Any]:
@@ -167,8 +178,8 @@ def output_to_dict(name: str, out: OutputState, key: bytes | None) -> dict[str, 
     return {"value": value, "description": out.description, "sensitive": out.sensitive, "error": out.error}
 
 
-def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]:
-    """The JSON form of ``state`` (hidden values masked)."""
+def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
+    """Everything of ``state``'s JSON form but its resources."""
     return {
         "format_version": FORMAT_VERSION,
         "lineage": state.lineage,
@@ -179,16 +190,80 @@ def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]
         "template_digest": state.template_digest,
         "template": plain(state.template, "template"),
         "parameters": {n: parameter_to_dict(n, p, key) for n, p in sorted(state.parameters.items())},
-        "resources": {a: resource_to_dict(r, key) for a, r in sorted(state.resources.items())},
         "outputs": {n: output_to_dict(n, o, key) for n, o in sorted(state.outputs.items())},
         "created_at": state.created_at,
         "updated_at": state.updated_at,
     }
 
 
+def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]:
+    """The JSON form of ``state`` (hidden values masked)."""
+    d = _top_to_dict(state, key)
+    d["resources"] = {a: resource_to_dict(r, key) for a, r in sorted(state.resources.items())}
+    return d
+
+
+# Encoded forms of one ResourceState, kept on the (frozen, never mutated) instance itself: a state write
+# re-encodes only the resources that changed since the last write, not the whole document. A changed
+# resource is a new instance (``dataclasses.replace``), which starts without a cache.
+_CACHE_ATTR = "_hotc_codec_cache"
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class _Encoded:
+    __slots__ = ("key", "doc", "text", "_cmp", "_member")
+
+    def __init__(self, key: bytes | None, doc: dict[str, Any]) -> None:
+        self.key = key
+        self.doc = doc
+        self.text = _ENCODER.encode(doc)
+        self._cmp: Any = None
+        self._member: tuple[str, str] | None = None
+
+    def member(self, addr: str) -> str:
+        """``"ADDR":{...}``, the resource as a member of the document's ``resources`` object."""
+        m = self._member
+        if m is None or m[0] != addr:
+            m = self._member = (addr, _ENCODER.encode(addr) + ":" + self.text)
+        return m[1]
+
+    @property
+    def cmp(self) -> Any:
+        """The form compared by :func:`content_changed` (ciphertext stripped)."""
+        if self._cmp is None:
+            self._cmp = _strip_ciphertext(self.doc)
+        return self._cmp
+
+
+def _cached(rs: ResourceState, key: bytes | None) -> _Encoded:
+    enc: _Encoded | None = getattr(rs, _CACHE_ATTR, None)
+    if enc is None or enc.key != key:
+        enc = _Encoded(key, resource_to_dict(rs, key))
+        object.__setattr__(rs, _CACHE_ATTR, enc)  # frozen dataclass: a cache, not a field (eq/repr ignore it)
+    return enc
+
+
+def _compare_form(rs: ResourceState) -> Any:
+    """The comparable form of one resource, reusing the cache of whatever key it was last encoded with
+    (masked markers compare by digest, so the key does not change the comparable form)."""
+    enc: _Encoded | None = getattr(rs, _CACHE_ATTR, None)
+    if enc is None:
+        enc = _cached(rs, None)
+    return enc.cmp
+
+
 def dumps(state: StackState, key: bytes | None = None) -> bytes:
-    """The bytes stored for ``state``: indented, sorted, newline-terminated UTF-8 JSON."""
-    return (json.dumps(state_to_dict(state, key), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    """The bytes stored for ``state``: compact, key-sorted, newline-terminated UTF-8 JSON.
+
+    Each resource's encoded text is cached on its instance, so a write after one resource changed encodes
+    that resource and the document's top level only."""
+    top = _top_to_dict(state, key)
+    resources = ",".join([_cached(rs, key).member(addr) for addr, rs in sorted(state.resources.items())])
+    parts = []
+    for name in sorted([*top, "resources"]):
+        value = "{" + resources + "}" if name == "resources" else _ENCODER.encode(top[name])
+        parts.append(_ENCODER.encode(name) + ":" + value)
+    return ("{" + ",".join(parts) + "}\n").encode()
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -229,6 +304,7 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
     if not isinstance(d, dict):
         raise _bad(source, f"{where}: expected an object")
     paths = tuple(_get(d, "sensitive_paths", list, source, where, []))
+    attr_paths = tuple(_get(d, "sensitive_attributes", list, source, where, []))
     deposed = []
     for i, dd in enumerate(_get(d, "deposed", list, source, where, [])):
         w = f"{where}.deposed[{i}]"
@@ -238,7 +314,7 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
             DeposedInstance(
                 physical_id=_get(dd, "physical_id", str, source, w),
                 properties=_unmask_paths(_get(dd, "properties", dict, source, w, {}), paths, key),
-                attributes=_get(dd, "attributes", dict, source, w, {}),
+                attributes=_unmask_paths(_get(dd, "attributes", dict, source, w, {}), attr_paths, key),
                 status=_get(dd, "status", str, source, w, "REPLACED"),
             )
         )
@@ -248,7 +324,7 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
         physical_id=_get(d, "physical_id", (str, _NULL), source, where, None),
         status=_get(d, "status", str, source, where),
         properties=_unmask_paths(_get(d, "properties", dict, source, where, {}), paths, key),
-        attributes=_get(d, "attributes", dict, source, where, {}),
+        attributes=_unmask_paths(_get(d, "attributes", dict, source, where, {}), attr_paths, key),
         dependencies=tuple(_get(d, "dependencies", list, source, where, [])),
         deletion_policy=_get(d, "deletion_policy", str, source, where, "Delete"),
         status_reason=_get(d, "status_reason", str, source, where, ""),
@@ -257,6 +333,8 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
         sensitive_paths=paths,
         deposed=tuple(deposed),
         metadata=_get(d, "metadata", dict, source, where, {}),
+        sensitive_attributes=attr_paths,
+        reference_attribute=_get(d, "reference_attribute", (str, _NULL), source, where, None),
     )
 
 
@@ -370,7 +448,13 @@ def comparable(state: StackState) -> dict[str, Any]:
     """The JSON form without the fields a write changes by itself (serial, updated_at, format_version).
 
     Hidden values compare by digest, so the same secret encrypted twice is not a change."""
-    d = state_to_dict(state, None)
+    d = _comparable_top(state)
+    d["resources"] = {a: _compare_form(r) for a, r in sorted(state.resources.items())}
+    return d
+
+
+def _comparable_top(state: StackState) -> dict[str, Any]:
+    d = _top_to_dict(state, None)
     for k in _VOLATILE:
         d.pop(k, None)
     for p in d["parameters"].values():
@@ -391,10 +475,19 @@ def _strip_ciphertext(v: Any) -> Any:
 
 
 def content_changed(old: StackState | None, new: StackState) -> bool:
-    """True when writing ``new`` over ``old`` would change anything but serial/updated_at."""
+    """True when writing ``new`` over ``old`` would change anything but serial/updated_at.
+
+    Resources that are the same instance in both are not compared; the others compare by their cached
+    comparable forms."""
     if old is None:
         return True
-    return comparable(old) != comparable(new)
+    if old.resources.keys() != new.resources.keys():
+        return True
+    for addr, rs in new.resources.items():
+        before = old.resources[addr]
+        if before is not rs and _compare_form(before) != _compare_form(rs):
+            return True
+    return _comparable_top(old) != _comparable_top(new)
 
 
 def next_version(old: StackState | None, new: StackState, now: str) -> StackState:

@@ -53,6 +53,21 @@ class ResourceState:
     sensitive_paths: tuple[str, ...] = ()  # property paths derived from hidden parameters (stored masked)
     deposed: tuple[DeposedInstance, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)  # the resource's template metadata, resolved
+    # attribute paths holding secrets (a RandomString's ``value``): stored masked like ``sensitive_paths``
+    sensitive_attributes: tuple[str, ...] = ()
+    # the attribute ``get_resource`` gives instead of the physical id (Heat's reference id), if any
+    reference_attribute: str | None = None
+
+    @property
+    def reference_id(self) -> Any:
+        """What ``get_resource`` gives: the physical id, or the ``reference_attribute``'s value (None when it is
+        not known: no id yet, or a secret stored masked without the key to decrypt it)."""
+        if self.physical_id is None or self.reference_attribute is None:
+            return self.physical_id
+        value = self.attributes.get(self.reference_attribute)
+        if value is None or (isinstance(value, Mapping) and "__sensitive__" in value):
+            return None
+        return value
 
     @property
     def failed(self) -> bool:

@@ -61,14 +61,81 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+KEY_FILE = "state.key"
+
+
 class LocalBackend(BaseBackend):
+    """``DIR/STACK.json`` with a backup, an OS lock per stack and an event log.
+
+    With ``key_file`` (the default from :func:`~hotc.state.backend.backend_from_config` when no
+    ``HOTC_STATE_KEY`` is set), sensitive values (hidden parameters, sensitive properties, a RandomString's
+    value) are encrypted with a key kept in ``DIR/state.key`` (mode 0600, made on the first write), so the
+    state documents never hold them in clear and hotc can still read them back."""
+
     def __init__(
-        self, directory: Path, *, key: bytes | None = None, unsafe_no_locking: bool = False, fsync: bool = True
+        self, directory: Path, *, key: bytes | None = None, unsafe_no_locking: bool = False, fsync: bool = True,
+        key_file: bool = False,
     ) -> None:
-        super().__init__(key=key, unsafe_no_locking=unsafe_no_locking)
         self.dir = Path(directory)
+        self._key_file = key_file and key is None
+        self._key: bytes | None = key
+        super().__init__(key=key, unsafe_no_locking=unsafe_no_locking)
         self.fsync = fsync
         self._held: dict[str, tuple[Lock, int]] = {}  # stack -> (lock, fd of STACK.lock)
+
+    @property  # type: ignore[override]
+    def key(self) -> bytes | None:
+        if self._key is None and self._key_file:
+            try:
+                self._key = (self.dir / KEY_FILE).read_bytes().strip() or None
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                raise BackendError(f"{self.dir / KEY_FILE}: error: cannot read the state key: {exc.strerror}") from None
+        return self._key
+
+    @key.setter
+    def key(self, value: bytes | None) -> None:
+        self._key = value
+
+    def _make_key(self) -> None:
+        """Create ``DIR/state.key`` when this backend keeps its key there and it does not exist yet."""
+        if not self._key_file or self.key is not None:
+            return
+        from cryptography.fernet import Fernet
+
+        self._ensure_dir()
+        path = self.dir / KEY_FILE
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return  # made by a concurrent writer: read on next use
+        except OSError as exc:
+            raise BackendError(f"{path}: error: cannot create the state key: {exc.strerror}") from None
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(Fernet.generate_key() + b"\n")
+            fh.flush()
+            if self.fsync:
+                os.fsync(fh.fileno())
+
+    def write(
+        self, stack: str, state: StackState, lock: Lock, *, expected: str | None = None, exact: bool = False
+    ) -> StackState:
+        self._make_key()
+        return super().write(stack, state, lock, expected=expected, exact=exact)
+
+    def read(self, stack: str) -> tuple[StackState | None, str | None]:
+        try:
+            return super().read(stack)
+        except HotcError as exc:
+            key_file = self.dir / KEY_FILE
+            if "cannot decrypt" in str(exc) and not self._key_file and key_file.exists():
+                raise HotcError(
+                    f"{self.source(stack)}: {exc}. Its secrets were probably encrypted with the key in {key_file} "
+                    "(used when HOTC_STATE_KEY is not set): unset HOTC_STATE_KEY to use it, or set HOTC_STATE_KEY "
+                    "to that file's content"
+                ) from None
+            raise
 
     # --- paths
     def describe(self) -> str:

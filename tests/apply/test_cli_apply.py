@@ -55,12 +55,30 @@ def test_quickstart_apply_update_destroy(tmp_path: Path) -> None:
     assert all(rs.status == "CREATE_COMPLETE" for rs in st.resources.values())
     assert st.template["main"].endswith("quickstart.yaml") and "OS::Heat::TestResource" in hotc(
         tmp_path, "template", "show", "quickstart").stdout
-    password = st.resources["db_password"].physical_id
-    assert len(password) == 16 and st.resources["db_password"].attributes["value"] == password
+    # as in Heat, the physical id is a physical name and the string is the (sensitive) value attribute,
+    # which get_resource gives
+    pw = st.resources["db_password"]
+    password = pw.attributes["value"]
+    assert len(password) == 16 and pw.reference_id == password
+    assert re.fullmatch(r"quickstart-db_password-[a-z0-9]{12}", pw.physical_id)
+    suffix = st.resources["suffix"].attributes["value"]
+    assert name.stdout.strip() == f"shop-dev-{suffix}"  # the get_resource consumer saw the value
+    # the secret is never stored in clear: not in the state documents, the backup or the events
+    for f in (tmp_path / ".hotc").iterdir():
+        assert password.encode() not in f.read_bytes(), f.name
+    stored = json.loads((tmp_path / ".hotc" / "quickstart.json").read_bytes())["resources"]["db_password"]
+    assert set(stored["attributes"]["value"]) == {"__sensitive__", "encrypted"}
+    assert stored["sensitive_attributes"] == ["value"] and stored["reference_attribute"] == "value"
     # the secret never shows in listings and events
     listing = hotc(tmp_path, "resource", "list", "quickstart").stdout
     events = hotc(tmp_path, "events", "quickstart").stdout
     assert password not in listing and password not in events and "CREATE_COMPLETE" in events
+    for show in (("resource", "show", "quickstart", "db_password"),
+                 ("resource", "show", "quickstart", "db_password", "--format", "json"),
+                 ("state", "show", "quickstart", "db_password"),
+                 ("state", "show", "quickstart", "db_password", "--format", "json")):
+        shown = hotc(tmp_path, *show)
+        assert shown.returncode == 0 and "__sensitive__" in shown.stdout and password not in shown.stdout, show
 
     # the same template again: nothing to do, nothing written
     again = hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--auto-approve")
@@ -72,9 +90,11 @@ def test_quickstart_apply_update_destroy(tmp_path: Path) -> None:
     assert up.returncode == 0, up.stderr
     assert "1 created, 2 updated, 1 replaced" in up.stdout
     st2 = state_of(tmp_path, "quickstart")
-    assert st2.resources["db_password"].physical_id != password and len(st2.resources["db_password"].physical_id) == 24
+    assert st2.resources["db_password"].physical_id != pw.physical_id
+    assert len(st2.resources["db_password"].attributes["value"]) == 24
     assert st2.resources["db_password"].deposed == ()
     assert st2.resources["suffix"].physical_id == st.resources["suffix"].physical_id  # unchanged: kept
+    assert st2.resources["suffix"].attributes["value"] == suffix  # its value survived the reload
     assert st2.resources["web"].physical_id == st.resources["web"].physical_id  # updated in place
     assert st2.outputs["replicas"].value == 3 and st2.outputs["backup"].value == "nightly backups enabled"
 
@@ -250,8 +270,8 @@ def test_events_follow_from_another_process_while_apply_runs(tmp_path: Path) -> 
     deadline = time.monotonic() + 20
     while state_of(tmp_path, "slow") is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    follow = hotc(tmp_path, "events", "slow", "--follow", "--poll", "0.1", timeout=30)
-    p.communicate(timeout=30)
+    follow = hotc(tmp_path, "events", "slow", "--follow", "--poll", "0.1", timeout=120)
+    p.communicate(timeout=120)
     assert p.returncode == 0
     lines = follow.stdout.splitlines()
     assert follow.returncode == 0
@@ -328,8 +348,8 @@ def test_nested_templates_and_groups_apply_and_scale_down(tmp_path: Path) -> Non
         "single.rnd", "single.val", "summary"}
     summary = st.outputs["summary"].value
     assert [v.split(":")[0] for v in summary["group"]] == ["member-0", "member-1", "member-2"]
-    assert summary["group"][1] == "member-1:" + st.resources["group[1].rnd"].physical_id
-    assert summary["single"] == "single:" + st.resources["single.rnd"].physical_id
+    assert summary["group"][1] == "member-1:" + st.resources["group[1].rnd"].attributes["value"]
+    assert summary["single"] == "single:" + st.resources["single.rnd"].attributes["value"]
     down = hotc(tmp_path, "apply", "-t", "parent.yaml", "--parameter", "count=2", "--auto-approve")
     assert down.returncode == 0, down.stderr
     st2 = state_of(tmp_path, "parent")

@@ -35,14 +35,19 @@ def test_driver_for_native_types_and_unknown():
 def test_random_string_default_and_classes():
     d = driver_for("OS::Heat::RandomString")
     out = d.create(ctx(), {})
-    assert len(out.physical_id) == 32 and out.attributes == {"value": out.physical_id}
-    assert set(out.physical_id) <= set(string.ascii_letters + string.digits)
+    value = out.attributes["value"]
+    assert len(value) == 32 and set(value) <= set(string.ascii_letters + string.digits)
+    # Heat's split: the id is a physical name, the string a sensitive attribute get_resource gives
+    assert value not in out.physical_id and out.physical_id.startswith("st-r-")
+    assert out.sensitive_attributes == ("value",) and out.reference_attribute == "value"
+    # nothing to read back: the value is kept from the state by the applier
+    assert d.read(ctx(), out.physical_id, {}).attributes == {}
     s = generate({"length": 10, "character_classes": [{"class": "digits", "min": 3}],
                   "character_sequences": [{"sequence": "!@", "min": 2}]})
     assert len(s) == 10 and set(s) <= set(string.digits + "!@")
     assert sum(c in "!@" for c in s) >= 2 and sum(c.isdigit() for c in s) >= 3
     assert set(generate({"length": 50, "sequence": "octdigits", "character_classes": []})) <= set("01234567")
-    assert d.create(ctx(), {}).physical_id != d.create(ctx(), {}).physical_id
+    assert d.create(ctx(), {}).attributes["value"] != d.create(ctx(), {}).attributes["value"]
 
 
 @pytest.mark.parametrize("props,msg", [

@@ -187,6 +187,50 @@ def test_resources_left_alone_are_not_checked(tmp_path: Path) -> None:
     assert not any("gone-image" in k for k in conn.calls), conn.calls
 
 
+NESTED_CHILD = """\
+heat_template_version: 2018-08-31
+parameters:
+  image:
+    type: string
+    constraints:
+      - custom_constraint: glance.image
+resources:
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: {get_param: image}
+      flavor: m1.tiny
+      networks: [{network: private}]
+"""
+
+NESTED_PARENT = """\
+heat_template_version: 2018-08-31
+parameters:
+  image: {type: string, default: cirros}
+resources:
+  app1:
+    type: child.yaml
+    properties: {image: {get_param: image}}
+  app2:
+    type: child.yaml
+    properties: {image: {get_param: image}}
+"""
+
+
+def test_nested_template_parameters_are_checked_once(tmp_path: Path) -> None:
+    (tmp_path / "child.yaml").write_text(NESTED_CHILD)
+    desired, plan = _plan(tmp_path, NESTED_PARENT, params={"image": "bogus"})
+    report = check_constraints(desired, plan, FakeConn())
+    lines = _lines(report)
+    # both instances get the same bad value: one report, at the nested template's constraint, naming the first
+    assert lines == ["6:9: app1: parameter 'image' is invalid: image 'bogus' not found (neither an id nor the name "
+                     "of one)"], lines
+    assert report.diagnostics[0].pos is not None and report.diagnostics[0].pos.file.endswith("child.yaml")
+    desired, plan = _plan(tmp_path, NESTED_PARENT)
+    assert check_constraints(desired, plan, FakeConn()).diagnostics == ()
+    assert check_constraints(desired, plan, None).unchecked == ("glance.image", "neutron.network", "nova.flavor")
+
+
 # ------------------------------------------------------------------------------------------------ the CLI
 
 

@@ -5,6 +5,10 @@ lettersdigits, at least 1) and ``character_sequences``, each class/sequence cont
 ``min`` characters; the legacy ``sequence`` names one class. ``salt`` is ignored by the generator: changing
 it (or anything else) replaces the resource, i.e. makes a new string. ``get_resource`` and the ``value``
 attribute give the string.
+
+As in Heat, the physical id is a physical resource name (``STACK-NAME-xxxxxxxxxxxx``), not the secret: the
+string is the ``value`` attribute, declared sensitive (stored masked in the state: a digest, plus the value
+encrypted when a state key is configured) and named as the reference id, so ``get_resource`` gives it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from hotc.errors import HotcError
 from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.native.naming import physical_name
 
 CLASSES: Mapping[str, str] = {
     "lettersdigits": string.ascii_letters + string.digits,
@@ -75,22 +80,27 @@ def generate(props: Mapping[str, Any], rng: Any = None) -> str:
     return "".join(chars)
 
 
+VALUE = "value"
+
+
+def _outcome(physical_id: str, value: str | None) -> Outcome:
+    return Outcome(physical_id, {VALUE: value} if value is not None else {},
+                   sensitive_attributes=(VALUE,), reference_attribute=VALUE)
+
+
 class RandomStringDriver:
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         value = generate(props)
-        return Outcome(value, {"value": value})
+        return _outcome(physical_name(ctx.stack_name, ctx.address), value)
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        return Outcome(physical_id, {"value": physical_id})
+        # the string lives only in the state: nothing to read back (the applier keeps the recorded value)
+        return _outcome(physical_id, None)
 
     def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
                changed: frozenset[str]) -> Outcome:
         # every property forces a replacement, so an update only happens when nothing relevant changed
-        if changed:
-            value = generate(new)
-            ctx.record_physical_id(value)
-            return Outcome(value, {"value": value})
-        return Outcome(physical_id, {"value": physical_id})
+        return _outcome(physical_id, generate(new) if changed else None)
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         return None
