@@ -249,3 +249,69 @@ def test_cloud_replace_key_pair_under_the_same_name(cloud: Any, cloud_tracker: A
         d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert d.returncode == 0, tail(d)
     assert [k.name for k in cloud.compute.keypairs() if k.name == name] == []
+
+
+FIXED_IP = """
+heat_template_version: 2018-08-31
+parameters:
+  image: {type: string}
+  flavor: {type: string}
+  version: {type: string, default: "1"}
+  zone: {type: string, default: ""}
+conditions:
+  has_zone: {not: {equals: [{get_param: zone}, ""]}}
+resources:
+  net:
+    type: OS::Neutron::Net
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.61.0.0/24}
+  web:
+    type: OS::Nova::Server
+    depends_on: [subnet]
+    properties:
+      image: {get_param: image}
+      flavor: {get_param: flavor}
+      user_data: {str_replace: {template: "#!/bin/sh\\necho vVERSION\\n", params: {VERSION: {get_param: version}}}}
+      availability_zone: {if: [has_zone, {get_param: zone}, null]}
+      networks:
+        - network: {get_resource: net}
+          fixed_ip: 10.61.0.50
+"""
+
+
+def server_ips(conn: Any, sid: str) -> list[str]:
+    return [f["ip_address"] for i in conn.compute.server_interfaces(sid) for f in i.fixed_ips or []]
+
+
+def test_cloud_replace_server_keeps_its_fixed_ip(cloud: Any, cloud_shared: Any, cloud_tracker: Any,
+                                                 hotc_cloud_env: dict[str, str], tmp_path: Path) -> None:
+    """A ``{network, fixed_ip}`` entry (a port Nova makes): the old server lets go of the IP for its replacement,
+    and gets it back when the replacement fails."""
+    stack = cloud_tracker.name("rip")
+    t = tmp_path / "t.yaml"
+    t.write_text(FIXED_IP)
+    base = ["-t", str(t), "--parameter", f"image={cloud_shared.image_name}",
+            "--parameter", f"flavor={cloud_shared.flavor_name}"]
+    try:
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, stack, "--auto-approve")
+        assert r.returncode == 0, tail(r)
+        old_sid = state_of(tmp_path, stack).resources["web"].physical_id
+        assert server_ips(cloud, old_sid) == ["10.61.0.50"]
+
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "zone=hotc-no-such-zone", stack,
+                 "--auto-approve")
+        assert r.returncode != 0, tail(r)
+        assert server_ips(cloud, old_sid) == ["10.61.0.50"], tail(r)
+        assert "re-attaching an interface with 10.61.0.50" in r.stdout, tail(r)
+
+        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "version=2", stack, "--auto-approve")
+        assert r.returncode == 0, tail(r)
+        st = state_of(tmp_path, stack)
+        new_sid = st.resources["web"].physical_id
+        assert new_sid != old_sid and st.resources["web"].deposed == ()
+        assert server_ips(cloud, new_sid) == ["10.61.0.50"]
+        assert live(cloud, old_sid) is None
+    finally:
+        d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
+    assert d.returncode == 0, tail(d)

@@ -565,9 +565,21 @@ class ServerDriver:
         them unbound). True when something was detached (a failed replacement then re-attaches it)."""
         conn = ctx.cloud()
         ports = self._shared_ports(ctx, conn, old, new)
-        if not ports or _live_server(conn, physical_id) is None:
+        ips = _shared_fixed_ips(ctx, conn, old, new)
+        if not (ports or ips) or _live_server(conn, physical_id) is None:
             return False
         detached = False
+        for net_id, ip in ips:  # a port Nova made with a requested fixed_ip: detaching deletes it, freeing the IP
+            held = _port_with_ip(conn, net_id, ip)
+            if held is None or held.device_id != physical_id:
+                continue
+            ctx.log(f"server: detaching the interface with {ip} from the old server {physical_id} for its "
+                    "replacement")
+            ignore_missing(ctx, f"detach port {held.id} from server {physical_id}",
+                           conn.compute.delete_server_interface, held.id, server=physical_id)
+            _wait_ip_owner(ctx, conn, net_id, ip, lambda dev: dev != physical_id,
+                           f"detach the interface with {ip} from server {physical_id}")
+            detached = True
         for port_id in ports:
             port = get_or_none(ctx, f"read port {port_id}", conn.network.get_port, port_id)
             if port is None or port.device_id != physical_id:
@@ -603,6 +615,23 @@ class ServerDriver:
                  lambda pid=port_id: conn.compute.create_server_interface(physical_id, port_id=pid))
             _wait_port_owner(ctx, conn, port_id, lambda dev: dev == physical_id,
                              f"attach port {port_id} to server {physical_id}")
+        for net_id, ip in _shared_fixed_ips(ctx, conn, old, new):
+            held = _port_with_ip(conn, net_id, ip)
+            if held is not None and held.device_id == physical_id:
+                continue
+            if held is not None and held.device_id and str(held.device_owner or "").startswith("compute:"):
+                _take_port_back(ctx, conn, str(held.id), str(held.device_id))
+                _wait_ip_owner(ctx, conn, net_id, ip, lambda dev: dev == "",
+                               f"free {ip} from the failed replacement")
+            elif held is not None and held.device_id:
+                raise ProviderError(f"{ip} is now used by {held.device_owner or 'another device'} {held.device_id}: "
+                                    f"cannot give it back to server {physical_id}")
+            ctx.log(f"server: re-attaching an interface with {ip} to the old server {physical_id}")
+            call(ctx, f"attach an interface with {ip} to server {physical_id}",
+                 lambda n=net_id, a=ip: conn.compute.create_server_interface(
+                     physical_id, net_id=n, fixed_ips=[{"ip_address": a}]))
+            _wait_ip_owner(ctx, conn, net_id, ip, lambda dev: dev == physical_id,
+                           f"attach an interface with {ip} to server {physical_id}")
 
     # -- delete
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
@@ -680,6 +709,47 @@ class ServerDriver:
         servers = call(ctx, "list servers", lambda: list(conn.compute.servers(details=True)))
         return newest(s for s in servers if has_stamp(ctx, metadata=s.metadata or {})
                       and str(s.status).upper() not in ("DELETED", "SOFT_DELETED"))
+
+
+def _shared_fixed_ips(ctx: ActionContext, conn: Any, old: Mapping[str, Any],
+                      new: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(network id, ip) of ``{network, fixed_ip}`` entries (a port Nova makes) the old instance and its
+    replacement both have: the IP can be allocated once per network."""
+
+    def entries(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for item in props.get("networks") or []:
+            if not isinstance(item, Mapping) or item.get("port") or item.get("subnet") or not item.get("fixed_ip"):
+                continue
+            if item.get("port_extra_properties"):
+                continue
+            net = props_get(item, "network", "uuid")
+            if not net:
+                continue
+            try:
+                out.append((str(find_network(ctx, conn, net).id), str(item["fixed_ip"])))
+            except NotFound:
+                continue
+        return out
+
+    wanted = set(entries(new))
+    return [e for e in entries(old) if e in wanted]
+
+
+def _port_with_ip(conn: Any, net_id: str, ip: str) -> Any:
+    found = [p for p in conn.network.ports(network_id=net_id, fixed_ips=[f"ip_address={ip}"])
+             if any(f.get("ip_address") == ip for f in p.fixed_ips or [])]
+    return found[0] if found else None
+
+
+def _wait_ip_owner(ctx: ActionContext, conn: Any, net_id: str, ip: str, ok: Any, what: str) -> None:
+    """Wait until the device holding ``ip`` ("" when no port holds it) satisfies ``ok``."""
+
+    def holder() -> str:
+        p = _port_with_ip(conn, net_id, ip)
+        return "" if p is None else str(p.device_id or "")
+
+    wait_for(ctx, what, holder, lambda dev: dev is not None and bool(ok(dev)))
 
 
 def _take_port_back(ctx: ActionContext, conn: Any, port_id: str, holder: str) -> None:
