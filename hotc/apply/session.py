@@ -203,16 +203,10 @@ def warn(diags: list[Diagnostic], err: IO[str]) -> None:
 
 def load_template(template: Path, envs: list[Path], params: Mapping[str, str], pfiles: Mapping[str, Path],
                   err: IO[str]) -> Any:
-    from hotc.parser.api import load_stack
+    """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
+    from hotc.cli.common import load_for_command
 
-    loaded, diags = load_stack(str(template), [str(e) for e in envs], dict(params),
-                               {k: str(v) for k, v in pfiles.items()}, require_values=True)
-    errors = [d for d in diags if d.severity is Severity.ERROR]
-    warn(list(diags), err)
-    if errors or loaded is None:
-        raise HotcError(f"{template}: the template has {len(errors)} error(s); nothing was applied",
-                        diagnostics=tuple(errors))
-    return loaded
+    return load_for_command(template, envs, dict(params), dict(pfiles), verb="applied")
 
 
 def empty_desired(stack: str, lineage: str | None) -> Any:
@@ -245,6 +239,7 @@ def run_apply(
         PlanOptions,
         build_desired,
         check_plan_fresh,
+        enforce_constraints,
         load_plan,
         loaded_stack_from_plan,
         make_plan,
@@ -293,6 +288,8 @@ def run_apply(
             popts = PlanOptions(mode="destroy" if destroy else "normal", parallelism=opts.parallelism)
             plan = make_plan(desired if desired is not None else empty_desired(stack, state.lineage),
                              state if state.serial > 0 or state.resources else None, popts)
+            if desired is not None:  # the same custom-constraint checks as `hotc plan`
+                enforce_constraints(desired, plan, opts.os_cloud, err, cloud=cloud_factory(opts.os_cloud))
             if loaded is not None and template is not None:
                 plan = replace(plan, template_digest=template_digest(loaded),
                                inputs=plan_inputs(loaded, template, list(envs or []), dict(params or {}),

@@ -10,6 +10,7 @@ import sys
 import typer
 
 import hotc.cli as cli_pkg
+from hotc.cli.common import display_diagnostics
 from hotc.errors import HotcError
 
 app = typer.Typer(
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="hotc", standalone_mode=True)
     except HotcError as exc:
-        for d in exc.diagnostics:
+        for d in display_diagnostics(exc.diagnostics):
             print(str(d), file=sys.stderr)
         print(f"error: {exc.message}", file=sys.stderr)
         sys.exit(exc.exit_code)

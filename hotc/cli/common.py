@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from hotc.errors import HotcError
+from hotc.errors import Diagnostic, HotcError, Pos, Severity
 
 TemplateOpt = Annotated[Path, typer.Option("-t", "--template", help="HOT template file.")]
 EnvOpt = Annotated[
@@ -62,3 +65,47 @@ def check_format(fmt: str, allowed: tuple[str, ...]) -> str:
     if fmt not in allowed:
         raise HotcError(f"--format {fmt!r}: choose one of {', '.join(allowed)}")
     return fmt
+
+
+def display_path(path: str) -> str:
+    """A path as the user gave it: relative to the current directory when the file lies under it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics as every command prints them: paths as the user gave them, sorted by file and position,
+    each problem once."""
+    out: list[Diagnostic] = []
+    seen: set[Diagnostic] = set()
+    for d in diags:
+        if d.pos is not None:
+            d = Diagnostic(d.severity, d.message, Pos(display_path(d.pos.file), d.pos.line, d.pos.col), d.code)
+        if d not in seen:
+            seen.add(d)
+            out.append(d)
+    return sorted(out, key=lambda d: (d.pos.file, d.pos.line, d.pos.col) if d.pos is not None else ("", 0, 0))
+
+
+def load_for_command(
+    template: Path, envs: list[Path], params: dict[str, str], pfiles: dict[str, Path], *, verb: str
+) -> Any:
+    """``load_stack`` with every value required (plan, apply): warnings go to stderr, errors raise a
+    HotcError carrying them (printed by the CLI), saying that nothing was ``verb``."""
+    from hotc.parser.api import load_stack
+
+    loaded, diags = load_stack(
+        str(template), [str(e) for e in envs], params, {k: str(v) for k, v in pfiles.items()}, require_values=True
+    )
+    errors = display_diagnostics(d for d in diags if d.severity is Severity.ERROR)
+    for d in display_diagnostics(d for d in diags if d.severity is not Severity.ERROR):
+        print(str(d), file=sys.stderr)
+    if errors or loaded is None:
+        raise HotcError(
+            f"{display_path(str(template))}: the template has {len(errors)} error(s); nothing was {verb}",
+            diagnostics=tuple(errors),
+        )
+    return loaded

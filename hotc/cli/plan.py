@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
-from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,11 +27,13 @@ from hotc.cli.common import (
     ParamFileOpt,
     ParamOpt,
     check_format,
+    display_diagnostics,
+    load_for_command,
     parse_parameter_files,
     parse_parameters,
     stack_name_for,
 )
-from hotc.errors import Diagnostic, HotcError, Severity
+from hotc.errors import Diagnostic, HotcError
 
 PLAN_FORMATS = ("text", "json", "markdown")
 
@@ -57,40 +57,7 @@ OsCloudOpt = Annotated[str | None, typer.Option(
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
 
 
-def _display(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """Diagnostics as ``hotc validate`` prints them: paths as the user gave them (relative to the current
-    directory when the file lies under it), sorted by file and position, each problem once."""
-    from hotc.cli.validate import _display as display_one
-
-    out: list[Diagnostic] = []
-    seen: set[Diagnostic] = set()
-    for d in diags:
-        shown = display_one(d)
-        if shown not in seen:
-            seen.add(shown)
-            out.append(shown)
-    return sorted(out, key=lambda d: (d.pos.file, d.pos.line, d.pos.col) if d.pos is not None else ("", 0, 0))
-
-
-_PARAM = re.compile(r"^Parameter '(?P<name>[^']+)' is invalid: ")
-
-
-def _once(diags: list[Diagnostic], given: set[str]) -> list[Diagnostic]:
-    """Drop the value error of a parameter whose value is its template default when the default itself was
-    already reported invalid (``Invalid default 0 (...)``): one problem, reported once, where validate does."""
-    bad_defaults = set()
-    for d in diags:
-        m = _PARAM.match(d.message)
-        if m and d.code == "parameter-definition" and "Invalid default" in d.message and d.pos is not None:
-            bad_defaults.add((m.group("name"), d.pos.file))
-    out = []
-    for d in diags:
-        m = _PARAM.match(d.message)
-        if (m and d.code == "parameter-value" and d.pos is not None and m.group("name") not in given
-                and (m.group("name"), d.pos.file) in bad_defaults):
-            continue
-        out.append(d)
-    return out
+_display = display_diagnostics
 
 
 def _print_diags(diags: list[Diagnostic]) -> None:
@@ -108,16 +75,7 @@ def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> Any
 
 
 def _load(template: Path, envs: list[Path], params: dict[str, str], pfiles: dict[str, Path]) -> Any:
-    from hotc.parser.api import load_stack
-
-    loaded, diags = load_stack(str(template), [str(e) for e in envs], params, {k: str(v) for k, v in pfiles.items()},
-                               require_values=True)
-    diags = _once(list(diags), set(params) | set(pfiles))
-    errors = _display(d for d in diags if d.severity is Severity.ERROR)
-    _print_diags([d for d in diags if d.severity is not Severity.ERROR])
-    if errors or loaded is None:
-        raise HotcError(f"{template}: the template has {len(errors)} error(s); nothing was planned", diagnostics=tuple(errors))
-    return loaded
+    return load_for_command(template, envs, params, pfiles, verb="planned")
 
 
 def _want_color() -> bool:

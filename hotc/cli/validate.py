@@ -13,7 +13,6 @@ returns them; hidden defaults masked).
 from __future__ import annotations
 
 import json
-import os
 from typing import Annotated, Any
 
 import typer
@@ -25,10 +24,11 @@ from hotc.cli.common import (
     ParamOpt,
     TemplateOpt,
     check_format,
+    display_diagnostics,
     parse_parameter_files,
     parse_parameters,
 )
-from hotc.errors import Diagnostic, Pos, Severity
+from hotc.errors import Diagnostic, Severity
 from hotc.parser.api import LoadedStack
 from hotc.parser.ir import MISSING
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
@@ -42,18 +42,8 @@ MaxSizeOpt = Annotated[
 ]
 
 
-def _display_path(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
-
-
 def _display(d: Diagnostic) -> Diagnostic:
-    if d.pos is None:
-        return d
-    return Diagnostic(d.severity, d.message, Pos(_display_path(d.pos.file), d.pos.line, d.pos.col), d.code)
+    return display_diagnostics([d])[0]
 
 
 def _sort_key(d: Diagnostic) -> tuple[str, int, int]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error, warning
 from hotc.parser import resource_types
-from hotc.parser.yamlload import PosDict, pos_of
+from hotc.parser.yamlload import PosDict, kind_of, pos_of
 
 SECTIONS = (
     "parameters",
@@ -338,16 +338,7 @@ class Registry:
 # ------------------------------------------------------------------------------------------- parsing
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "mapping"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, str):
-        return "string"
-    return type(value).__name__
+_kind = kind_of
 
 
 def _rewrite_registry(rr: Any, base: str, file: str, diags: list[Diagnostic], top: bool = True) -> Any:

@@ -551,7 +551,7 @@ def resolve_values(
             what = "default"
         elif param.default is not MISSING:
             raw = param.default
-            what = "default"
+            what = "template-default"  # checked once, with the definition ("Invalid default ...")
         if raw is MISSING:
             if require_values:
                 diags.append(
@@ -566,11 +566,13 @@ def resolve_values(
         try:
             value = convert_value(param.type, raw)
         except ParameterValueError as exc:
+            if what == "template-default":
+                continue
             sev = error if (require_values or what == "value") else warning
             why = f"the value is not a valid {param.type} (hidden parameter)" if param.hidden else str(exc)
             diags.append(sev(f"Parameter '{name}' is invalid: {why}", vpos, code="parameter-value"))
             continue
-        if what == "value" or require_values:
+        if what == "value" or (require_values and what == "default"):
             for msg in _hidden_safe(param, raw, constraint_errors(param, raw)):
                 diags.append(error(f"Parameter '{name}' is invalid: {msg}", vpos, code="parameter-value"))
         out[name] = value

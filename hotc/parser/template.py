@@ -56,26 +56,13 @@ from hotc.parser.versions import (
     parse_version,
     version_error_message,
 )
-from hotc.parser.yamlload import PosDict, PosList
+from hotc.parser.yamlload import PosDict, PosList, kind_of
 
 #: Heat's default ``max_resources_per_stack``
 MAX_RESOURCES_PER_STACK = 1000
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "mapping"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    return type(value).__name__
+_kind = kind_of
 
 
 def _key_pos(d: Any, key: Any, fallback: Pos | None) -> Pos | None:

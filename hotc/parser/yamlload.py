@@ -425,3 +425,20 @@ def load_document(
             error(f"the {what} must be a mapping at the top level, not a {kind}", start, code="structure")
         ]
     return data, diags  # type: ignore[return-value]  # a PosDict (or _from_plain of JSON)
+
+
+def kind_of(value: Any) -> str:
+    """The YAML kind of a decoded value, as messages name it ("a mapping", "a list", "a string", ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
