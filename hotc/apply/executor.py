@@ -40,6 +40,7 @@ from hotc.values import collect_unknowns
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
 DEPOSED_TYPE_KEY = "hotc:type"  # attributes key of a deposed instance whose type differs from the current one
+DEPOSED_POLICY_KEY = "hotc:deletion_policy"  # attributes key: the deletion_policy a deposed instance had (not Delete)
 
 # Per-type default timeouts (seconds) for one action; anything else gets DEFAULT_TIMEOUT.
 DEFAULT_TIMEOUT = 1800.0
@@ -311,9 +312,16 @@ class Executor:
         lineage = self._initial.lineage
 
         def lookup(pid: str) -> ResourceState | None:
+            """The resource an id belongs to; for a replaced (deposed) instance, a view of it with the deletion
+            policy it had, so a driver honours e.g. ``Snapshot`` when it deletes the old instance too."""
             for rs in self.keeper.state.resources.values():
                 if rs.physical_id == pid:
                     return rs
+                for d in rs.deposed:
+                    if d.physical_id == pid:
+                        policy = str(d.attributes.get(DEPOSED_POLICY_KEY, "Delete"))
+                        return replace(rs, physical_id=pid, properties=d.properties, attributes=d.attributes,
+                                       deletion_policy=policy, deposed=())
             return None
 
         return ExecContext(
@@ -473,6 +481,8 @@ class Executor:
                     attrs[DEPOSED_TYPE_KEY] = base.type
                 if base.deletion_policy == "Retain":
                     attrs["hotc:retain"] = True
+                if base.deletion_policy not in (None, "Delete"):
+                    attrs[DEPOSED_POLICY_KEY] = base.deletion_policy
                 deposed = (*deposed, DeposedInstance(base.physical_id, base.properties, attrs))
             rs = ResourceState(
                 address=addr,

@@ -517,3 +517,27 @@ def test_destroy_of_a_create_interrupted_before_its_id_finds_and_deletes_the_obj
     assert rep.ok, rep
     assert [c.physical_id for c in cloud.calls if c.op == "delete"] == ["orphan"]
     assert list(cloud.objects) == ["other"] and sink.last.resources == {}
+
+
+def test_replaced_instance_keeps_its_deletion_policy_for_the_driver():
+    """A replaced resource's old instance is deleted under the policy it had (e.g. Snapshot): the driver's
+    look-up by physical id must answer for deposed instances too, or a Snapshot volume would lose its data."""
+    cloud, drivers, desired = setup([FakeResource("a", deletion_policy="Snapshot", props=lambda r: {"name": "new"})])
+    cloud.objects["a-old"] = {"props": {}, "tags": {}, "address": "a"}
+    seen: list[object] = []
+    driver = drivers("Fake::Thing")
+    original = driver.delete
+
+    def delete(ctx, physical_id, props):
+        rs = ctx.lookup(physical_id)
+        seen.append((physical_id, rs.deletion_policy if rs is not None else None))
+        return original(ctx, physical_id, props)
+
+    driver.delete = delete
+    state = _state_with(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"},
+                                      deletion_policy="Snapshot"))
+    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "new"}), deletion_policy="Snapshot")])
+    rep, sink = run(plan, state, desired, drivers)
+    assert rep.ok, rep
+    assert seen == [("a-old", "Snapshot")]
+    assert sink.last.resources["a"].deposed == ()
