@@ -209,6 +209,16 @@ def load_template(template: Path, envs: list[Path], params: Mapping[str, str], p
     return load_for_command(template, envs, dict(params), dict(pfiles), verb="applied")
 
 
+def unsupported_types(plan: Plan, drivers: Callable[[str], Any]) -> dict[str, list[str]]:
+    """Types (with their addresses) that the plan creates, updates or replaces but no driver implements:
+    refused before anything runs rather than failing half-way through an apply."""
+    out: dict[str, list[str]] = {}
+    for c in plan.changes:
+        if c.action in (Action.CREATE, Action.UPDATE, Action.REPLACE) and drivers(c.type) is None:
+            out.setdefault(c.type, []).append(c.address)
+    return out
+
+
 def empty_desired(stack: str, lineage: str | None) -> Any:
     from hotc.planner.desired import DesiredStack
 
@@ -303,6 +313,11 @@ def run_apply(
                 if not approve(out, read_line, interactive, what):
                     out.write("\nApply cancelled.\n")
                     return 1
+        unsupported = unsupported_types(plan, drivers)
+        if unsupported:
+            listed = "; ".join(f"{t} ({', '.join(a)})" for t, a in sorted(unsupported.items()))
+            raise HotcError(f"hotc has no driver to create or update {listed}; nothing was applied. Map the type to "
+                            "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it")
         parallelism = opts.parallelism if saved is None or opts.parallelism != 10 else saved.parallelism
         ex_opts = ExecOptions(parallelism=parallelism, timeouts=dict(opts.timeouts), cloud=cloud_factory(opts.os_cloud))
         sink = BackendSink(backend, stack, lk)

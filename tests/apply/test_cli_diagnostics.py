@@ -42,3 +42,20 @@ def test_apply_plan_and_validate_print_the_same_problems_once(tmp_path: Path) ->
     assert any("unknown property nmae" in ln for ln in plan)
     assert set(validate) <= set(plan)
     assert not (tmp_path / ".hotc").exists() or not any((tmp_path / ".hotc").glob("*.json"))  # nothing written
+
+
+def test_apply_refuses_types_without_a_driver_before_doing_anything(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(
+        "heat_template_version: 2018-08-31\n"
+        "resources:\n"
+        "  s: {type: OS::Heat::RandomString}\n"
+        "  h: {type: OS::Heat::WaitConditionHandle}\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    env.pop("HOTC_BACKEND", None)
+    r = subprocess.run([sys.executable, "-m", "hotc", "apply", "-t", "t.yaml", "--auto-approve"], cwd=tmp_path,
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "no driver to create or update OS::Heat::WaitConditionHandle (h); nothing was applied" in r.stderr
+    assert "s: CREATE" not in r.stdout  # the supported resource was not created either
+    assert not list((tmp_path / ".hotc").glob("*.json"))
