@@ -91,14 +91,24 @@ def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def load_for_command(
-    template: Path, envs: list[Path], params: dict[str, str], pfiles: dict[str, Path], *, verb: str
+    template: Path,
+    envs: list[Path],
+    params: dict[str, str],
+    pfiles: dict[str, Path],
+    *,
+    verb: str,
+    require_values: bool = True,
 ) -> Any:
-    """``load_stack`` with every value required (plan, apply): warnings go to stderr, errors raise a
-    HotcError carrying them (printed by the CLI), saying that nothing was ``verb``."""
+    """``load_stack`` for a command (plan and apply require every value; eval does not): warnings go to
+    stderr, errors raise a HotcError carrying them (printed by the CLI), saying that nothing was ``verb``."""
     from hotc.parser.api import load_stack
 
     loaded, diags = load_stack(
-        str(template), [str(e) for e in envs], params, {k: str(v) for k, v in pfiles.items()}, require_values=True
+        str(template),
+        [str(e) for e in envs],
+        params,
+        {k: str(v) for k, v in pfiles.items()},
+        require_values=require_values,
     )
     errors = display_diagnostics(d for d in diags if d.severity is Severity.ERROR)
     for d in display_diagnostics(d for d in diags if d.severity is not Severity.ERROR):

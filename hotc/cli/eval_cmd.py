@@ -28,10 +28,11 @@ from hotc.cli.common import (
     ParamOpt,
     TemplateOpt,
     check_format,
+    load_for_command,
     parse_parameter_files,
     parse_parameters,
 )
-from hotc.errors import Diagnostic, HotcError, Severity
+from hotc.errors import HotcError, Severity
 from hotc.values import Unknown, WaitsOn, collect_unknowns
 
 ExprArg = Annotated[str, typer.Argument(help="The expression, e.g. '{get_attr: \\[web, first_address]}'.")]
@@ -120,17 +121,15 @@ def eval_command(
     stack_name: StackNameOpt = None,
 ) -> None:
     """Evaluate one expression against the template's parameters (resources are unknown until apply)."""
-    from hotc.parser.api import load_stack
-
     check_format(fmt, ("text", "json"))
-    params = parse_parameters(parameter)
-    pfiles = {k: str(v) for k, v in parse_parameter_files(parameter_file).items()}
-    loaded, diags = load_stack(
-        str(template), [str(e) for e in environment or []], params, pfiles, require_values=False
+    loaded = load_for_command(
+        template,
+        list(environment or []),
+        parse_parameters(parameter),
+        parse_parameter_files(parameter_file),
+        verb="evaluated",
+        require_values=False,
     )
-    errors: list[Diagnostic] = [d for d in diags if d.severity is Severity.ERROR]
-    if loaded is None or errors:
-        raise HotcError(f"the template {template} is not valid (see `hotc validate`)", diagnostics=tuple(errors))
     value = evaluate_in_stack(expression, loaded, stack_name or template.stem)
     if fmt == "json":
         unknown = collect_unknowns(value)
