@@ -57,10 +57,17 @@ def make_graph(shape: Shape, rng: random.Random) -> tuple[list[FakeResource], di
         for addr in layer:
             deps: tuple[str, ...] = ()
             if li > 0:
-                pool = [a for lay in layers[max(0, li - 3):li] for a in lay]
-                deps = tuple(sorted(set(rng.sample(pool, min(shape.fan_in, len(pool)))) | {rng.choice(layers[li - 1])}))
-            res.append(FakeResource(addr, depends_on=deps,
-                                    props=lambda r, a=addr, d=deps: {"name": a, "deps": [r.resource_id(x) for x in d]}))
+                pool = [a for lay in layers[max(0, li - 3) : li] for a in lay]
+                deps = tuple(
+                    sorted(set(rng.sample(pool, min(shape.fan_in, len(pool)))) | {rng.choice(layers[li - 1])})
+                )
+            res.append(
+                FakeResource(
+                    addr,
+                    depends_on=deps,
+                    props=lambda r, a=addr, d=deps: {"name": a, "deps": [r.resource_id(x) for x in d]},
+                )
+            )
             latency[addr] = rng.uniform(*shape.latency)
     return res, latency
 
@@ -106,12 +113,17 @@ def s3_backend() -> Any:
     from hotc.state.s3 import S3Backend
 
     if "endpoint" not in _S3:
-        for k, v in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                     "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        for k, v in {
+            "AWS_ACCESS_KEY_ID": "bench",
+            "AWS_SECRET_ACCESS_KEY": "bench",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }.items():
             os.environ.setdefault(k, v)
         proc, _S3["endpoint"] = start_moto()
         atexit.register(lambda: (proc.terminate(), proc.wait(10)))
-    b = S3Backend(f"hotc-bench-{uuid.uuid4().hex[:8]}", "bench", endpoint_url=_S3["endpoint"], path_style=True)
+    b = S3Backend(
+        f"hotc-bench-{uuid.uuid4().hex[:8]}", "bench", endpoint_url=_S3["endpoint"], path_style=True
+    )
     b.client.create_bucket(Bucket=b.bucket)
     return b
 
@@ -134,8 +146,15 @@ def run(shape: Shape, parallelism: int, backend: str, seed: int = 7) -> tuple[fl
         else:
             sink = MemorySink()
         t0 = time.monotonic()
-        rep = execute(create_plan(desired), StackState.new("bench"), desired, lambda _t: driver, sink,
-                      ExecOptions(parallelism=parallelism), desired_info=desired.resources)
+        rep = execute(
+            create_plan(desired),
+            StackState.new("bench"),
+            desired,
+            lambda _t: driver,
+            sink,
+            ExecOptions(parallelism=parallelism),
+            desired_info=desired.resources,
+        )
         wall = time.monotonic() - t0
         if isinstance(sink, LocalSink):
             sink.close()
@@ -159,8 +178,10 @@ def main() -> None:
     ]
     if args.quick:
         shapes = shapes[:3]
-    print(f"{'graph':<12} {'n':>5} {'depth':>5} {'par':>5} {'wall s':>8} {'crit s':>8} {'bound s':>8} "
-          f"{'wall/bound':>10} {'max in flight':>13}")
+    print(
+        f"{'graph':<12} {'n':>5} {'depth':>5} {'par':>5} {'wall s':>8} {'crit s':>8} {'bound s':>8} "
+        f"{'wall/bound':>10} {'max in flight':>13}"
+    )
     worst = 0.0
     for shape in shapes:
         width = max(10, -(-shape.n // shape.depth))
@@ -169,8 +190,10 @@ def main() -> None:
             ratio = wall / bound
             if parallelism >= width:
                 worst = max(worst, ratio)
-            print(f"{shape.name:<12} {shape.n:>5} {shape.depth:>5} {parallelism:>5} {wall:>8.3f} {cp:>8.3f} "
-                  f"{bound:>8.3f} {ratio:>10.3f} {mif:>13}")
+            print(
+                f"{shape.name:<12} {shape.n:>5} {shape.depth:>5} {parallelism:>5} {wall:>8.3f} {cp:>8.3f} "
+                f"{bound:>8.3f} {ratio:>10.3f} {mif:>13}"
+            )
     print(f"worst wall/bound with enough parallelism: {worst:.3f} (aim <= 1.05)")
 
 

@@ -17,9 +17,14 @@ from hotc.parser.yamlload import load_document
 
 
 def generate(n: int) -> str:
-    lines = ["heat_template_version: rocky", "parameters:", "  image: {type: string, default: cirros}",
-             "  flavor: {type: string, default: m1.tiny}", "  net: {type: string, default: private}",
-             "resources:"]
+    lines = [
+        "heat_template_version: rocky",
+        "parameters:",
+        "  image: {type: string, default: cirros}",
+        "  flavor: {type: string, default: m1.tiny}",
+        "  net: {type: string, default: private}",
+        "resources:",
+    ]
     for i in range(n):
         lines += [
             f"  port{i}:",
@@ -57,8 +62,11 @@ def main() -> None:
         assert not diags, diags
         exprs.append(expr)
     t2 = time.perf_counter()
-    ctx = EvalContext(version=version, parameters={"image": "cirros", "flavor": "m1.tiny", "net": "private",
-                                                   "OS::stack_name": "bench"}, resolver=UnknownResources())
+    ctx = EvalContext(
+        version=version,
+        parameters={"image": "cirros", "flavor": "m1.tiny", "net": "private", "OS::stack_name": "bench"},
+        resolver=UnknownResources(),
+    )
     for expr in exprs:
         evaluate(expr, ctx)
     t3 = time.perf_counter()

@@ -85,8 +85,15 @@ def _full_state(desired: Any, changed_every: int) -> Any:
             props["name"] = "old-name"
             if r.type == "OS::Nova::Server":
                 props["key_name"] = "old-key"
-        resources[addr] = ResourceState(addr, r.type, f"id-{addr}", "CREATE_COMPLETE", props,
-                                        {"first_address": f"10.0.0.{i % 250}"}, r.depends_on)
+        resources[addr] = ResourceState(
+            addr,
+            r.type,
+            f"id-{addr}",
+            "CREATE_COMPLETE",
+            props,
+            {"first_address": f"10.0.0.{i % 250}"},
+            r.depends_on,
+        )
     return StackState(lineage="bench-lineage", serial=1, stack_name="bench", resources=resources)
 
 
@@ -127,11 +134,18 @@ def run_one(n: int, full: bool) -> dict[str, Any]:
     plan = make_plan(desired, state, PlanOptions())
     _cur, traced_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return {"resources": len(desired.resources), "state": "full, 1% changed" if full else "empty",
-            "load_s": round(t_load, 3), "desired_s": round(t_desired, 3), "plan_s": round(t_plan, 3),
-            "constraints_s": round(t_constraints, 3),
-            "peak_rss_mb": round(rss_mb, 1), "planner_mb": round(rss_mb - rss_load, 1),
-            "planner_traced_mb": round(traced_peak / 2**20, 1), "summary": plan.summary()}
+    return {
+        "resources": len(desired.resources),
+        "state": "full, 1% changed" if full else "empty",
+        "load_s": round(t_load, 3),
+        "desired_s": round(t_desired, 3),
+        "plan_s": round(t_plan, 3),
+        "constraints_s": round(t_constraints, 3),
+        "peak_rss_mb": round(rss_mb, 1),
+        "planner_mb": round(rss_mb - rss_load, 1),
+        "planner_traced_mb": round(traced_peak / 2**20, 1),
+        "summary": plan.summary(),
+    }
 
 
 def main() -> None:
@@ -141,19 +155,26 @@ def main() -> None:
     sizes = [1000, 10000, 100000]
     if len(sys.argv) >= 3 and sys.argv[1] == "--sizes":
         sizes = [int(x) for x in sys.argv[2].split(",")]
-    print(f"{'resources':>10} {'state':<18} {'load s':>8} {'desired s':>10} {'plan s':>8} {'constr s':>8} {'peak MB':>8} "
-          f"{'+planner MB':>11} {'planner traced MB':>17}  summary")
+    print(
+        f"{'resources':>10} {'state':<18} {'load s':>8} {'desired s':>10} {'plan s':>8} {'constr s':>8} {'peak MB':>8} "
+        f"{'+planner MB':>11} {'planner traced MB':>17}  summary"
+    )
     for n in sizes:
         for full in (False, True):
-            proc = subprocess.run([sys.executable, __file__, "--one", str(n), "full" if full else "empty"],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--one", str(n), "full" if full else "empty"],
+                capture_output=True,
+                text=True,
+            )
             if proc.returncode != 0:
                 print(f"{n:>10} {'full' if full else 'empty':<18} FAILED: {proc.stderr.strip()[-400:]}")
                 continue
             r = json.loads(proc.stdout)
             s = {k: v for k, v in r["summary"].items() if v}
-            print(f"{r['resources']:>10} {r['state']:<18} {r['load_s']:>8} {r['desired_s']:>10} {r['plan_s']:>8} "
-                  f"{r['constraints_s']:>8} {r['peak_rss_mb']:>8} {r['planner_mb']:>11} {r['planner_traced_mb']:>17}  {s}")
+            print(
+                f"{r['resources']:>10} {r['state']:<18} {r['load_s']:>8} {r['desired_s']:>10} {r['plan_s']:>8} "
+                f"{r['constraints_s']:>8} {r['peak_rss_mb']:>8} {r['planner_mb']:>11} {r['planner_traced_mb']:>17}  {s}"
+            )
 
 
 if __name__ == "__main__":

@@ -34,11 +34,22 @@ from hotc.state.s3 import S3Backend  # noqa: E402
 def sample_state(resources: int) -> StackState:
     st = StackState.new("bench")
     for i in range(resources):
-        st = st.with_resource(ResourceState(
-            address=f"server[{i}]", type="OS::Nova::Server", physical_id=str(uuid.uuid4()), status="CREATE_COMPLETE",
-            properties={"flavor": "m1.small", "image": "cirros", "networks": [{"network": "net"}],
-                        "metadata": {"index": i}},
-            attributes={"first_address": f"10.0.{i // 250}.{i % 250}"}, dependencies=("net",)))
+        st = st.with_resource(
+            ResourceState(
+                address=f"server[{i}]",
+                type="OS::Nova::Server",
+                physical_id=str(uuid.uuid4()),
+                status="CREATE_COMPLETE",
+                properties={
+                    "flavor": "m1.small",
+                    "image": "cirros",
+                    "networks": [{"network": "net"}],
+                    "metadata": {"index": i},
+                },
+                attributes={"first_address": f"10.0.{i // 250}.{i % 250}"},
+                dependencies=("net",),
+            )
+        )
     return st
 
 
@@ -58,7 +69,9 @@ def run(name: str, backend: BaseBackend, iterations: int, resources: int) -> Non
             assert st is not None
             backend.write(stack, bump(st, i), lk)
     dt = time.perf_counter() - t0
-    print(f"{name:<28} lock+read+write+unlock: {iterations / dt:8.1f} round trips/s  ({dt / iterations * 1000:6.2f} ms each)")
+    print(
+        f"{name:<28} lock+read+write+unlock: {iterations / dt:8.1f} round trips/s  ({dt / iterations * 1000:6.2f} ms each)"
+    )
     with backend.lock(stack, "bench") as lk:
         st, _ = backend.read(stack)
         assert st is not None
@@ -66,12 +79,16 @@ def run(name: str, backend: BaseBackend, iterations: int, resources: int) -> Non
         for i in range(iterations):
             st = backend.write(stack, bump(st, -i - 1), lk)
         dt = time.perf_counter() - t0
-    print(f"{name:<28} writes under one lock:  {iterations / dt:8.1f} writes/s       ({dt / iterations * 1000:6.2f} ms each)")
+    print(
+        f"{name:<28} writes under one lock:  {iterations / dt:8.1f} writes/s       ({dt / iterations * 1000:6.2f} ms each)"
+    )
     t0 = time.perf_counter()
     for i in range(iterations):
         backend.append_events(stack, [Event.now(f"server[{i}]", "OS::Nova::Server", "CREATE_COMPLETE")])
     dt = time.perf_counter() - t0
-    print(f"{name:<28} append_events:          {iterations / dt:8.1f} appends/s      ({dt / iterations * 1000:6.2f} ms each)")
+    print(
+        f"{name:<28} append_events:          {iterations / dt:8.1f} appends/s      ({dt / iterations * 1000:6.2f} ms each)"
+    )
 
 
 def start_moto() -> tuple[subprocess.Popen[bytes], str]:
@@ -82,8 +99,9 @@ def start_moto() -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([exe_s, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [exe_s, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     endpoint = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -108,7 +126,11 @@ def main() -> None:
     print(f"state with {args.resources} resources, {args.iterations} iterations per figure")
     with tempfile.TemporaryDirectory() as d:
         run("local (fsync)", LocalBackend(Path(d) / ".hotc"), args.iterations, args.resources)
-    for k, v in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+    for k, v in {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
         os.environ.setdefault(k, v)
     proc, endpoint = start_moto()
     try:

@@ -101,7 +101,9 @@ def bench_corpus(repeat: int) -> None:
                 str(corpus / r.path), [str(corpus / e) for e in r.env_files], {}, {}, require_values=False
             )
             if st is not None:
-                n_res += len(st.template.resources) + sum(len(nt.template.resources) for nt in st.nested.values())
+                n_res += len(st.template.resources) + sum(
+                    len(nt.template.resources) for nt in st.nested.values()
+                )
         best = min(best, time.perf_counter() - t0)
     print(
         f"corpus: {len(rows)} templates, {n_res} resources in {best:.3f} s -> "

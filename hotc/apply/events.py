@@ -16,7 +16,9 @@ STACK_TYPE = "OS::Heat::Stack"
 SECRET_ID_TYPES = frozenset({"OS::Heat::RandomString"})
 
 
-def resource_event(address: str, type_: str, status: str, reason: str = "", physical_id: str | None = None) -> Event:
+def resource_event(
+    address: str, type_: str, status: str, reason: str = "", physical_id: str | None = None
+) -> Event:
     return Event.now(address, type_, status, reason, None if type_ in SECRET_ID_TYPES else physical_id)
 
 

@@ -40,7 +40,9 @@ from hotc.values import collect_unknowns
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
 DEPOSED_TYPE_KEY = "hotc:type"  # attributes key of a deposed instance whose type differs from the current one
-DEPOSED_POLICY_KEY = "hotc:deletion_policy"  # attributes key: the deletion_policy a deposed instance had (not Delete)
+DEPOSED_POLICY_KEY = (
+    "hotc:deletion_policy"  # attributes key: the deletion_policy a deposed instance had (not Delete)
+)
 
 # Per-type default timeouts (seconds) for one action; anything else gets DEFAULT_TIMEOUT.
 DEFAULT_TIMEOUT = 1800.0
@@ -307,7 +309,9 @@ class Executor:
             raise StepFailed(f"hotc has no driver for resource type {type_name}")
         return d
 
-    def _ctx(self, address: str, type_name: str, on_id: Callable[[str], None], tag: str | None = None) -> ExecContext:
+    def _ctx(
+        self, address: str, type_name: str, on_id: Callable[[str], None], tag: str | None = None
+    ) -> ExecContext:
         """The driver context; ``tag`` is the address stamp of the instance (see :func:`instance_tag`)."""
         lineage = self._initial.lineage
 
@@ -320,8 +324,14 @@ class Executor:
                 for d in rs.deposed:
                     if d.physical_id == pid:
                         policy = str(d.attributes.get(DEPOSED_POLICY_KEY, "Delete"))
-                        return replace(rs, physical_id=pid, properties=d.properties, attributes=d.attributes,
-                                       deletion_policy=policy, deposed=())
+                        return replace(
+                            rs,
+                            physical_id=pid,
+                            properties=d.properties,
+                            attributes=d.attributes,
+                            deletion_policy=policy,
+                            deposed=(),
+                        )
             return None
 
         return ExecContext(
@@ -371,9 +381,12 @@ class Executor:
         """Dependencies and deletion policy to record for the resource of ``step``."""
         info = self._info.get(step.address)
         change = step.change
-        deps = tuple(change.depends_on) if change is not None else tuple(getattr(info, "depends_on", ()) or ())
+        deps = (
+            tuple(change.depends_on) if change is not None else tuple(getattr(info, "depends_on", ()) or ())
+        )
         policy = (change.deletion_policy if change is not None else None) or str(
-            getattr(info, "deletion_policy", "Delete") or "Delete")
+            getattr(info, "deletion_policy", "Delete") or "Delete"
+        )
         if info is not None and change is not None and not change.depends_on:
             deps = tuple(getattr(info, "depends_on", ()) or ())
         return deps, policy
@@ -384,7 +397,11 @@ class Executor:
         props = self._desired_props(step)
         if change.action is Action.UPDATE:
             self._update(step, props)
-        elif change.action is Action.REPLACE and change.action_reason in RECOVERABLE and self._recover(step, props):
+        elif (
+            change.action is Action.REPLACE
+            and change.action_reason in RECOVERABLE
+            and self._recover(step, props)
+        ):
             return
         else:
             self._create(step, props)
@@ -411,24 +428,42 @@ class Executor:
             while True:
                 live = driver.read(ctx, cur.physical_id, with_defaults(cur.type, props))
                 record = live_record(live)
-                if live is None or not transitional(record) or time.monotonic() >= deadline or self._cancel.is_set():
+                if (
+                    live is None
+                    or not transitional(record)
+                    or time.monotonic() >= deadline
+                    or self._cancel.is_set()
+                ):
                     break
                 time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
                 delay = min(delay * 2, 10.0)
         except Exception as exc:  # noqa: BLE001 -- cannot tell: replace as planned
-            ctx.log(f"reading {cur.physical_id} to see whether it can be kept failed: {_err(exc)}; replacing it")
+            ctx.log(
+                f"reading {cur.physical_id} to see whether it can be kept failed: {_err(exc)}; replacing it"
+            )
             return False
         if live is None or rule(record) or transitional(record):
             return False
-        live = self._restamp(driver, ctx, cur.physical_id, with_defaults(cur.type, props), record or {}) or live
-        action = cur.status.split("_", 1)[0] if cur.status.split("_", 1)[0] in ("CREATE", "UPDATE") else "CREATE"
+        live = (
+            self._restamp(driver, ctx, cur.physical_id, with_defaults(cur.type, props), record or {}) or live
+        )
+        action = (
+            cur.status.split("_", 1)[0] if cur.status.split("_", 1)[0] in ("CREATE", "UPDATE") else "CREATE"
+        )
         reason = f"left {cur.status} by an earlier run, but healthy in the cloud: kept (not replaced)"
-        self._complete(addr, cur.type, action, replace(live, physical_id=live.physical_id or cur.physical_id),
-                       props, reason=reason)
+        self._complete(
+            addr,
+            cur.type,
+            action,
+            replace(live, physical_id=live.physical_id or cur.physical_id),
+            props,
+            reason=reason,
+        )
         return True
 
-    def _restamp(self, driver: Driver, ctx: ExecContext, pid: str, props: dict[str, Any],
-                 record: Mapping[str, Any]) -> Outcome | None:
+    def _restamp(
+        self, driver: Driver, ctx: ExecContext, pid: str, props: dict[str, Any], record: Mapping[str, Any]
+    ) -> Outcome | None:
         """Put the lineage/address stamp back on a kept object that lacks it (a run killed between the create
         and the tagging), by asking the driver to re-apply its ``metadata`` (Nova, Cinder) or ``tags``."""
         md = record.get("metadata")
@@ -500,7 +535,9 @@ class Executor:
             )
             return s.with_resource(rs)
 
-        started = self.keeper.commit(start, (resource_event(addr, type_name, "CREATE_IN_PROGRESS", "state changed"),))
+        started = self.keeper.commit(
+            start, (resource_event(addr, type_name, "CREATE_IN_PROGRESS", "state changed"),)
+        )
         entry = started.resources[addr]
         old_ids = {d.physical_id for d in entry.deposed}
 
@@ -514,16 +551,18 @@ class Executor:
             for dep in entry.deposed:  # Heat's prepare_for_replace (a server's explicit ports, …)
                 if dep.attributes.get(DEPOSED_TYPE_KEY, type_name) == type_name:
                     lent.append(dep)
-                    if not prepare_for_replace(driver, ctx, dep.physical_id, with_defaults(type_name, dep.properties),
-                                               new_d):
+                    if not prepare_for_replace(
+                        driver, ctx, dep.physical_id, with_defaults(type_name, dep.properties), new_d
+                    ):
                         lent.pop()
             outcome = driver.create(ctx, new_d)
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
             for dep in reversed(lent):  # Heat's restore_prev_rsrc: the old instance gets back what it lent
                 try:
-                    restore_after_failed_replace(driver, ctx, dep.physical_id,
-                                                 with_defaults(type_name, dep.properties), new_d)
+                    restore_after_failed_replace(
+                        driver, ctx, dep.physical_id, with_defaults(type_name, dep.properties), new_d
+                    )
                 except Exception as rexc:  # noqa: BLE001
                     reason += f"; restoring the old instance {dep.physical_id} failed too: {_err(rexc)}"
 
@@ -533,8 +572,14 @@ class Executor:
                     return s
                 pid = rs.physical_id
                 if pid is not None and pid in old_ids:  # never delete what is still the live resource
-                    return s.with_resource(replace(rs, status="CREATE_FAILED", status_reason=reason,
-                                                   deposed=tuple(d for d in rs.deposed if d.physical_id != pid)))
+                    return s.with_resource(
+                        replace(
+                            rs,
+                            status="CREATE_FAILED",
+                            status_reason=reason,
+                            deposed=tuple(d for d in rs.deposed if d.physical_id != pid),
+                        )
+                    )
                 return s.with_resource(replace(rs, status="CREATE_FAILED", status_reason=reason))
 
             self.keeper.commit(failed, (resource_event(addr, type_name, "CREATE_FAILED", reason),))
@@ -545,42 +590,84 @@ class Executor:
             # The "new" object is the old one: a type whose id is made of its inputs (a volume attachment
             # server:volume, a router interface, a key pair by name) ensured it exists as desired. It is the
             # current instance now and must not be deleted as an old one.
-            self.keeper.commit(lambda s: _patch(s, addr, deposed=tuple(
-                d for d in s.resources[addr].deposed if d.physical_id != got)))
-            self._complete(addr, type_name, "CREATE", outcome, props,
-                           reason=f"{got} already existed as desired: kept as the current instance")
+            self.keeper.commit(
+                lambda s: _patch(
+                    s, addr, deposed=tuple(d for d in s.resources[addr].deposed if d.physical_id != got)
+                )
+            )
+            self._complete(
+                addr,
+                type_name,
+                "CREATE",
+                outcome,
+                props,
+                reason=f"{got} already existed as desired: kept as the current instance",
+            )
             return
         self._complete(addr, type_name, "CREATE", outcome, props)
 
-    def _adopt(self, step: Step, driver: Driver, pid: str, props: dict[str, Any], deps: tuple[str, ...],
-               policy: str, tag: str) -> None:
+    def _adopt(
+        self,
+        step: Step,
+        driver: Driver,
+        pid: str,
+        props: dict[str, Any],
+        deps: tuple[str, ...],
+        policy: str,
+        tag: str,
+    ) -> None:
         addr = step.address
         type_name = step.change.type if step.change is not None else ""
         ctx = self._ctx(addr, type_name, lambda _p: None, tag)
         try:
             outcome = driver.read(ctx, pid, with_defaults(type_name, props))
         except Exception as exc:  # noqa: BLE001
-            raise StepFailed(f"reading the resource {pid} left by an interrupted run failed: {_err(exc)}") from exc
+            raise StepFailed(
+                f"reading the resource {pid} left by an interrupted run failed: {_err(exc)}"
+            ) from exc
         if outcome is None:
             raise StepFailed(f"the resource {pid} left by an interrupted run disappeared while being adopted")
         outcome = replace(outcome, physical_id=outcome.physical_id or pid)
-        outcome = self._restamp(driver, ctx, pid, with_defaults(type_name, props), live_record(outcome) or {}) or outcome
-        self.keeper.commit(lambda s: _patch(s, addr, physical_id=outcome.physical_id, dependencies=deps,
-                                            deletion_policy=policy))
-        self._complete(addr, type_name, "CREATE", outcome, props, reason="adopted a resource left by an interrupted run")
+        outcome = (
+            self._restamp(driver, ctx, pid, with_defaults(type_name, props), live_record(outcome) or {})
+            or outcome
+        )
+        self.keeper.commit(
+            lambda s: _patch(
+                s, addr, physical_id=outcome.physical_id, dependencies=deps, deletion_policy=policy
+            )
+        )
+        self._complete(
+            addr, type_name, "CREATE", outcome, props, reason="adopted a resource left by an interrupted run"
+        )
 
-    def _complete(self, addr: str, type_name: str, action: str, outcome: Outcome, props: Mapping[str, Any],
-                  reason: str = "state changed") -> None:
+    def _complete(
+        self,
+        addr: str,
+        type_name: str,
+        action: str,
+        outcome: Outcome,
+        props: Mapping[str, Any],
+        reason: str = "state changed",
+    ) -> None:
         applied = dict(outcome.properties) if outcome.properties is not None else dict(props)
         status = f"{action}_COMPLETE"
 
         cur = self.keeper.state.resources.get(addr)
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
         self.keeper.commit(
-            lambda s: _patch(s, addr, physical_id=pid, status=status, status_reason=reason, properties=applied,
-                             attributes=_kept_secrets(outcome, cur), updated_at=utc_now(),
-                             sensitive_attributes=outcome.sensitive_attributes,
-                             reference_attribute=outcome.reference_attribute),
+            lambda s: _patch(
+                s,
+                addr,
+                physical_id=pid,
+                status=status,
+                status_reason=reason,
+                properties=applied,
+                attributes=_kept_secrets(outcome, cur),
+                updated_at=utc_now(),
+                sensitive_attributes=outcome.sensitive_attributes,
+                reference_attribute=outcome.reference_attribute,
+            ),
             (resource_event(addr, type_name, status, reason, pid),),
         )
 
@@ -597,8 +684,14 @@ class Executor:
         old_d, new_d = with_defaults(type_name, old_props), with_defaults(type_name, props)
         changed = frozenset(k for k in set(old_d) | set(new_d) if old_d.get(k) != new_d.get(k))
         self.keeper.commit(
-            lambda s: _patch(s, addr, status="UPDATE_IN_PROGRESS", status_reason="state changed",
-                             dependencies=deps, deletion_policy=policy),
+            lambda s: _patch(
+                s,
+                addr,
+                status="UPDATE_IN_PROGRESS",
+                status_reason="state changed",
+                dependencies=deps,
+                deletion_policy=policy,
+            ),
             (resource_event(addr, type_name, "UPDATE_IN_PROGRESS", "state changed", cur.physical_id),),
         )
 
@@ -648,18 +741,40 @@ class Executor:
             rs = s.resources.get(addr)
             if rs is None:
                 return s
-            return s.with_resource(replace(rs, deposed=tuple(d for d in rs.deposed if d.physical_id != dep.physical_id)))
+            return s.with_resource(
+                replace(rs, deposed=tuple(d for d in rs.deposed if d.physical_id != dep.physical_id))
+            )
 
         if dep.attributes.get("hotc:retain"):
-            self.keeper.commit(drop, (resource_event(addr, type_name, "DELETE_SKIPPED",
-                                                     f"{label} retained (deletion_policy Retain)", dep.physical_id),))
+            self.keeper.commit(
+                drop,
+                (
+                    resource_event(
+                        addr,
+                        type_name,
+                        "DELETE_SKIPPED",
+                        f"{label} retained (deletion_policy Retain)",
+                        dep.physical_id,
+                    ),
+                ),
+            )
             return
         driver = self._driver(type_name)
-        self.keeper.commit(lambda s: s, (resource_event(addr, type_name, "DELETE_IN_PROGRESS",
-                                                        f"deleting {label} (replaced)", dep.physical_id),))
+        self.keeper.commit(
+            lambda s: s,
+            (
+                resource_event(
+                    addr, type_name, "DELETE_IN_PROGRESS", f"deleting {label} (replaced)", dep.physical_id
+                ),
+            ),
+        )
         try:
-            self._delete_call(driver, self._ctx(addr, type_name, lambda _p: None), dep.physical_id,
-                              with_defaults(type_name, dep.properties))
+            self._delete_call(
+                driver,
+                self._ctx(addr, type_name, lambda _p: None),
+                dep.physical_id,
+                with_defaults(type_name, dep.properties),
+            )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
 
@@ -667,15 +782,20 @@ class Executor:
                 rs = s.resources.get(addr)
                 if rs is None:
                     return s
-                deposed = tuple(replace(d, status="DELETE_FAILED") if d.physical_id == dep.physical_id else d
-                                for d in rs.deposed)
+                deposed = tuple(
+                    replace(d, status="DELETE_FAILED") if d.physical_id == dep.physical_id else d
+                    for d in rs.deposed
+                )
                 return s.with_resource(replace(rs, deposed=deposed))
 
-            self.keeper.commit(mark, (resource_event(addr, type_name, "DELETE_FAILED", f"{label}: {reason}",
-                                                     dep.physical_id),))
+            self.keeper.commit(
+                mark,
+                (resource_event(addr, type_name, "DELETE_FAILED", f"{label}: {reason}", dep.physical_id),),
+            )
             raise StepFailed(f"deleting {label}: {reason}") from exc
-        self.keeper.commit(drop, (resource_event(addr, type_name, "DELETE_COMPLETE", f"{label} deleted",
-                                                 dep.physical_id),))
+        self.keeper.commit(
+            drop, (resource_event(addr, type_name, "DELETE_COMPLETE", f"{label} deleted", dep.physical_id),)
+        )
 
     def _delete_current(self, addr: str) -> None:
         cur = self.keeper.state.resources.get(addr)
@@ -690,25 +810,37 @@ class Executor:
             driver0 = self.drivers(cur.type)
             if driver0 is not None and cur.in_progress:
                 try:
-                    pid = driver0.find_adoptable(self._ctx(addr, cur.type, lambda _p: None, instance_tag(cur)),
-                                                 with_defaults(cur.type, cur.properties))
+                    pid = driver0.find_adoptable(
+                        self._ctx(addr, cur.type, lambda _p: None, instance_tag(cur)),
+                        with_defaults(cur.type, cur.properties),
+                    )
                 except Exception as exc:  # noqa: BLE001
-                    raise StepFailed(f"looking for a resource left by an interrupted run failed: {_err(exc)}") from exc
+                    raise StepFailed(
+                        f"looking for a resource left by an interrupted run failed: {_err(exc)}"
+                    ) from exc
             if pid is None:
-                self.keeper.commit(lambda s: s.without_resource(addr),
-                                   (resource_event(addr, cur.type, "DELETE_COMPLETE", "nothing was created"),))
+                self.keeper.commit(
+                    lambda s: s.without_resource(addr),
+                    (resource_event(addr, cur.type, "DELETE_COMPLETE", "nothing was created"),),
+                )
                 return
             cur = replace(cur, physical_id=pid)
         driver = self._driver(cur.type)
         pid = cur.physical_id
         assert pid is not None
         self.keeper.commit(
-            lambda s: _patch(s, addr, status="DELETE_IN_PROGRESS", status_reason="state changed", physical_id=pid),
+            lambda s: _patch(
+                s, addr, status="DELETE_IN_PROGRESS", status_reason="state changed", physical_id=pid
+            ),
             (resource_event(addr, cur.type, "DELETE_IN_PROGRESS", "state changed", pid),),
         )
         try:
-            self._delete_call(driver, self._ctx(addr, cur.type, lambda _p: None), pid,
-                              with_defaults(cur.type, cur.properties))
+            self._delete_call(
+                driver,
+                self._ctx(addr, cur.type, lambda _p: None),
+                pid,
+                with_defaults(cur.type, cur.properties),
+            )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
             self.keeper.commit(
@@ -716,8 +848,10 @@ class Executor:
                 (resource_event(addr, cur.type, "DELETE_FAILED", reason, pid),),
             )
             raise StepFailed(reason) from exc
-        self.keeper.commit(lambda s: s.without_resource(addr),
-                           (resource_event(addr, cur.type, "DELETE_COMPLETE", "state changed", pid),))
+        self.keeper.commit(
+            lambda s: s.without_resource(addr),
+            (resource_event(addr, cur.type, "DELETE_COMPLETE", "state changed", pid),),
+        )
 
     def _forget(self, step: Step) -> None:
         cur = self.keeper.state.resources.get(step.address)
@@ -727,8 +861,15 @@ class Executor:
     def _forget_now(self, addr: str, cur: ResourceState) -> None:
         self.keeper.commit(
             lambda s: s.without_resource(addr),
-            (resource_event(addr, cur.type, "DELETE_SKIPPED", "deletion_policy Retain: left in the cloud, "
-                            "removed from the state", cur.physical_id),),
+            (
+                resource_event(
+                    addr,
+                    cur.type,
+                    "DELETE_SKIPPED",
+                    "deletion_policy Retain: left in the cloud, removed from the state",
+                    cur.physical_id,
+                ),
+            ),
         )
 
     # --------------------------------------------------------------------------------------------- outputs
@@ -757,11 +898,31 @@ class Executor:
 
 
 RECOVERABLE = frozenset({"replace_because_failed", "replace_because_incomplete"})
-TRANSITIONAL = frozenset({
-    "BUILD", "REBUILD", "RESIZE", "MIGRATING", "REBOOT", "HARD_REBOOT", "PASSWORD", "CREATING", "DOWNLOADING",
-    "ATTACHING", "DETACHING", "EXTENDING", "RETYPING", "RESERVED", "QUEUED", "SAVING", "IMPORTING", "UPLOADING",
-    "BACKING-UP", "RESTORING-BACKUP", "MAINTENANCE",
-})
+TRANSITIONAL = frozenset(
+    {
+        "BUILD",
+        "REBUILD",
+        "RESIZE",
+        "MIGRATING",
+        "REBOOT",
+        "HARD_REBOOT",
+        "PASSWORD",
+        "CREATING",
+        "DOWNLOADING",
+        "ATTACHING",
+        "DETACHING",
+        "EXTENDING",
+        "RETYPING",
+        "RESERVED",
+        "QUEUED",
+        "SAVING",
+        "IMPORTING",
+        "UPLOADING",
+        "BACKING-UP",
+        "RESTORING-BACKUP",
+        "MAINTENANCE",
+    }
+)
 
 
 def failed_replace_rule(type_name: str) -> Callable[[Mapping[str, Any] | None], bool] | None:

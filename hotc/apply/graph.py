@@ -78,7 +78,11 @@ def build_graph(plan: Plan, state: StackState | None) -> ApplyGraph:
             steps[_key(CLEANUP, addr)] = Step(_key(CLEANUP, addr), CLEANUP, addr, None)
     for addr, rs in resources.items():
         prior = by_addr.get(addr)
-        if rs.deposed and _key(CLEANUP, addr) not in steps and (prior is None or prior.action is not Action.FORGET):
+        if (
+            rs.deposed
+            and _key(CLEANUP, addr) not in steps
+            and (prior is None or prior.action is not Action.FORGET)
+        ):
             steps[_key(CLEANUP, addr)] = Step(_key(CLEANUP, addr), CLEANUP, addr, prior)
 
     waits: dict[str, set[str]] = {k: set() for k in steps}
@@ -111,7 +115,11 @@ def build_graph(plan: Plan, state: StackState | None) -> ApplyGraph:
             for dep in st.change.depends_on:
                 ck = _key(CLEANUP, dep)
                 cleanup = steps.get(ck)
-                if cleanup is not None and cleanup.change is not None and cleanup.change.action is Action.REPLACE:
+                if (
+                    cleanup is not None
+                    and cleanup.change is not None
+                    and cleanup.change.action is Action.REPLACE
+                ):
                     waits[ck].add(key)
 
     frozen = {k: frozenset(v) for k, v in waits.items()}

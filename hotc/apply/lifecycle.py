@@ -34,8 +34,13 @@ def _order(state: StackState) -> list[str]:
 
 def _ctx(state: StackState, rs: ResourceState, opts: ExecOptions) -> ExecContext:
     return ExecContext(
-        address=rs.address, type=rs.type, stack_name=state.stack_name, lineage=state.lineage,
-        timeout=opts.timeout_for(rs.type), cloud=opts.cloud, record_physical_id=lambda _p: None,
+        address=rs.address,
+        type=rs.type,
+        stack_name=state.stack_name,
+        lineage=state.lineage,
+        timeout=opts.timeout_for(rs.type),
+        cloud=opts.cloud,
+        record_physical_id=lambda _p: None,
         tags={TAG_LINEAGE: state.lineage, TAG_ADDRESS: rs.address},
     )
 
@@ -46,8 +51,15 @@ def _open(stack: str, backend_url: str | None) -> Any:
     return backend_from_config(backend_url)
 
 
-def check_stack(stack: str, backend_url: str | None, os_cloud: str | None, out: IO[str], err: IO[str],
-                lock_timeout: float = 0.0, drivers: Any = None) -> int:
+def check_stack(
+    stack: str,
+    backend_url: str | None,
+    os_cloud: str | None,
+    out: IO[str],
+    err: IO[str],
+    lock_timeout: float = 0.0,
+    drivers: Any = None,
+) -> int:
     from hotc.providers.drivers import driver_for
 
     drivers = drivers or driver_for
@@ -78,7 +90,9 @@ def check_stack(stack: str, backend_url: str | None, os_cloud: str | None, out: 
                     if found is None:
                         status, reason = "CHECK_FAILED", f"{rs.physical_id} no longer exists"
                     else:
-                        state = state.with_resource(replace(rs, attributes=dict(found.attributes) or rs.attributes))
+                        state = state.with_resource(
+                            replace(rs, attributes=dict(found.attributes) or rs.attributes)
+                        )
                         rs = state.resources[addr]
             if status == "CHECK_FAILED":
                 bad += 1
@@ -86,7 +100,9 @@ def check_stack(stack: str, backend_url: str | None, os_cloud: str | None, out: 
             events.append(resource_event(addr, rs.type, status, reason, rs.physical_id))
             out.write(f"{addr}: {status}: {reason}\n")
         final = "CHECK_FAILED" if bad else "CHECK_COMPLETE"
-        state = replace(state, status=final, status_reason=f"{bad} resource(s) failed the check" if bad else "")
+        state = replace(
+            state, status=final, status_reason=f"{bad} resource(s) failed the check" if bad else ""
+        )
         events.append(stack_event(stack, final, state.status_reason))
         backend.write(stack, state, lk)
         backend.append_events(stack, events)
@@ -95,8 +111,16 @@ def check_stack(stack: str, backend_url: str | None, os_cloud: str | None, out: 
     return 1 if bad else 0
 
 
-def suspend_resume(action: str, stack: str, backend_url: str | None, os_cloud: str | None, lock_timeout: float,
-                   out: IO[str], err: IO[str], drivers: Any = None) -> int:
+def suspend_resume(
+    action: str,
+    stack: str,
+    backend_url: str | None,
+    os_cloud: str | None,
+    lock_timeout: float,
+    out: IO[str],
+    err: IO[str],
+    drivers: Any = None,
+) -> int:
     from hotc.providers.drivers import driver_for
 
     drivers = drivers or driver_for
@@ -124,18 +148,28 @@ def suspend_resume(action: str, stack: str, backend_url: str | None, os_cloud: s
                 out.write(f"{addr}: {act}_COMPLETE ({note})\n")
                 continue
             state = backend.write(stack, state.with_resource(replace(rs, status=f"{act}_IN_PROGRESS")), lk)
-            backend.append_events(stack, [resource_event(addr, rs.type, f"{act}_IN_PROGRESS", "", rs.physical_id)])
+            backend.append_events(
+                stack, [resource_event(addr, rs.type, f"{act}_IN_PROGRESS", "", rs.physical_id)]
+            )
             try:
                 fn(_ctx(state, rs, opts), rs.physical_id, rs.properties)
             except Exception as exc:  # noqa: BLE001
                 failed += 1
                 reason = str(exc) or type(exc).__name__
-                state = backend.write(stack, state.with_resource(replace(rs, status=f"{act}_FAILED", status_reason=reason)), lk)
-                backend.append_events(stack, [resource_event(addr, rs.type, f"{act}_FAILED", reason, rs.physical_id)])
+                state = backend.write(
+                    stack, state.with_resource(replace(rs, status=f"{act}_FAILED", status_reason=reason)), lk
+                )
+                backend.append_events(
+                    stack, [resource_event(addr, rs.type, f"{act}_FAILED", reason, rs.physical_id)]
+                )
                 err.write(f"error: {addr}: {act}_FAILED: {reason}\n")
                 break
-            state = backend.write(stack, state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason="")), lk)
-            backend.append_events(stack, [resource_event(addr, rs.type, f"{act}_COMPLETE", "", rs.physical_id)])
+            state = backend.write(
+                stack, state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason="")), lk
+            )
+            backend.append_events(
+                stack, [resource_event(addr, rs.type, f"{act}_COMPLETE", "", rs.physical_id)]
+            )
             out.write(f"{addr}: {act}_COMPLETE\n")
         final = f"{act}_FAILED" if failed else f"{act}_COMPLETE"
         state = backend.write(stack, replace(state, status=final), lk)

@@ -74,9 +74,12 @@ class RichProgress:
     def _text(self) -> str:
         busy = sorted(self._started)
         shown = ", ".join(busy[:4]) + (f" and {len(busy) - 4} more" if len(busy) > 4 else "")
-        return (f"[bold]applying[/bold]: {len(busy)} in progress"
-                + (f" ({shown})" if busy else "")
-                + f", {self._done} done" + (f", [red]{self._failed} failed[/red]" if self._failed else ""))
+        return (
+            f"[bold]applying[/bold]: {len(busy)} in progress"
+            + (f" ({shown})" if busy else "")
+            + f", {self._done} done"
+            + (f", [red]{self._failed} failed[/red]" if self._failed else "")
+        )
 
     def __enter__(self) -> RichProgress:
         self._status = self.console.status(self._text())

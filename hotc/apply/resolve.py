@@ -43,7 +43,9 @@ class StateResolver:
         return index_path(value, tuple(path), lambda: Unknown.of(address, (attribute, *path)))
 
 
-def promise_mismatches(planned: Any, actual: Any, sensitive_paths: tuple[str, ...] = (), path: str = "") -> list[str]:
+def promise_mismatches(
+    planned: Any, actual: Any, sensitive_paths: tuple[str, ...] = (), path: str = ""
+) -> list[str]:
     """Paths where ``actual`` differs from a value the plan knew (Unknown leaves accept anything;
     sensitive paths, masked in a saved plan, are not compared)."""
     if isinstance(planned, Unknown) or (isinstance(planned, str) and planned == SENSITIVE_MARK):

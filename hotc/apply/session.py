@@ -55,7 +55,11 @@ def cloud_factory(os_cloud: str | None) -> Callable[[], Any]:
                     c = openstack.connect(cloud=os_cloud) if os_cloud else openstack.connect()
                     c.authorize()
                 except Exception as exc:  # noqa: BLE001 -- configuration/auth problems, reported plainly
-                    where = f"cloud {os_cloud!r}" if os_cloud else "the cloud configured by OS_CLOUD / OS_* / clouds.yaml"
+                    where = (
+                        f"cloud {os_cloud!r}"
+                        if os_cloud
+                        else "the cloud configured by OS_CLOUD / OS_* / clouds.yaml"
+                    )
                     raise HotcError(f"cannot connect to {where}: {exc}") from exc
                 conn.append(c)
             return conn[0]
@@ -80,20 +84,36 @@ def describe_plan(plan: Plan, color: bool = False) -> str:
         render_text = None  # type: ignore[assignment]
     if render_text is not None:
         return render_text(plan, color=color)
-    signs = {Action.CREATE: "+", Action.UPDATE: "~", Action.REPLACE: "-/+", Action.DELETE: "-", Action.FORGET: "x"}
-    lines = [f"  {signs[c.action]} {c.action.value} {c.address} ({c.type})" + (" (old instance)" if c.deposed else "")
-             for c in plan.changes if c.action in signs]
+    signs = {
+        Action.CREATE: "+",
+        Action.UPDATE: "~",
+        Action.REPLACE: "-/+",
+        Action.DELETE: "-",
+        Action.FORGET: "x",
+    }
+    lines = [
+        f"  {signs[c.action]} {c.action.value} {c.address} ({c.type})"
+        + (" (old instance)" if c.deposed else "")
+        for c in plan.changes
+        if c.action in signs
+    ]
     s = plan.summary()
-    lines.append(f"Plan: {s['create']} to create, {s['update']} to update, {s['replace']} to replace, "
-                 f"{s['delete']} to delete, {s['forget']} to forget.")
+    lines.append(
+        f"Plan: {s['create']} to create, {s['update']} to update, {s['replace']} to replace, "
+        f"{s['delete']} to delete, {s['forget']} to forget."
+    )
     return "\n".join(lines) + "\n"
 
 
 def approve(prompt_out: IO[str], read_line: Callable[[], str], interactive: bool, what: str) -> bool:
     if not interactive:
-        raise HotcError(f"{what} needs approval but the input is not a terminal: review the plan and run again with "
-                        "--auto-approve (or apply a saved plan file)")
-    prompt_out.write(f"\nDo you want to {what}?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
+        raise HotcError(
+            f"{what} needs approval but the input is not a terminal: review the plan and run again with "
+            "--auto-approve (or apply a saved plan file)"
+        )
+    prompt_out.write(
+        f"\nDo you want to {what}?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: "
+    )
     prompt_out.flush()
     try:
         answer = read_line().strip()
@@ -115,8 +135,10 @@ def interrupt_handlers(executor: Executor, err: IO[str]) -> Iterator[None]:
         name = signal.Signals(signum).name
         count[0] += 1
         if count[0] == 1:
-            err.write(f"\n{name}: stopping: no new actions are started; waiting for the ones in flight to finish "
-                      "(press Ctrl-C again to stop waiting)\n")
+            err.write(
+                f"\n{name}: stopping: no new actions are started; waiting for the ones in flight to finish "
+                "(press Ctrl-C again to stop waiting)\n"
+            )
             err.flush()
             executor.cancel(f"interrupted by {name}")
         else:
@@ -134,7 +156,8 @@ def parameter_records(loaded: Any, key: bytes | None) -> dict[str, Any]:
     from hotc.state.codec import hide_parameter
 
     hidden = set(getattr(loaded, "hidden_parameters", ()) or ()) | {
-        n for n, p in loaded.template.parameters.items() if p.hidden}
+        n for n, p in loaded.template.parameters.items() if p.hidden
+    }
     return {k: hide_parameter(v, k in hidden, key) for k, v in (loaded.parameter_values or {}).items()}
 
 
@@ -142,14 +165,21 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
     """The template as applied, for ``hotc template show``: main path, files (relative path -> text), environments."""
     inputs = plan.inputs or {}
     if inputs.get("sources") and inputs.get("template"):
-        return {"main": inputs["template"], "files": dict(inputs["sources"]),
-                "environments": list(inputs.get("environments") or [])}
+        return {
+            "main": inputs["template"],
+            "files": dict(inputs["sources"]),
+            "environments": list(inputs.get("environments") or []),
+        }
     from hotc.planner.planfile import relative_sources
 
     root, rel = relative_sources(loaded.sources)
     import os
 
-    main = os.path.relpath(os.path.abspath(loaded.template.path), root).replace(os.sep, "/") if root else loaded.template.path
+    main = (
+        os.path.relpath(os.path.abspath(loaded.template.path), root).replace(os.sep, "/")
+        if root
+        else loaded.template.path
+    )
     env_files = [p for p in rel if p != main]
     return {"main": main, "files": rel, "environments": env_files}
 
@@ -160,22 +190,32 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
         verb = d.label.split(" ", 1)[0]
         if verb in counts and not d.label.startswith("delete old"):
             counts[verb] += 1
-    summary = (f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
-               f"{counts['delete']} deleted" + (f", {counts['forget']} forgotten" if counts['forget'] else ""))
+    summary = (
+        f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
+        f"{counts['delete']} deleted" + (f", {counts['forget']} forgotten" if counts["forget"] else "")
+    )
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
         out.write(f"\n{word} complete! Resources: {summary}.\n")
         for e in rep.output_errors:
             err.write(f"warning: {e}\n")
         return
-    out.write(f"\n{word} {'INTERRUPTED' if rep.interrupted and not rep.failed else 'FAILED'}. Done: {summary}.\n")
+    out.write(
+        f"\n{word} {'INTERRUPTED' if rep.interrupted and not rep.failed else 'FAILED'}. Done: {summary}.\n"
+    )
     for f in rep.failed:
         err.write(f"error: {f.label}: {f.error}\n")
     if rep.not_started:
-        err.write(f"never started ({len(rep.not_started)}): " + ", ".join(rep.not_started[:20])
-                  + (" …" if len(rep.not_started) > 20 else "") + "\n")
-    err.write("The state holds everything done so far; run 'hotc plan' / 'hotc apply' again to continue "
-              "(failed resources are replaced or retried).\n")
+        err.write(
+            f"never started ({len(rep.not_started)}): "
+            + ", ".join(rep.not_started[:20])
+            + (" …" if len(rep.not_started) > 20 else "")
+            + "\n"
+        )
+    err.write(
+        "The state holds everything done so far; run 'hotc plan' / 'hotc apply' again to continue "
+        "(failed resources are replaced or retried).\n"
+    )
 
 
 def print_outputs(state: StackState, out: IO[str]) -> None:
@@ -201,8 +241,9 @@ def warn(diags: list[Diagnostic], err: IO[str]) -> None:
             err.write(str(d) + "\n")
 
 
-def load_template(template: Path, envs: list[Path], params: Mapping[str, str], pfiles: Mapping[str, Path],
-                  err: IO[str]) -> Any:
+def load_template(
+    template: Path, envs: list[Path], params: Mapping[str, str], pfiles: Mapping[str, Path], err: IO[str]
+) -> Any:
     """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
     from hotc.cli.common import load_for_command
 
@@ -270,7 +311,9 @@ def run_apply(
         elif saved.inputs.get("sources"):
             loaded = loaded_stack_from_plan(saved, parameters=params or {})
         elif saved.mode != "destroy":
-            raise HotcError(f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'")
+            raise HotcError(
+                f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'"
+            )
     elif template is not None and not destroy:
         loaded = load_template(template, list(envs or []), params or {}, pfiles or {}, err)
     elif not destroy:
@@ -296,45 +339,71 @@ def run_apply(
             plan = saved
         else:
             popts = PlanOptions(mode="destroy" if destroy else "normal", parallelism=opts.parallelism)
-            plan = make_plan(desired if desired is not None else empty_desired(stack, state.lineage),
-                             state if state.serial > 0 or state.resources else None, popts)
+            plan = make_plan(
+                desired if desired is not None else empty_desired(stack, state.lineage),
+                state if state.serial > 0 or state.resources else None,
+                popts,
+            )
             if desired is not None:  # the same custom-constraint checks as `hotc plan`
                 enforce_constraints(desired, plan, opts.os_cloud, err, cloud=cloud_factory(opts.os_cloud))
             if loaded is not None and template is not None:
-                plan = replace(plan, template_digest=template_digest(loaded),
-                               inputs=plan_inputs(loaded, template, list(envs or []), dict(params or {}),
-                                                  dict(pfiles or {})))
+                plan = replace(
+                    plan,
+                    template_digest=template_digest(loaded),
+                    inputs=plan_inputs(
+                        loaded, template, list(envs or []), dict(params or {}), dict(pfiles or {})
+                    ),
+                )
             out.write(describe_plan(plan, color=interactive and out.isatty()))
             if not plan.has_changes:
                 out.write("\nNo changes. The stack matches the template.\n")
                 return 0
             if not opts.auto_approve:
-                what = "destroy every resource of stack " + repr(stack) if destroy else "perform these actions"
+                what = (
+                    "destroy every resource of stack " + repr(stack) if destroy else "perform these actions"
+                )
                 if not approve(out, read_line, interactive, what):
                     out.write("\nApply cancelled.\n")
                     return 1
         unsupported = unsupported_types(plan, drivers)
         if unsupported:
             listed = "; ".join(f"{t} ({', '.join(a)})" for t, a in sorted(unsupported.items()))
-            raise HotcError(f"hotc has no driver to create or update {listed}; nothing was applied. Map the type to "
-                            "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it")
+            raise HotcError(
+                f"hotc has no driver to create or update {listed}; nothing was applied. Map the type to "
+                "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
+            )
         parallelism = opts.parallelism if saved is None or opts.parallelism != 10 else saved.parallelism
-        ex_opts = ExecOptions(parallelism=parallelism, timeouts=dict(opts.timeouts), cloud=cloud_factory(opts.os_cloud))
+        ex_opts = ExecOptions(
+            parallelism=parallelism, timeouts=dict(opts.timeouts), cloud=cloud_factory(opts.os_cloud)
+        )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
-            executor = Executor(plan, state, desired, drivers, sink, ex_opts, make_resolver=StateResolver,
-                                on_event=show, desired_info=desired.resources if desired is not None else {},
-                                on_log=getattr(show, "log", None))
+            executor = Executor(
+                plan,
+                state,
+                desired,
+                drivers,
+                sink,
+                ex_opts,
+                make_resolver=StateResolver,
+                on_event=show,
+                desired_info=desired.resources if desired is not None else {},
+                on_log=getattr(show, "log", None),
+            )
             with interrupt_handlers(executor, err):
                 rep = executor.run()
         final = rep.state
         if loaded is not None and plan.mode != "destroy" and rep.ok:
-            final = backend.write(stack, replace(
-                final,
-                template=template_record(loaded, plan),
-                template_digest=plan.template_digest or template_digest(loaded),
-                parameters=parameter_records(loaded, getattr(backend, "key", None)),
-            ), lk)
+            final = backend.write(
+                stack,
+                replace(
+                    final,
+                    template=template_record(loaded, plan),
+                    template_digest=plan.template_digest or template_digest(loaded),
+                    parameters=parameter_records(loaded, getattr(backend, "key", None)),
+                ),
+                lk,
+            )
         elif plan.mode == "destroy" and rep.ok:
             final = backend.write(stack, replace(final, template={}, template_digest=None, parameters={}), lk)
     print_report(rep, plan, out, err)
@@ -351,9 +420,11 @@ def warn_unrecoverable_secrets(state: StackState, key: bytes | None, err: IO[str
         return
     names = sorted(a for a, rs in state.resources.items() if rs.sensitive_attributes)
     if names:
-        err.write(f"warning: no state encryption key (HOTC_STATE_KEY) is set for this backend, so the secret values "
-                  f"of {', '.join(names)} are stored as digests only: later plans cannot read them back for "
-                  "get_resource/get_attr. Set HOTC_STATE_KEY to keep them encrypted in the state.\n")
+        err.write(
+            f"warning: no state encryption key (HOTC_STATE_KEY) is set for this backend, so the secret values "
+            f"of {', '.join(names)} are stored as digests only: later plans cannot read them back for "
+            "get_resource/get_attr. Set HOTC_STATE_KEY to keep them encrypted in the state.\n"
+        )
 
 
 # ------------------------------------------------------------------------------------------ refresh-only
@@ -365,8 +436,9 @@ def _is_masked_or_marked(v: Any) -> bool:
     return v == SENSITIVE_MARK or (isinstance(v, Mapping) and "__sensitive__" in v)
 
 
-def state_with_drift(state: StackState, plan: Plan, live: Mapping[str, ResourceState | None],
-                     now: str) -> tuple[StackState, list[Event], list[str], list[str]]:
+def state_with_drift(
+    state: StackState, plan: Plan, live: Mapping[str, ResourceState | None], now: str
+) -> tuple[StackState, list[Event], list[str], list[str]]:
     """``state`` with a refresh-only plan's drift accepted: a resource found gone is dropped from the state,
     a changed one takes the live properties the plan showed (sensitive ones stay as recorded) and the
     attributes read again now (``live``). Returns the new state, the events, and the addresses updated and
@@ -379,18 +451,28 @@ def state_with_drift(state: StackState, plan: Plan, live: Mapping[str, ResourceS
     for c in plan.resource_drift:
         rs = state.resources.get(c.address)
         if rs is None:
-            raise HotcError(f"{c.address}: in the refresh-only plan but not in the state any more; "
-                            "make a new plan with 'hotc plan --refresh-only'")
+            raise HotcError(
+                f"{c.address}: in the refresh-only plan but not in the state any more; "
+                "make a new plan with 'hotc plan --refresh-only'"
+            )
         if c.action is Action.DELETE:
             state = state.without_resource(c.address)
             removed.append(c.address)
-            events.append(resource_event(c.address, rs.type, "DELETE_COMPLETE",
-                                         "refresh-only apply: the object no longer exists; removed from the state"))
+            events.append(
+                resource_event(
+                    c.address,
+                    rs.type,
+                    "DELETE_COMPLETE",
+                    "refresh-only apply: the object no longer exists; removed from the state",
+                )
+            )
             continue
         fresh = live.get(c.address)
         if fresh is None:
-            raise HotcError(f"{c.address}: the plan found it changed, but it is now gone from the cloud; make a "
-                            "new plan with 'hotc plan --refresh-only'; nothing was written")
+            raise HotcError(
+                f"{c.address}: the plan found it changed, but it is now gone from the cloud; make a "
+                "new plan with 'hotc plan --refresh-only'; nothing was written"
+            )
         props = dict(c.after or {})
         sensitive_tops = {p.split(".", 1)[0].split("[", 1)[0] for p in rs.sensitive_paths}
         for k in list(props):
@@ -399,18 +481,32 @@ def state_with_drift(state: StackState, plan: Plan, live: Mapping[str, ResourceS
                     props[k] = rs.properties[k]
                 else:
                     del props[k]
-        state = state.with_resource(replace(rs, properties=props, attributes=dict(fresh.attributes),
-                                            physical_id=fresh.physical_id or rs.physical_id, updated_at=now,
-                                            status_reason="refreshed: changed outside hotc"))
+        state = state.with_resource(
+            replace(
+                rs,
+                properties=props,
+                attributes=dict(fresh.attributes),
+                physical_id=fresh.physical_id or rs.physical_id,
+                updated_at=now,
+                status_reason="refreshed: changed outside hotc",
+            )
+        )
         updated.append(c.address)
-        events.append(resource_event(c.address, rs.type, "CHECK_COMPLETE",
-                                     "refresh-only apply: changed outside hotc; the state now records the live values",
-                                     fresh.physical_id or rs.physical_id))
+        events.append(
+            resource_event(
+                c.address,
+                rs.type,
+                "CHECK_COMPLETE",
+                "refresh-only apply: changed outside hotc; the state now records the live values",
+                fresh.physical_id or rs.physical_id,
+            )
+        )
     return state, events, updated, removed
 
 
-def apply_refresh_only(plan: Plan, backend: Any, opts: ApplyOptions, out: IO[str],
-                       drivers: Callable[[str], Any]) -> int:
+def apply_refresh_only(
+    plan: Plan, backend: Any, opts: ApplyOptions, out: IO[str], drivers: Callable[[str], Any]
+) -> int:
     """Apply a refresh-only plan: write the drift it found into the state; nothing in the cloud changes."""
     from hotc.planner.api import check_plan_fresh
     from hotc.planner.refresh import driver_reader
@@ -421,18 +517,25 @@ def apply_refresh_only(plan: Plan, backend: Any, opts: ApplyOptions, out: IO[str
         state, _token = backend.read(stack)
         check_plan_fresh(plan, state, None)
         if state is None or not plan.resource_drift:
-            out.write("Refresh-only plan: no drift to record; the state was left as it is and nothing in the "
-                      "cloud was changed.\n")
+            out.write(
+                "Refresh-only plan: no drift to record; the state was left as it is and nothing in the "
+                "cloud was changed.\n"
+            )
             return 0
         reader = driver_reader(state, cloud_factory(opts.os_cloud), drivers)
-        live = {c.address: reader(state.resources[c.address]) for c in plan.resource_drift
-                if c.action is not Action.DELETE and c.address in state.resources}
+        live = {
+            c.address: reader(state.resources[c.address])
+            for c in plan.resource_drift
+            if c.action is not Action.DELETE and c.address in state.resources
+        }
         new, events, updated, removed = state_with_drift(state, plan, live, utc_now())
         backend.write(stack, new, lk)
         backend.append_events(stack, events)
-    out.write(f"Refresh applied: the state now records the cloud as it is. {len(updated)} resource(s) updated from "
-              f"the cloud{': ' + ', '.join(updated) if updated else ''}; {len(removed)} found gone and removed from "
-              f"the state{': ' + ', '.join(removed) if removed else ''}. Nothing in the cloud was changed.\n")
+    out.write(
+        f"Refresh applied: the state now records the cloud as it is. {len(updated)} resource(s) updated from "
+        f"the cloud{': ' + ', '.join(updated) if updated else ''}; {len(removed)} found gone and removed from "
+        f"the state{': ' + ', '.join(removed) if removed else ''}. Nothing in the cloud was changed.\n"
+    )
     return 0
 
 

@@ -34,7 +34,9 @@ class StateWriteError(HotcError):
 
 
 class StateKeeper:
-    def __init__(self, state: StackState, sink: StateSink, on_event: Callable[[Event], None] | None = None) -> None:
+    def __init__(
+        self, state: StackState, sink: StateSink, on_event: Callable[[Event], None] | None = None
+    ) -> None:
         self._state = state
         self._sink = sink
         self._on_event = on_event
@@ -55,7 +57,9 @@ class StateKeeper:
         with self._cond:
             return self._state
 
-    def commit(self, change: Callable[[StackState], StackState], events: tuple[Event, ...] = ()) -> StackState:
+    def commit(
+        self, change: Callable[[StackState], StackState], events: tuple[Event, ...] = ()
+    ) -> StackState:
         """Apply ``change`` to the state, queue ``events``, and wait until both are stored."""
         with self._cond:
             if self._error is not None:

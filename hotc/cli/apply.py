@@ -35,13 +35,28 @@ from hotc.cli.common import (
 )
 from hotc.errors import HotcError
 
-TemplateOpt = Annotated[Path | None, typer.Option("-t", "--template", help="HOT template file (plan and apply on the spot).")]
-BackendOpt = Annotated[str | None, typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/).")]
+TemplateOpt = Annotated[
+    Path | None, typer.Option("-t", "--template", help="HOT template file (plan and apply on the spot).")
+]
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
+]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
-AutoApproveOpt = Annotated[bool, typer.Option("--auto-approve", help="Apply without asking for approval (CI).")]
-ParallelOpt = Annotated[int, typer.Option("--parallelism", min=1, help="Cloud calls in flight at most (default 10).")]
-OsCloudOpt = Annotated[str | None, typer.Option("--os-cloud", help="Cloud name in clouds.yaml (default: OS_CLOUD / OS_* variables).")]
-TimeoutOpt = Annotated[list[str] | None, typer.Option("--timeout", help="Per-type action timeout TYPE=SECONDS (repeatable; TYPE '*' for all).")]
+AutoApproveOpt = Annotated[
+    bool, typer.Option("--auto-approve", help="Apply without asking for approval (CI).")
+]
+ParallelOpt = Annotated[
+    int, typer.Option("--parallelism", min=1, help="Cloud calls in flight at most (default 10).")
+]
+OsCloudOpt = Annotated[
+    str | None,
+    typer.Option("--os-cloud", help="Cloud name in clouds.yaml (default: OS_CLOUD / OS_* variables)."),
+]
+TimeoutOpt = Annotated[
+    list[str] | None,
+    typer.Option("--timeout", help="Per-type action timeout TYPE=SECONDS (repeatable; TYPE '*' for all)."),
+]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
 StackArg = Annotated[str, typer.Argument(help="Stack name.")]
 
@@ -55,7 +70,9 @@ def _timeouts(values: list[str] | None) -> dict[str, float]:
         except ValueError:
             val = -1
         if not sep or not t or val <= 0:
-            raise HotcError(f"--timeout {raw!r}: expected TYPE=SECONDS with SECONDS > 0, e.g. OS::Nova::Server=1200")
+            raise HotcError(
+                f"--timeout {raw!r}: expected TYPE=SECONDS with SECONDS > 0, e.g. OS::Nova::Server=1200"
+            )
         out[t] = val
     return out
 
@@ -69,16 +86,26 @@ def _progress() -> Any:
 def _run(**kw: Any) -> None:
     from hotc.apply.session import main_stdin_line, run_apply
 
-    code = run_apply(out=sys.stdout, err=sys.stderr, interactive=sys.stdin.isatty(), read_line=main_stdin_line,
-                     progress=_progress, **kw)
+    code = run_apply(
+        out=sys.stdout,
+        err=sys.stderr,
+        interactive=sys.stdin.isatty(),
+        read_line=main_stdin_line,
+        progress=_progress,
+        **kw,
+    )
     if code:
         raise typer.Exit(code)
 
 
 def apply_command(
-    target: Annotated[str | None, typer.Argument(
-        metavar="[PLANFILE | STACK]",
-        help="A plan saved by 'hotc plan -o FILE'; with -t, the stack name (default: the template's stem).")] = None,
+    target: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[PLANFILE | STACK]",
+            help="A plan saved by 'hotc plan -o FILE'; with -t, the stack name (default: the template's stem).",
+        ),
+    ] = None,
     template: TemplateOpt = None,
     environment: EnvOpt = None,
     parameter: ParamOpt = None,
@@ -98,22 +125,43 @@ def apply_command(
     planfile = Path(target) if target is not None and template is None else None
     stack = target if template is not None else None
     if planfile is None and template is None:
-        raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE [STACK])")
+        raise HotcError(
+            "give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE [STACK])"
+        )
     if planfile is not None and not planfile.exists():
-        raise HotcError(f"{planfile}: no such plan file (make one with 'hotc plan -t TEMPLATE -o {planfile}'; "
-                        "to plan and apply at once use 'hotc apply -t TEMPLATE')")
+        raise HotcError(
+            f"{planfile}: no such plan file (make one with 'hotc plan -t TEMPLATE -o {planfile}'; "
+            "to plan and apply at once use 'hotc apply -t TEMPLATE')"
+        )
     if planfile is not None and planfile.suffix in (".yaml", ".yml", ".template", ".hot"):
-        raise HotcError(f"{planfile} looks like a template: use 'hotc apply -t {planfile}' (a PLANFILE comes from "
-                        "'hotc plan -o FILE')")
+        raise HotcError(
+            f"{planfile} looks like a template: use 'hotc apply -t {planfile}' (a PLANFILE comes from "
+            "'hotc plan -o FILE')"
+        )
     if planfile is not None and (environment or parameter_file):
-        raise HotcError("a saved plan already holds its environment and parameters; only hidden parameters may be "
-                        "given again with --parameter")
+        raise HotcError(
+            "a saved plan already holds its environment and parameters; only hidden parameters may be "
+            "given again with --parameter"
+        )
     params = parse_parameters(parameter)
     name = "" if planfile is not None else stack_name_for(stack, template)
-    opts = ApplyOptions(parallelism=parallelism, auto_approve=auto_approve, lock_timeout=lock_timeout,
-                        backend=backend, os_cloud=os_cloud, timeouts=timeouts)
-    _run(stack=name, opts=opts, plan_file=planfile, template=template, envs=list(environment or []),
-         params=params, pfiles=parse_parameter_files(parameter_file))
+    opts = ApplyOptions(
+        parallelism=parallelism,
+        auto_approve=auto_approve,
+        lock_timeout=lock_timeout,
+        backend=backend,
+        os_cloud=os_cloud,
+        timeouts=timeouts,
+    )
+    _run(
+        stack=name,
+        opts=opts,
+        plan_file=planfile,
+        template=template,
+        envs=list(environment or []),
+        params=params,
+        pfiles=parse_parameter_files(parameter_file),
+    )
 
 
 def destroy_command(
@@ -129,8 +177,14 @@ def destroy_command(
     from hotc.apply.session import ApplyOptions
 
     timeouts = _timeouts(timeout)
-    opts = ApplyOptions(parallelism=parallelism, auto_approve=auto_approve, lock_timeout=lock_timeout,
-                        backend=backend, os_cloud=os_cloud, timeouts=timeouts)
+    opts = ApplyOptions(
+        parallelism=parallelism,
+        auto_approve=auto_approve,
+        lock_timeout=lock_timeout,
+        backend=backend,
+        os_cloud=os_cloud,
+        timeouts=timeouts,
+    )
     _run(stack=stack, opts=opts, destroy=True)
 
 
@@ -143,7 +197,9 @@ def _state(stack: str, backend: str | None) -> Any:
     b: Any = backend_from_config(backend)
     state, _ = b.read(stack)
     if state is None:
-        raise HotcError(f"stack {stack!r} has no state in {b.describe()}: apply it first (hotc apply -t TEMPLATE)")
+        raise HotcError(
+            f"stack {stack!r} has no state in {b.describe()}: apply it first (hotc apply -t TEMPLATE)"
+        )
     return state
 
 
@@ -173,12 +229,25 @@ def output_command(
         sys.stdout.write((json.dumps(o.value, default=str) if fmt == "json" else _value_text(o.value)) + "\n")
         return
     if fmt == "json":
-        doc = {k: {"value": o.value, "description": o.description, "sensitive": o.sensitive,
-                   **({"error": o.error} if o.error else {})} for k, o in sorted(outs.items())}
+        doc = {
+            k: {
+                "value": o.value,
+                "description": o.description,
+                "sensitive": o.sensitive,
+                **({"error": o.error} if o.error else {}),
+            }
+            for k, o in sorted(outs.items())
+        }
         sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
         return
     for k, o in sorted(outs.items()):
-        shown = "(sensitive)" if o.sensitive else f"(error: {o.error})" if o.error else json.dumps(o.value, default=str)
+        shown = (
+            "(sensitive)"
+            if o.sensitive
+            else f"(error: {o.error})"
+            if o.error
+            else json.dumps(o.value, default=str)
+        )
         sys.stdout.write(f"{k} = {shown}\n")
 
 
@@ -202,10 +271,24 @@ def resource_list(stack: StackArg, fmt: FmtOpt = "text", backend: BackendOpt = N
     state = _state(stack, backend)
     rows = sorted(state.resources.values(), key=lambda r: r.address)
     if fmt == "json":
-        sys.stdout.write(json.dumps([
-            {"address": r.address, "type": r.type, "status": r.status, "physical_id": _pid(r),
-             "status_reason": r.status_reason, "updated_at": r.updated_at,
-             "deposed": [d.physical_id for d in r.deposed]} for r in rows], indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                [
+                    {
+                        "address": r.address,
+                        "type": r.type,
+                        "status": r.status,
+                        "physical_id": _pid(r),
+                        "status_reason": r.status_reason,
+                        "updated_at": r.updated_at,
+                        "deposed": [d.physical_id for d in r.deposed],
+                    }
+                    for r in rows
+                ],
+                indent=2,
+            )
+            + "\n"
+        )
         return
     if not rows:
         sys.stdout.write(f"Stack {stack} has no resources.\n")
@@ -220,25 +303,38 @@ def resource_list(stack: StackArg, fmt: FmtOpt = "text", backend: BackendOpt = N
 
 
 @resource_app.command("show")
-def resource_show(stack: StackArg, name: Annotated[str, typer.Argument(help="Resource address.")],
-                  fmt: FmtOpt = "text", backend: BackendOpt = None) -> None:
+def resource_show(
+    stack: StackArg,
+    name: Annotated[str, typer.Argument(help="Resource address.")],
+    fmt: FmtOpt = "text",
+    backend: BackendOpt = None,
+) -> None:
     """Show one resource: status, physical id, properties as applied, attributes, dependencies."""
     check_format(fmt, ("text", "json"))
     state = _state(stack, backend)
     r = state.resources.get(name)
     if r is None:
-        near = [a for a in state.resources if a.split("[")[0].split(".")[0] == name.split("[")[0].split(".")[0]]
+        near = [
+            a for a in state.resources if a.split("[")[0].split(".")[0] == name.split("[")[0].split(".")[0]
+        ]
         hint = f" (did you mean {', '.join(sorted(near)[:5])}?)" if near else ""
         raise HotcError(f"stack {stack!r} has no resource {name!r}{hint}; see 'hotc resource list {stack}'")
     from hotc.state.codec import resource_to_dict
 
     masked = resource_to_dict(r, None)
     doc = {
-        "address": r.address, "type": r.type, "physical_id": _pid(r), "status": r.status,
-        "status_reason": r.status_reason, "created_at": r.created_at, "updated_at": r.updated_at,
-        "deletion_policy": r.deletion_policy, "dependencies": list(r.dependencies),
+        "address": r.address,
+        "type": r.type,
+        "physical_id": _pid(r),
+        "status": r.status,
+        "status_reason": r.status_reason,
+        "created_at": r.created_at,
+        "updated_at": r.updated_at,
+        "deletion_policy": r.deletion_policy,
+        "dependencies": list(r.dependencies),
         # sensitive properties and attributes (a RandomString's value) masked as stored
-        "properties": masked["properties"], "attributes": masked["attributes"],
+        "properties": masked["properties"],
+        "attributes": masked["attributes"],
         "deposed": [{"physical_id": d.physical_id, "status": d.status} for d in r.deposed],
     }
     if fmt == "json":
@@ -255,8 +351,17 @@ def resource_show(stack: StackArg, name: Annotated[str, typer.Argument(help="Res
 
 
 @template_app.command("show")
-def template_show(stack: StackArg, backend: BackendOpt = None,
-                  file: Annotated[str | None, typer.Option("--file", help="Show this file of the stack (an environment, a get_file target) instead of the main template.")] = None) -> None:
+def template_show(
+    stack: StackArg,
+    backend: BackendOpt = None,
+    file: Annotated[
+        str | None,
+        typer.Option(
+            "--file",
+            help="Show this file of the stack (an environment, a get_file target) instead of the main template.",
+        ),
+    ] = None,
+) -> None:
     """Print the template as last applied (stored in the state)."""
     state = _state(stack, backend)
     t = state.template or {}
@@ -264,18 +369,34 @@ def template_show(stack: StackArg, backend: BackendOpt = None,
     main = file or t.get("main")
     if not main or main not in files:
         if file:
-            raise HotcError(f"stack {stack!r} has no stored file {file!r} (files: {', '.join(sorted(files)) or 'none'})")
-        raise HotcError(f"stack {stack!r} has no stored template (it was never applied successfully, or it was destroyed)")
+            raise HotcError(
+                f"stack {stack!r} has no stored file {file!r} (files: {', '.join(sorted(files)) or 'none'})"
+            )
+        raise HotcError(
+            f"stack {stack!r} has no stored template (it was never applied successfully, or it was destroyed)"
+        )
     text = files[main]
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
 def events_command(
     stack: StackArg,
-    follow: Annotated[bool, typer.Option("--follow", help="Keep printing new events until the stack's run ends (or Ctrl-C).")] = False,
-    nested_depth: Annotated[int | None, typer.Option("--nested-depth", min=0, help="Show resources of nested stacks down to depth N (0: top level only; default: all).")] = None,
+    follow: Annotated[
+        bool,
+        typer.Option("--follow", help="Keep printing new events until the stack's run ends (or Ctrl-C)."),
+    ] = False,
+    nested_depth: Annotated[
+        int | None,
+        typer.Option(
+            "--nested-depth",
+            min=0,
+            help="Show resources of nested stacks down to depth N (0: top level only; default: all).",
+        ),
+    ] = None,
     backend: BackendOpt = None,
-    poll: Annotated[float, typer.Option("--poll", min=0.05, help="Seconds between reads with --follow.")] = 1.0,
+    poll: Annotated[
+        float, typer.Option("--poll", min=0.05, help="Seconds between reads with --follow.")
+    ] = 1.0,
 ) -> None:
     """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere."""
     from hotc.apply.events import STACK_TYPE, format_event, nesting_depth
@@ -326,8 +447,12 @@ def check_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloud
         raise typer.Exit(code)
 
 
-def suspend_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None,
-                    lock_timeout: LockTimeoutOpt = 0.0) -> None:
+def suspend_command(
+    stack: StackArg,
+    backend: BackendOpt = None,
+    os_cloud: OsCloudOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+) -> None:
     """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
@@ -336,8 +461,12 @@ def suspend_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsClo
         raise typer.Exit(code)
 
 
-def resume_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None,
-                   lock_timeout: LockTimeoutOpt = 0.0) -> None:
+def resume_command(
+    stack: StackArg,
+    backend: BackendOpt = None,
+    os_cloud: OsCloudOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+) -> None:
     """Resume the stack's suspended resources, in dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 

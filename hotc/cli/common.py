@@ -83,7 +83,9 @@ def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     seen: set[Diagnostic] = set()
     for d in diags:
         if d.pos is not None:
-            d = Diagnostic(d.severity, d.message, Pos(display_path(d.pos.file), d.pos.line, d.pos.col), d.code)
+            d = Diagnostic(
+                d.severity, d.message, Pos(display_path(d.pos.file), d.pos.line, d.pos.col), d.code
+            )
         if d not in seen:
             seen.add(d)
             out.append(d)

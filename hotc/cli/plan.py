@@ -39,21 +39,54 @@ PLAN_FORMATS = ("text", "json", "markdown")
 
 TemplateOptional = Annotated[Path | None, typer.Option("-t", "--template", help="HOT template file.")]
 StackArg = Annotated[str | None, typer.Argument(help="Stack name (default: the template file's stem).")]
-OutOpt = Annotated[Path | None, typer.Option("-o", "--out", help="Save the plan to FILE (apply it with 'hotc apply FILE').")]
+OutOpt = Annotated[
+    Path | None, typer.Option("-o", "--out", help="Save the plan to FILE (apply it with 'hotc apply FILE').")
+]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text, json or markdown.")]
-DetailedOpt = Annotated[bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")]
+DetailedOpt = Annotated[
+    bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")
+]
 DestroyOpt = Annotated[bool, typer.Option("--destroy", help="Plan to delete every resource of the stack.")]
-RefreshOnlyOpt = Annotated[bool, typer.Option("--refresh-only", help="Only compare the state with the cloud (drift).")]
-TargetOpt = Annotated[list[str] | None, typer.Option("--target", help="Plan only ADDR and what it needs (repeatable).")]
-ReplaceOpt = Annotated[list[str] | None, typer.Option("--replace", help="Replace ADDR even if it could be kept (repeatable).")]
-DenyOpt = Annotated[list[str] | None, typer.Option("--deny", help="Fail (exit 3) if an ACTION:TYPE_GLOB change is planned, e.g. 'replace:OS::Cinder::*'.")]
-PolicyOpt = Annotated[Path | None, typer.Option("--policy-file", help="YAML/JSON list of deny rules (same syntax as --deny).")]
-ParallelOpt = Annotated[int, typer.Option("--parallelism", help="Concurrent operations at apply (stored in the plan).")]
-BackendOpt = Annotated[str | None, typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/).")]
-RefreshOpt = Annotated[bool, typer.Option("--refresh", help="Read every recorded resource from the cloud first (drift is shown and planned against).")]
-OsCloudOpt = Annotated[str | None, typer.Option(
-    "--os-cloud", help="Cloud name in clouds.yaml (default: OS_CLOUD / OS_* variables): custom constraints "
-                       "(glance.image, nova.flavor, ...) are checked against it, and --refresh reads from it.")]
+RefreshOnlyOpt = Annotated[
+    bool, typer.Option("--refresh-only", help="Only compare the state with the cloud (drift).")
+]
+TargetOpt = Annotated[
+    list[str] | None, typer.Option("--target", help="Plan only ADDR and what it needs (repeatable).")
+]
+ReplaceOpt = Annotated[
+    list[str] | None, typer.Option("--replace", help="Replace ADDR even if it could be kept (repeatable).")
+]
+DenyOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--deny", help="Fail (exit 3) if an ACTION:TYPE_GLOB change is planned, e.g. 'replace:OS::Cinder::*'."
+    ),
+]
+PolicyOpt = Annotated[
+    Path | None, typer.Option("--policy-file", help="YAML/JSON list of deny rules (same syntax as --deny).")
+]
+ParallelOpt = Annotated[
+    int, typer.Option("--parallelism", help="Concurrent operations at apply (stored in the plan).")
+]
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
+]
+RefreshOpt = Annotated[
+    bool,
+    typer.Option(
+        "--refresh",
+        help="Read every recorded resource from the cloud first (drift is shown and planned against).",
+    ),
+]
+OsCloudOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--os-cloud",
+        help="Cloud name in clouds.yaml (default: OS_CLOUD / OS_* variables): custom constraints "
+        "(glance.image, nova.flavor, ...) are checked against it, and --refresh reads from it.",
+    ),
+]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
 
 
@@ -120,19 +153,54 @@ def plan_command(
     Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present (only with
     --detailed-exitcode), 3 a --deny / --policy-file rule is violated (the plan is printed, not saved)."""
     try:
-        _plan(stack, template, environment, parameter, parameter_file, out, fmt, detailed_exitcode, destroy,
-              refresh_only, target, replace_, deny, policy_file, parallelism, backend, lock_timeout, refresh, os_cloud)
+        _plan(
+            stack,
+            template,
+            environment,
+            parameter,
+            parameter_file,
+            out,
+            fmt,
+            detailed_exitcode,
+            destroy,
+            refresh_only,
+            target,
+            replace_,
+            deny,
+            policy_file,
+            parallelism,
+            backend,
+            lock_timeout,
+            refresh,
+            os_cloud,
+        )
     except HotcError as exc:
         if not exc.diagnostics:
             raise
-        raise HotcError(exc.message, exit_code=exc.exit_code, diagnostics=tuple(_display(exc.diagnostics))) from exc
+        raise HotcError(
+            exc.message, exit_code=exc.exit_code, diagnostics=tuple(_display(exc.diagnostics))
+        ) from exc
 
 
 def _plan(
-    stack: str | None, template: Path | None, environment: list[Path] | None, parameter: list[str] | None,
-    parameter_file: list[str] | None, out: Path | None, fmt: str, detailed_exitcode: bool, destroy: bool,
-    refresh_only: bool, target: list[str] | None, replace_: list[str] | None, deny: list[str] | None,
-    policy_file: Path | None, parallelism: int, backend: str | None, lock_timeout: float, refresh: bool,
+    stack: str | None,
+    template: Path | None,
+    environment: list[Path] | None,
+    parameter: list[str] | None,
+    parameter_file: list[str] | None,
+    out: Path | None,
+    fmt: str,
+    detailed_exitcode: bool,
+    destroy: bool,
+    refresh_only: bool,
+    target: list[str] | None,
+    replace_: list[str] | None,
+    deny: list[str] | None,
+    policy_file: Path | None,
+    parallelism: int,
+    backend: str | None,
+    lock_timeout: float,
+    refresh: bool,
     os_cloud: str | None,
 ) -> None:
     from hotc.planner.api import (
@@ -155,10 +223,17 @@ def _plan(
     rules = tuple(parse_deny_rule(r) for r in deny or [])
     if policy_file is not None:
         rules += load_policy_file(policy_file)
-    options = PlanOptions(mode=mode, targets=tuple(target or ()), replace=tuple(replace_ or ()),
-                          parallelism=parallelism, deny=rules)
+    options = PlanOptions(
+        mode=mode,
+        targets=tuple(target or ()),
+        replace=tuple(replace_ or ()),
+        parallelism=parallelism,
+        deny=rules,
+    )
     if template is None and mode == "normal":
-        raise HotcError("give the template with -t TEMPLATE (only --destroy and --refresh-only work without one)")
+        raise HotcError(
+            "give the template with -t TEMPLATE (only --destroy and --refresh-only work without one)"
+        )
     name = stack_name_for(stack, template)
     params = parse_parameters(parameter)
     pfiles = parse_parameter_files(parameter_file)
@@ -194,15 +269,21 @@ def _plan(
 
         enforce_constraints(desired, plan, os_cloud, sys.stderr, cloud=cloud)
     if template is not None:
-        plan = replace(plan, template_digest=template_digest(loaded),
-                       inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles))
+        plan = replace(
+            plan,
+            template_digest=template_digest(loaded),
+            inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles),
+        )
     violations = check_deny(plan, rules)
     sys.stdout.write(render(plan, fmt, hint=f"hotc show {out}" if out else "hotc plan"))
     sys.stdout.flush()
     if violations:
         for v in violations:
             print(f"error: {v.describe()}", file=sys.stderr)
-        print(f"error: {len(violations)} deny rule(s) violated" + ("; the plan was not saved" if out else ""), file=sys.stderr)
+        print(
+            f"error: {len(violations)} deny rule(s) violated" + ("; the plan was not saved" if out else ""),
+            file=sys.stderr,
+        )
         raise typer.Exit(DENY_EXIT_CODE)
     if out is not None:
         save_plan(plan, out)
@@ -226,12 +307,18 @@ def _render_state(state: Any, fmt: str) -> str:
                 {"address": r.address, "type": r.type, "status": r.status, "physical_id": r.physical_id}
                 for r in sorted(state.resources.values(), key=lambda r: r.address)
             ],
-            "outputs": {k: {"value": SENSITIVE if o.sensitive else o.value, "sensitive": o.sensitive}
-                        for k, o in state.outputs.items()},
+            "outputs": {
+                k: {"value": SENSITIVE if o.sensitive else o.value, "sensitive": o.sensitive}
+                for k, o in state.outputs.items()
+            },
         }
         return json.dumps(doc, indent=2, default=str) + "\n"
-    lines = [f"Stack {state.stack_name}: {state.status}" + (f" ({state.status_reason})" if state.status_reason else ""),
-             f"  lineage {state.lineage}, serial {state.serial}", ""]
+    lines = [
+        f"Stack {state.stack_name}: {state.status}"
+        + (f" ({state.status_reason})" if state.status_reason else ""),
+        f"  lineage {state.lineage}, serial {state.serial}",
+        "",
+    ]
     rows = sorted(state.resources.values(), key=lambda r: r.address)
     if rows:
         w1 = max(len(r.address) for r in rows)
@@ -271,7 +358,9 @@ def show_command(
         raise HotcError(f"{what}: no such plan file")
     state, _ = backend_from_config(backend).read(what)
     if state is None:
-        raise HotcError(f"{what}: neither a plan file nor a stack with state (backend {backend or 'default'})")
+        raise HotcError(
+            f"{what}: neither a plan file nor a stack with state (backend {backend or 'default'})"
+        )
     sys.stdout.write(_render_state(state, fmt))
 
 

@@ -36,14 +36,20 @@ from hotc.state.signals import exit_on_signals
 
 BackendOpt = Annotated[
     str | None,
-    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX, or a directory (default: HOTC_BACKEND, "
-                 "hotc.toml, then .hotc/ here)."),
+    typer.Option(
+        "--backend",
+        help="State backend: s3://BUCKET/PREFIX, or a directory (default: HOTC_BACKEND, "
+        "hotc.toml, then .hotc/ here).",
+    ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
 UnsafeOpt = Annotated[
     bool,
-    typer.Option("--unsafe-no-locking", help="Do not lock the state (writes are still compare-and-swap where the "
-                 "store supports it). Only when you are sure nobody else touches this stack."),
+    typer.Option(
+        "--unsafe-no-locking",
+        help="Do not lock the state (writes are still compare-and-swap where the "
+        "store supports it). Only when you are sure nobody else touches this stack.",
+    ),
 ]
 StackArg = Annotated[str, typer.Argument(help="Stack name.")]
 
@@ -75,7 +81,9 @@ def _read_existing(backend: BaseBackend, stack: str) -> StackState:
 
 def _members(state: StackState, addr: str) -> list[str]:
     """``addr`` itself and the addresses inside it (``addr[i]``, ``addr.child``, ``addr[i].child``)."""
-    return sorted(a for a in state.resources if a == addr or a.startswith(addr + ".") or a.startswith(addr + "["))
+    return sorted(
+        a for a in state.resources if a == addr or a.startswith(addr + ".") or a.startswith(addr + "[")
+    )
 
 
 # ---------------------------------------------------------------------------------------------- state
@@ -94,7 +102,11 @@ def state_list(stack: StackArg, backend: BackendOpt = None) -> None:
 
 
 def _resource_text(r: ResourceState) -> str:
-    lines = [f"# {r.address}: {r.type}", f"physical_id     = {r.physical_id}", f"status          = {r.status}"]
+    lines = [
+        f"# {r.address}: {r.type}",
+        f"physical_id     = {r.physical_id}",
+        f"status          = {r.status}",
+    ]
     if r.status_reason:
         lines.append(f"status_reason   = {r.status_reason}")
     lines.append(f"deletion_policy = {r.deletion_policy}")
@@ -141,8 +153,14 @@ def json_masked(r: ResourceState) -> ResourceState:
     return replace(r, properties=d["properties"], attributes=d["attributes"])
 
 
-def _edit(backend_url: str | None, stack: str, timeout: float, unsafe: bool, operation: str,
-          change: Callable[[StackState], StackState]) -> StackState:
+def _edit(
+    backend_url: str | None,
+    stack: str,
+    timeout: float,
+    unsafe: bool,
+    operation: str,
+    change: Callable[[StackState], StackState],
+) -> StackState:
     b = open_backend(backend_url, unsafe)
     with locked(b, stack, operation, timeout) as lk:
         st = _read_existing(b, stack)
@@ -163,8 +181,10 @@ def state_rm(
     def change(st: StackState) -> StackState:
         missing = [a for a in addresses if not _members(st, a)]
         if missing:
-            raise HotcError(f"stack '{stack}' has no resource {', '.join(repr(m) for m in missing)} in its state; "
-                            "nothing was removed")
+            raise HotcError(
+                f"stack '{stack}' has no resource {', '.join(repr(m) for m in missing)} in its state; "
+                "nothing was removed"
+            )
         for a in addresses:
             for m in _members(st, a):
                 st = st.without_resource(m)
@@ -190,7 +210,9 @@ def state_mv(
     moved: list[tuple[str, str]] = []
 
     def rename(a: str) -> str:
-        return destination + a[len(source):] if a == source or a.startswith((source + ".", source + "[")) else a
+        return (
+            destination + a[len(source) :] if a == source or a.startswith((source + ".", source + "[")) else a
+        )
 
     def change(st: StackState) -> StackState:
         members = _members(st, source)
@@ -198,14 +220,18 @@ def state_mv(
             raise HotcError(f"stack '{stack}' has no resource '{source}' in its state; nothing was moved")
         clash = [rename(m) for m in members if rename(m) in st.resources and rename(m) not in members]
         if clash:
-            raise HotcError(f"cannot move '{source}' to '{destination}': {', '.join(clash)} already exists in the "
-                            "state; nothing was moved")
+            raise HotcError(
+                f"cannot move '{source}' to '{destination}': {', '.join(clash)} already exists in the "
+                "state; nothing was moved"
+            )
         res: dict[str, ResourceState] = {}
         for a, r in st.resources.items():
             new_addr = rename(a)
             if new_addr != a:
                 moved.append((a, new_addr))
-            res[new_addr] = replace(r, address=new_addr, dependencies=tuple(rename(d) for d in r.dependencies))
+            res[new_addr] = replace(
+                r, address=new_addr, dependencies=tuple(rename(d) for d in r.dependencies)
+            )
         return replace(st, resources=res)
 
     new = _edit(backend, stack, lock_timeout, unsafe_no_locking, "state mv", change)
@@ -226,8 +252,13 @@ def state_pull(stack: StackArg, backend: BackendOpt = None) -> None:
 def state_push(
     stack: StackArg,
     file: Annotated[Path, typer.Argument(help="State document (JSON) to store; '-' reads stdin.")],
-    force: Annotated[bool, typer.Option("--force", help="Store it even if its lineage differs or its serial is "
-                                        "not newer than the stored one.")] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Store it even if its lineage differs or its serial is not newer than the stored one.",
+        ),
+    ] = False,
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
     unsafe_no_locking: UnsafeOpt = False,
@@ -248,14 +279,19 @@ def state_push(
         if current is not None:
             problems = []
             if current.lineage != incoming.lineage:
-                problems.append(f"its lineage {incoming.lineage} differs from the stored {current.lineage} "
-                                "(it is the state of another stack)")
+                problems.append(
+                    f"its lineage {incoming.lineage} differs from the stored {current.lineage} "
+                    "(it is the state of another stack)"
+                )
             if incoming.serial <= current.serial:
                 problems.append(f"its serial {incoming.serial} is not newer than the stored {current.serial}")
             if problems and not force:
-                raise HotcError(f"refusing to push {source} to stack '{stack}': " + "; ".join(problems)
-                                + ". Pass --force to overwrite anyway (the stored version stays in the history "
-                                "when the bucket keeps versions).")
+                raise HotcError(
+                    f"refusing to push {source} to stack '{stack}': "
+                    + "; ".join(problems)
+                    + ". Pass --force to overwrite anyway (the stored version stays in the history "
+                    "when the bucket keeps versions)."
+                )
             if incoming.serial <= current.serial:
                 incoming = replace(incoming, serial=current.serial + 1)
         new = b.write(stack, incoming, lk, exact=True)
@@ -271,7 +307,9 @@ def state_history(stack: StackArg, backend: BackendOpt = None) -> None:
         raise HotcError(f"stack '{stack}' has no state in {b.describe()}")
     versioning = getattr(b, "versioning_enabled", None)
     if versioning is not None and not versioning():
-        _warn("bucket versioning is not enabled, so only the current version is kept; enable it to keep history")
+        _warn(
+            "bucket versioning is not enabled, so only the current version is kept; enable it to keep history"
+        )
     typer.echo(f"{'VERSION':<38} {'MODIFIED':<20} {'SERIAL':>6} {'SIZE':>8}")
     for e in entries:
         serial = "-" if e.serial is None else str(e.serial)

@@ -293,13 +293,13 @@ class Registry:
                 return Resolution("template", chain[0], target, entry, chain)
             if entry.kind == "glob":
                 prefix = entry.name[:-1]
-                new = entry.value[:-1] + type_name[len(prefix) :] if entry.value.endswith("*") else entry.value
+                new = (
+                    entry.value[:-1] + type_name[len(prefix) :] if entry.value.endswith("*") else entry.value
+                )
             else:
                 new = entry.value
             if new in chain:
-                raise TypeNotFound(
-                    chain[0], "resource_registry aliases loop: " + " -> ".join((*chain, new))
-                )
+                raise TypeNotFound(chain[0], "resource_registry aliases loop: " + " -> ".join((*chain, new)))
             try:
                 return self._resolve(new, resource_name, (*chain, new))
             except TypeNotFound as exc:
@@ -381,7 +381,9 @@ def parse_environment(data: Any, file: str) -> tuple[EnvironmentFile | None, lis
     start = Pos(file, 1, 1)
     diags: list[Diagnostic] = []
     if not isinstance(data, dict):
-        return None, [error("The environment is not a valid YAML mapping data type.", start, code="environment")]
+        return None, [
+            error("The environment is not a valid YAML mapping data type.", start, code="environment")
+        ]
     ok = True
     for key in data:
         kpos = data.pos_of_key(key) if isinstance(data, PosDict) else start
@@ -391,7 +393,8 @@ def parse_environment(data: Any, file: str) -> tuple[EnvironmentFile | None, lis
                 hint = " (resources go under resource_registry:)" if key == "resources" else ""
             diags.append(
                 error(
-                    f'environment has wrong section "{key}"{hint}; valid sections are: ' + ", ".join(SECTIONS),
+                    f'environment has wrong section "{key}"{hint}; valid sections are: '
+                    + ", ".join(SECTIONS),
                     kpos,
                     code="environment",
                 )
@@ -410,16 +413,22 @@ def parse_environment(data: Any, file: str) -> tuple[EnvironmentFile | None, lis
         v = data.get(sec)
         if v is not None and not isinstance(v, dict):
             diags.append(
-                error(f"environment section {sec} must be a mapping, not a {_kind(v)}", pos_of(data, sec) or start,
-                      code="environment")
+                error(
+                    f"environment section {sec} must be a mapping, not a {_kind(v)}",
+                    pos_of(data, sec) or start,
+                    code="environment",
+                )
             )
             ok = False
     for sec in ("encrypted_param_names", "event_sinks"):
         v = data.get(sec)
         if v is not None and not isinstance(v, list):
             diags.append(
-                error(f"environment section {sec} must be a list, not a {_kind(v)}", pos_of(data, sec) or start,
-                      code="environment")
+                error(
+                    f"environment section {sec} must be a list, not a {_kind(v)}",
+                    pos_of(data, sec) or start,
+                    code="environment",
+                )
             )
             ok = False
     sinks = data.get("event_sinks")
@@ -427,8 +436,13 @@ def parse_environment(data: Any, file: str) -> tuple[EnvironmentFile | None, lis
         for i, s in enumerate(sinks):
             spos = pos_of(sinks, i) or start
             if not isinstance(s, dict) or "type" not in s:
-                diags.append(error("each event sink must be a mapping with a type (e.g. zaqar-queue)", spos,
-                                   code="environment"))
+                diags.append(
+                    error(
+                        "each event sink must be a mapping with a type (e.g. zaqar-queue)",
+                        spos,
+                        code="environment",
+                    )
+                )
                 ok = False
             elif s.get("type") not in EVENT_SINK_TYPES:
                 diags.append(

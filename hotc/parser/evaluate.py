@@ -421,7 +421,9 @@ def _str_replace(e: F.StrReplace, ctx: EvalContext) -> Any:
             raise empty_error(param)
         if e.mode == "plain":
             if not isinstance(value, str | int | float | bool):
-                raise _fail(f'"{e.name}" params must be strings or numbers, param {param} is not valid', e.pos)
+                raise _fail(
+                    f'"{e.name}" params must be strings or numbers, param {param} is not valid', e.pos
+                )
             return str(value)
         if not isinstance(value, str | int | float | bool):
             if isinstance(value, dict | list | tuple):
@@ -498,12 +500,15 @@ def _repeat(e: F.Repeat, ctx: EvalContext) -> Any:
         ok = _is_seq(value) or (maps_ok and isinstance(value, Mapping))
         if not ok:
             kinds = "lists or maps" if maps_ok else "lists"
-            raise _fail(f'The values of the "for_each" argument to "{e.name}" must be {kinds}', _pos(e.for_each))
+            raise _fail(
+                f'The values of the "for_each" argument to "{e.name}" must be {kinds}', _pos(e.for_each)
+            )
         values.append(value)
         lengths.append(len(value))
     if not nested and lengths and len(set(lengths)) != 1:
         raise _fail(
-            f"For {e.name}, the length of for_each values should be equal if no nested loop.", _pos(e.for_each)
+            f"For {e.name}, the length of for_each values should be equal if no nested loop.",
+            _pos(e.for_each),
         )
     template = _arg(e.template, ctx)
 
@@ -574,7 +579,9 @@ def _str_split(e: F.StrSplit, ctx: EvalContext) -> Any:
     try:
         return parts[index]
     except IndexError:
-        raise _fail(f'Incorrect index to "{e.name}" should be between 0 and {len(parts) - 1}', e.pos) from None
+        raise _fail(
+            f'Incorrect index to "{e.name}" should be between 0 and {len(parts) - 1}', e.pos
+        ) from None
 
 
 def _map_merge(e: F.MapMerge, ctx: EvalContext) -> Any:
@@ -582,8 +589,10 @@ def _map_merge(e: F.MapMerge, ctx: EvalContext) -> Any:
     if isinstance(args, Unknown):
         return args
     if not isinstance(args, list | tuple | str):
-        raise _fail(f'Incorrect arguments to "{e.name}" should be: [ {{ "key1": "val1" }}, {{ "key2": "val2" }} ]',
-                    e.pos)
+        raise _fail(
+            f'Incorrect arguments to "{e.name}" should be: [ {{ "key1": "val1" }}, {{ "key2": "val2" }} ]',
+            e.pos,
+        )
     result: dict[Any, Any] = {}
     for m in args:
         if isinstance(m, Unknown):
@@ -598,8 +607,9 @@ def _map_merge(e: F.MapMerge, ctx: EvalContext) -> Any:
 
 def _map_replace(e: F.MapReplace, ctx: EvalContext) -> Any:
     args = _arg(e.args, ctx)
-    example = (f'"{e.name}" : [ {{ "key1": "val1" }}, {{"keys": {{"key1": "key2"}}, '
-               '"values": {"val1": "val2"}}]')
+    example = (
+        f'"{e.name}" : [ {{ "key1": "val1" }}, {{"keys": {{"key1": "key2"}}, "values": {{"val1": "val2"}}}}]'
+    )
     if isinstance(args, Unknown):
         return args
     if not isinstance(args, list) or len(args) != 2:
@@ -610,8 +620,9 @@ def _map_replace(e: F.MapReplace, ctx: EvalContext) -> Any:
             return {}
         if isinstance(m, Mapping | Unknown):
             return m
-        raise _fail(f'Incorrect arguments: to "{e.name}", arguments must be a list of maps. Example: {example}',
-                    e.pos)
+        raise _fail(
+            f'Incorrect arguments: to "{e.name}", arguments must be a list of maps. Example: {example}', e.pos
+        )
 
     in_map, repl = ensure_map(args[0]), ensure_map(args[1])
     for m in (in_map, repl):
@@ -731,7 +742,7 @@ def _make_url(e: F.MakeURL, ctx: EvalContext) -> Any:
             raise _fail(f'The "{key}" argument to "{e.name}" must be a string', e.pos)
     scheme = args.get("scheme", "")
     if ":" in scheme:
-        raise _fail('URL "scheme" should not contain \':\'', e.pos)
+        raise _fail("URL \"scheme\" should not contain ':'", e.pos)
 
     def netloc() -> Iterator[str]:
         username = urlparse.quote(args.get("username", ""), safe="")
@@ -774,7 +785,9 @@ def _list_concat(e: F.ListConcat, ctx: EvalContext) -> Any:
         if m is None:
             continue
         if not _is_seq(m):
-            raise _fail(f"Incorrect arguments: Items to concat must be lists. {_show(m)} is not a list", e.pos)
+            raise _fail(
+                f"Incorrect arguments: Items to concat must be lists. {_show(m)} is not a list", e.pos
+            )
         result.extend(m)
     if not e.unique:
         return result
@@ -966,7 +979,9 @@ def _ref(e: F.Ref, ctx: EvalContext) -> Any:
 
 
 def _removed(e: F.Removed, ctx: EvalContext) -> Any:
-    raise _fail(f'the function "{e.name}" is not supported in heat_template_version {ctx.version.written}', e.pos)
+    raise _fail(
+        f'the function "{e.name}" is not supported in heat_template_version {ctx.version.written}', e.pos
+    )
 
 
 def _invalid(e: F.Invalid, ctx: EvalContext) -> Any:

@@ -92,7 +92,10 @@ def parse_expr(
             return Literal(data, pos), diags
         if not V.has_conditions(version):
             diags.append(
-                error(f"conditions need heat_template_version 2016-10-14 or later (this is {version.written})", pos)
+                error(
+                    f"conditions need heat_template_version 2016-10-14 or later (this is {version.written})",
+                    pos,
+                )
             )
             return Literal(None, pos), diags
         if where == "conditions" and not isinstance(data, dict):
@@ -214,7 +217,9 @@ _SCALAR_CALLS: dict[str, Any] = {"FN_GET_PARAM": _get_param, "FN_GET_RESOURCE": 
 _SCALARS = frozenset({str, int, bool, float, type(None)})
 
 
-def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str, str], diags: list[Diagnostic]) -> Expr:
+def _build(
+    data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str, str], diags: list[Diagnostic]
+) -> Expr:
     """Literal data is built here; single-key maps naming a function go through the grammar."""
     t = type(data)
     if t is PosDict:
@@ -258,7 +263,8 @@ def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str
                 if direct is not None:
                     return direct(k, mpos, _lit(v, vp.get(k, mpos)))  # type: ignore[no-any-return]
                 result = grammar().parse_scalar_call(
-                    data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL)
+                    data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL
+                )
                 return _build_call(result, version, mpos, diags)
             return _parse_call(data, mpos, version, START_CALL, diags)
         if k in grammar().functions:  # a function name of another version: maybe a warning
@@ -287,11 +293,15 @@ def _build(data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str
 # -------------------------------------------------------------------------------------------- calls
 
 
-def _parse_call(data: Any, pos: Pos | None, version: TemplateVersion, start: str, diags: list[Diagnostic]) -> Expr:
+def _parse_call(
+    data: Any, pos: Pos | None, version: TemplateVersion, start: str, diags: list[Diagnostic]
+) -> Expr:
     return _build_call(grammar().parse(data, pos, version, start), version, pos, diags)
 
 
-def _build_call(result: ParseResult, version: TemplateVersion, pos: Pos | None, diags: list[Diagnostic]) -> Expr:
+def _build_call(
+    result: ParseResult, version: TemplateVersion, pos: Pos | None, diags: list[Diagnostic]
+) -> Expr:
     if result.error is not None:
         diags.append(_syntax_diagnostic(result, version, pos))
         return Literal(None, pos)
@@ -308,8 +318,12 @@ def _syntax_diagnostic(result: ParseResult, version: TemplateVersion, pos: Pos |
     found = describe_found(failure, leaves)
     if failure.enclosing < 0:
         # the top of a condition: a call that is not a condition function, a literal ...
-        return error(f"invalid condition: found {found}; expected a condition name, a boolean or a condition "
-                     "function (equals, not, and, or, get_param…)", where, code="condition")
+        return error(
+            f"invalid condition: found {found}; expected a condition name, a boolean or a condition "
+            "function (equals, not, and, or, get_param…)",
+            where,
+            code="condition",
+        )
     fn = leaves[failure.enclosing][0]
     spec = g.functions.get(fn)
     usage = spec.usage if spec else fn
@@ -319,7 +333,9 @@ def _syntax_diagnostic(result: ParseResult, version: TemplateVersion, pos: Pos |
     elif "_LE" in exp and not any(t in exp for t in ("STRING", "LS", "MS", "INT")):
         detail = f"too many arguments (unexpected {found})"
     elif failure.found in ("KEY",) or failure.found.startswith("K_"):
-        detail = f"unknown key {found[8:]}" if found.startswith("the key ") else f"{found} is not allowed there"
+        detail = (
+            f"unknown key {found[8:]}" if found.startswith("the key ") else f"{found} is not allowed there"
+        )
     elif failure.found.startswith("FN_") or failure.found.startswith("CFN_"):
         detail = f"{found} is not allowed there"
     else:
@@ -327,8 +343,12 @@ def _syntax_diagnostic(result: ParseResult, version: TemplateVersion, pos: Pos |
     return error(f'invalid arguments to "{fn}": {detail}; usage: {usage}', where, code="function-args")
 
 
-_KW_BY_FN = {"FN_STR_REPLACE": "plain", "FN_STR_REPLACE_JSON": "json", "FN_STR_REPLACE_STRICT": "strict",
-             "FN_STR_REPLACE_VSTRICT": "vstrict"}
+_KW_BY_FN = {
+    "FN_STR_REPLACE": "plain",
+    "FN_STR_REPLACE_JSON": "json",
+    "FN_STR_REPLACE_STRICT": "strict",
+    "FN_STR_REPLACE_VSTRICT": "vstrict",
+}
 _ATTR_STYLE = {"FN_GET_ATTR_SELECT": "select", "FN_GET_ATTR_PATH": "path", "FN_GET_ATTR_ALL": "all"}
 _REPEAT_STYLE = {"FN_REPEAT": "list", "FN_REPEAT_MAP": "map", "FN_REPEAT_NESTED": "nested"}
 _OPENERS = frozenset({"LS", "MS"})
@@ -364,7 +384,9 @@ class _Builder:
         rest = [c for c in tree.children[1:] if not (isinstance(c, Token) and c.type in _OPENERS)]
         return str(name), pos, head.type, rest
 
-    def items(self, children: list[Any], fn: str, pos: Pos | None, required: tuple[str, ...]) -> dict[str, Any]:
+    def items(
+        self, children: list[Any], fn: str, pos: Pos | None, required: tuple[str, ...]
+    ) -> dict[str, Any]:
         """Keyword items (``kw`` subtrees) of a map-form argument; checks the required keys."""
         out: dict[str, Any] = {}
         for c in children:
@@ -375,8 +397,11 @@ class _Builder:
         if missing:
             spec = grammar().functions[fn]
             self.diags.append(
-                error(f'"{fn}" is missing {", ".join(repr(m) for m in missing)}; usage: {spec.usage}', pos,
-                      code="function-args")
+                error(
+                    f'"{fn}" is missing {", ".join(repr(m) for m in missing)}; usage: {spec.usage}',
+                    pos,
+                    code="function-args",
+                )
             )
         return out
 
@@ -453,7 +478,9 @@ class _Builder:
         items = self.items(args, name, pos, spec.required)
         if "template" not in items or "params" not in items:
             return Literal(None, pos)
-        return F.StrReplace(name, pos, self.build(items["template"]), self.build(items["params"]), _KW_BY_FN[term])
+        return F.StrReplace(
+            name, pos, self.build(items["template"]), self.build(items["params"]), _KW_BY_FN[term]
+        )
 
     def b_cfn_replace(self, tree: Tree) -> Expr:
         name, pos, _, (mapping, string) = self.call_head(tree)
@@ -465,8 +492,11 @@ class _Builder:
         allowed = grammar().functions[name].values
         if value not in allowed:
             self.diags.append(
-                error(f'invalid argument to "{name}": "{value}"; it must be one of: {", ".join(allowed)}', vpos,
-                      code="function-args")
+                error(
+                    f'invalid argument to "{name}": "{value}"; it must be one of: {", ".join(allowed)}',
+                    vpos,
+                    code="function-args",
+                )
             )
             return Literal(None, pos)
         return F.ResourceFacade(name, pos, str(value))
@@ -478,8 +508,14 @@ class _Builder:
             return Literal(None, pos)
         perm = items.get("permutations")
         permutations = True if perm is None else bool(self.leaf(perm)[0])
-        return F.Repeat(name, pos, self.build(items["template"]), self.build(items["for_each"]), permutations,
-                        _REPEAT_STYLE[term])
+        return F.Repeat(
+            name,
+            pos,
+            self.build(items["template"]),
+            self.build(items["for_each"]),
+            permutations,
+            _REPEAT_STYLE[term],
+        )
 
     def _whole_args(self, tree: Tree) -> tuple[str, Pos | None, str, Expr]:
         """For functions whose whole argument Heat resolves first: a list (built as ListExpr) or a call."""
@@ -546,12 +582,20 @@ class _Builder:
                 try:
                     port = int(built.value)
                 except (TypeError, ValueError):
-                    self.diags.append(error(f'invalid URL port "{built.value}" for "{name}"', built.pos,
-                                            code="function-args"))
+                    self.diags.append(
+                        error(
+                            f'invalid URL port "{built.value}" for "{name}"', built.pos, code="function-args"
+                        )
+                    )
                     return Literal(None, pos)
                 if not 0 < port <= 65535:
-                    self.diags.append(error(f"invalid URL port {port}: it must be in the range 1-65535",
-                                            built.pos, code="function-args"))
+                    self.diags.append(
+                        error(
+                            f"invalid URL port {port}: it must be in the range 1-65535",
+                            built.pos,
+                            code="function-args",
+                        )
+                    )
                     return Literal(None, pos)
             parts.append((key, built))
         return F.MakeURL(name, pos, tuple(parts))
@@ -659,8 +703,10 @@ def removed_message(name: str, version: TemplateVersion) -> str:
 
 def invalid_message(name: str, version: TemplateVersion) -> str:
     cond = sorted(grammar().condition_table(version))
-    return (f'the function "{name}" is invalid in this context: a condition may only use '
-            f'{", ".join(cond)} (and names of other conditions)')
+    return (
+        f'the function "{name}" is invalid in this context: a condition may only use '
+        f"{', '.join(cond)} (and names of other conditions)"
+    )
 
 
 def introduced_in(name: str) -> str | None:

@@ -108,7 +108,9 @@ class Grammar:
         for date in V.VERSIONS:
             v = TemplateVersion(date, date)
             normal = {n: t for n, f in self.functions.items() if (t := f.terminal(v)) is not None}
-            cond = {n: t for n, f in self.functions.items() if (t := f.terminal(v, condition=True)) is not None}
+            cond = {
+                n: t for n, f in self.functions.items() if (t := f.terminal(v, condition=True)) is not None
+            }
             self._tables[date] = (normal, cond)
         self._cache: dict[tuple[str, str, tuple[str, ...]], Any] = {}
 
@@ -144,8 +146,15 @@ class Grammar:
         return ParseResult(cached, leaves, None)
 
     def parse_scalar_call(
-        self, data: Any, name: str, arg: Any, pos: Pos | None, key_pos: Pos | None, arg_pos: Pos | None,
-        version: TemplateVersion, start: str,
+        self,
+        data: Any,
+        name: str,
+        arg: Any,
+        pos: Pos | None,
+        key_pos: Pos | None,
+        arg_pos: Pos | None,
+        version: TemplateVersion,
+        start: str,
     ) -> ParseResult:
         """:meth:`parse` for the commonest call, ``{NAME: SCALAR}`` (``get_param: x``), without the walk:
         the same leaves and shape codes, built directly."""
@@ -286,7 +295,6 @@ def _walk(
     else:
         add_leaf((node, pos))
         add_code(_SCALAR_CODE.get(t, "s"))
-
 
 
 # ---------------------------------------------------------------------------------------------- lexing

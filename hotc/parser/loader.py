@@ -143,7 +143,9 @@ class _Ctx:
         self.sources[path] = text
         return text
 
-    def template(self, path: str, pos: Pos | None, what: str) -> tuple[Template | None, list[Diagnostic]] | None:
+    def template(
+        self, path: str, pos: Pos | None, what: str
+    ) -> tuple[Template | None, list[Diagnostic]] | None:
         """Read, decode and parse a template file (cached by path); None when it cannot be read."""
         if path in self.parsed:
             return self.parsed[path]
@@ -346,7 +348,11 @@ def _process(
             # Heat does not validate a resource whose condition is false; record its type when it resolves
             # to a provider type (the planner may need it), nothing else
             try:
-                rd = env.registry.resolve(res.type, rname) if res.type and not is_template_name(res.type) else None
+                rd = (
+                    env.registry.resolve(res.type, rname)
+                    if res.type and not is_template_name(res.type)
+                    else None
+                )
             except TypeNotFound:
                 rd = None
             if rd is not None and rd.kind in ("builtin", "none"):
@@ -355,7 +361,9 @@ def _process(
         type_name = res.type
         if not type_name:
             lc.diags.append(
-                error(f'Invalid type (empty): resource "{rname}" has an empty type', res.type_pos, code="type")
+                error(
+                    f'Invalid type (empty): resource "{rname}" has an empty type', res.type_pos, code="type"
+                )
             )
             continue
         lookup = type_name
@@ -380,7 +388,9 @@ def _process(
                     )
                 )
             elif resource_types.status(r.type_name) == resource_types.HIDDEN:
-                lc.diags.append(warning(resource_types.hidden_message(r.type_name), res.type_pos, code="hidden-type"))
+                lc.diags.append(
+                    warning(resource_types.hidden_message(r.type_name), res.type_pos, code="hidden-type")
+                )
         else:
             key = r.template or lookup
             types[rname] = TypeResolution("template", type_name, key)
@@ -433,7 +443,10 @@ def _members(
             d = lc.diags[i]
             if d.severity is Severity.ERROR:
                 lc.diags[i] = Diagnostic(
-                    Severity.WARNING, f"{d.message} (inside {rname}: fails when a member is created)", d.pos, d.code
+                    Severity.WARNING,
+                    f"{d.message} (inside {rname}: fails when a member is created)",
+                    d.pos,
+                    d.code,
                 )
 
 
@@ -459,7 +472,17 @@ def _members_inner(
             path = resolve_path(str(_literal_str(body.path)), base)
             params = props.get("parameters")
             _nested(
-                lc, t, rname, res, Resolution("template", type_name, path), path, env, depth, stack, nested, ctx,
+                lc,
+                t,
+                rname,
+                res,
+                Resolution("template", type_name, path),
+                path,
+                env,
+                depth,
+                stack,
+                nested,
+                ctx,
                 props=params if isinstance(params, MapExpr) else None,
                 where=body.pos,
                 prop_path=f"resources.{rname}.properties.parameters",
@@ -473,7 +496,11 @@ def _members_inner(
     tpos = getattr(body.get("type"), "pos", None) or body.pos
     if member_type is None:
         return None
-    lookup = resolve_path(member_type, base) if is_template_name(member_type) and not is_url(member_type) else member_type
+    lookup = (
+        resolve_path(member_type, base)
+        if is_template_name(member_type) and not is_url(member_type)
+        else member_type
+    )
     child_env = env.child(rname, None)
     try:
         r = child_env.registry.resolve(lookup, None)
@@ -489,7 +516,17 @@ def _members_inner(
     key = r.template or lookup
     member_props = body.get("properties")
     _nested(
-        lc, t, rname, res, r, key, child_env, depth, stack, nested, ctx,
+        lc,
+        t,
+        rname,
+        res,
+        r,
+        key,
+        child_env,
+        depth,
+        stack,
+        nested,
+        ctx,
         props=member_props if isinstance(member_props, MapExpr) or member_props is None else None,
         where=tpos,
         prop_path=f"resources.{rname}.properties.{_MEMBER_KEYS[type_name]}.properties",
@@ -511,8 +548,11 @@ def _check_update_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None) -> 
                 f"{tr.type_name} accepts: " + ", ".join(sorted(allowed))
                 if allowed
                 else f"{res.type} takes no update_policy"
-                + (" (OS::Heat::AutoScalingGroup uses its rolling_updates property)"
-                   if tr.type_name == "OS::Heat::AutoScalingGroup" else "")
+                + (
+                    " (OS::Heat::AutoScalingGroup uses its rolling_updates property)"
+                    if tr.type_name == "OS::Heat::AutoScalingGroup"
+                    else ""
+                )
             )
             lc.diags.append(
                 error(
@@ -540,7 +580,11 @@ def _check_deletion_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None, c
         pols = ("Delete", "Retain", "Snapshot", "delete", "retain", "snapshot")
         if value not in pols:
             lc.diags.append(
-                error(f'Invalid deletion policy "{value}": use one of Delete, Retain, Snapshot', dp.pos, code="structure")
+                error(
+                    f'Invalid deletion policy "{value}": use one of Delete, Retain, Snapshot',
+                    dp.pos,
+                    code="structure",
+                )
             )
             return
     else:
@@ -550,7 +594,9 @@ def _check_deletion_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None, c
             lc.diags.append(
                 error(
                     f'resources.{res.name}.deletion_policy: "Snapshot" deletion policy not supported by '
-                    f"{res.type} (only " + ", ".join(sorted(resource_types.SNAPSHOT_TYPES)) + " take snapshots)",
+                    f"{res.type} (only "
+                    + ", ".join(sorted(resource_types.SNAPSHOT_TYPES))
+                    + " take snapshots)",
                     dp.pos,
                     code="structure",
                 )
@@ -606,7 +652,9 @@ def _nested(
         props = res.properties
     given: set[str] = set()
     if isinstance(props, MapExpr) and parameters_given:
-        for (pname, pexpr), ppos in zip(props.items, props.key_pos or (None,) * len(props.items), strict=False):
+        for (pname, pexpr), ppos in zip(
+            props.items, props.key_pos or (None,) * len(props.items), strict=False
+        ):
             given.add(pname)
             if pname not in child_t.parameters:
                 known = ", ".join(sorted(child_t.parameters)) or "it declares none"
@@ -815,7 +863,9 @@ def _load_stack(
     max_size: int | None,
 ) -> tuple[LoadedStack | None, list[Diagnostic]]:
     lc = _Ctx(
-        max_size=max_size, validate_props=_find_validator(strict=require_values), attributes=_find_attributes()
+        max_size=max_size,
+        validate_props=_find_validator(strict=require_values),
+        attributes=_find_attributes(),
     )
     tpath = os.path.abspath(os.fspath(template_path))
     loaded = lc.template(tpath, None, "template")

@@ -101,7 +101,6 @@ def bool_from_string(value: Any) -> bool:
     raise ParameterValueError(f"Unrecognized value '{value}', acceptable values are: {acceptable}")
 
 
-
 def convert_value(param_type: str, value: Any) -> Any:
     """Convert ``value`` to ``param_type`` exactly as Heat's parameter classes do.
 
@@ -139,7 +138,6 @@ def convert_value(param_type: str, value: Any) -> Any:
             raise ParameterValueError(f"Value must be valid JSON: {exc}") from None
         return value
     return value
-
 
 
 def _constraint_value(param_type: str, value: Any) -> Any:
@@ -248,9 +246,7 @@ def _num(data: Mapping[str, Any], key: str, what: str, pos: Pos | None) -> int |
     try:
         return str_to_num(val)
     except (ValueError, TypeError):
-        raise _SchemaError(
-            f"{what}: {key} must be a number, not {val!r}", pos_of(data, key) or pos
-        ) from None
+        raise _SchemaError(f"{what}: {key} must be a number, not {val!r}", pos_of(data, key) or pos) from None
 
 
 def _parse_constraint(entry: Any, version: TemplateVersion, pos: Pos | None) -> Constraint:
@@ -307,7 +303,9 @@ def _parse_constraint(entry: Any, version: TemplateVersion, pos: Pos | None) -> 
         try:
             re.compile(cdef)
         except re.error as exc:
-            raise _SchemaError(f"allowed_pattern {cdef!r} is not a valid regular expression: {exc}", cpos) from None
+            raise _SchemaError(
+                f"allowed_pattern {cdef!r} is not a valid regular expression: {exc}", cpos
+            ) from None
         return Constraint(kind, cdef, description, pos)
     # custom_constraint
     if not isinstance(cdef, str):
@@ -388,7 +386,9 @@ def _truthy(value: Any) -> bool:
         return bool(value)
 
 
-def check_default(param: Parameter, pos: Pos | None, value: Any = MISSING, source: str = "default") -> list[Diagnostic]:
+def check_default(
+    param: Parameter, pos: Pos | None, value: Any = MISSING, source: str = "default"
+) -> list[Diagnostic]:
     """Check a default (the template's, or one from ``parameter_defaults``) against the non-custom
     constraints, as Heat's template validate does. ``Invalid default`` is an error, as in Heat."""
     val = param.default if value is MISSING else value
@@ -443,7 +443,11 @@ def parse_parameters(
 
 
 def parse_parameter_groups(
-    section: Any, parameters: Mapping[str, Parameter], pos: Pos | None, *, all_names: frozenset[str] | None = None
+    section: Any,
+    parameters: Mapping[str, Parameter],
+    pos: Pos | None,
+    *,
+    all_names: frozenset[str] | None = None,
 ) -> tuple[tuple[ParameterGroup, ...], list[Diagnostic]]:
     """``parameter_groups`` -> IR, with Heat's checks (messages prefixed as Heat does)."""
     if not section:
@@ -458,14 +462,20 @@ def parse_parameter_groups(
     for i, group in enumerate(section):
         gpos = section.pos_of(i) if isinstance(section, PosList) else pos
         if not isinstance(group, dict):
-            diags.append(error(f"{prefix}: each parameter group must be a mapping", gpos, code="parameter-groups"))
+            diags.append(
+                error(f"{prefix}: each parameter group must be a mapping", gpos, code="parameter-groups")
+            )
             continue
         label = group.get("label")
         where = f"{prefix}.{label if label is not None else ''}"
         members = group.get("parameters")
         if members is None:
             diags.append(
-                error(f"{where}: The parameters must be provided for each parameter group.", gpos, code="parameter-groups")
+                error(
+                    f"{where}: The parameters must be provided for each parameter group.",
+                    gpos,
+                    code="parameter-groups",
+                )
             )
             continue
         if not isinstance(members, list):

@@ -276,7 +276,9 @@ class _Parser:
                 for i, d in enumerate(dval):
                     ipos = dval.pos_of(i) if isinstance(dval, PosList) else dpos
                     if not isinstance(d, str):
-                        self.err(f"Resource {name} depends_on must be a list of strings", ipos, code="reference")
+                        self.err(
+                            f"Resource {name} depends_on must be a list of strings", ipos, code="reference"
+                        )
                         continue
                     depends.append(Reference(d, ipos))
             elif dval is not None:
@@ -317,7 +319,9 @@ class _Parser:
 
         condition: Expr | None = None
         if "condition" in body and has_conditions(version):
-            condition = self.expr(body["condition"], version, "condition_ref", _val_pos(body, "condition", kpos))
+            condition = self.expr(
+                body["condition"], version, "condition_ref", _val_pos(body, "condition", kpos)
+            )
         external_id: Expr | None = None
         if "external_id" in body and has_conditions(version):
             external_id = self.expr(
@@ -362,7 +366,11 @@ class _Parser:
             for key in body:
                 if key not in allowed:
                     # Heat ignores unknown output keys (its validate does not look at them)
-                    hint = " (condition needs heat_template_version 2016-10-14 or later)" if key == "condition" else ""
+                    hint = (
+                        " (condition needs heat_template_version 2016-10-14 or later)"
+                        if key == "condition"
+                        else ""
+                    )
                     self.warn(
                         f'"{key}" is not a valid keyword inside an output definition and is ignored{hint}; '
                         "valid keys are: " + ", ".join(sorted(allowed)),
@@ -377,7 +385,9 @@ class _Parser:
             value = self.expr(body["value"], version, "outputs", _val_pos(body, "value", kpos))
             cond = None
             if "condition" in body and has_conditions(version):
-                cond = self.expr(body["condition"], version, "condition_ref", _val_pos(body, "condition", kpos))
+                cond = self.expr(
+                    body["condition"], version, "condition_ref", _val_pos(body, "condition", kpos)
+                )
             desc = body.get("description")
             out[str(name)] = Output(
                 name=str(name),
@@ -533,7 +543,13 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
     def cond_ref(name: str, pos: Pos | None, where: str) -> None:
         if name not in conds:
             known = ", ".join(sorted(conds)) or "none are defined"
-            diags.append(error(f'Invalid condition "{name}" ({where}); defined conditions: {known}', pos, code="reference"))
+            diags.append(
+                error(
+                    f'Invalid condition "{name}" ({where}); defined conditions: {known}',
+                    pos,
+                    code="reference",
+                )
+            )
 
     # conditions section: references between conditions, cycles, parameters
     cgraph: dict[str, list[str]] = {}
@@ -664,7 +680,9 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         where = ref_pos.get((cycle[0], cycle[1])) if len(cycle) > 1 else None
         diags.append(
             error(
-                "Circular Dependency Found: " + " -> ".join(cycle) + " (through depends_on, get_resource and get_attr)",
+                "Circular Dependency Found: "
+                + " -> ".join(cycle)
+                + " (through depends_on, get_resource and get_attr)",
                 where or first_res.pos,
                 code="cycle",
             )
@@ -680,7 +698,9 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
     Returns None (with errors) only when the version is unusable; otherwise a Template that leaves out
     the parts that had errors, plus every diagnostic."""
     if not isinstance(data, dict):
-        return None, [error("the template must be a mapping at the top level", Pos(file, 1, 1), code="structure")]
+        return None, [
+            error("the template must be a mapping at the top level", Pos(file, 1, 1), code="structure")
+        ]
     p = _Parser(data, file)
     version = p.version()
     if version is None:
@@ -688,14 +708,19 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
     p.sections(version)
     desc = data.get("description")
     if desc is not None and not isinstance(desc, str):
-        p.warn(f"the template description should be a string, not a {_kind(desc)}", _val_pos(data, "description", None))
+        p.warn(
+            f"the template description should be a string, not a {_kind(desc)}",
+            _val_pos(data, "description", None),
+        )
     psec, ppos = p.section("parameters")
     params, pd = parse_parameters(psec, version, ppos)
     p.diags.extend(pd)
     gsec, gpos = p.section("parameter_groups")
     # parameters with broken definitions are still names the groups may list
     all_names = frozenset(psec) if isinstance(psec, dict) else frozenset(params)
-    groups, gd = parse_parameter_groups(gsec, params, gpos, all_names=all_names | frozenset(PSEUDO_PARAMETERS))
+    groups, gd = parse_parameter_groups(
+        gsec, params, gpos, all_names=all_names | frozenset(PSEUDO_PARAMETERS)
+    )
     p.diags.extend(gd)
     conditions = p.conditions(version)
     resources = p.resources(version)

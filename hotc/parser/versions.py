@@ -80,10 +80,7 @@ def valid_version_names() -> list[str]:
 def version_error_message(written: object) -> str:
     """The message for an unknown ``heat_template_version`` value, listing the valid ones."""
     shown = repr(written) if not isinstance(written, str) else f'"{written}"'
-    return (
-        f"unknown heat_template_version {shown}; valid versions are: "
-        + ", ".join(valid_version_names())
-    )
+    return f"unknown heat_template_version {shown}; valid versions are: " + ", ".join(valid_version_names())
 
 
 def index(version: TemplateVersion | str) -> int:
@@ -107,7 +104,14 @@ def version_named(date_or_alias: str) -> TemplateVersion:
 
 # ------------------------------------------------------------------------------------ per-version structure
 
-_SECTIONS_BASE = ("heat_template_version", "description", "parameter_groups", "parameters", "resources", "outputs")
+_SECTIONS_BASE = (
+    "heat_template_version",
+    "description",
+    "parameter_groups",
+    "parameters",
+    "resources",
+    "outputs",
+)
 _RESOURCE_KEYS_BASE = (
     "type",
     "properties",

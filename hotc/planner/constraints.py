@@ -101,7 +101,9 @@ def _cloud_names_in(schema: Any, value: Any, needs_cloud: Callable[[str], bool],
                     _cloud_names_in(schema.schema.get(k), v, needs_cloud, out)
 
 
-def cloud_constraints_needed(desired: DesiredStack, plan: Plan, schemas: SchemaLookup | None = None) -> tuple[str, ...]:
+def cloud_constraints_needed(
+    desired: DesiredStack, plan: Plan, schemas: SchemaLookup | None = None
+) -> tuple[str, ...]:
     """Names of the cloud-backed custom constraints :func:`check_constraints` would look up for this plan
     (empty: no cloud is needed to check everything)."""
     from hotc.providers.openstack.constraints import needs_cloud
@@ -113,8 +115,11 @@ def cloud_constraints_needed(desired: DesiredStack, plan: Plan, schemas: SchemaL
         for _prefix, params, values, _hidden in _scope_parameters(desired):
             for p in params:
                 if p.name in values and _checkable(values[p.name]):
-                    names.update(str(c.spec) for c in p.constraints
-                                 if c.kind == "custom_constraint" and needs_cloud(str(c.spec)))
+                    names.update(
+                        str(c.spec)
+                        for c in p.constraints
+                        if c.kind == "custom_constraint" and needs_cloud(str(c.spec))
+                    )
     for change in plan.changes:
         keys = _checked_keys(change)
         rtype = lookup(change.type) if keys else None
@@ -166,7 +171,8 @@ class _Memo:
                 try:
                     result = fn(*args, **kwargs)
                     if isinstance(result, types.GeneratorType) or (
-                            hasattr(result, "__next__") and hasattr(result, "__iter__")):
+                        hasattr(result, "__next__") and hasattr(result, "__iter__")
+                    ):
                         result = list(result)
                     cache[key] = (True, result)
                 except Exception as exc:  # remembered and raised again, for the caller to judge
@@ -208,15 +214,19 @@ def _parameter_checks(desired: DesiredStack, conn: Any) -> tuple[list[Diagnostic
                         failed.add(msg)
             if p.hidden or p.name in hidden:
                 specs = ", ".join(str(c.spec) for c in p.constraints if c.kind == "custom_constraint")
-                diags = [error(_hidden_message(f"parameter {p.name!r} is invalid", specs), d.pos, code=d.code)
-                         for d in diags[:1]]
+                diags = [
+                    error(_hidden_message(f"parameter {p.name!r} is invalid", specs), d.pos, code=d.code)
+                    for d in diags[:1]
+                ]
             if prefix:  # a nested stack: say which one
                 diags = [error(f"{prefix}: {d.message}", d.pos, code=d.code) for d in diags]
             out.extend(diags)
     return out, failed
 
 
-def _scope_parameters(desired: DesiredStack) -> Iterator[tuple[str, list[Any], Mapping[str, Any], frozenset[str]]]:
+def _scope_parameters(
+    desired: DesiredStack,
+) -> Iterator[tuple[str, list[Any], Mapping[str, Any], frozenset[str]]]:
     """(scope address, parameters with a custom constraint, their values, hidden names) for the root and every
     nested stack. A nested stack's values are what its parent feeds it, as far as known before apply."""
     from hotc.planner.resolve import UnknownResolver
@@ -224,8 +234,11 @@ def _scope_parameters(desired: DesiredStack) -> Iterator[tuple[str, list[Any], M
     resolver = UnknownResolver()
     memo: dict[Any, Any] = {}
     for prefix, scope in desired.scopes.items():
-        params = [p for p in scope.template.parameters.values()
-                  if any(c.kind == "custom_constraint" for c in p.constraints)]
+        params = [
+            p
+            for p in scope.template.parameters.values()
+            if any(c.kind == "custom_constraint" for c in p.constraints)
+        ]
         if not params:
             continue
         if scope.fixed_params is not None:
@@ -238,15 +251,18 @@ def _scope_parameters(desired: DesiredStack) -> Iterator[tuple[str, list[Any], M
         yield prefix, params, values, scope.hidden
 
 
-def check_constraints(desired: DesiredStack, plan: Plan, conn: Any | None = None,
-                      schemas: SchemaLookup | None = None) -> ConstraintReport:
+def check_constraints(
+    desired: DesiredStack, plan: Plan, conn: Any | None = None, schemas: SchemaLookup | None = None
+) -> ConstraintReport:
     """Check the plan's custom constraints (see the module docstring). ``conn``: an openstacksdk connection,
     or None to check only those that need no cloud. Raises HotcError when the cloud cannot answer."""
     with gc_paused():  # many small objects over a large heap: no repeated full collections (see gc_paused)
         return _check(desired, plan, conn, schemas)
 
 
-def _check(desired: DesiredStack, plan: Plan, conn: Any | None, schemas: SchemaLookup | None) -> ConstraintReport:
+def _check(
+    desired: DesiredStack, plan: Plan, conn: Any | None, schemas: SchemaLookup | None
+) -> ConstraintReport:
     from hotc.providers.openstack.constraints import needs_cloud, property_diagnostics
 
     lookup = schemas or _registry
@@ -332,8 +348,13 @@ def cloud_configured(os_cloud: str | None, environ: Mapping[str, str] | None = N
     return bool(os_cloud or env.get("OS_CLOUD") or env.get("OS_AUTH_URL") or env.get("OS_AUTH_TYPE"))
 
 
-def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None, err: IO[str],
-                        cloud: Callable[[], Any] | None = None) -> None:
+def enforce_constraints(
+    desired: DesiredStack,
+    plan: Plan,
+    os_cloud: str | None,
+    err: IO[str],
+    cloud: Callable[[], Any] | None = None,
+) -> None:
     """What ``hotc plan`` (and an apply that plans on the spot) does with a normal plan: the custom constraints
     that need no cloud always; the cloud-backed ones (glance.image, nova.flavor, ...) when a cloud is configured
     (:func:`cloud_configured`; it connects only when there is something to look up), else one note on ERR
@@ -355,20 +376,34 @@ def enforce_constraints(desired: DesiredStack, plan: Plan, os_cloud: str | None,
         try:
             conn = cloud()
         except HotcError as exc:
-            err.write(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: "
-                      f"{exc.message}\n")
+            err.write(
+                f"note: custom constraints {', '.join(needed)} were not checked against the cloud: "
+                f"{exc.message}\n"
+            )
     try:
         report = check_constraints(desired, plan, conn)
     except HotcError as exc:  # the cloud could not answer
-        err.write(f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}\n")
+        err.write(
+            f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}\n"
+        )
         report = check_constraints(desired, plan, None)
     if report.diagnostics:
         n = len(report.diagnostics)
-        raise HotcError(f"{n} value(s) do not meet their custom constraint; nothing was planned",
-                        diagnostics=report.diagnostics)
+        raise HotcError(
+            f"{n} value(s) do not meet their custom constraint; nothing was planned",
+            diagnostics=report.diagnostics,
+        )
     if report.unchecked and not configured:
-        err.write(f"note: no cloud is configured, so the custom constraints {', '.join(report.unchecked)} were not "
-                  "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)\n")
+        err.write(
+            f"note: no cloud is configured, so the custom constraints {', '.join(report.unchecked)} were not "
+            "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)\n"
+        )
 
 
-__all__ = ["ConstraintReport", "check_constraints", "cloud_configured", "cloud_constraints_needed", "enforce_constraints"]
+__all__ = [
+    "ConstraintReport",
+    "check_constraints",
+    "cloud_configured",
+    "cloud_constraints_needed",
+    "enforce_constraints",
+]

@@ -97,7 +97,9 @@ class Scope:
     stack_name: str = ""
     stack_id: Any = None
     static_params: Mapping[str, Any] = field(default_factory=dict)  # parameter values known at build time
-    member_types: Mapping[str, TypeResolution] = field(default_factory=dict)  # group/stack name -> member type
+    member_types: Mapping[str, TypeResolution] = field(
+        default_factory=dict
+    )  # group/stack name -> member type
     sensitive_outputs: set[str] = field(default_factory=set)  # outputs derived from hidden values
 
 
@@ -169,8 +171,12 @@ class DesiredStack:
     # ------------------------------------------------------------------------------------------ resolving
 
     def resolve_properties(
-        self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None,
-        *, only: frozenset[str] | None = None,
+        self,
+        address: str,
+        resolver: AddressResolver,
+        memo: dict[Any, Any] | None = None,
+        *,
+        only: frozenset[str] | None = None,
     ) -> dict[str, Any]:
         """The resource's properties evaluated with ``resolver`` (values or Unknowns). ``only``: evaluate just
         these top-level properties when the template writes properties as a map (an optimisation)."""
@@ -197,7 +203,9 @@ class DesiredStack:
             return out
         return self._eval_props(scope, member.resource, resolver, memo)
 
-    def resolve_metadata(self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> Any:
+    def resolve_metadata(
+        self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+    ) -> Any:
         res = self.resources[address]
         memo = {} if memo is None else memo
         scope = self.scopes[res.scope]
@@ -212,7 +220,9 @@ class DesiredStack:
             return None
         return self._eval(scope, member.resource.metadata, resolver, memo)
 
-    def resolve_outputs(self, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> dict[str, Any]:
+    def resolve_outputs(
+        self, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+    ) -> dict[str, Any]:
         """The root template's outputs (an output whose condition is false is left out)."""
         memo = {} if memo is None else memo
         scope = self.scopes[""]
@@ -240,11 +250,15 @@ class DesiredStack:
                 out[name] = (None, exc.message)
         return out
 
-    def scoped_resolver(self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> ScopedResolver:
+    def scoped_resolver(
+        self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+    ) -> ScopedResolver:
         """A name-keyed :class:`~hotc.parser.ir.ResourceResolver` for one (nested) stack."""
         return ScopedResolver(self, self.scopes[scope_prefix], resolver, {} if memo is None else memo)
 
-    def context(self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None) -> EvalContext:
+    def context(
+        self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
+    ) -> EvalContext:
         memo = {} if memo is None else memo
         return self._ctx(self.scopes[scope_prefix], resolver, memo)
 
@@ -274,14 +288,18 @@ class DesiredStack:
         except EvalError as exc:
             raise eval_failure(exc) from exc
 
-    def _eval_props(self, scope: Scope, resource: Resource, resolver: AddressResolver, memo: dict[Any, Any]) -> dict[str, Any]:
+    def _eval_props(
+        self, scope: Scope, resource: Resource, resolver: AddressResolver, memo: dict[Any, Any]
+    ) -> dict[str, Any]:
         if resource.properties is None:
             return {}
         value = self._eval(scope, resource.properties, resolver, memo)
         if value is None:
             return {}
         if not isinstance(value, dict):
-            raise HotcError(f"{resource.pos or scope.template.path}: properties of {join(scope.prefix, resource.name)} must be a map")
+            raise HotcError(
+                f"{resource.pos or scope.template.path}: properties of {join(scope.prefix, resource.name)} must be a map"
+            )
         # Heat drops properties whose value resolves to None (the property is then unset: default applies).
         return {k: v for k, v in value.items() if v is not None}
 
@@ -331,7 +349,9 @@ class DesiredStack:
     _project_id: Any = PROJECT_ID_UNKNOWN
     _parameter_defaults: Mapping[str, Any] = {}  # the environment's parameter_defaults (reach nested stacks)
 
-    def _group_props(self, scope: Scope, member: Member, resolver: AddressResolver, memo: dict[Any, Any]) -> dict[str, Any]:
+    def _group_props(
+        self, scope: Scope, member: Member, resolver: AddressResolver, memo: dict[Any, Any]
+    ) -> dict[str, Any]:
         key = ("group", scope.prefix, member.name, id(resolver))
         hit = memo.get(key)
         if hit is not None:
@@ -341,7 +361,9 @@ class DesiredStack:
         memo[key] = props
         return props
 
-    def _member_properties(self, scope: Scope, gname: str, index: int, resolver: AddressResolver, memo: dict[Any, Any]) -> dict[str, Any]:
+    def _member_properties(
+        self, scope: Scope, gname: str, index: int, resolver: AddressResolver, memo: dict[Any, Any]
+    ) -> dict[str, Any]:
         member = scope.members[gname]
         gprops = self._group_props(scope, member, resolver, memo)
         if member.type == "OS::Heat::ResourceGroup":
@@ -408,7 +430,9 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
             raise HotcError(f"{cond.pos or scope.template.path}: condition {cond.value!r} is not defined")
     ctx = EvalContext(
         version=scope.template.version,
-        parameters=condition_params(scope.fixed_params if scope.fixed_params is not None else scope.static_params),
+        parameters=condition_params(
+            scope.fixed_params if scope.fixed_params is not None else scope.static_params
+        ),
         resolver=_NoResources(),
         conditions=scope.conditions,
         files=scope.files,
@@ -418,15 +442,19 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
     except EvalError as exc:
         raise eval_failure(exc) from exc
     if isinstance(value, Unknown):
-        raise HotcError(f"{cond.pos or scope.template.path}: a condition depends on a value known only after apply")
+        raise HotcError(
+            f"{cond.pos or scope.template.path}: a condition depends on a value known only after apply"
+        )
     return bool(value)
 
 
 def eval_failure(exc: EvalError) -> HotcError:
     """An evaluation error as a HotcError: the positioned diagnostic carries the details (the CLI prints it
     first), the message says what could not be done."""
-    return HotcError(f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
-                     diagnostics=(exc.diagnostic,))
+    return HotcError(
+        f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
+        diagnostics=(exc.diagnostic,),
+    )
 
 
 class _NoResources:
@@ -441,7 +469,9 @@ class ScopedResolver:
     """A :class:`~hotc.parser.ir.ResourceResolver` for one scope: template names -> addresses; leaves are
     asked to the address resolver; groups and nested stacks are answered from their members."""
 
-    def __init__(self, desired: DesiredStack, scope: Scope, base: AddressResolver, memo: dict[Any, Any]) -> None:
+    def __init__(
+        self, desired: DesiredStack, scope: Scope, base: AddressResolver, memo: dict[Any, Any]
+    ) -> None:
         self.desired = desired
         self.scope = scope
         self.base = base
@@ -532,11 +562,15 @@ class ScopedResolver:
         if attribute in ("attributes", "outputs"):
             if not path:
                 raise HotcError(f"get_attr: {m.address} {attribute} needs an attribute name")
-            key_of = (lambda i: str(idx[i])) if attribute == "attributes" else (lambda i: self._member_id(m, i))
+            key_of = (
+                (lambda i: str(idx[i])) if attribute == "attributes" else (lambda i: self._member_id(m, i))
+            )
             values = {}
             for i in range(n):
                 k = key_of(i)
-                values[k if isinstance(k, str) else repr(k)] = self._member_attr(m, i, str(path[0]), tuple(path[1:]))
+                values[k if isinstance(k, str) else repr(k)] = self._member_attr(
+                    m, i, str(path[0]), tuple(path[1:])
+                )
             return values
         if attribute == "outputs_list":
             if not path:
@@ -580,4 +614,12 @@ def build_desired(
         return expand(loaded, stack_name, lineage, project_id, state)
 
 
-__all__ = ["DesiredResource", "DesiredStack", "Member", "Scope", "ScopedResolver", "build_desired", "gc_paused"]
+__all__ = [
+    "DesiredResource",
+    "DesiredStack",
+    "Member",
+    "Scope",
+    "ScopedResolver",
+    "build_desired",
+    "gc_paused",
+]

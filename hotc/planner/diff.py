@@ -26,9 +26,12 @@ def canonical(value: Any) -> str:
 
 
 def masked_digest(value: Any) -> str:
-    return "sha256:" + hashlib.sha256(
-        json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
-    ).hexdigest()
+    return (
+        "sha256:"
+        + hashlib.sha256(
+            json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+        ).hexdigest()
+    )
 
 
 def is_masked(value: Any) -> bool:
@@ -66,7 +69,9 @@ def values_equal(before: Any, after: Any) -> bool:
     if isinstance(before, dict) and isinstance(after, dict):
         return before.keys() == after.keys() and all(values_equal(before[k], after[k]) for k in before)
     if isinstance(before, list) and isinstance(after, list):
-        return len(before) == len(after) and all(values_equal(b, a) for b, a in zip(before, after, strict=True))
+        return len(before) == len(after) and all(
+            values_equal(b, a) for b, a in zip(before, after, strict=True)
+        )
     if type(before) is bool or type(after) is bool:
         return type(before) is type(after) and before == after
     return bool(before == after)
@@ -103,7 +108,9 @@ def settle_unknowns(after: Any, before: Any, stable: Callable[[WaitsOn], bool]) 
     return after
 
 
-def changed_keys(rtype: ResourceType | None, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+def changed_keys(
+    rtype: ResourceType | None, before: Mapping[str, Any], after: Mapping[str, Any]
+) -> list[str]:
     """Top-level property names whose values differ (defaults already applied by the caller)."""
     props = rtype.properties if rtype is not None else {}
     out = []
@@ -126,7 +133,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def detail_paths(rtype: ResourceType | None, before: Mapping[str, Any], after: Mapping[str, Any], keys: list[str]) -> list[str]:
+def detail_paths(
+    rtype: ResourceType | None, before: Mapping[str, Any], after: Mapping[str, Any], keys: list[str]
+) -> list[str]:
     """Dotted paths (``networks[1].port``) of what changed inside the changed keys (deepdiff)."""
     props = rtype.properties if rtype is not None else {}
     paths: list[str] = []
@@ -148,7 +157,11 @@ def _set_paths(key: str, before: Any, after: Any) -> list[str]:
     """Paths for a list Heat treats as a set. A set has no positions, so item paths are only named when
     each changed item sits at the same index on both sides (then ``rules[1].port_range_min`` reads right);
     otherwise the whole set is named, never an index that would show one side's item on both sides."""
-    if not (isinstance(before, list) and isinstance(after, list)) or len(before) != len(after) or is_masked(before):
+    if (
+        not (isinstance(before, list) and isinstance(after, list))
+        or len(before) != len(after)
+        or is_masked(before)
+    ):
         return [key]
     b_plain, a_plain = _plain(before), _plain(after)
     out: list[str] = []

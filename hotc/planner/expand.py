@@ -52,7 +52,9 @@ def _prop_exprs(resource: Resource) -> list[tuple[str, Expr]]:
 
 
 class _Builder:
-    def __init__(self, loaded: LoadedStack, desired: DesiredStack, state_members: Mapping[str, list[int]]) -> None:
+    def __init__(
+        self, loaded: LoadedStack, desired: DesiredStack, state_members: Mapping[str, list[int]]
+    ) -> None:
         self.loaded = loaded
         self.d = desired
         self.state_members = state_members  # group address -> indexes present in state
@@ -93,7 +95,13 @@ class _Builder:
         while pending:
             progressed = False
             for name, cond in list(pending.items()):
-                ctx = EvalContext(version=t.version, parameters=params, resolver=_NoResources(), conditions=done, files=scope.files)
+                ctx = EvalContext(
+                    version=t.version,
+                    parameters=params,
+                    resolver=_NoResources(),
+                    conditions=done,
+                    files=scope.files,
+                )
                 try:
                     value = evaluate_condition(cond.expr, ctx)
                 except EvalError as exc:
@@ -133,7 +141,11 @@ class _Builder:
             if not enabled:
                 scope.members[name] = Member(name, "disabled", address, resolution.type_name or res.type, res)
                 continue
-            stack_mt = scope.member_types.get(name) if res.type == STACK_TYPE or resolution.type_name == STACK_TYPE else None
+            stack_mt = (
+                scope.member_types.get(name)
+                if res.type == STACK_TYPE or resolution.type_name == STACK_TYPE
+                else None
+            )
             if stack_mt is not None and stack_mt.kind == "template" and stack_mt.template_key in scope.nested:
                 scope.members[name] = Member(name, "nested", address, STACK_TYPE, res)
             elif resolution.kind == "template" or (
@@ -169,7 +181,9 @@ class _Builder:
                 for r in rs:
                     referrers.setdefault(r, []).append(name)
         sensitive_members: set[str] = set()
-        work = [n for n, keys in prop_sensitive.items() if keys and scope.members[n].type == "OS::Heat::Value"]
+        work = [
+            n for n, keys in prop_sensitive.items() if keys and scope.members[n].type == "OS::Heat::Value"
+        ]
         while work:
             n = work.pop()
             if n in sensitive_members:
@@ -197,8 +211,13 @@ class _Builder:
             dpol = self._deletion_policy(scope, res, static, memo)
             if m.kind == "disabled":
                 d.resources[m.address] = DesiredResource(
-                    address=m.address, type=m.type, deletion_policy=dpol, condition_enabled=False,
-                    name=name, scope=scope.prefix, pos=res.pos,
+                    address=m.address,
+                    type=m.type,
+                    deletion_policy=dpol,
+                    condition_enabled=False,
+                    name=name,
+                    scope=scope.prefix,
+                    pos=res.pos,
                 )
                 continue
             ref_set = {r for _k, rs, _ps in key_refs.get(name, ()) for r in rs}
@@ -210,18 +229,36 @@ class _Builder:
             if m.kind == "leaf":
                 ext = self._external_id(scope, res, static, memo)
                 d.resources[m.address] = DesiredResource(
-                    address=m.address, type=m.type, deletion_policy="Retain" if ext is not None else dpol, name=name,
-                    scope=scope.prefix, pos=res.pos, sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))),
-                    has_metadata=res.metadata is not None, external_id=ext,
+                    address=m.address,
+                    type=m.type,
+                    deletion_policy="Retain" if ext is not None else dpol,
+                    name=name,
+                    scope=scope.prefix,
+                    pos=res.pos,
+                    sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))),
+                    has_metadata=res.metadata is not None,
+                    external_id=ext,
                 )
                 self.explicit[m.address] = needs
             elif m.kind == "nested":
-                self._expand_nested(scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ()))))
+                self._expand_nested(
+                    scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ())))
+                )
             else:
-                self._expand_group(scope, m, static, memo, frozenset(needs), dpol, tuple(sorted(prop_sensitive.get(name, ()))))
+                self._expand_group(
+                    scope,
+                    m,
+                    static,
+                    memo,
+                    frozenset(needs),
+                    dpol,
+                    tuple(sorted(prop_sensitive.get(name, ()))),
+                )
 
         # nested stacks (and groups of them) whose outputs carry hidden values: what reads them is sensitive too
-        seeds = [n for n, m in scope.members.items() if m.kind in ("nested", "group") and self._child_sensitive(m)]
+        seeds = [
+            n for n, m in scope.members.items() if m.kind in ("nested", "group") and self._child_sensitive(m)
+        ]
         work = list(seeds)
         done: set[str] = set()
         while work:
@@ -238,7 +275,9 @@ class _Builder:
                 um = scope.members[user]
                 if um.kind == "leaf" and um.address in d.resources:
                     # still private to the builder: update in place
-                    object.__setattr__(d.resources[um.address], "sensitive_paths", tuple(sorted(prop_sensitive[user])))
+                    object.__setattr__(
+                        d.resources[um.address], "sensitive_paths", tuple(sorted(prop_sensitive[user]))
+                    )
                 if um.type == "OS::Heat::Value":
                     work.append(user)
         # this stack's outputs derived from hidden values (read by the parent's get_attr)
@@ -246,7 +285,9 @@ class _Builder:
             if out.value is None:
                 continue
             rs, ps = _ref_names([out.value])
-            if ps & scope.hidden or any(scope.members.get(r) is not None and scope.members[r].sensitive for r in rs):
+            if ps & scope.hidden or any(
+                scope.members.get(r) is not None and scope.members[r].sensitive for r in rs
+            ):
                 scope.sensitive_outputs.add(oname)
 
     def _child_sensitive(self, m: Member) -> bool:
@@ -254,21 +295,29 @@ class _Builder:
             child = self.d.scopes.get(m.address)
             return bool(child is not None and child.sensitive_outputs)
         if m.member_nested:
-            return any(bool(self.d.scopes[a].sensitive_outputs) for a in m.member_addresses if a in self.d.scopes)
+            return any(
+                bool(self.d.scopes[a].sensitive_outputs) for a in m.member_addresses if a in self.d.scopes
+            )
         return False
 
-    def _external_id(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str | None:
+    def _external_id(
+        self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]
+    ) -> str | None:
         if res.external_id is None:
             return None
         value = self.d._eval(scope, res.external_id, static, memo)
         if value is None or value == "":
             return None
         if not isinstance(value, str):
-            raise HotcError(f"{res.pos or scope.template.path}: external_id of {res.name} must be a string "
-                            f"known at plan time, not {value!r}")
+            raise HotcError(
+                f"{res.pos or scope.template.path}: external_id of {res.name} must be a string "
+                f"known at plan time, not {value!r}"
+            )
         return value
 
-    def _deletion_policy(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> str:
+    def _deletion_policy(
+        self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]
+    ) -> str:
         if res.deletion_policy is None:
             return "Delete"
         if isinstance(res.deletion_policy, Literal):
@@ -276,10 +325,19 @@ class _Builder:
         else:
             value = self.d._eval(scope, res.deletion_policy, static, memo)
         if not isinstance(value, str) or value.capitalize() not in ("Delete", "Retain", "Snapshot"):
-            raise HotcError(f"{res.pos or scope.template.path}: deletion_policy of {res.name} must be Delete, Retain or Snapshot, not {value!r}")
+            raise HotcError(
+                f"{res.pos or scope.template.path}: deletion_policy of {res.name} must be Delete, Retain or Snapshot, not {value!r}"
+            )
         return value.capitalize()
 
-    def _child_scope(self, parent: Scope, address: str, key: str, feed: tuple[str, str, int | None, str], hidden_from_parent: bool) -> Scope:
+    def _child_scope(
+        self,
+        parent: Scope,
+        address: str,
+        key: str,
+        feed: tuple[str, str, int | None, str],
+        hidden_from_parent: bool,
+    ) -> Scope:
         nt = parent.nested.get(key)
         if nt is None:
             raise HotcError(f"{address}: the nested template {key!r} was not loaded")
@@ -300,8 +358,15 @@ class _Builder:
             stack_id=self.d.stack_id_of(address),
         )
 
-    def _expand_nested(self, scope: Scope, m: Member, static: UnknownResolver, memo: dict[Any, Any],
-                       needs: frozenset[str], sensitive: tuple[str, ...]) -> None:
+    def _expand_nested(
+        self,
+        scope: Scope,
+        m: Member,
+        static: UnknownResolver,
+        memo: dict[Any, Any],
+        needs: frozenset[str],
+        sensitive: tuple[str, ...],
+    ) -> None:
         res = m.resource
         assert res is not None
         resolution = scope.types.get(m.name) or TypeResolution("template", res.type, res.type)
@@ -316,13 +381,27 @@ class _Builder:
         params = self.d._params(child, static, memo)
         self.build_scope(child, params, needs)
 
-    def _facade(self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]) -> dict[str, Any]:
+    def _facade(
+        self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any]
+    ) -> dict[str, Any]:
         md = self.d._eval(scope, res.metadata, static, memo) if res.metadata is not None else {}
         up = self.d._eval(scope, res.update_policy, static, memo) if res.update_policy is not None else {}
-        return {"metadata": md or {}, "deletion_policy": self._deletion_policy(scope, res, static, memo), "update_policy": up or {}}
+        return {
+            "metadata": md or {},
+            "deletion_policy": self._deletion_policy(scope, res, static, memo),
+            "update_policy": up or {},
+        }
 
-    def _expand_group(self, scope: Scope, m: Member, static: UnknownResolver, memo: dict[Any, Any],
-                      needs: frozenset[str], dpol: str, sensitive: tuple[str, ...]) -> None:
+    def _expand_group(
+        self,
+        scope: Scope,
+        m: Member,
+        static: UnknownResolver,
+        memo: dict[Any, Any],
+        needs: frozenset[str],
+        dpol: str,
+        sensitive: tuple[str, ...],
+    ) -> None:
         res = m.resource
         assert res is not None
         props = self.d._eval_props(scope, res, static, memo)
@@ -331,7 +410,9 @@ class _Builder:
             count = props.get("count", 1)
             rdef = props.get("resource_def")
             if isinstance(count, Unknown):
-                raise HotcError(f"{where}: {m.address}: count must be known at plan time, but it depends on {count!r}")
+                raise HotcError(
+                    f"{where}: {m.address}: count must be known at plan time, but it depends on {count!r}"
+                )
             try:
                 count = int(count)
             except (TypeError, ValueError) as exc:
@@ -366,24 +447,42 @@ class _Builder:
         kind, key = _resolve_member_type(rdef["type"], scope, m.name)
         mtype = key if kind == "leaf" and key else rdef["type"]
         addresses = tuple(f"{m.address}[{i}]" for i in indexes)
-        member = _replace_member(m, member_addresses=addresses, member_indexes=tuple(indexes),
-                                 member_nested=kind == "nested", member_type=key or mtype)
+        member = _replace_member(
+            m,
+            member_addresses=addresses,
+            member_indexes=tuple(indexes),
+            member_nested=kind == "nested",
+            member_type=key or mtype,
+        )
         scope.members[m.name] = member
         leaves: list[str] = []
         for pos_i, (i, addr) in enumerate(zip(indexes, addresses, strict=True)):
             del pos_i
             if kind == "nested":
                 assert key is not None
-                child = self._child_scope(scope, addr, key, (scope.prefix, m.name, i, "props"), bool(sensitive))
-                child.facade = {"metadata": rdef.get("metadata") or {}, "deletion_policy": dpol, "update_policy": {}}
+                child = self._child_scope(
+                    scope, addr, key, (scope.prefix, m.name, i, "props"), bool(sensitive)
+                )
+                child.facade = {
+                    "metadata": rdef.get("metadata") or {},
+                    "deletion_policy": dpol,
+                    "update_policy": {},
+                }
                 self.d.scopes[child.prefix] = child
                 params = self.d._params(child, static, memo)
                 self.build_scope(child, params, needs)
                 leaves.extend(self.d.leaves_under.get(addr, []))
             else:
                 self.d.resources[addr] = DesiredResource(
-                    address=addr, type=mtype, deletion_policy=dpol, name=m.name, scope=scope.prefix,
-                    group=m.address, index=i, pos=res.pos, sensitive_paths=tuple(sensitive) and ("*",),
+                    address=addr,
+                    type=mtype,
+                    deletion_policy=dpol,
+                    name=m.name,
+                    scope=scope.prefix,
+                    group=m.address,
+                    index=i,
+                    pos=res.pos,
+                    sensitive_paths=tuple(sensitive) and ("*",),
                     has_metadata="metadata" in rdef,
                 )
                 self.explicit[addr] = set(needs)
@@ -452,9 +551,9 @@ def _parent_prefix(prefix: str) -> str:
     return ""
 
 
-
-
-def expand(loaded: LoadedStack, stack_name: str, lineage: str | None, project_id: str | None, state: Any) -> DesiredStack:
+def expand(
+    loaded: LoadedStack, stack_name: str, lineage: str | None, project_id: str | None, state: Any
+) -> DesiredStack:
     """The work of :func:`hotc.planner.desired.build_desired` (which pauses the garbage collector around it)."""
     from hotc.planner.graph import add_dependencies
 
@@ -496,5 +595,3 @@ def expand(loaded: LoadedStack, stack_name: str, lineage: str | None, project_id
     d.sensitive_outputs = frozenset(root.sensitive_outputs)
     add_dependencies(d, b.explicit)
     return d
-
-

@@ -79,7 +79,9 @@ def _implicit_edges(d: DesiredStack, explicit: Mapping[str, set[str]]) -> list[t
     def p(addr: str) -> dict[str, Any]:
         if addr not in props:
             try:
-                props[addr] = d.resolve_properties(addr, resolver, memo, only=_NEEDED.get(d.resources[addr].type))
+                props[addr] = d.resolve_properties(
+                    addr, resolver, memo, only=_NEEDED.get(d.resources[addr].type)
+                )
             except HotcError:
                 props[addr] = {}
         return props[addr]
@@ -89,7 +91,9 @@ def _implicit_edges(d: DesiredStack, explicit: Mapping[str, set[str]]) -> list[t
     return edges
 
 
-def _scope_edges(types: Mapping[str, list[str]], p: Any, explicit: Mapping[str, set[str]]) -> list[tuple[str, str]]:
+def _scope_edges(
+    types: Mapping[str, list[str]], p: Any, explicit: Mapping[str, set[str]]
+) -> list[tuple[str, str]]:
     """Implicit edges within one stack; every rule is a lookup in an index, so the cost is linear."""
     edges: list[tuple[str, str]] = []
     subnet_net: dict[str, Key] = {}
@@ -137,7 +141,11 @@ def _scope_edges(types: Mapping[str, list[str]], p: Any, explicit: Mapping[str, 
             edges.extend((s, port) for s in by_net.get(net, []))
     for server in types.get(SERVER, []):
         nets = p(server).get("networks")
-        keys = {ref_key(n.get("network")) for n in nets if isinstance(n, dict) and n.get("network")} if isinstance(nets, list) else set()
+        keys = (
+            {ref_key(n.get("network")) for n in nets if isinstance(n, dict) and n.get("network")}
+            if isinstance(nets, list)
+            else set()
+        )
         keys.discard(None)
         edges.extend((s, server) for s in unknown_net)
         for k in keys:

@@ -92,8 +92,12 @@ class PlanResolver:
     """Answers for leaves while planning: recorded ids/attributes of resources that stay, Unknown for those
     being created or replaced (and for attributes an in-place update may change)."""
 
-    def __init__(self, state: Mapping[str, ResourceState], actions: Mapping[str, Action],
-                 changed: Mapping[str, frozenset[str]]) -> None:
+    def __init__(
+        self,
+        state: Mapping[str, ResourceState],
+        actions: Mapping[str, Action],
+        changed: Mapping[str, frozenset[str]],
+    ) -> None:
         self.state = state
         self.actions = actions
         self.changed = changed
@@ -171,8 +175,13 @@ def make_plan(
         return _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
 
 
-def _make_plan(desired: DesiredStack, state: StackState | None, options: PlanOptions,
-               refreshed: Mapping[str, Any] | None, lookup: SchemaLookup) -> Plan:
+def _make_plan(
+    desired: DesiredStack,
+    state: StackState | None,
+    options: PlanOptions,
+    refreshed: Mapping[str, Any] | None,
+    lookup: SchemaLookup,
+) -> Plan:
     srs: dict[str, ResourceState] = dict(state.resources) if state is not None else {}
     drift: list[ResourceChange] = []
     gone: set[str] = set()
@@ -184,17 +193,35 @@ def _make_plan(desired: DesiredStack, state: StackState | None, options: PlanOpt
             merged = _as_state(addr, base, live)
             if merged is None:
                 gone.add(addr)
-                drift.append(ResourceChange(addr, base.type, Action.DELETE, dict(base.properties), None,
-                                            action_reason="drift_gone", reason_detail="the object no longer exists",
-                                            previous_physical_id=base.physical_id))
+                drift.append(
+                    ResourceChange(
+                        addr,
+                        base.type,
+                        Action.DELETE,
+                        dict(base.properties),
+                        None,
+                        action_reason="drift_gone",
+                        reason_detail="the object no longer exists",
+                        previous_physical_id=base.physical_id,
+                    )
+                )
                 continue
             rtype = lookup(base.type)
             b, a = apply_defaults(rtype, base.properties), apply_defaults(rtype, merged.properties)
             keys = changed_keys(rtype, b, a)
             if keys:
-                drift.append(ResourceChange(addr, base.type, Action.UPDATE, dict(base.properties), dict(merged.properties),
-                                            changed_paths=tuple(detail_paths(rtype, b, a, keys)),
-                                            action_reason="drift_changed", reason_detail="changed outside hotc"))
+                drift.append(
+                    ResourceChange(
+                        addr,
+                        base.type,
+                        Action.UPDATE,
+                        dict(base.properties),
+                        dict(merged.properties),
+                        changed_paths=tuple(detail_paths(rtype, b, a, keys)),
+                        action_reason="drift_changed",
+                        reason_detail="changed outside hotc",
+                    )
+                )
             srs[addr] = merged
     ctx = _Ctx(desired, state, srs, options, lookup, gone, [], frozenset(refreshed or ()))
     common = dict(
@@ -267,7 +294,9 @@ def _delete_change(rs: ResourceState, reason: str, detail: str, policy: str | No
         before=dict(rs.properties),
         after=None,
         action_reason=F_RETAIN if retain else reason,
-        reason_detail=("deletion_policy Retain: removed from the state, left in the cloud" if retain else detail),
+        reason_detail=(
+            "deletion_policy Retain: removed from the state, left in the cloud" if retain else detail
+        ),
         depends_on=tuple(rs.dependencies),
         sensitive_paths=tuple(rs.sensitive_paths),
         previous_physical_id=rs.physical_id,
@@ -279,11 +308,20 @@ def _deposed_changes(rs: ResourceState) -> list[ResourceChange]:
     out = []
     for dep in rs.deposed:
         assert isinstance(dep, DeposedInstance)
-        out.append(ResourceChange(
-            address=rs.address, type=rs.type, action=Action.DELETE, before=dict(dep.properties), after=None,
-            action_reason=D_DEPOSED, reason_detail=f"old instance {dep.physical_id} left by an earlier replace",
-            previous_physical_id=dep.physical_id, deposed=True, depends_on=tuple(rs.dependencies),
-        ))
+        out.append(
+            ResourceChange(
+                address=rs.address,
+                type=rs.type,
+                action=Action.DELETE,
+                before=dict(dep.properties),
+                after=None,
+                action_reason=D_DEPOSED,
+                reason_detail=f"old instance {dep.physical_id} left by an earlier replace",
+                previous_physical_id=dep.physical_id,
+                deposed=True,
+                depends_on=tuple(rs.dependencies),
+            )
+        )
     return out
 
 
@@ -325,7 +363,9 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     if opts.targets:
         selected = _select(opts.targets, enabled) | _select(opts.targets, list(srs))
         if not selected:
-            raise HotcError(f"--target {', '.join(opts.targets)}: no resource matches (neither in the template nor in the state)")
+            raise HotcError(
+                f"--target {', '.join(opts.targets)}: no resource matches (neither in the template nor in the state)"
+            )
         selected |= _closure(graph, selected, up=True)
     for sel in opts.replace:
         if not any(_matches(a, sel) for a in enabled):
@@ -394,45 +434,84 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     rtype = ctx.schemas(dr.type)
     after = d.resolve_properties(addr, resolver, memo)
     rs = ctx.srs.get(addr)
-    base = dict(address=addr, type=dr.type, depends_on=dr.depends_on, sensitive_paths=dr.sensitive_paths,
-                deletion_policy=dr.deletion_policy, index=dr.index)
+    base = dict(
+        address=addr,
+        type=dr.type,
+        depends_on=dr.depends_on,
+        sensitive_paths=dr.sensitive_paths,
+        deletion_policy=dr.deletion_policy,
+        index=dr.index,
+    )
     if rs is None:
         if dr.external_id is not None:
-            return ResourceChange(action=Action.CREATE, before=None, after=after, import_id=dr.external_id,
-                                  action_reason="import_external_id",
-                                  reason_detail=f"adopt the existing object {dr.external_id} (external_id): nothing is "
-                                                "created, and it is never deleted", **base)  # type: ignore[arg-type]
+            return ResourceChange(
+                action=Action.CREATE,
+                before=None,
+                after=after,
+                import_id=dr.external_id,
+                action_reason="import_external_id",
+                reason_detail=f"adopt the existing object {dr.external_id} (external_id): nothing is "
+                "created, and it is never deleted",
+                **base,
+            )  # type: ignore[arg-type]
         return ResourceChange(action=Action.CREATE, before=None, after=after, **base)  # type: ignore[arg-type]
     if dr.external_id is not None:
         if rs.physical_id != dr.external_id:
-            ctx.errors.append(error(f"{addr}: external_id changed from {rs.physical_id} to {dr.external_id}: an adopted "
-                                    "object cannot be swapped; remove the resource from the template first (it is "
-                                    "forgotten, not deleted), then add it back", dr.pos))
-        return ResourceChange(action=Action.NOOP, before=dict(rs.properties), after=after,
-                              previous_physical_id=rs.physical_id,
-                              reason_detail="adopted with external_id: hotc does not change it", **base)  # type: ignore[arg-type]
+            ctx.errors.append(
+                error(
+                    f"{addr}: external_id changed from {rs.physical_id} to {dr.external_id}: an adopted "
+                    "object cannot be swapped; remove the resource from the template first (it is "
+                    "forgotten, not deleted), then add it back",
+                    dr.pos,
+                )
+            )
+        return ResourceChange(
+            action=Action.NOOP,
+            before=dict(rs.properties),
+            after=after,
+            previous_physical_id=rs.physical_id,
+            reason_detail="adopted with external_id: hotc does not change it",
+            **base,
+        )  # type: ignore[arg-type]
 
     before_raw = dict(rs.properties)
     after_disp = settle_unknowns(after, before_raw, resolver.stable)
-    healthy = (rs.type == dr.type and not rs.failed and not rs.in_progress and addr not in ctx.gone
-               and rs.status not in ("INIT_COMPLETE", "DELETE_COMPLETE")
-               and not any(_matches(addr, sel) for sel in ctx.options.replace))
-    if (healthy and not dr.has_metadata and not rs.metadata and rs.deletion_policy == dr.deletion_policy
-            and (rtype is None or rtype.always_replace is None or not rtype.always_replace(after_disp))
-            and values_equal(before_raw, after_disp)):
+    healthy = (
+        rs.type == dr.type
+        and not rs.failed
+        and not rs.in_progress
+        and addr not in ctx.gone
+        and rs.status not in ("INIT_COMPLETE", "DELETE_COMPLETE")
+        and not any(_matches(addr, sel) for sel in ctx.options.replace)
+    )
+    if (
+        healthy
+        and not dr.has_metadata
+        and not rs.metadata
+        and rs.deletion_policy == dr.deletion_policy
+        and (rtype is None or rtype.always_replace is None or not rtype.always_replace(after_disp))
+        and values_equal(before_raw, after_disp)
+    ):
         # the fast path: the same resolved properties as applied (most resources of most plans)
-        return ResourceChange(action=Action.NOOP, before=before_raw, after=after_disp,
-                              previous_physical_id=rs.physical_id, **base)  # type: ignore[arg-type]
+        return ResourceChange(
+            action=Action.NOOP,
+            before=before_raw,
+            after=after_disp,
+            previous_physical_id=rs.physical_id,
+            **base,
+        )  # type: ignore[arg-type]
     before_d = apply_defaults(rtype, before_raw)
     after_d = settle_unknowns(apply_defaults(rtype, after), before_d, resolver.stable)
     keys = changed_keys(rtype, before_d, after_d)
     paths = tuple(detail_paths(rtype, before_d, after_d, keys)) if keys else ()
-    common = dict(before=before_raw, after=after_disp, changed_paths=paths,
-                  previous_physical_id=rs.physical_id, **base)
+    common = dict(
+        before=before_raw, after=after_disp, changed_paths=paths, previous_physical_id=rs.physical_id, **base
+    )
 
     def replace_(reason: str, detail: str, rpaths: tuple[str, ...] = ()) -> ResourceChange:
-        return ResourceChange(action=Action.REPLACE, action_reason=reason, reason_detail=detail,
-                              replace_paths=rpaths, **common)  # type: ignore[arg-type]
+        return ResourceChange(
+            action=Action.REPLACE, action_reason=reason, reason_detail=detail, replace_paths=rpaths, **common
+        )  # type: ignore[arg-type]
 
     if rs.type != dr.type:
         return replace_(R_TYPE_CHANGED, f"type changed from {rs.type} to {dr.type}", ("type",))
@@ -441,7 +520,9 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     if addr in ctx.gone:
         return replace_(R_GONE, "the object no longer exists in the cloud")
     if rs.failed and needs_replace_failed(rs, addr in ctx.refreshed):
-        return replace_(R_FAILED, f"the resource is {rs.status}" + (f": {rs.status_reason}" if rs.status_reason else ""))
+        return replace_(
+            R_FAILED, f"the resource is {rs.status}" + (f": {rs.status_reason}" if rs.status_reason else "")
+        )
     if rs.in_progress or rs.status in ("INIT_COMPLETE", "DELETE_COMPLETE"):
         return replace_(R_INCOMPLETE, f"the resource was left {rs.status} by an interrupted run")
 
@@ -454,22 +535,33 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
 
     def noop_or_definition_update(detail: str = "") -> ResourceChange:
         if rs.failed:
-            return ResourceChange(action=Action.UPDATE, action_reason="update",
-                                  reason_detail=f"the resource is {rs.status} but its live status is fine: nothing is "
-                                                "replaced, its state is marked complete", **common)  # type: ignore[arg-type]
+            return ResourceChange(
+                action=Action.UPDATE,
+                action_reason="update",
+                reason_detail=f"the resource is {rs.status} but its live status is fine: nothing is "
+                "replaced, its state is marked complete",
+                **common,
+            )  # type: ignore[arg-type]
         if md_changed or policy_changed:
             what = [w for w, c in (("metadata", md_changed), ("deletion_policy", policy_changed)) if c]
-            return ResourceChange(action=Action.UPDATE, action_reason="update",
-                                  reason_detail=f"{' and '.join(what)} changed", **common)  # type: ignore[arg-type]
+            return ResourceChange(
+                action=Action.UPDATE,
+                action_reason="update",
+                reason_detail=f"{' and '.join(what)} changed",
+                **common,
+            )  # type: ignore[arg-type]
         return ResourceChange(action=Action.NOOP, reason_detail=detail, **{**common, "changed_paths": ()})  # type: ignore[arg-type]
 
     if rtype is None:
         # no schema (a type hotc does not know): any change is taken as an in-place update
         if not keys:
             return noop_or_definition_update()
-        return ResourceChange(action=Action.UPDATE, action_reason="update",
-                              reason_detail="update in place (no schema for this type): " + ", ".join(keys),
-                              **common)  # type: ignore[arg-type]
+        return ResourceChange(
+            action=Action.UPDATE,
+            action_reason="update",
+            reason_detail="update in place (no schema for this type): " + ", ".join(keys),
+            **common,
+        )  # type: ignore[arg-type]
 
     from hotc.providers.schemas.decide import decide_update
 
@@ -478,13 +570,22 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     if dec.kind == "error":
         for path, message in dec.errors:
             head = path.split(".")[0].split("[")[0]
-            ctx.errors.append(error(
-                f"{addr}: {message} ({head}: {_short(before_d.get(head))} -> {_short(after_d.get(head))}); Heat refuses "
-                f"this update: restore the value, or replace the resource with --replace {addr}", where))
-        return ResourceChange(action=Action.UPDATE, action_reason="update", reason_detail="; ".join(dec.reasons),
-                              **common)  # type: ignore[arg-type]
+            ctx.errors.append(
+                error(
+                    f"{addr}: {message} ({head}: {_short(before_d.get(head))} -> {_short(after_d.get(head))}); Heat refuses "
+                    f"this update: restore the value, or replace the resource with --replace {addr}",
+                    where,
+                )
+            )
+        return ResourceChange(
+            action=Action.UPDATE, action_reason="update", reason_detail="; ".join(dec.reasons), **common
+        )  # type: ignore[arg-type]
     if dec.kind == "no-op":
-        detail = "this type is never updated (Heat ignores property changes)" if rtype.never_updates and keys else ""
+        detail = (
+            "this type is never updated (Heat ignores property changes)"
+            if rtype.never_updates and keys
+            else ""
+        )
         return noop_or_definition_update(detail)
     if dec.kind == "replace":
         not_updatable = {k for k in dec.changed if k not in rtype.update_allowed}
@@ -492,11 +593,19 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         detail = "; ".join(dec.reasons)
         return replace_(R_TYPE_RULE if by_rule else R_CANNOT_UPDATE, detail, tuple(dec.replace_paths))
     if dec.rebuild:
-        return ResourceChange(action=Action.UPDATE, rebuild=True, action_reason=U_REBUILD,
-                              reason_detail="; ".join(dec.reasons) or "rebuilt in place (root disk wiped)",
-                              **common)  # type: ignore[arg-type]
-    return ResourceChange(action=Action.UPDATE, action_reason="update",
-                          reason_detail="update in place: " + ", ".join(dec.changed), **common)  # type: ignore[arg-type]
+        return ResourceChange(
+            action=Action.UPDATE,
+            rebuild=True,
+            action_reason=U_REBUILD,
+            reason_detail="; ".join(dec.reasons) or "rebuilt in place (root disk wiped)",
+            **common,
+        )  # type: ignore[arg-type]
+    return ResourceChange(
+        action=Action.UPDATE,
+        action_reason="update",
+        reason_detail="update in place: " + ", ".join(dec.changed),
+        **common,
+    )  # type: ignore[arg-type]
 
 
 def _short(v: Any) -> str:
@@ -520,13 +629,24 @@ def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[Ou
             outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive, error=err))
             continue
         if err is not None:
-            outs.append(OutputChange(name, Action.UPDATE, before=old[name].value, after=None, sensitive=sensitive, error=err))
+            outs.append(
+                OutputChange(
+                    name, Action.UPDATE, before=old[name].value, after=None, sensitive=sensitive, error=err
+                )
+            )
             continue
         before = old[name].value
         value = settle_unknowns(value, before, resolver.stable)
         same = values_equal(before, value)
-        outs.append(OutputChange(name, Action.NOOP if same else Action.UPDATE, before=before, after=value,
-                                 sensitive=sensitive or old[name].sensitive))
+        outs.append(
+            OutputChange(
+                name,
+                Action.NOOP if same else Action.UPDATE,
+                before=before,
+                after=value,
+                sensitive=sensitive or old[name].sensitive,
+            )
+        )
     for name, o in old.items():
         if name not in d.outputs:
             outs.append(OutputChange(name, Action.DELETE, before=o.value, sensitive=o.sensitive))

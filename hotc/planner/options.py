@@ -48,10 +48,14 @@ def parse_deny_rule(text: str, source: str = "--deny") -> DenyRule:
     action = action.strip().lower()
     glob = glob.strip()
     if not sep or not glob:
-        raise HotcError(f"{source}: deny rule {text!r}: expected ACTION:TYPE_GLOB, e.g. 'replace:OS::Cinder::*'")
+        raise HotcError(
+            f"{source}: deny rule {text!r}: expected ACTION:TYPE_GLOB, e.g. 'replace:OS::Cinder::*'"
+        )
     # Type names contain '::', so only the first ':' separates the action.
     if action not in DENY_ACTIONS:
-        raise HotcError(f"{source}: deny rule {text!r}: unknown action {action!r}; use one of {', '.join(DENY_ACTIONS)}")
+        raise HotcError(
+            f"{source}: deny rule {text!r}: unknown action {action!r}; use one of {', '.join(DENY_ACTIONS)}"
+        )
     return DenyRule(action, glob, source)
 
 
@@ -69,16 +73,24 @@ def load_policy_file(path: Path) -> tuple[DenyRule, ...]:
     if isinstance(data, dict):
         data = data.get("deny", None)
     if not isinstance(data, list):
-        raise HotcError(f"{path}: a policy file holds a list of 'ACTION:TYPE_GLOB' rules (or a map with key 'deny')")
+        raise HotcError(
+            f"{path}: a policy file holds a list of 'ACTION:TYPE_GLOB' rules (or a map with key 'deny')"
+        )
     rules: list[DenyRule] = []
     for i, item in enumerate(data):
         where = f"{path}: rule {i + 1}"
         if isinstance(item, str):
             rules.append(parse_deny_rule(item, where))
-        elif isinstance(item, dict) and isinstance(item.get("action"), str) and isinstance(item.get("type", "*"), str):
+        elif (
+            isinstance(item, dict)
+            and isinstance(item.get("action"), str)
+            and isinstance(item.get("type", "*"), str)
+        ):
             rules.append(parse_deny_rule(f"{item['action']}:{item.get('type', '*')}", where))
         else:
-            raise HotcError(f"{where}: expected 'ACTION:TYPE_GLOB' or {{action: ..., type: ...}}, got {item!r}")
+            raise HotcError(
+                f"{where}: expected 'ACTION:TYPE_GLOB' or {{action: ..., type: ...}}, got {item!r}"
+            )
     return tuple(rules)
 
 

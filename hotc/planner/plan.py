@@ -49,7 +49,9 @@ class ResourceChange:
     deletion_policy: str = "Delete"
     index: int | None = None  # group member index
     after_sensitive: bool = False  # the whole value is sensitive (a resource fed as a whole by hidden data)
-    import_id: str | None = None  # create by adopting this existing object (Heat's external_id): nothing is made
+    import_id: str | None = (
+        None  # create by adopting this existing object (Heat's external_id): nothing is made
+    )
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,9 @@ class OutputChange:
     before: Any = None
     after: Any = None  # may be Unknown
     sensitive: bool = False
-    error: str | None = None  # the output cannot be evaluated (Heat stores an output error; the stack goes on)
+    error: str | None = (
+        None  # the output cannot be evaluated (Heat stores an output error; the stack goes on)
+    )
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,9 @@ def _common_root(paths: list[str]) -> str:
 
 def relative_sources(sources: Mapping[str, str]) -> tuple[str, dict[str, str]]:
     root = _common_root(list(sources))
-    return root, {os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/"): t for p, t in sources.items()}
+    return root, {
+        os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/"): t for p, t in sources.items()
+    }
 
 
 def digest_sources(rel_sources: Mapping[str, str]) -> str:
@@ -130,8 +132,12 @@ def plan_inputs(
 
 def encode_value(v: Any) -> Any:
     if isinstance(v, Unknown):
-        return {"__unknown__": [{"address": w.address, "attribute": None if w.attribute is None else list(w.attribute)}
-                                for w in sorted(v.waits_on, key=str)]}
+        return {
+            "__unknown__": [
+                {"address": w.address, "attribute": None if w.attribute is None else list(w.attribute)}
+                for w in sorted(v.waits_on, key=str)
+            ]
+        }
     if isinstance(v, Mapping):
         return {str(k): encode_value(x) for k, x in v.items()}
     if isinstance(v, list | tuple):
@@ -142,10 +148,12 @@ def encode_value(v: Any) -> Any:
 def decode_value(v: Any) -> Any:
     if isinstance(v, dict):
         if set(v) == {"__unknown__"} and isinstance(v["__unknown__"], list):
-            return Unknown(frozenset(
-                WaitsOn(w["address"], None if w.get("attribute") is None else tuple(w["attribute"]))
-                for w in v["__unknown__"]
-            ))
+            return Unknown(
+                frozenset(
+                    WaitsOn(w["address"], None if w.get("attribute") is None else tuple(w["attribute"]))
+                    for w in v["__unknown__"]
+                )
+            )
         return {k: decode_value(x) for k, x in v.items()}
     if isinstance(v, list):
         return [decode_value(x) for x in v]
@@ -195,7 +203,14 @@ def plan_to_data(plan: Plan) -> dict[str, Any]:
     return out
 
 
-_TUPLE_FIELDS = {"replace_paths", "changed_paths", "depends_on", "sensitive_paths", "targets", "replace_requests"}
+_TUPLE_FIELDS = {
+    "replace_paths",
+    "changed_paths",
+    "depends_on",
+    "sensitive_paths",
+    "targets",
+    "replace_requests",
+}
 
 
 def _build(cls: Any, data: Mapping[str, Any]) -> Any:
@@ -259,7 +274,9 @@ def load_plan(path: Path | str) -> Plan:
     if not isinstance(doc, dict) or "hotc_saved_plan" not in doc or not isinstance(doc.get("plan"), dict):
         raise HotcError(f"{path}: not a hotc plan file (make one with 'hotc plan -o FILE')")
     if doc["hotc_saved_plan"] != SAVED_PLAN_VERSION:
-        raise HotcError(f"{path}: saved plan version {doc['hotc_saved_plan']} is not supported (this hotc reads {SAVED_PLAN_VERSION})")
+        raise HotcError(
+            f"{path}: saved plan version {doc['hotc_saved_plan']} is not supported (this hotc reads {SAVED_PLAN_VERSION})"
+        )
     fv = str(doc["plan"].get("format_version", ""))
     if fv.split(".")[0] != PLAN_FORMAT_VERSION.split(".")[0]:
         raise HotcError(f"{path}: plan format {fv} is not supported (this hotc reads {PLAN_FORMAT_VERSION})")
@@ -276,7 +293,9 @@ def hidden_inputs(plan: Plan) -> list[str]:
     """Names of hidden parameters the saved plan needs again."""
     inputs = plan.inputs or {}
     out = [k for k, v in (inputs.get("parameters") or {}).items() if isinstance(v, dict) and v.get("hidden")]
-    out += [k for k, v in (inputs.get("parameter_files") or {}).items() if isinstance(v, dict) and v.get("hidden")]
+    out += [
+        k for k, v in (inputs.get("parameter_files") or {}).items() if isinstance(v, dict) and v.get("hidden")
+    ]
     return sorted(out)
 
 
@@ -293,9 +312,13 @@ def loaded_stack_from_plan(plan: Plan, parameters: Mapping[str, str] | None = No
     for k, v in (inputs.get("parameters") or {}).items():
         if isinstance(v, dict) and v.get("hidden"):
             if k not in given:
-                raise HotcError(f"the saved plan does not store the hidden parameter {k!r}: give it again with --parameter {k}=VALUE")
+                raise HotcError(
+                    f"the saved plan does not store the hidden parameter {k!r}: give it again with --parameter {k}=VALUE"
+                )
             if _salted(given[k], v["salt"]) != v["digest"]:
-                raise HotcError(f"hidden parameter {k!r}: the value given differs from the one the plan was made with")
+                raise HotcError(
+                    f"hidden parameter {k!r}: the value given differs from the one the plan was made with"
+                )
             cli[k] = given[k]
         else:
             cli[k] = str(v)
@@ -311,14 +334,23 @@ def loaded_stack_from_plan(plan: Plan, parameters: Mapping[str, str] | None = No
         for k, v in (inputs.get("parameter_files") or {}).items():
             if isinstance(v, dict) and v.get("hidden"):
                 if k not in given:
-                    raise HotcError(f"the saved plan does not store the hidden parameter {k!r}: give it again with --parameter {k}=VALUE")
+                    raise HotcError(
+                        f"the saved plan does not store the hidden parameter {k!r}: give it again with --parameter {k}=VALUE"
+                    )
                 if _salted(given[k], v["salt"]) != v["digest"]:
-                    raise HotcError(f"hidden parameter {k!r}: the value given differs from the one the plan was made with")
+                    raise HotcError(
+                        f"hidden parameter {k!r}: the value given differs from the one the plan was made with"
+                    )
                 cli[k] = given[k]
             else:
                 pfiles[k] = root / v
-        loaded, diags = load_stack(root / inputs["template"], [root / e for e in inputs.get("environments", [])], cli, pfiles,
-                                   require_values=True)
+        loaded, diags = load_stack(
+            root / inputs["template"],
+            [root / e for e in inputs.get("environments", [])],
+            cli,
+            pfiles,
+            require_values=True,
+        )
         errors = [d for d in diags if d.severity.value == "error"]
         if loaded is None or errors:
             raise HotcError("the plan's template no longer loads", diagnostics=tuple(errors))
@@ -330,15 +362,29 @@ def check_plan_fresh(plan: Plan, state: StackState | None, current_template_dige
     moved: list[str] = []
     if plan.state_lineage is None:
         if state is not None and (state.serial > 0 or state.resources):
-            moved.append(f"the stack's state was created after the plan was made (now lineage {state.lineage}, serial {state.serial})")
+            moved.append(
+                f"the stack's state was created after the plan was made (now lineage {state.lineage}, serial {state.serial})"
+            )
     elif state is None:
         moved.append(f"the state the plan was made against (lineage {plan.state_lineage}) no longer exists")
     else:
         if state.lineage != plan.state_lineage:
-            moved.append(f"state lineage changed: plan {plan.state_lineage}, now {state.lineage} (a different stack's state)")
+            moved.append(
+                f"state lineage changed: plan {plan.state_lineage}, now {state.lineage} (a different stack's state)"
+            )
         elif state.serial != plan.state_serial:
-            moved.append(f"state serial moved: plan made at serial {plan.state_serial}, state is now at {state.serial}")
-    if plan.template_digest is not None and current_template_digest is not None and plan.template_digest != current_template_digest:
-        moved.append(f"template digest changed: plan {plan.template_digest[:19]}…, now {current_template_digest[:19]}…")
+            moved.append(
+                f"state serial moved: plan made at serial {plan.state_serial}, state is now at {state.serial}"
+            )
+    if (
+        plan.template_digest is not None
+        and current_template_digest is not None
+        and plan.template_digest != current_template_digest
+    ):
+        moved.append(
+            f"template digest changed: plan {plan.template_digest[:19]}…, now {current_template_digest[:19]}…"
+        )
     if moved:
-        raise HotcError("the saved plan is stale: " + "; ".join(moved) + ". Make a new plan with 'hotc plan'.")
+        raise HotcError(
+            "the saved plan is stale: " + "; ".join(moved) + ". Make a new plan with 'hotc plan'."
+        )

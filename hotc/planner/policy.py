@@ -28,7 +28,8 @@ def check_deny(plan: Plan, rules: Iterable[DenyRule]) -> list[DenyViolation]:
     out: list[DenyViolation] = []
     for rule in rules:
         hits = tuple(
-            c for c in plan.changes
+            c
+            for c in plan.changes
             if c.action is not Action.NOOP and rule.matches(change_action_name(c), c.rebuild, c.type)
         )
         if hits:

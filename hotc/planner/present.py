@@ -126,7 +126,10 @@ def summary_counts(plan: Plan) -> dict[str, int]:
 
 def summary_line(plan: Plan) -> str:
     s = summary_counts(plan)
-    parts = [f"{s['create']} to create" + (f" ({s['import']} adopted)" if s["import"] else ""), f"{s['update']} to update"]
+    parts = [
+        f"{s['create']} to create" + (f" ({s['import']} adopted)" if s["import"] else ""),
+        f"{s['update']} to update",
+    ]
     if s["rebuild"]:
         parts[-1] += f" ({s['rebuild']} rebuild{'s' if s['rebuild'] != 1 else ''})"
     parts += [f"{s['replace']} to replace", f"{s['delete']} to delete"]

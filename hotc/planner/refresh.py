@@ -28,7 +28,9 @@ def refresh_resources(state: StackState, read: Reader) -> dict[str, ResourceStat
     return out
 
 
-def driver_reader(state: StackState, cloud: Callable[[], Any], driver_for: Callable[[str], Any] | None = None) -> Reader:
+def driver_reader(
+    state: StackState, cloud: Callable[[], Any], driver_for: Callable[[str], Any] | None = None
+) -> Reader:
     """A reader using each type's driver (``hotc.providers.drivers.driver_for``). A type without a driver is
     kept as recorded."""
     if driver_for is None:
@@ -44,20 +46,33 @@ def driver_reader(state: StackState, cloud: Callable[[], Any], driver_for: Calla
         if driver is None or rs.physical_id is None:
             return rs
         ctx = ActionContext(
-            address=rs.address, type=rs.type, stack_name=state.stack_name, lineage=state.lineage, timeout=60.0,
-            cloud=cloud, record_physical_id=lambda _pid: None,
+            address=rs.address,
+            type=rs.type,
+            stack_name=state.stack_name,
+            lineage=state.lineage,
+            timeout=60.0,
+            cloud=cloud,
+            record_physical_id=lambda _pid: None,
         )
         try:
             outcome = driver.read(ctx, rs.physical_id, dict(rs.properties))
         except HotcError:
             raise
         except Exception as exc:  # noqa: BLE001 -- a driver/cloud failure, reported with the address
-            raise HotcError(f"{rs.address}: cannot read {rs.type} {rs.physical_id} from the cloud: {exc}") from exc
+            raise HotcError(
+                f"{rs.address}: cannot read {rs.type} {rs.physical_id} from the cloud: {exc}"
+            ) from exc
         if outcome is None:
             return None
-        props: Mapping[str, Any] = rs.properties if outcome.properties is None else _merge(rs.properties, outcome.properties)
-        return replace(rs, physical_id=outcome.physical_id or rs.physical_id, properties=dict(props),
-                       attributes=dict(outcome.attributes) or dict(rs.attributes))
+        props: Mapping[str, Any] = (
+            rs.properties if outcome.properties is None else _merge(rs.properties, outcome.properties)
+        )
+        return replace(
+            rs,
+            physical_id=outcome.physical_id or rs.physical_id,
+            properties=dict(props),
+            attributes=dict(outcome.attributes) or dict(rs.attributes),
+        )
 
     return read
 

@@ -129,9 +129,15 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "format_version": plan.format_version,
         "stack_name": plan.stack_name,
         "mode": plan.mode,
-        "prior_state": None if plan.state_lineage is None else {"lineage": plan.state_lineage, "serial": plan.state_serial},
+        "prior_state": None
+        if plan.state_lineage is None
+        else {"lineage": plan.state_lineage, "serial": plan.state_serial},
         "template_digest": plan.template_digest,
-        "options": {"targets": list(plan.targets), "replace": list(plan.replace_requests), "parallelism": plan.parallelism},
+        "options": {
+            "targets": list(plan.targets),
+            "replace": list(plan.replace_requests),
+            "parallelism": plan.parallelism,
+        },
         "summary": {**counts, "has_changes": plan.has_changes},
         "resource_changes": [change_json(c) for c in plan.changes],
         "resource_drift": [change_json(c) for c in plan.resource_drift],

@@ -24,7 +24,15 @@ from hotc.planner.present import (
 )
 
 GITHUB_COMMENT_LIMIT = 65536
-ICON = {"create": "➕", "update": "🔧", "rebuild": "⚠️", "replace": "♻️", "delete": "🗑️", "forget": "📤", "no-op": "·"}
+ICON = {
+    "create": "➕",
+    "update": "🔧",
+    "rebuild": "⚠️",
+    "replace": "♻️",
+    "delete": "🗑️",
+    "forget": "📤",
+    "no-op": "·",
+}
 
 
 def _esc(text: str) -> str:
@@ -33,7 +41,10 @@ def _esc(text: str) -> str:
 
 def _details(c: ResourceChange) -> str:
     kind = label(c)
-    lines = [f"<details><summary>{ICON[kind]} <b>{kind}</b> <code>{_esc(c.address)}</code> ({_esc(c.type)})</summary>", ""]
+    lines = [
+        f"<details><summary>{ICON[kind]} <b>{kind}</b> <code>{_esc(c.address)}</code> ({_esc(c.type)})</summary>",
+        "",
+    ]
     if c.action is not Action.CREATE:
         lines.append(f"Reason: {_esc(reason_text(c))}")
         lines.append("")
@@ -59,7 +70,9 @@ def _details(c: ResourceChange) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint: str = "hotc show PLANFILE") -> str:
+def render_markdown(
+    plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint: str = "hotc show PLANFILE"
+) -> str:
     counts = summary_counts(plan)
     head: list[str] = []
     mode = "" if plan.mode == "normal" else f" ({plan.mode})"
@@ -72,7 +85,11 @@ def render_markdown(plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint:
     for key in ("delete", "replace", "rebuild", "update", "create", "forget", "no-op"):
         if key == "rebuild" and not counts["rebuild"]:
             continue
-        name = {"no-op": "unchanged", "rebuild": "rebuild (root disk wiped)", "update": "update in place"}.get(key, key)
+        name = {
+            "no-op": "unchanged",
+            "rebuild": "rebuild (root disk wiped)",
+            "update": "update in place",
+        }.get(key, key)
         n = counts[key] - counts["rebuild"] if key == "update" else counts[key]  # rebuilds have their own row
         head.append(f"| {ICON[key]} {name} | {n} |")
     head.append("")
@@ -136,7 +153,9 @@ def render_markdown(plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint:
             budget -= len(block)
             shown += 1
         if shown < len(changes):
-            out.append(f"\n_… details of {len(changes) - shown} more change(s) left out to fit GitHub's comment limit; "
-                       f"run `{plan_hint}` for the full plan._\n")
+            out.append(
+                f"\n_… details of {len(changes) - shown} more change(s) left out to fit GitHub's comment limit; "
+                f"run `{plan_hint}` for the full plan._\n"
+            )
     text = "".join(out)
     return text

@@ -35,7 +35,9 @@ def _c(text: str, kind: str, color: bool) -> str:
 
 def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     kind = label(c)
-    verb = VERB[kind] if c.import_id is None else f"will be adopted: existing object {c.import_id} (external_id)"
+    verb = (
+        VERB[kind] if c.import_id is None else f"will be adopted: existing object {c.import_id} (external_id)"
+    )
     head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {verb}"
     lines = [_c(head, kind, color)]
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
@@ -66,8 +68,10 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
     mode = "" if plan.mode == "normal" else f" ({plan.mode})"
     if plan.mode == "refresh-only":
         n = len(plan.resource_drift)
-        out.append(f"Refresh-only plan for stack {plan.stack_name!r}: {n} resource(s) changed outside hotc; "
-                   "applying it only records the live values in the state.")
+        out.append(
+            f"Refresh-only plan for stack {plan.stack_name!r}: {n} resource(s) changed outside hotc; "
+            "applying it only records the live values in the state."
+        )
     else:
         out.append(f"Plan for stack {plan.stack_name!r}{mode}: {summary_line(plan)}.")
     changes = ordered(plan)
@@ -77,8 +81,15 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         out.append("Destructive actions:")
         for c in destructive:
             kind = label(c)
-            out.append(_c(f"  {SYMBOL[kind]:>3} {kind:<8} {c.address}" + (" (deposed)" if c.deposed else "")
-                          + f" ({c.type}): {reason_text(c)}", kind, color))
+            out.append(
+                _c(
+                    f"  {SYMBOL[kind]:>3} {kind:<8} {c.address}"
+                    + (" (deposed)" if c.deposed else "")
+                    + f" ({c.type}): {reason_text(c)}",
+                    kind,
+                    color,
+                )
+            )
     if plan.resource_drift:
         out.append("")
         out.append("Changed outside hotc (found by refresh):")

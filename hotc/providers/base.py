@@ -185,22 +185,26 @@ class ReplacePreparer(Protocol):
     a ``prepare_for_replace`` that returned True: it gives the old instance back what prepare took (taking it from
     the failed replacement if that holds it). Both are idempotent."""
 
-    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                            new: Mapping[str, Any]) -> bool: ...
+    def prepare_for_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> bool: ...
 
-    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                                     new: Mapping[str, Any]) -> None: ...
+    def restore_after_failed_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> None: ...
 
 
-def prepare_for_replace(driver: Any, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                        new: Mapping[str, Any]) -> bool:
+def prepare_for_replace(
+    driver: Any, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> bool:
     """Call the driver's optional ``prepare_for_replace`` (see :class:`ReplacePreparer`); False without one."""
     fn = getattr(driver, "prepare_for_replace", None)
     return bool(fn(ctx, physical_id, old, new)) if callable(fn) else False
 
 
-def restore_after_failed_replace(driver: Any, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                                 new: Mapping[str, Any]) -> None:
+def restore_after_failed_replace(
+    driver: Any, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> None:
     """Call the driver's optional ``restore_after_failed_replace`` (see :class:`ReplacePreparer`), if any."""
     fn = getattr(driver, "restore_after_failed_replace", None)
     if callable(fn):

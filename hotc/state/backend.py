@@ -305,8 +305,12 @@ class BaseBackend(ABC):
                 )
             if exact:
                 new = state
-                if old is not None and not codec.content_changed(old, new) and old.serial == new.serial \
-                        and old.lineage == new.lineage:
+                if (
+                    old is not None
+                    and not codec.content_changed(old, new)
+                    and old.serial == new.serial
+                    and old.lineage == new.lineage
+                ):
                     return old
             else:
                 if old is not None and old.lineage != state.lineage:
@@ -405,5 +409,10 @@ def backend_from_config(
 
     # without HOTC_STATE_KEY, a local state keeps its own key beside it (.hotc/state.key) so secrets are
     # encrypted in the document yet readable by hotc
-    return LocalBackend(Path(cfg.path), key=key, unsafe_no_locking=unsafe_no_locking, key_file=key is None,
-                        **{k: v for k, v in cfg.options.items() if k in ("fsync",)})
+    return LocalBackend(
+        Path(cfg.path),
+        key=key,
+        unsafe_no_locking=unsafe_no_locking,
+        key_file=key is None,
+        **{k: v for k, v in cfg.options.items() if k in ("fsync",)},
+    )

@@ -166,7 +166,9 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
     return out
 
 
-def _attributes(attrs: Mapping[str, Any], paths: tuple[str, ...], key: bytes | None, where: str) -> dict[str, Any]:
+def _attributes(
+    attrs: Mapping[str, Any], paths: tuple[str, ...], key: bytes | None, where: str
+) -> dict[str, Any]:
     out: dict[str, Any] = plain(attrs, where)
     return _mask_paths(out, paths, key) if paths else out
 
@@ -409,10 +411,12 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
             for n, p in _get(d, "parameters", dict, source, where, {}).items()
         },
         resources={
-            a: resource_from_dict(a, r, source, key) for a, r in _get(d, "resources", dict, source, where, {}).items()
+            a: resource_from_dict(a, r, source, key)
+            for a, r in _get(d, "resources", dict, source, where, {}).items()
         },
         outputs={
-            n: output_from_dict(n, o, source, key) for n, o in _get(d, "outputs", dict, source, where, {}).items()
+            n: output_from_dict(n, o, source, key)
+            for n, o in _get(d, "outputs", dict, source, where, {}).items()
         },
         created_at=_get(d, "created_at", (str, _NULL), source, where, None),
         updated_at=_get(d, "updated_at", (str, _NULL), source, where, None),
@@ -494,4 +498,6 @@ def next_version(old: StackState | None, new: StackState, now: str) -> StackStat
     """``new`` as it should be stored over ``old``: same lineage, serial one above ``old``'s, stamped ``now``."""
     if old is None:
         return replace(new, serial=1, updated_at=now, created_at=new.created_at or now)
-    return replace(new, serial=old.serial + 1, updated_at=now, created_at=new.created_at or old.created_at or now)
+    return replace(
+        new, serial=old.serial + 1, updated_at=now, created_at=new.created_at or old.created_at or now
+    )

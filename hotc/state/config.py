@@ -51,7 +51,7 @@ class BackendConfig:
 def parse_url(url: str, cwd: Path, origin: str) -> BackendConfig:
     url = url.strip()
     if url.startswith("s3://"):
-        rest = url[len("s3://"):]
+        rest = url[len("s3://") :]
         bucket, _, prefix = rest.partition("/")
         if not bucket:
             raise HotcError(f"{origin}: error: backend URL {url!r} has no bucket; use s3://BUCKET/PREFIX")
@@ -99,7 +99,9 @@ def _check_options(table: dict[str, Any], kind: str, origin: str) -> dict[str, A
             )
         want = allowed[k]
         if not isinstance(v, want) or (isinstance(v, bool) and want is not bool):
-            raise HotcError(f"{origin}: error: [backend] option {k!r} has the wrong type ({type(v).__name__})")
+            raise HotcError(
+                f"{origin}: error: [backend] option {k!r} has the wrong type ({type(v).__name__})"
+            )
         out[k] = v
     return out
 
@@ -119,8 +121,16 @@ def resolve_backend_config(url: str | None, cwd: Path, env: dict[str, str]) -> B
         cfg = BackendConfig(kind="local", path=str(cwd / LOCAL_DIR), origin="default")
     # Options in hotc.toml apply when it names the same kind of backend (or names none).
     if table is not None:
-        toml_kind = parse_url(table["url"], cwd, toml_origin).kind if isinstance(table.get("url"), str) else cfg.kind
+        toml_kind = (
+            parse_url(table["url"], cwd, toml_origin).kind if isinstance(table.get("url"), str) else cfg.kind
+        )
         if toml_kind == cfg.kind:
-            cfg = BackendConfig(cfg.kind, cfg.path, cfg.bucket, cfg.prefix,
-                                _check_options(table, cfg.kind, toml_origin), cfg.origin)
+            cfg = BackendConfig(
+                cfg.kind,
+                cfg.path,
+                cfg.bucket,
+                cfg.prefix,
+                _check_options(table, cfg.kind, toml_origin),
+                cfg.origin,
+            )
     return cfg

@@ -106,7 +106,9 @@ class StackState:
     status: str = "INIT_COMPLETE"  # the stack's own ACTION_STATUS
     status_reason: str = ""
     template_digest: str | None = None  # sha256 over template + environments + files as applied
-    template: Mapping[str, Any] = field(default_factory=dict)  # {"main": path, "files": {path: text}, "environments": [...]}
+    template: Mapping[str, Any] = field(
+        default_factory=dict
+    )  # {"main": path, "files": {path: text}, "environments": [...]}
     parameters: Mapping[str, ParameterRecord] = field(default_factory=dict)
     resources: Mapping[str, ResourceState] = field(default_factory=dict)
     outputs: Mapping[str, OutputState] = field(default_factory=dict)

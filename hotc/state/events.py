@@ -37,8 +37,9 @@ class Event:
 
     @staticmethod
     def now(address: str, type: str, status: str, reason: str = "", physical_id: str | None = None) -> Event:
-        return Event(time=utc_now(), address=address, type=type, status=status, reason=reason,
-                     physical_id=physical_id)
+        return Event(
+            time=utc_now(), address=address, type=type, status=status, reason=reason, physical_id=physical_id
+        )
 
     def with_id(self) -> Event:
         return self if self.id else replace(self, id=new_event_id())
@@ -81,6 +82,8 @@ def decode_lines(data: bytes, source: str) -> list[Event]:
         except json.JSONDecodeError:
             if i == len(lines) - 1:
                 break  # the last line is being written right now
-            raise HotcError(f"{source}: error: line {i + 1} is not valid JSON; the event log is damaged") from None
+            raise HotcError(
+                f"{source}: error: line {i + 1} is not valid JSON; the event log is damaged"
+            ) from None
         out.append(Event.from_dict(obj, f"{source}:{i + 1}"))
     return out

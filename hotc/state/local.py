@@ -73,7 +73,12 @@ class LocalBackend(BaseBackend):
     state documents never hold them in clear and hotc can still read them back."""
 
     def __init__(
-        self, directory: Path, *, key: bytes | None = None, unsafe_no_locking: bool = False, fsync: bool = True,
+        self,
+        directory: Path,
+        *,
+        key: bytes | None = None,
+        unsafe_no_locking: bool = False,
+        fsync: bool = True,
         key_file: bool = False,
     ) -> None:
         self.dir = Path(directory)
@@ -91,7 +96,9 @@ class LocalBackend(BaseBackend):
             except FileNotFoundError:
                 return None
             except OSError as exc:
-                raise BackendError(f"{self.dir / KEY_FILE}: error: cannot read the state key: {exc.strerror}") from None
+                raise BackendError(
+                    f"{self.dir / KEY_FILE}: error: cannot read the state key: {exc.strerror}"
+                ) from None
         return self._key
 
     @key.setter
@@ -160,7 +167,9 @@ class LocalBackend(BaseBackend):
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise BackendError(f"{self.dir}: error: cannot create the state directory: {exc.strerror}") from None
+            raise BackendError(
+                f"{self.dir}: error: cannot create the state directory: {exc.strerror}"
+            ) from None
 
     # --- bytes
     def _get(self, stack: str) -> tuple[bytes | None, str | None]:
@@ -385,7 +394,9 @@ class LocalBackend(BaseBackend):
         try:
             os.write(fd, encode_lines(stamped))
         except OSError as exc:
-            raise BackendError(f"{self.events_path(stack)}: error: cannot append events: {exc.strerror}") from None
+            raise BackendError(
+                f"{self.events_path(stack)}: error: cannot append events: {exc.strerror}"
+            ) from None
         finally:
             os.close(fd)
         return stamped
@@ -414,13 +425,15 @@ class LocalBackend(BaseBackend):
                 serial = codec.loads(path.read_bytes(), str(path), self.key).serial
             except HotcError:
                 pass
-            out.append(HistoryEntry(
-                version_id=vid,
-                modified=datetime.fromtimestamp(st.st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                size=st.st_size,
-                is_latest=vid == "current",
-                serial=serial,
-            ))
+            out.append(
+                HistoryEntry(
+                    version_id=vid,
+                    modified=datetime.fromtimestamp(st.st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    size=st.st_size,
+                    is_latest=vid == "current",
+                    serial=serial,
+                )
+            )
         return out
 
     def read_version(self, stack: str, version_id: str) -> StackState:

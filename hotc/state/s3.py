@@ -90,12 +90,18 @@ def _status(exc: Exception) -> int:
 
 
 def _precondition_failed(exc: Exception) -> bool:
-    return _status(exc) == 412 or _code(exc) in ("PreconditionFailed", "ConditionalRequestConflict") \
-        or _status(exc) == 409 and _code(exc) == "ConditionalRequestConflict"
+    return (
+        _status(exc) == 412
+        or _code(exc) in ("PreconditionFailed", "ConditionalRequestConflict")
+        or _status(exc) == 409
+        and _code(exc) == "ConditionalRequestConflict"
+    )
 
 
 def _not_found(exc: Exception) -> bool:
-    return _code(exc) in ("NoSuchKey", "404", "NotFound") or _status(exc) == 404 and _code(exc) != "NoSuchBucket"
+    return (
+        _code(exc) in ("NoSuchKey", "404", "NotFound") or _status(exc) == 404 and _code(exc) != "NoSuchBucket"
+    )
 
 
 class S3Backend(BaseBackend):
@@ -127,8 +133,9 @@ class S3Backend(BaseBackend):
         self._held: dict[str, _Held] = {}
         self._conditional: bool | None = None  # probe result, cached for this object's life
         if client is None:
-            client = _make_client(endpoint_url, region, profile, path_style, max_attempts,
-                                  connect_timeout, read_timeout)
+            client = _make_client(
+                endpoint_url, region, profile, path_style, max_attempts, connect_timeout, read_timeout
+            )
         self.client = client
         self.endpoint = str(getattr(getattr(client, "meta", None), "endpoint_url", endpoint_url or "S3"))
 
@@ -228,7 +235,11 @@ class S3Backend(BaseBackend):
     def _probe(self) -> bool:
         from botocore.exceptions import ClientError
 
-        key = f"{self.prefix}/{PROBE_DIR}/{uuid.uuid4().hex}" if self.prefix else f"{PROBE_DIR}/{uuid.uuid4().hex}"
+        key = (
+            f"{self.prefix}/{PROBE_DIR}/{uuid.uuid4().hex}"
+            if self.prefix
+            else f"{PROBE_DIR}/{uuid.uuid4().hex}"
+        )
         versions = []
         r = self._call("check the bucket", self.client.put_object, Key=key, Body=b"1", IfNoneMatch="*")
         versions.append(r.get("VersionId"))
@@ -243,8 +254,12 @@ class S3Backend(BaseBackend):
         # remove the probe for good (each version, so a versioned bucket keeps no trace of it)
         for vid in versions if all(versions) else [None]:
             try:
-                self._call("clean up the probe", self.client.delete_object, Key=key,
-                           **({"VersionId": vid} if vid else {}))
+                self._call(
+                    "clean up the probe",
+                    self.client.delete_object,
+                    Key=key,
+                    **({"VersionId": vid} if vid else {}),
+                )
             except Exception as exc:  # noqa: BLE001 - best effort
                 log.debug("probe clean-up failed: %s", exc)
         return honoured
@@ -264,7 +279,9 @@ class S3Backend(BaseBackend):
         except HotcError:
             raise
         except Exception as exc:  # noqa: BLE001 - body streaming errors
-            raise BackendError(f"cannot read {self._url(key)}: {exc}; the stored state was not changed") from None
+            raise BackendError(
+                f"cannot read {self._url(key)}: {exc}; the stored state was not changed"
+            ) from None
         return data, str(r["ETag"])
 
     def _put(self, stack: str, data: bytes, expected: str | None, lock: Lock) -> str:
@@ -277,8 +294,14 @@ class S3Backend(BaseBackend):
         if self._conditional:
             cond = {"IfMatch": expected} if expected else {"IfNoneMatch": "*"}
         try:
-            r = self._call(f"write {self._url(key)}", self.client.put_object, Key=key, Body=data,
-                           ContentType="application/json", **cond)
+            r = self._call(
+                f"write {self._url(key)}",
+                self.client.put_object,
+                Key=key,
+                Body=data,
+                ContentType="application/json",
+                **cond,
+            )
             return str(r["ETag"])
         except ClientError as exc:
             if _precondition_failed(exc) or _not_found(exc):
@@ -301,7 +324,9 @@ class S3Backend(BaseBackend):
             return
         held = self._held.get(stack)
         if held is None or held.lock.id != lock.id:
-            raise LockLostError(f"the lock {lock.id} on stack '{stack}' is not held by this process; nothing was written")
+            raise LockLostError(
+                f"the lock {lock.id} on stack '{stack}' is not held by this process; nothing was written"
+            )
         if held.lost:
             raise LockLostError(
                 f"the lock on stack '{stack}' was lost ({held.lost}); nothing more was written. Another operation "
@@ -332,8 +357,12 @@ class S3Backend(BaseBackend):
         else:
             expired = holder.expired_at() if holder else False
         if holder is not None and expired:
-            holder = replace(holder, expires=_iso(modified + _seconds(lease)) if isinstance(modified, datetime)
-                             else holder.expires)
+            holder = replace(
+                holder,
+                expires=_iso(modified + _seconds(lease))
+                if isinstance(modified, datetime)
+                else holder.expires,
+            )
         return holder, str(r["ETag"]), expired
 
     @contextmanager
@@ -356,8 +385,14 @@ class S3Backend(BaseBackend):
         etag: str | None = None
         while etag is None:
             try:
-                r = self._call(f"create the lock {self._url(key)}", self.client.put_object, Key=key, Body=body,
-                               ContentType="application/json", IfNoneMatch="*")
+                r = self._call(
+                    f"create the lock {self._url(key)}",
+                    self.client.put_object,
+                    Key=key,
+                    Body=body,
+                    ContentType="application/json",
+                    IfNoneMatch="*",
+                )
                 etag = str(r["ETag"])
                 break
             except ClientError as exc:
@@ -371,8 +406,14 @@ class S3Backend(BaseBackend):
                 continue  # released in between: try again at once
             if expired:
                 try:
-                    r = self._call(f"take over the lock {self._url(key)}", self.client.put_object, Key=key,
-                                   Body=body, ContentType="application/json", IfMatch=holder_etag)
+                    r = self._call(
+                        f"take over the lock {self._url(key)}",
+                        self.client.put_object,
+                        Key=key,
+                        Body=body,
+                        ContentType="application/json",
+                        IfMatch=holder_etag,
+                    )
                     etag = str(r["ETag"])
                     who = holder.describe() if holder else "an unreadable lock record"
                     self.notify(f"took over the expired lock on stack '{stack}' ({who})")
@@ -383,11 +424,14 @@ class S3Backend(BaseBackend):
                     continue  # someone else was faster (or it was released): look again
             delay = next(delays, None)
             if delay is None:
-                raise LockHeldError(lock_held_message(stack, holder, expired, self._url(key)), holder, expired)
+                raise LockHeldError(
+                    lock_held_message(stack, holder, expired, self._url(key)), holder, expired
+                )
             time.sleep(delay)
         held = _Held(lock=lk, etag=etag)
-        held.thread = threading.Thread(target=self._heartbeat, args=(stack, held), daemon=True,
-                                       name=f"hotc-lock-heartbeat-{stack}")
+        held.thread = threading.Thread(
+            target=self._heartbeat, args=(stack, held), daemon=True, name=f"hotc-lock-heartbeat-{stack}"
+        )
         self._held[stack] = held
         self._forget_base(stack)
         held.thread.start()
@@ -410,14 +454,22 @@ class S3Backend(BaseBackend):
             lock = lock.renewed()
             try:
                 with held.mutex:
-                    r = self.client.put_object(Bucket=self.bucket, Key=key, Body=json.dumps(lock.to_dict(), indent=2)
-                                               .encode(), ContentType="application/json", IfMatch=held.etag)
+                    r = self.client.put_object(
+                        Bucket=self.bucket,
+                        Key=key,
+                        Body=json.dumps(lock.to_dict(), indent=2).encode(),
+                        ContentType="application/json",
+                        IfMatch=held.etag,
+                    )
                     held.etag = str(r["ETag"])
             except ClientError as exc:
                 if _precondition_failed(exc) or _not_found(exc):
                     holder, _, _ = self._inspect_lock_quiet(stack)
-                    held.lost = (f"it is now held by {holder.describe()}" if holder
-                                 else "the lock object was deleted (force-unlock?)")
+                    held.lost = (
+                        f"it is now held by {holder.describe()}"
+                        if holder
+                        else "the lock object was deleted (force-unlock?)"
+                    )
                     self.notify(f"lost the lock on stack '{stack}': {held.lost}")
                     return
                 log.warning("could not renew the lock on stack '%s': %s (will retry)", stack, exc)
@@ -437,12 +489,16 @@ class S3Backend(BaseBackend):
             return
         key = self._key(stack, LOCK_OBJECT)
         try:
-            self._call(f"release the lock {self._url(key)}", self.client.delete_object, Key=key, IfMatch=held.etag)
+            self._call(
+                f"release the lock {self._url(key)}", self.client.delete_object, Key=key, IfMatch=held.etag
+            )
         except ClientError as exc:
             if _not_found(exc):
                 return
             if _precondition_failed(exc):
-                self.notify(f"the lock on stack '{stack}' was taken over by another operation; left it in place")
+                self.notify(
+                    f"the lock on stack '{stack}' was taken over by another operation; left it in place"
+                )
                 return
             self.notify(f"could not release the lock on stack '{stack}': {exc}")
         except HotcError as exc:
@@ -475,9 +531,13 @@ class S3Backend(BaseBackend):
                 + f"; nothing was unlocked. Check the ID (`hotc force-unlock {stack} ID`)"
             )
         try:
-            self._call("delete the lock", self.client.delete_object, Key=self._key(stack, LOCK_OBJECT), IfMatch=etag)
+            self._call(
+                "delete the lock", self.client.delete_object, Key=self._key(stack, LOCK_OBJECT), IfMatch=etag
+            )
         except ClientError as exc:
-            raise HotcError(f"the lock on stack '{stack}' changed while unlocking ({_code(exc)}); look again") from None
+            raise HotcError(
+                f"the lock on stack '{stack}' changed while unlocking ({_code(exc)}); look again"
+            ) from None
         return holder
 
     # --- the rest of the protocol
@@ -493,7 +553,7 @@ class S3Backend(BaseBackend):
                 kw["ContinuationToken"] = token
             r = self._call(f"list s3://{self.bucket}/{base}", self.client.list_objects_v2, **kw)
             for cp in r.get("CommonPrefixes", []):
-                name = cp["Prefix"][len(base):].rstrip("/")
+                name = cp["Prefix"][len(base) :].rstrip("/")
                 if not name or name.startswith("."):
                     continue
                 try:
@@ -520,12 +580,15 @@ class S3Backend(BaseBackend):
                 return
             cond = {"IfMatch": base[0]} if self._conditional else {}
             try:
-                self._call("delete the state", self.client.delete_object, Key=self._key(stack, STATE_OBJECT), **cond)
+                self._call(
+                    "delete the state", self.client.delete_object, Key=self._key(stack, STATE_OBJECT), **cond
+                )
             except ClientError as exc:
                 if _not_found(exc):
                     return
-                raise StateConflictError(f"{self.source(stack)}: the state changed since it was read; not deleted") \
-                    from None
+                raise StateConflictError(
+                    f"{self.source(stack)}: the state changed since it was read; not deleted"
+                ) from None
             self._bases[stack] = (None, None)
 
     def append_events(self, stack: str, events: list[Event]) -> list[Event]:
@@ -533,8 +596,13 @@ class S3Backend(BaseBackend):
         stamped = [e.with_id() for e in events]
         if stamped:
             key = self._key(stack, f"{EVENTS_DIR}/{stamped[0].id}.jsonl")
-            self._call("store events", self.client.put_object, Key=key, Body=encode_lines(stamped),
-                       ContentType="application/x-ndjson")
+            self._call(
+                "store events",
+                self.client.put_object,
+                Key=key,
+                Body=encode_lines(stamped),
+                ContentType="application/x-ndjson",
+            )
         return stamped
 
     def read_events(self, stack: str, after: str | None = None) -> list[Event]:
@@ -574,16 +642,32 @@ class S3Backend(BaseBackend):
             for v in r.get("Versions", []):
                 if v["Key"] != key:
                     continue
-                entries.append(HistoryEntry(version_id=str(v.get("VersionId") or "null"),
-                                            modified=_iso(v["LastModified"]), size=int(v.get("Size", 0)),
-                                            is_latest=bool(v.get("IsLatest"))))
+                entries.append(
+                    HistoryEntry(
+                        version_id=str(v.get("VersionId") or "null"),
+                        modified=_iso(v["LastModified"]),
+                        size=int(v.get("Size", 0)),
+                        is_latest=bool(v.get("IsLatest")),
+                    )
+                )
             for d in r.get("DeleteMarkers", []):
                 if d["Key"] == key:
-                    entries.append(HistoryEntry(version_id=str(d.get("VersionId")), modified=_iso(d["LastModified"]),
-                                                size=0, is_latest=bool(d.get("IsLatest")), serial=None))
+                    entries.append(
+                        HistoryEntry(
+                            version_id=str(d.get("VersionId")),
+                            modified=_iso(d["LastModified"]),
+                            size=0,
+                            is_latest=bool(d.get("IsLatest")),
+                            serial=None,
+                        )
+                    )
             if not r.get("IsTruncated"):
                 break
-            kw = {"Prefix": key, "KeyMarker": r.get("NextKeyMarker"), "VersionIdMarker": r.get("NextVersionIdMarker")}
+            kw = {
+                "Prefix": key,
+                "KeyMarker": r.get("NextKeyMarker"),
+                "VersionIdMarker": r.get("NextVersionIdMarker"),
+            }
         entries.sort(key=lambda e: (e.modified, e.is_latest), reverse=True)
         out = []
         for i, e in enumerate(entries):
@@ -609,8 +693,15 @@ class S3Backend(BaseBackend):
         return codec.loads(r["Body"].read(), f"{self._url(key)}?versionId={version_id}", self.key)
 
 
-def _make_client(endpoint_url: str | None, region: str | None, profile: str | None, path_style: bool,
-                 max_attempts: int, connect_timeout: float, read_timeout: float) -> Any:
+def _make_client(
+    endpoint_url: str | None,
+    region: str | None,
+    profile: str | None,
+    path_style: bool,
+    max_attempts: int,
+    connect_timeout: float,
+    read_timeout: float,
+) -> Any:
     import boto3
     from botocore.config import Config
     from botocore.exceptions import BotoCoreError
@@ -625,7 +716,8 @@ def _make_client(endpoint_url: str | None, region: str | None, profile: str | No
     try:
         if profile:
             return boto3.session.Session(profile_name=profile).client(
-                "s3", endpoint_url=endpoint_url, region_name=region, config=cfg)
+                "s3", endpoint_url=endpoint_url, region_name=region, config=cfg
+            )
         # boto3's default session: its configuration chain, loaded once per process
         return boto3.client("s3", endpoint_url=endpoint_url, region_name=region, config=cfg)
     except BotoCoreError as exc:

@@ -94,7 +94,11 @@ class FakeDriver:
             pid = f"{ctx.address}-{uuid.uuid4().hex[:8]}"
             hook = self.cloud.hooks.get(("create", ctx.address))
             with self.cloud.lock:
-                self.cloud.objects[pid] = {"props": dict(props), "tags": dict(ctx.tags), "address": ctx.address}
+                self.cloud.objects[pid] = {
+                    "props": dict(props),
+                    "tags": dict(ctx.tags),
+                    "address": ctx.address,
+                }
             ctx.record_physical_id(pid)
             c.physical_id = pid
             if hook:
@@ -109,15 +113,24 @@ class FakeDriver:
         obj = self.cloud.objects.get(physical_id)
         if obj is None:
             return None
-        attrs: dict[str, Any] = {"name": obj["props"].get("name"), "echo": dict(obj["props"]),
-                                 "tags": sorted(f"{k}={v}" for k, v in obj["tags"].items())}
+        attrs: dict[str, Any] = {
+            "name": obj["props"].get("name"),
+            "echo": dict(obj["props"]),
+            "tags": sorted(f"{k}={v}" for k, v in obj["tags"].items()),
+        }
         statuses = obj.get("statuses")  # successive live statuses, the last one sticks
         if statuses:
             attrs["status"] = statuses.pop(0) if len(statuses) > 1 else statuses[0]
         return Outcome(physical_id, attrs)
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         c = self.cloud._enter("update", ctx.address, physical_id)
         try:
             self.cloud._delay("update", ctx.address)
@@ -206,11 +219,23 @@ class MemorySink:
         return self.states[-1]
 
 
-def change(address: str, action: Action, *, type: str = "Fake::Thing", depends_on: tuple[str, ...] = (),
-           after: dict[str, Any] | None = None, before: dict[str, Any] | None = None) -> ResourceChange:
-    return ResourceChange(address=address, type=type, action=action, before=before,
-                          after=after if action not in (Action.DELETE, Action.FORGET) else None,
-                          depends_on=depends_on)
+def change(
+    address: str,
+    action: Action,
+    *,
+    type: str = "Fake::Thing",
+    depends_on: tuple[str, ...] = (),
+    after: dict[str, Any] | None = None,
+    before: dict[str, Any] | None = None,
+) -> ResourceChange:
+    return ResourceChange(
+        address=address,
+        type=type,
+        action=action,
+        before=before,
+        after=after if action not in (Action.DELETE, Action.FORGET) else None,
+        depends_on=depends_on,
+    )
 
 
 def plan_of(changes: list[ResourceChange], mode: str = "normal", stack: str = "teststack") -> Plan:
@@ -219,5 +244,9 @@ def plan_of(changes: list[ResourceChange], mode: str = "normal", stack: str = "t
 
 def create_plan(desired: FakeDesired, unknown: bool = True) -> Plan:
     """Every desired resource created (no ``after``: nothing promised)."""
-    return plan_of([change(r.address, Action.CREATE, type=r.type, depends_on=r.depends_on, after=None)
-                    for r in desired.resources.values()])
+    return plan_of(
+        [
+            change(r.address, Action.CREATE, type=r.type, depends_on=r.depends_on, after=None)
+            for r in desired.resources.values()
+        ]
+    )

@@ -19,18 +19,34 @@ QUICKSTART = REPO / "examples" / "quickstart.yaml"
 PROD_ENV = REPO / "examples" / "quickstart-prod.env.yaml"
 
 
-def hotc(cwd: Path, *args: str, input: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def hotc(
+    cwd: Path, *args: str, input: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     env.pop("HOTC_BACKEND", None)
-    return subprocess.run([sys.executable, "-m", "hotc", *args], cwd=cwd, env=env, input=input, text=True,
-                          capture_output=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "hotc", *args],
+        cwd=cwd,
+        env=env,
+        input=input,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
 
 
 def popen(cwd: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     env.pop("HOTC_BACKEND", None)
-    return subprocess.Popen([sys.executable, "-m", "hotc", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "hotc", *args],
+        cwd=cwd,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def state_of(cwd: Path, stack: str):
@@ -51,10 +67,17 @@ def test_quickstart_apply_update_destroy(tmp_path: Path) -> None:
     assert outs["web_output"]["value"] == "web for " + name.stdout.strip()
     st = state_of(tmp_path, "quickstart")
     assert st.status == "CREATE_COMPLETE" and set(st.resources) == {
-        "db_password", "suffix", "app_config", "web", "placeholder"}
+        "db_password",
+        "suffix",
+        "app_config",
+        "web",
+        "placeholder",
+    }
     assert all(rs.status == "CREATE_COMPLETE" for rs in st.resources.values())
-    assert st.template["main"].endswith("quickstart.yaml") and "OS::Heat::TestResource" in hotc(
-        tmp_path, "template", "show", "quickstart").stdout
+    assert (
+        st.template["main"].endswith("quickstart.yaml")
+        and "OS::Heat::TestResource" in hotc(tmp_path, "template", "show", "quickstart").stdout
+    )
     # as in Heat, the physical id is a physical name and the string is the (sensitive) value attribute,
     # which get_resource gives
     pw = st.resources["db_password"]
@@ -73,12 +96,16 @@ def test_quickstart_apply_update_destroy(tmp_path: Path) -> None:
     listing = hotc(tmp_path, "resource", "list", "quickstart").stdout
     events = hotc(tmp_path, "events", "quickstart").stdout
     assert password not in listing and password not in events and "CREATE_COMPLETE" in events
-    for show in (("resource", "show", "quickstart", "db_password"),
-                 ("resource", "show", "quickstart", "db_password", "--format", "json"),
-                 ("state", "show", "quickstart", "db_password"),
-                 ("state", "show", "quickstart", "db_password", "--format", "json")):
+    for show in (
+        ("resource", "show", "quickstart", "db_password"),
+        ("resource", "show", "quickstart", "db_password", "--format", "json"),
+        ("state", "show", "quickstart", "db_password"),
+        ("state", "show", "quickstart", "db_password", "--format", "json"),
+    ):
         shown = hotc(tmp_path, *show)
-        assert shown.returncode == 0 and "__sensitive__" in shown.stdout and password not in shown.stdout, show
+        assert shown.returncode == 0 and "__sensitive__" in shown.stdout and password not in shown.stdout, (
+            show
+        )
 
     # the same template again: nothing to do, nothing written
     again = hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--auto-approve")
@@ -151,7 +178,10 @@ def test_failure_reports_and_next_apply_replaces_failed(tmp_path: Path) -> None:
     assert "Apply complete! Resources: 1 created, 0 updated, 1 replaced" in r2.stdout
     st2 = state_of(tmp_path, "failing")
     assert {a: rs.status for a, rs in st2.resources.items()} == {
-        "good": "CREATE_COMPLETE", "bad": "CREATE_COMPLETE", "after_bad": "CREATE_COMPLETE"}
+        "good": "CREATE_COMPLETE",
+        "bad": "CREATE_COMPLETE",
+        "after_bad": "CREATE_COMPLETE",
+    }
     assert st2.outputs["out"].value == "boom"
 
 
@@ -174,8 +204,11 @@ def _save_plan(cwd: Path, template: Path, stack: str, params: dict[str, str] | N
     state = state_of(cwd, stack)
     desired = build_desired(loaded, stack, state.lineage if state else None, state=state)
     plan = make_plan(desired, state, PlanOptions())
-    plan = replace(plan, template_digest=template_digest(loaded),
-                   inputs=plan_inputs(loaded, template, [], params or {}, {}))
+    plan = replace(
+        plan,
+        template_digest=template_digest(loaded),
+        inputs=plan_inputs(loaded, template, [], params or {}, {}),
+    )
     path = cwd / f"{stack}.plan"
     save_plan(plan, path)
     return path
@@ -212,7 +245,10 @@ def test_saved_plan_applies_and_stale_plan_is_refused(tmp_path: Path) -> None:
     dplan = tmp_path / "destroy.plan"
     assert hotc(tmp_path, "plan", "--destroy", "qs", "-o", str(dplan)).returncode == 0
     gone = hotc(tmp_path, "apply", str(dplan))
-    assert gone.returncode == 0 and "Destroy complete! Resources: 0 created, 0 updated, 0 replaced, 5 deleted" in gone.stdout
+    assert (
+        gone.returncode == 0
+        and "Destroy complete! Resources: 0 created, 0 updated, 0 replaced, 5 deleted" in gone.stdout
+    )
     assert state_of(tmp_path, "qs").resources == {}
     # a plan file that does not exist, and a template passed as a plan
     assert "no such plan file" in hotc(tmp_path, "apply", "nope.plan").stderr
@@ -275,7 +311,9 @@ def test_events_follow_from_another_process_while_apply_runs(tmp_path: Path) -> 
     assert p.returncode == 0
     lines = follow.stdout.splitlines()
     assert follow.returncode == 0
-    assert any("[a]: CREATE_IN_PROGRESS" in x for x in lines) and any("[b]: CREATE_COMPLETE" in x for x in lines)
+    assert any("[a]: CREATE_IN_PROGRESS" in x for x in lines) and any(
+        "[b]: CREATE_COMPLETE" in x for x in lines
+    )
     assert lines[-1].endswith("CREATE_COMPLETE: Stack create completed successfully")
 
 
@@ -345,7 +383,10 @@ def test_nested_templates_and_groups_apply_and_scale_down(tmp_path: Path) -> Non
     assert r.returncode == 0, r.stderr
     st = state_of(tmp_path, "parent")
     assert set(st.resources) == {f"group[{i}].{n}" for i in range(3) for n in ("rnd", "val")} | {
-        "single.rnd", "single.val", "summary"}
+        "single.rnd",
+        "single.val",
+        "summary",
+    }
     summary = st.outputs["summary"].value
     assert [v.split(":")[0] for v in summary["group"]] == ["member-0", "member-1", "member-2"]
     assert summary["group"][1] == "member-1:" + st.resources["group[1].rnd"].attributes["value"]
@@ -353,7 +394,9 @@ def test_nested_templates_and_groups_apply_and_scale_down(tmp_path: Path) -> Non
     down = hotc(tmp_path, "apply", "-t", "parent.yaml", "--parameter", "count=2", "--auto-approve")
     assert down.returncode == 0, down.stderr
     st2 = state_of(tmp_path, "parent")
-    assert "group[2].rnd" not in st2.resources and st2.outputs["summary"].value["group"] == summary["group"][:2]
+    assert (
+        "group[2].rnd" not in st2.resources and st2.outputs["summary"].value["group"] == summary["group"][:2]
+    )
     assert st2.resources["group[0].rnd"].physical_id == st.resources["group[0].rnd"].physical_id
     top = hotc(tmp_path, "events", "parent", "--nested-depth", "0").stdout
     everything = hotc(tmp_path, "events", "parent").stdout

@@ -24,8 +24,9 @@ REPO = Path(__file__).resolve().parents[2]
 def _diag_lines(cwd: Path, *args: str) -> tuple[int, list[str]]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     env.pop("HOTC_BACKEND", None)
-    r = subprocess.run([sys.executable, "-m", "hotc", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "hotc", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
     assert "Traceback" not in r.stderr
     return r.returncode, [ln for ln in r.stderr.splitlines() if ln.startswith("bad.yaml:")]
 
@@ -38,10 +39,14 @@ def test_apply_plan_and_validate_print_the_same_problems_once(tmp_path: Path) ->
     assert (rc_v, rc_p, rc_a) == (1, 1, 1)
     assert plan == apply
     assert plan == sorted(set(plan))  # each problem once, in file order
-    assert [ln for ln in plan if "Invalid default 0" in ln] == ["bad.yaml:3:33: error: Parameter 'size' is invalid: Invalid default 0 (at least one)"]
+    assert [ln for ln in plan if "Invalid default 0" in ln] == [
+        "bad.yaml:3:33: error: Parameter 'size' is invalid: Invalid default 0 (at least one)"
+    ]
     assert any("unknown property nmae" in ln for ln in plan)
     assert set(validate) <= set(plan)
-    assert not (tmp_path / ".hotc").exists() or not any((tmp_path / ".hotc").glob("*.json"))  # nothing written
+    assert not (tmp_path / ".hotc").exists() or not any(
+        (tmp_path / ".hotc").glob("*.json")
+    )  # nothing written
 
 
 def test_apply_refuses_types_without_a_driver_before_doing_anything(tmp_path: Path) -> None:
@@ -53,8 +58,14 @@ def test_apply_refuses_types_without_a_driver_before_doing_anything(tmp_path: Pa
     )
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     env.pop("HOTC_BACKEND", None)
-    r = subprocess.run([sys.executable, "-m", "hotc", "apply", "-t", "t.yaml", "--auto-approve"], cwd=tmp_path,
-                       env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "hotc", "apply", "-t", "t.yaml", "--auto-approve"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "no driver to create or update OS::Heat::WaitConditionHandle (h); nothing was applied" in r.stderr
     assert "s: CREATE" not in r.stdout  # the supported resource was not created either

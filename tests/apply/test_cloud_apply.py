@@ -49,16 +49,24 @@ outputs:
 """
 
 
-def hotc(cwd: Path, env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def hotc(
+    cwd: Path, env: dict[str, str], *args: str, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     full = {**env, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     full.pop("HOTC_BACKEND", None)
-    return subprocess.run([sys.executable, "-m", "hotc", *args], cwd=cwd, env=full, text=True, capture_output=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "hotc", *args],
+        cwd=cwd,
+        env=full,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
 
 
 def tail(r: subprocess.CompletedProcess[str]) -> str:
     """The end of a run's output: where the errors are."""
-    return (r.stdout[-2500:] + "\n--- stderr ---\n" + r.stderr[-2500:])
+    return r.stdout[-2500:] + "\n--- stderr ---\n" + r.stderr[-2500:]
 
 
 def state_of(cwd: Path, stack: str) -> Any:
@@ -72,8 +80,12 @@ def tagged(conn: Any, lineage: str) -> dict[str, str]:
     """Neutron objects stamped with ``lineage``: id -> kind."""
     tag = f"hotc-lineage={lineage}"
     found: dict[str, str] = {}
-    for kind, items in (("net", conn.network.networks(tags=tag)), ("subnet", conn.network.subnets(tags=tag)),
-                        ("sg", conn.network.security_groups(tags=tag)), ("port", conn.network.ports(tags=tag))):
+    for kind, items in (
+        ("net", conn.network.networks(tags=tag)),
+        ("subnet", conn.network.subnets(tags=tag)),
+        ("sg", conn.network.security_groups(tags=tag)),
+        ("port", conn.network.ports(tags=tag)),
+    ):
         for o in items:
             found[o.id] = kind
     return found
@@ -83,8 +95,12 @@ def named(conn: Any, stack: str) -> set[str]:
     """Neutron objects named as hotc names this stack's resources (``<stack>-<address>-<random>``), stamped or
     not (a run killed between a create and its tagging leaves an untagged object)."""
     found: set[str] = set()
-    for items in (conn.network.networks(), conn.network.subnets(), conn.network.security_groups(),
-                  conn.network.ports()):
+    for items in (
+        conn.network.networks(),
+        conn.network.subnets(),
+        conn.network.security_groups(),
+        conn.network.ports(),
+    ):
         found.update(o.id for o in items if (o.name or "").startswith(stack + "-"))
     return found
 
@@ -105,8 +121,9 @@ def recorded_ids(state: Any) -> set[str]:
     return ids
 
 
-def test_cloud_network_stack_create_update_replace_destroy(cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str],
-                                                           tmp_path: Path) -> None:
+def test_cloud_network_stack_create_update_replace_destroy(
+    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
     stack = cloud_tracker.name("net")
     t = tmp_path / "net.yaml"
     t.write_text(NET_STACK)
@@ -123,8 +140,19 @@ def test_cloud_network_stack_create_update_replace_destroy(cloud: Any, cloud_tra
     assert st.outputs["port_ip"].value == port.fixed_ips[0]["ip_address"]
 
     # in place (net) + replacement (subnet: cidr cannot be updated): new subnet, port moved, old subnet deleted
-    r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve",
-             "--parameter", "cidr=10.78.0.0/24", "--parameter", "net_label=two")
+    r = hotc(
+        tmp_path,
+        hotc_cloud_env,
+        "apply",
+        "-t",
+        str(t),
+        stack,
+        "--auto-approve",
+        "--parameter",
+        "cidr=10.78.0.0/24",
+        "--parameter",
+        "net_label=two",
+    )
     assert r.returncode == 0, tail(r)
     st2 = state_of(tmp_path, stack)
     assert st2.resources["net"].physical_id == ids["net"]
@@ -147,10 +175,13 @@ def test_cloud_network_stack_create_update_replace_destroy(cloud: Any, cloud_tra
     assert tagged(cloud, st.lineage) == {}
 
 
-KILL_STACK = """
+KILL_STACK = (
+    """
 heat_template_version: 2018-08-31
 resources:
-""" + "".join(f"""
+"""
+    + "".join(
+        f"""
   net{i}:
     type: OS::Neutron::Net
   subnet{i}:
@@ -166,7 +197,10 @@ resources:
       network: {{get_resource: net{i}}}
       fixed_ips: [{{subnet: {{get_resource: subnet{i}}}}}]
       security_groups: [{{get_resource: sg{i}}}]
-""" for i in range(3)) + """
+"""
+        for i in range(3)
+    )
+    + """
   vol:
     type: OS::Cinder::Volume
     properties: {size: 1}
@@ -182,10 +216,12 @@ resources:
       instance_uuid: {get_resource: srv}
       volume_id: {get_resource: vol}
 """
+)
 
 
-def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_tracker: Any,
-                                                               hotc_cloud_env: dict[str, str], tmp_path: Path) -> None:
+def test_cloud_sigkill_at_random_moments_then_apply_converges(
+    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
     stack = cloud_tracker.name("kill")
     t = tmp_path / "kill.yaml"
     t.write_text(KILL_STACK)
@@ -193,8 +229,13 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
     env.pop("HOTC_BACKEND", None)
     rng = random.Random(os.getpid())
     for _ in range(4):
-        p = subprocess.Popen([sys.executable, "-m", "hotc", "apply", "-t", str(t), stack, "--auto-approve"],
-                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "hotc", "apply", "-t", str(t), stack, "--auto-approve"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(2.0, 6.0))  # startup is ~1-2 s; creates run for several seconds
         p.kill()
         p.wait()
@@ -202,7 +243,9 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
         if st is None:
             continue
         # whatever exists in the cloud is either recorded, or left IN_PROGRESS with no id for adoption
-        unknown = (set(tagged(cloud, st.lineage)) | named(cloud, stack) | named_compute(cloud, stack)) - recorded_ids(st)
+        unknown = (
+            set(tagged(cloud, st.lineage)) | named(cloud, stack) | named_compute(cloud, stack)
+        ) - recorded_ids(st)
         pending = [a for a, rs in st.resources.items() if rs.in_progress and rs.physical_id is None]
         assert len(unknown) <= len(pending), (unknown, pending)
     r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve")
@@ -216,13 +259,19 @@ def test_cloud_sigkill_at_random_moments_then_apply_converges(cloud: Any, cloud_
     # and every object carries the stamp (one killed before its tagging got it back when kept)
     stamped = set(tagged(cloud, st.lineage))
     stamped |= {x.id for x in cloud.compute.servers() if (x.metadata or {}).get("hotc-lineage") == st.lineage}
-    stamped |= {v.id for v in cloud.block_storage.volumes() if (v.metadata or {}).get("hotc-lineage") == st.lineage}
+    stamped |= {
+        v.id for v in cloud.block_storage.volumes() if (v.metadata or {}).get("hotc-lineage") == st.lineage
+    }
     assert stamped == recorded
     again = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(t), stack, "--auto-approve")
     assert again.returncode == 0 and "No changes" in again.stdout
     d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert d.returncode == 0, tail(d)
-    assert tagged(cloud, st.lineage) == {} and named(cloud, stack) == set() and named_compute(cloud, stack) == set()
+    assert (
+        tagged(cloud, st.lineage) == {}
+        and named(cloud, stack) == set()
+        and named_compute(cloud, stack) == set()
+    )
 
 
 MULTITIER = REPO / "examples" / "multitier.yaml"
@@ -235,15 +284,21 @@ def leftovers(conn: Any, lineage: str) -> list[str]:
     tag = f"hotc-lineage={lineage}"
     left += [f"router {r.id}" for r in conn.network.routers(tags=tag)]
     left += [f"fip {f.id}" for f in conn.network.ips(tags=tag)]
-    left += [f"server {s.id}" for s in conn.compute.servers() if (s.metadata or {}).get("hotc-lineage") == lineage]
-    left += [f"volume {v.id}" for v in conn.block_storage.volumes()
-             if (v.metadata or {}).get("hotc-lineage") == lineage]
+    left += [
+        f"server {s.id}" for s in conn.compute.servers() if (s.metadata or {}).get("hotc-lineage") == lineage
+    ]
+    left += [
+        f"volume {v.id}"
+        for v in conn.block_storage.volumes()
+        if (v.metadata or {}).get("hotc-lineage") == lineage
+    ]
     left += [f"lb {lb.id}" for lb in conn.load_balancer.load_balancers() if tag in (lb.tags or [])]
     return left
 
 
-def test_cloud_multitier_example_apply_update_replace_destroy(cloud: Any, cloud_shared: Any, cloud_tracker: Any,
-                                                              hotc_cloud_env: dict[str, str], tmp_path: Path) -> None:
+def test_cloud_multitier_example_apply_update_replace_destroy(
+    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
     stack = cloud_tracker.name("web")
     args = ["-t", str(MULTITIER), "-e", str(MULTITIER_PROD), stack, "--auto-approve"]
     r = hotc(tmp_path, hotc_cloud_env, "apply", *args)
@@ -266,21 +321,43 @@ def test_cloud_multitier_example_apply_update_replace_destroy(cloud: Any, cloud_
 
     # one in-place update (server metadata) and one replacement (the volume: availability_zone cannot be updated):
     # the new volume is created, the attachment moved to it, then the old volume deleted
-    r = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2", "--parameter", "volume_az=nova")
+    r = hotc(
+        tmp_path,
+        hotc_cloud_env,
+        "apply",
+        *args,
+        "--parameter",
+        "app_version=2",
+        "--parameter",
+        "volume_az=nova",
+    )
     assert r.returncode == 0, tail(r)
     st2 = state_of(tmp_path, stack)
-    assert st2.resources["web_a"].physical_id == ids["web_a"] and st2.resources["web_b"].physical_id == ids["web_b"]
+    assert (
+        st2.resources["web_a"].physical_id == ids["web_a"]
+        and st2.resources["web_b"].physical_id == ids["web_b"]
+    )
     assert cloud.compute.get_server(ids["web_a"]).metadata["version"] == "2"
     new_vol = st2.resources["data"].physical_id
     assert new_vol != ids["data"] and cloud.block_storage.find_volume(ids["data"]) is None
     assert [a["server_id"] for a in cloud.block_storage.get_volume(new_vol).attachments] == [ids["web_a"]]
     assert st2.outputs["volume_id"].value == new_vol
     lines = r.stdout.splitlines()
-    order = [next(i for i, x in enumerate(lines) if x.startswith(p)) for p in
-             ("data: CREATE_COMPLETE", "data_attachment: UPDATE_COMPLETE", "data: DELETE_COMPLETE")]
+    order = [
+        next(i for i, x in enumerate(lines) if x.startswith(p))
+        for p in ("data: CREATE_COMPLETE", "data_attachment: UPDATE_COMPLETE", "data: DELETE_COMPLETE")
+    ]
     assert order == sorted(order)
-    again = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2", "--parameter",
-                 "volume_az=nova")
+    again = hotc(
+        tmp_path,
+        hotc_cloud_env,
+        "apply",
+        *args,
+        "--parameter",
+        "app_version=2",
+        "--parameter",
+        "volume_az=nova",
+    )
     assert again.returncode == 0 and "No changes" in again.stdout
 
     d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")

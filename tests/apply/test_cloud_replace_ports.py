@@ -48,8 +48,9 @@ outputs:
 def hotc(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     full = {**env, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     full.pop("HOTC_BACKEND", None)
-    return subprocess.run([sys.executable, "-m", "hotc", *args], cwd=cwd, env=full, text=True, capture_output=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "hotc", *args], cwd=cwd, env=full, text=True, capture_output=True, timeout=600
+    )
 
 
 def tail(r: subprocess.CompletedProcess[str]) -> str:
@@ -77,14 +78,22 @@ def live(conn: Any, sid: str) -> Any:
     return None if str(s.status).upper() in ("DELETED", "SOFT_DELETED") else s
 
 
-def test_cloud_replace_server_keeps_its_explicit_port(cloud: Any, cloud_shared: Any, cloud_tracker: Any,
-                                                       hotc_cloud_env: dict[str, str], tmp_path: Path) -> None:
+def test_cloud_replace_server_keeps_its_explicit_port(
+    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
     stack = cloud_tracker.name("rport")
     t = tmp_path / "t.yaml"
     t.write_text(TEMPLATE)
-    base = ["-t", str(t), "--parameter", f"image={cloud_shared.image_name}",
-            "--parameter", f"flavor={cloud_shared.flavor_name}",
-            "--parameter", f"network={cloud_shared.private_network_id}"]
+    base = [
+        "-t",
+        str(t),
+        "--parameter",
+        f"image={cloud_shared.image_name}",
+        "--parameter",
+        f"flavor={cloud_shared.flavor_name}",
+        "--parameter",
+        f"network={cloud_shared.private_network_id}",
+    ]
     try:
         r = hotc(tmp_path, hotc_cloud_env, "apply", *base, stack, "--auto-approve")
         assert r.returncode == 0, tail(r)
@@ -95,8 +104,16 @@ def test_cloud_replace_server_keeps_its_explicit_port(cloud: Any, cloud_shared: 
         assert ip == cloud.network.get_port(port_id).fixed_ips[0]["ip_address"]
 
         # a failed replacement (an availability zone Nova does not have) gives the port back to the old server
-        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "zone=hotc-no-such-zone", stack,
-                 "--auto-approve")
+        r = hotc(
+            tmp_path,
+            hotc_cloud_env,
+            "apply",
+            *base,
+            "--parameter",
+            "zone=hotc-no-such-zone",
+            stack,
+            "--auto-approve",
+        )
         assert r.returncode != 0, tail(r)
         st = state_of(tmp_path, stack)
         assert st.resources["web"].status == "CREATE_FAILED", st.resources["web"]
@@ -107,7 +124,9 @@ def test_cloud_replace_server_keeps_its_explicit_port(cloud: Any, cloud_shared: 
         assert server_ports(cloud, old_sid) == [port_id]
 
         # a replacement (user_data with the default user_data_update_policy REPLACE) takes the port over
-        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "version=2", stack, "--auto-approve")
+        r = hotc(
+            tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "version=2", stack, "--auto-approve"
+        )
         assert r.returncode == 0, tail(r)
         st = state_of(tmp_path, stack)
         new_sid = st.resources["web"].physical_id
@@ -137,21 +156,32 @@ def stamped_leftovers(conn: Any, lineage: str) -> list[str]:
     tag = f"hotc-lineage={lineage}"
     left = [f"port {p.id}" for p in conn.network.ports(tags=tag)]
     left += [f"net {n.id}" for n in conn.network.networks(tags=tag)]
-    left += [f"server {s.id}" for s in conn.compute.servers() if (s.metadata or {}).get("hotc-lineage") == lineage]
-    left += [f"volume {v.id}" for v in conn.block_storage.volumes()
-             if (v.metadata or {}).get("hotc-lineage") == lineage]
+    left += [
+        f"server {s.id}" for s in conn.compute.servers() if (s.metadata or {}).get("hotc-lineage") == lineage
+    ]
+    left += [
+        f"volume {v.id}"
+        for v in conn.block_storage.volumes()
+        if (v.metadata or {}).get("hotc-lineage") == lineage
+    ]
     return left
 
 
-def test_cloud_multitier_example_replaces_a_server_on_its_port(cloud: Any, cloud_shared: Any, cloud_tracker: Any,
-                                                                 hotc_cloud_env: dict[str, str],
-                                                                 tmp_path: Path) -> None:
+def test_cloud_multitier_example_replaces_a_server_on_its_port(
+    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
     """The multi-tier example's update scenario with a server replacement: ``web_b_revision`` changes web_b's
     user_data, so web_b is replaced; the new server takes over web_b_port, keeping its private address, its
     floating IP (associated to the port) and its pool member, while web_a is updated in place."""
     stack = cloud_tracker.name("webr")
-    args = ["-t", str(EXAMPLES / "multitier.yaml"), "-e", str(EXAMPLES / "multitier-production.env.yaml"), stack,
-            "--auto-approve"]
+    args = [
+        "-t",
+        str(EXAMPLES / "multitier.yaml"),
+        "-e",
+        str(EXAMPLES / "multitier-production.env.yaml"),
+        stack,
+        "--auto-approve",
+    ]
     lineage = None
     try:
         r = hotc(tmp_path, hotc_cloud_env, "apply", *args)
@@ -162,8 +192,16 @@ def test_cloud_multitier_example_replaces_a_server_on_its_port(cloud: Any, cloud
         ip_b = cloud.network.get_port(ids["web_b_port"]).fixed_ips[0]["ip_address"]
         member_b = ids["member_b"]
 
-        r = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2",
-                 "--parameter", "web_b_revision=2")
+        r = hotc(
+            tmp_path,
+            hotc_cloud_env,
+            "apply",
+            *args,
+            "--parameter",
+            "app_version=2",
+            "--parameter",
+            "web_b_revision=2",
+        )
         assert r.returncode == 0, tail(r)
         st2 = state_of(tmp_path, stack)
         ids2 = {a: rs.physical_id for a, rs in st2.resources.items()}
@@ -179,11 +217,21 @@ def test_cloud_multitier_example_replaces_a_server_on_its_port(cloud: Any, cloud
         # web_a updated in place
         assert cloud.compute.get_server(ids["web_a"]).metadata["version"] == "2"
         lines = r.stdout.splitlines()
-        order = [next(i for i, x in enumerate(lines) if x.startswith(p)) for p in
-                 ("web_b: CREATE_COMPLETE", "web_b: DELETE_COMPLETE")]
+        order = [
+            next(i for i, x in enumerate(lines) if x.startswith(p))
+            for p in ("web_b: CREATE_COMPLETE", "web_b: DELETE_COMPLETE")
+        ]
         assert order == sorted(order)
-        again = hotc(tmp_path, hotc_cloud_env, "apply", *args, "--parameter", "app_version=2",
-                     "--parameter", "web_b_revision=2")
+        again = hotc(
+            tmp_path,
+            hotc_cloud_env,
+            "apply",
+            *args,
+            "--parameter",
+            "app_version=2",
+            "--parameter",
+            "web_b_revision=2",
+        )
         assert again.returncode == 0 and "No changes" in again.stdout, tail(again)
     finally:
         d = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
@@ -215,8 +263,9 @@ def new_public_key() -> str:
     return key.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
 
 
-def test_cloud_replace_key_pair_under_the_same_name(cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str],
-                                                    tmp_path: Path) -> None:
+def test_cloud_replace_key_pair_under_the_same_name(
+    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
     """Heat's KeyPair.prepare_for_replace: a new public_key replaces the key pair under the same name (the old one
     is deleted first); a replacement that fails re-imports the old key."""
     stack = cloud_tracker.name("kp")
@@ -284,28 +333,45 @@ def server_ips(conn: Any, sid: str) -> list[str]:
     return [f["ip_address"] for i in conn.compute.server_interfaces(sid) for f in i.fixed_ips or []]
 
 
-def test_cloud_replace_server_keeps_its_fixed_ip(cloud: Any, cloud_shared: Any, cloud_tracker: Any,
-                                                 hotc_cloud_env: dict[str, str], tmp_path: Path) -> None:
+def test_cloud_replace_server_keeps_its_fixed_ip(
+    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
     """A ``{network, fixed_ip}`` entry (a port Nova makes): the old server lets go of the IP for its replacement,
     and gets it back when the replacement fails."""
     stack = cloud_tracker.name("rip")
     t = tmp_path / "t.yaml"
     t.write_text(FIXED_IP)
-    base = ["-t", str(t), "--parameter", f"image={cloud_shared.image_name}",
-            "--parameter", f"flavor={cloud_shared.flavor_name}"]
+    base = [
+        "-t",
+        str(t),
+        "--parameter",
+        f"image={cloud_shared.image_name}",
+        "--parameter",
+        f"flavor={cloud_shared.flavor_name}",
+    ]
     try:
         r = hotc(tmp_path, hotc_cloud_env, "apply", *base, stack, "--auto-approve")
         assert r.returncode == 0, tail(r)
         old_sid = state_of(tmp_path, stack).resources["web"].physical_id
         assert server_ips(cloud, old_sid) == ["10.61.0.50"]
 
-        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "zone=hotc-no-such-zone", stack,
-                 "--auto-approve")
+        r = hotc(
+            tmp_path,
+            hotc_cloud_env,
+            "apply",
+            *base,
+            "--parameter",
+            "zone=hotc-no-such-zone",
+            stack,
+            "--auto-approve",
+        )
         assert r.returncode != 0, tail(r)
         assert server_ips(cloud, old_sid) == ["10.61.0.50"], tail(r)
         assert "re-attaching an interface with 10.61.0.50" in r.stdout, tail(r)
 
-        r = hotc(tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "version=2", stack, "--auto-approve")
+        r = hotc(
+            tmp_path, hotc_cloud_env, "apply", *base, "--parameter", "version=2", stack, "--auto-approve"
+        )
         assert r.returncode == 0, tail(r)
         st = state_of(tmp_path, stack)
         new_sid = st.resources["web"].physical_id

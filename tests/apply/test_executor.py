@@ -44,10 +44,18 @@ def ref(name):
 def test_create_in_dependency_order_with_resolved_references():
     res = [
         FakeResource("net", props=lambda r: {"name": "net"}),
-        FakeResource("port", depends_on=("net",), props=lambda r: {"name": "port", "network": r.resource_id("net")}),
-        FakeResource("srv", depends_on=("port",),
-                     props=lambda r: {"name": "srv", "port": r.resource_id("port"),
-                                      "net_name": r.resource_attr("net", "name", ())}),
+        FakeResource(
+            "port", depends_on=("net",), props=lambda r: {"name": "port", "network": r.resource_id("net")}
+        ),
+        FakeResource(
+            "srv",
+            depends_on=("port",),
+            props=lambda r: {
+                "name": "srv",
+                "port": r.resource_id("port"),
+                "net_name": r.resource_attr("net", "name", ()),
+            },
+        ),
     ]
     cloud, drivers, desired = setup(res)
     state = StackState.new("teststack")
@@ -55,7 +63,10 @@ def test_create_in_dependency_order_with_resolved_references():
     assert rep.ok, rep
     final = sink.last
     assert {a: r.status for a, r in final.resources.items()} == {
-        "net": "CREATE_COMPLETE", "port": "CREATE_COMPLETE", "srv": "CREATE_COMPLETE"}
+        "net": "CREATE_COMPLETE",
+        "port": "CREATE_COMPLETE",
+        "srv": "CREATE_COMPLETE",
+    }
     net_id = final.resources["net"].physical_id
     port_id = final.resources["port"].physical_id
     assert final.resources["port"].properties["network"] == net_id
@@ -77,8 +88,11 @@ def test_create_in_dependency_order_with_resolved_references():
 def test_no_barriers_slow_branch_does_not_delay_independent_branch():
     # a1 (slow) -> a2 ;  b1 -> b2 -> b3 (fast). Level-by-level execution would start b2 only after a1.
     res = [
-        FakeResource("a1"), FakeResource("a2", depends_on=("a1",)),
-        FakeResource("b1"), FakeResource("b2", depends_on=("b1",)), FakeResource("b3", depends_on=("b2",)),
+        FakeResource("a1"),
+        FakeResource("a2", depends_on=("a1",)),
+        FakeResource("b1"),
+        FakeResource("b2", depends_on=("b1",)),
+        FakeResource("b3", depends_on=("b2",)),
     ]
     cloud, drivers, desired = setup(res)
     cloud.latency[("create", "a1")] = 0.6
@@ -97,8 +111,9 @@ def test_parallelism_caps_calls_in_flight():
     res = [FakeResource(f"r{i}") for i in range(12)]
     cloud, drivers, desired = setup(res)
     cloud.default_latency = 0.05
-    rep, _ = run(create_plan(desired), StackState.new("teststack"), desired, drivers,
-                 opts=replace(OPTS, parallelism=3))
+    rep, _ = run(
+        create_plan(desired), StackState.new("teststack"), desired, drivers, opts=replace(OPTS, parallelism=3)
+    )
     assert rep.ok
     assert cloud.max_in_flight == 3
 
@@ -122,14 +137,18 @@ def test_in_flight_create_is_recorded_before_the_cloud_call_returns():
 
 
 def test_failure_stops_scheduling_lets_in_flight_finish_and_saves_state():
-    res = [FakeResource("bad"), FakeResource("slow")] + [FakeResource(f"later{i}") for i in range(4)] + [
-        FakeResource("child", depends_on=("bad",))]
+    res = (
+        [FakeResource("bad"), FakeResource("slow")]
+        + [FakeResource(f"later{i}") for i in range(4)]
+        + [FakeResource("child", depends_on=("bad",))]
+    )
     cloud, drivers, desired = setup(res)
     cloud.latency[("create", "bad")] = 0.05
     cloud.latency[("create", "slow")] = 0.4
     cloud.fail[("create", "bad")] = "Quota exceeded for instances (HTTP 403)"
-    rep, sink = run(create_plan(desired), StackState.new("teststack"), desired, drivers,
-                    opts=replace(OPTS, parallelism=2))
+    rep, sink = run(
+        create_plan(desired), StackState.new("teststack"), desired, drivers, opts=replace(OPTS, parallelism=2)
+    )
     assert not rep.ok
     assert [f.address for f in rep.failed] == ["bad"]
     assert "Quota exceeded" in rep.failed[0].error
@@ -151,8 +170,15 @@ def test_cancel_acts_like_a_failure_without_error():
     cloud, drivers, desired = setup(res)
     cloud.latency[("create", "first")] = 0.3
     sink = MemorySink()
-    ex = Executor(create_plan(desired), StackState.new("teststack"), desired, drivers, sink, OPTS,
-                  desired_info=desired.resources)
+    ex = Executor(
+        create_plan(desired),
+        StackState.new("teststack"),
+        desired,
+        drivers,
+        sink,
+        OPTS,
+        desired_info=desired.resources,
+    )
     threading.Timer(0.1, ex.cancel, args=("interrupted (SIGINT)",)).start()
     rep = ex.run()
     assert rep.interrupted and not rep.ok and not rep.failed
@@ -170,23 +196,29 @@ def _state_with(*resources: ResourceState) -> StackState:
 
 
 def test_replacement_creates_new_updates_dependents_then_deletes_old():
-    cloud, drivers, desired = setup([
-        FakeResource("a", props=lambda r: {"name": "a2"}),
-        FakeResource("b", depends_on=("a",), props=lambda r: {"name": "b", "a": r.resource_id("a")}),
-    ])
+    cloud, drivers, desired = setup(
+        [
+            FakeResource("a", props=lambda r: {"name": "a2"}),
+            FakeResource("b", depends_on=("a",), props=lambda r: {"name": "b", "a": r.resource_id("a")}),
+        ]
+    )
     cloud.objects["a-old"] = {"props": {"name": "a1"}, "tags": {}, "address": "a"}
     cloud.objects["b-1"] = {"props": {"name": "b", "a": "a-old"}, "tags": {}, "address": "b"}
     state = _state_with(
         ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "a1"}),
-        ResourceState("b", "Fake::Thing", "b-1", "CREATE_COMPLETE", {"name": "b", "a": "a-old"}, dependencies=("a",)),
+        ResourceState(
+            "b", "Fake::Thing", "b-1", "CREATE_COMPLETE", {"name": "b", "a": "a-old"}, dependencies=("a",)
+        ),
     )
     sink = MemorySink()
     seen_deposed = []
     cloud.hooks[("create", "a")] = lambda ctx: seen_deposed.append(sink.last.resources["a"].deposed)
-    plan = plan_of([
-        change("a", Action.REPLACE, after={"name": "a2"}, before={"name": "a1"}),
-        change("b", Action.UPDATE, depends_on=("a",), after={"name": "b", "a": Unknown.of("a")}),
-    ])
+    plan = plan_of(
+        [
+            change("a", Action.REPLACE, after={"name": "a2"}, before={"name": "a1"}),
+            change("b", Action.UPDATE, depends_on=("a",), after={"name": "b", "a": Unknown.of("a")}),
+        ]
+    )
     rep, _ = run(plan, state, desired, drivers, sink)
     assert rep.ok, rep
     create_a = cloud.calls_for("create", "a")[0]
@@ -228,10 +260,19 @@ def test_delete_runs_in_reverse_dependency_order_and_retain_is_forgotten():
         ResourceState("a", "Fake::Thing", "a1", "CREATE_COMPLETE"),
         ResourceState("b", "Fake::Thing", "b1", "CREATE_COMPLETE", dependencies=("a",)),
         ResourceState("c", "Fake::Thing", "c1", "CREATE_COMPLETE", dependencies=("b", "a")),
-        ResourceState("k", "Fake::Thing", "k1", "CREATE_COMPLETE", dependencies=("a",), deletion_policy="Retain"),
+        ResourceState(
+            "k", "Fake::Thing", "k1", "CREATE_COMPLETE", dependencies=("a",), deletion_policy="Retain"
+        ),
     )
-    plan = plan_of([change("a", Action.DELETE), change("b", Action.DELETE), change("c", Action.DELETE),
-                    change("k", Action.FORGET)], mode="destroy")
+    plan = plan_of(
+        [
+            change("a", Action.DELETE),
+            change("b", Action.DELETE),
+            change("c", Action.DELETE),
+            change("k", Action.FORGET),
+        ],
+        mode="destroy",
+    )
     rep, sink = run(plan, state, None, drivers)
     assert rep.ok, rep
     d = {x: cloud.calls_for("delete", x)[0] for x in ("a", "b", "c")}
@@ -243,18 +284,27 @@ def test_delete_runs_in_reverse_dependency_order_and_retain_is_forgotten():
 
 def test_removed_resource_deleted_after_dependents_stop_using_it():
     # srv used port p1; the new template uses p2 and drops p1: create p2, update srv, then delete p1
-    cloud, drivers, desired = setup([
-        FakeResource("p2", props=lambda r: {"name": "p2"}),
-        FakeResource("srv", depends_on=("p2",), props=lambda r: {"port": r.resource_id("p2")}),
-    ])
+    cloud, drivers, desired = setup(
+        [
+            FakeResource("p2", props=lambda r: {"name": "p2"}),
+            FakeResource("srv", depends_on=("p2",), props=lambda r: {"port": r.resource_id("p2")}),
+        ]
+    )
     cloud.objects["p1-x"] = {"props": {}, "tags": {}, "address": "p1"}
     cloud.objects["srv-x"] = {"props": {}, "tags": {}, "address": "srv"}
     state = _state_with(
         ResourceState("p1", "Fake::Thing", "p1-x", "CREATE_COMPLETE"),
-        ResourceState("srv", "Fake::Thing", "srv-x", "CREATE_COMPLETE", {"port": "p1-x"}, dependencies=("p1",)),
+        ResourceState(
+            "srv", "Fake::Thing", "srv-x", "CREATE_COMPLETE", {"port": "p1-x"}, dependencies=("p1",)
+        ),
     )
-    plan = plan_of([change("p1", Action.DELETE), change("p2", Action.CREATE, after=None),
-                    change("srv", Action.UPDATE, depends_on=("p2",), after=None)])
+    plan = plan_of(
+        [
+            change("p1", Action.DELETE),
+            change("p2", Action.CREATE, after=None),
+            change("srv", Action.UPDATE, depends_on=("p2",), after=None),
+        ]
+    )
     rep, sink = run(plan, state, desired, drivers)
     assert rep.ok, rep
     assert cloud.calls_for("update", "srv")[0].end <= cloud.calls_for("delete", "p1")[0].start
@@ -272,12 +322,18 @@ def test_known_planned_value_that_changes_at_apply_is_an_error():
 
 
 def test_unknown_planned_value_accepts_the_value_at_apply():
-    cloud, drivers, desired = setup([
-        FakeResource("a", props=lambda r: {"name": "a"}),
-        FakeResource("b", depends_on=("a",), props=lambda r: {"name": "b", "ref": [r.resource_id("a")]}),
-    ])
-    plan = plan_of([change("a", Action.CREATE, after={"name": "a"}),
-                    change("b", Action.CREATE, depends_on=("a",), after={"name": "b", "ref": [Unknown.of("a")]})])
+    cloud, drivers, desired = setup(
+        [
+            FakeResource("a", props=lambda r: {"name": "a"}),
+            FakeResource("b", depends_on=("a",), props=lambda r: {"name": "b", "ref": [r.resource_id("a")]}),
+        ]
+    )
+    plan = plan_of(
+        [
+            change("a", Action.CREATE, after={"name": "a"}),
+            change("b", Action.CREATE, depends_on=("a",), after={"name": "b", "ref": [Unknown.of("a")]}),
+        ]
+    )
     rep, sink = run(plan, StackState.new("teststack"), desired, drivers)
     assert rep.ok, rep
 
@@ -290,7 +346,9 @@ def test_failed_update_marks_resource_and_keeps_old_properties():
     rep, sink = run(plan_of([change("a", Action.UPDATE, after={"name": "new"})]), state, desired, drivers)
     assert not rep.ok
     a = sink.last.resources["a"]
-    assert a.status == "UPDATE_FAILED" and a.properties == {"name": "old"} and "Invalid input" in a.status_reason
+    assert (
+        a.status == "UPDATE_FAILED" and a.properties == {"name": "old"} and "Invalid input" in a.status_reason
+    )
     assert sink.last.status == "UPDATE_FAILED"
 
 
@@ -298,8 +356,11 @@ def test_interrupted_create_without_id_is_adopted_by_next_run():
     cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"})])
     state = StackState.new("teststack")
     # a killed run: the cloud object exists (tagged), the state only knows CREATE_IN_PROGRESS without an id
-    cloud.objects["a-orphan"] = {"props": {"name": "a"}, "address": "a",
-                                 "tags": {"hotc-lineage": state.lineage, "hotc-address": "a"}}
+    cloud.objects["a-orphan"] = {
+        "props": {"name": "a"},
+        "address": "a",
+        "tags": {"hotc-lineage": state.lineage, "hotc-address": "a"},
+    }
     state = state.with_resource(ResourceState("a", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "a"}))
     rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "a"})]), state, desired, drivers)
     assert rep.ok, rep
@@ -311,9 +372,14 @@ def test_interrupted_create_without_id_is_adopted_by_next_run():
 def test_interrupted_create_with_changed_properties_is_replaced():
     cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
     state = StackState.new("teststack")
-    cloud.objects["a-orphan"] = {"props": {"name": "old"}, "address": "a",
-                                 "tags": {"hotc-lineage": state.lineage, "hotc-address": "a"}}
-    state = state.with_resource(ResourceState("a", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "old"}))
+    cloud.objects["a-orphan"] = {
+        "props": {"name": "old"},
+        "address": "a",
+        "tags": {"hotc-lineage": state.lineage, "hotc-address": "a"},
+    }
+    state = state.with_resource(
+        ResourceState("a", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "old"})
+    )
     rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired, drivers)
     assert rep.ok, rep
     assert cloud.calls_for("delete", "a")[0].physical_id == "a-orphan"
@@ -325,11 +391,17 @@ def test_delete_is_retried_and_missing_driver_is_a_clear_failure():
     cloud.objects["a1"] = {"props": {}, "tags": {}, "address": "a"}
     cloud.fail[("delete", "a")] = "503 Service Unavailable"
     cloud.fail_times[("delete", "a")] = 2
-    state = _state_with(ResourceState("a", "Fake::Thing", "a1", "CREATE_COMPLETE"),
-                        ResourceState("z", "Nope::Type", "z1", "CREATE_COMPLETE"))
-    rep, sink = run(plan_of([change("a", Action.DELETE), change("z", Action.DELETE, type="Nope::Type")],
-                            mode="destroy"), state, None, drivers,
-                    opts=replace(OPTS, delete_attempts=3, retry_backoff=0.01))
+    state = _state_with(
+        ResourceState("a", "Fake::Thing", "a1", "CREATE_COMPLETE"),
+        ResourceState("z", "Nope::Type", "z1", "CREATE_COMPLETE"),
+    )
+    rep, sink = run(
+        plan_of([change("a", Action.DELETE), change("z", Action.DELETE, type="Nope::Type")], mode="destroy"),
+        state,
+        None,
+        drivers,
+        opts=replace(OPTS, delete_attempts=3, retry_backoff=0.01),
+    )
     assert [f.address for f in rep.failed] == ["z"]
     assert "no driver for resource type Nope::Type" in rep.failed[0].error
     assert len(cloud.calls_for("delete", "a")) == 3 and "a" not in sink.last.resources
@@ -355,8 +427,15 @@ def test_state_write_failure_stops_the_apply():
         sink.fail_writes = True
 
     cloud.hooks[("create", "a")] = hook
-    ex = Executor(create_plan(desired), StackState.new("teststack"), desired, drivers, sink, OPTS,
-                  desired_info=desired.resources)
+    ex = Executor(
+        create_plan(desired),
+        StackState.new("teststack"),
+        desired,
+        drivers,
+        sink,
+        OPTS,
+        desired_info=desired.resources,
+    )
     try:
         ex.run()
     except Exception as exc:  # the final write fails too: the caller sees a HotcError
@@ -371,13 +450,23 @@ def test_planner_style_deposed_changes_delete_only_the_old_instances():
     cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"})])
     for pid in ("a-cur", "a-old1", "a-old2"):
         cloud.objects[pid] = {"props": {}, "tags": {}, "address": "a"}
-    state = _state_with(ResourceState("a", "Fake::Thing", "a-cur", "CREATE_COMPLETE", {"name": "a"},
-                                      deposed=(DeposedInstance("a-old1"), DeposedInstance("a-old2"))))
-    plan = plan_of([
-        change("a", Action.NOOP),
-        replace(change("a", Action.DELETE), deposed=True, previous_physical_id="a-old1"),
-        replace(change("a", Action.DELETE), deposed=True, previous_physical_id="a-old2"),
-    ])
+    state = _state_with(
+        ResourceState(
+            "a",
+            "Fake::Thing",
+            "a-cur",
+            "CREATE_COMPLETE",
+            {"name": "a"},
+            deposed=(DeposedInstance("a-old1"), DeposedInstance("a-old2")),
+        )
+    )
+    plan = plan_of(
+        [
+            change("a", Action.NOOP),
+            replace(change("a", Action.DELETE), deposed=True, previous_physical_id="a-old1"),
+            replace(change("a", Action.DELETE), deposed=True, previous_physical_id="a-old2"),
+        ]
+    )
     rep, sink = run(plan, state, desired, drivers)
     assert rep.ok, rep
     assert sorted(c.physical_id for c in cloud.calls if c.op == "delete") == ["a-old1", "a-old2"]
@@ -386,10 +475,15 @@ def test_planner_style_deposed_changes_delete_only_the_old_instances():
 
 
 def test_replace_with_deletion_policy_retain_keeps_the_old_instance():
-    cloud, drivers, desired = setup([FakeResource("a", deletion_policy="Retain", props=lambda r: {"name": "new"})])
+    cloud, drivers, desired = setup(
+        [FakeResource("a", deletion_policy="Retain", props=lambda r: {"name": "new"})]
+    )
     cloud.objects["a-old"] = {"props": {}, "tags": {}, "address": "a"}
-    state = _state_with(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"},
-                                      deletion_policy="Retain"))
+    state = _state_with(
+        ResourceState(
+            "a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"}, deletion_policy="Retain"
+        )
+    )
     plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "new"}), deletion_policy="Retain")])
     rep, sink = run(plan, state, desired, drivers)
     assert rep.ok, rep
@@ -401,10 +495,15 @@ def test_replacement_is_stamped_apart_from_the_old_instance():
     # a driver that looks for "what this create made" by the stamp must not find the old instance
     cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
     st = StackState.new("teststack")
-    cloud.objects["a-old"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"}}
+    cloud.objects["a-old"] = {
+        "props": {},
+        "address": "a",
+        "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"},
+    }
     cloud.reuse_on_create = True
-    state = st.with_resource(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"},
-                                           created_at="t0"))
+    state = st.with_resource(
+        ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"}, created_at="t0")
+    )
     rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired, drivers)
     assert rep.ok, rep
     new = sink.last.resources["a"].physical_id
@@ -417,7 +516,9 @@ def test_create_giving_back_the_old_id_keeps_it_as_current_and_deletes_nothing()
     cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
     st = StackState.new("teststack")
     cloud.objects["srv:vol"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage}}
-    state = st.with_resource(ResourceState("a", "Fake::Thing", "srv:vol", "CREATE_IN_PROGRESS", {"name": "old"}))
+    state = st.with_resource(
+        ResourceState("a", "Fake::Thing", "srv:vol", "CREATE_IN_PROGRESS", {"name": "old"})
+    )
     from hotc.providers.base import Outcome
 
     class Attachment:
@@ -428,8 +529,9 @@ def test_create_giving_back_the_old_id_keeps_it_as_current_and_deletes_nothing()
         def delete(self, ctx, pid, props):
             cloud.objects.pop(pid, None)
 
-    rep, sink = run(plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired,
-                    lambda _t: Attachment())
+    rep, sink = run(
+        plan_of([change("a", Action.REPLACE, after={"name": "new"})]), state, desired, lambda _t: Attachment()
+    )
     assert rep.ok, rep
     a = sink.last.resources["a"]
     assert a.physical_id == "srv:vol" and a.deposed == () and a.status == "CREATE_COMPLETE"
@@ -447,7 +549,13 @@ def test_interrupted_resource_healthy_in_the_cloud_is_kept_not_replaced(monkeypa
     cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"})])
     cloud.objects["a-1"] = {"props": {"name": "a"}, "tags": {}, "statuses": ["BUILD", "BUILD", "ACTIVE"]}
     state = _state_with(ResourceState("a", "Fake::Thing", "a-1", "CREATE_IN_PROGRESS", {"name": "a"}))
-    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "a"}), action_reason="replace_because_incomplete")])
+    plan = plan_of(
+        [
+            replace(
+                change("a", Action.REPLACE, after={"name": "a"}), action_reason="replace_because_incomplete"
+            )
+        ]
+    )
     rep, sink = run(plan, state, desired, drivers)
     assert rep.ok, rep
     a = sink.last.resources["a"]
@@ -463,18 +571,30 @@ def test_failed_resource_broken_in_the_cloud_or_changed_is_replaced(monkeypatch)
     import hotc.apply.executor as ex
 
     monkeypatch.setattr(ex, "failed_replace_rule", lambda t: _status_rule)
-    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "a"}),
-                                     FakeResource("b", props=lambda r: {"name": "b2"})])
+    cloud, drivers, desired = setup(
+        [FakeResource("a", props=lambda r: {"name": "a"}), FakeResource("b", props=lambda r: {"name": "b2"})]
+    )
     cloud.objects["a-1"] = {"props": {"name": "a"}, "tags": {}, "statuses": ["ERROR"]}
     cloud.objects["b-1"] = {"props": {"name": "b"}, "tags": {}, "statuses": ["ACTIVE"]}
-    state = _state_with(ResourceState("a", "Fake::Thing", "a-1", "CREATE_FAILED", {"name": "a"}),
-                        ResourceState("b", "Fake::Thing", "b-1", "UPDATE_FAILED", {"name": "b"}))
-    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "a"}), action_reason="replace_because_failed"),
-                    replace(change("b", Action.REPLACE, after={"name": "b2"}), action_reason="replace_because_failed")])
+    state = _state_with(
+        ResourceState("a", "Fake::Thing", "a-1", "CREATE_FAILED", {"name": "a"}),
+        ResourceState("b", "Fake::Thing", "b-1", "UPDATE_FAILED", {"name": "b"}),
+    )
+    plan = plan_of(
+        [
+            replace(change("a", Action.REPLACE, after={"name": "a"}), action_reason="replace_because_failed"),
+            replace(
+                change("b", Action.REPLACE, after={"name": "b2"}), action_reason="replace_because_failed"
+            ),
+        ]
+    )
     rep, sink = run(plan, state, desired, drivers)
     assert rep.ok, rep
     for x in ("a", "b"):
-        assert sink.last.resources[x].physical_id != f"{x}-1" and cloud.calls_for("delete", x)[0].physical_id == f"{x}-1"
+        assert (
+            sink.last.resources[x].physical_id != f"{x}-1"
+            and cloud.calls_for("delete", x)[0].physical_id == f"{x}-1"
+        )
 
 
 def test_promise_check_unit():
@@ -486,12 +606,17 @@ def test_promise_check_unit():
     assert promise_mismatches({"a": 1}, {"a": 1, "extra": 0}) == ["extra"]
     assert promise_mismatches({"n": 1}, {"n": 1.0}) == []
     assert promise_mismatches({"n": True}, {"n": 1}) == ["n"]
-    assert promise_mismatches({"pw": "(sensitive)", "u": {"k": "x"}}, {"pw": "s3", "u": {"k": "y"}}, ("u",)) == []
+    assert (
+        promise_mismatches({"pw": "(sensitive)", "u": {"k": "x"}}, {"pw": "s3", "u": {"k": "y"}}, ("u",))
+        == []
+    )
     assert promise_mismatches("(sensitive)", {"whole": "value"}) == []
 
 
 def test_every_transition_is_in_a_written_state():
-    res = [FakeResource(f"r{i}", depends_on=(f"r{i-1}",) if i else ()) for i in range(4)] + [FakeResource("solo")]
+    res = [FakeResource(f"r{i}", depends_on=(f"r{i - 1}",) if i else ()) for i in range(4)] + [
+        FakeResource("solo")
+    ]
     cloud, drivers, desired = setup(res)
     cloud.default_latency = 0.01
     rep, sink = run(create_plan(desired), StackState.new("teststack"), desired, drivers)
@@ -499,7 +624,9 @@ def test_every_transition_is_in_a_written_state():
     for addr in [r.address for r in res]:
         seen = [s.resources[addr].status for s in sink.states if addr in s.resources]
         assert seen[0] == "CREATE_IN_PROGRESS" and seen[-1] == "CREATE_COMPLETE", (addr, seen)
-        with_id = [s.resources[addr] for s in sink.states if addr in s.resources and s.resources[addr].physical_id]
+        with_id = [
+            s.resources[addr] for s in sink.states if addr in s.resources and s.resources[addr].physical_id
+        ]
         assert with_id[0].status == "CREATE_IN_PROGRESS"  # the id was stored while the create was in flight
     serials = [s.serial for s in sink.states]
     assert serials == sorted(serials) and len(set(serials)) == len(serials)
@@ -508,12 +635,24 @@ def test_every_transition_is_in_a_written_state():
 def test_destroy_of_a_create_interrupted_before_its_id_finds_and_deletes_the_object():
     cloud, drivers, desired = setup([])
     st = StackState.new("teststack")
-    cloud.objects["orphan"] = {"props": {}, "address": "a", "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"}}
-    cloud.objects["other"] = {"props": {}, "address": "b", "tags": {"hotc-lineage": st.lineage, "hotc-address": "b"}}
+    cloud.objects["orphan"] = {
+        "props": {},
+        "address": "a",
+        "tags": {"hotc-lineage": st.lineage, "hotc-address": "a"},
+    }
+    cloud.objects["other"] = {
+        "props": {},
+        "address": "b",
+        "tags": {"hotc-lineage": st.lineage, "hotc-address": "b"},
+    }
     state = st.with_resource(ResourceState("a", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "a"}))
     state = state.with_resource(ResourceState("c", "Fake::Thing", None, "CREATE_IN_PROGRESS", {"name": "c"}))
-    rep, sink = run(plan_of([change("a", Action.DELETE), change("c", Action.DELETE)], mode="destroy"), state, None,
-                    drivers)
+    rep, sink = run(
+        plan_of([change("a", Action.DELETE), change("c", Action.DELETE)], mode="destroy"),
+        state,
+        None,
+        drivers,
+    )
     assert rep.ok, rep
     assert [c.physical_id for c in cloud.calls if c.op == "delete"] == ["orphan"]
     assert list(cloud.objects) == ["other"] and sink.last.resources == {}
@@ -522,7 +661,9 @@ def test_destroy_of_a_create_interrupted_before_its_id_finds_and_deletes_the_obj
 def test_replaced_instance_keeps_its_deletion_policy_for_the_driver():
     """A replaced resource's old instance is deleted under the policy it had (e.g. Snapshot): the driver's
     look-up by physical id must answer for deposed instances too, or a Snapshot volume would lose its data."""
-    cloud, drivers, desired = setup([FakeResource("a", deletion_policy="Snapshot", props=lambda r: {"name": "new"})])
+    cloud, drivers, desired = setup(
+        [FakeResource("a", deletion_policy="Snapshot", props=lambda r: {"name": "new"})]
+    )
     cloud.objects["a-old"] = {"props": {}, "tags": {}, "address": "a"}
     seen: list[object] = []
     driver = drivers("Fake::Thing")
@@ -534,8 +675,11 @@ def test_replaced_instance_keeps_its_deletion_policy_for_the_driver():
         return original(ctx, physical_id, props)
 
     driver.delete = delete
-    state = _state_with(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"},
-                                      deletion_policy="Snapshot"))
+    state = _state_with(
+        ResourceState(
+            "a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"}, deletion_policy="Snapshot"
+        )
+    )
     plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "new"}), deletion_policy="Snapshot")])
     rep, sink = run(plan, state, desired, drivers)
     assert rep.ok, rep

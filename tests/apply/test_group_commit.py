@@ -63,7 +63,9 @@ class CheckingDriver(FakeDriver):
         def recording(pid: str) -> None:
             record(pid)
             if not self._durable(ctx.address, lambda r: r.physical_id == pid):
-                self.violations.append(f"{ctx.address}: record_physical_id returned before the id was written")
+                self.violations.append(
+                    f"{ctx.address}: record_physical_id returned before the id was written"
+                )
 
         return super().create(replace(ctx, record_physical_id=recording), props)
 
@@ -79,8 +81,15 @@ def test_concurrent_creates_are_durable_before_the_cloud_call_and_share_writes()
     sink = SlowSink(write_delay=0.01)
     driver = CheckingDriver(cloud, sink)
     desired = FakeDesired(_wide(n))
-    ex = Executor(create_plan(desired), StackState.new("teststack"), desired, lambda _t: driver, sink, OPTS,
-                  desired_info=desired.resources)
+    ex = Executor(
+        create_plan(desired),
+        StackState.new("teststack"),
+        desired,
+        lambda _t: driver,
+        sink,
+        OPTS,
+        desired_info=desired.resources,
+    )
     rep = ex.run()
     assert rep.ok
     assert driver.violations == []
@@ -93,15 +102,22 @@ def test_concurrent_creates_are_durable_before_the_cloud_call_and_share_writes()
 
 
 def test_a_failing_write_is_an_error_of_the_apply_and_stops_scheduling() -> None:
-    chain = [FakeResource(f"c{i}", depends_on=(f"c{i-1}",) if i else ()) for i in range(30)]
+    chain = [FakeResource(f"c{i}", depends_on=(f"c{i - 1}",) if i else ()) for i in range(30)]
     res = _wide(8) + chain
     cloud = FakeCloud()
     cloud.default_latency = 0.005
     sink = SlowSink(write_delay=0.002, fail_after=10)
     driver = CheckingDriver(cloud, sink)
     desired = FakeDesired(res)
-    ex = Executor(create_plan(desired), StackState.new("teststack"), desired, lambda _t: driver, sink, OPTS,
-                  desired_info=desired.resources)
+    ex = Executor(
+        create_plan(desired),
+        StackState.new("teststack"),
+        desired,
+        lambda _t: driver,
+        sink,
+        OPTS,
+        desired_info=desired.resources,
+    )
     with pytest.raises(HotcError, match="could not be saved: disk full"):
         ex.run()
     assert driver.violations == []  # no create went out whose IN_PROGRESS record was not stored
@@ -166,7 +182,9 @@ def test_events_are_stored_alongside_the_state_before_commit_returns() -> None:
     keeper = StateKeeper(StackState.new("s"), sink)
     for i in range(3):
         ev = resource_event(f"r{i}", "T", "CREATE_COMPLETE")
-        keeper.commit(lambda s, i=i: s.with_resource(ResourceState(f"r{i}", "T", None, "CREATE_COMPLETE")), (ev,))
+        keeper.commit(
+            lambda s, i=i: s.with_resource(ResourceState(f"r{i}", "T", None, "CREATE_COMPLETE")), (ev,)
+        )
         assert ev in sink.events and f"r{i}" in sink.last.resources
     keeper.close()
     assert sink.overlap  # the two round trips overlap

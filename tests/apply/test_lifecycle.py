@@ -14,7 +14,9 @@ from tests.apply.fakes import FakeCloud, FakeDriver
 def _stack(tmp_path: Path) -> StackState:
     st = StackState.new("life")
     st = st.with_resource(ResourceState("net", "Fake::Thing", "n1", "CREATE_COMPLETE"))
-    st = st.with_resource(ResourceState("srv", "Fake::Server", "s1", "CREATE_COMPLETE", dependencies=("net",)))
+    st = st.with_resource(
+        ResourceState("srv", "Fake::Server", "s1", "CREATE_COMPLETE", dependencies=("net",))
+    )
     st = st.with_resource(ResourceState("gone", "Fake::Thing", "g1", "CREATE_COMPLETE"))
     b = backend_from_config(str(tmp_path), tmp_path)
     with b.lock("life", "test") as lk:
@@ -43,7 +45,10 @@ def test_check_marks_missing_resources_failed(tmp_path: Path) -> None:
     code = check_stack("life", str(tmp_path), None, out, err, drivers=lambda t: drv)
     assert code == 1 and "1 resource(s) failed the check" in err.getvalue()
     st, _ = backend_from_config(str(tmp_path), tmp_path).read("life")
-    assert st.resources["gone"].status == "CHECK_FAILED" and "g1 no longer exists" in st.resources["gone"].status_reason
+    assert (
+        st.resources["gone"].status == "CHECK_FAILED"
+        and "g1 no longer exists" in st.resources["gone"].status_reason
+    )
     assert st.resources["net"].status == "CHECK_COMPLETE" and st.status == "CHECK_FAILED"
     events = backend_from_config(str(tmp_path), tmp_path).read_events("life")
     assert ("gone", "CHECK_FAILED") in [(e.address, e.status) for e in events]
@@ -59,6 +64,13 @@ def test_suspend_in_reverse_order_resume_in_order_and_types_without_support(tmp_
     assert suspend_resume("suspend", "life", str(tmp_path), None, 0, out, io.StringIO(), drivers=drivers) == 0
     assert calls == ["suspend srv"] and "Fake::Thing cannot be suspended: nothing to do" in out.getvalue()
     st, _ = backend_from_config(str(tmp_path), tmp_path).read("life")
-    assert {rs.status for rs in st.resources.values()} == {"SUSPEND_COMPLETE"} and st.status == "SUSPEND_COMPLETE"
-    assert suspend_resume("resume", "life", str(tmp_path), None, 0, io.StringIO(), io.StringIO(), drivers=drivers) == 0
+    assert {rs.status for rs in st.resources.values()} == {
+        "SUSPEND_COMPLETE"
+    } and st.status == "SUSPEND_COMPLETE"
+    assert (
+        suspend_resume(
+            "resume", "life", str(tmp_path), None, 0, io.StringIO(), io.StringIO(), drivers=drivers
+        )
+        == 0
+    )
     assert calls == ["suspend srv", "resume srv"]

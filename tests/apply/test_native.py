@@ -19,15 +19,29 @@ from hotc.state.document import ResourceState
 
 def ctx(address="r", timeout=5.0, lookup=None, recorded=None):
     rec = recorded if recorded is not None else []
-    return ExecContext(address=address, type="X", stack_name="st", lineage="L", timeout=timeout,
-                       cloud=lambda: None, record_physical_id=rec.append,
-                       lookup=lookup or (lambda _p: None))
+    return ExecContext(
+        address=address,
+        type="X",
+        stack_name="st",
+        lineage="L",
+        timeout=timeout,
+        cloud=lambda: None,
+        record_physical_id=rec.append,
+        lookup=lookup or (lambda _p: None),
+    )
 
 
 def test_driver_for_native_types_and_unknown():
-    for t in ("OS::Heat::RandomString", "OS::Heat::Value", "OS::Heat::None", "OS::Heat::TestResource",
-              "OS::Heat::SoftwareConfig", "OS::Heat::StructuredConfig", "OS::Heat::CloudConfig",
-              "OS::Heat::MultipartMime"):
+    for t in (
+        "OS::Heat::RandomString",
+        "OS::Heat::Value",
+        "OS::Heat::None",
+        "OS::Heat::TestResource",
+        "OS::Heat::SoftwareConfig",
+        "OS::Heat::StructuredConfig",
+        "OS::Heat::CloudConfig",
+        "OS::Heat::MultipartMime",
+    ):
         assert driver_for(t) is not None, t
     assert driver_for("Made::Up::Type") is None
 
@@ -42,20 +56,28 @@ def test_random_string_default_and_classes():
     assert out.sensitive_attributes == ("value",) and out.reference_attribute == "value"
     # nothing to read back: the value is kept from the state by the applier
     assert d.read(ctx(), out.physical_id, {}).attributes == {}
-    s = generate({"length": 10, "character_classes": [{"class": "digits", "min": 3}],
-                  "character_sequences": [{"sequence": "!@", "min": 2}]})
+    s = generate(
+        {
+            "length": 10,
+            "character_classes": [{"class": "digits", "min": 3}],
+            "character_sequences": [{"sequence": "!@", "min": 2}],
+        }
+    )
     assert len(s) == 10 and set(s) <= set(string.digits + "!@")
     assert sum(c in "!@" for c in s) >= 2 and sum(c.isdigit() for c in s) >= 3
     assert set(generate({"length": 50, "sequence": "octdigits", "character_classes": []})) <= set("01234567")
     assert d.create(ctx(), {}).attributes["value"] != d.create(ctx(), {}).attributes["value"]
 
 
-@pytest.mark.parametrize("props,msg", [
-    ({"length": 2, "character_classes": [{"class": "digits", "min": 3}]}, "cannot be smaller"),
-    ({"length": 0}, "between 1 and 512"),
-    ({"character_classes": [{"class": "emoji"}]}, "is not one of"),
-    ({"character_classes": [], "character_sequences": []}, "no characters"),
-])
+@pytest.mark.parametrize(
+    "props,msg",
+    [
+        ({"length": 2, "character_classes": [{"class": "digits", "min": 3}]}, "cannot be smaller"),
+        ({"length": 0}, "between 1 and 512"),
+        ({"character_classes": [{"class": "emoji"}]}, "is not one of"),
+        ({"character_classes": [], "character_sequences": []}, "no characters"),
+    ],
+)
 def test_random_string_errors(props, msg):
     with pytest.raises(HotcError, match=msg):
         generate(props)
@@ -72,17 +94,24 @@ def test_value_types():
     d = driver_for("OS::Heat::Value")
     out = d.create(ctx("v"), {"value": "3", "type": "number"})
     assert out.attributes == {"value": 3} and out.physical_id.startswith("st-v-")
-    assert d.update(ctx("v"), out.physical_id, {"value": "3"}, {"value": [1]}, frozenset({"value"})).attributes == {
-        "value": [1]}
+    assert d.update(
+        ctx("v"), out.physical_id, {"value": "3"}, {"value": [1]}, frozenset({"value"})
+    ).attributes == {"value": [1]}
 
 
 def test_test_resource_create_wait_fail_and_update():
     d = driver_for("OS::Heat::TestResource")
     rec: list[str] = []
     t0 = time.monotonic()
-    out = d.create(ctx("t", recorded=rec), {"value": "hello", "action_wait_secs": {"create": 0.2}, "wait_secs": 5})
+    out = d.create(
+        ctx("t", recorded=rec), {"value": "hello", "action_wait_secs": {"create": 0.2}, "wait_secs": 5}
+    )
     assert 0.2 <= time.monotonic() - t0 < 1.0
-    assert out.attributes == {"output": "hello"} and rec == [out.physical_id] and out.physical_id.startswith("st-t-")
+    assert (
+        out.attributes == {"output": "hello"}
+        and rec == [out.physical_id]
+        and out.physical_id.startswith("st-t-")
+    )
     with pytest.raises(HotcError, match="Test Resource failed t"):
         d.create(ctx("t"), {"fail": True})
     up = d.update(ctx("t"), out.physical_id, {"value": "hello"}, {"value": "bye"}, frozenset({"value"}))
@@ -95,7 +124,9 @@ def test_test_resource_create_wait_fail_and_update():
 
 
 def test_config_family():
-    sc = driver_for("OS::Heat::SoftwareConfig").create(ctx("sc"), {"config": "#!/bin/sh\necho hi\n", "group": "script"})
+    sc = driver_for("OS::Heat::SoftwareConfig").create(
+        ctx("sc"), {"config": "#!/bin/sh\necho hi\n", "group": "script"}
+    )
     uuid.UUID(sc.physical_id)
     assert sc.attributes["config"] == "#!/bin/sh\necho hi\n" and sc.attributes["show"]["group"] == "script"
     cc = driver_for("OS::Heat::CloudConfig").create(ctx("cc"), {"cloud_config": {"packages": ["nginx"]}})
@@ -105,12 +136,20 @@ def test_config_family():
 
     def lookup(pid):
         if pid == sc.physical_id:
-            return ResourceState("sc", "OS::Heat::SoftwareConfig", pid, "CREATE_COMPLETE",
-                                 attributes=sc.attributes)
+            return ResourceState(
+                "sc", "OS::Heat::SoftwareConfig", pid, "CREATE_COMPLETE", attributes=sc.attributes
+            )
         return None
 
-    mm = driver_for("OS::Heat::MultipartMime").create(ctx("mm", lookup=lookup), {"parts": [
-        {"config": sc.physical_id}, {"config": "raw text", "filename": "x.cfg", "subtype": "cloud-config"}]})
+    mm = driver_for("OS::Heat::MultipartMime").create(
+        ctx("mm", lookup=lookup),
+        {
+            "parts": [
+                {"config": sc.physical_id},
+                {"config": "raw text", "filename": "x.cfg", "subtype": "cloud-config"},
+            ]
+        },
+    )
     msg = email.message_from_string(mm.attributes["config"])
     parts = msg.get_payload()
     assert msg.is_multipart() and len(parts) == 2

@@ -12,12 +12,25 @@ from hotc.providers.base import Outcome
 from hotc.state.document import ResourceState, StackState
 from hotc.values import Unknown
 
-PW = ResourceState("pw", "OS::Heat::RandomString", "st-pw-abcdefabcdef", "CREATE_COMPLETE",
-                   attributes={"value": "s3cretS3cret"}, sensitive_attributes=("value",), reference_attribute="value")
+PW = ResourceState(
+    "pw",
+    "OS::Heat::RandomString",
+    "st-pw-abcdefabcdef",
+    "CREATE_COMPLETE",
+    attributes={"value": "s3cretS3cret"},
+    sensitive_attributes=("value",),
+    reference_attribute="value",
+)
 NET = ResourceState("net", "OS::Neutron::Net", "uuid-1", "CREATE_COMPLETE", attributes={"name": "n"})
-MASKED = ResourceState("pw", "OS::Heat::RandomString", "st-pw-abcdefabcdef", "CREATE_COMPLETE",
-                       attributes={"value": {"__sensitive__": "sha256:00"}}, sensitive_attributes=("value",),
-                       reference_attribute="value")
+MASKED = ResourceState(
+    "pw",
+    "OS::Heat::RandomString",
+    "st-pw-abcdefabcdef",
+    "CREATE_COMPLETE",
+    attributes={"value": {"__sensitive__": "sha256:00"}},
+    sensitive_attributes=("value",),
+    reference_attribute="value",
+)
 
 
 def test_get_resource_gives_the_value_while_applying() -> None:

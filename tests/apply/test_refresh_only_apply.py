@@ -34,9 +34,17 @@ def _setup(tmp_path: Path) -> tuple[Any, StackState]:
     b = backend_from_config(str(tmp_path / "st8"), tmp_path)
     st = StackState.new("st")
     for addr in ("a", "b", "c"):
-        st = st.with_resource(ResourceState(addr, "Fake::Thing", f"id-{addr}", "CREATE_COMPLETE",
-                                            properties={"name": addr, "size": 1, "pw": "secret"},
-                                            attributes={"size": 1}, sensitive_paths=("pw",)))
+        st = st.with_resource(
+            ResourceState(
+                addr,
+                "Fake::Thing",
+                f"id-{addr}",
+                "CREATE_COMPLETE",
+                properties={"name": addr, "size": 1, "pw": "secret"},
+                attributes={"size": 1},
+                sensitive_paths=("pw",),
+            )
+        )
     with b.lock("st", "test") as lk:
         st = b.write("st", st, lk)
     return b, st
@@ -46,26 +54,52 @@ def _apply(tmp_path: Path, plan: Plan, driver: LiveDriver) -> tuple[int, str]:
     path = tmp_path / "refresh.plan"
     save_plan(plan, path)
     out = io.StringIO()
-    rc = run_apply(stack="st", opts=ApplyOptions(backend=str(tmp_path / "st8")), out=out, err=io.StringIO(),
-                   interactive=False, read_line=lambda: "", progress=nullcontext, plan_file=path, cwd=tmp_path,
-                   drivers=lambda _t: driver)
+    rc = run_apply(
+        stack="st",
+        opts=ApplyOptions(backend=str(tmp_path / "st8")),
+        out=out,
+        err=io.StringIO(),
+        interactive=False,
+        read_line=lambda: "",
+        progress=nullcontext,
+        plan_file=path,
+        cwd=tmp_path,
+        drivers=lambda _t: driver,
+    )
     return rc, out.getvalue()
 
 
 def test_refresh_only_apply_records_changed_and_gone_resources(tmp_path: Path) -> None:
     b, st = _setup(tmp_path)
     drift = (
-        ResourceChange("a", "Fake::Thing", Action.UPDATE, dict(st.resources["a"].properties),
-                       {"name": "a", "size": 2, "pw": "(sensitive)"}, changed_paths=("size",),
-                       action_reason="drift_changed"),
-        ResourceChange("b", "Fake::Thing", Action.DELETE, dict(st.resources["b"].properties), None,
-                       action_reason="drift_gone"),
+        ResourceChange(
+            "a",
+            "Fake::Thing",
+            Action.UPDATE,
+            dict(st.resources["a"].properties),
+            {"name": "a", "size": 2, "pw": "(sensitive)"},
+            changed_paths=("size",),
+            action_reason="drift_changed",
+        ),
+        ResourceChange(
+            "b",
+            "Fake::Thing",
+            Action.DELETE,
+            dict(st.resources["b"].properties),
+            None,
+            action_reason="drift_gone",
+        ),
     )
-    plan = Plan("st", "refresh-only", (), state_lineage=st.lineage, state_serial=st.serial, resource_drift=drift)
+    plan = Plan(
+        "st", "refresh-only", (), state_lineage=st.lineage, state_serial=st.serial, resource_drift=drift
+    )
     driver = LiveDriver()
     rc, text = _apply(tmp_path, plan, driver)
     assert rc == 0, text
-    assert "1 resource(s) updated from the cloud: a" in text and "1 found gone and removed from the state: b" in text
+    assert (
+        "1 resource(s) updated from the cloud: a" in text
+        and "1 found gone and removed from the state: b" in text
+    )
     assert "Nothing in the cloud was changed" in text
     new, _ = b.read("st")
     assert new.serial == st.serial + 1
@@ -93,7 +127,9 @@ def test_refresh_only_apply_without_drift_writes_nothing(tmp_path: Path) -> None
 def test_refresh_only_apply_refuses_when_the_object_vanished_since_the_plan(tmp_path: Path) -> None:
     b, st = _setup(tmp_path)
     drift = (ResourceChange("a", "Fake::Thing", Action.UPDATE, {}, {"name": "a", "size": 2}),)
-    plan = Plan("st", "refresh-only", (), state_lineage=st.lineage, state_serial=st.serial, resource_drift=drift)
+    plan = Plan(
+        "st", "refresh-only", (), state_lineage=st.lineage, state_serial=st.serial, resource_drift=drift
+    )
 
     class Gone(LiveDriver):
         def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:

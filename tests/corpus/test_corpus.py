@@ -121,5 +121,7 @@ def test_no_corpus_input_produces_a_traceback() -> None:
                 else:
                     load_stack(str(f), [], {}, {}, require_values=True)
             except Exception:  # noqa: BLE001 - this test exists to catch any of them
-                failures.append(f"{f} (as {'environment' if as_env else 'template'}):\n{traceback.format_exc()}")
+                failures.append(
+                    f"{f} (as {'environment' if as_env else 'template'}):\n{traceback.format_exc()}"
+                )
     assert not failures, "\n".join(failures[:5])

@@ -44,8 +44,14 @@ def _registry(text: str, path: str = "/work/envs/env.yaml"):  # type: ignore[no-
         ("parameters: [a]\n", "section parameters must be a mapping"),
         ("encrypted_param_names: a\n", "section encrypted_param_names must be a list"),
         ("event_sinks: [{target: x}]\n", "each event sink must be a mapping with a type"),
-        ("resource_registry:\n  resources:\n    srv:\n      hooks: pre-boot\n", 'Invalid hook type "pre-boot"'),
-        ("resource_registry:\n  resources:\n    srv:\n      restricted_actions: delete\n", 'Invalid restricted_action type "delete"'),
+        (
+            "resource_registry:\n  resources:\n    srv:\n      hooks: pre-boot\n",
+            'Invalid hook type "pre-boot"',
+        ),
+        (
+            "resource_registry:\n  resources:\n    srv:\n      restricted_actions: delete\n",
+            'Invalid restricted_action type "delete"',
+        ),
         ("resource_registry:\n  OS::Foo: 5\n", "must be a type name or a template file"),
     ],
 )
@@ -172,7 +178,9 @@ def test_null_mapping_removes_earlier_entry_in_same_registry() -> None:
 
 def test_unknown_type() -> None:
     r = _registry("resource_registry: {}\n")
-    with pytest.raises(TypeNotFound, match=r"The Resource Type \(Rackspace::Cloud::Server\) could not be found"):
+    with pytest.raises(
+        TypeNotFound, match=r"The Resource Type \(Rackspace::Cloud::Server\) could not be found"
+    ):
         r.resolve("Rackspace::Cloud::Server")
 
 
@@ -189,7 +197,9 @@ def test_global_quantum_glob() -> None:
 
 
 def test_hooks_are_accepted_and_ignored() -> None:
-    r = _registry('resource_registry:\n  resources:\n    "web*":\n      hooks: [pre-create, pre-update]\n      restricted_actions: replace\n')
+    r = _registry(
+        'resource_registry:\n  resources:\n    "web*":\n      hooks: [pre-create, pre-update]\n      restricted_actions: replace\n'
+    )
     assert r.hooks_for("web1") == ("pre-create", "pre-update")
     assert r.restricted_actions("web2") == frozenset({"replace"})
     assert r.resolve("OS::Nova::Server", "web1").kind == "builtin"
@@ -227,7 +237,9 @@ def test_merge_strategy_merge_per_type() -> None:
         "parameter_merge_strategies: {default: merge}\nparameters: {s: ab, n: 1, l: 'x', j: {k1: 1}}\n",
         "parameters: {s: cd, n: 2, l: 'y', j: {k2: 2}}\n",
     )
-    env, d = merge_environments(files, {"s": "string", "n": "number", "l": "comma_delimited_list", "j": "json"})
+    env, d = merge_environments(
+        files, {"s": "string", "n": "number", "l": "comma_delimited_list", "j": "json"}
+    )
     assert d == [], d
     assert env.parameters == {"s": "abcd", "n": 3, "l": "x,y", "j": {"k1": 1, "k2": 2}}
 
@@ -243,7 +255,9 @@ def test_merge_deep_merge_json() -> None:
 
 def test_later_default_strategy_does_not_change_an_earlier_choice() -> None:
     # Heat keeps the strategy a parameter got first; a later file's `default` does not change it
-    files = _files("parameters: {s: ab}\n", "parameter_merge_strategies: {default: merge}\nparameters: {s: cd}\n")
+    files = _files(
+        "parameters: {s: ab}\n", "parameter_merge_strategies: {default: merge}\nparameters: {s: cd}\n"
+    )
     env, d = merge_environments(files, {"s": "string"})
     assert env.parameters == {"s": "cd"} and d == []
 

@@ -27,7 +27,10 @@ def test_scalar_call_short_cut_equals_grammar_path(date: str, name: str) -> None
     fast = E._SCALAR_CALLS[table[name]](name, mpos, E._lit("web", vpos))
     diags: list = []
     slow = E._build_call(
-        grammar().parse_scalar_call(data, name, "web", mpos, kpos, vpos, version, START_CALL), version, mpos, diags
+        grammar().parse_scalar_call(data, name, "web", mpos, kpos, vpos, version, START_CALL),
+        version,
+        mpos,
+        diags,
     )
     assert diags == []
     assert fast == slow
@@ -48,7 +51,9 @@ def test_literal_data_keeps_every_position() -> None:
     assert a.items[0] == Literal(1, Pos("t.yaml", 1, 5))
     assert a.items[1] == Literal("x", Pos("t.yaml", 1, 8))
     assert a.items[2] == F.GetParam("get_param", Pos("t.yaml", 1, 11), Literal("p", Pos("t.yaml", 1, 23)))
-    assert e.get("b") == MapExpr((("c", Literal(True, Pos("t.yaml", 2, 8))),), Pos("t.yaml", 2, 4), (Pos("t.yaml", 2, 5),))
+    assert e.get("b") == MapExpr(
+        (("c", Literal(True, Pos("t.yaml", 2, 8))),), Pos("t.yaml", 2, 4), (Pos("t.yaml", 2, 5),)
+    )
 
 
 def test_parsing_calls_leaves_no_cyclic_garbage() -> None:

@@ -83,40 +83,83 @@ CASES: list[tuple[str, str, Any]] = [
     (ROCKY, "{str_replace: {params: {a: b}}}", ParseErr("missing 'template'")),
     (ROCKY, "{str_replace: [a, b]}", ParseErr('invalid arguments to "str_replace"')),
     (ROCKY, "{str_replace: {template: x, params: [a]}}", ParseErr('invalid arguments to "str_replace"')),
-    (ROCKY, "{str_replace: {template: 'a', params: {get_param: cfg}}}", "{\"b\": [10, 20]}"),
-    ("2015-04-30", "{str_replace: {template: 'v=V', params: {V: [1]}}}", Err("params must be strings or numbers")),
+    (ROCKY, "{str_replace: {template: 'a', params: {get_param: cfg}}}", '{"b": [10, 20]}'),
+    (
+        "2015-04-30",
+        "{str_replace: {template: 'v=V', params: {V: [1]}}}",
+        Err("params must be strings or numbers"),
+    ),
     ("2015-04-30", "{str_replace: {template: 'v=V', params: {V: 2}}}", "v=2"),
-    (ROCKY, "{str_replace_strict: {template: 'v=V', params: {V: 1, W: 2}}}", Err("not found in the template: W")),
+    (
+        ROCKY,
+        "{str_replace_strict: {template: 'v=V', params: {V: 1, W: 2}}}",
+        Err("not found in the template: W"),
+    ),
     (ROCKY, "{str_replace_strict: {template: 'v=V', params: {V: 1}}}", "v=1"),
-    (ROCKY, "{str_replace_vstrict: {template: 'v=V', params: {V: ''}}}", Err("undefined or empty value for param V")),
+    (
+        ROCKY,
+        "{str_replace_vstrict: {template: 'v=V', params: {V: ''}}}",
+        Err("undefined or empty value for param V"),
+    ),
     (ROCKY, "{str_replace_vstrict: {template: 'v=V', params: {V: []}}}", Err("undefined or empty value")),
     (ROCKY, "{str_replace_vstrict: {template: 'v=V', params: {V: x}}}", "v=x"),
-    ("2017-02-24", "{str_replace_vstrict: {template: 'v', params: {}}}", {"str_replace_vstrict": {"template": "v", "params": {}}}),
-    ("2016-10-14", "{str_replace_strict: {template: 'v', params: {}}}", {"str_replace_strict": {"template": "v", "params": {}}}),
+    (
+        "2017-02-24",
+        "{str_replace_vstrict: {template: 'v', params: {}}}",
+        {"str_replace_vstrict": {"template": "v", "params": {}}},
+    ),
+    (
+        "2016-10-14",
+        "{str_replace_strict: {template: 'v', params: {}}}",
+        {"str_replace_strict": {"template": "v", "params": {}}},
+    ),
     ("2013-05-23", "{'Fn::Replace': [{$a: x}, 'v=$a']}", "v=x"),
     # ---------------------------------------------------------------------------------------- repeat
     (ROCKY, "{repeat: {template: 'port-%p%', for_each: {'%p%': [80, 443]}}}", Err("must be strings")),
     (ROCKY, "{repeat: {template: 'port-%p%', for_each: {'%p%': ['80', '443']}}}", ["port-80", "port-443"]),
-    (ROCKY, "{repeat: {template: {'%k%': '%v%'}, for_each: {'%k%': [a, b], '%v%': [x, y]}}}",
-     [{"a": "x"}, {"a": "y"}, {"b": "x"}, {"b": "y"}]),
-    (ROCKY, "{repeat: {template: '%k%-%v%', for_each: {'%k%': [a, b], '%v%': [x, y]}, permutations: false}}",
-     ["a-x", "b-y"]),
-    (ROCKY, "{repeat: {template: '%k%-%v%', for_each: {'%k%': [a, b], '%v%': [x]}, permutations: false}}",
-     Err("length of for_each values should be equal")),
+    (
+        ROCKY,
+        "{repeat: {template: {'%k%': '%v%'}, for_each: {'%k%': [a, b], '%v%': [x, y]}}}",
+        [{"a": "x"}, {"a": "y"}, {"b": "x"}, {"b": "y"}],
+    ),
+    (
+        ROCKY,
+        "{repeat: {template: '%k%-%v%', for_each: {'%k%': [a, b], '%v%': [x, y]}, permutations: false}}",
+        ["a-x", "b-y"],
+    ),
+    (
+        ROCKY,
+        "{repeat: {template: '%k%-%v%', for_each: {'%k%': [a, b], '%v%': [x]}, permutations: false}}",
+        Err("length of for_each values should be equal"),
+    ),
     (ROCKY, "{repeat: {template: '%k%', for_each: {'%k%': {a: 1, b: 2}}}}", ["a", "b"]),
-    (ROCKY, "{repeat: {template: '%k%', for_each: {'%k%': {a: 1}}, permutations: false}}", Err("must be lists")),
+    (
+        ROCKY,
+        "{repeat: {template: '%k%', for_each: {'%k%': {a: 1}}, permutations: false}}",
+        Err("must be lists"),
+    ),
     (ROCKY, "{repeat: {template: '%k%', for_each: {'%k%': {get_param: nets}}}}", ["private", "public"]),
     (ROCKY, "{repeat: {template: '%k%', for_each: {'%k%': null}}}", []),
     (ROCKY, "{repeat: {template: '%k%', for_each: {'%k%': abc}}}", Err("must be lists or maps")),
-    (ROCKY, "{repeat: {template: x, for_each: {x: [a]}, permutations: 'no'}}", ParseErr('invalid arguments to "repeat"')),
+    (
+        ROCKY,
+        "{repeat: {template: x, for_each: {x: [a]}, permutations: 'no'}}",
+        ParseErr('invalid arguments to "repeat"'),
+    ),
     (ROCKY, "{repeat: {template: x}}", ParseErr("missing 'for_each'")),
     ("2016-10-14", "{repeat: {template: '%k%', for_each: {'%k%': {a: 1}}}}", ["a"]),
-    ("2016-10-14", "{repeat: {template: '%k%-%v%', for_each: {'%k%': [a], '%v%': [x]}, permutations: false}}",
-     ["a-x"]),  # permutations is an ignored extra key before pike
+    (
+        "2016-10-14",
+        "{repeat: {template: '%k%-%v%', for_each: {'%k%': [a], '%v%': [x]}, permutations: false}}",
+        ["a-x"],
+    ),  # permutations is an ignored extra key before pike
     ("2015-04-30", "{repeat: {template: '%k%', for_each: {'%k%': {a: 1}}}}", Err("must be lists")),
     ("2015-04-30", "{repeat: {template: '%k%', for_each: {'%k%': [a]}}}", ["a"]),
-    ("2014-10-16", "{repeat: {template: '%k%', for_each: {'%k%': [a]}}}",
-     {"repeat": {"template": "%k%", "for_each": {"%k%": ["a"]}}}),
+    (
+        "2014-10-16",
+        "{repeat: {template: '%k%', for_each: {'%k%': [a]}}}",
+        {"repeat": {"template": "%k%", "for_each": {"%k%": ["a"]}}},
+    ),
     # ---------------------------------------------------------------------------------------- digest
     (ROCKY, "{digest: [sha256, abc]}", hashlib.sha256(b"abc").hexdigest()),
     (ROCKY, "{digest: [md5, {get_param: name}]}", hashlib.md5(b"web").hexdigest()),
@@ -144,7 +187,11 @@ CASES: list[tuple[str, str, Any]] = [
     # ----------------------------------------------------------------------------------- map_replace
     (ROCKY, "{map_replace: [{a: 1, b: 2}, {keys: {a: x}, values: {2: two}}]}", {"x": 1, "b": "two"}),
     (ROCKY, "{map_replace: [{a: 1, b: 2}, {keys: {a: b}}]}", Err("collides with a key in the input map")),
-    (ROCKY, "{map_replace: [{a: 1, b: 2}, {keys: {a: c, b: c}}]}", Err("collides with a key in the output map")),
+    (
+        ROCKY,
+        "{map_replace: [{a: 1, b: 2}, {keys: {a: c, b: c}}]}",
+        Err("collides with a key in the output map"),
+    ),
     (ROCKY, "{map_replace: [{a: [1]}, {values: {x: y}}]}", {"a": [1]}),  # unhashable values untouched
     (ROCKY, "{map_replace: [{a: 1}, {other: {}}]}", ParseErr('invalid arguments to "map_replace"')),
     (ROCKY, "{map_replace: [{a: 1}]}", ParseErr('invalid arguments to "map_replace"')),
@@ -178,9 +225,12 @@ CASES: list[tuple[str, str, Any]] = [
     ("wallaby", "{k: {if: [no_cond, a]}, j: 1}", {"j": 1}),
     ("wallaby", "{if: [no_cond, a, b]}", "b"),
     # Heat's test_if_nullable
-    ("wallaby", "{single: {if: [false, v]}, nested_true: {if: [true, {if: [false, foo]}, bar]},"
-                " nested_false: {if: [false, baz, {if: [false, quux]}]}, control: {if: [false, true, null]}}",
-     {"control": None}),
+    (
+        "wallaby",
+        "{single: {if: [false, v]}, nested_true: {if: [true, {if: [false, foo]}, bar]},"
+        " nested_false: {if: [false, baz, {if: [false, quux]}]}, control: {if: [false, true, null]}}",
+        {"control": None},
+    ),
     ("wallaby", "{if: [no_cond]}", ParseErr("too few arguments")),
     ("wallaby", "{if: [no_cond, a, b, c]}", ParseErr("too many arguments")),
     ("2016-10-14", "{if: [yes_cond, a, b]}", "a"),
@@ -195,21 +245,46 @@ CASES: list[tuple[str, str, Any]] = [
     (ROCKY, "{filter: [[a]]}", ParseErr("too few arguments")),
     ("2017-02-24", "{filter: [[1], [1, 2]]}", [2]),
     # --------------------------------------------------------------------------------------- make_url
-    (ROCKY, "{make_url: {scheme: http, host: example.com, port: 8080, path: /a b, query: {q: 'x/y z'}, fragment: f}}",
-     "http://example.com:8080/a%20b?q=x/y+z#f"),
-    (ROCKY, "{make_url: {scheme: https, username: 'u@x', password: 'p:w', host: '::1'}}", "https://u%40x:p%3Aw@[::1]"),
+    (
+        ROCKY,
+        "{make_url: {scheme: http, host: example.com, port: 8080, path: /a b, query: {q: 'x/y z'}, fragment: f}}",
+        "http://example.com:8080/a%20b?q=x/y+z#f",
+    ),
+    (
+        ROCKY,
+        "{make_url: {scheme: https, username: 'u@x', password: 'p:w', host: '::1'}}",
+        "https://u%40x:p%3Aw@[::1]",
+    ),
     (ROCKY, "{make_url: {scheme: https, host: '[fe80::1]', port: '443'}}", "https://[fe80::1]:443"),
     (ROCKY, "{make_url: {host: h, port: 0}}", ParseErr("must be in the range 1-65535")),
     # Heat's test_make_url_* cases
-    (ROCKY, "{make_url: {scheme: http, host: example.com, path: '/foo/?bar', query: {'foo#': 'bar & baz',"
-            " blarg: '/wib=ble/'}}}", "http://example.com/foo/%3Fbar?foo%23=bar+%26+baz&blarg=/wib%3Dble/"),
-    (ROCKY, "{make_url: {scheme: http, host: example.com, path: foo/bar, fragment: baz}}",
-     "http://example.com/foo/bar#baz"),
-    (ROCKY, "{make_url: {scheme: http, username: wibble, host: example.com, path: /foo/bar}}",
-     "http://wibble@example.com/foo/bar"),
-    (ROCKY, "{make_url: {scheme: https, host: example.com, port: '1.1'}}", ParseErr('invalid URL port "1.1"')),
+    (
+        ROCKY,
+        "{make_url: {scheme: http, host: example.com, path: '/foo/?bar', query: {'foo#': 'bar & baz',"
+        " blarg: '/wib=ble/'}}}",
+        "http://example.com/foo/%3Fbar?foo%23=bar+%26+baz&blarg=/wib%3Dble/",
+    ),
+    (
+        ROCKY,
+        "{make_url: {scheme: http, host: example.com, path: foo/bar, fragment: baz}}",
+        "http://example.com/foo/bar#baz",
+    ),
+    (
+        ROCKY,
+        "{make_url: {scheme: http, username: wibble, host: example.com, path: /foo/bar}}",
+        "http://wibble@example.com/foo/bar",
+    ),
+    (
+        ROCKY,
+        "{make_url: {scheme: https, host: example.com, port: '1.1'}}",
+        ParseErr('invalid URL port "1.1"'),
+    ),
     (ROCKY, "{make_url: {scheme: https, host: example.com, port: 100000}}", ParseErr("range 1-65535")),
-    (ROCKY, "{make_url: {scheme: https, host: example.com, port: {get_param: count}}}", "https://example.com:3"),
+    (
+        ROCKY,
+        "{make_url: {scheme: https, host: example.com, port: {get_param: count}}}",
+        "https://example.com:3",
+    ),
     # Heat's test_str_split_none_delim
     (ROCKY, "{str_split: [null, 'check']}", ["check"]),
     (ROCKY, "{str_split: [null, 'a  b c']}", ["a", "b", "c"]),
@@ -257,11 +332,18 @@ CASES: list[tuple[str, str, Any]] = [
     ("2013-05-23", "{'Fn::Select': [0, '[\"x\"]']}", "x"),
     ("2014-10-16", "{'Fn::Select': [0, [a]]}", "a"),
     ("2015-04-30", "{'Fn::Select': [0, [a]]}", "a"),
-    ("2015-10-15", "{'Fn::Select': [0, [a]]}", ParseErr('"Fn::Select" is not supported in heat_template_version 2015-10-15')),
+    (
+        "2015-10-15",
+        "{'Fn::Select': [0, [a]]}",
+        ParseErr('"Fn::Select" is not supported in heat_template_version 2015-10-15'),
+    ),
     ("2013-05-23", "{'Fn::Split': [',', 'a,b']}", ["a", "b"]),
     ("2013-05-23", "{'Fn::Base64': abc}", "abc"),
-    ("2013-05-23", "{'Fn::MemberListToMap': [Name, Value, ['.member.0.Name=k', '.member.0.Value=v', '.member.1.Name=k2', '.member.1.Value=v2']]}",
-     {"k": "v", "k2": "v2"}),
+    (
+        "2013-05-23",
+        "{'Fn::MemberListToMap': [Name, Value, ['.member.0.Name=k', '.member.0.Value=v', '.member.1.Name=k2', '.member.1.Value=v2']]}",
+        {"k": "v", "k2": "v2"},
+    ),
     ("2013-05-23", "{Ref: name}", "web"),
     ("2013-05-23", "{Ref: web}", "UNKNOWN:web.id"),
     ("2013-05-23", "{'Fn::GetAZs': ''}", "UNKNOWN:cloud.availability_zones"),
@@ -291,7 +373,6 @@ def test_function_table(version: str, text: str, expected: Any) -> None:
     assert not errors, errors
     assert expr is not None
 
-
     from hotc.parser.evaluate import evaluate
 
     context = ctx(
@@ -313,12 +394,18 @@ def test_function_table(version: str, text: str, expected: Any) -> None:
         from hotc.values import Unknown
 
         assert isinstance(value, Unknown), value
-        assert sorted(str(w) for w in value.waits_on) == [expected[len("UNKNOWN:"):]]
+        assert sorted(str(w) for w in value.waits_on) == [expected[len("UNKNOWN:") :]]
         return
     assert value == expected
     assert type(value) is type(expected)
 
 
 def test_numbers_and_booleans_keep_yaml_types() -> None:
-    assert ev("{a: 1, b: 1.5, c: true, d: null, e: '1'}") == {"a": 1, "b": 1.5, "c": True, "d": None, "e": "1"}
+    assert ev("{a: 1, b: 1.5, c: true, d: null, e: '1'}") == {
+        "a": 1,
+        "b": 1.5,
+        "c": True,
+        "d": None,
+        "e": "1",
+    }
     assert type(ev("{k: 1.0}")["k"]) is float

@@ -51,7 +51,11 @@ def _eval(tmpl: Path, expr: str, *extra: str) -> tuple[int, str]:
     [
         ("{get_param: host}", (), "example.com"),
         ("{get_param: port}", ("--parameter", "port=9000"), 9000),
-        ("{make_url: {scheme: http, host: {get_param: host}, port: {get_param: port}}}", (), "http://example.com:8080"),
+        (
+            "{make_url: {scheme: http, host: {get_param: host}, port: {get_param: port}}}",
+            (),
+            "http://example.com:8080",
+        ),
         ("{get_attr: [web, first_address]}", (), "(known after apply: web.first_address)"),
         ("{if: [is_example, {get_param: nets}, []]}", (), ["a", "b"]),
         ("{if: [is_example, x, y]}", ("--parameter", "host=other"), "y"),
@@ -69,8 +73,9 @@ def test_eval_values(tmpl: Path, expr: str, args: tuple[str, ...], expected: obj
 
 
 def test_eval_json_format(tmpl: Path) -> None:
-    code, out = _eval(tmpl, "{str_replace: {template: 'ip=$A', params: {$A: {get_attr: [web, ip]}}}}",
-                      "--format", "json")
+    code, out = _eval(
+        tmpl, "{str_replace: {template: 'ip=$A', params: {$A: {get_attr: [web, ip]}}}}", "--format", "json"
+    )
     assert code == 0, out
     assert json.loads(out) == {"value": "(known after apply: web.ip)", "known": False, "waits_on": ["web.ip"]}
 
@@ -86,8 +91,9 @@ def test_eval_json_format(tmpl: Path) -> None:
         ("{'Fn::Join': [',', [a]]}", '"Fn::Join" is not supported in heat_template_version wallaby'),
     ],
 )
-def test_eval_errors_are_positioned_not_tracebacks(tmpl: Path, expr: str, message: str,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_errors_are_positioned_not_tracebacks(
+    tmpl: Path, expr: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as info:
         main(["eval", expr, "-t", str(tmpl)])
     assert info.value.code == 1
@@ -110,7 +116,10 @@ def test_eval_subprocess(tmpl: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.run(
         [sys.executable, "-m", "hotc", "eval", "{get_attr: [web, first_address]}", "-t", str(tmpl)],
-        capture_output=True, text=True, env=env, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == '"(known after apply: web.first_address)"'

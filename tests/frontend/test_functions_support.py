@@ -23,7 +23,9 @@ PARAMS: dict[str, Any] = {
 }
 
 
-def parse(text: str, version: str = "rocky", where: str = "outputs") -> tuple[Expr | None, list[str], list[str]]:
+def parse(
+    text: str, version: str = "rocky", where: str = "outputs"
+) -> tuple[Expr | None, list[str], list[str]]:
     """(expr, errors, warnings) as strings."""
     expr, diags = parse_expr_text(text, version_named(version), where=where, file="t.yaml")
     errors = [str(d) for d in diags if d.severity is Severity.ERROR]

@@ -231,7 +231,14 @@ def test_every_version_table_matches_heat_matrix() -> None:
     assert "equals" not in t["2021-04-16"]
     assert set(g.condition_table(version_named("newton"))) == {"get_param", "equals", "not", "and", "or"}
     assert set(g.condition_table(version_named("pike"))) == {
-        "get_param", "equals", "not", "and", "or", "yaql", "contains"}
+        "get_param",
+        "equals",
+        "not",
+        "and",
+        "or",
+        "yaql",
+        "contains",
+    }
     assert g.condition_table(version_named("2016-04-08")) == {}
 
 
@@ -253,14 +260,18 @@ def _unknown(*waits: str) -> set[str]:
     ("text", "expected"),
     [
         ("{list_join: [',', [a, {get_attr: [web, ip]}]]}", {"web.ip"}),
-        ("{str_replace: {template: 'x $A $B', params: {$A: {get_attr: [a, ip]}, $B: {get_resource: b}}}}",
-         {"a.ip", "b.id"}),
+        (
+            "{str_replace: {template: 'x $A $B', params: {$A: {get_attr: [a, ip]}, $B: {get_resource: b}}}}",
+            {"a.ip", "b.id"},
+        ),
         ("{map_merge: [{x: 1}, {get_attr: [web, meta]}]}", {"web.meta"}),
         ("{list_concat: [[1], {get_attr: [web, l]}]}", {"web.l"}),
         ("{yaql: {expression: '$.data', data: {get_resource: web}}}", {"web.id"}),
         ("{digest: [sha256, {get_resource: web}]}", {"web.id"}),
-        ("{if: [{equals: [{get_param: unknown_param}, x]}, {get_resource: a}, {get_resource: b}]}",
-         {"parameter unknown_param.id", "a.id", "b.id"}),
+        (
+            "{if: [{equals: [{get_param: unknown_param}, x]}, {get_resource: a}, {get_resource: b}]}",
+            {"parameter unknown_param.id", "a.id", "b.id"},
+        ),
         ("{contains: [{get_resource: web}, [a]]}", {"web.id"}),
         ("{get_attr: [{get_attr: [a, name]}, ip]}", {"a.name"}),
     ],
@@ -275,19 +286,24 @@ def test_functions_over_unknown_are_unknown(text: str, expected: set[str]) -> No
 
 
 def test_known_parts_stay_known() -> None:
-    value = evaluate(parse("{a: [1, {get_resource: web}], b: {map_merge: [{k: {get_resource: db}}]}}")[0], ctx())
+    value = evaluate(
+        parse("{a: [1, {get_resource: web}], b: {map_merge: [{k: {get_resource: db}}]}}")[0], ctx()
+    )
     assert value["a"][0] == 1 and isinstance(value["a"][1], Unknown)
     assert isinstance(value["b"]["k"], Unknown)  # map_merge keeps known keys with unknown values
     # a known condition takes only its branch, whatever the other one waits on
     value = evaluate(parse("{if: [true, x, {get_resource: web}]}")[0], ctx())
     assert value == "x"
-    value = evaluate(parse("{and: [false, {equals: [{get_param: u}, 1]}]}", where="conditions")[0],
-                     ctx(parameters={"u": Unknown()}))
+    value = evaluate(
+        parse("{and: [false, {equals: [{get_param: u}, 1]}]}", where="conditions")[0],
+        ctx(parameters={"u": Unknown()}),
+    )
     assert value is False
     value = evaluate(parse("{map_replace: [{a: {get_resource: r}}, {keys: {a: b}}]}")[0], ctx())
     assert list(value) == ["b"] and isinstance(value["b"], Unknown)
-    value = evaluate(parse("{repeat: {template: {p: '%x%', id: {get_resource: r}}, for_each: {'%x%': [a]}}}")[0],
-                     ctx())
+    value = evaluate(
+        parse("{repeat: {template: {p: '%x%', id: {get_resource: r}}, for_each: {'%x%': [a]}}}")[0], ctx()
+    )
     assert value[0]["p"] == "a" and isinstance(value[0]["id"], Unknown)
 
 
@@ -322,7 +338,10 @@ def test_references_follow_only_the_taken_branch_with_a_context() -> None:
     expr, errors, _ = parse("{if: [has_fip, {get_attr: [fip, ip]}, {get_resource: port}]}")
     assert not errors and expr is not None
     assert [(k, n) for k, n, _ in references(expr)] == [
-        ("condition", "has_fip"), ("resource", "fip"), ("resource", "port")]
+        ("condition", "has_fip"),
+        ("resource", "fip"),
+        ("resource", "port"),
+    ]
     off = ctx(conditions={"has_fip": False})
     assert [(k, n) for k, n, _ in references(expr, off)] == [("condition", "has_fip"), ("resource", "port")]
     on = ctx(conditions={"has_fip": True})
@@ -343,10 +362,28 @@ def test_references_with_a_context_resolve_computed_resource_names() -> None:
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-_NAMES = sorted(grammar().functions) + ["template", "params", "for_each", "permutations", "expression", "data",
-                                         "keys", "values", "host", "port", "query", "x", ""]
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, width=16),
-                     st.sampled_from(["a", "", ",", "web", "name", "sha256", "%x%", "cond1", "$.data"]))
+_NAMES = sorted(grammar().functions) + [
+    "template",
+    "params",
+    "for_each",
+    "permutations",
+    "expression",
+    "data",
+    "keys",
+    "values",
+    "host",
+    "port",
+    "query",
+    "x",
+    "",
+]
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, width=16),
+    st.sampled_from(["a", "", ",", "web", "name", "sha256", "%x%", "cond1", "$.data"]),
+)
 _data = st.recursive(
     _scalars,
     lambda inner: st.one_of(
@@ -358,15 +395,23 @@ _data = st.recursive(
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=_data, version=st.sampled_from(VERSIONS),
-       where=st.sampled_from(["properties", "conditions", "condition_ref", "outputs"]))
+@given(
+    data=_data,
+    version=st.sampled_from(VERSIONS),
+    where=st.sampled_from(["properties", "conditions", "condition_ref", "outputs"]),
+)
 def test_random_snippets_never_crash(data: object, version: str, where: str) -> None:
     """Any decoded data parses to an Expr plus diagnostics, and evaluates to a value or an EvalError."""
     v = version_named(version)
     expr, diags = parse_expr(data, v, where=where, pos=Pos("f.yaml", 1, 1))
     assert all(d.pos is not None for d in diags)
-    c = ctx(version, conditions={"cond1": True}, resource_names=frozenset({"web"}), files={"a": "b"},
-            facade={"metadata": {}})
+    c = ctx(
+        version,
+        conditions={"cond1": True},
+        resource_names=frozenset({"web"}),
+        files={"a": "b"},
+        facade={"metadata": {}},
+    )
     try:
         evaluate(expr, c)
         list(references(expr, c))

@@ -17,7 +17,9 @@ def _w(path: Path, text: str) -> Path:
     return path
 
 
-def _load(tmpl: Path, envs: list[Path] | None = None, **kw: object) -> tuple[LoadedStack | None, list[Diagnostic]]:
+def _load(
+    tmpl: Path, envs: list[Path] | None = None, **kw: object
+) -> tuple[LoadedStack | None, list[Diagnostic]]:
     params = kw.pop("params", {})
     pfiles = kw.pop("pfiles", {})
     require = bool(kw.pop("require_values", False))
@@ -85,7 +87,10 @@ def test_unknown_parameter_value_is_an_error_at_its_position(tmp_path: Path) -> 
 
 
 def test_unknown_type_is_an_error_at_the_type(tmp_path: Path) -> None:
-    t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\nresources:\n  r:\n    type: OS::Bogus::Thing\n")
+    t = _w(
+        tmp_path / "t.yaml",
+        "heat_template_version: 2018-08-31\nresources:\n  r:\n    type: OS::Bogus::Thing\n",
+    )
     _, diags = _load(t)
     d = next(d for d in diags if "The Resource Type (OS::Bogus::Thing) could not be found" in d.message)
     assert d.pos is not None and (d.pos.line, d.pos.col) == (4, 11)
@@ -100,7 +105,8 @@ def test_environment_maps_custom_type(tmp_path: Path) -> None:
 
 def test_hidden_type_is_a_warning(tmp_path: Path) -> None:
     t = _w(
-        tmp_path / "t.yaml", "heat_template_version: 2018-08-31\nresources:\n  r:\n    type: OS::Neutron::RouterGateway\n"
+        tmp_path / "t.yaml",
+        "heat_template_version: 2018-08-31\nresources:\n  r:\n    type: OS::Neutron::RouterGateway\n",
     )
     _, diags = _load(t)
     assert _errs(diags) == []
@@ -108,7 +114,10 @@ def test_hidden_type_is_a_warning(tmp_path: Path) -> None:
 
 
 def test_global_alias_is_built_in(tmp_path: Path) -> None:
-    t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\nresources:\n  a:\n    type: OS::Ceilometer::Alarm\n")
+    t = _w(
+        tmp_path / "t.yaml",
+        "heat_template_version: 2018-08-31\nresources:\n  a:\n    type: OS::Ceilometer::Alarm\n",
+    )
     st, diags = _load(t)
     assert _errs(diags) == [] and st is not None and st.types["a"].type_name == "OS::Aodh::Alarm"
 
@@ -231,7 +240,9 @@ def test_template_resource_relative_and_validated(tmp_path: Path) -> None:
 
 
 def test_nested_template_errors_reported_in_its_file(tmp_path: Path) -> None:
-    nested = _w(tmp_path / "bad.yaml", "heat_template_version: 2018-08-31\nresources:\n  x:\n    type: Bad::Type\n")
+    nested = _w(
+        tmp_path / "bad.yaml", "heat_template_version: 2018-08-31\nresources:\n  x:\n    type: Bad::Type\n"
+    )
     t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\nresources:\n  n:\n    type: bad.yaml\n")
     _, diags = _load(t)
     d = next(d for d in diags if "Bad::Type" in d.message)

@@ -33,7 +33,9 @@ VALUES = st.recursive(
 )
 DOCS = st.dictionaries(KEYS, VALUES, max_size=6)
 
-_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+_SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 def _write(path: Path, doc: Any) -> Path:

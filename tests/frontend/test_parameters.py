@@ -107,7 +107,13 @@ CONSTRAINTS = [
     ("allowed_pattern", "[a-z]+", "string", "abc", None),
     ("allowed_pattern", "[a-z]+", "string", "abc1", '"abc1" does not match pattern "[a-z]+"'),  # whole string
     ("allowed_pattern", "[a-z]+", "string", "1abc", "does not match pattern"),
-    ("custom_constraint", "nova.flavor", "string", "anything", None),  # needs the cloud: never checked offline
+    (
+        "custom_constraint",
+        "nova.flavor",
+        "string",
+        "anything",
+        None,
+    ),  # needs the cloud: never checked offline
 ]
 
 
@@ -177,31 +183,103 @@ DEFINITION_ERRORS = [
     ("\n  type: string\n  foo: 1\n", V_NEW, "Invalid key 'foo' for parameter (p)"),
     ("\n  description: x\n", V_NEW, "Missing parameter type for parameter: p"),
     ("\n  type: Unicode\n", V_NEW, "Invalid type (Unicode)"),
-    ("\n  type: string\n  constraints:\n    - allowed_valus: [a]\n", V_NEW, "Invalid key 'allowed_valus' for parameter constraints"),
-    ("\n  type: string\n  constraints: {length: {min: 1}}\n", V_NEW, "Invalid parameter constraints for parameter p, expected a list"),
+    (
+        "\n  type: string\n  constraints:\n    - allowed_valus: [a]\n",
+        V_NEW,
+        "Invalid key 'allowed_valus' for parameter constraints",
+    ),
+    (
+        "\n  type: string\n  constraints: {length: {min: 1}}\n",
+        V_NEW,
+        "Invalid parameter constraints for parameter p, expected a list",
+    ),
     ("\n  type: string\n  constraints: [abc]\n", V_NEW, "Invalid parameter constraints, expected a mapping"),
     ("\n  type: string\n  constraints:\n    - description: x\n", V_NEW, "No constraint expressed"),
-    ("\n  type: number\n  constraints:\n    - range: 5\n", V_NEW, "Invalid range constraint, expected a mapping"),
-    ("\n  type: number\n  constraints:\n    - range: {foo: 1}\n", V_NEW, "Invalid key 'foo' for range constraint"),
-    ("\n  type: string\n  constraints:\n    - length: [1]\n", V_NEW, "Invalid length constraint, expected a mapping"),
-    ("\n  type: string\n  constraints:\n    - length: {foo: 1}\n", V_NEW, "Invalid key 'foo' for length constraint"),
-    ("\n  type: string\n  constraints:\n    - length: {min: 1.5}\n", V_NEW, "min/max length must be integral"),
-    ("\n  type: string\n  constraints:\n    - allowed_pattern: [a]\n", V_NEW, "AllowedPattern must be a string"),
+    (
+        "\n  type: number\n  constraints:\n    - range: 5\n",
+        V_NEW,
+        "Invalid range constraint, expected a mapping",
+    ),
+    (
+        "\n  type: number\n  constraints:\n    - range: {foo: 1}\n",
+        V_NEW,
+        "Invalid key 'foo' for range constraint",
+    ),
+    (
+        "\n  type: string\n  constraints:\n    - length: [1]\n",
+        V_NEW,
+        "Invalid length constraint, expected a mapping",
+    ),
+    (
+        "\n  type: string\n  constraints:\n    - length: {foo: 1}\n",
+        V_NEW,
+        "Invalid key 'foo' for length constraint",
+    ),
+    (
+        "\n  type: string\n  constraints:\n    - length: {min: 1.5}\n",
+        V_NEW,
+        "min/max length must be integral",
+    ),
+    (
+        "\n  type: string\n  constraints:\n    - allowed_pattern: [a]\n",
+        V_NEW,
+        "AllowedPattern must be a string",
+    ),
     ("\n  type: string\n  constraints:\n    - allowed_values: abc\n", V_NEW, "AllowedValues must be a list"),
-    ("\n  type: number\n  constraints:\n    - modulo: {step: 2}\n", V_NEW, "must have a step value and an offset value"),
+    (
+        "\n  type: number\n  constraints:\n    - modulo: {step: 2}\n",
+        V_NEW,
+        "must have a step value and an offset value",
+    ),
     ("\n  type: number\n  constraints:\n    - modulo: {step: 0, offset: 0}\n", V_NEW, "step cannot be 0"),
-    ("\n  type: number\n  constraints:\n    - modulo: {step: 2, offset: 3}\n", V_NEW, "offset must be smaller"),
-    ("\n  type: number\n  constraints:\n    - modulo: {step: 2, offset: 1}\n", V_OLD, "No constraint expressed"),
+    (
+        "\n  type: number\n  constraints:\n    - modulo: {step: 2, offset: 3}\n",
+        V_NEW,
+        "offset must be smaller",
+    ),
+    (
+        "\n  type: number\n  constraints:\n    - modulo: {step: 2, offset: 1}\n",
+        V_OLD,
+        "No constraint expressed",
+    ),
     ("\n  type: string\n  tags: a\n", V_NEW, "Tags property should be a list for parameter: p"),
     ("\n  type: string\n  tags: [a]\n", V_OLD, "Invalid key 'tags' for parameter (p)"),
-    ("\n  type: string\n  constraints:\n    - range: {min: 1}\n", V_NEW, "Range constraint invalid for string"),
-    ("\n  type: json\n  constraints:\n    - allowed_values: [a]\n", V_NEW, "AllowedValues constraint invalid for json"),
-    ("\n  type: number\n  constraints:\n    - allowed_pattern: x\n", V_NEW, "AllowedPattern constraint invalid for number"),
-    ("\n  type: string\n  constraints:\n    - allowed_pattern: '[a-'\n", V_NEW, "not a valid regular expression"),
+    (
+        "\n  type: string\n  constraints:\n    - range: {min: 1}\n",
+        V_NEW,
+        "Range constraint invalid for string",
+    ),
+    (
+        "\n  type: json\n  constraints:\n    - allowed_values: [a]\n",
+        V_NEW,
+        "AllowedValues constraint invalid for json",
+    ),
+    (
+        "\n  type: number\n  constraints:\n    - allowed_pattern: x\n",
+        V_NEW,
+        "AllowedPattern constraint invalid for number",
+    ),
+    (
+        "\n  type: string\n  constraints:\n    - allowed_pattern: '[a-'\n",
+        V_NEW,
+        "not a valid regular expression",
+    ),
     # defaults are checked against the (non-custom) constraints
-    ("\n  type: number\n  default: 12\n  constraints:\n    - range: {max: 10}\n", V_NEW, "Invalid default 12 (12 is out of range"),
-    ("\n  type: string\n  default: Zed\n  constraints:\n    - allowed_values: [a]\n      description: pick a\n", V_NEW, "Invalid default Zed (pick a)"),
-    ("\n  type: comma_delimited_list\n  default: a,b,c\n  constraints:\n    - length: {max: 2}\n", V_NEW, "Invalid default a,b,c (length (3)"),
+    (
+        "\n  type: number\n  default: 12\n  constraints:\n    - range: {max: 10}\n",
+        V_NEW,
+        "Invalid default 12 (12 is out of range",
+    ),
+    (
+        "\n  type: string\n  default: Zed\n  constraints:\n    - allowed_values: [a]\n      description: pick a\n",
+        V_NEW,
+        "Invalid default Zed (pick a)",
+    ),
+    (
+        "\n  type: comma_delimited_list\n  default: a,b,c\n  constraints:\n    - length: {max: 2}\n",
+        V_NEW,
+        "Invalid default a,b,c (length (3)",
+    ),
 ]
 
 
@@ -213,7 +291,10 @@ def test_definition_errors(text: str, version: Any, fragment: str) -> None:
 
 
 def test_custom_constraint_default_not_checked() -> None:
-    assert _errors("\n  type: string\n  default: nope\n  constraints:\n    - custom_constraint: glance.image\n") == []
+    assert (
+        _errors("\n  type: string\n  default: nope\n  constraints:\n    - custom_constraint: glance.image\n")
+        == []
+    )
 
 
 def test_error_position_points_at_the_bad_key() -> None:
@@ -243,8 +324,14 @@ def test_parameter_groups_ok() -> None:
         ("  label: x\n", "The parameter_groups should be a list."),
         ("  - label: one\n", "The parameters must be provided for each parameter group."),
         ("  - label: one\n    parameters: a\n", "The parameters of parameter group should be a list."),
-        ("  - label: one\n    parameters: [a]\n  - label: two\n    parameters: [a]\n", "The a parameter must be assigned to one parameter group only."),
-        ("  - label: one\n    parameters: [zz]\n", "The grouped parameter zz does not reference a valid parameter."),
+        (
+            "  - label: one\n    parameters: [a]\n  - label: two\n    parameters: [a]\n",
+            "The a parameter must be assigned to one parameter group only.",
+        ),
+        (
+            "  - label: one\n    parameters: [zz]\n",
+            "The grouped parameter zz does not reference a valid parameter.",
+        ),
     ],
 )
 def test_parameter_groups_errors(text: str, fragment: str) -> None:
@@ -265,7 +352,11 @@ def test_resolve_values_order_and_errors() -> None:
     }
     vals, diags = resolve_values(
         params,
-        {"s": ("hello", None, "--parameter"), "r": ("9", None, "--parameter"), "zz": ("1", None, "--parameter")},
+        {
+            "s": ("hello", None, "--parameter"),
+            "r": ("9", None, "--parameter"),
+            "zz": ("1", None, "--parameter"),
+        },
         {"b": ("yes", None), "n": ("4", None), "unknown_default": ("ignored", None)},
         require_values=False,
     )
@@ -299,12 +390,17 @@ def test_hidden_values_never_shown() -> None:
             "pw",
             "string",
             hidden=True,
-            constraints=(Constraint("allowed_pattern", "[a-z]+"), Constraint("length", {"min": 12, "max": None})),
+            constraints=(
+                Constraint("allowed_pattern", "[a-z]+"),
+                Constraint("length", {"min": 12, "max": None}),
+            ),
         ),
         "n": Parameter("n", "number", hidden=True),
     }
     _, diags = resolve_values(
-        params, {"pw": ("S3cret!", None, "--parameter"), "n": ("t0psecret", None, "--parameter")}, {},
+        params,
+        {"pw": ("S3cret!", None, "--parameter"), "n": ("t0psecret", None, "--parameter")},
+        {},
         require_values=True,
     )
     text = " | ".join(d.message for d in diags)

@@ -89,8 +89,16 @@ def test_good_template_builds_ir() -> None:
     [
         ("heat_template_version: 2013-05-26\n", "The template version is invalid", (1, 24)),
         ("description: x\n", "The template version was not provided", (1, 1)),
-        ("heat_template_version: 2013-05-23\noutput: {}\n", "The template section is invalid: output", (2, 1)),
-        ("heat_template_version: 2015-10-15\nconditions: {}\n", "The template section is invalid: conditions", (2, 1)),
+        (
+            "heat_template_version: 2013-05-23\noutput: {}\n",
+            "The template section is invalid: output",
+            (2, 1),
+        ),
+        (
+            "heat_template_version: 2015-10-15\nconditions: {}\n",
+            "The template section is invalid: conditions",
+            (2, 1),
+        ),
         (
             "heat_template_version: 2013-05-23\nresources:\n  r:\n    Type: OS::Heat::None\n",
             '"Type" is not a valid keyword inside a resource definition',
@@ -101,10 +109,26 @@ def test_good_template_builds_ir() -> None:
             '"condition" is not a valid keyword inside a resource definition',
             (5, 5),
         ),
-        ("heat_template_version: 2013-05-23\nresources:\n  r:\n    properties: {}\n", "Each resource must contain a type key", (3, 3)),
-        ("heat_template_version: 2013-05-23\nresources:\n  r:\n", "Each resource must contain a type key", (3, 3)),
-        ("heat_template_version: 2013-05-23\nresources:\n  r: abc\n", "resources must contain a map of resource maps", (3, 6)),
-        ("heat_template_version: 2013-05-23\nresources:\n  r:\n    type: [a]\n", "Resource r type type must be string", (4, 11)),
+        (
+            "heat_template_version: 2013-05-23\nresources:\n  r:\n    properties: {}\n",
+            "Each resource must contain a type key",
+            (3, 3),
+        ),
+        (
+            "heat_template_version: 2013-05-23\nresources:\n  r:\n",
+            "Each resource must contain a type key",
+            (3, 3),
+        ),
+        (
+            "heat_template_version: 2013-05-23\nresources:\n  r: abc\n",
+            "resources must contain a map of resource maps",
+            (3, 6),
+        ),
+        (
+            "heat_template_version: 2013-05-23\nresources:\n  r:\n    type: [a]\n",
+            "Resource r type type must be string",
+            (4, 11),
+        ),
         (
             "heat_template_version: 2013-05-23\nresources:\n  r:\n    type: OS::Heat::None\n    properties: [1]\n",
             "Resource r properties type must be object",
@@ -130,8 +154,16 @@ def test_good_template_builds_ir() -> None:
             'The specified reference "ghost" (in r)',
             (5, 17),
         ),
-        ("heat_template_version: 2013-05-23\noutputs:\n  o:\n", "Output definitions must be a map. Found a null", (3, 3)),
-        ("heat_template_version: 2013-05-23\noutputs:\n  o: {description: x}\n", "Each output definition must contain a value key", (3, 3)),
+        (
+            "heat_template_version: 2013-05-23\noutputs:\n  o:\n",
+            "Output definitions must be a map. Found a null",
+            (3, 3),
+        ),
+        (
+            "heat_template_version: 2013-05-23\noutputs:\n  o: {description: x}\n",
+            "Each output definition must contain a value key",
+            (3, 3),
+        ),
         (
             "heat_template_version: 2013-05-23\nparameters:\n  a: {type: string}\nresources:\n  a:\n    type: OS::Heat::None\n",
             "Duplicate names",
@@ -162,7 +194,12 @@ def test_all_errors_reported_at_once() -> None:
         """
     )
     msgs = " | ".join(e.message for e in errs)
-    for fragment in ("section is invalid: foo", 'reference "b"', '"Metadata" is not a valid keyword', "value key"):
+    for fragment in (
+        "section is invalid: foo",
+        'reference "b"',
+        '"Metadata" is not a valid keyword',
+        "value key",
+    ):
         assert fragment in msgs
 
 
@@ -296,7 +333,9 @@ def test_condition_references_and_cycles() -> None:
 
 
 def test_resources_section_without_names_gets_one_clear_error() -> None:
-    errs = _errors("heat_template_version: 2013-05-23\nresources:\n  type: OS::Heat::None\n  properties: {a: 1}\n")
+    errs = _errors(
+        "heat_template_version: 2013-05-23\nresources:\n  type: OS::Heat::None\n  properties: {a: 1}\n"
+    )
     assert len(errs) == 1 and "put it under a resource name" in errs[0].message and _at(errs[0]) == (3, 3)
 
 

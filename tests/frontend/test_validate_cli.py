@@ -68,7 +68,10 @@ def test_json_format(tmp_path: Path) -> None:
 
 
 def test_environment_and_parameters(tmp_path: Path) -> None:
-    t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\nparameters:\n  n: {type: number}\nresources:\n  r: {type: My::T}\n")
+    t = _w(
+        tmp_path / "t.yaml",
+        "heat_template_version: 2018-08-31\nparameters:\n  n: {type: number}\nresources:\n  r: {type: My::T}\n",
+    )
     e = _w(tmp_path / "e.yaml", 'resource_registry:\n  "My::T": OS::Heat::None\n')
     res = runner.invoke(app, ["validate", "-t", str(t), "-e", str(e), "--parameter", "n=5"])
     assert res.exit_code == 0, res.output
@@ -92,7 +95,11 @@ def test_subprocess_no_traceback(tmp_path: Path) -> None:
     t = _w(tmp_path / "broken.yaml", "heat_template_version: 2018-08-31\nresources: [\n")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.run(
-        [sys.executable, "-m", "hotc", "validate", "-t", str(t)], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-m", "hotc", "validate", "-t", str(t)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
@@ -126,6 +133,8 @@ def test_json_describes_parameters_and_masks_hidden(tmp_path: Path) -> None:
     assert doc["parameters"]["pw"]["default"] == "******" and "value" not in doc["parameters"]["pw"]
     assert doc["parameters"]["pw"]["label"] == "Password"
     assert doc["parameters"]["n"]["value"] == 3
-    assert doc["parameters"]["n"]["constraints"] == [{"range": {"min": 1, "max": None}, "description": "positive"}]
+    assert doc["parameters"]["n"]["constraints"] == [
+        {"range": {"min": 1, "max": None}, "description": "positive"}
+    ]
     assert doc["parameter_groups"] == [{"label": "Secrets", "description": None, "parameters": ["pw"]}]
     assert "hunter2" not in res.output

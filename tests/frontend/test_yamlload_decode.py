@@ -43,8 +43,10 @@ def _same(a: Any, b: Any, path: str = "$", seen: set[tuple[int, int]] | None = N
         if (id(a), id(b)) in seen:
             return
         seen.add((id(a), id(b)))
-    assert type(a) is type(b) or (isinstance(a, dict) and isinstance(b, dict)) or (
-        isinstance(a, list) and isinstance(b, list)
+    assert (
+        type(a) is type(b)
+        or (isinstance(a, dict) and isinstance(b, dict))
+        or (isinstance(a, list) and isinstance(b, list))
     ), f"{path}: {type(a).__name__} {a!r} != {type(b).__name__} {b!r}"
     if isinstance(a, dict):
         assert list(a) == list(b), f"{path}: keys {list(a)} != {list(b)}"
@@ -141,7 +143,9 @@ def test_corner_cases_decode_like_pyyaml(name: str) -> None:
 def test_duplicate_key_warns_with_both_positions() -> None:
     data, diags = load_yaml_text("a: 1\nb: 2\na: 3\n", "f")
     assert data == {"a": 3, "b": 2}
-    assert [(d.severity, d.pos, d.code) for d in diags] == [(Severity.WARNING, Pos("f", 3, 1), "duplicate-key")]
+    assert [(d.severity, d.pos, d.code) for d in diags] == [
+        (Severity.WARNING, Pos("f", 3, 1), "duplicate-key")
+    ]
     assert "first defined at 1:1" in diags[0].message
 
 

@@ -34,7 +34,9 @@ def _expr(data: Any, where: str = "properties") -> Any:
 def template(doc: Mapping[str, Any], path: str = "main.yaml") -> Template:
     params = {}
     for name, p in (doc.get("parameters") or {}).items():
-        params[name] = Parameter(name, p.get("type", "string"), p.get("default", MISSING), hidden=p.get("hidden", False))
+        params[name] = Parameter(
+            name, p.get("type", "string"), p.get("default", MISSING), hidden=p.get("hidden", False)
+        )
     resources = {}
     for name, r in (doc.get("resources") or {}).items():
         deps = r.get("depends_on", [])
@@ -47,12 +49,22 @@ def template(doc: Mapping[str, Any], path: str = "main.yaml") -> Template:
             metadata=_expr(r["metadata"]) if "metadata" in r else None,
             depends_on=tuple(Reference(d) for d in deps),
             deletion_policy=Literal(r["deletion_policy"]) if "deletion_policy" in r else None,
-            condition=(Literal(cond) if isinstance(cond, str | bool) else _expr(cond)) if cond is not None else None,
+            condition=(Literal(cond) if isinstance(cond, str | bool) else _expr(cond))
+            if cond is not None
+            else None,
         )
     conditions = {n: Condition(n, _expr(c, "conditions")) for n, c in (doc.get("conditions") or {}).items()}
-    outputs = {n: Output(n, _expr(o.get("value"), "outputs"), condition=Literal(o["condition"]) if "condition" in o else None)
-               for n, o in (doc.get("outputs") or {}).items()}
-    return Template(path=path, version=V, parameters=params, resources=resources, conditions=conditions, outputs=outputs)
+    outputs = {
+        n: Output(
+            n,
+            _expr(o.get("value"), "outputs"),
+            condition=Literal(o["condition"]) if "condition" in o else None,
+        )
+        for n, o in (doc.get("outputs") or {}).items()
+    }
+    return Template(
+        path=path, version=V, parameters=params, resources=resources, conditions=conditions, outputs=outputs
+    )
 
 
 def _types(t: Template, nested: Mapping[str, Any]) -> dict[str, TypeResolution]:
@@ -67,14 +79,19 @@ def _types(t: Template, nested: Mapping[str, Any]) -> dict[str, TypeResolution]:
     return out
 
 
-def nested_template(doc: Mapping[str, Any], key: str, nested: Mapping[str, Any] | None = None) -> NestedTemplate:
+def nested_template(
+    doc: Mapping[str, Any], key: str, nested: Mapping[str, Any] | None = None
+) -> NestedTemplate:
     t = template(doc, key)
     sub = {k: nested_template(v, k) for k, v in (nested or {}).items()}
     return NestedTemplate(template=t, types=_types(t, sub), nested=sub)
 
 
-def stack(doc: Mapping[str, Any], params: Mapping[str, Any] | None = None,
-          nested: Mapping[str, Mapping[str, Any]] | None = None) -> LoadedStack:
+def stack(
+    doc: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    nested: Mapping[str, Mapping[str, Any]] | None = None,
+) -> LoadedStack:
     t = template(doc)
     values = {n: p.default for n, p in t.parameters.items() if p.default is not MISSING}
     values.update(params or {})
@@ -89,8 +106,13 @@ def stack(doc: Mapping[str, Any], params: Mapping[str, Any] | None = None,
     )
 
 
-def state(resources: Mapping[str, Mapping[str, Any]], *, outputs: Mapping[str, Any] | None = None,
-          serial: int = 3, lineage: str = "lin-1") -> StackState:
+def state(
+    resources: Mapping[str, Mapping[str, Any]],
+    *,
+    outputs: Mapping[str, Any] | None = None,
+    serial: int = 3,
+    lineage: str = "lin-1",
+) -> StackState:
     rs = {}
     for addr, r in resources.items():
         rs[addr] = ResourceState(
@@ -110,11 +132,14 @@ def state(resources: Mapping[str, Mapping[str, Any]], *, outputs: Mapping[str, A
 
 # ------------------------------------------------------------------------------------------ schemas
 
+
 def P(type_: str = "string", update: bool = False, default: Any = MISSING, **kw: Any) -> PropSchema:
     return PropSchema(type=type_, update_allowed=update, default=default, **kw)
 
 
-IMMUTABLE = ResourceType("Test::Immutable", {"immutable_thing": P(immutable=True, update=True), "other": P(update=True)})
+IMMUTABLE = ResourceType(
+    "Test::Immutable", {"immutable_thing": P(immutable=True, update=True), "other": P(update=True)}
+)
 
 
 def lookup(name: str) -> ResourceType | None:

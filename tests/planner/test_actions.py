@@ -9,10 +9,24 @@ from hotc.planner.api import Action
 from hotc.values import Unknown
 from tests.planner.helpers import by_addr, plan_of, stack, state
 
-SERVER = {"type": "OS::Nova::Server", "properties": {"flavor": "m1", "image": "cirros", "key_name": "k1",
-                                                     "networks": [{"network": "a"}, {"network": "b"}]}}
-SERVER_STATE = {"type": "OS::Nova::Server", "properties": {"flavor": "m1", "image": "cirros", "key_name": "k1",
-                                                           "networks": [{"network": "a"}, {"network": "b"}]}}
+SERVER = {
+    "type": "OS::Nova::Server",
+    "properties": {
+        "flavor": "m1",
+        "image": "cirros",
+        "key_name": "k1",
+        "networks": [{"network": "a"}, {"network": "b"}],
+    },
+}
+SERVER_STATE = {
+    "type": "OS::Nova::Server",
+    "properties": {
+        "flavor": "m1",
+        "image": "cirros",
+        "key_name": "k1",
+        "networks": [{"network": "a"}, {"network": "b"}],
+    },
+}
 
 
 def one(doc_res: dict, st_res: dict | None, **opts):  # type: ignore[no-untyped-def]
@@ -49,8 +63,14 @@ def test_set_like_list_reordered_is_no_change_but_a_real_change_is_an_update():
 
 
 def test_ordered_list_reordered_is_a_change():
-    doc = {"type": "OS::Neutron::Port", "properties": {"network": "n", "fixed_ips": [{"ip_address": "1"}, {"ip_address": "2"}]}}
-    st = {"type": "OS::Neutron::Port", "properties": {"network": "n", "fixed_ips": [{"ip_address": "2"}, {"ip_address": "1"}]}}
+    doc = {
+        "type": "OS::Neutron::Port",
+        "properties": {"network": "n", "fixed_ips": [{"ip_address": "1"}, {"ip_address": "2"}]},
+    }
+    st = {
+        "type": "OS::Neutron::Port",
+        "properties": {"network": "n", "fixed_ips": [{"ip_address": "2"}, {"ip_address": "1"}]},
+    }
     assert one(doc, st).action is Action.UPDATE
 
 
@@ -76,11 +96,15 @@ def test_replace_by_type_rule_user_data_replace_policy():
 
 
 def test_user_data_with_ignore_policy_is_an_update_and_rebuild_policy_a_rebuild():
-    ignore = one(_with(SERVER, user_data="new", user_data_update_policy="IGNORE"),
-                 _with(SERVER_STATE, user_data="old", user_data_update_policy="IGNORE"))
+    ignore = one(
+        _with(SERVER, user_data="new", user_data_update_policy="IGNORE"),
+        _with(SERVER_STATE, user_data="old", user_data_update_policy="IGNORE"),
+    )
     assert ignore.action is Action.UPDATE and not ignore.rebuild
-    rebuild = one(_with(SERVER, user_data="new", user_data_update_policy="REBUILD"),
-                  _with(SERVER_STATE, user_data="old", user_data_update_policy="REBUILD"))
+    rebuild = one(
+        _with(SERVER, user_data="new", user_data_update_policy="REBUILD"),
+        _with(SERVER_STATE, user_data="old", user_data_update_policy="REBUILD"),
+    )
     assert rebuild.action is Action.UPDATE and rebuild.rebuild
 
 
@@ -91,7 +115,10 @@ def test_image_change_is_a_rebuild():
 
 
 def test_image_change_with_replace_policy_is_a_replace():
-    c = one(_with(SERVER, image="ubuntu", image_update_policy="REPLACE"), _with(SERVER_STATE, image_update_policy="REPLACE"))
+    c = one(
+        _with(SERVER, image="ubuntu", image_update_policy="REPLACE"),
+        _with(SERVER_STATE, image_update_policy="REPLACE"),
+    )
     assert c.action is Action.REPLACE and c.replace_paths == ("image",)
 
 
@@ -123,21 +150,31 @@ def test_type_change_is_a_replace():
 
 def test_immutable_change_is_a_plan_error():
     with pytest.raises(HotcError, match="Heat would refuse") as info:
-        one({"type": "Test::Immutable", "properties": {"immutable_thing": "b"}},
-            {"type": "Test::Immutable", "properties": {"immutable_thing": "a"}})
+        one(
+            {"type": "Test::Immutable", "properties": {"immutable_thing": "b"}},
+            {"type": "Test::Immutable", "properties": {"immutable_thing": "a"}},
+        )
     assert "immutable" in str(info.value.diagnostics[0])
 
 
 def test_volume_shrink_is_a_plan_error_and_growth_an_update():
     with pytest.raises(HotcError, match="Heat would refuse") as info:
-        one({"type": "OS::Cinder::Volume", "properties": {"size": 5}}, {"type": "OS::Cinder::Volume", "properties": {"size": 10}})
+        one(
+            {"type": "OS::Cinder::Volume", "properties": {"size": 5}},
+            {"type": "OS::Cinder::Volume", "properties": {"size": 10}},
+        )
     assert "cannot shrink" in str(info.value.diagnostics[0]) and "r: " in str(info.value.diagnostics[0])
-    grow = one({"type": "OS::Cinder::Volume", "properties": {"size": 20}}, {"type": "OS::Cinder::Volume", "properties": {"size": 10}})
+    grow = one(
+        {"type": "OS::Cinder::Volume", "properties": {"size": 20}},
+        {"type": "OS::Cinder::Volume", "properties": {"size": 10}},
+    )
     assert grow.action is Action.UPDATE
 
 
 def test_delete_when_gone_from_template_and_forget_when_retained():
-    st = state({"a": {"type": "OS::Heat::None"}, "b": {"type": "OS::Heat::None", "deletion_policy": "Retain"}})
+    st = state(
+        {"a": {"type": "OS::Heat::None"}, "b": {"type": "OS::Heat::None", "deletion_policy": "Retain"}}
+    )
     plan = plan_of(stack({"resources": {}}), st)
     ch = by_addr(plan)
     assert ch["a"].action is Action.DELETE and ch["a"].action_reason == "delete_because_no_resource_config"
@@ -146,9 +183,11 @@ def test_delete_when_gone_from_template_and_forget_when_retained():
 
 
 def test_condition_false_deletes():
-    doc = {"parameters": {"on": {"type": "boolean", "default": False}},
-           "conditions": {"enabled": {"get_param": "on"}},
-           "resources": {"a": {"type": "OS::Heat::None", "condition": "enabled"}}}
+    doc = {
+        "parameters": {"on": {"type": "boolean", "default": False}},
+        "conditions": {"enabled": {"get_param": "on"}},
+        "resources": {"a": {"type": "OS::Heat::None", "condition": "enabled"}},
+    }
     plan = plan_of(stack(doc), state({"a": {"type": "OS::Heat::None"}}))
     assert by_addr(plan)["a"].action_reason == "delete_because_condition_false"
     plan_on = plan_of(stack(doc, {"on": True}), state({"a": {"type": "OS::Heat::None"}}))
@@ -156,7 +195,10 @@ def test_condition_false_deletes():
 
 
 def test_metadata_change_is_an_update():
-    c = one({"type": "OS::Heat::None", "metadata": {"k": "v2"}}, {"type": "OS::Heat::None", "metadata": {"k": "v1"}})
+    c = one(
+        {"type": "OS::Heat::None", "metadata": {"k": "v2"}},
+        {"type": "OS::Heat::None", "metadata": {"k": "v1"}},
+    )
     assert c.action is Action.UPDATE and "metadata" in c.reason_detail
 
 
@@ -174,9 +216,23 @@ def test_deposed_instance_is_deleted():
 
 
 def test_unknown_from_created_resource_into_update_allowed_property_is_an_update():
-    doc = {"resources": {"sg": {"type": "OS::Neutron::SecurityGroup"},
-                         "port": {"type": "OS::Neutron::Port", "properties": {"network": "n", "security_groups": [{"get_resource": "sg"}]}}}}
-    st = state({"port": {"type": "OS::Neutron::Port", "properties": {"network": "n", "security_groups": ["default"]}}})
+    doc = {
+        "resources": {
+            "sg": {"type": "OS::Neutron::SecurityGroup"},
+            "port": {
+                "type": "OS::Neutron::Port",
+                "properties": {"network": "n", "security_groups": [{"get_resource": "sg"}]},
+            },
+        }
+    }
+    st = state(
+        {
+            "port": {
+                "type": "OS::Neutron::Port",
+                "properties": {"network": "n", "security_groups": ["default"]},
+            }
+        }
+    )
     ch = by_addr(plan_of(stack(doc), st))
     assert ch["sg"].action is Action.CREATE
     assert ch["port"].action is Action.UPDATE

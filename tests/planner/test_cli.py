@@ -65,9 +65,15 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def _store(work: Path, size: int = 10) -> StackState:
     backend = backend_from_config(str(work / ".hotc"))
     st = StackState.new("app")
-    st = st.with_resource(ResourceState("vol", "OS::Cinder::Volume", "v-1", "CREATE_COMPLETE", {"size": size}))
-    st = st.with_resource(ResourceState("rnd", "OS::Heat::RandomString", "r-1", "CREATE_COMPLETE", {"salt": "dflt"}))
-    st = st.with_resource(ResourceState("cfg", "OS::Heat::Value", "c-1", "CREATE_COMPLETE", {"value": "hello\n"}))
+    st = st.with_resource(
+        ResourceState("vol", "OS::Cinder::Volume", "v-1", "CREATE_COMPLETE", {"size": size})
+    )
+    st = st.with_resource(
+        ResourceState("rnd", "OS::Heat::RandomString", "r-1", "CREATE_COMPLETE", {"salt": "dflt"})
+    )
+    st = st.with_resource(
+        ResourceState("cfg", "OS::Heat::Value", "c-1", "CREATE_COMPLETE", {"value": "hello\n"})
+    )
     from dataclasses import replace
 
     st = replace(st, outputs={"vol_id": OutputState("v-1")}, status="CREATE_COMPLETE")
@@ -75,7 +81,9 @@ def _store(work: Path, size: int = 10) -> StackState:
         return backend.write("app", st, lock)
 
 
-def test_empty_state_plans_all_creates_without_a_cloud(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_state_plans_all_creates_without_a_cloud(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(capsys, "plan", "-t", "app.yaml")
     assert code == 0, err
     assert out.startswith("Plan for stack 'app': 3 to create")
@@ -112,15 +120,29 @@ def test_formats(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_deny_rules_exit_3_and_name_the_resources(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _store(work)
-    code, out, err = run(capsys, "plan", "-t", "app.yaml", "--parameter", "secret=other",
-                         "--deny", "replace:OS::Heat::*", "--deny", "delete:*", "-o", "p.json")
+    code, out, err = run(
+        capsys,
+        "plan",
+        "-t",
+        "app.yaml",
+        "--parameter",
+        "secret=other",
+        "--deny",
+        "replace:OS::Heat::*",
+        "--deny",
+        "delete:*",
+        "-o",
+        "p.json",
+    )
     assert code == 3
     assert "replace:OS::Heat::*" in err and "rnd (OS::Heat::RandomString)" in err
     assert "delete:*" not in err  # not violated
     assert "Plan for stack" in out and not (work / "p.json").exists()
     policy = work / "policy.yaml"
     policy.write_text("- update:OS::Cinder::*\n")
-    code, _, err = run(capsys, "plan", "-t", "app.yaml", "--parameter", "size=20", "--policy-file", str(policy))
+    code, _, err = run(
+        capsys, "plan", "-t", "app.yaml", "--parameter", "size=20", "--policy-file", str(policy)
+    )
     assert code == 3 and "vol (OS::Cinder::Volume)" in err and str(policy) in err
     code, _, err = run(capsys, "plan", "-t", "app.yaml", "--deny", "explode:*")
     assert code == 1 and "unknown action" in err
@@ -128,8 +150,18 @@ def test_deny_rules_exit_3_and_name_the_resources(work: Path, capsys: pytest.Cap
 
 def test_saved_plan_roundtrip_show_and_freshness(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     st = _store(work)
-    code, out, err = run(capsys, "plan", "-t", "app.yaml", "--parameter", "size=20",
-                         "--parameter", "secret=topsecret", "-o", "saved.plan")
+    code, out, err = run(
+        capsys,
+        "plan",
+        "-t",
+        "app.yaml",
+        "--parameter",
+        "size=20",
+        "--parameter",
+        "secret=topsecret",
+        "-o",
+        "saved.plan",
+    )
     assert code == 0, err
     raw = (work / "saved.plan").read_text()
     assert "topsecret" not in raw  # hidden values are not stored
@@ -165,7 +197,7 @@ def test_show_stack_renders_the_state(work: Path, capsys: pytest.CaptureFixture[
     _store(work)
     code, out, _ = run(capsys, "show", "app")
     assert code == 0 and "Stack app: CREATE_COMPLETE" in out
-    assert "vol" in out and "v-1" in out and "vol_id = \"v-1\"" in out
+    assert "vol" in out and "v-1" in out and 'vol_id = "v-1"' in out
     code, out, _ = run(capsys, "show", "app", "--format", "json")
     assert json.loads(out)["resources"][0]["physical_id"] in {"c-1", "r-1", "v-1"}
     code, _, err = run(capsys, "show", "nosuchstack")
@@ -179,7 +211,9 @@ def test_destroy_and_target_and_replace_options(work: Path, capsys: pytest.Captu
     code, out, _ = run(capsys, "plan", "-t", "app.yaml", "--replace", "vol", "--format", "json")
     rc = {c["address"]: c for c in json.loads(out)["resource_changes"]}
     assert rc["vol"]["action_reason"] == "replace_by_request"
-    code, out, _ = run(capsys, "plan", "-t", "app.yaml", "--parameter", "size=30", "--target", "rnd", "--format", "json")
+    code, out, _ = run(
+        capsys, "plan", "-t", "app.yaml", "--parameter", "size=30", "--target", "rnd", "--format", "json"
+    )
     assert [c["address"] for c in json.loads(out)["resource_changes"]] == ["rnd"]
     code, out, err = run(capsys, "plan", "-t", "app.yaml", "--refresh-only", "other")
     assert code == 0 and "Refresh-only plan for stack 'other'" in out and "No drift" in out
@@ -189,10 +223,14 @@ def test_deny_rule_matching_and_policy_file_forms(tmp_path: Path) -> None:
     from hotc.planner.api import load_policy_file, parse_deny_rule
 
     r = parse_deny_rule("replace:OS::Cinder::*")
-    assert r.matches("replace", False, "OS::Cinder::Volume") and not r.matches("replace", False, "OS::Nova::Server")
+    assert r.matches("replace", False, "OS::Cinder::Volume") and not r.matches(
+        "replace", False, "OS::Nova::Server"
+    )
     assert not r.matches("update", False, "OS::Cinder::Volume")
     rebuild = parse_deny_rule("rebuild:OS::Nova::Server")
-    assert rebuild.matches("update", True, "OS::Nova::Server") and not rebuild.matches("update", False, "OS::Nova::Server")
+    assert rebuild.matches("update", True, "OS::Nova::Server") and not rebuild.matches(
+        "update", False, "OS::Nova::Server"
+    )
     anything = parse_deny_rule("*:*")
     assert anything.matches("create", False, "X") and not anything.matches("no-op", False, "X")
     for bad in ("replace", "replace:", "blow:*"):
@@ -209,7 +247,9 @@ def test_deny_rule_matching_and_policy_file_forms(tmp_path: Path) -> None:
         load_policy_file(tmp_path / "missing.yaml")
 
 
-def test_plan_help_lists_every_exit_code(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plan_help_lists_every_exit_code(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from hotc.planner.api import DENY_EXIT_CODE
 
     monkeypatch.setenv("COLUMNS", "200")

@@ -97,16 +97,30 @@ class FakeConn:
         flavors = _Service(self.calls, "flavor", [Obj("fl-1", "m1.tiny")])
         nets = _Service(self.calls, "network", [Obj("net-1", "private")])
         subnets = _Service(self.calls, "subnet", [])
-        self.image = type("I", (), {"get_image": staticmethod(images.get), "images": staticmethod(images.by_name)})()
-        self.compute = type("C", (), {"get_flavor": staticmethod(flavors.get),
-                                      "flavors": staticmethod(flavors.by_name)})()
-        self.network = type("N", (), {"get_network": staticmethod(nets.get), "networks": staticmethod(nets.by_name),
-                                      "get_subnet": staticmethod(subnets.get),
-                                      "subnets": staticmethod(subnets.by_name)})()
+        self.image = type(
+            "I", (), {"get_image": staticmethod(images.get), "images": staticmethod(images.by_name)}
+        )()
+        self.compute = type(
+            "C", (), {"get_flavor": staticmethod(flavors.get), "flavors": staticmethod(flavors.by_name)}
+        )()
+        self.network = type(
+            "N",
+            (),
+            {
+                "get_network": staticmethod(nets.get),
+                "networks": staticmethod(nets.by_name),
+                "get_subnet": staticmethod(subnets.get),
+                "subnets": staticmethod(subnets.by_name),
+            },
+        )()
 
 
-def _plan(tmp_path: Path, text: str = TEMPLATE, params: dict[str, str] | None = None,
-          state: StackState | None = None) -> tuple[Any, Any]:
+def _plan(
+    tmp_path: Path,
+    text: str = TEMPLATE,
+    params: dict[str, str] | None = None,
+    state: StackState | None = None,
+) -> tuple[Any, Any]:
     path = tmp_path / "stack.yaml"
     path.write_text(text)
     loaded, diags = load_stack(str(path), [], params or {}, {}, require_values=True)
@@ -125,9 +139,14 @@ def test_cloud_constraints_checked_with_positions(tmp_path: Path) -> None:
     report = check_constraints(desired, plan, conn)
     lines = _lines(report)
     # the parameter fails where its constraint is written; the server property it feeds is not reported again
-    assert "7:9: parameter 'image' is invalid: image 'no-such-image' not found (neither an id nor the name of one)" in lines
+    assert (
+        "7:9: parameter 'image' is invalid: image 'no-such-image' not found (neither an id nor the name of one)"
+        in lines
+    )
     # a literal property value fails where the template writes it, with the resource's address
-    assert any(line.startswith("29:15: server: property flavor: flavor 'm1.huge' not found") for line in lines), lines
+    assert any(
+        line.startswith("29:15: server: property flavor: flavor 'm1.huge' not found") for line in lines
+    ), lines
     assert not any("server: property image" in line for line in lines), lines
     # a hidden parameter's value never appears
     hidden = [line for line in lines if "token" in line]
@@ -163,7 +182,9 @@ def test_without_a_cloud_only_pure_constraints_are_checked(tmp_path: Path) -> No
 def test_resources_left_alone_are_not_checked(tmp_path: Path) -> None:
     """A no-op plan looks nothing up (apply does not touch those resources); an in-place update checks only
     the properties that change."""
-    text = TEMPLATE.split("resources:")[0] + """resources:
+    text = (
+        TEMPLATE.split("resources:")[0]
+        + """resources:
   other:
     type: OS::Nova::Server
     properties:
@@ -171,16 +192,25 @@ def test_resources_left_alone_are_not_checked(tmp_path: Path) -> None:
       flavor: m1.tiny
       name: {get_param: cidr}
 """
-    st = StackState.new("stack").with_resource(ResourceState(
-        "other", "OS::Nova::Server", "srv-1", "CREATE_COMPLETE",
-        {"image": "gone-image", "flavor": "m1.tiny", "name": "10.0.0.0/24"}))
+    )
+    st = StackState.new("stack").with_resource(
+        ResourceState(
+            "other",
+            "OS::Nova::Server",
+            "srv-1",
+            "CREATE_COMPLETE",
+            {"image": "gone-image", "flavor": "m1.tiny", "name": "10.0.0.0/24"},
+        )
+    )
     desired, plan = _plan(tmp_path, text, state=st, params={"image": "cirros", "token": "cirros"})
     conn = FakeConn()
     report = check_constraints(desired, plan, conn)
     assert report.diagnostics == ()
     assert not any("gone-image" in k or "m1.tiny" in k for k in conn.calls), conn.calls
     # an update of the name only: still nothing about the image
-    desired, plan = _plan(tmp_path, text, state=st, params={"image": "cirros", "token": "cirros", "cidr": "10.1.0.0/24"})
+    desired, plan = _plan(
+        tmp_path, text, state=st, params={"image": "cirros", "token": "cirros", "cidr": "10.1.0.0/24"}
+    )
     assert [c.action.value for c in plan.changes] == ["update"]
     conn = FakeConn()
     assert check_constraints(desired, plan, conn).diagnostics == ()
@@ -223,12 +253,17 @@ def test_nested_template_parameters_are_checked_once(tmp_path: Path) -> None:
     report = check_constraints(desired, plan, FakeConn())
     lines = _lines(report)
     # both instances get the same bad value: one report, at the nested template's constraint, naming the first
-    assert lines == ["6:9: app1: parameter 'image' is invalid: image 'bogus' not found (neither an id nor the name "
-                     "of one)"], lines
+    assert lines == [
+        "6:9: app1: parameter 'image' is invalid: image 'bogus' not found (neither an id nor the name of one)"
+    ], lines
     assert report.diagnostics[0].pos is not None and report.diagnostics[0].pos.file.endswith("child.yaml")
     desired, plan = _plan(tmp_path, NESTED_PARENT)
     assert check_constraints(desired, plan, FakeConn()).diagnostics == ()
-    assert check_constraints(desired, plan, None).unchecked == ("glance.image", "neutron.network", "nova.flavor")
+    assert check_constraints(desired, plan, None).unchecked == (
+        "glance.image",
+        "neutron.network",
+        "nova.flavor",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ the CLI
@@ -263,7 +298,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_cli_without_a_cloud_says_once_what_was_not_checked(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_without_a_cloud_says_once_what_was_not_checked(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(capsys, "plan", "-t", "stack.yaml", "--parameter", "image=whatever")
     assert code == 0, err
     assert err.count("note:") == 1, err
@@ -282,7 +319,9 @@ def test_cli_pure_constraint_fails_without_a_cloud(work: Path, capsys: pytest.Ca
     assert str(work) not in err  # the path as given
 
 
-def test_cli_with_a_configured_cloud(work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_with_a_configured_cloud(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     conn = FakeConn()
     seen: list[Any] = []
 
@@ -291,7 +330,9 @@ def test_cli_with_a_configured_cloud(work: Path, capsys: pytest.CaptureFixture[s
         return conn
 
     monkeypatch.setattr("hotc.providers.openstack.auth.connect", connect)
-    code, out, err = run(capsys, "plan", "-t", "stack.yaml", "--os-cloud", "mycloud", "--parameter", "image=nope")
+    code, out, err = run(
+        capsys, "plan", "-t", "stack.yaml", "--os-cloud", "mycloud", "--parameter", "image=nope"
+    )
     assert code == 1
     assert seen == ["mycloud"]
     assert out == ""
@@ -300,7 +341,9 @@ def test_cli_with_a_configured_cloud(work: Path, capsys: pytest.CaptureFixture[s
     assert "note" not in err
     # OS_CLOUD configures it too; a template whose values all exist plans
     monkeypatch.setenv("OS_CLOUD", "envcloud")
-    good = TEMPLATE.replace("flavor: m1.huge", "flavor: m1.tiny").replace("default: sekrit-image", "default: cirros")
+    good = TEMPLATE.replace("flavor: m1.huge", "flavor: m1.tiny").replace(
+        "default: sekrit-image", "default: cirros"
+    )
     (work / "good.yaml").write_text(good)
     code, out, err = run(capsys, "plan", "-t", "good.yaml")
     assert code == 0, err
@@ -311,8 +354,9 @@ def test_cli_with_a_configured_cloud(work: Path, capsys: pytest.CaptureFixture[s
     assert len(seen) == n
 
 
-def test_cli_unreachable_cloud_is_a_note_not_a_verdict(work: Path, capsys: pytest.CaptureFixture[str],
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_unreachable_cloud_is_a_note_not_a_verdict(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from hotc.errors import HotcError
 
     def connect(cloud: str | None = None, **_: Any) -> Any:
@@ -341,8 +385,9 @@ def _diag_lines(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("given", [None, "0"])
-def test_plan_prints_template_errors_like_validate(work: Path, capsys: pytest.CaptureFixture[str],
-                                                   given: str | None) -> None:
+def test_plan_prints_template_errors_like_validate(
+    work: Path, capsys: pytest.CaptureFixture[str], given: str | None
+) -> None:
     (work / "bad.yaml").write_text(BAD)
     extra = ["--parameter", f"size={given}"] if given is not None else []
     vcode, vout, verr = run(capsys, "validate", "-t", "bad.yaml", *extra)
@@ -352,13 +397,17 @@ def test_plan_prints_template_errors_like_validate(work: Path, capsys: pytest.Ca
     assert expected and all(line.startswith("bad.yaml:") for line in expected)
     assert _diag_lines(perr) == expected
     if given is None:
-        assert expected == ["bad.yaml:3:33: error: Parameter 'size' is invalid: Invalid default 0 (at least one)"]
+        assert expected == [
+            "bad.yaml:3:33: error: Parameter 'size' is invalid: Invalid default 0 (at least one)"
+        ]
     else:  # a bad value given and a bad default: two problems, each once
         assert len(expected) == 2
     assert str(work) not in perr
 
 
-def test_plan_errors_from_planning_use_the_path_as_given(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_errors_from_planning_use_the_path_as_given(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An error found while planning (here: evaluating a property) is shown with the path as given too."""
     (work / "sub").mkdir()
     (work / "sub" / "ev.yaml").write_text("""\
@@ -369,14 +418,20 @@ resources:
     code, out, err = run(capsys, "plan", "-t", "sub/ev.yaml")
     assert code == 1
     assert out == ""
-    assert err.startswith("sub/ev.yaml:3:50: error: Incorrect arguments to \"str_split\""), err
+    assert err.startswith('sub/ev.yaml:3:50: error: Incorrect arguments to "str_split"'), err
     assert str(work) not in err, err
 
 
-@pytest.mark.parametrize(("env", "flag", "want"), [
-    ({}, None, False), ({"OS_CLOUD": "c"}, None, True), ({"OS_AUTH_URL": "http://k:5000/v3"}, None, True),
-    ({}, "named", True), ({"OS_CLIENT_CONFIG_FILE": "/x/clouds.yaml"}, None, False),
-])
+@pytest.mark.parametrize(
+    ("env", "flag", "want"),
+    [
+        ({}, None, False),
+        ({"OS_CLOUD": "c"}, None, True),
+        ({"OS_AUTH_URL": "http://k:5000/v3"}, None, True),
+        ({}, "named", True),
+        ({"OS_CLIENT_CONFIG_FILE": "/x/clouds.yaml"}, None, False),
+    ],
+)
 def test_cloud_configured(env: dict[str, str], flag: str | None, want: bool) -> None:
     from hotc.planner.api import cloud_configured
 

@@ -21,32 +21,49 @@ GOLDEN = Path(__file__).parent / "golden"
 
 def _every_action() -> Plan:
     """One resource per action kind and reason."""
-    doc = {"parameters": {"pw": {"type": "string", "hidden": True, "default": "p4ss"}},
-           "resources": {
-               "created": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}},
-               "same": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
-               "updated": {"type": "OS::Heat::Value", "properties": {"value": "new"}},
-               "cannot_update": {"type": "OS::Heat::RandomString", "properties": {"length": 16}},
-               "by_request": {"type": "OS::Heat::None"},
-               "failed": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
-               "type_changed": {"type": "OS::Heat::None"},
-               "server_rule": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "i", "user_data": "b"}},
-               "server_rebuild": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "new"}},
-               "fed": {"type": "OS::Heat::RandomString", "properties": {"salt": {"get_resource": "cannot_update"}}},
-           }}
-    st = state({
-        "same": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
-        "updated": {"type": "OS::Heat::Value", "properties": {"value": "old"}},
-        "cannot_update": {"type": "OS::Heat::RandomString", "properties": {"length": 8}},
-        "by_request": {"type": "OS::Heat::None"},
-        "failed": {"type": "OS::Heat::Value", "properties": {"value": "v"}, "status": "CREATE_FAILED"},
-        "type_changed": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
-        "server_rule": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "i", "user_data": "a"}},
-        "server_rebuild": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "old"}},
-        "fed": {"type": "OS::Heat::RandomString", "properties": {"salt": "id-cannot_update"}, "dependencies": ["cannot_update"]},
-        "removed": {"type": "OS::Heat::None"},
-        "retained": {"type": "OS::Heat::None", "deletion_policy": "Retain"},
-    })
+    doc = {
+        "parameters": {"pw": {"type": "string", "hidden": True, "default": "p4ss"}},
+        "resources": {
+            "created": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}},
+            "same": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
+            "updated": {"type": "OS::Heat::Value", "properties": {"value": "new"}},
+            "cannot_update": {"type": "OS::Heat::RandomString", "properties": {"length": 16}},
+            "by_request": {"type": "OS::Heat::None"},
+            "failed": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
+            "type_changed": {"type": "OS::Heat::None"},
+            "server_rule": {
+                "type": "OS::Nova::Server",
+                "properties": {"flavor": "f", "image": "i", "user_data": "b"},
+            },
+            "server_rebuild": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "new"}},
+            "fed": {
+                "type": "OS::Heat::RandomString",
+                "properties": {"salt": {"get_resource": "cannot_update"}},
+            },
+        },
+    }
+    st = state(
+        {
+            "same": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
+            "updated": {"type": "OS::Heat::Value", "properties": {"value": "old"}},
+            "cannot_update": {"type": "OS::Heat::RandomString", "properties": {"length": 8}},
+            "by_request": {"type": "OS::Heat::None"},
+            "failed": {"type": "OS::Heat::Value", "properties": {"value": "v"}, "status": "CREATE_FAILED"},
+            "type_changed": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
+            "server_rule": {
+                "type": "OS::Nova::Server",
+                "properties": {"flavor": "f", "image": "i", "user_data": "a"},
+            },
+            "server_rebuild": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "old"}},
+            "fed": {
+                "type": "OS::Heat::RandomString",
+                "properties": {"salt": "id-cannot_update"},
+                "dependencies": ["cannot_update"],
+            },
+            "removed": {"type": "OS::Heat::None"},
+            "retained": {"type": "OS::Heat::None", "deletion_policy": "Retain"},
+        }
+    )
     return plan_of(stack(doc), st, replace=("by_request",))
 
 

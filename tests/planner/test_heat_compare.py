@@ -26,11 +26,19 @@ TEMPLATE = Path(__file__).parent / "data" / "two_tier_web.yaml"
 OLD_PORT, NEW_PORT = 8080, 9090
 
 
-def hotc(cwd: Path, env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def hotc(
+    cwd: Path, env: dict[str, str], *args: str, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     full = {**env, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     full.pop("HOTC_BACKEND", None)
-    return subprocess.run([sys.executable, "-m", "hotc", *args], cwd=cwd, env=full, text=True, capture_output=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "hotc", *args],
+        cwd=cwd,
+        env=full,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
 
 
 def tail(r: subprocess.CompletedProcess[str]) -> str:
@@ -40,14 +48,26 @@ def tail(r: subprocess.CompletedProcess[str]) -> str:
 # ------------------------------------------------------------------------------------------ custom constraints
 
 
-def test_wrong_image_name_fails_the_plan_against_the_cloud(cloud_shared: Any, hotc_cloud_env: dict[str, str],
-                                                           tmp_path: Path) -> None:
-    bad = hotc(tmp_path, hotc_cloud_env, "plan", "-t", str(TEMPLATE), "web",
-               "--parameter", "image=hotc-no-such-image", timeout=120)
+def test_wrong_image_name_fails_the_plan_against_the_cloud(
+    cloud_shared: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    bad = hotc(
+        tmp_path,
+        hotc_cloud_env,
+        "plan",
+        "-t",
+        str(TEMPLATE),
+        "web",
+        "--parameter",
+        "image=hotc-no-such-image",
+        timeout=120,
+    )
     assert bad.returncode == 1, tail(bad)
     assert bad.stdout == "", tail(bad)  # no plan shown
-    assert (f"{TEMPLATE}:20:9: error: parameter 'image' is invalid: image 'hotc-no-such-image' not found "
-            "(neither an id nor the name of one)") in bad.stderr, tail(bad)
+    assert (
+        f"{TEMPLATE}:20:9: error: parameter 'image' is invalid: image 'hotc-no-such-image' not found "
+        "(neither an id nor the name of one)"
+    ) in bad.stderr, tail(bad)
     assert "error: 1 value(s) do not meet their custom constraint; nothing was planned" in bad.stderr
     good = hotc(tmp_path, hotc_cloud_env, "plan", "-t", str(TEMPLATE), "web", "--format", "json", timeout=120)
     assert good.returncode == 0, tail(good)
@@ -56,10 +76,22 @@ def test_wrong_image_name_fails_the_plan_against_the_cloud(cloud_shared: Any, ho
     assert {tuple(c["actions"]) for c in doc["resource_changes"]} == {("create",)}
     # without a cloud configured the same wrong name plans, and says what was not checked
     env = {k: v for k, v in hotc_cloud_env.items() if k not in ("OS_CLOUD", "OS_AUTH_URL", "OS_AUTH_TYPE")}
-    off = hotc(tmp_path, env, "plan", "-t", str(TEMPLATE), "web", "--parameter", "image=hotc-no-such-image",
-               timeout=120)
+    off = hotc(
+        tmp_path,
+        env,
+        "plan",
+        "-t",
+        str(TEMPLATE),
+        "web",
+        "--parameter",
+        "image=hotc-no-such-image",
+        timeout=120,
+    )
     assert off.returncode == 0, tail(off)
-    assert off.stderr.count("custom constraints glance.image, neutron.network, nova.flavor were not checked") == 1
+    assert (
+        off.stderr.count("custom constraints glance.image, neutron.network, nova.flavor were not checked")
+        == 1
+    )
 
 
 # ------------------------------------------------------------------------------------------ Heat vs hotc
@@ -84,13 +116,15 @@ def _heat_resources(conn: Any, stack_id: str) -> dict[str, tuple[str, str]]:
 def heat_update_effects(conn: Any, tracker: Any, template: str) -> tuple[set[str], set[str]]:
     """Create the stack with Heat, update app_port, return (replaced, updated in place)."""
     name = tracker.name("heat")
-    st = conn.orchestration.create_stack(name=name, template=template, parameters={"app_port": OLD_PORT},
-                                         timeout_mins=10)
+    st = conn.orchestration.create_stack(
+        name=name, template=template, parameters={"app_port": OLD_PORT}, timeout_mins=10
+    )
     tracker.defer(f"Heat stack {name}", lambda: _delete_heat_stack(conn, st.id))  # if the test stops early
     _wait_stack(conn, st.id, "CREATE_COMPLETE")
     before = _heat_resources(conn, st.id)
-    resp = conn.orchestration.put(f"/stacks/{name}/{st.id}",
-                                  json={"template": template, "parameters": {"app_port": NEW_PORT}})
+    resp = conn.orchestration.put(
+        f"/stacks/{name}/{st.id}", json={"template": template, "parameters": {"app_port": NEW_PORT}}
+    )
     assert resp.status_code == 202, resp.text
     deadline = time.monotonic() + 60
     while conn.orchestration.get_stack(st.id).status == "CREATE_COMPLETE" and time.monotonic() < deadline:
@@ -122,21 +156,27 @@ def _delete_heat_stack(conn: Any, stack_id: str) -> list[str]:
 
 def _leftovers(conn: Any, prefix: str) -> list[str]:
     """Everything in the cloud whose name starts with PREFIX (Heat and hotc name objects after the stack)."""
+
     def mine(o: Any) -> bool:
         return bool(getattr(o, "name", None)) and str(o.name).startswith(prefix)
 
     found = [f"stack {s.name}" for s in conn.orchestration.stacks() if mine(s)]
     found += [f"lb {o.name}" for o in conn.load_balancer.load_balancers() if mine(o)]
     found += [f"server {o.name}" for o in conn.compute.servers() if mine(o)]
-    for kind, items in (("net", conn.network.networks()), ("subnet", conn.network.subnets()),
-                        ("router", conn.network.routers()), ("sg", conn.network.security_groups()),
-                        ("port", conn.network.ports())):
+    for kind, items in (
+        ("net", conn.network.networks()),
+        ("subnet", conn.network.subnets()),
+        ("router", conn.network.routers()),
+        ("sg", conn.network.security_groups()),
+        ("port", conn.network.ports()),
+    ):
         found += [f"{kind} {o.name}" for o in items if mine(o)]
     return found
 
 
-def test_plan_matches_what_heat_really_does(cloud: Any, cloud_shared: Any, cloud_tracker: Any,
-                                            hotc_cloud_env: dict[str, str], tmp_path: Path) -> None:
+def test_plan_matches_what_heat_really_does(
+    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
     template = TEMPLATE.read_text()
     heat_replaced, heat_updated = heat_update_effects(cloud, cloud_tracker, template)
     # what Heat really does (issue 5): the server whose user_data embeds the port and both pool members are
@@ -145,12 +185,32 @@ def test_plan_matches_what_heat_really_does(cloud: Any, cloud_shared: Any, cloud
     assert heat_updated == {"app_sg"}, heat_updated
 
     stack = cloud_tracker.name("hotc")
-    r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(TEMPLATE), stack, "--auto-approve",
-             "--parameter", f"app_port={OLD_PORT}")
+    r = hotc(
+        tmp_path,
+        hotc_cloud_env,
+        "apply",
+        "-t",
+        str(TEMPLATE),
+        stack,
+        "--auto-approve",
+        "--parameter",
+        f"app_port={OLD_PORT}",
+    )
     try:
         assert r.returncode == 0, tail(r)
-        plan = hotc(tmp_path, hotc_cloud_env, "plan", "-t", str(TEMPLATE), stack, "--format", "json",
-                    "--parameter", f"app_port={NEW_PORT}", timeout=120)
+        plan = hotc(
+            tmp_path,
+            hotc_cloud_env,
+            "plan",
+            "-t",
+            str(TEMPLATE),
+            stack,
+            "--format",
+            "json",
+            "--parameter",
+            f"app_port={NEW_PORT}",
+            timeout=120,
+        )
         assert plan.returncode == 0, tail(plan)
         changes = json.loads(plan.stdout)["resource_changes"]
         acts = {c["address"]: tuple(c["actions"]) for c in changes}
@@ -163,11 +223,31 @@ def test_plan_matches_what_heat_really_does(cloud: Any, cloud_shared: Any, cloud
         reasons = {c["address"]: c.get("replace_paths") for c in changes if c["address"] in hotc_replaced}
         assert ["protocol_port"] in reasons["member_a"] and ["user_data"] in reasons["app_a"], reasons
 
-        r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", str(TEMPLATE), stack, "--auto-approve",
-                 "--parameter", f"app_port={NEW_PORT}")
+        r = hotc(
+            tmp_path,
+            hotc_cloud_env,
+            "apply",
+            "-t",
+            str(TEMPLATE),
+            stack,
+            "--auto-approve",
+            "--parameter",
+            f"app_port={NEW_PORT}",
+        )
         assert r.returncode == 0, tail(r)
-        again = hotc(tmp_path, hotc_cloud_env, "plan", "-t", str(TEMPLATE), stack, "--detailed-exitcode",
-                     "--refresh", "--parameter", f"app_port={NEW_PORT}", timeout=120)
+        again = hotc(
+            tmp_path,
+            hotc_cloud_env,
+            "plan",
+            "-t",
+            str(TEMPLATE),
+            stack,
+            "--detailed-exitcode",
+            "--refresh",
+            "--parameter",
+            f"app_port={NEW_PORT}",
+            timeout=120,
+        )
         assert again.returncode == 0, tail(again)  # converged, and the cloud agrees: no changes, no drift
         assert "note" not in again.stderr, tail(again)  # the live objects were read
         sgs = [g for g in cloud.network.security_groups() if str(g.name).startswith(stack)]

@@ -97,14 +97,21 @@ parameter_defaults:
 
 @pytest.fixture()
 def files(tmp_path: Path) -> Path:
-    for name, text in {"main.yaml": MAIN, "db.yaml": DB, "member.yaml": MEMBER, "remote.yaml": REMOTE,
-                       "env.yaml": ENV}.items():
+    for name, text in {
+        "main.yaml": MAIN,
+        "db.yaml": DB,
+        "member.yaml": MEMBER,
+        "remote.yaml": REMOTE,
+        "env.yaml": ENV,
+    }.items():
         (tmp_path / name).write_text(text)
     return tmp_path
 
 
 def _load(files: Path, **params: str):  # type: ignore[no-untyped-def]
-    loaded, diags = load_stack(str(files / "main.yaml"), [str(files / "env.yaml")], params, {}, require_values=True)
+    loaded, diags = load_stack(
+        str(files / "main.yaml"), [str(files / "env.yaml")], params, {}, require_values=True
+    )
     assert loaded is not None, diags
     assert not [d for d in diags if d.severity.value == "error"], diags
     return loaded
@@ -124,10 +131,13 @@ def test_nested_groups_and_stacks_expand_to_addresses(files: Path) -> None:
 
 def test_apply_time_resolution_through_nested_scopes(files: Path) -> None:
     d = build_desired(_load(files), "main", "lin-1")
-    live = {"net": {"physical_id": "NET"}, "db.port": {"physical_id": "PORT-DB"},
-            "web[0].port": {"physical_id": "P0", "attributes": {"name": "web-0"}},
-            "web[1].port": {"physical_id": "P1", "attributes": {"name": "web-1"}},
-            "remote.v": {"physical_id": "V", "attributes": {"value": "hi"}}}
+    live = {
+        "net": {"physical_id": "NET"},
+        "db.port": {"physical_id": "PORT-DB"},
+        "web[0].port": {"physical_id": "P0", "attributes": {"name": "web-0"}},
+        "web[1].port": {"physical_id": "P1", "attributes": {"name": "web-1"}},
+        "remote.v": {"physical_id": "V", "attributes": {"value": "hi"}},
+    }
     r = StateResolver(live)
     assert d.resolve_properties("db.port", r) == {"network": "NET"}
     assert d.resolve_properties("use", r) == {"value": ["PORT-DB", ["web-0", "web-1"], "hi"]}
@@ -151,8 +161,11 @@ def test_saved_plan_is_self_contained_with_nested_templates_and_environment(
     plan = make_plan(d, None, PlanOptions())
     from dataclasses import replace
 
-    plan = replace(plan, template_digest=template_digest(loaded),
-                   inputs=plan_inputs(loaded, files / "main.yaml", [files / "env.yaml"], {}, {}))
+    plan = replace(
+        plan,
+        template_digest=template_digest(loaded),
+        inputs=plan_inputs(loaded, files / "main.yaml", [files / "env.yaml"], {}, {}),
+    )
     out = tmp_path_factory.mktemp("elsewhere") / "p.json"
     save_plan(plan, out)
     shutil.rmtree(files)  # the plan must not need the original files any more
@@ -160,4 +173,6 @@ def test_saved_plan_is_self_contained_with_nested_templates_and_environment(
     assert template_digest(again) == plan.template_digest
     d2 = build_desired(again, "main", None)
     assert set(d2.resources) == set(d.resources)
-    assert [c.address for c in make_plan(d2, None, PlanOptions()).changes] == [c.address for c in plan.changes]
+    assert [c.address for c in make_plan(d2, None, PlanOptions()).changes] == [
+        c.address for c in plan.changes
+    ]

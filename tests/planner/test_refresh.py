@@ -23,12 +23,20 @@ class FakeDriver:
 
 
 def _setup():  # type: ignore[no-untyped-def]
-    doc = {"resources": {"a": {"type": "OS::Heat::Value", "properties": {"value": "x"}},
-                         "b": {"type": "OS::Heat::Value", "properties": {"value": "y"}},
-                         "c": {"type": "OS::Heat::Value", "properties": {"value": "z"}}}}
-    st = state({"a": {"type": "OS::Heat::Value", "properties": {"value": "x"}},
-                "b": {"type": "OS::Heat::Value", "properties": {"value": "y"}},
-                "c": {"type": "OS::Heat::Value", "properties": {"value": "z"}}})
+    doc = {
+        "resources": {
+            "a": {"type": "OS::Heat::Value", "properties": {"value": "x"}},
+            "b": {"type": "OS::Heat::Value", "properties": {"value": "y"}},
+            "c": {"type": "OS::Heat::Value", "properties": {"value": "z"}},
+        }
+    }
+    st = state(
+        {
+            "a": {"type": "OS::Heat::Value", "properties": {"value": "x"}},
+            "b": {"type": "OS::Heat::Value", "properties": {"value": "y"}},
+            "c": {"type": "OS::Heat::Value", "properties": {"value": "z"}},
+        }
+    )
     return doc, st
 
 
@@ -58,8 +66,16 @@ def test_failed_server_is_replaced_only_when_its_live_status_is_broken() -> None
     from dataclasses import replace as dc_replace
 
     doc = {"resources": {"srv": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "i"}}}}
-    st = state({"srv": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "image": "i"},
-                        "status": "UPDATE_FAILED", "attributes": {"status": "ACTIVE"}}})
+    st = state(
+        {
+            "srv": {
+                "type": "OS::Nova::Server",
+                "properties": {"flavor": "f", "image": "i"},
+                "status": "UPDATE_FAILED",
+                "attributes": {"status": "ACTIVE"},
+            }
+        }
+    )
     d = build_desired(stack(doc), "s", st.lineage)
     # without a refresh: Heat's default, replace
     plain = make_plan(d, st, PlanOptions(), schemas=lookup).changes[0]
@@ -67,6 +83,10 @@ def test_failed_server_is_replaced_only_when_its_live_status_is_broken() -> None
     # refreshed and ACTIVE: not broken, kept (Heat's Server.needs_replace_failed)
     live = dc_replace(st.resources["srv"], attributes={"status": "ACTIVE"})
     kept = make_plan(d, st, PlanOptions(), {"srv": live}, schemas=lookup).changes[0]
-    assert kept.action is Action.UPDATE and kept.changed_paths == () and "marked complete" in kept.reason_detail
+    assert (
+        kept.action is Action.UPDATE and kept.changed_paths == () and "marked complete" in kept.reason_detail
+    )
     broken = dc_replace(st.resources["srv"], attributes={"status": "ERROR"})
-    assert make_plan(d, st, PlanOptions(), {"srv": broken}, schemas=lookup).changes[0].action is Action.REPLACE
+    assert (
+        make_plan(d, st, PlanOptions(), {"srv": broken}, schemas=lookup).changes[0].action is Action.REPLACE
+    )

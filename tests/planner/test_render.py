@@ -24,15 +24,22 @@ def _two_tier_plan() -> Plan:
 
 
 def _mixed_plan() -> Plan:
-    doc = {"parameters": {"pw": {"type": "string", "hidden": True, "default": "s3cret"}},
-           "resources": {
-               "new": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}},
-               "srv": {"type": "OS::Nova::Server", "properties": {"flavor": "m1", "image": "ubuntu"}},
-               "kept": {"type": "OS::Heat::RandomString", "deletion_policy": "Retain"}}}
-    st = state({"srv": {"type": "OS::Nova::Server", "properties": {"flavor": "m1", "image": "cirros"}},
-                "kept": {"type": "OS::Heat::RandomString", "deletion_policy": "Retain"},
-                "gone": {"type": "OS::Heat::None"},
-                "ret": {"type": "OS::Heat::None", "deletion_policy": "Retain"}})
+    doc = {
+        "parameters": {"pw": {"type": "string", "hidden": True, "default": "s3cret"}},
+        "resources": {
+            "new": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}},
+            "srv": {"type": "OS::Nova::Server", "properties": {"flavor": "m1", "image": "ubuntu"}},
+            "kept": {"type": "OS::Heat::RandomString", "deletion_policy": "Retain"},
+        },
+    }
+    st = state(
+        {
+            "srv": {"type": "OS::Nova::Server", "properties": {"flavor": "m1", "image": "cirros"}},
+            "kept": {"type": "OS::Heat::RandomString", "deletion_policy": "Retain"},
+            "gone": {"type": "OS::Heat::None"},
+            "ret": {"type": "OS::Heat::None", "deletion_policy": "Retain"},
+        }
+    )
     return plan_of(stack(doc), st)
 
 
@@ -42,13 +49,16 @@ def test_text_summary_first_destructive_first_and_diffs():
     assert lines[0] == "Plan for stack 's': 0 to create, 1 to update, 3 to replace, 0 to delete, 8 unchanged."
     destructive = text.index("Destructive actions:")
     assert text.index("-/+ replace  server_a") > destructive
-    body = text[text.index("Resource changes:"):]
+    body = text[text.index("Resource changes:") :]
     # replaces are listed before the in-place update
     assert body.index("server_a") < body.index("~ sg")
-    assert '~ user_data:   # forces replacement\n          @@ -1,2 +1,2 @@\n           #!/bin/sh\n          -run-app --port 8080\n          +run-app --port 8081' in body
-    assert "~ address: \"10.0.0.11\" -> (known after apply)   # forces replacement" in body
-    assert '~ rules[1].port_range_min: 8080 -> 8081' in body
-    assert "~ app_url: \"10.0.0.11\" -> (known after apply)" in text
+    assert (
+        "~ user_data:   # forces replacement\n          @@ -1,2 +1,2 @@\n           #!/bin/sh\n          -run-app --port 8080\n          +run-app --port 8081"
+        in body
+    )
+    assert '~ address: "10.0.0.11" -> (known after apply)   # forces replacement' in body
+    assert "~ rules[1].port_range_min: 8080 -> 8081" in body
+    assert '~ app_url: "10.0.0.11" -> (known after apply)' in text
 
 
 def test_text_rebuild_is_highlighted_and_sensitive_hidden():
@@ -103,7 +113,11 @@ def test_json_schema_rejects_a_broken_document():
 
 def test_unknown_mask_shapes():
     u = Unknown.of("x")
-    assert unknown_mask({"a": 1, "b": u, "c": [1, u], "d": [1, 2], "e": {"f": u}}) == {"b": True, "c": [False, True], "e": {"f": True}}
+    assert unknown_mask({"a": 1, "b": u, "c": [1, u], "d": [1, 2], "e": {"f": u}}) == {
+        "b": True,
+        "c": [False, True],
+        "e": {"f": True},
+    }
 
 
 def test_markdown_summary_table_destructive_first_details_collapsed():
@@ -117,10 +131,16 @@ def test_markdown_summary_table_destructive_first_details_collapsed():
 
 def _huge_plan(n: int) -> Plan:
     changes = tuple(
-        ResourceChange(address=f"res_{i:05d}", type="OS::Neutron::Port", action=Action.REPLACE if i % 2 else Action.CREATE,
-                       before={"name": "a" * 100} if i % 2 else None, after={"name": "b" * 100, "network": "n" * 200},
-                       changed_paths=("name",) if i % 2 else (), replace_paths=("name",) if i % 2 else (),
-                       action_reason="replace_because_cannot_update" if i % 2 else "")
+        ResourceChange(
+            address=f"res_{i:05d}",
+            type="OS::Neutron::Port",
+            action=Action.REPLACE if i % 2 else Action.CREATE,
+            before={"name": "a" * 100} if i % 2 else None,
+            after={"name": "b" * 100, "network": "n" * 200},
+            changed_paths=("name",) if i % 2 else (),
+            replace_paths=("name",) if i % 2 else (),
+            action_reason="replace_because_cannot_update" if i % 2 else "",
+        )
         for i in range(n)
     )
     return Plan(stack_name="big", mode="normal", changes=changes)
@@ -146,11 +166,25 @@ def test_markdown_with_an_enormous_destructive_list_still_keeps_the_summary():
 def test_json_with_drift_and_output_errors_is_valid():
     from hotc.planner.plan import OutputChange
 
-    drift = (ResourceChange("a", "OS::Heat::Value", Action.UPDATE, {"value": 1}, {"value": 2}, changed_paths=("value",),
-                            action_reason="drift_changed"),
-             ResourceChange("b", "OS::Heat::Value", Action.DELETE, {"value": 1}, None, action_reason="drift_gone"))
-    plan = Plan(stack_name="s", mode="refresh-only", changes=(), resource_drift=drift,
-                output_changes=(OutputChange("o", Action.CREATE, error="boom"),))
+    drift = (
+        ResourceChange(
+            "a",
+            "OS::Heat::Value",
+            Action.UPDATE,
+            {"value": 1},
+            {"value": 2},
+            changed_paths=("value",),
+            action_reason="drift_changed",
+        ),
+        ResourceChange("b", "OS::Heat::Value", Action.DELETE, {"value": 1}, None, action_reason="drift_gone"),
+    )
+    plan = Plan(
+        stack_name="s",
+        mode="refresh-only",
+        changes=(),
+        resource_drift=drift,
+        output_changes=(OutputChange("o", Action.CREATE, error="boom"),),
+    )
     doc = json.loads(render_json(plan))
     jsonschema.validate(doc, SCHEMA)
     assert [c["actions"] for c in doc["resource_drift"]] == [["update"], ["delete"]]
@@ -163,10 +197,36 @@ def test_json_with_drift_and_output_errors_is_valid():
 def test_long_script_changes_are_shown_as_line_diffs():
     script_old = "#!/bin/sh\n" + "echo setup\n" * 30 + "run --port 8080\n"
     script_new = script_old.replace("8080", "8081")
-    plan = plan_of(stack({"resources": {"s": {"type": "OS::Nova::Server", "properties": {
-        "flavor": "f", "image": "i", "user_data": script_new, "user_data_update_policy": "IGNORE"}}}}),
-        state({"s": {"type": "OS::Nova::Server", "properties": {
-            "flavor": "f", "image": "i", "user_data": script_old, "user_data_update_policy": "IGNORE"}}}))
+    plan = plan_of(
+        stack(
+            {
+                "resources": {
+                    "s": {
+                        "type": "OS::Nova::Server",
+                        "properties": {
+                            "flavor": "f",
+                            "image": "i",
+                            "user_data": script_new,
+                            "user_data_update_policy": "IGNORE",
+                        },
+                    }
+                }
+            }
+        ),
+        state(
+            {
+                "s": {
+                    "type": "OS::Nova::Server",
+                    "properties": {
+                        "flavor": "f",
+                        "image": "i",
+                        "user_data": script_old,
+                        "user_data_update_policy": "IGNORE",
+                    },
+                }
+            }
+        ),
+    )
     text = render_text(plan)
     assert "~ user_data:\n" in text and "-run --port 8080" in text and "+run --port 8081" in text
     md = render_markdown(plan)

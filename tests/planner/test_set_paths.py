@@ -21,7 +21,10 @@ def test_reordered_set_with_one_changed_item_names_the_whole_set() -> None:
 def test_item_changed_in_place_names_its_fields() -> None:
     before = {"rules": [rule(22), rule(80)]}
     after = {"rules": [rule(22), rule(8080)]}
-    assert detail_paths(SG, before, after, ["rules"]) == ["rules[1].port_range_max", "rules[1].port_range_min"]
+    assert detail_paths(SG, before, after, ["rules"]) == [
+        "rules[1].port_range_max",
+        "rules[1].port_range_min",
+    ]
 
 
 def test_added_item_names_the_whole_set() -> None:

@@ -9,23 +9,45 @@ from hotc.planner.api import Action, StateResolver, build_desired
 from hotc.values import Unknown
 from tests.planner.helpers import by_addr, plan_of, stack, state
 
-CHAIN = {"resources": {
-    "net": {"type": "OS::Neutron::Net", "properties": {"name": "n"}},
-    "subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "net"}, "cidr": "10.0.0.0/24"}},
-    "port": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "net"},
-                                                         "fixed_ips": [{"subnet": {"get_resource": "subnet"}}]}},
-    "server": {"type": "OS::Nova::Server", "properties": {"flavor": "m1", "image": "i",
-                                                          "networks": [{"port": {"get_resource": "port"}}]}},
-    "other": {"type": "OS::Neutron::Net", "properties": {"name": "o"}},
-}}
+CHAIN = {
+    "resources": {
+        "net": {"type": "OS::Neutron::Net", "properties": {"name": "n"}},
+        "subnet": {
+            "type": "OS::Neutron::Subnet",
+            "properties": {"network": {"get_resource": "net"}, "cidr": "10.0.0.0/24"},
+        },
+        "port": {
+            "type": "OS::Neutron::Port",
+            "properties": {
+                "network": {"get_resource": "net"},
+                "fixed_ips": [{"subnet": {"get_resource": "subnet"}}],
+            },
+        },
+        "server": {
+            "type": "OS::Nova::Server",
+            "properties": {"flavor": "m1", "image": "i", "networks": [{"port": {"get_resource": "port"}}]},
+        },
+        "other": {"type": "OS::Neutron::Net", "properties": {"name": "o"}},
+    }
+}
 
 CHAIN_STATE = {
     "net": {"type": "OS::Neutron::Net", "properties": {"name": "n"}},
-    "subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": "id-net", "cidr": "10.0.0.0/24"}, "dependencies": ["net"]},
-    "port": {"type": "OS::Neutron::Port", "properties": {"network": "id-net", "fixed_ips": [{"subnet": "id-subnet"}]},
-             "dependencies": ["net", "subnet"]},
-    "server": {"type": "OS::Nova::Server", "properties": {"flavor": "m1", "image": "i", "networks": [{"port": "id-port"}]},
-               "dependencies": ["port"]},
+    "subnet": {
+        "type": "OS::Neutron::Subnet",
+        "properties": {"network": "id-net", "cidr": "10.0.0.0/24"},
+        "dependencies": ["net"],
+    },
+    "port": {
+        "type": "OS::Neutron::Port",
+        "properties": {"network": "id-net", "fixed_ips": [{"subnet": "id-subnet"}]},
+        "dependencies": ["net", "subnet"],
+    },
+    "server": {
+        "type": "OS::Nova::Server",
+        "properties": {"flavor": "m1", "image": "i", "networks": [{"port": "id-port"}]},
+        "dependencies": ["port"],
+    },
     "other": {"type": "OS::Neutron::Net", "properties": {"name": "o"}},
 }
 
@@ -48,17 +70,34 @@ def test_unknown_propagates_along_a_chain():
 def test_implicit_dependencies_port_and_server_on_subnet():
     d = build_desired(stack(CHAIN), "s", None)
     assert d.resources["port"].depends_on == ("net", "subnet")
-    doc = {"resources": {
-        "net": {"type": "OS::Neutron::Net"},
-        "subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "net"}}},
-        "server": {"type": "OS::Nova::Server", "properties": {"flavor": "f", "networks": [{"network": {"get_resource": "net"}}]}},
-        "router": {"type": "OS::Neutron::Router"},
-        "ri": {"type": "OS::Neutron::RouterInterface", "properties": {"router": {"get_resource": "router"}, "subnet": {"get_resource": "subnet"}}},
-        "port": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "net"}}},
-        "fip": {"type": "OS::Neutron::FloatingIP", "properties": {"floating_network": "public", "port_id": {"get_resource": "port"}}},
-        "fip2": {"type": "OS::Neutron::FloatingIP", "properties": {"floating_network": "public"}},
-        "assoc": {"type": "OS::Neutron::FloatingIPAssociation", "properties": {"floatingip_id": {"get_resource": "fip2"}, "port_id": {"get_resource": "port"}}},
-    }}
+    doc = {
+        "resources": {
+            "net": {"type": "OS::Neutron::Net"},
+            "subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "net"}}},
+            "server": {
+                "type": "OS::Nova::Server",
+                "properties": {"flavor": "f", "networks": [{"network": {"get_resource": "net"}}]},
+            },
+            "router": {"type": "OS::Neutron::Router"},
+            "ri": {
+                "type": "OS::Neutron::RouterInterface",
+                "properties": {"router": {"get_resource": "router"}, "subnet": {"get_resource": "subnet"}},
+            },
+            "port": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "net"}}},
+            "fip": {
+                "type": "OS::Neutron::FloatingIP",
+                "properties": {"floating_network": "public", "port_id": {"get_resource": "port"}},
+            },
+            "fip2": {"type": "OS::Neutron::FloatingIP", "properties": {"floating_network": "public"}},
+            "assoc": {
+                "type": "OS::Neutron::FloatingIPAssociation",
+                "properties": {
+                    "floatingip_id": {"get_resource": "fip2"},
+                    "port_id": {"get_resource": "port"},
+                },
+            },
+        }
+    }
     d = build_desired(stack(doc), "s", None)
     assert "subnet" in d.resources["server"].depends_on  # Server -> Subnet of its network
     assert "subnet" in d.resources["port"].depends_on  # Port -> Subnet of its network
@@ -68,22 +107,36 @@ def test_implicit_dependencies_port_and_server_on_subnet():
 
 
 def test_dependency_cycle_is_an_error_naming_it():
-    doc = {"resources": {"a": {"type": "OS::Heat::None", "depends_on": "b"},
-                         "b": {"type": "OS::Heat::None", "depends_on": "c"},
-                         "c": {"type": "OS::Heat::None", "depends_on": "a"}}}
-    with pytest.raises(HotcError, match=r"dependency cycle: .*a.*b.*c|dependency cycle: .*(a -> c|c -> b|b -> a)"):
+    doc = {
+        "resources": {
+            "a": {"type": "OS::Heat::None", "depends_on": "b"},
+            "b": {"type": "OS::Heat::None", "depends_on": "c"},
+            "c": {"type": "OS::Heat::None", "depends_on": "a"},
+        }
+    }
+    with pytest.raises(
+        HotcError, match=r"dependency cycle: .*a.*b.*c|dependency cycle: .*(a -> c|c -> b|b -> a)"
+    ):
         build_desired(stack(doc), "s", None)
 
 
-GROUP = {"parameters": {"n": {"type": "number", "default": 3}},
-         "resources": {
-             "net": {"type": "OS::Neutron::Net"},
-             "grp": {"type": "OS::Heat::ResourceGroup", "properties": {
-                 "count": {"get_param": "n"},
-                 "resource_def": {"type": "OS::Neutron::Port", "properties": {
-                     "name": "port-%index%", "network": {"get_resource": "net"}}}}},
-             "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["grp", "refs"]}}},
-         }}
+GROUP = {
+    "parameters": {"n": {"type": "number", "default": 3}},
+    "resources": {
+        "net": {"type": "OS::Neutron::Net"},
+        "grp": {
+            "type": "OS::Heat::ResourceGroup",
+            "properties": {
+                "count": {"get_param": "n"},
+                "resource_def": {
+                    "type": "OS::Neutron::Port",
+                    "properties": {"name": "port-%index%", "network": {"get_resource": "net"}},
+                },
+            },
+        },
+        "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["grp", "refs"]}}},
+    },
+}
 
 
 def test_resource_group_members_are_expanded_with_index_substitution():
@@ -98,9 +151,18 @@ def test_resource_group_members_are_expanded_with_index_substitution():
 
 
 def test_group_shrink_deletes_the_highest_members():
-    st = state({"net": {"type": "OS::Neutron::Net"},
-                **{f"grp[{i}]": {"type": "OS::Neutron::Port", "properties": {"name": f"port-{i}", "network": "id-net"}}
-                   for i in range(3)}})
+    st = state(
+        {
+            "net": {"type": "OS::Neutron::Net"},
+            **{
+                f"grp[{i}]": {
+                    "type": "OS::Neutron::Port",
+                    "properties": {"name": f"port-{i}", "network": "id-net"},
+                }
+                for i in range(3)
+            },
+        }
+    )
     plan = plan_of(stack(GROUP, {"n": 2}), st)
     ch = by_addr(plan)
     assert ch["grp[0]"].action is Action.NOOP and ch["grp[1]"].action is Action.NOOP
@@ -125,11 +187,13 @@ NESTED_DB = {
 
 
 def _nested_doc(size: int = 10) -> dict:
-    return {"resources": {
-        "net": {"type": "OS::Neutron::Net"},
-        "db": {"type": "db.yaml", "properties": {"size": size, "net": {"get_resource": "net"}}},
-        "user": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["db", "vol_id"]}}},
-    }}
+    return {
+        "resources": {
+            "net": {"type": "OS::Neutron::Net"},
+            "db": {"type": "db.yaml", "properties": {"size": size, "net": {"get_resource": "net"}}},
+            "user": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["db", "vol_id"]}}},
+        }
+    }
 
 
 def test_template_resource_is_expanded_with_parameters_from_the_parent():
@@ -143,10 +207,14 @@ def test_template_resource_is_expanded_with_parameters_from_the_parent():
 
 
 def test_nested_change_and_nested_outputs_from_state():
-    st = state({"net": {"type": "OS::Neutron::Net"},
-                "db.vol": {"type": "OS::Cinder::Volume", "properties": {"size": 10}},
-                "db.port": {"type": "OS::Neutron::Port", "properties": {"network": "id-net"}},
-                "user": {"type": "OS::Heat::Value", "properties": {"value": "id-db.vol"}}})
+    st = state(
+        {
+            "net": {"type": "OS::Neutron::Net"},
+            "db.vol": {"type": "OS::Cinder::Volume", "properties": {"size": 10}},
+            "db.port": {"type": "OS::Neutron::Port", "properties": {"network": "id-net"}},
+            "user": {"type": "OS::Heat::Value", "properties": {"value": "id-db.vol"}},
+        }
+    )
     same = plan_of(stack(_nested_doc(), nested={"db.yaml": NESTED_DB}), st)
     assert {c.action for c in same.changes} == {Action.NOOP}
     grown = by_addr(plan_of(stack(_nested_doc(20), nested={"db.yaml": NESTED_DB}), st))
@@ -154,8 +222,17 @@ def test_nested_change_and_nested_outputs_from_state():
 
 
 def test_group_of_nested_templates_composes_addresses():
-    doc = {"resources": {"web": {"type": "OS::Heat::ResourceGroup", "properties": {
-        "count": 2, "resource_def": {"type": "db.yaml", "properties": {"size": "%index%", "net": "public"}}}}}}
+    doc = {
+        "resources": {
+            "web": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {
+                    "count": 2,
+                    "resource_def": {"type": "db.yaml", "properties": {"size": "%index%", "net": "public"}},
+                },
+            }
+        }
+    }
     plan = plan_of(stack(doc, nested={"db.yaml": NESTED_DB}))
     ch = by_addr(plan)
     assert set(ch) == {"web[0].vol", "web[0].port", "web[1].vol", "web[1].port"}
@@ -172,8 +249,11 @@ def test_target_includes_dependencies_only():
 
 
 def test_destroy_deletes_everything_dependents_first():
-    plan = plan_of(stack(CHAIN), state({**CHAIN_STATE, "net": {**CHAIN_STATE["net"], "deletion_policy": "Retain"}}),
-                   mode="destroy")
+    plan = plan_of(
+        stack(CHAIN),
+        state({**CHAIN_STATE, "net": {**CHAIN_STATE["net"], "deletion_policy": "Retain"}}),
+        mode="destroy",
+    )
     order = [c.address for c in plan.changes]
     assert order.index("server") < order.index("port") < order.index("subnet") < order.index("net")
     ch = by_addr(plan)
@@ -186,11 +266,15 @@ def test_destroy_with_target_takes_dependents_along():
 
 
 def test_hidden_parameters_mark_properties_and_outputs_sensitive():
-    doc = {"parameters": {"pw": {"type": "string", "hidden": True, "default": "s3cret"}},
-           "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}, "type": "string"}},
-                         "w": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["v", "value"]}}},
-                         "x": {"type": "OS::Heat::Value", "properties": {"value": "plain"}}},
-           "outputs": {"o": {"value": {"get_attr": ["w", "value"]}}, "p": {"value": "plain"}}}
+    doc = {
+        "parameters": {"pw": {"type": "string", "hidden": True, "default": "s3cret"}},
+        "resources": {
+            "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}, "type": "string"}},
+            "w": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["v", "value"]}}},
+            "x": {"type": "OS::Heat::Value", "properties": {"value": "plain"}},
+        },
+        "outputs": {"o": {"value": {"get_attr": ["w", "value"]}}, "p": {"value": "plain"}},
+    }
     plan = plan_of(stack(doc))
     ch = by_addr(plan)
     assert ch["v"].sensitive_paths == ("value",)
@@ -203,16 +287,23 @@ def test_hidden_parameters_mark_properties_and_outputs_sensitive():
 def test_masked_hidden_value_in_state_compares_by_digest():
     from hotc.planner.diff import masked_digest
 
-    doc = {"parameters": {"pw": {"type": "string", "hidden": True}},
-           "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}}}}
-    st = state({"v": {"type": "OS::Heat::Value", "properties": {"value": {"__sensitive__": masked_digest("old")}}}})
+    doc = {
+        "parameters": {"pw": {"type": "string", "hidden": True}},
+        "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}}},
+    }
+    st = state(
+        {"v": {"type": "OS::Heat::Value", "properties": {"value": {"__sensitive__": masked_digest("old")}}}}
+    )
     assert by_addr(plan_of(stack(doc, {"pw": "old"}), st))["v"].action is Action.NOOP
     assert by_addr(plan_of(stack(doc, {"pw": "new"}), st))["v"].action is Action.UPDATE
 
 
 def test_outputs_create_update_delete():
-    doc = {"parameters": {"x": {"type": "string", "default": "b"}},
-           "resources": {}, "outputs": {"same": {"value": "a"}, "chg": {"value": {"get_param": "x"}}, "new": {"value": 1}}}
+    doc = {
+        "parameters": {"x": {"type": "string", "default": "b"}},
+        "resources": {},
+        "outputs": {"same": {"value": "a"}, "chg": {"value": {"get_param": "x"}}, "new": {"value": 1}},
+    }
     st = state({}, outputs={"same": "a", "chg": "old", "gone": 5})
     outs = {o.name: o.action for o in plan_of(stack(doc), st).output_changes}
     assert outs == {"same": Action.NOOP, "chg": Action.UPDATE, "new": Action.CREATE, "gone": Action.DELETE}
@@ -224,8 +315,13 @@ def test_refresh_drift_gone_object_is_replaced():
 
     st = state(CHAIN_STATE)
     d = build_desired(stack(CHAIN), "s", st.lineage)
-    plan = make_plan(d, st, PlanOptions(), refreshed={"other": None,
-                                                      "net": {"properties": {"name": "renamed-by-hand"}}}, schemas=lookup)
+    plan = make_plan(
+        d,
+        st,
+        PlanOptions(),
+        refreshed={"other": None, "net": {"properties": {"name": "renamed-by-hand"}}},
+        schemas=lookup,
+    )
     ch = by_addr(plan)
     assert ch["other"].action is Action.REPLACE and ch["other"].action_reason == "replace_because_gone"
     assert ch["net"].action is Action.UPDATE and ch["net"].before["name"] == "renamed-by-hand"
@@ -236,9 +332,18 @@ def test_refresh_drift_gone_object_is_replaced():
 
 
 def test_output_that_cannot_be_evaluated_is_an_output_error_not_a_plan_error():
-    doc = {"resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
-        "count": 0, "resource_def": {"type": "OS::Heat::RandomString"}}}},
-        "outputs": {"first": {"value": {"get_attr": ["g", "resource.0.value"]}}, "all": {"value": {"get_attr": ["g", "value"]}}}}
+    doc = {
+        "resources": {
+            "g": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {"count": 0, "resource_def": {"type": "OS::Heat::RandomString"}},
+            }
+        },
+        "outputs": {
+            "first": {"value": {"get_attr": ["g", "resource.0.value"]}},
+            "all": {"value": {"get_attr": ["g", "value"]}},
+        },
+    }
     plan = plan_of(stack(doc))
     outs = {o.name: o for o in plan.output_changes}
     assert outs["first"].error is not None and "no member '0'" in outs["first"].error
@@ -246,9 +351,18 @@ def test_output_that_cannot_be_evaluated_is_an_output_error_not_a_plan_error():
 
 
 def test_removal_policies_skip_listed_members_by_index_or_physical_id():
-    doc = {"resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
-        "count": 2, "removal_policies": [{"resource_list": ["0", "id-g[1]"]}],
-        "resource_def": {"type": "OS::Heat::None"}}}}}
+    doc = {
+        "resources": {
+            "g": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {
+                    "count": 2,
+                    "removal_policies": [{"resource_list": ["0", "id-g[1]"]}],
+                    "resource_def": {"type": "OS::Heat::None"},
+                },
+            }
+        }
+    }
     st = state({f"g[{i}]": {"type": "OS::Heat::None"} for i in range(3)})
     plan = plan_of(stack(doc), st)
     ch = by_addr(plan)
@@ -257,12 +371,20 @@ def test_removal_policies_skip_listed_members_by_index_or_physical_id():
 
 
 def test_conditions_on_a_stack_id_not_known_yet_are_decided():
-    child = {"parameters": {"root_stack_id": {"type": "string", "default": ""}},
-             "conditions": {"standalone": {"equals": [{"get_param": "root_stack_id"}, ""]}},
-             "resources": {"alarm": {"type": "OS::Heat::None", "condition": "standalone"},
-                           "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "root_stack_id"}}}}}
-    doc = {"resources": {"member": {"type": "child.yaml", "properties": {"root_stack_id": {"get_param": "OS::stack_id"}}},
-                         "alone": {"type": "child.yaml"}}}
+    child = {
+        "parameters": {"root_stack_id": {"type": "string", "default": ""}},
+        "conditions": {"standalone": {"equals": [{"get_param": "root_stack_id"}, ""]}},
+        "resources": {
+            "alarm": {"type": "OS::Heat::None", "condition": "standalone"},
+            "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "root_stack_id"}}},
+        },
+    }
+    doc = {
+        "resources": {
+            "member": {"type": "child.yaml", "properties": {"root_stack_id": {"get_param": "OS::stack_id"}}},
+            "alone": {"type": "child.yaml"},
+        }
+    }
     plan = plan_of(stack(doc, nested={"child.yaml": child}))
     ch = by_addr(plan)
     assert "member.alarm" not in ch and "alone.alarm" in ch  # fed a stack id: not standalone
@@ -270,13 +392,19 @@ def test_conditions_on_a_stack_id_not_known_yet_are_decided():
 
 
 def test_hidden_values_through_nested_outputs_are_sensitive():
-    child = {"parameters": {"pw": {"type": "string", "hidden": True}},
-             "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}}},
-             "outputs": {"secret": {"value": {"get_attr": ["v", "value"]}}, "plain": {"value": "x"}}}
-    doc = {"resources": {"db": {"type": "child.yaml", "properties": {"pw": "literal"}},
-                         "user": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["db", "secret"]}}},
-                         "other": {"type": "OS::Heat::Value", "properties": {"value": "y"}}},
-           "outputs": {"leak": {"value": {"get_attr": ["user", "value"]}}}}
+    child = {
+        "parameters": {"pw": {"type": "string", "hidden": True}},
+        "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "pw"}}}},
+        "outputs": {"secret": {"value": {"get_attr": ["v", "value"]}}, "plain": {"value": "x"}},
+    }
+    doc = {
+        "resources": {
+            "db": {"type": "child.yaml", "properties": {"pw": "literal"}},
+            "user": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["db", "secret"]}}},
+            "other": {"type": "OS::Heat::Value", "properties": {"value": "y"}},
+        },
+        "outputs": {"leak": {"value": {"get_attr": ["user", "value"]}}},
+    }
     plan = plan_of(stack(doc, nested={"child.yaml": child}))
     ch = by_addr(plan)
     assert ch["db.v"].sensitive_paths == ("value",)
@@ -286,8 +414,19 @@ def test_hidden_values_through_nested_outputs_are_sensitive():
 
 def test_autoscaling_group_capacity():
     def doc(**props):  # type: ignore[no-untyped-def]
-        return {"resources": {"asg": {"type": "OS::Heat::AutoScalingGroup", "properties": {
-            "min_size": 1, "max_size": 5, "resource": {"type": "OS::Heat::None"}, **props}}}}
+        return {
+            "resources": {
+                "asg": {
+                    "type": "OS::Heat::AutoScalingGroup",
+                    "properties": {
+                        "min_size": 1,
+                        "max_size": 5,
+                        "resource": {"type": "OS::Heat::None"},
+                        **props,
+                    },
+                }
+            }
+        }
 
     assert {c.address for c in plan_of(stack(doc())).changes} == {"asg[0]"}  # min_size on create
     assert len(plan_of(stack(doc(desired_capacity=3))).changes) == 3
@@ -300,12 +439,27 @@ def test_autoscaling_group_capacity():
 
 
 def test_custom_index_var_and_pseudo_parameters():
-    doc = {"resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
-        "count": 2, "index_var": "__n__",
-        "resource_def": {"type": "OS::Heat::Value", "properties": {"value": {"list_join": ["-", [
-            {"get_param": "OS::stack_name"}, "__n__", "%index%"]]}}}}},
-        "p": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "OS::project_id"}}},
-        "i": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "OS::stack_id"}}}}}
+    doc = {
+        "resources": {
+            "g": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {
+                    "count": 2,
+                    "index_var": "__n__",
+                    "resource_def": {
+                        "type": "OS::Heat::Value",
+                        "properties": {
+                            "value": {
+                                "list_join": ["-", [{"get_param": "OS::stack_name"}, "__n__", "%index%"]]
+                            }
+                        },
+                    },
+                },
+            },
+            "p": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "OS::project_id"}}},
+            "i": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "OS::stack_id"}}},
+        }
+    }
     from hotc.planner.api import PlanOptions, make_plan
     from tests.planner.helpers import lookup
 
@@ -318,9 +472,17 @@ def test_custom_index_var_and_pseudo_parameters():
 
 
 def test_removing_a_nested_stack_deletes_its_resources_dependents_first():
-    st = state({"net": {"type": "OS::Neutron::Net"},
-                "db.vol": {"type": "OS::Cinder::Volume", "properties": {"size": 10}},
-                "db.port": {"type": "OS::Neutron::Port", "properties": {"network": "id-net"}, "dependencies": ["net"]}})
+    st = state(
+        {
+            "net": {"type": "OS::Neutron::Net"},
+            "db.vol": {"type": "OS::Cinder::Volume", "properties": {"size": 10}},
+            "db.port": {
+                "type": "OS::Neutron::Port",
+                "properties": {"network": "id-net"},
+                "dependencies": ["net"],
+            },
+        }
+    )
     plan = plan_of(stack({"resources": {"net": {"type": "OS::Neutron::Net"}}}), st)
     ch = by_addr(plan)
     assert ch["db.vol"].action is Action.DELETE and ch["db.port"].action is Action.DELETE

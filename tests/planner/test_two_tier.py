@@ -7,38 +7,91 @@ import copy
 from hotc.planner.api import Action
 from tests.planner.helpers import by_addr, plan_of, stack, state
 
-USER_DATA = {"str_replace": {"template": "#!/bin/sh\nrun-app --port PORT\n", "params": {"PORT": {"get_param": "app_port"}}}}
+USER_DATA = {
+    "str_replace": {
+        "template": "#!/bin/sh\nrun-app --port PORT\n",
+        "params": {"PORT": {"get_param": "app_port"}},
+    }
+}
 
 DOC = {
     "parameters": {"app_port": {"type": "number", "default": 8080}},
     "resources": {
         "net": {"type": "OS::Neutron::Net", "properties": {"name": "app-net"}},
-        "subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "net"}, "cidr": "10.0.0.0/24"}},
-        "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {"rules": [
-            {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22},
-            {"protocol": "tcp", "port_range_min": {"get_param": "app_port"}, "port_range_max": {"get_param": "app_port"}},
-        ]}},
-        "port_a": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "net"},
-                                                               "security_groups": [{"get_resource": "sg"}]}},
-        "port_b": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "net"},
-                                                               "security_groups": [{"get_resource": "sg"}]}},
-        "server_a": {"type": "OS::Nova::Server", "properties": {
-            "flavor": "m1.small", "image": "ubuntu", "networks": [{"port": {"get_resource": "port_a"}}],
-            "user_data": "RUN_APP"}},
-        "server_b": {"type": "OS::Nova::Server", "properties": {
-            "flavor": "m1.small", "image": "ubuntu", "networks": [{"port": {"get_resource": "port_b"}}],
-            "user_data": "static"}},
+        "subnet": {
+            "type": "OS::Neutron::Subnet",
+            "properties": {"network": {"get_resource": "net"}, "cidr": "10.0.0.0/24"},
+        },
+        "sg": {
+            "type": "OS::Neutron::SecurityGroup",
+            "properties": {
+                "rules": [
+                    {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22},
+                    {
+                        "protocol": "tcp",
+                        "port_range_min": {"get_param": "app_port"},
+                        "port_range_max": {"get_param": "app_port"},
+                    },
+                ]
+            },
+        },
+        "port_a": {
+            "type": "OS::Neutron::Port",
+            "properties": {"network": {"get_resource": "net"}, "security_groups": [{"get_resource": "sg"}]},
+        },
+        "port_b": {
+            "type": "OS::Neutron::Port",
+            "properties": {"network": {"get_resource": "net"}, "security_groups": [{"get_resource": "sg"}]},
+        },
+        "server_a": {
+            "type": "OS::Nova::Server",
+            "properties": {
+                "flavor": "m1.small",
+                "image": "ubuntu",
+                "networks": [{"port": {"get_resource": "port_a"}}],
+                "user_data": "RUN_APP",
+            },
+        },
+        "server_b": {
+            "type": "OS::Nova::Server",
+            "properties": {
+                "flavor": "m1.small",
+                "image": "ubuntu",
+                "networks": [{"port": {"get_resource": "port_b"}}],
+                "user_data": "static",
+            },
+        },
         "lb": {"type": "OS::Octavia::LoadBalancer", "properties": {"vip_subnet": {"get_resource": "subnet"}}},
-        "listener": {"type": "OS::Octavia::Listener", "properties": {"loadbalancer": {"get_resource": "lb"},
-                                                                     "protocol": "HTTP", "protocol_port": 80}},
-        "pool": {"type": "OS::Octavia::Pool", "properties": {"listener": {"get_resource": "listener"},
-                                                             "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"}},
-        "member_a": {"type": "OS::Octavia::PoolMember", "properties": {
-            "pool": {"get_resource": "pool"}, "address": {"get_attr": ["server_a", "first_address"]},
-            "protocol_port": {"get_param": "app_port"}, "subnet": {"get_resource": "subnet"}}},
-        "member_b": {"type": "OS::Octavia::PoolMember", "properties": {
-            "pool": {"get_resource": "pool"}, "address": {"get_attr": ["server_b", "first_address"]},
-            "protocol_port": {"get_param": "app_port"}, "subnet": {"get_resource": "subnet"}}},
+        "listener": {
+            "type": "OS::Octavia::Listener",
+            "properties": {"loadbalancer": {"get_resource": "lb"}, "protocol": "HTTP", "protocol_port": 80},
+        },
+        "pool": {
+            "type": "OS::Octavia::Pool",
+            "properties": {
+                "listener": {"get_resource": "listener"},
+                "protocol": "HTTP",
+                "lb_algorithm": "ROUND_ROBIN",
+            },
+        },
+        "member_a": {
+            "type": "OS::Octavia::PoolMember",
+            "properties": {
+                "pool": {"get_resource": "pool"},
+                "address": {"get_attr": ["server_a", "first_address"]},
+                "protocol_port": {"get_param": "app_port"},
+                "subnet": {"get_resource": "subnet"},
+            },
+        },
+        "member_b": {
+            "type": "OS::Octavia::PoolMember",
+            "properties": {
+                "pool": {"get_resource": "pool"},
+                "address": {"get_attr": ["server_b", "first_address"]},
+                "protocol_port": {"get_param": "app_port"},
+                "subnet": {"get_resource": "subnet"},
+            },
+        },
     },
     "outputs": {"app_url": {"value": {"get_attr": ["server_a", "first_address"]}}},
 }
@@ -52,36 +105,89 @@ def _doc() -> dict:
 
 def _applied_state():
     """The state after applying _doc() with app_port 8080."""
-    rules = [{"protocol": "tcp", "port_range_min": 22, "port_range_max": 22},
-             {"protocol": "tcp", "port_range_min": 8080, "port_range_max": 8080}]
-    return state({
-        "net": {"type": "OS::Neutron::Net", "properties": {"name": "app-net"}},
-        "subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": "id-net", "cidr": "10.0.0.0/24"},
-                   "dependencies": ["net"]},
-        "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {"rules": rules}},
-        "port_a": {"type": "OS::Neutron::Port", "properties": {"network": "id-net", "security_groups": ["id-sg"]},
-                   "dependencies": ["net", "sg", "subnet"]},
-        "port_b": {"type": "OS::Neutron::Port", "properties": {"network": "id-net", "security_groups": ["id-sg"]},
-                   "dependencies": ["net", "sg", "subnet"]},
-        "server_a": {"type": "OS::Nova::Server", "properties": {
-            "flavor": "m1.small", "image": "ubuntu", "networks": [{"port": "id-port_a"}],
-            "user_data": "#!/bin/sh\nrun-app --port 8080\n"},
-            "attributes": {"first_address": "10.0.0.11"}, "dependencies": ["port_a"]},
-        "server_b": {"type": "OS::Nova::Server", "properties": {
-            "flavor": "m1.small", "image": "ubuntu", "networks": [{"port": "id-port_b"}], "user_data": "static"},
-            "attributes": {"first_address": "10.0.0.12"}, "dependencies": ["port_b"]},
-        "lb": {"type": "OS::Octavia::LoadBalancer", "properties": {"vip_subnet": "id-subnet"}, "dependencies": ["subnet"]},
-        "listener": {"type": "OS::Octavia::Listener", "properties": {"loadbalancer": "id-lb", "protocol": "HTTP",
-                                                                     "protocol_port": 80}, "dependencies": ["lb"]},
-        "pool": {"type": "OS::Octavia::Pool", "properties": {"listener": "id-listener", "protocol": "HTTP",
-                                                             "lb_algorithm": "ROUND_ROBIN"}, "dependencies": ["listener"]},
-        "member_a": {"type": "OS::Octavia::PoolMember", "properties": {
-            "pool": "id-pool", "address": "10.0.0.11", "protocol_port": 8080, "subnet": "id-subnet"},
-            "dependencies": ["pool", "server_a", "subnet"]},
-        "member_b": {"type": "OS::Octavia::PoolMember", "properties": {
-            "pool": "id-pool", "address": "10.0.0.12", "protocol_port": 8080, "subnet": "id-subnet"},
-            "dependencies": ["pool", "server_b", "subnet"]},
-    }, outputs={"app_url": "10.0.0.11"})
+    rules = [
+        {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22},
+        {"protocol": "tcp", "port_range_min": 8080, "port_range_max": 8080},
+    ]
+    return state(
+        {
+            "net": {"type": "OS::Neutron::Net", "properties": {"name": "app-net"}},
+            "subnet": {
+                "type": "OS::Neutron::Subnet",
+                "properties": {"network": "id-net", "cidr": "10.0.0.0/24"},
+                "dependencies": ["net"],
+            },
+            "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {"rules": rules}},
+            "port_a": {
+                "type": "OS::Neutron::Port",
+                "properties": {"network": "id-net", "security_groups": ["id-sg"]},
+                "dependencies": ["net", "sg", "subnet"],
+            },
+            "port_b": {
+                "type": "OS::Neutron::Port",
+                "properties": {"network": "id-net", "security_groups": ["id-sg"]},
+                "dependencies": ["net", "sg", "subnet"],
+            },
+            "server_a": {
+                "type": "OS::Nova::Server",
+                "properties": {
+                    "flavor": "m1.small",
+                    "image": "ubuntu",
+                    "networks": [{"port": "id-port_a"}],
+                    "user_data": "#!/bin/sh\nrun-app --port 8080\n",
+                },
+                "attributes": {"first_address": "10.0.0.11"},
+                "dependencies": ["port_a"],
+            },
+            "server_b": {
+                "type": "OS::Nova::Server",
+                "properties": {
+                    "flavor": "m1.small",
+                    "image": "ubuntu",
+                    "networks": [{"port": "id-port_b"}],
+                    "user_data": "static",
+                },
+                "attributes": {"first_address": "10.0.0.12"},
+                "dependencies": ["port_b"],
+            },
+            "lb": {
+                "type": "OS::Octavia::LoadBalancer",
+                "properties": {"vip_subnet": "id-subnet"},
+                "dependencies": ["subnet"],
+            },
+            "listener": {
+                "type": "OS::Octavia::Listener",
+                "properties": {"loadbalancer": "id-lb", "protocol": "HTTP", "protocol_port": 80},
+                "dependencies": ["lb"],
+            },
+            "pool": {
+                "type": "OS::Octavia::Pool",
+                "properties": {"listener": "id-listener", "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"},
+                "dependencies": ["listener"],
+            },
+            "member_a": {
+                "type": "OS::Octavia::PoolMember",
+                "properties": {
+                    "pool": "id-pool",
+                    "address": "10.0.0.11",
+                    "protocol_port": 8080,
+                    "subnet": "id-subnet",
+                },
+                "dependencies": ["pool", "server_a", "subnet"],
+            },
+            "member_b": {
+                "type": "OS::Octavia::PoolMember",
+                "properties": {
+                    "pool": "id-pool",
+                    "address": "10.0.0.12",
+                    "protocol_port": 8080,
+                    "subnet": "id-subnet",
+                },
+                "dependencies": ["pool", "server_b", "subnet"],
+            },
+        },
+        outputs={"app_url": "10.0.0.11"},
+    )
 
 
 def test_unchanged_parameters_give_an_empty_plan():

@@ -30,8 +30,10 @@ def test_no_cloud_configured_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, t
 def test_unknown_cloud_name_lists_the_known_ones(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _clear(monkeypatch, tmp_path)
     cfg = tmp_path / "clouds.yaml"
-    cfg.write_text("clouds:\n  a:\n    auth: {auth_url: 'http://127.0.0.1:1/v3'}\n"
-                   "  b:\n    auth: {auth_url: 'http://127.0.0.1:1/v3'}\n")
+    cfg.write_text(
+        "clouds:\n  a:\n    auth: {auth_url: 'http://127.0.0.1:1/v3'}\n"
+        "  b:\n    auth: {auth_url: 'http://127.0.0.1:1/v3'}\n"
+    )
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(cfg))
     with pytest.raises(HotcError, match="cannot use cloud 'zzz'.*clouds.yaml has: a, b"):
         connect("zzz")
@@ -42,16 +44,19 @@ def test_unknown_cloud_name_lists_the_known_ones(monkeypatch: pytest.MonkeyPatch
 def test_unreachable_cloud_fails_at_authorize(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _clear(monkeypatch, tmp_path)
     cfg = tmp_path / "clouds.yaml"
-    cfg.write_text("clouds:\n  only:\n    auth: {auth_url: 'http://127.0.0.1:1/v3', username: u, password: p,"
-                   " project_name: x, user_domain_name: Default, project_domain_name: Default}\n")
+    cfg.write_text(
+        "clouds:\n  only:\n    auth: {auth_url: 'http://127.0.0.1:1/v3', username: u, password: p,"
+        " project_name: x, user_domain_name: Default, project_domain_name: Default}\n"
+    )
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(cfg))
     with pytest.raises(HotcError, match="cannot authenticate to only"):
         connect()  # the single cloud of clouds.yaml is used without OS_CLOUD
 
 
 @pytest.mark.cloud
-def test_connect_to_the_test_cloud_by_name_and_lazily(cloud: Any, cloud_config: Any, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connect_to_the_test_cloud_by_name_and_lazily(
+    cloud: Any, cloud_config: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(cloud_config.config_file))
     monkeypatch.delenv("OS_CLOUD", raising=False)
     conn = connect(cloud_config.cloud_name)

@@ -25,9 +25,12 @@ def fs(*names: str) -> frozenset[str]:
 
 @pytest.fixture(scope="module")
 def server(cloud: Any, cloud_shared: Any) -> Iterator[Any]:
-    s = cloud.compute.create_server(name=f"hotc-t-cinder-vm-{uuid.uuid4().hex[:8]}", image_id=cloud_shared.image_id,
-                                    flavor_id=cloud_shared.flavor_id,
-                                    networks=[{"uuid": cloud_shared.private_network_id}])
+    s = cloud.compute.create_server(
+        name=f"hotc-t-cinder-vm-{uuid.uuid4().hex[:8]}",
+        image_id=cloud_shared.image_id,
+        flavor_id=cloud_shared.flavor_id,
+        networks=[{"uuid": cloud_shared.private_network_id}],
+    )
     s = cloud.compute.wait_for_server(s, wait=120)
     yield s
     cloud.compute.delete_server(s, ignore_missing=True)
@@ -47,11 +50,20 @@ def test_volume_lifecycle(cloud: Any, cloud_tracker: Any) -> None:
     assert a["metadata_values"] == {"tier": "db"} and json.loads(a["metadata"]) == {"tier": "db"}
     assert a["attachments"] == "[]" and a["attachments_list"] == [] and a["bootable"] == "false"
     assert a["snapshot_id"] == "None" and a["multiattach"] == "False"
-    assert cloud.block_storage.get_volume(vid).metadata == {"tier": "db", "hotc-lineage": lineage,
-                                                            "hotc-address": "vol"}
+    assert cloud.block_storage.get_volume(vid).metadata == {
+        "tier": "db",
+        "hotc-lineage": lineage,
+        "hotc-address": "vol",
+    }
     assert VOLUME.find_adoptable(ctx, props) == vid
 
-    new = {**props, "size": 2, "name": cloud_tracker.name("vol2"), "metadata": {"tier": "cache"}, "description": "d2"}
+    new = {
+        **props,
+        "size": 2,
+        "name": cloud_tracker.name("vol2"),
+        "metadata": {"tier": "cache"},
+        "description": "d2",
+    }
     out = VOLUME.update(ctx, vid, props, new, fs("size", "name", "metadata", "description"))
     assert out.physical_id == vid
     assert out.attributes["size"] == "2" and out.attributes["display_name"] == new["name"]
@@ -60,7 +72,9 @@ def test_volume_lifecycle(cloud: Any, cloud_tracker: Any) -> None:
         VOLUME.update(ctx, vid, new, {**new, "size": 1}, fs("size"))
 
     # replacement (e.g. availability_zone or image change): a new volume, then the old one goes
-    other = VOLUME.create(make_ctx(cloud, "vol", lineage=lineage), {**new, "name": cloud_tracker.name("vol3")})
+    other = VOLUME.create(
+        make_ctx(cloud, "vol", lineage=lineage), {**new, "name": cloud_tracker.name("vol3")}
+    )
     VOLUME.delete(ctx, vid, new)
     assert VOLUME.read(ctx, vid, new) is None
     VOLUME.delete(ctx, vid, new)

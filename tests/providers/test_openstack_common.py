@@ -184,7 +184,9 @@ class Obj:
 def test_wait_status_reaches_target_fails_on_error_and_times_out() -> None:
     seq = iter(["BUILD", "BUILD", "ACTIVE"])
     ctx = make_ctx(None, "r")
-    got = common.wait_for(ctx, "server", lambda: Obj(next(seq)), lambda o: o.status == "ACTIVE", sleep=no_sleep)
+    got = common.wait_for(
+        ctx, "server", lambda: Obj(next(seq)), lambda o: o.status == "ACTIVE", sleep=no_sleep
+    )
     assert got.status == "ACTIVE"
 
     seq2 = iter(["BUILD", "ERROR"])
@@ -193,8 +195,15 @@ def test_wait_status_reaches_target_fails_on_error_and_times_out() -> None:
 
     clock = iter(range(0, 10_000, 50))
     with pytest.raises(ProviderError, match=r"timed out after 100s \(last status: BUILD\)"):
-        common.wait_for(ctx, "server", lambda: Obj("BUILD"), lambda o: o.status == "ACTIVE", timeout=100,
-                        sleep=no_sleep, clock=lambda: float(next(clock)))
+        common.wait_for(
+            ctx,
+            "server",
+            lambda: Obj("BUILD"),
+            lambda o: o.status == "ACTIVE",
+            timeout=100,
+            sleep=no_sleep,
+            clock=lambda: float(next(clock)),
+        )
 
 
 def test_rate_limit_waits_as_long_as_the_cloud_asks() -> None:

@@ -55,9 +55,20 @@ def test_cloud_constraints(cloud: Any, cloud_shared: Any) -> None:
         assert needs_cloud(name)
         for v in values:
             assert check_custom_constraint(name, v, cloud) is None, (name, v)
-    for name in ("nova.flavor", "glance.image", "neutron.network", "neutron.subnet", "neutron.port",
-                 "neutron.router", "neutron.security_group", "cinder.volume", "octavia.loadbalancer",
-                 "nova.keypair", "cinder.vtype", "octavia.pool"):
+    for name in (
+        "nova.flavor",
+        "glance.image",
+        "neutron.network",
+        "neutron.subnet",
+        "neutron.port",
+        "neutron.router",
+        "neutron.security_group",
+        "cinder.volume",
+        "octavia.loadbalancer",
+        "nova.keypair",
+        "cinder.vtype",
+        "octavia.pool",
+    ):
         msg = check_custom_constraint(name, "hotc-no-such-thing", cloud)
         assert msg is not None and "'hotc-no-such-thing' not found" in msg, (name, msg)
 
@@ -70,16 +81,25 @@ def test_parameter_and_property_diagnostics_without_cloud() -> None:
     from hotc.values import Unknown
 
     pos = Pos("t.yaml", 4, 7)
-    params = [Parameter("addr", "string", constraints=(Constraint("custom_constraint", "ip_addr", "an address", pos),)),
-              Parameter("img", "string", constraints=(Constraint("custom_constraint", "glance.image"),)),
-              Parameter("later", "string", constraints=(Constraint("custom_constraint", "ip_addr"),))]
+    params = [
+        Parameter(
+            "addr", "string", constraints=(Constraint("custom_constraint", "ip_addr", "an address", pos),)
+        ),
+        Parameter("img", "string", constraints=(Constraint("custom_constraint", "glance.image"),)),
+        Parameter("later", "string", constraints=(Constraint("custom_constraint", "ip_addr"),)),
+    ]
     diags = parameter_diagnostics(params, {"addr": "1.2.3", "img": "nope", "later": Unknown()}, None)
     assert [str(d) for d in diags] == [
-        "t.yaml:4:7: error: parameter 'addr' is invalid: '1.2.3' is not a valid IP address (an address)"]
+        "t.yaml:4:7: error: parameter 'addr' is invalid: '1.2.3' is not a valid IP address (an address)"
+    ]
     rtype = get_schema("OS::Neutron::Port")
     assert rtype is not None
-    diags = property_diagnostics(rtype, {"network": "n", "mac_address": "zz",
-                                         "fixed_ips": [{"ip_address": "10.0.0.999"}]}, "port", None)
+    diags = property_diagnostics(
+        rtype,
+        {"network": "n", "mac_address": "zz", "fixed_ips": [{"ip_address": "10.0.0.999"}]},
+        "port",
+        None,
+    )
     msgs = sorted(d.message for d in diags)
     assert any("property mac_address: 'zz' is not a valid MAC address" in m for m in msgs), msgs
     assert any("property fixed_ips[0].ip_address: '10.0.0.999'" in m for m in msgs), msgs
@@ -92,11 +112,16 @@ def test_property_diagnostics_against_the_cloud(cloud: Any, cloud_shared: Any) -
 
     rtype = get_schema("OS::Nova::Server")
     assert rtype is not None
-    ok = {"flavor": cloud_shared.flavor_name, "image": cloud_shared.image_name,
-          "networks": [{"network": cloud_shared.private_network_name}]}
+    ok = {
+        "flavor": cloud_shared.flavor_name,
+        "image": cloud_shared.image_name,
+        "networks": [{"network": cloud_shared.private_network_name}],
+    }
     assert property_diagnostics(rtype, ok, "web", cloud) == []
     bad = {**ok, "flavor": "m9.huge", "networks": [{"network": "no-such-net"}]}
     msgs = sorted(d.message for d in property_diagnostics(rtype, bad, "web", cloud))
-    assert msgs == ["web: property flavor: flavor 'm9.huge' not found (neither an id nor the name of one)",
-                    "web: property networks[0].network: network 'no-such-net' not found (neither an id nor the "
-                    "name of one)"]
+    assert msgs == [
+        "web: property flavor: flavor 'm9.huge' not found (neither an id nor the name of one)",
+        "web: property networks[0].network: network 'no-such-net' not found (neither an id nor the "
+        "name of one)",
+    ]

@@ -61,7 +61,9 @@ def web_server() -> Iterator[str]:
                 last = exc
         if srv is None:
             if time.monotonic() > deadline:
-                pytest.skip(f"cannot serve an image on port 80 or 443 of {host} for Glance's web-download: {last}")
+                pytest.skip(
+                    f"cannot serve an image on port 80 or 443 of {host} for Glance's web-download: {last}"
+                )
             time.sleep(1)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
@@ -77,10 +79,20 @@ def fs(*names: str) -> frozenset[str]:
 def test_web_image_lifecycle(cloud: Any, cloud_tracker: Any, web_server: str) -> None:
     lineage = uuid.uuid4().hex
     ctx = make_ctx(cloud, "img", lineage=lineage, timeout=120)
-    props = {"name": cloud_tracker.name("img"), "location": f"{web_server}/disk.raw", "disk_format": "raw",
-             "container_format": "bare", "min_disk": 0, "min_ram": 0, "protected": False, "visibility": "private",
-             "tags": ["os=test"], "extra_properties": {"hw_rng_model": "virtio"}, "os_distro": "cirros",
-             "active": True}
+    props = {
+        "name": cloud_tracker.name("img"),
+        "location": f"{web_server}/disk.raw",
+        "disk_format": "raw",
+        "container_format": "bare",
+        "min_disk": 0,
+        "min_ram": 0,
+        "protected": False,
+        "visibility": "private",
+        "tags": ["os=test"],
+        "extra_properties": {"hw_rng_model": "virtio"},
+        "os_distro": "cirros",
+        "active": True,
+    }
     out = IMAGE.create(ctx, props)
     iid = out.physical_id
     assert iid is not None
@@ -92,8 +104,13 @@ def test_web_image_lifecycle(cloud: Any, cloud_tracker: Any, web_server: str) ->
     assert out.attributes["show"]["id"] == iid
     assert IMAGE.find_adoptable(ctx, props) == iid
 
-    new = {**props, "tags": ["os=prod"], "extra_properties": {"hw_video_model": "vga"}, "os_distro": "debian",
-           "active": False}
+    new = {
+        **props,
+        "tags": ["os=prod"],
+        "extra_properties": {"hw_video_model": "vga"},
+        "os_distro": "debian",
+        "active": False,
+    }
     out = IMAGE.update(ctx, iid, props, new, fs("tags", "extra_properties", "os_distro", "active"))
     img = cloud.image.get_image(iid)
     assert set(img.tags) == {"os=prod", f"hotc-lineage={lineage}", "hotc-address=img"}
@@ -108,7 +125,11 @@ def test_web_image_lifecycle(cloud: Any, cloud_tracker: Any, web_server: str) ->
 
 def test_web_image_download_failure_is_reported(cloud: Any, cloud_tracker: Any, web_server: str) -> None:
     ctx = make_ctx(cloud, "img", timeout=60)
-    props = {"name": cloud_tracker.name("bad"), "location": f"{web_server}/missing.raw", "disk_format": "raw",
-             "container_format": "bare"}
+    props = {
+        "name": cloud_tracker.name("bad"),
+        "location": f"{web_server}/missing.raw",
+        "disk_format": "raw",
+        "container_format": "bare",
+    }
     with pytest.raises(ProviderError, match="import failed"):
         IMAGE.create(ctx, props)

@@ -32,8 +32,13 @@ def test_net_and_subnet_lifecycle(cloud: Any, cloud_tracker: Any) -> None:
     lineage = uuid.uuid4().hex
     rec = Recorder()
     nctx = make_ctx(cloud, "net", lineage=lineage, rec=rec)
-    props = {"name": cloud_tracker.name("net"), "admin_state_up": True, "shared": False, "value_specs": {},
-             "tags": ["app=web"]}
+    props = {
+        "name": cloud_tracker.name("net"),
+        "admin_state_up": True,
+        "shared": False,
+        "value_specs": {},
+        "tags": ["app=web"],
+    }
     out = NET.create(nctx, props)
     net_id = out.physical_id
     assert net_id and rec.ids == [net_id]
@@ -49,13 +54,24 @@ def test_net_and_subnet_lifecycle(cloud: Any, cloud_tracker: Any) -> None:
     out = NET.update(nctx, net_id, props, new, fs("name", "admin_state_up", "tags"))
     assert out.physical_id == net_id and out.attributes["name"] == new["name"]
     assert out.attributes["admin_state_up"] is False
-    assert set(cloud.network.get_network(net_id).tags) == {"app=db", f"hotc-lineage={lineage}", "hotc-address=net"}
+    assert set(cloud.network.get_network(net_id).tags) == {
+        "app=db",
+        f"hotc-lineage={lineage}",
+        "hotc-address=net",
+    }
 
     # subnet on the network by NAME, with pools and a gateway
     sctx = make_ctx(cloud, "subnet", lineage=lineage)
-    sprops = {"network": new["name"], "cidr": "10.77.1.0/24", "ip_version": 4, "enable_dhcp": False,
-              "gateway_ip": "10.77.1.1", "allocation_pools": [{"start": "10.77.1.10", "end": "10.77.1.20"}],
-              "dns_nameservers": [], "value_specs": {}}
+    sprops = {
+        "network": new["name"],
+        "cidr": "10.77.1.0/24",
+        "ip_version": 4,
+        "enable_dhcp": False,
+        "gateway_ip": "10.77.1.1",
+        "allocation_pools": [{"start": "10.77.1.10", "end": "10.77.1.20"}],
+        "dns_nameservers": [],
+        "value_specs": {},
+    }
     sout = SUBNET.create(sctx, sprops)
     sid = sout.physical_id
     assert sout.attributes["cidr"] == "10.77.1.0/24" and sout.attributes["gateway_ip"] == "10.77.1.1"
@@ -64,9 +80,16 @@ def test_net_and_subnet_lifecycle(cloud: Any, cloud_tracker: Any) -> None:
     assert sout.attributes["name"].startswith("hotc-t-subnet-")  # Heat-style default name
     assert NET.read(nctx, net_id, new).attributes["subnets"] == [sid]  # type: ignore[union-attr]
 
-    snew = {**sprops, "name": cloud_tracker.name("sub"), "gateway_ip": "",
-            "allocation_pools": [{"start": "10.77.1.30", "end": "10.77.1.40"}], "dns_nameservers": ["10.0.0.53"]}
-    sout = SUBNET.update(sctx, sid, sprops, snew, fs("name", "gateway_ip", "allocation_pools", "dns_nameservers"))
+    snew = {
+        **sprops,
+        "name": cloud_tracker.name("sub"),
+        "gateway_ip": "",
+        "allocation_pools": [{"start": "10.77.1.30", "end": "10.77.1.40"}],
+        "dns_nameservers": ["10.0.0.53"],
+    }
+    sout = SUBNET.update(
+        sctx, sid, sprops, snew, fs("name", "gateway_ip", "allocation_pools", "dns_nameservers")
+    )
     assert sout.attributes["gateway_ip"] is None
     assert sout.attributes["allocation_pools"] == [{"start": "10.77.1.30", "end": "10.77.1.40"}]
     assert sout.attributes["dns_nameservers"] == ["10.0.0.53"]
@@ -87,10 +110,14 @@ def test_net_and_subnet_lifecycle(cloud: Any, cloud_tracker: Any) -> None:
 
 def test_bad_input_gives_cloud_message(cloud: Any, cloud_tracker: Any) -> None:
     with pytest.raises(ProviderError, match="network 'no-such-net-.*' not found"):
-        SUBNET.create(make_ctx(cloud, "s"), {"network": f"no-such-net-{uuid.uuid4().hex}", "cidr": "10.0.0.0/24"})
+        SUBNET.create(
+            make_ctx(cloud, "s"), {"network": f"no-such-net-{uuid.uuid4().hex}", "cidr": "10.0.0.0/24"}
+        )
     net = NET.create(make_ctx(cloud, "n"), {"name": cloud_tracker.name("bad"), "value_specs": {}})
     with pytest.raises(ProviderError, match=r"create subnet: .*(cidr|CIDR).*\(HTTP 400\)"):
-        SUBNET.create(make_ctx(cloud, "s"), {"network": net.physical_id, "cidr": "10.0.0.0/99", "ip_version": 4})
+        SUBNET.create(
+            make_ctx(cloud, "s"), {"network": net.physical_id, "cidr": "10.0.0.0/99", "ip_version": 4}
+        )
     NET.delete(make_ctx(cloud, "n"), net.physical_id, {})  # type: ignore[arg-type]
 
 
@@ -101,21 +128,43 @@ def test_router_interface_port_floating_ip(cloud: Any, cloud_shared: Any, cloud_
         return make_ctx(cloud, addr, lineage=lineage)
 
     net = NET.create(ctx("net"), {"name": cloud_tracker.name("net"), "value_specs": {}})
-    sub = SUBNET.create(ctx("sub"), {"network": net.physical_id, "cidr": "10.78.0.0/24", "ip_version": 4,
-                                     "name": cloud_tracker.name("sub"), "value_specs": {}})
+    sub = SUBNET.create(
+        ctx("sub"),
+        {
+            "network": net.physical_id,
+            "cidr": "10.78.0.0/24",
+            "ip_version": 4,
+            "name": cloud_tracker.name("sub"),
+            "value_specs": {},
+        },
+    )
     sub_name = sub.attributes["name"]
 
     # router with an external gateway given by network NAME; drop and restore the gateway in place
-    rprops = {"name": cloud_tracker.name("r"), "admin_state_up": True, "value_specs": {},
-              "external_gateway_info": {"network": cloud_shared.public_network_name}}
+    rprops = {
+        "name": cloud_tracker.name("r"),
+        "admin_state_up": True,
+        "value_specs": {},
+        "external_gateway_info": {"network": cloud_shared.public_network_name},
+    }
     r = ROUTER.create(ctx("router"), rprops)
     rid = r.physical_id
     assert r.attributes["external_gateway_info"]["network_id"] == cloud_shared.public_network_id
-    r2 = ROUTER.update(ctx("router"), rid, rprops, {**rprops, "external_gateway_info": None},  # type: ignore[arg-type]
-                       fs("external_gateway_info"))
+    r2 = ROUTER.update(
+        ctx("router"),
+        rid,
+        rprops,
+        {**rprops, "external_gateway_info": None},  # type: ignore[arg-type]
+        fs("external_gateway_info"),
+    )
     assert not r2.attributes["external_gateway_info"]
-    r3 = ROUTER.update(ctx("router"), rid, {**rprops, "external_gateway_info": None}, rprops,  # type: ignore[arg-type]
-                       fs("external_gateway_info"))
+    r3 = ROUTER.update(
+        ctx("router"),
+        rid,
+        {**rprops, "external_gateway_info": None},
+        rprops,  # type: ignore[arg-type]
+        fs("external_gateway_info"),
+    )
     assert r3.attributes["external_gateway_info"]["network_id"] == cloud_shared.public_network_id
 
     # router interface by subnet name; adoptable by the stamp on its port
@@ -128,18 +177,32 @@ def test_router_interface_port_floating_ip(cloud: Any, cloud_shared: Any, cloud_
 
     # port with a fixed ip on the subnet by name, security groups by name; update in place
     sg = SG.create(ctx("sg"), {"name": cloud_tracker.name("sg"), "rules": []})
-    pprops = {"network": net.attributes["name"], "name": cloud_tracker.name("port"), "value_specs": {},
-              "fixed_ips": [{"subnet": sub_name, "ip_address": "10.78.0.50"}], "security_groups": ["default"],
-              "admin_state_up": True}
+    pprops = {
+        "network": net.attributes["name"],
+        "name": cloud_tracker.name("port"),
+        "value_specs": {},
+        "fixed_ips": [{"subnet": sub_name, "ip_address": "10.78.0.50"}],
+        "security_groups": ["default"],
+        "admin_state_up": True,
+    }
     p = PORT.create(ctx("port"), pprops)
     pid = p.physical_id
     assert p.attributes["fixed_ips"] == [{"subnet_id": sub.physical_id, "ip_address": "10.78.0.50"}]
     assert p.attributes["mac_address"] and p.attributes["subnets"][0]["cidr"] == "10.78.0.0/24"
-    pnew = {**pprops, "fixed_ips": [{"subnet": sub.physical_id, "ip_address": "10.78.0.51"}],
-            "security_groups": [sg.attributes["show"]["name"]],
-            "allowed_address_pairs": [{"ip_address": "10.78.0.200"}], "admin_state_up": False}
-    p2 = PORT.update(ctx("port"), pid, pprops, pnew,  # type: ignore[arg-type]
-                     fs("fixed_ips", "security_groups", "allowed_address_pairs", "admin_state_up"))
+    pnew = {
+        **pprops,
+        "fixed_ips": [{"subnet": sub.physical_id, "ip_address": "10.78.0.51"}],
+        "security_groups": [sg.attributes["show"]["name"]],
+        "allowed_address_pairs": [{"ip_address": "10.78.0.200"}],
+        "admin_state_up": False,
+    }
+    p2 = PORT.update(
+        ctx("port"),
+        pid,
+        pprops,
+        pnew,  # type: ignore[arg-type]
+        fs("fixed_ips", "security_groups", "allowed_address_pairs", "admin_state_up"),
+    )
     assert p2.physical_id == pid
     assert p2.attributes["fixed_ips"][0]["ip_address"] == "10.78.0.51"
     assert p2.attributes["security_groups"] == [sg.physical_id]
@@ -197,32 +260,61 @@ def _rules(cloud: Any, sg_id: str) -> set[tuple[Any, ...]]:
 
 def test_security_group_rules_diff_and_rule_resource(cloud: Any, cloud_tracker: Any) -> None:
     ctx = make_ctx(cloud, "sg")
-    props = {"name": cloud_tracker.name("sg"), "description": "web",
-             "rules": [{"protocol": "tcp", "port_range_min": 22, "port_range_max": 22,
-                        "remote_ip_prefix": "10.0.0.0/8"},
-                       {"direction": "egress", "protocol": "tcp", "port_range_min": 443, "port_range_max": 443}]}
+    props = {
+        "name": cloud_tracker.name("sg"),
+        "description": "web",
+        "rules": [
+            {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22, "remote_ip_prefix": "10.0.0.0/8"},
+            {"direction": "egress", "protocol": "tcp", "port_range_min": 443, "port_range_max": 443},
+        ],
+    }
     sg = SG.create(ctx, props)
     sid = sg.physical_id
     assert sid is not None
     # the template has egress rules of its own: Neutron's default egress rules are gone, as in Heat
-    assert _rules(cloud, sid) == {("ingress", "IPv4", "tcp", 22, 22, "10.0.0.0/8"),
-                                  ("egress", "IPv4", "tcp", 443, 443, None)}
-    new = {**props, "description": "web2",
-           "rules": [{"protocol": "tcp", "port_range_min": 22, "port_range_max": 22, "remote_ip_prefix": "10.0.0.0/8"},
-                     {"protocol": "icmp"}]}
-    keep = next(r.id for r in cloud.network.security_group_rules(security_group_id=sid) if r.port_range_min == 22)
+    assert _rules(cloud, sid) == {
+        ("ingress", "IPv4", "tcp", 22, 22, "10.0.0.0/8"),
+        ("egress", "IPv4", "tcp", 443, 443, None),
+    }
+    new = {
+        **props,
+        "description": "web2",
+        "rules": [
+            {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22, "remote_ip_prefix": "10.0.0.0/8"},
+            {"protocol": "icmp"},
+        ],
+    }
+    keep = next(
+        r.id for r in cloud.network.security_group_rules(security_group_id=sid) if r.port_range_min == 22
+    )
     out = SG.update(ctx, sid, props, new, fs("rules", "description"))
     assert out.attributes["show"]["description"] == "web2"
     rules = _rules(cloud, sid)
     assert ("ingress", "IPv4", "icmp", None, None, None) in rules
-    assert ("egress", "IPv4", None, None, None, None) in rules and ("egress", "IPv6", None, None, None, None) in rules
+    assert ("egress", "IPv4", None, None, None, None) in rules and (
+        "egress",
+        "IPv6",
+        None,
+        None,
+        None,
+        None,
+    ) in rules
     assert ("egress", "IPv4", "tcp", 443, 443, None) not in rules
-    assert keep in {r.id for r in cloud.network.security_group_rules(security_group_id=sid)}  # unchanged rule kept
+    assert keep in {
+        r.id for r in cloud.network.security_group_rules(security_group_id=sid)
+    }  # unchanged rule kept
 
     # a standalone rule: create, read, replace (create new + delete old), delete
     rctx = make_ctx(cloud, "rule")
-    rprops = {"security_group": props["name"], "direction": "ingress", "ethertype": "IPv4", "protocol": "tcp",
-              "port_range_min": 80, "port_range_max": 80, "remote_ip_prefix": "0.0.0.0/0"}
+    rprops = {
+        "security_group": props["name"],
+        "direction": "ingress",
+        "ethertype": "IPv4",
+        "protocol": "tcp",
+        "port_range_min": 80,
+        "port_range_max": 80,
+        "remote_ip_prefix": "0.0.0.0/0",
+    }
     r1 = SGR.create(rctx, rprops)
     assert SGR.read(rctx, r1.physical_id, rprops) is not None  # type: ignore[arg-type]
     assert SGR.find_adoptable(rctx, rprops) == r1.physical_id

@@ -29,8 +29,12 @@ def test_load_balancer_stack(cloud: Any, cloud_shared: Any, cloud_tracker: Any) 
     def ctx(addr: str) -> Any:
         return make_ctx(cloud, addr, lineage=lineage, timeout=180)
 
-    lprops = {"name": cloud_tracker.name("lb"), "vip_subnet": cloud_shared.private_subnet_name, "description": "",
-              "admin_state_up": True}
+    lprops = {
+        "name": cloud_tracker.name("lb"),
+        "vip_subnet": cloud_shared.private_subnet_name,
+        "description": "",
+        "admin_state_up": True,
+    }
     lb = LB.create(ctx("lb"), lprops)
     lb_id = lb.physical_id
     assert lb_id is not None
@@ -42,29 +46,62 @@ def test_load_balancer_stack(cloud: Any, cloud_shared: Any, cloud_tracker: Any) 
     assert lb2.attributes["show"]["description"] == "front"
 
     # listener on the LB by NAME; pool on the listener; members; health monitor
-    liprops = {"loadbalancer": lprops["name"], "protocol": "HTTP", "protocol_port": 80, "admin_state_up": True,
-               "connection_limit": -1, "description": ""}
+    liprops = {
+        "loadbalancer": lprops["name"],
+        "protocol": "HTTP",
+        "protocol_port": 80,
+        "admin_state_up": True,
+        "connection_limit": -1,
+        "description": "",
+    }
     li = LISTENER.create(ctx("listener"), liprops)
     li_id = li.physical_id
     assert li.attributes["loadbalancers"] == [{"id": lb_id}]
-    li2 = LISTENER.update(ctx("listener"), li_id, liprops, {**liprops, "connection_limit": 100},  # type: ignore[arg-type]
-                          fs("connection_limit"))
+    li2 = LISTENER.update(
+        ctx("listener"),
+        li_id,
+        liprops,
+        {**liprops, "connection_limit": 100},  # type: ignore[arg-type]
+        fs("connection_limit"),
+    )
     assert li2.attributes["show"]["connection_limit"] == 100
 
-    pprops = {"listener": li_id, "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN", "admin_state_up": True,
-              "description": "", "tls_enabled": False}
+    pprops = {
+        "listener": li_id,
+        "protocol": "HTTP",
+        "lb_algorithm": "ROUND_ROBIN",
+        "admin_state_up": True,
+        "description": "",
+        "tls_enabled": False,
+    }
     pool = POOL.create(ctx("pool"), pprops)
     pool_id = pool.physical_id
     assert pool.attributes["listeners"] == [{"id": li_id}]
-    pool2 = POOL.update(ctx("pool"), pool_id, pprops, {**pprops, "lb_algorithm": "LEAST_CONNECTIONS"},  # type: ignore[arg-type]
-                        fs("lb_algorithm"))
+    pool2 = POOL.update(
+        ctx("pool"),
+        pool_id,
+        pprops,
+        {**pprops, "lb_algorithm": "LEAST_CONNECTIONS"},  # type: ignore[arg-type]
+        fs("lb_algorithm"),
+    )
     assert pool2.attributes["show"]["lb_algorithm"] == "LEAST_CONNECTIONS"
     # the listener's default pool, in place
-    li3 = LISTENER.update(ctx("listener"), li_id, liprops, {**liprops, "default_pool": pool_id},  # type: ignore[arg-type]
-                          fs("default_pool"))
+    li3 = LISTENER.update(
+        ctx("listener"),
+        li_id,
+        liprops,
+        {**liprops, "default_pool": pool_id},  # type: ignore[arg-type]
+        fs("default_pool"),
+    )
     assert li3.attributes["default_pool_id"] == pool_id
 
-    mprops = {"pool": pool_id, "address": "10.10.0.11", "protocol_port": 8080, "weight": 1, "admin_state_up": True}
+    mprops = {
+        "pool": pool_id,
+        "address": "10.10.0.11",
+        "protocol_port": 8080,
+        "weight": 1,
+        "admin_state_up": True,
+    }
     m1 = MEMBER.create(ctx("m1"), mprops)
     m_id = m1.physical_id
     assert m1.attributes["show"]["address"] == "10.10.0.11"
@@ -78,13 +115,27 @@ def test_load_balancer_stack(cloud: Any, cloud_shared: Any, cloud_tracker: Any) 
     assert MEMBER.read(ctx("m1"), m_id, mprops) is None  # type: ignore[arg-type]
     assert POOL.read(ctx("pool"), pool_id, pprops).attributes["members"] == [{"id": m3.physical_id}]  # type: ignore
 
-    hprops = {"pool": pool_id, "type": "HTTP", "delay": 5, "timeout": 3, "max_retries": 3, "url_path": "/",
-              "expected_codes": "200", "http_method": "GET", "admin_state_up": True}
+    hprops = {
+        "pool": pool_id,
+        "type": "HTTP",
+        "delay": 5,
+        "timeout": 3,
+        "max_retries": 3,
+        "url_path": "/",
+        "expected_codes": "200",
+        "http_method": "GET",
+        "admin_state_up": True,
+    }
     hm = HM.create(ctx("hm"), hprops)
     hm_id = hm.physical_id
     assert hm.attributes["pools"] == [{"id": pool_id}]
-    hm2 = HM.update(ctx("hm"), hm_id, hprops, {**hprops, "delay": 10, "url_path": "/health"},  # type: ignore[arg-type]
-                    fs("delay", "url_path"))
+    hm2 = HM.update(
+        ctx("hm"),
+        hm_id,
+        hprops,
+        {**hprops, "delay": 10, "url_path": "/health"},  # type: ignore[arg-type]
+        fs("delay", "url_path"),
+    )
     assert hm2.attributes["show"]["delay"] == 10 and hm2.attributes["show"]["url_path"] == "/health"
     assert POOL.read(ctx("pool"), pool_id, pprops).attributes["healthmonitor_id"] == hm_id  # type: ignore
 
@@ -113,11 +164,21 @@ def test_load_balancer_cascade_takes_leftovers(cloud: Any, cloud_shared: Any, cl
     lb = LB.create(c, lprops)
     lb_id = lb.physical_id
     assert lb_id is not None
-    li = LISTENER.create(make_ctx(cloud, "li"), {"loadbalancer": lb_id, "protocol": "TCP", "protocol_port": 22})
-    pool = POOL.create(make_ctx(cloud, "p"), {"loadbalancer": lb_id, "protocol": "TCP",
-                                              "lb_algorithm": "ROUND_ROBIN"})
-    MEMBER.create(make_ctx(cloud, "m"), {"pool": pool.physical_id, "address": "10.10.0.20", "protocol_port": 22,
-                                         "subnet": cloud_shared.private_subnet_name})
+    li = LISTENER.create(
+        make_ctx(cloud, "li"), {"loadbalancer": lb_id, "protocol": "TCP", "protocol_port": 22}
+    )
+    pool = POOL.create(
+        make_ctx(cloud, "p"), {"loadbalancer": lb_id, "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"}
+    )
+    MEMBER.create(
+        make_ctx(cloud, "m"),
+        {
+            "pool": pool.physical_id,
+            "address": "10.10.0.20",
+            "protocol_port": 22,
+            "subnet": cloud_shared.private_subnet_name,
+        },
+    )
     assert li.physical_id
     LB.delete(c, lb_id, lprops)
     assert LB.read(c, lb_id, lprops) is None

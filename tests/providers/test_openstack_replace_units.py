@@ -29,13 +29,15 @@ class HookedDriver(FakeDriver):
         self.log.append(("create", str(props.get("name"))))
         return super().create(ctx, props)
 
-    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                            new: Mapping[str, Any]) -> bool:
+    def prepare_for_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> bool:
         self.log.append(("prepare", f"{physical_id}:{old.get('name')}->{new.get('name')}"))
         return self.lends
 
-    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                                     new: Mapping[str, Any]) -> None:
+    def restore_after_failed_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> None:
         self.log.append(("restore", physical_id))
 
 
@@ -43,13 +45,21 @@ def _run(driver: FakeDriver, cloud: FakeCloud, fail_create: bool = False) -> tup
     desired = FakeDesired([FakeResource("a", props=lambda r: {"name": "new"})])
     st = StackState.new("teststack")
     cloud.objects["a-old"] = {"props": {"name": "old"}, "address": "a", "tags": {}}
-    state = st.with_resource(ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"},
-                                           created_at="t0"))
+    state = st.with_resource(
+        ResourceState("a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"}, created_at="t0")
+    )
     if fail_create:
         cloud.fail[("create", "a")] = "no valid host"
     sink = MemorySink()
-    rep = execute(plan_of([change("a", Action.REPLACE, after={"name": "new"}, before={"name": "old"})]), state,
-                  desired, lambda _t: driver, sink, OPTS, desired_info=desired.resources)
+    rep = execute(
+        plan_of([change("a", Action.REPLACE, after={"name": "new"}, before={"name": "old"})]),
+        state,
+        desired,
+        lambda _t: driver,
+        sink,
+        OPTS,
+        desired_info=desired.resources,
+    )
     return rep, sink
 
 
@@ -86,8 +96,9 @@ def test_restore_failure_is_reported_with_the_create_failure() -> None:
     cloud = FakeCloud()
 
     class Broken(HookedDriver):
-        def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                                         new: Mapping[str, Any]) -> None:
+        def restore_after_failed_replace(
+            self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+        ) -> None:
             raise RuntimeError("port 123 is used by someone else")
 
     rep, sink = _run(Broken(cloud), cloud, fail_create=True)

@@ -40,8 +40,11 @@ class Container:
         return sum(len(v) for v in self.objects.values())
 
     def to_dict(self, **_kw: Any) -> dict[str, Any]:
-        return {"x-container-read": self.read_ACL, "x-container-object-count": self.object_count,
-                **{f"x-container-meta-{k}": v for k, v in self.metadata.items()}}
+        return {
+            "x-container-read": self.read_ACL,
+            "x-container-object-count": self.object_count,
+            **{f"x-container-meta-{k}": v for k, v in self.metadata.items()},
+        }
 
 
 @dataclass
@@ -100,13 +103,22 @@ class FakeConn:
 def test_container_create_read_delete() -> None:
     conn = FakeConn()
     ctx = make_ctx(conn, "bucket", lineage="L", stack="prod")
-    props = {"name": None, "X-Container-Read": ".r:*", "X-Container-Meta": {"Owner": "web"},
-             "X-Account-Meta": {"Quota": "1"}, "PurgeOnDelete": False}
+    props = {
+        "name": None,
+        "X-Container-Read": ".r:*",
+        "X-Container-Meta": {"Owner": "web"},
+        "X-Account-Meta": {"Quota": "1"},
+        "PurgeOnDelete": False,
+    }
     out = CONTAINER.create(ctx, props)
     name = out.physical_id
     assert name is not None and name.startswith("prod-bucket-")
     c = conn.object_store.containers_[name]
-    assert c.read_ACL == ".r:*" and c.metadata == {"owner": "web", "hotc-lineage": "L", "hotc-address": "bucket"}
+    assert c.read_ACL == ".r:*" and c.metadata == {
+        "owner": "web",
+        "hotc-lineage": "L",
+        "hotc-address": "bucket",
+    }
     assert conn.object_store.account == {"Quota": "1"}
     assert out.attributes["WebsiteURL"] == f"http://swift.example:8080/v1/AUTH_p/{name}"
     assert out.attributes["DomainName"] == "swift.example" and out.attributes["ObjectCount"] == 0

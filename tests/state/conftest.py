@@ -30,8 +30,9 @@ class Store:
             d.mkdir(exist_ok=True)
             (d / f"{stack}.json").write_bytes(data)
         else:
-            self.bucket.client().put_object(Bucket=self.bucket.name, Key=self.bucket.key(stack, "state.json"),
-                                            Body=data)
+            self.bucket.client().put_object(
+                Bucket=self.bucket.name, Key=self.bucket.key(stack, "state.json"), Body=data
+            )
 
     def raw_get(self, stack: str) -> bytes | None:
         if self.kind == "local":
@@ -40,8 +41,11 @@ class Store:
         from botocore.exceptions import ClientError
 
         try:
-            return self.bucket.client().get_object(Bucket=self.bucket.name,
-                                                   Key=self.bucket.key(stack, "state.json"))["Body"].read()
+            return (
+                self.bucket.client()
+                .get_object(Bucket=self.bucket.name, Key=self.bucket.key(stack, "state.json"))["Body"]
+                .read()
+            )
         except ClientError:
             return None
 

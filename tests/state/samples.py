@@ -16,8 +16,11 @@ def full_state() -> StackState:
         status="UPDATE_COMPLETE",
         status_reason="Stack UPDATE completed successfully",
         template_digest="sha256:" + "ab" * 32,
-        template={"main": "web.yaml", "files": {"web.yaml": "heat_template_version: 2018-08-31\n"},
-                  "environments": ["env.yaml"]},
+        template={
+            "main": "web.yaml",
+            "files": {"web.yaml": "heat_template_version: 2018-08-31\n"},
+            "environments": ["env.yaml"],
+        },
         parameters={
             "flavor": ParameterRecord(value="m1.small"),
             "count": ParameterRecord(value=3),
@@ -25,22 +28,37 @@ def full_state() -> StackState:
         },
         resources={
             "net": ResourceState(
-                address="net", type="OS::Neutron::Net", physical_id="6f1e0d6e-0000-4000-8000-000000000001",
-                status="CREATE_COMPLETE", properties={"name": "web-net", "admin_state_up": True},
-                attributes={"mtu": 1450}, created_at="2026-01-02T03:04:05.000000Z",
+                address="net",
+                type="OS::Neutron::Net",
+                physical_id="6f1e0d6e-0000-4000-8000-000000000001",
+                status="CREATE_COMPLETE",
+                properties={"name": "web-net", "admin_state_up": True},
+                attributes={"mtu": 1450},
+                created_at="2026-01-02T03:04:05.000000Z",
             ),
             "servers[0]": ResourceState(
-                address="servers[0]", type="OS::Nova::Server", physical_id="srv-0",
-                status="UPDATE_FAILED", status_reason="Quota exceeded",
-                properties={"flavor": "m1.small", "networks": [{"network": "web-net"}],
-                            "user_data": "password=s3cret"},
-                dependencies=("net",), deletion_policy="Retain", sensitive_paths=("user_data",),
+                address="servers[0]",
+                type="OS::Nova::Server",
+                physical_id="srv-0",
+                status="UPDATE_FAILED",
+                status_reason="Quota exceeded",
+                properties={
+                    "flavor": "m1.small",
+                    "networks": [{"network": "web-net"}],
+                    "user_data": "password=s3cret",
+                },
+                dependencies=("net",),
+                deletion_policy="Retain",
+                sensitive_paths=("user_data",),
                 deposed=(DeposedInstance(physical_id="srv-0-old", properties={"flavor": "m1.tiny"}),),
                 metadata={"role": "web"},
             ),
             "app.db": ResourceState(
-                address="app.db", type="OS::Trove::Instance", physical_id=None,
-                status="CREATE_IN_PROGRESS", dependencies=("net",),
+                address="app.db",
+                type="OS::Trove::Instance",
+                physical_id=None,
+                status="CREATE_IN_PROGRESS",
+                dependencies=("net",),
             ),
         },
         outputs={
@@ -55,8 +73,7 @@ def full_state() -> StackState:
 
 def counter_state(stack: str, n: int, lineage: str = LINEAGE) -> StackState:
     """A state whose content is a counter (for read-modify-write races)."""
-    return StackState(lineage=lineage, serial=0, stack_name=stack,
-                      outputs={"counter": OutputState(value=n)})
+    return StackState(lineage=lineage, serial=0, stack_name=stack, outputs={"counter": OutputState(value=n)})
 
 
 def counter(state: StackState | None) -> int:

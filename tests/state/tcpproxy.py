@@ -92,8 +92,10 @@ class TcpProxy:
                     break
                 body += chunk
             msg = b"<Error><Code>ServiceUnavailable</Code><Message>injected</Message></Error>"
-            client.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/xml\r\n"
-                           b"Content-Length: " + str(len(msg)).encode() + b"\r\nConnection: close\r\n\r\n" + msg)
+            client.sendall(
+                b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/xml\r\n"
+                b"Content-Length: " + str(len(msg)).encode() + b"\r\nConnection: close\r\n\r\n" + msg
+            )
         except OSError:
             pass
         finally:

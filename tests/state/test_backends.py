@@ -113,9 +113,11 @@ def test_lock_timeout_waits_for_the_holder(store: Store) -> None:
     a, b = store.make(), store.make()
     got = threading.Event()
     with a.lock("web", "apply"):
+
         def wait() -> None:
             with b.lock("web", "plan", timeout=20):
                 got.set()
+
         t = threading.Thread(target=wait)
         t.start()
         assert not got.wait(0.5)  # still waiting while a holds it
@@ -182,12 +184,19 @@ def test_newer_format_version_is_refused_and_kept(store: Store) -> None:
 def test_events_are_appended_and_read_incrementally(store: Store) -> None:
     writer, reader = store.make(), store.make()
     assert reader.read_events("web") == []
-    first = writer.append_events("web", [Event.now("net", "OS::Neutron::Net", "CREATE_IN_PROGRESS"),
-                                         Event.now("net", "OS::Neutron::Net", "CREATE_COMPLETE", physical_id="n1")])
+    first = writer.append_events(
+        "web",
+        [
+            Event.now("net", "OS::Neutron::Net", "CREATE_IN_PROGRESS"),
+            Event.now("net", "OS::Neutron::Net", "CREATE_COMPLETE", physical_id="n1"),
+        ],
+    )
     assert all(e.id for e in first)
     seen = reader.read_events("web")
     assert [(e.address, e.status, e.physical_id) for e in seen] == [
-        ("net", "CREATE_IN_PROGRESS", None), ("net", "CREATE_COMPLETE", "n1")]
+        ("net", "CREATE_IN_PROGRESS", None),
+        ("net", "CREATE_COMPLETE", "n1"),
+    ]
     more = writer.append_events("web", [Event.now("srv", "OS::Nova::Server", "CREATE_FAILED", "quota")])
     new = reader.read_events("web", after=seen[-1].id)
     assert new == more and new[0].reason == "quota"

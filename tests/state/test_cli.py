@@ -168,8 +168,13 @@ def test_lock_released_on_signal(kind: str, sig: int, tmp_path: Path, request: A
     if kind == "s3":
         args = [request.getfixturevalue("s3_bucket").url]
     env = {**os.environ, "PYTHONPATH": str(Path(codec.__file__).parents[2])}
-    p = subprocess.Popen([sys.executable, "-c", HOLDER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=env, cwd=tmp_path)
+    p = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    )
     assert p.stdout is not None and p.stdout.readline().strip() == b"locked"
     b = backend_from_config(args[0] if args else None, tmp_path)
     assert b.current_lock("web") is not None
@@ -193,12 +198,14 @@ def test_history_without_bucket_versioning_says_so(capsys: Any, moto_s3: Any, mo
     assert code == 0 and "versioning is not enabled" in err and len(out.splitlines()) == 2
 
 
-def test_hotc_toml_selects_s3_with_endpoint_and_path_style(capsys: Any, moto_s3: Any, monkeypatch: Any,
-                                                           tmp_path: Path) -> None:
+def test_hotc_toml_selects_s3_with_endpoint_and_path_style(
+    capsys: Any, moto_s3: Any, monkeypatch: Any, tmp_path: Path
+) -> None:
     monkeypatch.delenv("AWS_ENDPOINT_URL_S3", raising=False)  # only hotc.toml says where S3 is
     bucket = moto_s3.make_bucket()
     (tmp_path / "hotc.toml").write_text(
-        f'[backend]\nurl = "s3://{bucket}/teams/a"\nendpoint_url = "{moto_s3.endpoint}"\npath_style = true\n')
+        f'[backend]\nurl = "s3://{bucket}/teams/a"\nendpoint_url = "{moto_s3.endpoint}"\npath_style = true\n'
+    )
     seed()
     keys = [o["Key"] for o in moto_s3.client().list_objects_v2(Bucket=bucket)["Contents"]]
     assert "teams/a/web/state.json" in keys

@@ -53,14 +53,19 @@ def test_golden_full_document_reads_into_the_model() -> None:
 
 def test_generated_documents_validate_against_schema() -> None:
     st = full_state().with_resource(full_state().resources["net"])
-    d = codec.state_to_dict(replace(st, parameters={"pw": codec.hide_parameter("x", True, secrets.normalise_key("k"))}))
+    d = codec.state_to_dict(
+        replace(st, parameters={"pw": codec.hide_parameter("x", True, secrets.normalise_key("k"))})
+    )
     jsonschema.validate(d, SCHEMA)
 
 
 def test_hidden_values_never_in_clear() -> None:
     st = replace(
         full_state(),
-        parameters={"pw": ParameterRecord(value="hunter2-secret", hidden=True), "shown": ParameterRecord(value="ok")},
+        parameters={
+            "pw": ParameterRecord(value="hunter2-secret", hidden=True),
+            "shown": ParameterRecord(value="ok"),
+        },
     )
     for key in (None, secrets.normalise_key("passphrase")):
         data = codec.dumps(st, key)
@@ -99,7 +104,9 @@ def test_fernet_key_or_passphrase() -> None:
 def test_newer_format_version_is_refused_clearly() -> None:
     d = codec.state_to_dict(full_state())
     d["format_version"] = FORMAT_VERSION + 1
-    with pytest.raises(StateFormatError, match=r"format version 2 is newer than this hotc understands.*Upgrade"):
+    with pytest.raises(
+        StateFormatError, match=r"format version 2 is newer than this hotc understands.*Upgrade"
+    ):
         codec.loads(json.dumps(d), "s3://b/p/web/state.json")
 
 
@@ -111,9 +118,14 @@ def test_newer_format_version_is_refused_clearly() -> None:
         (b"\xff\xfe garbage", "not UTF-8"),
         (b"[1, 2]", "not a JSON object"),
         (b'{"lineage": "x"}', "format_version"),
-        (b'{"format_version": 1, "lineage": "x", "serial": "3", "stack_name": "a"}', r"serial: expected an integer"),
-        (b'{"format_version": 1, "lineage": "x", "serial": 3, "stack_name": "a", "resources": {"r": {"type": "T"}}}',
-         r"resources.r: missing field 'status'"),
+        (
+            b'{"format_version": 1, "lineage": "x", "serial": "3", "stack_name": "a"}',
+            r"serial: expected an integer",
+        ),
+        (
+            b'{"format_version": 1, "lineage": "x", "serial": 3, "stack_name": "a", "resources": {"r": {"type": "T"}}}',
+            r"resources.r: missing field 'status'",
+        ),
     ],
 )
 def test_corrupt_documents_give_clear_errors(data: bytes, msg: str) -> None:
@@ -150,8 +162,15 @@ def test_non_json_values_are_refused() -> None:
     from hotc.values import Unknown
 
     st = StackState.new("s").with_resource(
-        full_state().resources["net"].__class__(address="a", type="T", physical_id=None, status="CREATE_COMPLETE",
-                                                properties={"x": Unknown.of("b")})
+        full_state()
+        .resources["net"]
+        .__class__(
+            address="a",
+            type="T",
+            physical_id=None,
+            status="CREATE_COMPLETE",
+            properties={"x": Unknown.of("b")},
+        )
     )
     with pytest.raises(Exception, match=r"resources.a.properties.x"):
         codec.dumps(st)
@@ -171,7 +190,10 @@ def test_event_log_tolerates_a_torn_last_line_only() -> None:
     from hotc.errors import HotcError
     from hotc.state.events import Event, decode_lines, encode_lines
 
-    evs = [Event.now("a", "T", "CREATE_COMPLETE").with_id(), Event.now("b", "T", "CREATE_FAILED", "x").with_id()]
+    evs = [
+        Event.now("a", "T", "CREATE_COMPLETE").with_id(),
+        Event.now("b", "T", "CREATE_FAILED", "x").with_id(),
+    ]
     data = encode_lines(evs)
     assert decode_lines(data, "e") == evs
     assert decode_lines(data + b'{"time": "20', "e") == evs  # a writer is appending right now

@@ -34,8 +34,10 @@ def test_racing_for_the_lock_exactly_one_wins_every_time(store: Store) -> None:
     rounds = 5
     start, tried = CTX.Barrier(WORKERS), CTX.Barrier(WORKERS)
     results = CTX.Queue()
-    procs = [CTX.Process(target=race_for_lock, args=(store.spec, "web", rounds, start, tried, results))
-             for _ in range(WORKERS)]
+    procs = [
+        CTX.Process(target=race_for_lock, args=(store.spec, "web", rounds, start, tried, results))
+        for _ in range(WORKERS)
+    ]
     for p in procs:
         p.start()
     outcomes = [results.get(timeout=180) for _ in range(rounds * WORKERS)]
@@ -53,7 +55,9 @@ def test_racing_for_the_lock_exactly_one_wins_every_time(store: Store) -> None:
 def test_concurrent_read_modify_write_under_the_lock_loses_nothing(store: Store) -> None:
     n = 10
     results = CTX.Queue()
-    procs = [CTX.Process(target=increment_locked, args=(store.spec, "web", n, results)) for _ in range(WORKERS)]
+    procs = [
+        CTX.Process(target=increment_locked, args=(store.spec, "web", n, results)) for _ in range(WORKERS)
+    ]
     for p in procs:
         p.start()
     _join(procs)
@@ -67,7 +71,9 @@ def test_concurrent_cas_without_locking_loses_nothing(store: Store) -> None:
     retried by the workers, never silently overwritten."""
     n = 10
     results = CTX.Queue()
-    procs = [CTX.Process(target=increment_cas_only, args=(store.spec, "web", n, results)) for _ in range(WORKERS)]
+    procs = [
+        CTX.Process(target=increment_cas_only, args=(store.spec, "web", n, results)) for _ in range(WORKERS)
+    ]
     for p in procs:
         p.start()
     _join(procs)

@@ -98,8 +98,10 @@ def test_unsafe_mode_takes_no_lock(tmp_path: Path) -> None:
 
 
 def test_backend_choice_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "hotc.toml").write_text('[backend]\nurl = "s3://from-toml/pre/fix"\npath_style = true\n'
-                                        'endpoint_url = "http://127.0.0.1:1"\nlease_seconds = 5\n')
+    (tmp_path / "hotc.toml").write_text(
+        '[backend]\nurl = "s3://from-toml/pre/fix"\npath_style = true\n'
+        'endpoint_url = "http://127.0.0.1:1"\nlease_seconds = 5\n'
+    )
     b = backend_from_config(None, tmp_path)
     assert isinstance(b, S3Backend) and (b.bucket, b.prefix, b.lease_seconds) == ("from-toml", "pre/fix", 5.0)
     assert b.endpoint == "http://127.0.0.1:1"

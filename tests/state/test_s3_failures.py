@@ -22,8 +22,16 @@ def proxy(moto_s3: Any) -> Any:
 
 
 def backend_via(proxy: TcpProxy, bucket: Any, **kw: Any) -> S3Backend:
-    return S3Backend(bucket.name, bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=2,
-                     connect_timeout=1, read_timeout=5, **kw)
+    return S3Backend(
+        bucket.name,
+        bucket.prefix,
+        endpoint_url=proxy.endpoint,
+        path_style=True,
+        max_attempts=2,
+        connect_timeout=1,
+        read_timeout=5,
+        **kw,
+    )
 
 
 def test_endpoint_gone_between_read_and_write_leaves_state_intact(s3_bucket: Any, proxy: TcpProxy) -> None:
@@ -62,7 +70,9 @@ def test_server_killed_mid_operation(s3_server_factory: Any) -> None:
     checks that the previous state survives an unreachable endpoint.)"""
     server = s3_server_factory()
     bucket = server.make_bucket()
-    b = S3Backend(bucket, "p", endpoint_url=server.endpoint, path_style=True, max_attempts=2, connect_timeout=1)
+    b = S3Backend(
+        bucket, "p", endpoint_url=server.endpoint, path_style=True, max_attempts=2, connect_timeout=1
+    )
     b.notify = lambda _m: None
     with b.lock("web", "apply") as lk:
         b.write("web", counter_state("web", 1), lk)
@@ -75,7 +85,9 @@ def test_server_killed_mid_operation(s3_server_factory: Any) -> None:
 
 
 def test_5xx_is_retried(s3_bucket: Any, proxy: TcpProxy) -> None:
-    b = S3Backend(s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=4)
+    b = S3Backend(
+        s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=4
+    )
     with b.lock("web", "apply") as lk:
         proxy.fail_next = 2  # the next two requests get 503 Service Unavailable
         b.write("web", counter_state("web", 7), lk)
@@ -171,16 +183,21 @@ def test_conflict_error_message(s3_bucket: Any) -> None:
     a = S3Backend(s3_bucket.name, s3_bucket.prefix)
     with a.lock("web", "apply") as lk:
         s1 = a.write("web", counter_state("web", 1), lk)
-        s3_bucket.client().put_object(Bucket=s3_bucket.name, Key=s3_bucket.key("web", "state.json"),
-                                      Body=b"{}")
-        with pytest.raises(StateConflictError, match=r"s3://.*/team/env/web/state.json: the state changed underneath"):
+        s3_bucket.client().put_object(
+            Bucket=s3_bucket.name, Key=s3_bucket.key("web", "state.json"), Body=b"{}"
+        )
+        with pytest.raises(
+            StateConflictError, match=r"s3://.*/team/env/web/state.json: the state changed underneath"
+        ):
             a.write("web", s1.__class__(**{**s1.__dict__, "status": "Y"}), lk)
 
 
 def test_lost_reply_to_a_conditional_write_is_recognised(s3_bucket: Any, proxy: TcpProxy) -> None:
     """The state PUT reaches S3 but its reply is lost; botocore retries, the retry gets 412 (the ETag moved on
     -- because of our own write). hotc sees the stored object is exactly what it wrote: success, not conflict."""
-    b = S3Backend(s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=3)
+    b = S3Backend(
+        s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=3
+    )
     with b.lock("web", "apply") as lk:
         s1 = b.write("web", counter_state("web", 1), lk)
         proxy.drop_responses = 1
@@ -192,7 +209,9 @@ def test_lost_reply_to_a_conditional_write_is_recognised(s3_bucket: Any, proxy: 
 
 
 def test_lost_reply_to_the_lock_create_is_recognised(s3_bucket: Any, proxy: TcpProxy) -> None:
-    b = S3Backend(s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=3)
+    b = S3Backend(
+        s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=3
+    )
     b.ensure_conditional_writes()
     proxy.drop_responses = 1
     with b.lock("web", "apply", timeout=0) as lk:  # the retry finds our own lock record: we hold it

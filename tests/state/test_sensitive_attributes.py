@@ -21,10 +21,17 @@ SECRET = "Zq8sVb2LmN4pXr7T"
 
 
 def _state() -> StackState:
-    rs = ResourceState("pw", "OS::Heat::RandomString", "st-pw-abcdefabcdef", "CREATE_COMPLETE",
-                       properties={"length": 16}, attributes={"value": SECRET},
-                       sensitive_attributes=("value",), reference_attribute="value",
-                       deposed=(DeposedInstance("st-pw-old", {"length": 8}, {"value": "old-" + SECRET}),))
+    rs = ResourceState(
+        "pw",
+        "OS::Heat::RandomString",
+        "st-pw-abcdefabcdef",
+        "CREATE_COMPLETE",
+        properties={"length": 16},
+        attributes={"value": SECRET},
+        sensitive_attributes=("value",),
+        reference_attribute="value",
+        deposed=(DeposedInstance("st-pw-old", {"length": 8}, {"value": "old-" + SECRET}),),
+    )
     return StackState.new("st").with_resource(rs)
 
 
@@ -55,7 +62,9 @@ def test_encrypted_with_a_key_and_read_back() -> None:
 def test_reference_id_is_the_physical_id_for_ordinary_resources() -> None:
     rs = ResourceState("net", "OS::Neutron::Net", "uuid-1", "CREATE_COMPLETE", attributes={"value": "x"})
     assert rs.reference_id == "uuid-1"
-    assert ResourceState("pw", "T", None, "CREATE_IN_PROGRESS", reference_attribute="value").reference_id is None
+    assert (
+        ResourceState("pw", "T", None, "CREATE_IN_PROGRESS", reference_attribute="value").reference_id is None
+    )
 
 
 def test_local_backend_keeps_its_own_key_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,7 +86,8 @@ def test_local_backend_keeps_its_own_key_file(tmp_path: Path, monkeypatch: pytes
 
 
 def test_a_state_made_with_the_key_file_read_with_another_key_says_what_to_do(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from hotc.errors import HotcError
 
     monkeypatch.delenv("HOTC_STATE_KEY", raising=False)

@@ -19,5 +19,5 @@ def physical_name(stack: str, address: str, limit: int | None = None) -> str:
     res = re.sub(r"[^A-Za-z0-9_-]+", "-", address).strip("-")
     name = f"{stack}-{res}-{short_id()}"
     if limit is not None and len(name) > limit:
-        name = name[:2] + "-" + name[-(limit - 3):]
+        name = name[:2] + "-" + name[-(limit - 3) :]
     return name

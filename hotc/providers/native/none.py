@@ -16,8 +16,14 @@ class NoneDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         return Outcome(physical_id, {})
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         return Outcome(physical_id, {})
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:

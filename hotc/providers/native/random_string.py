@@ -59,9 +59,7 @@ def generate(props: Mapping[str, Any], rng: Any = None) -> str:
     for i, c in enumerate(classes):
         name = (c or {}).get("class") or "lettersdigits"
         if name not in CLASSES:
-            raise HotcError(
-                f"character_classes[{i}].class {name!r} is not one of {', '.join(CLASSES)}"
-            )
+            raise HotcError(f"character_classes[{i}].class {name!r} is not one of {', '.join(CLASSES)}")
         pools.append((CLASSES[name], _int((c or {}).get("min"), f"character_classes[{i}].min", 1)))
     for i, s in enumerate(props.get("character_sequences") or []):
         seq = (s or {}).get("sequence")
@@ -69,8 +67,9 @@ def generate(props: Mapping[str, Any], rng: Any = None) -> str:
             raise HotcError(f"character_sequences[{i}].sequence is required and must not be empty")
         pools.append((str(seq), _int((s or {}).get("min"), f"character_sequences[{i}].min", 1)))
     if sum(m for _, m in pools) > length:
-        raise HotcError("Length property cannot be smaller than combined character class and character "
-                        "sequence minimums")
+        raise HotcError(
+            "Length property cannot be smaller than combined character class and character sequence minimums"
+        )
     allowed = sorted(set("".join(p for p, _ in pools)))
     if not allowed:
         raise HotcError("no characters to choose from: character_classes and character_sequences are empty")
@@ -84,8 +83,12 @@ VALUE = "value"
 
 
 def _outcome(physical_id: str, value: str | None) -> Outcome:
-    return Outcome(physical_id, {VALUE: value} if value is not None else {},
-                   sensitive_attributes=(VALUE,), reference_attribute=VALUE)
+    return Outcome(
+        physical_id,
+        {VALUE: value} if value is not None else {},
+        sensitive_attributes=(VALUE,),
+        reference_attribute=VALUE,
+    )
 
 
 class RandomStringDriver:
@@ -97,8 +100,14 @@ class RandomStringDriver:
         # the string lives only in the state: nothing to read back (the applier keeps the recorded value)
         return _outcome(physical_id, None)
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         # every property forces a replacement, so an update only happens when nothing relevant changed
         return _outcome(physical_id, generate(new) if changed else None)
 

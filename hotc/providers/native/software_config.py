@@ -53,10 +53,18 @@ class _ConfigDriver:
         return Outcome(cid, _show(cid, ctx, self.group(props), self.content(ctx, props), props))
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        return Outcome(physical_id, _show(physical_id, ctx, self.group(props), self.content(ctx, props), props))
+        return Outcome(
+            physical_id, _show(physical_id, ctx, self.group(props), self.content(ctx, props), props)
+        )
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         # immutable: any real change is planned as a replacement; keep the id when nothing changed
         return self.read(ctx, physical_id, new) or Outcome(physical_id)
 
@@ -130,8 +138,9 @@ def multipart_text(parts: list[Any], lookup: Callable[[str], Any]) -> str:
                 for sub in msg.get_payload():
                     if isinstance(sub, str):
                         continue
-                    subparts.append(_message(str(sub.get_payload()), sub.get_content_subtype(),
-                                             sub.get_filename() or ""))
+                    subparts.append(
+                        _message(str(sub.get_payload()), sub.get_content_subtype(), sub.get_filename() or "")
+                    )
             continue
         filename = item.get("filename") or ""
         subtype = item.get("subtype") or ""

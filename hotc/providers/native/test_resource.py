@@ -41,7 +41,9 @@ def wait_secs(props: Mapping[str, Any], action: str) -> float:
 def _wait(ctx: ActionContext, secs: float) -> None:
     if secs < 0:
         time.sleep(ctx.timeout)
-        raise HotcError(f"timed out after {ctx.timeout:g} s (wait_secs is -1: the test resource never completes)")
+        raise HotcError(
+            f"timed out after {ctx.timeout:g} s (wait_secs is -1: the test resource never completes)"
+        )
     if secs > ctx.timeout:
         time.sleep(ctx.timeout)
         raise HotcError(f"timed out after {ctx.timeout:g} s waiting {secs:g} s")
@@ -79,8 +81,14 @@ class HeatTestResourceDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         return Outcome(physical_id, {"output": props.get("value", DEFAULT_VALUE)})
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         output = old.get("value", DEFAULT_VALUE)
         value_changed = "value" in changed and new.get("value", DEFAULT_VALUE)
         if value_changed:

@@ -11,8 +11,10 @@ from typing import Any
 
 from hotc.errors import HotcError
 
-HINT = ("configure a cloud: set OS_CLOUD to a cloud of your clouds.yaml (or pass --os-cloud NAME), "
-        "or set the OS_AUTH_URL/OS_USERNAME/OS_PASSWORD/OS_PROJECT_NAME variables (e.g. source an openrc file)")
+HINT = (
+    "configure a cloud: set OS_CLOUD to a cloud of your clouds.yaml (or pass --os-cloud NAME), "
+    "or set the OS_AUTH_URL/OS_USERNAME/OS_PASSWORD/OS_PROJECT_NAME variables (e.g. source an openrc file)"
+)
 
 
 def _config(cloud: str | None, environ: Mapping[str, str] | None = None) -> Any:
@@ -40,7 +42,9 @@ def _config(cloud: str | None, environ: Mapping[str, str] | None = None) -> Any:
         raise HotcError(f"cannot use {which}: {exc}{listed}") from exc
 
 
-def connect(cloud: str | None = None, *, environ: Mapping[str, str] | None = None, authorize: bool = True) -> Any:
+def connect(
+    cloud: str | None = None, *, environ: Mapping[str, str] | None = None, authorize: bool = True
+) -> Any:
     """An ``openstack.connection.Connection`` for CLOUD (a clouds.yaml name), or for ``OS_CLOUD`` / ``OS_*``.
 
     With ``authorize`` the credentials are checked now, so a wrong password is reported before any work starts.

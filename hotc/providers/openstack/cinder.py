@@ -38,22 +38,44 @@ from hotc.providers.openstack.common import (
 )
 
 VOLUME_FAILURES = ("error", "error_extending", "error_restoring", "error_managing")
-BUSY = frozenset({"creating", "downloading", "uploading", "attaching", "detaching", "extending", "retyping",
-                  "restoring-backup", "backing-up", "maintenance"})
+BUSY = frozenset(
+    {
+        "creating",
+        "downloading",
+        "uploading",
+        "attaching",
+        "detaching",
+        "extending",
+        "retyping",
+        "restoring-backup",
+        "backing-up",
+        "maintenance",
+    }
+)
 
 
 def find_volume(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "volume", value, conn.block_storage.get_volume,
-                  lambda v: conn.block_storage.volumes(name=v))
+    return lookup(
+        ctx, "volume", value, conn.block_storage.get_volume, lambda v: conn.block_storage.volumes(name=v)
+    )
 
 
 def find_volume_type(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "volume type", value, conn.block_storage.get_type,
-                  lambda v: [t for t in conn.block_storage.types() if t.name == v])
+    return lookup(
+        ctx,
+        "volume type",
+        value,
+        conn.block_storage.get_type,
+        lambda v: [t for t in conn.block_storage.types() if t.name == v],
+    )
 
 
-def _wait_volume(ctx: ActionContext, conn: Any, vid: str, what: str, targets: tuple[str, ...] = ("available",)) -> Any:
-    return wait_status(ctx, f"{what} {vid}", lambda: conn.block_storage.get_volume(vid), targets, VOLUME_FAILURES)
+def _wait_volume(
+    ctx: ActionContext, conn: Any, vid: str, what: str, targets: tuple[str, ...] = ("available",)
+) -> Any:
+    return wait_status(
+        ctx, f"{what} {vid}", lambda: conn.block_storage.get_volume(vid), targets, VOLUME_FAILURES
+    )
 
 
 def detach_everywhere(ctx: ActionContext, conn: Any, volume: Any) -> None:
@@ -61,12 +83,20 @@ def detach_everywhere(ctx: ActionContext, conn: Any, volume: Any) -> None:
     for att in volume.attachments or []:
         server_id = att.get("server_id")
         if server_id:
-            ignore_missing(ctx, f"detach volume {volume.id} from server {server_id}",
-                           conn.compute.delete_volume_attachment, server_id, volume.id)
-    wait_for(ctx, f"detach volume {volume.id}", lambda: get_or_none(ctx, "read volume", conn.block_storage.get_volume,
-                                                                      volume.id),
-             lambda v: v is None or (str(v.status) in ("available", "error") and not v.attachments),
-             lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None)
+            ignore_missing(
+                ctx,
+                f"detach volume {volume.id} from server {server_id}",
+                conn.compute.delete_volume_attachment,
+                server_id,
+                volume.id,
+            )
+    wait_for(
+        ctx,
+        f"detach volume {volume.id}",
+        lambda: get_or_none(ctx, "read volume", conn.block_storage.get_volume, volume.id),
+        lambda v: v is None or (str(v.status) in ("available", "error") and not v.attachments),
+        lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None,
+    )
 
 
 class VolumeDriver:
@@ -77,9 +107,14 @@ class VolumeDriver:
         if props.get("backup_id"):
             return self._restore(ctx, conn, name, metadata, props)
         body: dict[str, Any] = {"name": name, "metadata": metadata}
-        for prop, field in (("size", "size"), ("description", "description"),
-                            ("availability_zone", "availability_zone"), ("snapshot_id", "snapshot_id"),
-                            ("scheduler_hints", "scheduler_hints"), ("multiattach", "multiattach")):
+        for prop, field in (
+            ("size", "size"),
+            ("description", "description"),
+            ("availability_zone", "availability_zone"),
+            ("snapshot_id", "snapshot_id"),
+            ("scheduler_hints", "scheduler_hints"),
+            ("multiattach", "multiattach"),
+        ):
             if props.get(prop) not in (None, "", {}):
                 body[field] = props[prop]
         if props.get("source_volid"):
@@ -92,11 +127,19 @@ class VolumeDriver:
         if props.get("volume_type"):
             body["volume_type"] = find_volume_type(ctx, conn, props["volume_type"]).name
         if "size" not in body and not (body.get("snapshot_id") or body.get("source_volume_id") or image):
-            raise ProviderError("volume: size is required unless the volume is made from an image, snapshot, "
-                                "source volume or backup")
-        find_new = fresh_finder(ctx, "create volume", lambda: [
-            v for v in conn.block_storage.volumes(details=True, name=name)
-            if has_stamp(ctx, metadata=v.metadata or {})])
+            raise ProviderError(
+                "volume: size is required unless the volume is made from an image, snapshot, "
+                "source volume or backup"
+            )
+        find_new = fresh_finder(
+            ctx,
+            "create volume",
+            lambda: [
+                v
+                for v in conn.block_storage.volumes(details=True, name=name)
+                if has_stamp(ctx, metadata=v.metadata or {})
+            ],
+        )
         vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body), find_new)
         ctx.record_physical_id(vol.id)
         vol = _wait_volume(ctx, conn, vol.id, "create volume")
@@ -104,23 +147,44 @@ class VolumeDriver:
             call(ctx, f"set volume {vol.id} read-only", conn.block_storage.set_volume_readonly, vol.id, True)
         return self._outcome(conn.block_storage.get_volume(vol.id))
 
-    def _restore(self, ctx: ActionContext, conn: Any, name: str, metadata: dict[str, str],
-                 props: Mapping[str, Any]) -> Outcome:
-        restored = call(ctx, f"restore backup {props['backup_id']}", conn.block_storage.restore_backup,
-                        props["backup_id"], name=name)
+    def _restore(
+        self, ctx: ActionContext, conn: Any, name: str, metadata: dict[str, str], props: Mapping[str, Any]
+    ) -> Outcome:
+        restored = call(
+            ctx,
+            f"restore backup {props['backup_id']}",
+            conn.block_storage.restore_backup,
+            props["backup_id"],
+            name=name,
+        )
         vid = getattr(restored, "volume_id", None) or restored.id
         ctx.record_physical_id(vid)
         _wait_volume(ctx, conn, vid, "restore volume")
-        call(ctx, f"set metadata of volume {vid}", lambda: conn.block_storage.set_volume_metadata(vid, **metadata))
+        call(
+            ctx,
+            f"set metadata of volume {vid}",
+            lambda: conn.block_storage.set_volume_metadata(vid, **metadata),
+        )
         if props.get("description"):
-            call(ctx, f"update volume {vid}", conn.block_storage.update_volume, vid, description=props["description"])
+            call(
+                ctx,
+                f"update volume {vid}",
+                conn.block_storage.update_volume,
+                vid,
+                description=props["description"],
+            )
         return self._outcome(conn.block_storage.get_volume(vid))
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
-        vol = settle(ctx, f"read volume {physical_id}", vol, lambda: conn.block_storage.get_volume(physical_id),
-                     lambda v: str(v.status) in BUSY)
+        vol = settle(
+            ctx,
+            f"read volume {physical_id}",
+            vol,
+            lambda: conn.block_storage.get_volume(physical_id),
+            lambda v: str(v.status) in BUSY,
+        )
         return None if vol is None else self._outcome(vol)
 
     @staticmethod
@@ -150,8 +214,14 @@ class VolumeDriver:
         }
         return outcome(vol, attrs)
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         conn = ctx.cloud()
         vid = physical_id
         vol = call(ctx, f"read volume {vid}", conn.block_storage.get_volume, vid)
@@ -166,31 +236,59 @@ class VolumeDriver:
             want = merge_metadata(ctx, new.get("metadata"))
             gone = [k for k in (vol.metadata or {}) if k not in want]
             if gone:
-                call(ctx, f"delete metadata of volume {vid}", conn.block_storage.delete_volume_metadata, vid, gone)
-            call(ctx, f"set metadata of volume {vid}", lambda: conn.block_storage.set_volume_metadata(vid, **want))
+                call(
+                    ctx,
+                    f"delete metadata of volume {vid}",
+                    conn.block_storage.delete_volume_metadata,
+                    vid,
+                    gone,
+                )
+            call(
+                ctx,
+                f"set metadata of volume {vid}",
+                lambda: conn.block_storage.set_volume_metadata(vid, **want),
+            )
         if "backup_id" in changed and new.get("backup_id"):
-            raise ProviderError("volume: restoring a backup onto an existing volume (backup_id change) is not "
-                                "supported by hotc; replace the volume instead")
+            raise ProviderError(
+                "volume: restoring a backup onto an existing volume (backup_id change) is not "
+                "supported by hotc; replace the volume instead"
+            )
         if "size" in changed and new.get("size") is not None:
             size = int(new["size"])
             if size < int(vol.size):
-                raise ProviderError(f"volume {vid}: shrinking a volume is not supported ({vol.size} GB -> {size} GB)")
+                raise ProviderError(
+                    f"volume {vid}: shrinking a volume is not supported ({vol.size} GB -> {size} GB)"
+                )
             if size > int(vol.size):
                 settle = "in-use" if str(vol.status) == "in-use" else "available"
                 call(ctx, f"extend volume {vid} to {size} GB", conn.block_storage.extend_volume, vid, size)
-                wait_for(ctx, f"extend volume {vid}", lambda: conn.block_storage.get_volume(vid),
-                         lambda v: v is not None and int(v.size) == size and str(v.status) == settle,
-                         lambda v: f"went to {v.status}" if str(v.status).startswith("error") else None)
+                wait_for(
+                    ctx,
+                    f"extend volume {vid}",
+                    lambda: conn.block_storage.get_volume(vid),
+                    lambda v: v is not None and int(v.size) == size and str(v.status) == settle,
+                    lambda v: f"went to {v.status}" if str(v.status).startswith("error") else None,
+                )
         if "volume_type" in changed and new.get("volume_type"):
             vtype = find_volume_type(ctx, conn, new["volume_type"])
             call(ctx, f"retype volume {vid}", conn.block_storage.retype_volume, vid, vtype.id, "never")
-            wait_for(ctx, f"retype volume {vid}", lambda: conn.block_storage.get_volume(vid),
-                     lambda v: v is not None and v.volume_type == vtype.name and str(v.status) in ("available",
-                                                                                                 "in-use"),
-                     lambda v: f"went to {v.status}" if str(v.status).startswith("error") else None)
+            wait_for(
+                ctx,
+                f"retype volume {vid}",
+                lambda: conn.block_storage.get_volume(vid),
+                lambda v: (
+                    v is not None and v.volume_type == vtype.name and str(v.status) in ("available", "in-use")
+                ),
+                lambda v: f"went to {v.status}" if str(v.status).startswith("error") else None,
+            )
         if "read_only" in changed and new.get("read_only") is not None:
-            call(ctx, f"set read-only flag of volume {vid}", conn.block_storage.set_volume_readonly, vid,
-                 bool(new["read_only"]))
+            call(
+                ctx,
+                f"set read-only flag of volume {vid}",
+                conn.block_storage.set_volume_readonly,
+                vid,
+                bool(new["read_only"]),
+            )
         return self._outcome(call(ctx, f"read volume {vid}", conn.block_storage.get_volume, vid))
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
@@ -203,12 +301,23 @@ class VolumeDriver:
         if vol.attachments:
             ctx.log(f"volume {physical_id} is still attached; detaching it before deletion")
             detach_everywhere(ctx, conn, vol)
-        elif str(vol.status) in ("creating", "extending", "attaching", "detaching", "downloading", "retyping"):
+        elif str(vol.status) in (
+            "creating",
+            "extending",
+            "attaching",
+            "detaching",
+            "downloading",
+            "retyping",
+        ):
             _wait_volume(ctx, conn, physical_id, "wait for volume", ("available", "in-use", "error"))
         if str(vol.status) != "deleting":
             ignore_missing(ctx, f"delete volume {physical_id}", conn.block_storage.delete_volume, physical_id)
-        wait_gone(ctx, f"delete volume {physical_id}", lambda: conn.block_storage.get_volume(physical_id),
-                  failures=("error_deleting",))
+        wait_gone(
+            ctx,
+            f"delete volume {physical_id}",
+            lambda: conn.block_storage.get_volume(physical_id),
+            failures=("error_deleting",),
+        )
 
     @staticmethod
     def _backup_before_delete(ctx: ActionContext, conn: Any, vol: Any) -> None:
@@ -216,33 +325,53 @@ class VolumeDriver:
         available, before it is deleted. Without a backup service the delete fails and the volume stays."""
         vid = str(vol.id)
         name = f"hotc-backup-of-{vid}"
-        backups = call(ctx, f"list backups of volume {vid}", lambda: list(conn.block_storage.backups(details=True)))
+        backups = call(
+            ctx, f"list backups of volume {vid}", lambda: list(conn.block_storage.backups(details=True))
+        )
         mine = [b for b in backups if b.name == name and str(b.volume_id) == vid]
         if any(str(b.status) == "available" for b in mine):
             ctx.log(f"volume {vid}: backup {name} already made (deletion_policy Snapshot)")
             return
-        keep = ("deletion_policy Snapshot: the volume is kept; fix the backup service, or change the "
-                "deletion_policy to Retain (keep it) or Delete (lose its data), then run again")
+        keep = (
+            "deletion_policy Snapshot: the volume is kept; fix the backup service, or change the "
+            "deletion_policy to Retain (keep it) or Delete (lose its data), then run again"
+        )
         try:
             services = list(conn.block_storage.services())
         except Exception:  # noqa: BLE001 -- listing services needs an admin; try the backup instead
             services = None
         if services is not None and not any(
-                s.binary == "cinder-backup" and str(s.state) == "up" and str(s.status) == "enabled" for s in services):
-            raise ProviderError(f"volume {vid}: this cloud has no running Cinder backup service (cinder-backup), "
-                                f"so it cannot be backed up before deletion; {keep}")
+            s.binary == "cinder-backup" and str(s.state) == "up" and str(s.status) == "enabled"
+            for s in services
+        ):
+            raise ProviderError(
+                f"volume {vid}: this cloud has no running Cinder backup service (cinder-backup), "
+                f"so it cannot be backed up before deletion; {keep}"
+            )
         for b in mine:  # failed attempts of an earlier run
             ignore_missing(ctx, f"delete failed backup {b.id}", conn.block_storage.delete_backup, b.id)
         ctx.log(f"volume {vid}: backing it up before deletion (deletion_policy Snapshot)")
-        backup = call(ctx, f"back up volume {vid}",
-                      lambda: conn.block_storage.create_backup(volume_id=vid, name=name, force=True))
+        backup = call(
+            ctx,
+            f"back up volume {vid}",
+            lambda: conn.block_storage.create_backup(volume_id=vid, name=name, force=True),
+        )
         try:
-            wait_for(ctx, f"back up volume {vid}", lambda: conn.block_storage.get_backup(backup.id),
-                     lambda b: b is not None and str(b.status) == "available",
-                     lambda b: f"the backup went to {b.status}: {getattr(b, 'fail_reason', '') or ''}"
-                     if str(b.status) == "error" else None)
+            wait_for(
+                ctx,
+                f"back up volume {vid}",
+                lambda: conn.block_storage.get_backup(backup.id),
+                lambda b: b is not None and str(b.status) == "available",
+                lambda b: (
+                    f"the backup went to {b.status}: {getattr(b, 'fail_reason', '') or ''}"
+                    if str(b.status) == "error"
+                    else None
+                ),
+            )
         except ProviderError as exc:
-            ignore_missing(ctx, f"delete failed backup {backup.id}", conn.block_storage.delete_backup, backup.id)
+            ignore_missing(
+                ctx, f"delete failed backup {backup.id}", conn.block_storage.delete_backup, backup.id
+            )
             raise ProviderError(f"volume {vid}: {exc.message}; {keep}") from exc
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
@@ -251,8 +380,12 @@ class VolumeDriver:
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         volumes = call(ctx, "list volumes", lambda: list(conn.block_storage.volumes(details=True)))
-        return newest(v for v in volumes if has_stamp(ctx, metadata=v.metadata or {})
-                      and str(v.status) not in ("deleting", "error_deleting"))
+        return newest(
+            v
+            for v in volumes
+            if has_stamp(ctx, metadata=v.metadata or {})
+            and str(v.status) not in ("deleting", "error_deleting")
+        )
 
 
 class VolumeAttachmentDriver:
@@ -271,18 +404,35 @@ class VolumeAttachmentDriver:
         pid = f"{server_id}:{volume_id}"
         ctx.record_physical_id(pid)
         _wait_volume(ctx, conn, volume_id, "wait for volume", ("available", "in-use"))
-        if get_or_none(ctx, "read attachment", conn.compute.get_volume_attachment, server_id, volume_id) is None:
+        if (
+            get_or_none(ctx, "read attachment", conn.compute.get_volume_attachment, server_id, volume_id)
+            is None
+        ):
             kwargs: dict[str, Any] = {"volume_id": volume_id}
             if props.get("mountpoint"):
                 kwargs["device"] = props["mountpoint"]
-            call(ctx, f"attach volume {volume_id} to server {server_id}",
-                 lambda: conn.compute.create_volume_attachment(server_id, **kwargs))
-        wait_for(ctx, f"attach volume {volume_id} to server {server_id}",
-                 lambda: conn.block_storage.get_volume(volume_id),
-                 lambda v: v is not None and str(v.status) == "in-use"
-                 and any(a.get("server_id") == server_id for a in v.attachments or []),
-                 lambda v: f"went to {v.status}" if str(v.status).startswith("error")
-                 or str(v.status) == "available" and not _attaching(conn, server_id, volume_id) else None)
+            call(
+                ctx,
+                f"attach volume {volume_id} to server {server_id}",
+                lambda: conn.compute.create_volume_attachment(server_id, **kwargs),
+            )
+        wait_for(
+            ctx,
+            f"attach volume {volume_id} to server {server_id}",
+            lambda: conn.block_storage.get_volume(volume_id),
+            lambda v: (
+                v is not None
+                and str(v.status) == "in-use"
+                and any(a.get("server_id") == server_id for a in v.attachments or [])
+            ),
+            lambda v: (
+                f"went to {v.status}"
+                if str(v.status).startswith("error")
+                or str(v.status) == "available"
+                and not _attaching(conn, server_id, volume_id)
+                else None
+            ),
+        )
         return pid
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
@@ -296,12 +446,23 @@ class VolumeAttachmentDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         server_id, volume_id = self._ids(physical_id)
-        att = get_or_none(ctx, f"read volume attachment {physical_id}", conn.compute.get_volume_attachment,
-                          server_id, volume_id)
+        att = get_or_none(
+            ctx,
+            f"read volume attachment {physical_id}",
+            conn.compute.get_volume_attachment,
+            server_id,
+            volume_id,
+        )
         return None if att is None else outcome(att, {}, physical_id=physical_id)
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         """As Heat: detach from the old server/volume, then attach as the new properties say."""
         conn = ctx.cloud()
         self._detach(ctx, conn, physical_id)
@@ -314,15 +475,27 @@ class VolumeAttachmentDriver:
     def _detach(self, ctx: ActionContext, conn: Any, physical_id: str) -> None:
         server_id, volume_id = self._ids(physical_id)
         try:
-            call(ctx, f"detach volume {volume_id} from server {server_id}", conn.compute.delete_volume_attachment,
-                 server_id, volume_id, ignore_missing=False)
+            call(
+                ctx,
+                f"detach volume {volume_id} from server {server_id}",
+                conn.compute.delete_volume_attachment,
+                server_id,
+                volume_id,
+                ignore_missing=False,
+            )
         except NotFound:
             pass
-        wait_for(ctx, f"detach volume {volume_id} from server {server_id}",
-                 lambda: get_or_none(ctx, "read volume", conn.block_storage.get_volume, volume_id),
-                 lambda v: v is None or not any(a.get("server_id") == server_id for a in v.attachments or [])
-                 and str(v.status) in ("available", "in-use", "error"),
-                 lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None)
+        wait_for(
+            ctx,
+            f"detach volume {volume_id} from server {server_id}",
+            lambda: get_or_none(ctx, "read volume", conn.block_storage.get_volume, volume_id),
+            lambda v: (
+                v is None
+                or not any(a.get("server_id") == server_id for a in v.attachments or [])
+                and str(v.status) in ("available", "in-use", "error")
+            ),
+            lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None,
+        )
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         self._detach(ctx, ctx.cloud(), physical_id)
@@ -345,7 +518,9 @@ def _attaching(conn: Any, server_id: str, volume_id: str) -> bool:
         return False
 
 
-DRIVERS: dict[str, Driver] = with_defaults({
-    "OS::Cinder::Volume": VolumeDriver(),
-    "OS::Cinder::VolumeAttachment": VolumeAttachmentDriver(),
-})
+DRIVERS: dict[str, Driver] = with_defaults(
+    {
+        "OS::Cinder::Volume": VolumeDriver(),
+        "OS::Cinder::VolumeAttachment": VolumeAttachmentDriver(),
+    }
+)

@@ -98,7 +98,11 @@ def translate(exc: BaseException, what: str) -> ProviderError:
     if isinstance(exc, ProviderError):
         return exc
     code = status_of(exc)
-    cls = NotFound if code == 404 or type(exc).__name__ in ("NotFoundException", "ResourceNotFound") else ProviderError
+    cls = (
+        NotFound
+        if code == 404 or type(exc).__name__ in ("NotFoundException", "ResourceNotFound")
+        else ProviderError
+    )
     return cls(f"{what}: {cloud_message(exc)}", status_code=code)
 
 
@@ -174,7 +178,9 @@ def create_once(
     raise AssertionError("unreachable")
 
 
-def fresh_finder(ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]]) -> Callable[[], Any]:
+def fresh_finder(
+    ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]]
+) -> Callable[[], Any]:
     """A ``find_existing`` for :func:`create_once` that can only return something made after this call: it
     lists the matches now (before the create) and later returns the newest match that was not there then.
     So a replacement never mistakes the instance it replaces (same stamp, maybe same name) for its own."""
@@ -186,7 +192,9 @@ def fresh_finder(ctx: ActionContext, what: str, list_matches: Callable[[], Itera
     return lambda: newest(r for r in list_matches() if str(r.id) not in before)
 
 
-def ignore_missing(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+def ignore_missing(
+    ctx: ActionContext | None, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
+) -> Any:
     """Like :func:`call`, but a 404 is success (returns None): deleting what is gone is done."""
     try:
         return call(ctx, what, fn, *args, **kwargs)
@@ -225,7 +233,9 @@ def wait_for(
         if reason:
             raise ProviderError(f"{what}: {reason}")
         if clock() >= deadline:
-            raise ProviderError(f"{what}: timed out after {limit:.0f}s (last status: {describe_status(last)})")
+            raise ProviderError(
+                f"{what}: timed out after {limit:.0f}s (last status: {describe_status(last)})"
+            )
         sleep(interval)
         interval = min(interval * 1.5, POLL_MAX)
 
@@ -266,8 +276,15 @@ def wait_status(
     return wait_for(ctx, what, get, lambda o: o is not None and status(o) in targets, failed, timeout=timeout)
 
 
-def wait_gone(ctx: ActionContext, what: str, get: Callable[[], Any], *, failures: Iterable[str] = (),
-              attr: str = "status", timeout: float | None = None) -> None:
+def wait_gone(
+    ctx: ActionContext,
+    what: str,
+    get: Callable[[], Any],
+    *,
+    failures: Iterable[str] = (),
+    attr: str = "status",
+    timeout: float | None = None,
+) -> None:
     """Wait until ``get()`` returns None (or raises NotFound)."""
     fails = {f.upper() for f in failures}
 
@@ -318,7 +335,9 @@ def merge_tags(ctx: ActionContext, user: Iterable[str] | None) -> list[str]:
 
 def user_tags(tags: Iterable[str] | None) -> list[str]:
     """Tags without hotc's own stamp."""
-    return [t for t in (tags or []) if not (t.startswith(TAG_LINEAGE + "=") or t.startswith(TAG_ADDRESS + "="))]
+    return [
+        t for t in (tags or []) if not (t.startswith(TAG_LINEAGE + "=") or t.startswith(TAG_ADDRESS + "="))
+    ]
 
 
 def merge_metadata(ctx: ActionContext, user: Mapping[str, Any] | None) -> dict[str, str]:
@@ -331,7 +350,9 @@ def user_metadata(md: Mapping[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (md or {}).items() if k not in (TAG_LINEAGE, TAG_ADDRESS)}
 
 
-def has_stamp(ctx: ActionContext, tags: Iterable[str] | None = None, metadata: Mapping[str, Any] | None = None) -> bool:
+def has_stamp(
+    ctx: ActionContext, tags: Iterable[str] | None = None, metadata: Mapping[str, Any] | None = None
+) -> bool:
     """Whether a resource carries this action's whole stamp (lineage, address and any other tag the caller
     stamps, e.g. a per-instance one that tells a replacement from the instance it replaces)."""
     want = stamp(ctx)
@@ -456,7 +477,9 @@ def lookup(
     except ProviderError as exc:
         if exc.status_code not in (400, 404):
             raise
-    matches = [m for m in call(ctx, f"look up {kind} {value!r}", lambda: list(by_name(value))) if m.name == value]
+    matches = [
+        m for m in call(ctx, f"look up {kind} {value!r}", lambda: list(by_name(value))) if m.name == value
+    ]
     if not matches:
         raise NotFound(f"{kind} {value!r} not found (neither an id nor the name of one)")
     if len(matches) > 1:
@@ -465,7 +488,9 @@ def lookup(
     return matches[0]
 
 
-def get_or_none(ctx: ActionContext | None, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+def get_or_none(
+    ctx: ActionContext | None, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
+) -> Any:
     """``fn(...)`` or None when the cloud says 404."""
     try:
         return call(ctx, what, fn, *args, **kwargs)
@@ -512,8 +537,14 @@ class Defaulted:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         return self.inner.read(ctx, physical_id, self._d(props))  # type: ignore[no-any-return]
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         old_d, new_d = self._d(old), self._d(new)
         return self.inner.update(ctx, physical_id, old_d, new_d, changed)  # type: ignore[no-any-return]
 
@@ -523,13 +554,15 @@ class Defaulted:
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return self.inner.find_adoptable(ctx, self._d(props))  # type: ignore[no-any-return]
 
-    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                            new: Mapping[str, Any]) -> bool:
+    def prepare_for_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> bool:
         fn = getattr(self.inner, "prepare_for_replace", None)
         return bool(fn(ctx, physical_id, self._d(old), self._d(new))) if callable(fn) else False
 
-    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                                     new: Mapping[str, Any]) -> None:
+    def restore_after_failed_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> None:
         fn = getattr(self.inner, "restore_after_failed_replace", None)
         if callable(fn):
             fn(ctx, physical_id, self._d(old), self._d(new))
@@ -542,7 +575,9 @@ def with_defaults(drivers: Mapping[str, Any]) -> dict[str, Any]:
     return {name: Defaulted(name, d) for name, d in drivers.items()}
 
 
-def settle(ctx: ActionContext, what: str, obj: Any, get: Callable[[], Any], busy: Callable[[Any], bool]) -> Any:
+def settle(
+    ctx: ActionContext, what: str, obj: Any, get: Callable[[], Any], busy: Callable[[Any], bool]
+) -> Any:
     """OBJ, or — when it is still busy (a create or update in progress, e.g. one a killed run started) — the
     object once it is not, so that reading never reports a half-made resource. Returns None if it vanished."""
     if obj is None or not busy(obj):
@@ -557,4 +592,3 @@ def settle(ctx: ActionContext, what: str, obj: Any, get: Callable[[], Any], busy
             raise
 
     return wait_for(ctx, f"{what}: wait while it is busy", safe_get, lambda o: o is None or not busy(o))
-

@@ -67,8 +67,10 @@ def _dns(value: Any, *, relative: bool) -> None:
     labels = text[:-1].split(".") if text.endswith(".") else text.split(".")
     for label in labels:
         if not _LABEL.match(label):
-            raise ConstraintError(f"{value!r} is not a valid DNS name: bad label {label!r} (letters, digits and "
-                                  "'-', 1-63 characters, not starting or ending with '-')")
+            raise ConstraintError(
+                f"{value!r} is not a valid DNS name: bad label {label!r} (letters, digits and "
+                "'-', 1-63 characters, not starting or ending with '-')"
+            )
     if text and labels[-1].isdigit():
         raise ConstraintError(f"{value!r} is not a valid DNS name: the top-level label is all digits")
 
@@ -110,13 +112,17 @@ def _timezone(value: Any, _conn: Any) -> None:
 def _cron_expression(value: Any, _conn: Any) -> None:
     fields = str(value).split()
     if not 5 <= len(fields) <= 7:
-        raise ConstraintError(f"{value!r} is not a cron expression (5 to 7 fields expected, got {len(fields)})")
+        raise ConstraintError(
+            f"{value!r} is not a cron expression (5 to 7 fields expected, got {len(fields)})"
+        )
 
 
 # --------------------------------------------------------------------------------------------- cloud checks
 
 
-def _finder(kind: str, get: Callable[[Any], Callable[[str], Any]], by_name: Callable[[Any], Callable[[str], Any]]) -> Check:
+def _finder(
+    kind: str, get: Callable[[Any], Callable[[str], Any]], by_name: Callable[[Any], Callable[[str], Any]]
+) -> Check:
     def check(value: Any, conn: Any) -> None:
         if conn is None:
             raise HotcError(f"checking a {kind} needs a cloud connection")
@@ -158,58 +164,123 @@ CHECKS: dict[str, Check] = {
     "timezone": _timezone,
     "cron_expression": _cron_expression,
     # nova
-    "nova.flavor": _finder("flavor", lambda c: c.compute.get_flavor,
-                           _in(lambda c: c.compute.flavors(is_public=None))),
+    "nova.flavor": _finder(
+        "flavor", lambda c: c.compute.get_flavor, _in(lambda c: c.compute.flavors(is_public=None))
+    ),
     "nova.keypair": _finder("key pair", lambda c: c.compute.get_keypair, _none),
-    "nova.server": _finder("server", lambda c: c.compute.get_server, lambda c: lambda v: c.compute.servers(name=f"^{re.escape(v)}$")),
+    "nova.server": _finder(
+        "server",
+        lambda c: c.compute.get_server,
+        lambda c: lambda v: c.compute.servers(name=f"^{re.escape(v)}$"),
+    ),
     "nova.host": _nova_host,
     # glance
     "glance.image": _finder("image", lambda c: c.image.get_image, lambda c: lambda v: c.image.images(name=v)),
     # neutron
-    "neutron.network": _finder("network", lambda c: c.network.get_network, lambda c: lambda v: c.network.networks(name=v)),
-    "neutron.subnet": _finder("subnet", lambda c: c.network.get_subnet, lambda c: lambda v: c.network.subnets(name=v)),
-    "neutron.port": _finder("port", lambda c: c.network.get_port, lambda c: lambda v: c.network.ports(name=v)),
-    "neutron.router": _finder("router", lambda c: c.network.get_router, lambda c: lambda v: c.network.routers(name=v)),
+    "neutron.network": _finder(
+        "network", lambda c: c.network.get_network, lambda c: lambda v: c.network.networks(name=v)
+    ),
+    "neutron.subnet": _finder(
+        "subnet", lambda c: c.network.get_subnet, lambda c: lambda v: c.network.subnets(name=v)
+    ),
+    "neutron.port": _finder(
+        "port", lambda c: c.network.get_port, lambda c: lambda v: c.network.ports(name=v)
+    ),
+    "neutron.router": _finder(
+        "router", lambda c: c.network.get_router, lambda c: lambda v: c.network.routers(name=v)
+    ),
     "neutron.security_group": _security_group,
-    "neutron.subnetpool": _finder("subnet pool", lambda c: c.network.get_subnet_pool,
-                                  lambda c: lambda v: c.network.subnet_pools(name=v)),
-    "neutron.qos_policy": _finder("QoS policy", lambda c: c.network.get_qos_policy,
-                                  lambda c: lambda v: c.network.qos_policies(name=v)),
-    "neutron.segment": _finder("segment", lambda c: c.network.get_segment, lambda c: lambda v: c.network.segments(name=v)),
-    "neutron.address_scope": _finder("address scope", lambda c: c.network.get_address_scope,
-                                     lambda c: lambda v: c.network.address_scopes(name=v)),
+    "neutron.subnetpool": _finder(
+        "subnet pool", lambda c: c.network.get_subnet_pool, lambda c: lambda v: c.network.subnet_pools(name=v)
+    ),
+    "neutron.qos_policy": _finder(
+        "QoS policy", lambda c: c.network.get_qos_policy, lambda c: lambda v: c.network.qos_policies(name=v)
+    ),
+    "neutron.segment": _finder(
+        "segment", lambda c: c.network.get_segment, lambda c: lambda v: c.network.segments(name=v)
+    ),
+    "neutron.address_scope": _finder(
+        "address scope",
+        lambda c: c.network.get_address_scope,
+        lambda c: lambda v: c.network.address_scopes(name=v),
+    ),
     # cinder
-    "cinder.volume": _finder("volume", lambda c: c.block_storage.get_volume,
-                             lambda c: lambda v: c.block_storage.volumes(name=v)),
-    "cinder.snapshot": _finder("volume snapshot", lambda c: c.block_storage.get_snapshot,
-                               lambda c: lambda v: c.block_storage.snapshots(name=v)),
-    "cinder.backup": _finder("volume backup", lambda c: c.block_storage.get_backup,
-                             lambda c: lambda v: c.block_storage.backups(name=v)),
-    "cinder.vtype": _finder("volume type", lambda c: c.block_storage.get_type, _in(lambda c: c.block_storage.types())),
+    "cinder.volume": _finder(
+        "volume", lambda c: c.block_storage.get_volume, lambda c: lambda v: c.block_storage.volumes(name=v)
+    ),
+    "cinder.snapshot": _finder(
+        "volume snapshot",
+        lambda c: c.block_storage.get_snapshot,
+        lambda c: lambda v: c.block_storage.snapshots(name=v),
+    ),
+    "cinder.backup": _finder(
+        "volume backup",
+        lambda c: c.block_storage.get_backup,
+        lambda c: lambda v: c.block_storage.backups(name=v),
+    ),
+    "cinder.vtype": _finder(
+        "volume type", lambda c: c.block_storage.get_type, _in(lambda c: c.block_storage.types())
+    ),
     # octavia
-    "octavia.loadbalancer": _finder("load balancer", lambda c: c.load_balancer.get_load_balancer,
-                                    lambda c: lambda v: c.load_balancer.load_balancers(name=v)),
-    "octavia.listener": _finder("listener", lambda c: c.load_balancer.get_listener,
-                                lambda c: lambda v: c.load_balancer.listeners(name=v)),
-    "octavia.pool": _finder("pool", lambda c: c.load_balancer.get_pool, lambda c: lambda v: c.load_balancer.pools(name=v)),
-    "octavia.flavor": _finder("load balancer flavor", lambda c: c.load_balancer.get_flavor,
-                              lambda c: lambda v: c.load_balancer.flavors(name=v)),
-    "octavia.availabilityzone": _finder("load balancer availability zone",
-                                        lambda c: c.load_balancer.get_availability_zone,
-                                        lambda c: lambda v: c.load_balancer.availability_zones(name=v)),
+    "octavia.loadbalancer": _finder(
+        "load balancer",
+        lambda c: c.load_balancer.get_load_balancer,
+        lambda c: lambda v: c.load_balancer.load_balancers(name=v),
+    ),
+    "octavia.listener": _finder(
+        "listener",
+        lambda c: c.load_balancer.get_listener,
+        lambda c: lambda v: c.load_balancer.listeners(name=v),
+    ),
+    "octavia.pool": _finder(
+        "pool", lambda c: c.load_balancer.get_pool, lambda c: lambda v: c.load_balancer.pools(name=v)
+    ),
+    "octavia.flavor": _finder(
+        "load balancer flavor",
+        lambda c: c.load_balancer.get_flavor,
+        lambda c: lambda v: c.load_balancer.flavors(name=v),
+    ),
+    "octavia.availabilityzone": _finder(
+        "load balancer availability zone",
+        lambda c: c.load_balancer.get_availability_zone,
+        lambda c: lambda v: c.load_balancer.availability_zones(name=v),
+    ),
     # keystone
-    "keystone.project": _finder("project", lambda c: c.identity.get_project, lambda c: lambda v: c.identity.projects(name=v)),
-    "keystone.user": _finder("user", lambda c: c.identity.get_user, lambda c: lambda v: c.identity.users(name=v)),
-    "keystone.domain": _finder("domain", lambda c: c.identity.get_domain, lambda c: lambda v: c.identity.domains(name=v)),
-    "keystone.group": _finder("group", lambda c: c.identity.get_group, lambda c: lambda v: c.identity.groups(name=v)),
-    "keystone.role": _finder("role", lambda c: c.identity.get_role, lambda c: lambda v: c.identity.roles(name=v)),
+    "keystone.project": _finder(
+        "project", lambda c: c.identity.get_project, lambda c: lambda v: c.identity.projects(name=v)
+    ),
+    "keystone.user": _finder(
+        "user", lambda c: c.identity.get_user, lambda c: lambda v: c.identity.users(name=v)
+    ),
+    "keystone.domain": _finder(
+        "domain", lambda c: c.identity.get_domain, lambda c: lambda v: c.identity.domains(name=v)
+    ),
+    "keystone.group": _finder(
+        "group", lambda c: c.identity.get_group, lambda c: lambda v: c.identity.groups(name=v)
+    ),
+    "keystone.role": _finder(
+        "role", lambda c: c.identity.get_role, lambda c: lambda v: c.identity.roles(name=v)
+    ),
     "keystone.region": _finder("region", lambda c: c.identity.get_region, _none),
-    "keystone.service": _finder("service", lambda c: c.identity.get_service,
-                                lambda c: lambda v: c.identity.services(name=v)),
+    "keystone.service": _finder(
+        "service", lambda c: c.identity.get_service, lambda c: lambda v: c.identity.services(name=v)
+    ),
 }
 
-PURE = frozenset({"ip_addr", "net_cidr", "mac_addr", "dns_name", "dns_domain", "rel_dns_name", "iso_8601",
-                  "expiration", "timezone", "cron_expression"})
+PURE = frozenset(
+    {
+        "ip_addr",
+        "net_cidr",
+        "mac_addr",
+        "dns_name",
+        "dns_domain",
+        "rel_dns_name",
+        "iso_8601",
+        "expiration",
+        "timezone",
+        "cron_expression",
+    }
+)
 
 
 def is_known(name: str) -> bool:
@@ -272,13 +343,19 @@ def parameter_diagnostics(params: Iterable[Any], values: Mapping[str, Any], conn
             msg = check_custom_constraint(str(c.spec), value, conn)
             if msg:
                 why = f" ({c.description})" if c.description else ""
-                out.append(error(f"parameter {p.name!r} is invalid: {msg}{why}", c.pos or p.pos,
-                                 code="custom-constraint"))
+                out.append(
+                    error(
+                        f"parameter {p.name!r} is invalid: {msg}{why}",
+                        c.pos or p.pos,
+                        code="custom-constraint",
+                    )
+                )
     return out
 
 
-def property_diagnostics(rtype: Any, props: Mapping[str, Any], address: str, conn: Any,
-                         pos: Pos | None = None) -> list[Diagnostic]:
+def property_diagnostics(
+    rtype: Any, props: Mapping[str, Any], address: str, conn: Any, pos: Pos | None = None
+) -> list[Diagnostic]:
     """Errors for resource property values (also inside lists and maps) that fail a ``custom_constraint`` of
     the type's schema (``flavor`` of a server: ``nova.flavor``…). Unknown values are skipped."""
     out: list[Diagnostic] = []

@@ -28,9 +28,30 @@ from hotc.providers.openstack.common import (
 
 PATCH_TYPE = "application/openstack-images-v2.1-json-patch"
 # properties of the template that are image fields (the rest are extra_properties)
-FIELDS = ("min_disk", "min_ram", "protected", "disk_format", "container_format", "architecture", "kernel_id",
-          "os_distro", "os_version", "owner", "visibility", "ramdisk_id")
-UPDATABLE = ("protected", "architecture", "kernel_id", "os_distro", "os_version", "owner", "visibility", "ramdisk_id")
+FIELDS = (
+    "min_disk",
+    "min_ram",
+    "protected",
+    "disk_format",
+    "container_format",
+    "architecture",
+    "kernel_id",
+    "os_distro",
+    "os_version",
+    "owner",
+    "visibility",
+    "ramdisk_id",
+)
+UPDATABLE = (
+    "protected",
+    "architecture",
+    "kernel_id",
+    "os_distro",
+    "os_version",
+    "owner",
+    "visibility",
+    "ramdisk_id",
+)
 
 
 def _raw(conn: Any, method: str, url: str, **kwargs: Any) -> Any:
@@ -54,18 +75,37 @@ class WebImageDriver:
         for k, v in (props.get("extra_properties") or {}).items():
             body[str(k)] = v if isinstance(v, str) else str(v)
         find_new = fresh_finder(ctx, "create image", lambda: conn.image.images(tag=stamp_tags(ctx)))
-        image = create_once(ctx, "create image", lambda: _raw(conn, "post", "/images", json=body).json(), find_new)
+        image = create_once(
+            ctx, "create image", lambda: _raw(conn, "post", "/images", json=body).json(), find_new
+        )
         image_id = str(image["id"] if isinstance(image, Mapping) else image.id)
         ctx.record_physical_id(image_id)
         # openstacksdk's import_image ignores an error answer (e.g. a URI Glance's import filter refuses): post
         # the import ourselves so a refusal is an error with Glance's message.
-        call(ctx, f"import image {image_id} from {props['location']}", _raw, conn, "post",
-             f"/images/{image_id}/import", json={"method": {"name": "web-download", "uri": props["location"]}})
-        wait_for(ctx, f"import image {image_id}", lambda: conn.image.get_image(image_id),
-                 lambda i: i is not None and i.status == "active",
-                 lambda i: self._import_failed(conn, i))
+        call(
+            ctx,
+            f"import image {image_id} from {props['location']}",
+            _raw,
+            conn,
+            "post",
+            f"/images/{image_id}/import",
+            json={"method": {"name": "web-download", "uri": props["location"]}},
+        )
+        wait_for(
+            ctx,
+            f"import image {image_id}",
+            lambda: conn.image.get_image(image_id),
+            lambda i: i is not None and i.status == "active",
+            lambda i: self._import_failed(conn, i),
+        )
         for member in props.get("members") or []:
-            call(ctx, f"share image {image_id} with {member}", conn.image.add_member, image_id, member_id=member)
+            call(
+                ctx,
+                f"share image {image_id} with {member}",
+                conn.image.add_member,
+                image_id,
+                member_id=member,
+            )
         if props.get("active") is False:
             call(ctx, f"deactivate image {image_id}", conn.image.deactivate_image, image_id)
         out = self.read(ctx, image_id, props)
@@ -76,23 +116,37 @@ class WebImageDriver:
     def _import_failed(conn: Any, image: Any) -> str | None:
         if image.status in ("killed", "deleted"):
             return f"went to {image.status}"
-        failed = (image.properties or {}).get("os_glance_failed_import") or getattr(image, "os_glance_failed_import",
-                                                                                      None)
+        failed = (image.properties or {}).get("os_glance_failed_import") or getattr(
+            image, "os_glance_failed_import", None
+        )
         if failed:
-            return f"the web-download import failed (store {failed}); check that Glance can reach the location"
+            return (
+                f"the web-download import failed (store {failed}); check that Glance can reach the location"
+            )
         return None
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         image = get_or_none(ctx, f"read image {physical_id}", conn.image.get_image, physical_id)
-        image = settle(ctx, f"read image {physical_id}", image, lambda: conn.image.get_image(physical_id),
-                       lambda i: i.status in ("importing", "saving", "uploading"))
+        image = settle(
+            ctx,
+            f"read image {physical_id}",
+            image,
+            lambda: conn.image.get_image(physical_id),
+            lambda i: i.status in ("importing", "saving", "uploading"),
+        )
         if image is None or image.status == "deleted":
             return None
         return outcome(image, {})
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         conn = ctx.cloud()
         raw = _raw(conn, "get", f"/images/{physical_id}").json()
         ops: list[dict[str, Any]] = []
@@ -111,20 +165,39 @@ class WebImageDriver:
             put("tags", merge_tags(ctx, new.get("tags")))
         if "extra_properties" in changed:
             old_x = {str(k) for k in (old.get("extra_properties") or {})}
-            new_x = {str(k): (v if isinstance(v, str) else str(v)) for k, v in (new.get("extra_properties") or {}).items()}
+            new_x = {
+                str(k): (v if isinstance(v, str) else str(v))
+                for k, v in (new.get("extra_properties") or {}).items()
+            }
             for k in sorted(old_x - set(new_x)):
                 put(k, None)
             for k, v in new_x.items():
                 put(k, v)
         if ops:
-            call(ctx, f"update image {physical_id}", _raw, conn, "patch", f"/images/{physical_id}", json=ops,
-                 headers={"Content-Type": PATCH_TYPE})
+            call(
+                ctx,
+                f"update image {physical_id}",
+                _raw,
+                conn,
+                "patch",
+                f"/images/{physical_id}",
+                json=ops,
+                headers={"Content-Type": PATCH_TYPE},
+            )
         if "members" in changed:
             old_m, new_m = set(old.get("members") or []), set(new.get("members") or [])
             for m in sorted(new_m - old_m):
-                call(ctx, f"share image {physical_id} with {m}", conn.image.add_member, physical_id, member_id=m)
+                call(
+                    ctx,
+                    f"share image {physical_id} with {m}",
+                    conn.image.add_member,
+                    physical_id,
+                    member_id=m,
+                )
             for m in sorted(old_m - new_m):
-                ignore_missing(ctx, f"unshare image {physical_id} with {m}", conn.image.remove_member, m, physical_id)
+                ignore_missing(
+                    ctx, f"unshare image {physical_id} with {m}", conn.image.remove_member, m, physical_id
+                )
         if "active" in changed:
             image = call(ctx, f"read image {physical_id}", conn.image.get_image, physical_id)
             if new.get("active") is False and image.status == "active":
@@ -138,7 +211,9 @@ class WebImageDriver:
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
-        ignore_missing(ctx, f"delete image {physical_id}", conn.image.delete_image, physical_id, ignore_missing=False)
+        ignore_missing(
+            ctx, f"delete image {physical_id}", conn.image.delete_image, physical_id, ignore_missing=False
+        )
         wait_gone(ctx, f"delete image {physical_id}", lambda: self._live(conn, physical_id))
 
     @staticmethod

@@ -64,11 +64,15 @@ def find_security_group(ctx: ActionContext | None, conn: Any, value: Any) -> Any
 
 
 def find_subnetpool(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "subnet pool", value, conn.network.get_subnet_pool, lambda v: conn.network.subnet_pools(name=v))
+    return lookup(
+        ctx, "subnet pool", value, conn.network.get_subnet_pool, lambda v: conn.network.subnet_pools(name=v)
+    )
 
 
 def find_qos_policy(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "QoS policy", value, conn.network.get_qos_policy, lambda v: conn.network.qos_policies(name=v))
+    return lookup(
+        ctx, "QoS policy", value, conn.network.get_qos_policy, lambda v: conn.network.qos_policies(name=v)
+    )
 
 
 def find_segment(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
@@ -113,7 +117,12 @@ class NeutronDriver:
         return body
 
     def update_body(
-        self, ctx: ActionContext, conn: Any, old: Mapping[str, Any], new: Mapping[str, Any], changed: frozenset[str]
+        self,
+        ctx: ActionContext,
+        conn: Any,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
     ) -> dict[str, Any]:
         body: dict[str, Any] = {}
         for prop, field in self.simple.items():
@@ -152,7 +161,13 @@ class NeutronDriver:
         )
         ctx.record_physical_id(res.id)
         if self.tagged:  # Neutron takes no tags in a POST: stamp right after, once the id is recorded
-            call(ctx, f"tag {self.what} {res.id}", conn.network.set_tags, res, merge_tags(ctx, props.get("tags")))
+            call(
+                ctx,
+                f"tag {self.what} {res.id}",
+                conn.network.set_tags,
+                res,
+                merge_tags(ctx, props.get("tags")),
+            )
         self.after_create(ctx, conn, res, props)
         return self._outcome(ctx, conn, self._get(ctx, conn, res.id) or res)
 
@@ -175,7 +190,13 @@ class NeutronDriver:
             call(ctx, f"update {self.what} {physical_id}", self._proxy(conn, "update"), physical_id, **body)
         if self.tagged and "tags" in changed:
             res = self._proxy(conn, "get")(physical_id)
-            call(ctx, f"tag {self.what} {physical_id}", conn.network.set_tags, res, merge_tags(ctx, new.get("tags")))
+            call(
+                ctx,
+                f"tag {self.what} {physical_id}",
+                conn.network.set_tags,
+                res,
+                merge_tags(ctx, new.get("tags")),
+            )
         self.update_extra(ctx, conn, physical_id, old, new, changed)
         res = self._get(ctx, conn, physical_id)
         if res is None:
@@ -209,7 +230,9 @@ class NeutronDriver:
         """Ours by the stamp (the newest, when a replacement left two)."""
         if not self.tagged:
             return None
-        found = call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")(tags=stamp_tags(ctx))))
+        found = call(
+            ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")(tags=stamp_tags(ctx)))
+        )
         return newest(found)
 
     def _find_just_made(self, ctx: ActionContext, conn: Any, name: str | None) -> Any:
@@ -247,8 +270,16 @@ class NetDriver(NeutronDriver):
         "dns_domain": "dns_domain",
     }
     attribute_names = (
-        "status", "name", "subnets", "admin_state_up", "tenant_id", "port_security_enabled", "mtu",
-        "qos_policy_id", "l2_adjacency", "segments",
+        "status",
+        "name",
+        "subnets",
+        "admin_state_up",
+        "tenant_id",
+        "port_security_enabled",
+        "mtu",
+        "qos_policy_id",
+        "l2_adjacency",
+        "segments",
     )
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -264,7 +295,9 @@ class NetDriver(NeutronDriver):
     def update_body(self, ctx, conn, old, new, changed):  # type: ignore[no-untyped-def]
         body = super().update_body(ctx, conn, old, new, changed)
         if "qos_policy" in changed:
-            body["qos_policy_id"] = find_qos_policy(ctx, conn, new["qos_policy"]).id if new.get("qos_policy") else None
+            body["qos_policy_id"] = (
+                find_qos_policy(ctx, conn, new["qos_policy"]).id if new.get("qos_policy") else None
+            )
         return body
 
 
@@ -290,8 +323,16 @@ class SubnetDriver(NeutronDriver):
         "prefixlen": "prefixlen",
     }
     attribute_names = (
-        "name", "network_id", "tenant_id", "allocation_pools", "gateway_ip", "host_routes", "ip_version", "cidr",
-        "dns_nameservers", "enable_dhcp",
+        "name",
+        "network_id",
+        "tenant_id",
+        "allocation_pools",
+        "gateway_ip",
+        "host_routes",
+        "ip_version",
+        "cidr",
+        "dns_nameservers",
+        "enable_dhcp",
     )
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -344,7 +385,11 @@ def gateway_info(ctx: ActionContext, conn: Any, info: Mapping[str, Any] | None) 
 
 class RouterDriver(NeutronDriver):
     kind, plural, what = "router", "routers", "router"
-    simple = {"name": "name", "admin_state_up": "admin_state_up", "availability_zone_hints": "availability_zone_hints"}
+    simple = {
+        "name": "name",
+        "admin_state_up": "admin_state_up",
+        "availability_zone_hints": "availability_zone_hints",
+    }
     attribute_names = ("status", "external_gateway_info", "name", "admin_state_up", "tenant_id")
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -395,7 +440,9 @@ class RouterInterfaceDriver:
         return router_id, key, value
 
     def _interface_port(self, ctx: ActionContext, conn: Any, router_id: str, key: str, value: str) -> Any:
-        ports = call(ctx, f"list ports of router {router_id}", lambda: list(conn.network.ports(device_id=router_id)))
+        ports = call(
+            ctx, f"list ports of router {router_id}", lambda: list(conn.network.ports(device_id=router_id))
+        )
         for p in ports:
             if not str(p.device_owner or "").startswith("network:router_interface"):
                 continue
@@ -423,8 +470,11 @@ class RouterInterfaceDriver:
         if existing is None:
             ctx.record_physical_id(pid)
             try:
-                call(ctx, f"add interface to router {router.id}",
-                     lambda: conn.network.add_interface_to_router(router, *_iface_args(key, value)))
+                call(
+                    ctx,
+                    f"add interface to router {router.id}",
+                    lambda: conn.network.add_interface_to_router(router, *_iface_args(key, value)),
+                )
             except ProviderError:
                 if self._interface_port(ctx, conn, router.id, key, value) is None:
                     raise
@@ -432,8 +482,13 @@ class RouterInterfaceDriver:
             ctx.record_physical_id(pid)
         iface = self._interface_port(ctx, conn, router.id, key, value)
         if iface is not None and key == "subnet_id":
-            call(ctx, f"tag router interface port {iface.id}", conn.network.set_tags, iface,
-                 merge_tags(ctx, user_tags(iface.tags)))
+            call(
+                ctx,
+                f"tag router interface port {iface.id}",
+                conn.network.set_tags,
+                iface,
+                merge_tags(ctx, user_tags(iface.tags)),
+            )
         return self._outcome(pid, iface)
 
     @staticmethod
@@ -459,16 +514,22 @@ class RouterInterfaceDriver:
         if self._interface_port(ctx, conn, router_id, key, value) is None:
             return
         try:
-            call(ctx, f"remove interface from router {router_id}",
-                 lambda: conn.network.remove_interface_from_router(router_id, *_iface_args(key, value)))
+            call(
+                ctx,
+                f"remove interface from router {router_id}",
+                lambda: conn.network.remove_interface_from_router(router_id, *_iface_args(key, value)),
+            )
         except NotFound:
             return
         except ProviderError as exc:
             # "Router has no interface" comes back as 404 or 400 depending on the release
             if exc.status_code not in (400, 404):
                 raise
-        wait_gone(ctx, f"remove interface from router {router_id}",
-                  lambda: self._interface_port(ctx, conn, router_id, key, value))
+        wait_gone(
+            ctx,
+            f"remove interface from router {router_id}",
+            lambda: self._interface_port(ctx, conn, router_id, key, value),
+        )
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         conn = ctx.cloud()
@@ -482,7 +543,9 @@ class RouterInterfaceDriver:
 # --------------------------------------------------------------------------------------------- Port
 
 
-def fixed_ips(ctx: ActionContext, conn: Any, items: Iterable[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+def fixed_ips(
+    ctx: ActionContext, conn: Any, items: Iterable[Mapping[str, Any]] | None
+) -> list[dict[str, Any]]:
     out = []
     for item in items or []:
         entry: dict[str, Any] = {}
@@ -511,9 +574,21 @@ class PortDriver(NeutronDriver):
         "propagate_uplink_status": "propagate_uplink_status",
     }
     attribute_names = (
-        "admin_state_up", "device_id", "device_owner", "fixed_ips", "mac_address", "name", "network_id",
-        "security_groups", "status", "tenant_id", "allowed_address_pairs", "port_security_enabled", "qos_policy_id",
-        "dns_assignment", "propagate_uplink_status",
+        "admin_state_up",
+        "device_id",
+        "device_owner",
+        "fixed_ips",
+        "mac_address",
+        "name",
+        "network_id",
+        "security_groups",
+        "status",
+        "tenant_id",
+        "allowed_address_pairs",
+        "port_security_enabled",
+        "qos_policy_id",
+        "dns_assignment",
+        "propagate_uplink_status",
     )
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -548,11 +623,15 @@ class PortDriver(NeutronDriver):
         if "security_groups" in changed:
             groups = new.get("security_groups")
             # Heat: no security_groups means the project's default group
-            body["security_groups"] = security_group_ids(ctx, conn, groups if groups is not None else ["default"])
+            body["security_groups"] = security_group_ids(
+                ctx, conn, groups if groups is not None else ["default"]
+            )
         if "allowed_address_pairs" in changed:
             body["allowed_address_pairs"] = address_pairs(new.get("allowed_address_pairs"))
         if "qos_policy" in changed:
-            body["qos_policy_id"] = find_qos_policy(ctx, conn, new["qos_policy"]).id if new.get("qos_policy") else None
+            body["qos_policy_id"] = (
+                find_qos_policy(ctx, conn, new["qos_policy"]).id if new.get("qos_policy") else None
+            )
         return body
 
     def _network_subnets(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> list[str]:
@@ -564,7 +643,9 @@ class PortDriver(NeutronDriver):
         subnet_ids = [ip.get("subnet_id") for ip in res.fixed_ips or []]
         attrs["subnets"] = [
             s.to_dict(original_names=True)
-            for s in (get_or_none(ctx, f"read subnet {sid}", conn.network.get_subnet, sid) for sid in subnet_ids)
+            for s in (
+                get_or_none(ctx, f"read subnet {sid}", conn.network.get_subnet, sid) for sid in subnet_ids
+            )
             if s is not None
         ]
         net = get_or_none(ctx, f"read network {res.network_id}", conn.network.get_network, res.network_id)
@@ -579,13 +660,19 @@ class FloatingIPDriver(NeutronDriver):
     kind, plural, what = "ip", "ips", "floating IP"
     simple = {"fixed_ip_address": "fixed_ip_address", "dns_name": "dns_name", "dns_domain": "dns_domain"}
     attribute_names = (
-        "router_id", "tenant_id", "floating_network_id", "fixed_ip_address", "floating_ip_address", "port_id",
+        "router_id",
+        "tenant_id",
+        "floating_network_id",
+        "fixed_ip_address",
+        "floating_ip_address",
+        "port_id",
     )
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)
-        body["floating_network_id"] = find_network(ctx, conn, props_get(props, "floating_network",
-                                                                       "floating_network_id")).id
+        body["floating_network_id"] = find_network(
+            ctx, conn, props_get(props, "floating_network", "floating_network_id")
+        ).id
         if props.get("floating_subnet"):
             body["subnet_id"] = find_subnet(ctx, conn, props["floating_subnet"]).id
         if props.get("port_id"):
@@ -617,7 +704,9 @@ class FloatingIPAssociationDriver:
         port_id = find_port(ctx, conn, props["port_id"]).id
         body: dict[str, Any] = {"port_id": port_id}
         _put(body, "fixed_ip_address", props.get("fixed_ip_address"))
-        call(ctx, f"associate floating IP {fip_id} with port {port_id}", conn.network.update_ip, fip_id, **body)
+        call(
+            ctx, f"associate floating IP {fip_id} with port {port_id}", conn.network.update_ip, fip_id, **body
+        )
         return fip_id, port_id
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
@@ -647,7 +736,9 @@ class FloatingIPAssociationDriver:
         pid = f"{fip_id}:{port_id}"
         out = self.read(ctx, pid, new)
         if out is None:
-            raise ProviderError(f"floating IP {fip_id} is not associated with port {port_id} after the update")
+            raise ProviderError(
+                f"floating IP {fip_id} is not associated with port {port_id} after the update"
+            )
         return out
 
     def _dissociate(self, ctx: ActionContext, conn: Any, physical_id: str) -> None:
@@ -749,23 +840,32 @@ class SecurityGroupDriver(NeutronDriver):
         if not any(r["direction"] == "egress" for r in wanted):
             wanted.extend(dict(r) for r in DEFAULT_EGRESS)
         want_keys = {rule_key(r): r for r in wanted}
-        have = call(ctx, f"list rules of security group {sg_id}",
-                    lambda: list(conn.network.security_group_rules(security_group_id=sg_id)))
+        have = call(
+            ctx,
+            f"list rules of security group {sg_id}",
+            lambda: list(conn.network.security_group_rules(security_group_id=sg_id)),
+        )
         have_keys = set()
         for rule in have:
             key = rule_key(rule.to_dict(original_names=True))
             if key in want_keys and key not in have_keys:
                 have_keys.add(key)
                 continue
-            ignore_missing(ctx, f"delete security group rule {rule.id}", conn.network.delete_security_group_rule,
-                           rule.id)
+            ignore_missing(
+                ctx, f"delete security group rule {rule.id}", conn.network.delete_security_group_rule, rule.id
+            )
         for key, body in want_keys.items():
             if key in have_keys:
                 continue
             try:
-                call(ctx, f"create rule in security group {sg_id}",
-                     lambda body=body: conn.network.create_security_group_rule(security_group_id=sg_id, **body),
-                     retry_if=_retry_not_duplicate)
+                call(
+                    ctx,
+                    f"create rule in security group {sg_id}",
+                    lambda body=body: conn.network.create_security_group_rule(
+                        security_group_id=sg_id, **body
+                    ),
+                    retry_if=_retry_not_duplicate,
+                )
             except ProviderError as exc:
                 if exc.status_code != 409:  # already there
                     raise
@@ -801,8 +901,11 @@ class SecurityGroupRuleDriver:
 
     def _find(self, ctx: ActionContext, conn: Any, body: Mapping[str, Any]) -> Any:
         want = rule_key(body)
-        rules = call(ctx, "list security group rules",
-                     lambda: list(conn.network.security_group_rules(security_group_id=body["security_group_id"])))
+        rules = call(
+            ctx,
+            "list security group rules",
+            lambda: list(conn.network.security_group_rules(security_group_id=body["security_group_id"])),
+        )
         for r in rules:
             if rule_key(r.to_dict(original_names=True)) == want:
                 return r
@@ -812,7 +915,8 @@ class SecurityGroupRuleDriver:
         conn = ctx.cloud()
         body = self._body(ctx, conn, props)
         rule = create_once(
-            ctx, "create security group rule",
+            ctx,
+            "create security group rule",
             lambda: conn.network.create_security_group_rule(**body),
             lambda: self._find(ctx, conn, body),
         )
@@ -821,8 +925,9 @@ class SecurityGroupRuleDriver:
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
-        rule = get_or_none(ctx, f"read security group rule {physical_id}", conn.network.get_security_group_rule,
-                           physical_id)
+        rule = get_or_none(
+            ctx, f"read security group rule {physical_id}", conn.network.get_security_group_rule, physical_id
+        )
         return None if rule is None else outcome(rule, {})
 
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
@@ -830,8 +935,12 @@ class SecurityGroupRuleDriver:
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
-        ignore_missing(ctx, f"delete security group rule {physical_id}", conn.network.delete_security_group_rule,
-                       physical_id)
+        ignore_missing(
+            ctx,
+            f"delete security group rule {physical_id}",
+            conn.network.delete_security_group_rule,
+            physical_id,
+        )
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         conn = ctx.cloud()
@@ -843,14 +952,16 @@ class SecurityGroupRuleDriver:
         return None if found is None else str(found.id)
 
 
-DRIVERS: dict[str, Driver] = with_defaults({
-    "OS::Neutron::Net": NetDriver(),
-    "OS::Neutron::Subnet": SubnetDriver(),
-    "OS::Neutron::Router": RouterDriver(),
-    "OS::Neutron::RouterInterface": RouterInterfaceDriver(),
-    "OS::Neutron::Port": PortDriver(),
-    "OS::Neutron::FloatingIP": FloatingIPDriver(),
-    "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationDriver(),
-    "OS::Neutron::SecurityGroup": SecurityGroupDriver(),
-    "OS::Neutron::SecurityGroupRule": SecurityGroupRuleDriver(),
-})
+DRIVERS: dict[str, Driver] = with_defaults(
+    {
+        "OS::Neutron::Net": NetDriver(),
+        "OS::Neutron::Subnet": SubnetDriver(),
+        "OS::Neutron::Router": RouterDriver(),
+        "OS::Neutron::RouterInterface": RouterInterfaceDriver(),
+        "OS::Neutron::Port": PortDriver(),
+        "OS::Neutron::FloatingIP": FloatingIPDriver(),
+        "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationDriver(),
+        "OS::Neutron::SecurityGroup": SecurityGroupDriver(),
+        "OS::Neutron::SecurityGroupRule": SecurityGroupRuleDriver(),
+    }
+)

@@ -58,8 +58,13 @@ BUSY = frozenset({"BUILD", "REBUILD", "RESIZE", "REBOOT", "HARD_REBOOT", "MIGRAT
 
 
 def find_flavor(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "flavor", value, conn.compute.get_flavor,
-                  lambda v: [f for f in conn.compute.flavors(is_public=None) if f.name == v])
+    return lookup(
+        ctx,
+        "flavor",
+        value,
+        conn.compute.get_flavor,
+        lambda v: [f for f in conn.compute.flavors(is_public=None) if f.name == v],
+    )
 
 
 def find_image(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
@@ -82,34 +87,71 @@ def _clean(item: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in item.items() if v is not None and v != ""}
 
 
-def block_device_mapping_v2(ctx: ActionContext, conn: Any, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def block_device_mapping_v2(
+    ctx: ActionContext, conn: Any, items: Iterable[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
     """Heat's block_device_mapping_v2 items as Nova's (same defaults as Heat: a volume, snapshot or image source
     boots at index 0 onto a kept volume; swap and ephemeral are local blanks at index -1)."""
     out = []
     for m in items:
         bdm: dict[str, Any]
         if m.get("volume_id"):
-            bdm = {"uuid": m["volume_id"], "source_type": "volume", "destination_type": "volume", "boot_index": 0,
-                   "delete_on_termination": False}
+            bdm = {
+                "uuid": m["volume_id"],
+                "source_type": "volume",
+                "destination_type": "volume",
+                "boot_index": 0,
+                "delete_on_termination": False,
+            }
         elif m.get("snapshot_id"):
-            bdm = {"uuid": m["snapshot_id"], "source_type": "snapshot", "destination_type": "volume",
-                   "boot_index": 0, "delete_on_termination": False}
+            bdm = {
+                "uuid": m["snapshot_id"],
+                "source_type": "snapshot",
+                "destination_type": "volume",
+                "boot_index": 0,
+                "delete_on_termination": False,
+            }
         elif m.get("image"):
-            bdm = {"uuid": find_image(ctx, conn, m["image"]).id, "source_type": "image",
-                   "destination_type": "volume", "boot_index": 0, "delete_on_termination": False}
+            bdm = {
+                "uuid": find_image(ctx, conn, m["image"]).id,
+                "source_type": "image",
+                "destination_type": "volume",
+                "boot_index": 0,
+                "delete_on_termination": False,
+            }
         elif m.get("swap_size"):
-            bdm = {"source_type": "blank", "destination_type": "local", "boot_index": -1,
-                   "delete_on_termination": True, "guest_format": "swap", "volume_size": m["swap_size"]}
+            bdm = {
+                "source_type": "blank",
+                "destination_type": "local",
+                "boot_index": -1,
+                "delete_on_termination": True,
+                "guest_format": "swap",
+                "volume_size": m["swap_size"],
+            }
         elif m.get("ephemeral_size"):
-            bdm = {"source_type": "blank", "destination_type": "local", "boot_index": -1,
-                   "delete_on_termination": True, "volume_size": m["ephemeral_size"]}
+            bdm = {
+                "source_type": "blank",
+                "destination_type": "local",
+                "boot_index": -1,
+                "delete_on_termination": True,
+                "volume_size": m["ephemeral_size"],
+            }
             if m.get("ephemeral_format"):
                 bdm["guest_format"] = m["ephemeral_format"]
         else:
-            raise ProviderError("block_device_mapping_v2: each item needs one of volume_id, snapshot_id, image, "
-                                "swap_size or ephemeral_size")
-        for key in ("device_name", "device_type", "disk_bus", "boot_index", "volume_size",
-                    "delete_on_termination", "volume_type"):
+            raise ProviderError(
+                "block_device_mapping_v2: each item needs one of volume_id, snapshot_id, image, "
+                "swap_size or ephemeral_size"
+            )
+        for key in (
+            "device_name",
+            "device_type",
+            "disk_bus",
+            "boot_index",
+            "volume_size",
+            "delete_on_termination",
+            "volume_type",
+        ):
             if m.get(key) is not None:
                 bdm[key] = m[key]
         out.append(bdm)
@@ -121,7 +163,11 @@ class ServerDriver:
 
     # -- networks
     def _nics(
-        self, ctx: ActionContext, conn: Any, name: str, items: list[Mapping[str, Any]] | None,
+        self,
+        ctx: ActionContext,
+        conn: Any,
+        name: str,
+        items: list[Mapping[str, Any]] | None,
         sg_ids: list[str] | None,
     ) -> list[dict[str, Any]] | str | None:
         if items is None:
@@ -137,7 +183,12 @@ class ServerDriver:
         return nics
 
     def _nic(
-        self, ctx: ActionContext, conn: Any, name: str, index: int, item: Mapping[str, Any],
+        self,
+        ctx: ActionContext,
+        conn: Any,
+        name: str,
+        index: int,
+        item: Mapping[str, Any],
         sg_ids: list[str] | None,
     ) -> dict[str, Any] | str:
         if item.get("allocate_network"):
@@ -161,7 +212,12 @@ class ServerDriver:
         return nic
 
     def _internal_port(
-        self, ctx: ActionContext, conn: Any, name: str, index: int, item: Mapping[str, Any],
+        self,
+        ctx: ActionContext,
+        conn: Any,
+        name: str,
+        index: int,
+        item: Mapping[str, Any],
         sg_ids: list[str] | None,
     ) -> str:
         extra = {k: v for k, v in dict(item.get("port_extra_properties") or {}).items() if v is not None}
@@ -206,17 +262,30 @@ class ServerDriver:
         bdm = props.get("block_device_mapping_v2") or []
         if props.get("block_device_mapping"):
             bdm = list(bdm) + [
-                {"device_name": m.get("device_name"), "volume_id": m.get("volume_id"),
-                 "snapshot_id": m.get("snapshot_id"), "volume_size": m.get("volume_size"),
-                 "delete_on_termination": m.get("delete_on_termination"), "boot_index": None if i else 0}
+                {
+                    "device_name": m.get("device_name"),
+                    "volume_id": m.get("volume_id"),
+                    "snapshot_id": m.get("snapshot_id"),
+                    "volume_size": m.get("volume_size"),
+                    "delete_on_termination": m.get("delete_on_termination"),
+                    "boot_index": None if i else 0,
+                }
                 for i, m in enumerate(props["block_device_mapping"])
             ]
         if bdm:
             mappings = block_device_mapping_v2(ctx, conn, bdm)
             if props.get("image") and not any(m.get("boot_index") == 0 for m in mappings):
                 # Nova wants the boot image in the mapping list too when both are given (as Heat adds it)
-                mappings.insert(0, {"uuid": body["image_id"], "source_type": "image", "destination_type": "local",
-                                    "boot_index": 0, "delete_on_termination": True})
+                mappings.insert(
+                    0,
+                    {
+                        "uuid": body["image_id"],
+                        "source_type": "image",
+                        "destination_type": "local",
+                        "boot_index": 0,
+                        "delete_on_termination": True,
+                    },
+                )
             body["block_device_mapping"] = mappings
             if not props.get("image"):
                 body["image_id"] = ""
@@ -229,9 +298,14 @@ class ServerDriver:
         body["networks"] = nics if nics else "auto"
         if groups:
             body["security_groups"] = [{"name": g} for g in (sg_ids or [])]
-        for prop, field in (("key_name", "key_name"), ("availability_zone", "availability_zone"),
-                            ("config_drive", "config_drive"), ("admin_pass", "admin_password"),
-                            ("diskConfig", "disk_config"), ("scheduler_hints", "scheduler_hints")):
+        for prop, field in (
+            ("key_name", "key_name"),
+            ("availability_zone", "availability_zone"),
+            ("config_drive", "config_drive"),
+            ("admin_pass", "admin_password"),
+            ("diskConfig", "disk_config"),
+            ("scheduler_hints", "scheduler_hints"),
+        ):
             if props.get(prop) not in (None, "", {}):
                 body[field] = props[prop]
         if props.get("tags"):
@@ -241,16 +315,24 @@ class ServerDriver:
         if user_data:
             fmt = props.get("user_data_format") or "HEAT_CFNTOOLS"
             if fmt != "RAW":
-                ctx.log(f"server: user_data_format {fmt} is passed to Nova as RAW user data (hotc does not wrap "
-                        "it in Heat's cloud-init multipart envelope)")
+                ctx.log(
+                    f"server: user_data_format {fmt} is passed to Nova as RAW user data (hotc does not wrap "
+                    "it in Heat's cloud-init multipart envelope)"
+                )
             body["user_data"] = base64.b64encode(str(user_data).encode()).decode()
         if props.get("personality"):
             ctx.log("server: personality (deprecated) is not applied")
 
         self._free_ports_of_replaced(ctx, conn, nics)
-        find_new = fresh_finder(ctx, "create server", lambda: [
-            s for s in conn.compute.servers(details=True, name=f"^{re.escape(name)}$")
-            if has_stamp(ctx, metadata=s.metadata or {})])
+        find_new = fresh_finder(
+            ctx,
+            "create server",
+            lambda: [
+                s
+                for s in conn.compute.servers(details=True, name=f"^{re.escape(name)}$")
+                if has_stamp(ctx, metadata=s.metadata or {})
+            ],
+        )
         server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body), find_new)
         ctx.record_physical_id(server.id)
         server = self._wait_active(ctx, conn, server.id, "create server")
@@ -273,48 +355,83 @@ class ServerDriver:
             md = (old.metadata or {}) if old is not None else {}
             # the same address, any instance of it (a replacement's stamp is ``address@nonce``)
             if md.get(TAG_LINEAGE) != ctx.lineage or base_address(md.get(TAG_ADDRESS)) != base_address(
-                    stamp(ctx)[TAG_ADDRESS]):
+                stamp(ctx)[TAG_ADDRESS]
+            ):
                 continue  # someone else's server: let Nova say the port is in use
             ctx.log(f"server: detaching port {port.id} from {owner}, the server this one replaces")
-            ignore_missing(ctx, f"detach port {port.id} from server {owner}", conn.compute.delete_server_interface,
-                           port.id, server=owner)
+            ignore_missing(
+                ctx,
+                f"detach port {port.id} from server {owner}",
+                conn.compute.delete_server_interface,
+                port.id,
+                server=owner,
+            )
             port_id = str(port.id)
-            wait_for(ctx, f"detach port {port_id} from server {owner}",
-                     lambda pid=port_id: conn.network.get_port(pid),  # type: ignore[misc]
-                     lambda p: p is not None and not p.device_id)
+            wait_for(
+                ctx,
+                f"detach port {port_id} from server {owner}",
+                lambda pid=port_id: conn.network.get_port(pid),  # type: ignore[misc]
+                lambda p: p is not None and not p.device_id,
+            )
 
-    def _wait_active(self, ctx: ActionContext, conn: Any, sid: str, what: str,
-                     targets: Iterable[str] = ("ACTIVE",)) -> Any:
-        return wait_status(ctx, f"{what} {sid}", lambda: conn.compute.get_server(sid), list(targets),
-                           ("ERROR", "DELETED", "SOFT_DELETED"), fault=_fault)
+    def _wait_active(
+        self, ctx: ActionContext, conn: Any, sid: str, what: str, targets: Iterable[str] = ("ACTIVE",)
+    ) -> Any:
+        return wait_status(
+            ctx,
+            f"{what} {sid}",
+            lambda: conn.compute.get_server(sid),
+            list(targets),
+            ("ERROR", "DELETED", "SOFT_DELETED"),
+            fault=_fault,
+        )
 
-    def _associate_floating_ips(self, ctx: ActionContext, conn: Any, sid: str,
-                                items: Iterable[Mapping[str, Any]]) -> None:
+    def _associate_floating_ips(
+        self, ctx: ActionContext, conn: Any, sid: str, items: Iterable[Mapping[str, Any]]
+    ) -> None:
         ifaces = None
         for item in items:
             if not item.get("floating_ip"):
                 continue
             if ifaces is None:
-                ifaces = call(ctx, f"list interfaces of server {sid}", lambda: list(conn.compute.server_interfaces(sid)))
+                ifaces = call(
+                    ctx, f"list interfaces of server {sid}", lambda: list(conn.compute.server_interfaces(sid))
+                )
             port_id = self._match_interface(ctx, conn, item, ifaces, set())
             if port_id:
-                call(ctx, f"associate floating IP {item['floating_ip']}", conn.network.update_ip, item["floating_ip"],
-                     port_id=port_id)
+                call(
+                    ctx,
+                    f"associate floating IP {item['floating_ip']}",
+                    conn.network.update_ip,
+                    item["floating_ip"],
+                    port_id=port_id,
+                )
 
     # -- read
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
-        server = settle(ctx, f"read server {physical_id}", server, lambda: conn.compute.get_server(physical_id),
-                        lambda s: str(s.status).upper() in BUSY)
+        server = settle(
+            ctx,
+            f"read server {physical_id}",
+            server,
+            lambda: conn.compute.get_server(physical_id),
+            lambda s: str(s.status).upper() in BUSY,
+        )
         if server is None or str(server.status).upper() in ("DELETED", "SOFT_DELETED"):
             return None
         return self._outcome(ctx, conn, server)
 
     def _outcome(self, ctx: ActionContext, conn: Any, server: Any) -> Outcome:
         raw = server.to_dict(original_names=True)
-        ifaces = get_or_none(ctx, f"list interfaces of server {server.id}",
-                             lambda: list(conn.compute.server_interfaces(server.id))) or []
+        ifaces = (
+            get_or_none(
+                ctx,
+                f"list interfaces of server {server.id}",
+                lambda: list(conn.compute.server_interfaces(server.id)),
+            )
+            or []
+        )
         # As Heat: every address gets the port of the interface with that (fixed ip, mac), or None; both maps
         # are also keyed by network id (a copy of the network label's entry).
         port_of = {((i.fixed_ips or [{}])[0].get("ip_address"), i.mac_addr): i.port_id for i in ifaces}
@@ -322,13 +439,15 @@ class ServerDriver:
         addresses: dict[str, list[dict[str, Any]]] = {}
         networks: dict[str, list[str]] = {}
         for label, entries in labels.items():
-            addresses[label] = [dict(e, port=port_of.get((e.get("addr"), e.get("OS-EXT-IPS-MAC:mac_addr"))))
-                                for e in entries]
+            addresses[label] = [
+                dict(e, port=port_of.get((e.get("addr"), e.get("OS-EXT-IPS-MAC:mac_addr")))) for e in entries
+            ]
             networks[label] = [e.get("addr") for e in entries]
         for label, entries in list(labels.items()):
             ips = {e.get("addr") for e in entries}
-            net_id = next((i.net_id for i in ifaces if any(f.get("ip_address") in ips for f in i.fixed_ips or [])),
-                          None)
+            net_id = next(
+                (i.net_id for i in ifaces if any(f.get("ip_address") in ips for f in i.fixed_ips or [])), None
+            )
             if net_id and net_id not in networks:
                 networks[net_id] = list(networks[label])
                 addresses[net_id] = [dict(e) for e in addresses[label]]
@@ -370,8 +489,13 @@ class ServerDriver:
             call(ctx, f"confirm resize of server {sid}", conn.compute.confirm_server_resize, server)
             server = self._wait_settled(ctx, conn, sid, "confirm resize of server")
         if "name" in changed:
-            call(ctx, f"rename server {sid}", conn.compute.update_server, sid,
-                 name=physical_name(ctx, new.get("name"), limit=63))
+            call(
+                ctx,
+                f"rename server {sid}",
+                conn.compute.update_server,
+                sid,
+                name=physical_name(ctx, new.get("name"), limit=63),
+            )
         if "metadata" in changed:
             want = merge_metadata(ctx, new.get("metadata"))
             have = dict(server.metadata or {})
@@ -382,7 +506,13 @@ class ServerDriver:
         if "tags" in changed:
             call(ctx, f"set tags of server {sid}", server.set_tags, conn.compute, list(new.get("tags") or []))
         if "admin_pass" in changed and new.get("admin_pass"):
-            call(ctx, f"change password of server {sid}", conn.compute.change_server_password, sid, new["admin_pass"])
+            call(
+                ctx,
+                f"change password of server {sid}",
+                conn.compute.change_server_password,
+                sid,
+                new["admin_pass"],
+            )
         if "flavor" in changed:
             self._resize(ctx, conn, sid, new)
         rebuild_user_data = "user_data" in changed and new.get("user_data_update_policy") == "REBUILD"
@@ -396,10 +526,15 @@ class ServerDriver:
     def _wait_settled(self, ctx: ActionContext, conn: Any, sid: str, what: str) -> Any:
         """Wait until no task runs on the server and it is in a resting state (ACTIVE, or SHUTOFF/SUSPENDED/
         PAUSED for a server that was stopped or suspended before the update)."""
-        return wait_for(ctx, f"{what} {sid}", lambda: conn.compute.get_server(sid),
-                        lambda s: s is not None and str(s.status).upper() in RESTING
-                        and not getattr(s, "task_state", None),
-                        lambda s: f"went to ERROR: {_fault(s)}" if str(s.status).upper() == "ERROR" else None)
+        return wait_for(
+            ctx,
+            f"{what} {sid}",
+            lambda: conn.compute.get_server(sid),
+            lambda s: (
+                s is not None and str(s.status).upper() in RESTING and not getattr(s, "task_state", None)
+            ),
+            lambda s: f"went to ERROR: {_fault(s)}" if str(s.status).upper() == "ERROR" else None,
+        )
 
     # -- suspend / resume (hotc suspend / resume)
     def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
@@ -408,8 +543,14 @@ class ServerDriver:
         if str(server.status).upper() == "SUSPENDED":
             return
         call(ctx, f"suspend server {physical_id}", conn.compute.suspend_server, physical_id)
-        wait_status(ctx, f"suspend server {physical_id}", lambda: conn.compute.get_server(physical_id), "SUSPENDED",
-                    ("ERROR",), fault=_fault)
+        wait_status(
+            ctx,
+            f"suspend server {physical_id}",
+            lambda: conn.compute.get_server(physical_id),
+            "SUSPENDED",
+            ("ERROR",),
+            fault=_fault,
+        )
 
     def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
@@ -434,12 +575,19 @@ class ServerDriver:
                 return f"the resize was refused by Nova{': ' + _fault(s) if _fault(s) else ''} (see its server actions)"
             return None
 
-        server = wait_for(ctx, f"resize server {sid} to flavor {flavor.name}", lambda: conn.compute.get_server(sid),
-                          lambda s: s is not None and str(s.status).upper() == "VERIFY_RESIZE", refused)
+        server = wait_for(
+            ctx,
+            f"resize server {sid} to flavor {flavor.name}",
+            lambda: conn.compute.get_server(sid),
+            lambda s: s is not None and str(s.status).upper() == "VERIFY_RESIZE",
+            refused,
+        )
         call(ctx, f"confirm resize of server {sid}", conn.compute.confirm_server_resize, server)
         self._wait_active(ctx, conn, sid, "confirm resize of server")
 
-    def _rebuild(self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any], *, with_user_data: bool) -> None:
+    def _rebuild(
+        self, ctx: ActionContext, conn: Any, sid: str, new: Mapping[str, Any], *, with_user_data: bool
+    ) -> None:
         image = find_image(ctx, conn, new.get("image"))
         current = call(ctx, f"read server {sid}", conn.compute.get_server, sid)
         if not with_user_data and (current.image or {}).get("id") == image.id:
@@ -453,13 +601,22 @@ class ServerDriver:
             kwargs["admin_password"] = new["admin_pass"]
         ctx.log(f"server: rebuilding {sid} from image {image.id} (the root disk is replaced)")
         call(ctx, f"rebuild server {sid}", lambda: conn.compute.rebuild_server(sid, image.id, **kwargs))
-        wait_for(ctx, f"rebuild server {sid}", lambda: conn.compute.get_server(sid),
-                 lambda s: s is not None and str(s.status).upper() == "ACTIVE"
-                 and getattr(s, "task_state", None) in (None, "") and (s.image or {}).get("id") == image.id,
-                 lambda s: f"went to ERROR: {_fault(s)}" if str(s.status).upper() == "ERROR" else None)
+        wait_for(
+            ctx,
+            f"rebuild server {sid}",
+            lambda: conn.compute.get_server(sid),
+            lambda s: (
+                s is not None
+                and str(s.status).upper() == "ACTIVE"
+                and getattr(s, "task_state", None) in (None, "")
+                and (s.image or {}).get("id") == image.id
+            ),
+            lambda s: f"went to ERROR: {_fault(s)}" if str(s.status).upper() == "ERROR" else None,
+        )
 
-    def _match_interface(self, ctx: ActionContext, conn: Any, item: Mapping[str, Any], ifaces: list[Any],
-                         taken: set[str]) -> str | None:
+    def _match_interface(
+        self, ctx: ActionContext, conn: Any, item: Mapping[str, Any], ifaces: list[Any], taken: set[str]
+    ) -> str | None:
         """The port of the server's interface that a networks entry stands for."""
         if item.get("port"):
             pid = find_port(ctx, conn, item["port"]).id
@@ -481,8 +638,15 @@ class ServerDriver:
             return str(i.port_id)
         return None
 
-    def _update_networks(self, ctx: ActionContext, conn: Any, sid: str, old: list[Mapping[str, Any]],
-                         new: list[Mapping[str, Any]], props: Mapping[str, Any]) -> None:
+    def _update_networks(
+        self,
+        ctx: ActionContext,
+        conn: Any,
+        sid: str,
+        old: list[Mapping[str, Any]],
+        new: list[Mapping[str, Any]],
+        props: Mapping[str, Any],
+    ) -> None:
         """Detach the interfaces of entries that left, attach those of entries that came (as Heat does)."""
         olds = [_clean(i) for i in old]
         news = [_clean(i) for i in new]
@@ -493,7 +657,9 @@ class ServerDriver:
                 removed.remove(item)
             else:
                 added.append(item)
-        ifaces = call(ctx, f"list interfaces of server {sid}", lambda: list(conn.compute.server_interfaces(sid)))
+        ifaces = call(
+            ctx, f"list interfaces of server {sid}", lambda: list(conn.compute.server_interfaces(sid))
+        )
         kept = [i for i in olds if i not in removed]
         taken: set[str] = set()
         for item in kept:
@@ -507,7 +673,13 @@ class ServerDriver:
                 ctx.log(f"server: no interface found for removed networks entry {item}; nothing to detach")
                 continue
             taken.add(pid)
-            call(ctx, f"detach port {pid} from server {sid}", conn.compute.delete_server_interface, pid, server=sid)
+            call(
+                ctx,
+                f"detach port {pid} from server {sid}",
+                conn.compute.delete_server_interface,
+                pid,
+                server=sid,
+            )
             self._wait_detached(ctx, conn, sid, pid)
             if pid in internal:
                 ignore_missing(ctx, f"delete port {pid}", conn.network.delete_port, pid)
@@ -527,8 +699,11 @@ class ServerDriver:
                     attrs["fixed_ips"] = [{"ip_address": nic["fixed_ip"]}]
             if nic.get("tag"):
                 attrs["tag"] = nic["tag"]
-            call(ctx, f"attach interface to server {sid}",
-                 lambda attrs=attrs: conn.compute.create_server_interface(sid, **attrs))
+            call(
+                ctx,
+                f"attach interface to server {sid}",
+                lambda attrs=attrs: conn.compute.create_server_interface(sid, **attrs),
+            )
         self._associate_floating_ips(ctx, conn, sid, [i for i in added if i.get("floating_ip")])
 
     @staticmethod
@@ -536,11 +711,18 @@ class ServerDriver:
         def ports_of_server() -> list[str]:
             return [str(i.port_id) for i in conn.compute.server_interfaces(sid)]
 
-        wait_for(ctx, f"detach port {port_id} from server {sid}", ports_of_server, lambda ports: port_id not in ports)
+        wait_for(
+            ctx,
+            f"detach port {port_id} from server {sid}",
+            ports_of_server,
+            lambda ports: port_id not in ports,
+        )
 
     # -- replacement (Heat's Server.prepare_for_replace / restore_prev_rsrc)
     @staticmethod
-    def _shared_ports(ctx: ActionContext, conn: Any, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    def _shared_ports(
+        ctx: ActionContext, conn: Any, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> list[str]:
         """Ids of the explicit ``port`` entries the old instance has and its replacement takes too: a port attaches
         to one server only, so the old server must let go of them before the new one is created."""
 
@@ -559,8 +741,9 @@ class ServerDriver:
         wanted = set(explicit(new))
         return [pid for pid in explicit(old) if pid in wanted] if wanted else []
 
-    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                            new: Mapping[str, Any]) -> bool:
+    def prepare_for_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> bool:
         """Detach from the old server the explicit ports its replacement takes over (and wait until Neutron shows
         them unbound). True when something was detached (a failed replacement then re-attaches it)."""
         conn = ctx.cloud()
@@ -569,31 +752,58 @@ class ServerDriver:
         if not (ports or ips) or _live_server(conn, physical_id) is None:
             return False
         detached = False
-        for net_id, ip in ips:  # a port Nova made with a requested fixed_ip: detaching deletes it, freeing the IP
+        for (
+            net_id,
+            ip,
+        ) in ips:  # a port Nova made with a requested fixed_ip: detaching deletes it, freeing the IP
             held = _port_with_ip(conn, net_id, ip)
             if held is None or held.device_id != physical_id:
                 continue
-            ctx.log(f"server: detaching the interface with {ip} from the old server {physical_id} for its "
-                    "replacement")
-            ignore_missing(ctx, f"detach port {held.id} from server {physical_id}",
-                           conn.compute.delete_server_interface, held.id, server=physical_id)
-            _wait_ip_owner(ctx, conn, net_id, ip, lambda dev: dev != physical_id,
-                           f"detach the interface with {ip} from server {physical_id}")
+            ctx.log(
+                f"server: detaching the interface with {ip} from the old server {physical_id} for its "
+                "replacement"
+            )
+            ignore_missing(
+                ctx,
+                f"detach port {held.id} from server {physical_id}",
+                conn.compute.delete_server_interface,
+                held.id,
+                server=physical_id,
+            )
+            _wait_ip_owner(
+                ctx,
+                conn,
+                net_id,
+                ip,
+                lambda dev: dev != physical_id,
+                f"detach the interface with {ip} from server {physical_id}",
+            )
             detached = True
         for port_id in ports:
             port = get_or_none(ctx, f"read port {port_id}", conn.network.get_port, port_id)
             if port is None or port.device_id != physical_id:
                 continue
             ctx.log(f"server: detaching port {port_id} from the old server {physical_id} for its replacement")
-            ignore_missing(ctx, f"detach port {port_id} from server {physical_id}",
-                           conn.compute.delete_server_interface, port_id, server=physical_id)
-            _wait_port_owner(ctx, conn, port_id, lambda dev: dev != physical_id,
-                             f"detach port {port_id} from server {physical_id}")
+            ignore_missing(
+                ctx,
+                f"detach port {port_id} from server {physical_id}",
+                conn.compute.delete_server_interface,
+                port_id,
+                server=physical_id,
+            )
+            _wait_port_owner(
+                ctx,
+                conn,
+                port_id,
+                lambda dev: dev != physical_id,
+                f"detach port {port_id} from server {physical_id}",
+            )
             detached = True
         return detached
 
-    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                                     new: Mapping[str, Any]) -> None:
+    def restore_after_failed_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> None:
         """Give the old server back the explicit ports :meth:`prepare_for_replace` took, detaching them first from
         the failed replacement when that got them."""
         conn = ctx.cloud()
@@ -608,30 +818,53 @@ class ServerDriver:
             if holder and str(port.device_owner or "").startswith("compute:"):
                 _take_port_back(ctx, conn, port_id, holder)
             elif holder:
-                raise ProviderError(f"port {port_id} is now used by {port.device_owner or 'another device'} "
-                                    f"{holder}: cannot re-attach it to server {physical_id}")
+                raise ProviderError(
+                    f"port {port_id} is now used by {port.device_owner or 'another device'} "
+                    f"{holder}: cannot re-attach it to server {physical_id}"
+                )
             ctx.log(f"server: re-attaching port {port_id} to the old server {physical_id}")
-            call(ctx, f"attach port {port_id} to server {physical_id}",
-                 lambda pid=port_id: conn.compute.create_server_interface(physical_id, port_id=pid))
-            _wait_port_owner(ctx, conn, port_id, lambda dev: dev == physical_id,
-                             f"attach port {port_id} to server {physical_id}")
+            call(
+                ctx,
+                f"attach port {port_id} to server {physical_id}",
+                lambda pid=port_id: conn.compute.create_server_interface(physical_id, port_id=pid),
+            )
+            _wait_port_owner(
+                ctx,
+                conn,
+                port_id,
+                lambda dev: dev == physical_id,
+                f"attach port {port_id} to server {physical_id}",
+            )
         for net_id, ip in _shared_fixed_ips(ctx, conn, old, new):
             held = _port_with_ip(conn, net_id, ip)
             if held is not None and held.device_id == physical_id:
                 continue
             if held is not None and held.device_id and str(held.device_owner or "").startswith("compute:"):
                 _take_port_back(ctx, conn, str(held.id), str(held.device_id))
-                _wait_ip_owner(ctx, conn, net_id, ip, lambda dev: dev == "",
-                               f"free {ip} from the failed replacement")
+                _wait_ip_owner(
+                    ctx, conn, net_id, ip, lambda dev: dev == "", f"free {ip} from the failed replacement"
+                )
             elif held is not None and held.device_id:
-                raise ProviderError(f"{ip} is now used by {held.device_owner or 'another device'} {held.device_id}: "
-                                    f"cannot give it back to server {physical_id}")
+                raise ProviderError(
+                    f"{ip} is now used by {held.device_owner or 'another device'} {held.device_id}: "
+                    f"cannot give it back to server {physical_id}"
+                )
             ctx.log(f"server: re-attaching an interface with {ip} to the old server {physical_id}")
-            call(ctx, f"attach an interface with {ip} to server {physical_id}",
-                 lambda n=net_id, a=ip: conn.compute.create_server_interface(
-                     physical_id, net_id=n, fixed_ips=[{"ip_address": a}]))
-            _wait_ip_owner(ctx, conn, net_id, ip, lambda dev: dev == physical_id,
-                           f"attach an interface with {ip} to server {physical_id}")
+            call(
+                ctx,
+                f"attach an interface with {ip} to server {physical_id}",
+                lambda n=net_id, a=ip: conn.compute.create_server_interface(
+                    physical_id, net_id=n, fixed_ips=[{"ip_address": a}]
+                ),
+            )
+            _wait_ip_owner(
+                ctx,
+                conn,
+                net_id,
+                ip,
+                lambda dev: dev == physical_id,
+                f"attach an interface with {ip} to server {physical_id}",
+            )
 
     # -- delete
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
@@ -640,10 +873,18 @@ class ServerDriver:
         # the ports hotc made for this server: bound to it, or (a create that failed) bound to nothing; found by
         # the internal-port tag and the lineage, so also when this is an older instance of the address
         address = base_address(stamp(ctx)[TAG_ADDRESS])
-        ours = [p for p in self._internal_ports(ctx, conn)
-                if p.device_id == physical_id
-                or (not p.device_id and any(t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1])
-                                            == address for t in p.tags or []))]
+        ours = [
+            p
+            for p in self._internal_ports(ctx, conn)
+            if p.device_id == physical_id
+            or (
+                not p.device_id
+                and any(
+                    t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1]) == address
+                    for t in p.tags or []
+                )
+            )
+        ]
         if server is not None and deletion_policy(ctx, physical_id) == "Snapshot":
             self._snapshot_before_delete(ctx, conn, server)
         if server is not None:
@@ -661,9 +902,14 @@ class ServerDriver:
 
         def of_server(img: Any) -> bool:
             props = dict(getattr(img, "properties", None) or {})
-            return img.name == name and (getattr(img, "instance_uuid", None) or props.get("instance_uuid")) == sid
+            return (
+                img.name == name
+                and (getattr(img, "instance_uuid", None) or props.get("instance_uuid")) == sid
+            )
 
-        images = [i for i in call(ctx, "list images", lambda: list(conn.image.images(name=name))) if of_server(i)]
+        images = [
+            i for i in call(ctx, "list images", lambda: list(conn.image.images(name=name))) if of_server(i)
+        ]
         if any(str(i.status) == "active" for i in images):
             ctx.log(f"server {sid}: snapshot image {name} already made (deletion_policy Snapshot)")
             return
@@ -676,8 +922,11 @@ class ServerDriver:
         else:
             _wait_no_task(ctx, conn, sid)
             ctx.log(f"server {sid}: taking snapshot image {name} before deletion (deletion_policy Snapshot)")
-            image = call(ctx, f"snapshot server {sid}",
-                         lambda: conn.compute.create_server_image(sid, name, metadata={"hotc-snapshot-of": sid}))
+            image = call(
+                ctx,
+                f"snapshot server {sid}",
+                lambda: conn.compute.create_server_image(sid, name, metadata={"hotc-snapshot-of": sid}),
+            )
             image_id = str(image.id)
         idle_since: list[float] = []
 
@@ -694,12 +943,19 @@ class ServerDriver:
             return None
 
         try:
-            wait_for(ctx, f"snapshot server {sid} as image {image_id}", lambda: conn.image.get_image(image_id),
-                     lambda i: i is not None and str(i.status) == "active", failed)
+            wait_for(
+                ctx,
+                f"snapshot server {sid} as image {image_id}",
+                lambda: conn.image.get_image(image_id),
+                lambda i: i is not None and str(i.status) == "active",
+                failed,
+            )
         except ProviderError as exc:
             ignore_missing(ctx, f"delete failed snapshot {image_id}", conn.image.delete_image, image_id)
-            raise ProviderError(f"server {sid}: {exc.message}; deletion_policy Snapshot: the server is kept (change "
-                                "the deletion_policy to Retain or Delete, or fix the snapshot, then run again)") from exc
+            raise ProviderError(
+                f"server {sid}: {exc.message}; deletion_policy Snapshot: the server is kept (change "
+                "the deletion_policy to Retain or Delete, or fix the snapshot, then run again)"
+            ) from exc
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         found = self._find(ctx, ctx.cloud())
@@ -707,19 +963,29 @@ class ServerDriver:
 
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         servers = call(ctx, "list servers", lambda: list(conn.compute.servers(details=True)))
-        return newest(s for s in servers if has_stamp(ctx, metadata=s.metadata or {})
-                      and str(s.status).upper() not in ("DELETED", "SOFT_DELETED"))
+        return newest(
+            s
+            for s in servers
+            if has_stamp(ctx, metadata=s.metadata or {})
+            and str(s.status).upper() not in ("DELETED", "SOFT_DELETED")
+        )
 
 
-def _shared_fixed_ips(ctx: ActionContext, conn: Any, old: Mapping[str, Any],
-                      new: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _shared_fixed_ips(
+    ctx: ActionContext, conn: Any, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> list[tuple[str, str]]:
     """(network id, ip) of ``{network, fixed_ip}`` entries (a port Nova makes) the old instance and its
     replacement both have: the IP can be allocated once per network."""
 
     def entries(props: Mapping[str, Any]) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         for item in props.get("networks") or []:
-            if not isinstance(item, Mapping) or item.get("port") or item.get("subnet") or not item.get("fixed_ip"):
+            if (
+                not isinstance(item, Mapping)
+                or item.get("port")
+                or item.get("subnet")
+                or not item.get("fixed_ip")
+            ):
                 continue
             if item.get("port_extra_properties"):
                 continue
@@ -737,8 +1003,11 @@ def _shared_fixed_ips(ctx: ActionContext, conn: Any, old: Mapping[str, Any],
 
 
 def _port_with_ip(conn: Any, net_id: str, ip: str) -> Any:
-    found = [p for p in conn.network.ports(network_id=net_id, fixed_ips=[f"ip_address={ip}"])
-             if any(f.get("ip_address") == ip for f in p.fixed_ips or [])]
+    found = [
+        p
+        for p in conn.network.ports(network_id=net_id, fixed_ips=[f"ip_address={ip}"])
+        if any(f.get("ip_address") == ip for f in p.fixed_ips or [])
+    ]
     return found[0] if found else None
 
 
@@ -754,24 +1023,44 @@ def _wait_ip_owner(ctx: ActionContext, conn: Any, net_id: str, ip: str, ok: Any,
 
 def _take_port_back(ctx: ActionContext, conn: Any, port_id: str, holder: str) -> None:
     """Detach the port from ``holder`` (a failed replacement), once that is no longer building."""
-    settle(ctx, f"server {holder}", _live_server(conn, holder), lambda: _live_server(conn, holder),
-           lambda s: str(s.status).upper() in BUSY)
+    settle(
+        ctx,
+        f"server {holder}",
+        _live_server(conn, holder),
+        lambda: _live_server(conn, holder),
+        lambda s: str(s.status).upper() in BUSY,
+    )
     ctx.log(f"server: detaching port {port_id} from the failed replacement {holder}")
-    ignore_missing(ctx, f"detach port {port_id} from server {holder}", conn.compute.delete_server_interface,
-                   port_id, server=holder)
-    _wait_port_owner(ctx, conn, port_id, lambda dev: dev != holder, f"detach port {port_id} from server {holder}")
+    ignore_missing(
+        ctx,
+        f"detach port {port_id} from server {holder}",
+        conn.compute.delete_server_interface,
+        port_id,
+        server=holder,
+    )
+    _wait_port_owner(
+        ctx, conn, port_id, lambda dev: dev != holder, f"detach port {port_id} from server {holder}"
+    )
 
 
 def _wait_port_owner(ctx: ActionContext, conn: Any, port_id: str, ok: Any, what: str) -> None:
     """Wait until the port's ``device_id`` satisfies ``ok`` (Neutron's view: the port is free or bound)."""
-    wait_for(ctx, what, lambda: conn.network.get_port(port_id),
-             lambda p: p is not None and bool(ok(str(p.device_id or ""))))
+    wait_for(
+        ctx,
+        what,
+        lambda: conn.network.get_port(port_id),
+        lambda p: p is not None and bool(ok(str(p.device_id or ""))),
+    )
 
 
 def _wait_no_task(ctx: ActionContext, conn: Any, sid: str) -> None:
     """Nova refuses an image snapshot while another task runs on the server."""
-    wait_for(ctx, f"wait for server {sid} to be idle", lambda: conn.compute.get_server(sid),
-             lambda s: s is not None and not getattr(s, "task_state", None) and str(s.status).upper() not in BUSY)
+    wait_for(
+        ctx,
+        f"wait for server {sid} to be idle",
+        lambda: conn.compute.get_server(sid),
+        lambda s: s is not None and not getattr(s, "task_state", None) and str(s.status).upper() not in BUSY,
+    )
 
 
 def _live_server(conn: Any, sid: str) -> Any:
@@ -812,9 +1101,14 @@ def _generate_keypair(key_type: str) -> tuple[str, str]:
     if key_type == "x509":
         raise ProviderError("key pair: type x509 needs a public_key (hotc generates only ssh keys)")
     key = ed25519.Ed25519PrivateKey.generate()
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
+    private = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
+        .decode()
+    )
     return public, private
 
 
@@ -838,11 +1132,17 @@ class KeyPairDriver:
         existing = get_or_none(ctx, f"read key pair {name}", conn.compute.get_keypair, name)
         if existing is not None:
             raise ProviderError(f"key pair {name!r} already exists; choose another name or delete it")
-        kp = create_once(ctx, f"create key pair {name}", lambda: conn.compute.create_keypair(**body),
-                         lambda: _same_key(conn, name, public))
+        kp = create_once(
+            ctx,
+            f"create key pair {name}",
+            lambda: conn.compute.create_keypair(**body),
+            lambda: _same_key(conn, name, public),
+        )
         ctx.record_physical_id(name)
-        attrs = {"public_key": kp.public_key or public,
-                 "private_key": private if props.get("save_private_key") else ""}
+        attrs = {
+            "public_key": kp.public_key or public,
+            "private_key": private if props.get("save_private_key") else "",
+        }
         return outcome(kp, attrs, physical_id=name)
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
@@ -861,27 +1161,36 @@ class KeyPairDriver:
 
     # Heat's KeyPair.prepare_for_replace: a key pair's name is its id, so a replacement under the same name
     # (a new public_key, type or user) can only be created once the old one is gone.
-    def prepare_for_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                            new: Mapping[str, Any]) -> bool:
+    def prepare_for_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> bool:
         if str(new.get("name")) != physical_id:
             return False  # a new name: both can exist side by side
         conn = ctx.cloud()
         if get_or_none(ctx, f"read key pair {physical_id}", conn.compute.get_keypair, physical_id) is None:
             return False
-        ctx.log(f"key pair: deleting the old key pair {physical_id} so that its replacement can take the name")
+        ctx.log(
+            f"key pair: deleting the old key pair {physical_id} so that its replacement can take the name"
+        )
         ignore_missing(ctx, f"delete key pair {physical_id}", conn.compute.delete_keypair, physical_id)
         return True
 
-    def restore_after_failed_replace(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any],
-                                     new: Mapping[str, Any]) -> None:
+    def restore_after_failed_replace(
+        self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> None:
         """Re-import the old key pair when its public key is known (given in the template); a key pair hotc
         generated cannot be brought back (its private half was never stored in the cloud)."""
         conn = ctx.cloud()
-        if get_or_none(ctx, f"read key pair {physical_id}", conn.compute.get_keypair, physical_id) is not None:
+        if (
+            get_or_none(ctx, f"read key pair {physical_id}", conn.compute.get_keypair, physical_id)
+            is not None
+        ):
             return  # the name is taken (by the old key pair, or the failed replacement): nothing to restore
         if not old.get("public_key"):
-            raise ProviderError(f"the old key pair {physical_id} was deleted for its replacement and hotc generated "
-                                "it, so it cannot be re-imported: the next apply creates a new one")
+            raise ProviderError(
+                f"the old key pair {physical_id} was deleted for its replacement and hotc generated "
+                "it, so it cannot be re-imported: the next apply creates a new one"
+            )
         body: dict[str, Any] = {"name": physical_id, "public_key": old["public_key"]}
         if old.get("type"):
             body["type"] = old["type"]
@@ -934,17 +1243,31 @@ class FlavorDriver:
         }
         if props.get("flavorid"):
             body["id"] = str(props["flavorid"])
-        find_new = fresh_finder(ctx, "create flavor", lambda: [
-            f for f in conn.compute.flavors(is_public=None) if f.name == body["name"]])
+        find_new = fresh_finder(
+            ctx,
+            "create flavor",
+            lambda: [f for f in conn.compute.flavors(is_public=None) if f.name == body["name"]],
+        )
         flavor = create_once(ctx, "create flavor", lambda: conn.compute.create_flavor(**body), find_new)
         ctx.record_physical_id(flavor.id)
         specs = {str(k): str(v) for k, v in (props.get("extra_specs") or {}).items()}
         specs.update(self._stamp_specs(ctx))
-        call(ctx, f"set extra specs of flavor {flavor.id}", conn.compute.create_flavor_extra_specs, flavor.id, specs)
+        call(
+            ctx,
+            f"set extra specs of flavor {flavor.id}",
+            conn.compute.create_flavor_extra_specs,
+            flavor.id,
+            specs,
+        )
         if not body["is_public"]:
             for tenant in props.get("tenants") or []:
-                call(ctx, f"give project {tenant} access to flavor {flavor.id}",
-                     conn.compute.flavor_add_tenant_access, flavor.id, tenant)
+                call(
+                    ctx,
+                    f"give project {tenant} access to flavor {flavor.id}",
+                    conn.compute.flavor_add_tenant_access,
+                    flavor.id,
+                    tenant,
+                )
         out = self.read(ctx, flavor.id, props)
         assert out is not None
         return out
@@ -954,34 +1277,68 @@ class FlavorDriver:
         flavor = get_or_none(ctx, f"read flavor {physical_id}", conn.compute.get_flavor, physical_id)
         if flavor is None:
             return None
-        specs = get_or_none(ctx, f"read extra specs of flavor {physical_id}", conn.compute.fetch_flavor_extra_specs,
-                            physical_id)
+        specs = get_or_none(
+            ctx,
+            f"read extra specs of flavor {physical_id}",
+            conn.compute.fetch_flavor_extra_specs,
+            physical_id,
+        )
         extra = dict(getattr(specs, "extra_specs", None) or flavor.extra_specs or {})
         user_specs = {k: v for k, v in extra.items() if k not in (SPEC_LINEAGE, SPEC_ADDRESS)}
         return outcome(flavor, {"is_public": flavor.is_public, "extra_specs": user_specs})
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         conn = ctx.cloud()
         if "extra_specs" in changed:
             want = {str(k): str(v) for k, v in (new.get("extra_specs") or {}).items()}
             want.update(self._stamp_specs(ctx))
-            specs = call(ctx, f"read extra specs of flavor {physical_id}", conn.compute.fetch_flavor_extra_specs,
-                         physical_id)
+            specs = call(
+                ctx,
+                f"read extra specs of flavor {physical_id}",
+                conn.compute.fetch_flavor_extra_specs,
+                physical_id,
+            )
             for key in dict(specs.extra_specs or {}):
                 if key not in want:
-                    call(ctx, f"delete extra spec {key} of flavor {physical_id}",
-                         conn.compute.delete_flavor_extra_specs_property, physical_id, key)
-            call(ctx, f"set extra specs of flavor {physical_id}", conn.compute.create_flavor_extra_specs,
-                 physical_id, want)
+                    call(
+                        ctx,
+                        f"delete extra spec {key} of flavor {physical_id}",
+                        conn.compute.delete_flavor_extra_specs_property,
+                        physical_id,
+                        key,
+                    )
+            call(
+                ctx,
+                f"set extra specs of flavor {physical_id}",
+                conn.compute.create_flavor_extra_specs,
+                physical_id,
+                want,
+            )
         if "tenants" in changed:
             old_t, new_t = set(old.get("tenants") or []), set(new.get("tenants") or [])
             for t in sorted(new_t - old_t):
-                call(ctx, f"give project {t} access to flavor {physical_id}", conn.compute.flavor_add_tenant_access,
-                     physical_id, t)
+                call(
+                    ctx,
+                    f"give project {t} access to flavor {physical_id}",
+                    conn.compute.flavor_add_tenant_access,
+                    physical_id,
+                    t,
+                )
             for t in sorted(old_t - new_t):
-                ignore_missing(ctx, f"remove access of project {t} to flavor {physical_id}",
-                               conn.compute.flavor_remove_tenant_access, physical_id, t)
+                ignore_missing(
+                    ctx,
+                    f"remove access of project {t} to flavor {physical_id}",
+                    conn.compute.flavor_remove_tenant_access,
+                    physical_id,
+                    t,
+                )
         out = self.read(ctx, physical_id, new)
         if out is None:
             raise NotFound(f"flavor {physical_id} disappeared during its update")
@@ -997,13 +1354,17 @@ class FlavorDriver:
     def _find(self, ctx: ActionContext, conn: Any) -> Any:
         want = self._stamp_specs(ctx)
         flavors = call(ctx, "list flavors", lambda: list(conn.compute.flavors(is_public=None)))
-        return newest(f for f in flavors if all(plain(f.extra_specs or {}).get(k) == v for k, v in want.items()))
+        return newest(
+            f for f in flavors if all(plain(f.extra_specs or {}).get(k) == v for k, v in want.items())
+        )
 
 
 __all__ = ["DRIVERS", "find_flavor", "find_image", "find_keypair", "user_metadata"]
 
-DRIVERS: dict[str, Driver] = with_defaults({
-    "OS::Nova::Server": ServerDriver(),
-    "OS::Nova::KeyPair": KeyPairDriver(),
-    "OS::Nova::Flavor": FlavorDriver(),
-})
+DRIVERS: dict[str, Driver] = with_defaults(
+    {
+        "OS::Nova::Server": ServerDriver(),
+        "OS::Nova::KeyPair": KeyPairDriver(),
+        "OS::Nova::Flavor": FlavorDriver(),
+    }
+)

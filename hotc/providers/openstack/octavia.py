@@ -42,12 +42,23 @@ from hotc.providers.openstack.neutron import find_subnet
 
 
 def find_load_balancer(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "load balancer", value, conn.load_balancer.get_load_balancer,
-                  lambda v: conn.load_balancer.load_balancers(name=v))
+    return lookup(
+        ctx,
+        "load balancer",
+        value,
+        conn.load_balancer.get_load_balancer,
+        lambda v: conn.load_balancer.load_balancers(name=v),
+    )
 
 
 def find_listener(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "listener", value, conn.load_balancer.get_listener, lambda v: conn.load_balancer.listeners(name=v))
+    return lookup(
+        ctx,
+        "listener",
+        value,
+        conn.load_balancer.get_listener,
+        lambda v: conn.load_balancer.listeners(name=v),
+    )
 
 
 def find_pool(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
@@ -55,8 +66,13 @@ def find_pool(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
 
 
 def find_lb_flavor(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "load balancer flavor", value, conn.load_balancer.get_flavor,
-                  lambda v: conn.load_balancer.flavors(name=v))
+    return lookup(
+        ctx,
+        "load balancer flavor",
+        value,
+        conn.load_balancer.get_flavor,
+        lambda v: conn.load_balancer.flavors(name=v),
+    )
 
 
 def _status_failed(obj: Any) -> str | None:
@@ -66,8 +82,13 @@ def _status_failed(obj: Any) -> str | None:
 
 def wait_lb(ctx: ActionContext, conn: Any, lb_id: str, what: str) -> Any:
     """Wait until the load balancer is ACTIVE (not PENDING_*); ERROR stops with an error."""
-    return wait_for(ctx, f"{what}: wait for load balancer {lb_id}", lambda: conn.load_balancer.get_load_balancer(lb_id),
-                    lambda o: o is not None and str(o.provisioning_status).upper() == "ACTIVE", _status_failed)
+    return wait_for(
+        ctx,
+        f"{what}: wait for load balancer {lb_id}",
+        lambda: conn.load_balancer.get_load_balancer(lb_id),
+        lambda o: o is not None and str(o.provisioning_status).upper() == "ACTIVE",
+        _status_failed,
+    )
 
 
 def _first_id(items: Any) -> str | None:
@@ -103,7 +124,9 @@ class OctaviaChild:
             body["name"] = physical_name(ctx, props.get("name"))
         return body
 
-    def update_body(self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]) -> dict[str, Any]:
+    def update_body(
+        self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {}
         for prop, field in self.simple.items():
             if prop in changed:
@@ -138,16 +161,24 @@ class OctaviaChild:
         body = self.create_body(ctx, conn, props)
         body["tags"] = merge_tags(ctx, props.get("tags"))
         wait_lb(ctx, conn, lb_id, f"create {self.what}")
-        find_new = fresh_finder(ctx, f"create {self.what}",
-                                lambda: self._list(conn, props, tags=stamp_tags(ctx)))
+        find_new = fresh_finder(
+            ctx, f"create {self.what}", lambda: self._list(conn, props, tags=stamp_tags(ctx))
+        )
         obj = create_once(ctx, f"create {self.what}", lambda: self._create(conn, props, body), find_new)
         ctx.record_physical_id(obj.id)
         return self._settle(ctx, conn, lb_id, obj.id, props, f"create {self.what}")
 
-    def _settle(self, ctx: ActionContext, conn: Any, lb_id: str, pid: str, props: Mapping[str, Any], what: str) -> Outcome:
+    def _settle(
+        self, ctx: ActionContext, conn: Any, lb_id: str, pid: str, props: Mapping[str, Any], what: str
+    ) -> Outcome:
         wait_lb(ctx, conn, lb_id, what)
-        obj = wait_for(ctx, f"{what} {pid}", lambda: self._get(conn, pid, props),
-                       lambda o: o is not None and str(o.provisioning_status).upper() == "ACTIVE", _status_failed)
+        obj = wait_for(
+            ctx,
+            f"{what} {pid}",
+            lambda: self._get(conn, pid, props),
+            lambda o: o is not None and str(o.provisioning_status).upper() == "ACTIVE",
+            _status_failed,
+        )
         return self._outcome(obj)
 
     def _outcome(self, obj: Any) -> Outcome:
@@ -161,14 +192,25 @@ class OctaviaChild:
             if exc.status_code == 404:
                 return None
             raise
-        obj = settle(ctx, f"read {self.what} {physical_id}", obj, lambda: self._get(conn, physical_id, props),
-                     lambda o: str(o.provisioning_status).upper().startswith("PENDING_"))
+        obj = settle(
+            ctx,
+            f"read {self.what} {physical_id}",
+            obj,
+            lambda: self._get(conn, physical_id, props),
+            lambda o: str(o.provisioning_status).upper().startswith("PENDING_"),
+        )
         if obj is None or str(obj.provisioning_status).upper() == "DELETED":
             return None
         return self._outcome(obj)
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         conn = ctx.cloud()
         lb_id = self.lb_of_props(ctx, conn, new)
         body = self.update_body(ctx, conn, new, changed)
@@ -185,7 +227,10 @@ class OctaviaChild:
             lb_id: str | None = self.lb_of_props(ctx, conn, props)
         except ProviderError:  # the parent is gone, so is this
             lb_id = None
-        if lb_id is None or get_or_none(ctx, "read load balancer", conn.load_balancer.get_load_balancer, lb_id) is None:
+        if (
+            lb_id is None
+            or get_or_none(ctx, "read load balancer", conn.load_balancer.get_load_balancer, lb_id) is None
+        ):
             return
         if self.read(ctx, physical_id, props) is None:
             return
@@ -193,15 +238,20 @@ class OctaviaChild:
             wait_lb(ctx, conn, lb_id, f"delete {self.what}")
             ignore_missing(ctx, f"delete {self.what} {physical_id}", self._delete, conn, physical_id, props)
             try:
-                wait_gone(ctx, f"delete {self.what} {physical_id}",
-                          lambda: self._live(conn, physical_id, props),
-                          failures=("ERROR",), attr="provisioning_status")
+                wait_gone(
+                    ctx,
+                    f"delete {self.what} {physical_id}",
+                    lambda: self._live(conn, physical_id, props),
+                    failures=("ERROR",),
+                    attr="provisioning_status",
+                )
                 break
             except ProviderError as exc:
                 if attempt == 2:
                     raise ProviderError(
                         f"{exc.message} (Octavia left the {self.what} in ERROR; deleting the load balancer "
-                        "removes it with cascade)") from exc
+                        "removes it with cascade)"
+                    ) from exc
                 ctx.log(f"{self.what} {physical_id} went to ERROR on delete; retrying once")
         wait_lb(ctx, conn, lb_id, f"delete {self.what}")
 
@@ -226,8 +276,13 @@ class OctaviaChild:
 
 class LoadBalancerDriver(OctaviaChild):
     kind, plural, what = "load_balancer", "load_balancers", "load balancer"
-    simple = {"description": "description", "admin_state_up": "admin_state_up", "vip_address": "vip_address",
-              "provider": "provider", "availability_zone": "availability_zone"}
+    simple = {
+        "description": "description",
+        "admin_state_up": "admin_state_up",
+        "vip_address": "vip_address",
+        "provider": "provider",
+        "availability_zone": "availability_zone",
+    }
 
     def lb_of_props(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
         raise AssertionError("not used")
@@ -240,7 +295,9 @@ class LoadBalancerDriver(OctaviaChild):
         _put(body, "project_id", props.get("tenant_id"))
         return body
 
-    def update_body(self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]) -> dict[str, Any]:
+    def update_body(
+        self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]
+    ) -> dict[str, Any]:
         body = super().update_body(ctx, conn, new, changed)
         for fixed in ("vip_address", "provider", "availability_zone"):
             body.pop(fixed, None)
@@ -260,37 +317,62 @@ class LoadBalancerDriver(OctaviaChild):
         conn = ctx.cloud()
         body = self.create_body(ctx, conn, props)
         body["tags"] = merge_tags(ctx, props.get("tags"))
-        find_new = fresh_finder(ctx, "create load balancer",
-                                lambda: conn.load_balancer.load_balancers(tags=stamp_tags(ctx)))
-        lb = create_once(ctx, "create load balancer", lambda: conn.load_balancer.create_load_balancer(**body),
-                         find_new)
+        find_new = fresh_finder(
+            ctx, "create load balancer", lambda: conn.load_balancer.load_balancers(tags=stamp_tags(ctx))
+        )
+        lb = create_once(
+            ctx, "create load balancer", lambda: conn.load_balancer.create_load_balancer(**body), find_new
+        )
         ctx.record_physical_id(lb.id)
         return self._outcome(wait_lb(ctx, conn, lb.id, "create load balancer"))
 
-    def update(self, ctx: ActionContext, physical_id: str, old: Mapping[str, Any], new: Mapping[str, Any],
-               changed: frozenset[str]) -> Outcome:
+    def update(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> Outcome:
         conn = ctx.cloud()
         body = self.update_body(ctx, conn, new, changed)
         if body:
             wait_lb(ctx, conn, physical_id, "update load balancer")
-            call(ctx, f"update load balancer {physical_id}", lambda: conn.load_balancer.update_load_balancer(
-                physical_id, **body))
+            call(
+                ctx,
+                f"update load balancer {physical_id}",
+                lambda: conn.load_balancer.update_load_balancer(physical_id, **body),
+            )
         return self._outcome(wait_lb(ctx, conn, physical_id, "update load balancer"))
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
-        lb = get_or_none(ctx, f"read load balancer {physical_id}", conn.load_balancer.get_load_balancer, physical_id)
+        lb = get_or_none(
+            ctx, f"read load balancer {physical_id}", conn.load_balancer.get_load_balancer, physical_id
+        )
         if lb is None or str(lb.provisioning_status).upper() == "DELETED":
             return
         if str(lb.provisioning_status).upper() != "PENDING_DELETE":
-            wait_for(ctx, f"delete load balancer {physical_id}: wait for it to settle",
-                     lambda: conn.load_balancer.get_load_balancer(physical_id),
-                     lambda o: o is None or not str(o.provisioning_status).upper().startswith("PENDING"))
-            ignore_missing(ctx, f"delete load balancer {physical_id}",
-                           lambda: conn.load_balancer.delete_load_balancer(physical_id, ignore_missing=False,
-                                                                           cascade=True))
-        wait_gone(ctx, f"delete load balancer {physical_id}",
-                  lambda: self._live(conn, physical_id, props), failures=("ERROR",), attr="provisioning_status")
+            wait_for(
+                ctx,
+                f"delete load balancer {physical_id}: wait for it to settle",
+                lambda: conn.load_balancer.get_load_balancer(physical_id),
+                lambda o: o is None or not str(o.provisioning_status).upper().startswith("PENDING"),
+            )
+            ignore_missing(
+                ctx,
+                f"delete load balancer {physical_id}",
+                lambda: conn.load_balancer.delete_load_balancer(
+                    physical_id, ignore_missing=False, cascade=True
+                ),
+            )
+        wait_gone(
+            ctx,
+            f"delete load balancer {physical_id}",
+            lambda: self._live(conn, physical_id, props),
+            failures=("ERROR",),
+            attr="provisioning_status",
+        )
 
     def _get(self, conn: Any, pid: str, props: Mapping[str, Any]) -> Any:
         return conn.load_balancer.get_load_balancer(pid)
@@ -304,10 +386,16 @@ class LoadBalancerDriver(OctaviaChild):
 
 class ListenerDriver(OctaviaChild):
     kind, plural, what = "listener", "listeners", "listener"
-    simple = {"protocol": "protocol", "protocol_port": "protocol_port", "description": "description",
-              "admin_state_up": "admin_state_up", "connection_limit": "connection_limit",
-              "default_tls_container_ref": "default_tls_container_ref", "sni_container_refs": "sni_container_refs",
-              "allowed_cidrs": "allowed_cidrs"}
+    simple = {
+        "protocol": "protocol",
+        "protocol_port": "protocol_port",
+        "description": "description",
+        "admin_state_up": "admin_state_up",
+        "connection_limit": "connection_limit",
+        "default_tls_container_ref": "default_tls_container_ref",
+        "sni_container_refs": "sni_container_refs",
+        "allowed_cidrs": "allowed_cidrs",
+    }
 
     def lb_of_props(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
         return str(find_load_balancer(ctx, conn, props["loadbalancer"]).id)
@@ -320,16 +408,23 @@ class ListenerDriver(OctaviaChild):
         _put(body, "project_id", props.get("tenant_id"))
         return body
 
-    def update_body(self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]) -> dict[str, Any]:
+    def update_body(
+        self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]
+    ) -> dict[str, Any]:
         body = super().update_body(ctx, conn, new, changed)
         body.pop("protocol", None)
         body.pop("protocol_port", None)
         if "default_pool" in changed:
-            body["default_pool_id"] = find_pool(ctx, conn, new["default_pool"]).id if new.get("default_pool") else None
+            body["default_pool_id"] = (
+                find_pool(ctx, conn, new["default_pool"]).id if new.get("default_pool") else None
+            )
         return body
 
     def attributes(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        return {"loadbalancers": raw.get("loadbalancers") or [], "default_pool_id": raw.get("default_pool_id")}
+        return {
+            "loadbalancers": raw.get("loadbalancers") or [],
+            "default_pool_id": raw.get("default_pool_id"),
+        }
 
 
 # --------------------------------------------------------------------------------------------- Pool
@@ -337,9 +432,14 @@ class ListenerDriver(OctaviaChild):
 
 class PoolDriver(OctaviaChild):
     kind, plural, what = "pool", "pools", "pool"
-    simple = {"protocol": "protocol", "lb_algorithm": "lb_algorithm", "description": "description",
-              "admin_state_up": "admin_state_up", "session_persistence": "session_persistence",
-              "tls_enabled": "tls_enabled"}
+    simple = {
+        "protocol": "protocol",
+        "lb_algorithm": "lb_algorithm",
+        "description": "description",
+        "admin_state_up": "admin_state_up",
+        "session_persistence": "session_persistence",
+        "tls_enabled": "tls_enabled",
+    }
 
     def lb_of_props(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
         if props.get("loadbalancer"):
@@ -359,14 +459,19 @@ class PoolDriver(OctaviaChild):
             body["loadbalancer_id"] = find_load_balancer(ctx, conn, props["loadbalancer"]).id
         return body
 
-    def update_body(self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]) -> dict[str, Any]:
+    def update_body(
+        self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]
+    ) -> dict[str, Any]:
         body = super().update_body(ctx, conn, new, changed)
         body.pop("protocol", None)
         return body
 
     def attributes(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        return {"healthmonitor_id": raw.get("healthmonitor_id"), "listeners": raw.get("listeners") or [],
-                "members": raw.get("members") or []}
+        return {
+            "healthmonitor_id": raw.get("healthmonitor_id"),
+            "listeners": raw.get("listeners") or [],
+            "members": raw.get("members") or [],
+        }
 
 
 def lb_of_pool(ctx: ActionContext, conn: Any, pool_ref: Any) -> tuple[str, str]:
@@ -388,8 +493,14 @@ def lb_of_pool(ctx: ActionContext, conn: Any, pool_ref: Any) -> tuple[str, str]:
 
 class PoolMemberDriver(OctaviaChild):
     kind, plural, what = "member", "members", "pool member"
-    simple = {"address": "address", "protocol_port": "protocol_port", "monitor_address": "monitor_address",
-              "monitor_port": "monitor_port", "weight": "weight", "admin_state_up": "admin_state_up"}
+    simple = {
+        "address": "address",
+        "protocol_port": "protocol_port",
+        "monitor_address": "monitor_address",
+        "monitor_port": "monitor_port",
+        "weight": "weight",
+        "admin_state_up": "admin_state_up",
+    }
     named = False
 
     def lb_of_props(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
@@ -405,7 +516,9 @@ class PoolMemberDriver(OctaviaChild):
         body["name"] = physical_name(ctx, None)
         return body
 
-    def update_body(self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]) -> dict[str, Any]:
+    def update_body(
+        self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]
+    ) -> dict[str, Any]:
         body = super().update_body(ctx, conn, new, changed)
         for fixed in ("address", "protocol_port", "monitor_address", "monitor_port"):
             body.pop(fixed, None)
@@ -419,11 +532,15 @@ class PoolMemberDriver(OctaviaChild):
         # Octavia takes one member per address:port in a pool. A member whose address was unknown at plan time
         # (a replaced server's first_address) is planned as a replacement, but when the address turns out
         # unchanged (the new server kept its port) Heat would not replace it: keep the earlier instance, updated.
-        ctx.log(f"pool member: {earlier.id} already serves {earlier.address}:{earlier.protocol_port}; kept "
-                "(updated) instead of creating a second member for the same address")
+        ctx.log(
+            f"pool member: {earlier.id} already serves {earlier.address}:{earlier.protocol_port}; kept "
+            "(updated) instead of creating a second member for the same address"
+        )
         ctx.record_physical_id(str(earlier.id))
         lb_id = self.lb_of_props(ctx, conn, props)
-        body = {k: v for k, v in self.update_body(ctx, conn, props, frozenset(props)).items() if v is not None}
+        body = {
+            k: v for k, v in self.update_body(ctx, conn, props, frozenset(props)).items() if v is not None
+        }
         body["tags"] = merge_tags(ctx, props.get("tags"))
         wait_lb(ctx, conn, lb_id, f"update {self.what}")
         call(ctx, f"update {self.what} {earlier.id}", self._update, conn, str(earlier.id), props, body)
@@ -441,13 +558,17 @@ class PoolMemberDriver(OctaviaChild):
         for m in members:
             tags = [str(t) for t in m.tags or []]
             if f"{TAG_LINEAGE}={ctx.lineage}" not in tags or not any(
-                    t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1]) == address for t in tags):
+                t.startswith(f"{TAG_ADDRESS}=") and base_address(t.split("=", 1)[1]) == address for t in tags
+            ):
                 continue
-            if (str(m.address) == str(props.get("address")) and m.protocol_port == props.get("protocol_port")
-                    and (subnet is None or m.subnet_id == subnet)
-                    and (m.monitor_address or None) == (props.get("monitor_address") or None)
-                    and (m.monitor_port or None) == (props.get("monitor_port") or None)
-                    and str(m.provisioning_status).upper() not in ("ERROR", "PENDING_DELETE", "DELETED")):
+            if (
+                str(m.address) == str(props.get("address"))
+                and m.protocol_port == props.get("protocol_port")
+                and (subnet is None or m.subnet_id == subnet)
+                and (m.monitor_address or None) == (props.get("monitor_address") or None)
+                and (m.monitor_port or None) == (props.get("monitor_port") or None)
+                and str(m.provisioning_status).upper() not in ("ERROR", "PENDING_DELETE", "DELETED")
+            ):
                 return m
         return None
 
@@ -481,9 +602,16 @@ class PoolMemberDriver(OctaviaChild):
 
 class HealthMonitorDriver(OctaviaChild):
     kind, plural, what = "health_monitor", "health_monitors", "health monitor"
-    simple = {"type": "type", "delay": "delay", "timeout": "timeout", "max_retries": "max_retries",
-              "http_method": "http_method", "url_path": "url_path", "expected_codes": "expected_codes",
-              "admin_state_up": "admin_state_up"}
+    simple = {
+        "type": "type",
+        "delay": "delay",
+        "timeout": "timeout",
+        "max_retries": "max_retries",
+        "http_method": "http_method",
+        "url_path": "url_path",
+        "expected_codes": "expected_codes",
+        "admin_state_up": "admin_state_up",
+    }
 
     def lb_of_props(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
         return lb_of_pool(ctx, conn, props["pool"])[1]
@@ -494,7 +622,9 @@ class HealthMonitorDriver(OctaviaChild):
         _put(body, "project_id", props.get("tenant_id"))
         return body
 
-    def update_body(self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]) -> dict[str, Any]:
+    def update_body(
+        self, ctx: ActionContext, conn: Any, new: Mapping[str, Any], changed: frozenset[str]
+    ) -> dict[str, Any]:
         body = super().update_body(ctx, conn, new, changed)
         body.pop("type", None)
         return body
@@ -503,10 +633,12 @@ class HealthMonitorDriver(OctaviaChild):
         return {"pools": raw.get("pools") or []}
 
 
-DRIVERS: dict[str, Driver] = with_defaults({
-    "OS::Octavia::LoadBalancer": LoadBalancerDriver(),
-    "OS::Octavia::Listener": ListenerDriver(),
-    "OS::Octavia::Pool": PoolDriver(),
-    "OS::Octavia::PoolMember": PoolMemberDriver(),
-    "OS::Octavia::HealthMonitor": HealthMonitorDriver(),
-})
+DRIVERS: dict[str, Driver] = with_defaults(
+    {
+        "OS::Octavia::LoadBalancer": LoadBalancerDriver(),
+        "OS::Octavia::Listener": ListenerDriver(),
+        "OS::Octavia::Pool": PoolDriver(),
+        "OS::Octavia::PoolMember": PoolMemberDriver(),
+        "OS::Octavia::HealthMonitor": HealthMonitorDriver(),
+    }
+)

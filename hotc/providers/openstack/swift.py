@@ -45,12 +45,20 @@ class ContainerDriver:
             body["write_ACL"] = props["X-Container-Write"]
         ctx.record_physical_id(name)
         call(ctx, f"create container {name}", lambda: conn.object_store.create_container(**body))
-        call(ctx, f"set metadata of container {name}",
-             lambda: conn.object_store.set_container_metadata(name, refresh=False, **metadata))
+        call(
+            ctx,
+            f"set metadata of container {name}",
+            lambda: conn.object_store.set_container_metadata(name, refresh=False, **metadata),
+        )
         account_meta = props.get("X-Account-Meta") or {}
         if account_meta:
-            call(ctx, "set account metadata",
-                 lambda: conn.object_store.set_account_metadata(**{str(k): str(v) for k, v in account_meta.items()}))
+            call(
+                ctx,
+                "set account metadata",
+                lambda: conn.object_store.set_account_metadata(
+                    **{str(k): str(v) for k, v in account_meta.items()}
+                ),
+            )
         out = self.read(ctx, name, props)
         if out is None:
             raise ProviderError(f"container {name} vanished right after it was made")
@@ -64,7 +72,9 @@ class ContainerDriver:
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
-        c = get_or_none(ctx, f"read container {physical_id}", conn.object_store.get_container_metadata, physical_id)
+        c = get_or_none(
+            ctx, f"read container {physical_id}", conn.object_store.get_container_metadata, physical_id
+        )
         if c is None:
             return None
         endpoint = str(conn.object_store.get_endpoint() or "").rstrip("/")
@@ -85,24 +95,45 @@ class ContainerDriver:
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
-        if get_or_none(ctx, f"read container {physical_id}", conn.object_store.get_container_metadata,
-                       physical_id) is None:
+        if (
+            get_or_none(
+                ctx, f"read container {physical_id}", conn.object_store.get_container_metadata, physical_id
+            )
+            is None
+        ):
             return
         if props.get("PurgeOnDelete"):
-            objects = call(ctx, f"list objects of container {physical_id}",
-                           lambda: list(conn.object_store.objects(physical_id)))
+            objects = call(
+                ctx,
+                f"list objects of container {physical_id}",
+                lambda: list(conn.object_store.objects(physical_id)),
+            )
             for obj in objects:
-                ignore_missing(ctx, f"delete object {obj.name}", conn.object_store.delete_object, obj.name,
-                               container=physical_id)
+                ignore_missing(
+                    ctx,
+                    f"delete object {obj.name}",
+                    conn.object_store.delete_object,
+                    obj.name,
+                    container=physical_id,
+                )
         try:
-            call(ctx, f"delete container {physical_id}", conn.object_store.delete_container, physical_id,
-                 ignore_missing=False, retry_if=lambda e: False)
+            call(
+                ctx,
+                f"delete container {physical_id}",
+                conn.object_store.delete_container,
+                physical_id,
+                ignore_missing=False,
+                retry_if=lambda e: False,
+            )
         except NotFound:
             return
         except ProviderError as exc:
             if exc.status_code == 409:
-                raise ProviderError(f"container {physical_id} is not empty; delete its objects or set PurgeOnDelete "
-                                    f"({exc.message})", status_code=409) from exc
+                raise ProviderError(
+                    f"container {physical_id} is not empty; delete its objects or set PurgeOnDelete "
+                    f"({exc.message})",
+                    status_code=409,
+                ) from exc
             raise
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
