@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
@@ -26,7 +26,6 @@ from hotc.providers.openstack.common import (
     base_address,
     call,
     create_once,
-    deletion_policy,
     fresh_finder,
     get_or_none,
     has_stamp,
@@ -160,6 +159,7 @@ def block_device_mapping_v2(
 
 class ServerDriver:
     what = "server"
+    snapshot_delete = True  # delete(policy=Snapshot) makes an image first
 
     # -- networks
     def _nics(
@@ -867,7 +867,9 @@ class ServerDriver:
             )
 
     # -- delete
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
         # the ports hotc made for this server: bound to it, or (a create that failed) bound to nothing; found by
@@ -885,7 +887,7 @@ class ServerDriver:
                 )
             )
         ]
-        if server is not None and deletion_policy(ctx, physical_id) == "Snapshot":
+        if server is not None and policy == SNAPSHOT:
             self._snapshot_before_delete(ctx, conn, server)
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
@@ -1156,7 +1158,9 @@ class KeyPairDriver:
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("a key pair cannot be updated in place (replace it)")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         ignore_missing(ctx, f"delete key pair {physical_id}", ctx.cloud().compute.delete_keypair, physical_id)
 
     # Heat's KeyPair.prepare_for_replace: a key pair's name is its id, so a replacement under the same name
@@ -1344,7 +1348,9 @@ class FlavorDriver:
             raise NotFound(f"flavor {physical_id} disappeared during its update")
         return out
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         ignore_missing(ctx, f"delete flavor {physical_id}", ctx.cloud().compute.delete_flavor, physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
