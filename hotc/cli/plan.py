@@ -35,7 +35,7 @@ from hotc.cli.common import (
 )
 from hotc.errors import Diagnostic, HotcError
 
-PLAN_FORMATS = ("text", "json", "markdown")
+PLAN_FORMATS = ("text", "json", "markdown")  # and, for `hotc plan` only, sarif
 
 TemplateOptional = Annotated[Path | None, typer.Option("-t", "--template", help="HOT template file.")]
 StackArg = Annotated[str | None, typer.Argument(help="Stack name (default: the template file's stem).")]
@@ -43,6 +43,10 @@ OutOpt = Annotated[
     Path | None, typer.Option("-o", "--out", help="Save the plan to FILE (apply it with 'hotc apply FILE').")
 ]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text, json or markdown.")]
+PlanFmtOpt = Annotated[
+    str,
+    typer.Option("--format", "-f", help="Output format: text, json, markdown or sarif (code scanning)."),
+]
 DetailedOpt = Annotated[
     bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")
 ]
@@ -107,8 +111,14 @@ def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> Any
     return state
 
 
-def _load(template: Path, envs: list[Path], params: dict[str, str], pfiles: dict[str, Path]) -> Any:
-    return load_for_command(template, envs, params, pfiles, verb="planned")
+def _load(
+    template: Path,
+    envs: list[Path],
+    params: dict[str, str],
+    pfiles: dict[str, Path],
+    warnings: list[Diagnostic] | None = None,
+) -> Any:
+    return load_for_command(template, envs, params, pfiles, verb="planned", warnings=warnings)
 
 
 def _want_color() -> bool:
@@ -134,7 +144,7 @@ def plan_command(
     parameter: ParamOpt = None,
     parameter_file: ParamFileOpt = None,
     out: OutOpt = None,
-    fmt: FmtOpt = "text",
+    fmt: PlanFmtOpt = "text",
     detailed_exitcode: DetailedOpt = False,
     destroy: DestroyOpt = False,
     refresh_only: RefreshOnlyOpt = False,
@@ -177,6 +187,10 @@ def plan_command(
     except HotcError as exc:
         if not exc.diagnostics:
             raise
+        if fmt == "sarif":  # a template that cannot be planned still annotates the pull request
+            from hotc.planner.render_sarif import diagnostic_results, render_sarif
+
+            sys.stdout.write(render_sarif(diagnostic_results(_display(exc.diagnostics))))
         raise HotcError(
             exc.message, exit_code=exc.exit_code, diagnostics=tuple(_display(exc.diagnostics))
         ) from exc
@@ -216,7 +230,7 @@ def _plan(
         template_digest,
     )
 
-    check_format(fmt, PLAN_FORMATS)
+    check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
         raise HotcError("--destroy and --refresh-only cannot be combined")
     mode = "destroy" if destroy else "refresh-only" if refresh_only else "normal"
@@ -238,8 +252,9 @@ def _plan(
     params = parse_parameters(parameter)
     pfiles = parse_parameter_files(parameter_file)
     state = _read_state(backend, name, lock_timeout)
+    warnings: list[Diagnostic] = []
     if template is not None:
-        loaded = _load(template, list(environment or []), params, pfiles)
+        loaded = _load(template, list(environment or []), params, pfiles, warnings)
         desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
     else:
         if state is None:
@@ -275,7 +290,10 @@ def _plan(
             inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles),
         )
     violations = check_deny(plan, rules)
-    sys.stdout.write(render(plan, fmt, hint=f"hotc show {out}" if out else "hotc plan"))
+    if fmt == "sarif":
+        sys.stdout.write(_render_sarif(plan, desired, warnings, violations))
+    else:
+        sys.stdout.write(render(plan, fmt, hint=f"hotc show {out}" if out else "hotc plan"))
     sys.stdout.flush()
     if violations:
         for v in violations:
@@ -290,6 +308,18 @@ def _plan(
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
     if detailed_exitcode and (plan.has_changes or plan.resource_drift):
         raise typer.Exit(2)
+
+
+def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic], violations: list[Any]) -> str:
+    from hotc.planner.disruption import disruptions
+    from hotc.planner.render_sarif import diagnostic_results, plan_results, render_sarif
+
+    positions = {a: r.pos for a, r in desired.resources.items() if r.pos is not None}
+    disruptive = frozenset(d.address for d in disruptions(plan) if d.kind == "reboot")
+    policy = [("deny", c.address, v.describe()) for v in violations for c in v.changes]
+    return render_sarif(
+        diagnostic_results(warnings) + plan_results(plan, positions, disruptive=disruptive, policy=policy)
+    )
 
 
 def _render_state(state: Any, fmt: str) -> str:
