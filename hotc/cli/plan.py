@@ -66,6 +66,13 @@ DenyOpt = Annotated[
         "--deny", help="Fail (exit 3) if an ACTION:TYPE_GLOB change is planned, e.g. 'replace:OS::Cinder::*'."
     ),
 ]
+WarnOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--warn",
+        help="Report (without failing) an ACTION:TYPE_GLOB[@ADDRESS_GLOB] change, e.g. 'delete:*@db*'.",
+    ),
+]
 PolicyOpt = Annotated[
     Path | None, typer.Option("--policy-file", help="YAML/JSON list of deny rules (same syntax as --deny).")
 ]
@@ -125,7 +132,7 @@ def _want_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE") -> str:
+def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: str | None = None) -> str:
     from hotc.planner.render_json import render_json
     from hotc.planner.render_markdown import render_markdown
     from hotc.planner.render_text import render_text
@@ -133,7 +140,7 @@ def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE") -> str:
     if fmt == "json":
         return render_json(plan)
     if fmt == "markdown":
-        return render_markdown(plan, plan_hint=hint)
+        return render_markdown(plan, plan_hint=hint, saved_as=saved_as)
     return render_text(plan, color=_want_color())
 
 
@@ -157,6 +164,7 @@ def plan_command(
     lock_timeout: LockTimeoutOpt = 0.0,
     refresh: RefreshOpt = False,
     os_cloud: OsCloudOpt = None,
+    warn: WarnOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -183,6 +191,7 @@ def plan_command(
             lock_timeout,
             refresh,
             os_cloud,
+            warn,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -216,12 +225,14 @@ def _plan(
     lock_timeout: float,
     refresh: bool,
     os_cloud: str | None,
+    warn: list[str] | None = None,
 ) -> None:
     from hotc.planner.api import (
         DENY_EXIT_CODE,
         PlanOptions,
         build_desired,
-        check_deny,
+        evaluate_policy,
+        findings,
         load_policy_file,
         make_plan,
         parse_deny_rule,
@@ -235,6 +246,7 @@ def _plan(
         raise HotcError("--destroy and --refresh-only cannot be combined")
     mode = "destroy" if destroy else "refresh-only" if refresh_only else "normal"
     rules = tuple(parse_deny_rule(r) for r in deny or [])
+    rules += tuple(parse_deny_rule(r, "--warn", "warn") for r in warn or [])
     if policy_file is not None:
         rules += load_policy_file(policy_file)
     options = PlanOptions(
@@ -289,12 +301,24 @@ def _plan(
             template_digest=template_digest(loaded),
             inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles),
         )
-    violations = check_deny(plan, rules)
+    matched = evaluate_policy(plan, rules)
+    violations = [v for v in matched if v.rule.level == "deny"]
+    plan = replace(plan, policy_findings=findings(matched), warnings=tuple(str(w) for w in warnings))
     if fmt == "sarif":
-        sys.stdout.write(_render_sarif(plan, desired, warnings, violations))
+        sys.stdout.write(_render_sarif(plan, desired, warnings))
     else:
-        sys.stdout.write(render(plan, fmt, hint=f"hotc show {out}" if out else "hotc plan"))
+        sys.stdout.write(
+            render(
+                plan,
+                fmt,
+                hint=f"hotc show {out}" if out else "hotc plan",
+                saved_as=str(out) if out and not violations else None,
+            )
+        )
     sys.stdout.flush()
+    for v in matched:
+        if v.rule.level == "warn":
+            print(f"warning: {v.describe()}", file=sys.stderr)
     if violations:
         for v in violations:
             print(f"error: {v.describe()}", file=sys.stderr)
@@ -310,13 +334,13 @@ def _plan(
         raise typer.Exit(2)
 
 
-def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic], violations: list[Any]) -> str:
+def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
     from hotc.planner.disruption import disruptions
     from hotc.planner.render_sarif import diagnostic_results, plan_results, render_sarif
 
     positions = {a: r.pos for a, r in desired.resources.items() if r.pos is not None}
     disruptive = frozenset(d.address for d in disruptions(plan) if d.kind == "reboot")
-    policy = [("deny", c.address, v.describe()) for v in violations for c in v.changes]
+    policy = [(f.level, f.address, f.describe()) for f in plan.policy_findings]
     return render_sarif(
         diagnostic_results(warnings) + plan_results(plan, positions, disruptive=disruptive, policy=policy)
     )
@@ -379,7 +403,7 @@ def show_command(
 
         check_format(fmt, PLAN_FORMATS)
         plan = load_plan(path)
-        sys.stdout.write(render(plan, fmt, hint=f"hotc show {what}"))
+        sys.stdout.write(render(plan, fmt, hint=f"hotc show {what}", saved_as=what))
         return
     check_format(fmt, ("text", "json"))
     from hotc.state.backend import backend_from_config

@@ -39,7 +39,7 @@ class Disruption:
 
 def assess(c: ResourceChange) -> Disruption | None:
     if c.action is Action.UPDATE and c.rebuild:
-        return Disruption(c.address, "rebuild", "a rebuild: the root disk is wiped and the server restarts")
+        return Disruption(c.address, "rebuild", "the root disk is wiped and the server restarts")
     if c.action is Action.UPDATE:
         table = _DISRUPTIVE_UPDATES.get(c.type, {})
         hits = sorted({p.split(".", 1)[0].split("[", 1)[0] for p in c.changed_paths} & table.keys())
