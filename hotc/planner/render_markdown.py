@@ -119,7 +119,13 @@ def render_markdown(
         olines.append("")
         for o in outs:
             after = SENSITIVE if o.sensitive and o.action is not Action.DELETE else fmt(o.after, 120)
-            olines.append(f"- `{o.name}`: {o.action.value} → {_esc(after)}")
+            if o.error:
+                after = f"(error: {o.error})"
+            if o.action is Action.UPDATE:
+                before = SENSITIVE if o.sensitive else fmt(o.before, 120)
+                olines.append(f"- `{o.name}`: {o.action.value} {_esc(before)} → {_esc(after)}")
+            else:
+                olines.append(f"- `{o.name}`: {o.action.value} → {_esc(after)}")
         olines.append("")
 
     budget = limit - len(summary) - 200  # room for a truncation note
