@@ -241,15 +241,15 @@ def render_markdown(
     if outs:
         olines.append("#### Outputs")
         olines.append("")
-        olines.append("| output | change | before | after |")
-        olines.append("|---|---|---|---|")
         for o in outs:
-            hidden = o.sensitive
-            before = "" if o.action is Action.CREATE else (SENSITIVE if hidden else fmt(o.before, 80))
-            after = "" if o.action is Action.DELETE else (SENSITIVE if hidden else fmt(o.after, 80))
+            after = SENSITIVE if o.sensitive and o.action is not Action.DELETE else fmt(o.after, 120)
             if o.error:
-                after = f"error: {o.error}"
-            olines.append(f"| `{_esc(o.name)}` | {o.action.value} | {_esc(before)} | {_esc(after)} |")
+                after = f"(error: {o.error})"
+            if o.action is Action.UPDATE:
+                before = SENSITIVE if o.sensitive else fmt(o.before, 120)
+                olines.append(f"- `{o.name}`: {o.action.value} {_esc(before)} → {_esc(after)}")
+            else:
+                olines.append(f"- `{o.name}`: {o.action.value} → {_esc(after)}")
         olines.append("")
 
     budget = limit - len(summary) - len(tail) - 200  # room for a truncation note
