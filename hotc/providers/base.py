@@ -46,6 +46,8 @@ class PropSchema:
 class AttrSchema:
     description: str = ""
     type: str = "any"
+    # a credential (a presigned signal URL): what reads it is sensitive (masked in plans and outputs)
+    sensitive: bool = False
 
 
 # A replace rule looks at old and new resolved properties and returns property paths that force a
@@ -144,6 +146,17 @@ class ActionContext:
         default_factory=dict
     )  # hotc-lineage / hotc-address to stamp on the resource
     log: Callable[[str], None] = lambda _msg: None
+    # the signal store (``hotc.state.signal_store.SignalStore``) for types that wait for signals from instances;
+    # raises HotcError when none is configured
+    signals: Callable[[], Any] = field(default=lambda: _no_signal_store())
+    # whether the run was asked to stop (Ctrl-C, SIGTERM): long waits give up instead of blocking the stop
+    cancelled: Callable[[], bool] = lambda: False
+
+
+def _no_signal_store() -> Any:
+    from hotc.errors import HotcError
+
+    raise HotcError("no signal store is configured for this run")
 
 
 class Driver(Protocol):
