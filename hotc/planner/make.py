@@ -3,8 +3,9 @@
 Resources are decided in dependency order, so a resource's properties are evaluated knowing what happens to
 everything it needs: the id of a resource being created or replaced is Unknown ("known after apply"), and
 that Unknown makes the dependent property change, which may in turn force the dependent's replacement
-(when the property is not update_allowed). Attributes of an in-place updated resource keep their recorded
-value unless the attribute shares its name with a changed property (or is the whole ``show``/all form).
+(when the property is not update_allowed). Attributes of a resource updated in place are Unknown too unless
+its type declares them stable (``AttrSchema.stable``) or the update changes no property: the applier
+re-resolves them once the update is done and carries the change to the dependents in the same apply.
 
 Per resource (Heat's order, heat-hot.md §2.1): type changed -> replace; ``--replace`` -> replace; a FAILED
 (or interrupted ``*_IN_PROGRESS``) resource -> replace; an object found gone by refresh -> replace; else the
@@ -90,17 +91,33 @@ def _as_state(addr: str, base: ResourceState | None, refreshed: Any) -> Resource
 
 class PlanResolver:
     """Answers for leaves while planning: recorded ids/attributes of resources that stay, Unknown for those
-    being created or replaced (and for attributes an in-place update may change)."""
+    being created or replaced, and Unknown for the attributes of a resource updated in place unless its type
+    declares them stable (``AttrSchema.stable``) or the update changes no property (only its metadata or
+    deletion policy). Heat re-reads attributes after an update; the plan cannot know what they will be."""
 
     def __init__(
         self,
         state: Mapping[str, ResourceState],
         actions: Mapping[str, Action],
         changed: Mapping[str, frozenset[str]],
+        schemas: SchemaLookup | None = None,
     ) -> None:
         self.state = state
         self.actions = actions
         self.changed = changed
+        self.schemas = schemas or registry_lookup
+
+    def keeps(self, address: str, attribute: str) -> bool:
+        """Does attribute ``attribute`` ("" for all of them) of the resource at ``address``, being updated in
+        place, keep its recorded value through the update?"""
+        if attribute in ("", "show"):
+            return False  # the whole representation changes with any property
+        if not self.changed.get(address):
+            return True  # no property changes: nothing the driver is asked to do can change an attribute
+        rs = self.state.get(address)
+        rtype = self.schemas(rs.type) if rs is not None else None
+        schema = rtype.attributes.get(attribute) if rtype is not None else None
+        return schema is not None and schema.stable
 
     def resource_id(self, address: str) -> Any:
         rs = self.state.get(address)
@@ -115,7 +132,7 @@ class PlanResolver:
         a = self.actions.get(address)
         if rs is None or a in (Action.CREATE, Action.REPLACE):
             return unknown
-        if a is Action.UPDATE and (attribute in ("", "show") or attribute in self.changed.get(address, ())):
+        if a is Action.UPDATE and not self.keeps(address, attribute):
             return unknown
         attrs = rs.attributes
         if attribute == "":
@@ -133,9 +150,9 @@ class PlanResolver:
             return False
         if a is Action.UPDATE:
             if w.attribute is None:
-                return True
+                return True  # an update in place keeps the physical id
             head = str(w.attribute[0]) if w.attribute else ""
-            return head not in ("", "show") and head not in self.changed.get(w.address, ())
+            return self.keeps(w.address, head)
         return False
 
 
@@ -373,7 +390,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
 
     actions: dict[str, Action] = {}
     changed: dict[str, frozenset[str]] = {}
-    resolver = PlanResolver(srs, actions, changed)
+    resolver = PlanResolver(srs, actions, changed, ctx.schemas)
     memo: dict[Any, Any] = {}
     changes: list[ResourceChange] = []
     for addr in order:

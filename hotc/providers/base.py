@@ -48,6 +48,11 @@ class AttrSchema:
     type: str = "any"
     # a credential (a presigned signal URL): what reads it is sensitive (masked in plans and outputs)
     sensitive: bool = False
+    # The attribute keeps its value through an in-place update of the resource (Terraform providers' "not
+    # computed on update"): e.g. a port's ``network_id``, a volume's ``created_at``. Only declared where no
+    # update Heat can make changes it; every other attribute of a resource being updated is planned as
+    # "known after apply" (see ``hotc.planner.make.PlanResolver``).
+    stable: bool = False
 
 
 # A replace rule looks at old and new resolved properties and returns property paths that force a
