@@ -241,7 +241,7 @@ def _make_plan(
                 )
             srs[addr] = merged
     ctx = _Ctx(desired, state, srs, options, lookup, gone, [], frozenset(refreshed or ()))
-    common = dict(
+    common: dict[str, Any] = dict(
         stack_name=desired.stack_name,
         mode=options.mode,
         state_lineage=state.lineage if state is not None else None,
@@ -252,17 +252,17 @@ def _make_plan(
         resource_drift=tuple(drift),
     )
     if options.mode == "refresh-only":
-        return Plan(changes=(), **common)  # type: ignore[arg-type]
+        return Plan(changes=(), **common)
     if options.mode == "destroy":
         changes, outs = _destroy(ctx)
-        return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)  # type: ignore[arg-type]
+        return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
     changes, outs = _normal(ctx)
     if ctx.errors:
         raise HotcError(
             f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",
             diagnostics=tuple(ctx.errors),
         )
-    return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)  # type: ignore[arg-type]
+    return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
 
 
 _FAILED_LIVE = {
@@ -451,7 +451,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     rtype = ctx.schemas(dr.type)
     after = d.resolve_properties(addr, resolver, memo)
     rs = ctx.srs.get(addr)
-    base = dict(
+    base: dict[str, Any] = dict(
         address=addr,
         type=dr.type,
         depends_on=dr.depends_on,
@@ -470,8 +470,8 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 reason_detail=f"adopt the existing object {dr.external_id} (external_id): nothing is "
                 "created, and it is never deleted",
                 **base,
-            )  # type: ignore[arg-type]
-        return ResourceChange(action=Action.CREATE, before=None, after=after, **base)  # type: ignore[arg-type]
+            )
+        return ResourceChange(action=Action.CREATE, before=None, after=after, **base)
     if dr.external_id is not None:
         if rs.physical_id != dr.external_id:
             ctx.errors.append(
@@ -489,7 +489,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             previous_physical_id=rs.physical_id,
             reason_detail="adopted with external_id: hotc does not change it",
             **base,
-        )  # type: ignore[arg-type]
+        )
 
     before_raw = dict(rs.properties)
     after_disp = settle_unknowns(after, before_raw, resolver.stable)
@@ -516,19 +516,19 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             after=after_disp,
             previous_physical_id=rs.physical_id,
             **base,
-        )  # type: ignore[arg-type]
+        )
     before_d = apply_defaults(rtype, before_raw)
     after_d = settle_unknowns(apply_defaults(rtype, after), before_d, resolver.stable)
     keys = changed_keys(rtype, before_d, after_d)
     paths = tuple(detail_paths(rtype, before_d, after_d, keys)) if keys else ()
-    common = dict(
+    common: dict[str, Any] = dict(
         before=before_raw, after=after_disp, changed_paths=paths, previous_physical_id=rs.physical_id, **base
     )
 
     def replace_(reason: str, detail: str, rpaths: tuple[str, ...] = ()) -> ResourceChange:
         return ResourceChange(
             action=Action.REPLACE, action_reason=reason, reason_detail=detail, replace_paths=rpaths, **common
-        )  # type: ignore[arg-type]
+        )
 
     if rs.type != dr.type:
         return replace_(R_TYPE_CHANGED, f"type changed from {rs.type} to {dr.type}", ("type",))
@@ -558,7 +558,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 reason_detail=f"the resource is {rs.status} but its live status is fine: nothing is "
                 "replaced, its state is marked complete",
                 **common,
-            )  # type: ignore[arg-type]
+            )
         if md_changed or policy_changed:
             what = [w for w, c in (("metadata", md_changed), ("deletion_policy", policy_changed)) if c]
             return ResourceChange(
@@ -566,8 +566,8 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 action_reason="update",
                 reason_detail=f"{' and '.join(what)} changed",
                 **common,
-            )  # type: ignore[arg-type]
-        return ResourceChange(action=Action.NOOP, reason_detail=detail, **{**common, "changed_paths": ()})  # type: ignore[arg-type]
+            )
+        return ResourceChange(action=Action.NOOP, reason_detail=detail, **{**common, "changed_paths": ()})
 
     if rtype is None:
         # no schema (a type hotc does not know): any change is taken as an in-place update
@@ -578,7 +578,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             action_reason="update",
             reason_detail="update in place (no schema for this type): " + ", ".join(keys),
             **common,
-        )  # type: ignore[arg-type]
+        )
 
     from hotc.providers.schemas.decide import decide_update
 
@@ -596,7 +596,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             )
         return ResourceChange(
             action=Action.UPDATE, action_reason="update", reason_detail="; ".join(dec.reasons), **common
-        )  # type: ignore[arg-type]
+        )
     if dec.kind == "no-op":
         detail = (
             "this type is never updated (Heat ignores property changes)"
@@ -616,13 +616,13 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             action_reason=U_REBUILD,
             reason_detail="; ".join(dec.reasons) or "rebuilt in place (root disk wiped)",
             **common,
-        )  # type: ignore[arg-type]
+        )
     return ResourceChange(
         action=Action.UPDATE,
         action_reason="update",
         reason_detail="update in place: " + ", ".join(dec.changed),
         **common,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _short(v: Any) -> str:
