@@ -99,6 +99,14 @@ OsCloudOpt = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+SignalStoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--signal-store",
+        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
+        "HOTC_SIGNAL_STORE, [signals] in hotc.toml, else the S3 state backend's bucket).",
+    ),
+]
 
 
 _display = display_diagnostics
@@ -165,6 +173,7 @@ def plan_command(
     refresh: RefreshOpt = False,
     os_cloud: OsCloudOpt = None,
     warn: WarnOpt = None,
+    signal_store: SignalStoreOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -192,6 +201,7 @@ def plan_command(
             refresh,
             os_cloud,
             warn,
+            signal_store,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -226,6 +236,7 @@ def _plan(
     refresh: bool,
     os_cloud: str | None,
     warn: list[str] | None = None,
+    signal_store: str | None = None,
 ) -> None:
     from hotc.planner.api import (
         DENY_EXIT_CODE,
@@ -295,6 +306,10 @@ def _plan(
         from hotc.planner.api import enforce_constraints
 
         enforce_constraints(desired, plan, os_cloud, sys.stderr, cloud=cloud)
+        from hotc.planner.signals import enforce_plan_support
+        from hotc.state.signal_store import store_for
+
+        enforce_plan_support(desired, plan, store_for(signal_store, backend))
     if template is not None:
         plan = replace(
             plan,
