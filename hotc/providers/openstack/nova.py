@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import base64
 import re
-import time
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import ActionContext, Driver, Outcome
@@ -35,6 +35,7 @@ from hotc.providers.openstack.common import (
     merge_metadata,
     merge_tags,
     newest,
+    now,
     outcome,
     physical_name,
     plain,
@@ -47,7 +48,14 @@ from hotc.providers.openstack.common import (
     wait_status,
     with_defaults,
 )
-from hotc.providers.openstack.neutron import find_network, find_port, find_subnet, security_group_ids
+from hotc.providers.openstack.live import LiveProps, match_items, resolve, resolve_id
+from hotc.providers.openstack.neutron import (
+    find_network,
+    find_port,
+    find_security_group,
+    find_subnet,
+    security_group_ids,
+)
 
 INTERNAL_PORT_TAG = "hotc-internal-port"
 SNAPSHOT_GRACE = 20.0  # seconds an image may stay unfinished after Nova's snapshot task ended
@@ -420,11 +428,17 @@ class ServerDriver:
         )
         if server is None or str(server.status).upper() in ("DELETED", "SOFT_DELETED"):
             return None
-        return self._outcome(ctx, conn, server)
+        return self.read_outcome(ctx, conn, server, props)
 
-    def _outcome(self, ctx: ActionContext, conn: Any, server: Any) -> Outcome:
-        raw = server.to_dict(original_names=True)
-        ifaces = (
+    def read_outcome(self, ctx: ActionContext, conn: Any, server: Any, props: Mapping[str, Any]) -> Outcome:
+        """Attributes and live properties of ``server`` (also one from a list call)."""
+        ifaces = self._interfaces(ctx, conn, server)
+        out = self._outcome(ctx, conn, server, ifaces)
+        return replace(out, properties=self._live_properties(ctx, conn, server, ifaces, props))
+
+    @staticmethod
+    def _interfaces(ctx: ActionContext, conn: Any, server: Any) -> list[Any]:
+        return (
             get_or_none(
                 ctx,
                 f"list interfaces of server {server.id}",
@@ -432,6 +446,50 @@ class ServerDriver:
             )
             or []
         )
+
+    def _live_properties(
+        self, ctx: ActionContext, conn: Any, server: Any, ifaces: list[Any], props: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        lp = LiveProps(ctx, conn, props)
+        lp.name(server.name, limit=63)
+        if lp.wants("flavor"):
+            lp.put("flavor", _live_flavor(lp, server.flavor))
+        if lp.wants("image"):
+            image = server.image or {}
+            live_image = image.get("id") if isinstance(image, Mapping) else getattr(image, "id", None)
+            lp.ref("image", live_image, "image", find_image)
+        lp.put("key_name", server.key_name)
+        lp.text("availability_zone", server.availability_zone)
+        lp.mapping("metadata", user_metadata(server.metadata))
+        if lp.wants("tags") and server.tags is not None:
+            lp.put("tags", list(server.tags))
+        if lp.wants("config_drive"):
+            lp.put("config_drive", str(server.config_drive or "").lower() in ("true", "1"))
+        lp.put("diskConfig", server.disk_config)
+        if props.get("security_groups"):  # none given: Nova puts the server in "default"
+            names = [str(g.get("name")) for g in server.security_groups or [] if isinstance(g, Mapping)]
+
+            def same_group(given: Any, name: str) -> bool:
+                if str(given) == name:
+                    return True
+                group = resolve(ctx, conn, "security group", given, find_security_group)
+                return group is not None and (group.name == name or str(group.id) == name)
+
+            lp.put(
+                "security_groups",
+                match_items(props["security_groups"], list(dict.fromkeys(names)), same_group, lambda n: n),
+            )
+        nets = props.get("networks")
+        if nets is not None and not any(isinstance(i, Mapping) and i.get("allocate_network") for i in nets):
+            lp.put("networks", _live_networks(lp, nets, ifaces))
+        return lp.result()
+
+    def _outcome(
+        self, ctx: ActionContext, conn: Any, server: Any, ifaces: list[Any] | None = None
+    ) -> Outcome:
+        raw = server.to_dict(original_names=True)
+        if ifaces is None:
+            ifaces = self._interfaces(ctx, conn, server)
         # As Heat: every address gets the port of the interface with that (fixed ip, mac), or None; both maps
         # are also keyed by network id (a copy of the network label's entry).
         port_of = {((i.fixed_ips or [{}])[0].get("ip_address"), i.mac_addr): i.port_id for i in ifaces}
@@ -937,7 +995,7 @@ class ServerDriver:
             # image is still not active, the upload is not coming (a virt driver that cannot snapshot)
             srv = _live_server(conn, sid)
             if srv is not None and not getattr(srv, "task_state", None):
-                idle_since.append(time.monotonic())
+                idle_since.append(now())
                 if idle_since[-1] - idle_since[0] > SNAPSHOT_GRACE:
                     return f"Nova finished the snapshot but the image stayed {img.status}"
             return None
@@ -1077,6 +1135,46 @@ def _flavor_of(server: Any) -> str:
     return str(getattr(fl, "original_name", None) or getattr(fl, "name", None) or getattr(fl, "id", "") or "")
 
 
+def _live_flavor(lp: LiveProps, flavor: Any) -> Any:
+    """The server's flavor as the template names it when it is that flavor, else its name (or id)."""
+    if flavor is None:
+        return None
+    get = flavor.get if isinstance(flavor, Mapping) else (lambda k: getattr(flavor, k, None))
+    live_name = get("original_name") or get("name")
+    live_id = get("id")
+    given = lp.props.get("flavor")
+    if given is not None and str(given) in {str(live_name), str(live_id)}:
+        return given
+    found = resolve(lp.ctx, lp.conn, "flavor", given, find_flavor)
+    if found is not None and (found.name == live_name or (live_id and str(found.id) == str(live_id))):
+        return given
+    return live_name or live_id
+
+
+def _live_networks(lp: LiveProps, given: list[Any], ifaces: list[Any]) -> list[Any]:
+    """The template's ``networks`` entries that still have their interface (each once), then ``{port: ID}`` for
+    each interface that none stands for."""
+    ctx, conn = lp.ctx, lp.conn
+
+    def matches(item: Any, iface: Any) -> bool:
+        if not isinstance(item, Mapping):
+            return False
+        ips = iface.fixed_ips or []
+        if item.get("port"):
+            return resolve_id(ctx, conn, "port", item["port"], find_port) == str(iface.port_id)
+        if item.get("subnet"):
+            sub = resolve_id(ctx, conn, "subnet", item["subnet"], find_subnet)
+            if not any(ip.get("subnet_id") == sub for ip in ips):
+                return False
+        else:
+            net = props_get(item, "network", "uuid")
+            if net and resolve_id(ctx, conn, "network", net, find_network) != str(iface.net_id):
+                return False
+        return not item.get("fixed_ip") or any(ip.get("ip_address") == item["fixed_ip"] for ip in ips)
+
+    return match_items(given, ifaces, matches, lambda i: {"port": str(i.port_id)})
+
+
 def _resize_failed(conn: Any, sid: str) -> bool:
     """After a refused resize the server is ACTIVE again with the old flavor; the last action says so."""
     try:
@@ -1151,7 +1249,16 @@ class KeyPairDriver:
         if kp is None:
             return None
         # the private key is known only at creation: read leaves it out (the applier keeps the stored value)
-        return outcome(kp, {"public_key": kp.public_key}, physical_id=physical_id)
+        lp = LiveProps(ctx, conn, props)
+        lp.put("name", props.get("name") if str(props.get("name")) == physical_id else physical_id)
+        if lp.wants("public_key"):
+            given = str(props.get("public_key") or "")
+            live = str(kp.public_key or "")
+            lp.put("public_key", props["public_key"] if given.split()[:2] == live.split()[:2] else live)
+        if getattr(kp, "type", None):
+            lp.put("type", kp.type)
+        out = outcome(kp, {"public_key": kp.public_key}, physical_id=physical_id)
+        return replace(out, properties=lp.result())
 
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("a key pair cannot be updated in place (replace it)")
@@ -1285,7 +1392,30 @@ class FlavorDriver:
         )
         extra = dict(getattr(specs, "extra_specs", None) or flavor.extra_specs or {})
         user_specs = {k: v for k, v in extra.items() if k not in (SPEC_LINEAGE, SPEC_ADDRESS)}
-        return outcome(flavor, {"is_public": flavor.is_public, "extra_specs": user_specs})
+        out = outcome(flavor, {"is_public": flavor.is_public, "extra_specs": user_specs})
+        return replace(out, properties=self._live_properties(ctx, conn, flavor, user_specs, props))
+
+    @staticmethod
+    def _live_properties(
+        ctx: ActionContext, conn: Any, flavor: Any, specs: Mapping[str, Any], props: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        lp = LiveProps(ctx, conn, props)
+        lp.name(flavor.name)
+        lp.text("flavorid", flavor.id)
+        for key in ("ram", "vcpus", "disk"):
+            lp.put(key, getattr(flavor, key, None))
+        lp.put("swap", int(flavor.swap or 0))  # Nova shows no swap as ""
+        lp.put("ephemeral", int(flavor.ephemeral or 0))
+        lp.put("rxtx_factor", float(flavor.rxtx_factor) if flavor.rxtx_factor is not None else 1.0)
+        lp.put("is_public", flavor.is_public)
+        lp.mapping("extra_specs", specs)
+        if props.get("tenants") and not flavor.is_public:
+            access = get_or_none(
+                ctx, f"read access list of flavor {flavor.id}", conn.compute.get_flavor_access, flavor.id
+            )
+            live = [str(a.get("tenant_id") if isinstance(a, Mapping) else a) for a in access or []]
+            lp.put("tenants", match_items(props["tenants"], live, lambda g, t: str(g) == t, lambda t: t))
+        return lp.result()
 
     def update(
         self,
