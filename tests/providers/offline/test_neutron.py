@@ -329,6 +329,7 @@ def test_security_group_rule_resource(conn: FakeConnection) -> None:
     props = {"security_group": "db", "port_range_min": 5432, "port_range_max": 5432, "remote_group": "app"}
     out = d.create(ctx, props)
     obj = conn.cloud.get("security_group_rule", out.physical_id)
+    assert obj["security_group_id"] == sg.physical_id
     assert obj["protocol"] == "tcp" and obj["remote_group_id"] == other.physical_id  # Heat's default protocol
     assert drift(RULE, props, d.read(ctx, out.physical_id, props)) == []
     assert d.find_adoptable(ctx, props) == out.physical_id
