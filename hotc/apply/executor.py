@@ -69,6 +69,13 @@ def _no_cloud() -> Any:
     raise HotcError("no cloud connection is configured for this run (set OS_CLOUD or pass --os-cloud)")
 
 
+def _no_signal_store() -> Any:
+    raise HotcError(
+        "no signal store is configured for this run (--signal-store s3://BUCKET/PREFIX, HOTC_SIGNAL_STORE, "
+        "or an S3 state backend)"
+    )
+
+
 @dataclass(frozen=True)
 class ExecOptions:
     parallelism: int = 10
@@ -77,6 +84,7 @@ class ExecOptions:
     delete_attempts: int = 3  # a delete is idempotent: retried with backoff
     retry_backoff: float = 2.0  # first retry delay (doubles)
     cloud: Callable[[], Any] = _no_cloud
+    signals: Callable[[], Any] = _no_signal_store  # the signal store (hotc.state.signal_store), lazily
 
     def timeout_for(self, type_name: str) -> float:
         """``timeouts[type]``, else ``timeouts["*"]`` (every type), else the type's default."""
@@ -344,6 +352,8 @@ class Executor:
             record_physical_id=on_id,
             tags={TAG_LINEAGE: lineage, TAG_ADDRESS: tag or address},
             log=self._logger(address),
+            signals=self.options.signals,
+            cancelled=self._cancel.is_set,
             lookup=lookup,
         )
 
@@ -655,6 +665,13 @@ class Executor:
 
         cur = self.keeper.state.resources.get(addr)
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
+        # an attribute that mirrors a sensitive property of the same name (OS::Heat::Value's value) is
+        # sensitive too
+        mirrored = tuple(
+            p
+            for p in (cur.sensitive_paths if cur is not None else ())
+            if p in outcome.attributes and p not in outcome.sensitive_attributes
+        )
         self.keeper.commit(
             lambda s: _patch(
                 s,
@@ -665,7 +682,7 @@ class Executor:
                 properties=applied,
                 attributes=_kept_secrets(outcome, cur),
                 updated_at=utc_now(),
-                sensitive_attributes=outcome.sensitive_attributes,
+                sensitive_attributes=outcome.sensitive_attributes + mirrored,
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
@@ -888,6 +905,8 @@ class Executor:
                 out = v
             else:
                 out = OutputState(value=v)
+            if name in getattr(self.desired, "sensitive_outputs", ()) and not out.sensitive:
+                out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
             if collect_unknowns(out.value) is not None:
                 out = replace(out, value=None, error="the value is still unknown after the apply")
             if out.error:

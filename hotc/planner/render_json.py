@@ -142,6 +142,22 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "resource_changes": [change_json(c) for c in plan.changes],
         "resource_drift": [change_json(c) for c in plan.resource_drift],
         "output_changes": {o.name: _output_json(o) for o in plan.output_changes},
+        "policy": {
+            "passed": not any(f.level == "deny" for f in plan.policy_findings),
+            "findings": [
+                {
+                    "level": f.level,
+                    "rule": f.rule,
+                    "source": f.source,
+                    "address": f.address,
+                    "type": f.type,
+                    "action": f.action,
+                    "message": f.message or None,
+                }
+                for f in plan.policy_findings
+            ],
+        },
+        "warnings": list(plan.warnings),
     }
 
 
