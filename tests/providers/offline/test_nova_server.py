@@ -34,7 +34,9 @@ def server(conn: FakeConnection, sid: str) -> dict[str, Any]:
     return conn.cloud.get("server", sid)
 
 
-def test_create_waits_for_active_and_reads_without_drift(conn: FakeConnection, seeded: dict[str, Any]) -> None:
+def test_create_waits_for_active_and_reads_without_drift(
+    conn: FakeConnection, seeded: dict[str, Any]
+) -> None:
     gate = conn.cloud.gate("server.create").hold()
     conn.cloud.hooks.append(lambda c: gate.release() if gate.waited >= 3 else None)
     props = base(metadata={"role": "web", "n": 1}, tags=["a"], key_name=None, user_data="#!/bin/sh\necho hi")
@@ -54,7 +56,9 @@ def test_create_waits_for_active_and_reads_without_drift(conn: FakeConnection, s
     assert drift(SERVER, props, live) == []
 
 
-def test_out_of_band_resize_metadata_and_interface_are_drift(conn: FakeConnection, seeded: dict[str, Any]) -> None:
+def test_out_of_band_resize_metadata_and_interface_are_drift(
+    conn: FakeConnection, seeded: dict[str, Any]
+) -> None:
     props = base(metadata={"role": "web"})
     ctx, out = make(conn, props)
     srv = server(conn, out.physical_id)
@@ -90,13 +94,25 @@ def test_boot_from_volume_mapping(conn: FakeConnection) -> None:
     conn.cloud.settle()
     ctx, out = make(conn, {"flavor": "m1.tiny", "block_device_mapping_v2": [{"volume_id": vol.id}]})
     bdm = server(conn, out.physical_id)["_bdm"]
-    assert bdm[0]["uuid"] == vol.id and bdm[0]["boot_index"] == 0 and server(conn, out.physical_id)["image"] == ""
+    assert (
+        bdm[0]["uuid"] == vol.id
+        and bdm[0]["boot_index"] == 0
+        and server(conn, out.physical_id)["image"] == ""
+    )
 
 
-def test_subnet_entry_gets_an_internal_port_deleted_with_the_server(conn: FakeConnection, seeded: dict[str, Any]) -> None:
-    sg = driver("OS::Neutron::SecurityGroup").create(ctx_for(conn, "sg", "OS::Neutron::SecurityGroup"), {"name": "web"})
-    props = {"image": "hotc-tiny", "flavor": "m1.tiny", "security_groups": ["web"],
-             "networks": [{"subnet": "hotc-private-subnet", "fixed_ip": "10.10.0.77"}]}
+def test_subnet_entry_gets_an_internal_port_deleted_with_the_server(
+    conn: FakeConnection, seeded: dict[str, Any]
+) -> None:
+    sg = driver("OS::Neutron::SecurityGroup").create(
+        ctx_for(conn, "sg", "OS::Neutron::SecurityGroup"), {"name": "web"}
+    )
+    props = {
+        "image": "hotc-tiny",
+        "flavor": "m1.tiny",
+        "security_groups": ["web"],
+        "networks": [{"subnet": "hotc-private-subnet", "fixed_ip": "10.10.0.77"}],
+    }
     ctx, out = make(conn, props)
     (port,) = [p for p in conn.cloud.all("port") if "hotc-internal-port" in p["tags"]]
     assert port["device_id"] == out.physical_id and port["fixed_ips"][0]["ip_address"] == "10.10.0.77"
@@ -118,13 +134,23 @@ def test_update_resize_rename_metadata_tags(conn: FakeConnection, seeded: dict[s
     props = base(name="web-1", metadata={"a": "1", "b": "2"}, tags=["x"])
     ctx, out = make(conn, props)
     sid = out.physical_id
-    new = dict(props, name="web-2", flavor="m1.small", metadata={"a": "1", "c": "3"}, tags=["y"], admin_pass="pw")
+    new = dict(
+        props, name="web-2", flavor="m1.small", metadata={"a": "1", "c": "3"}, tags=["y"], admin_pass="pw"
+    )
     gate = conn.cloud.gate("server.resize").hold()
     conn.cloud.hooks.append(lambda c: gate.release() if gate.waited >= 2 else None)
-    driver(SERVER).update(ctx, sid, props, new, frozenset({"name", "flavor", "metadata", "tags", "admin_pass"}))
+    driver(SERVER).update(
+        ctx, sid, props, new, frozenset({"name", "flavor", "metadata", "tags", "admin_pass"})
+    )
     srv = server(conn, sid)
-    assert srv["name"] == "web-2" and srv["flavor"]["original_name"] == "m1.small" and srv["status"] == "ACTIVE"
-    assert "b" not in srv["metadata"] and srv["metadata"]["c"] == "3" and srv["metadata"]["hotc-address"] == "web"
+    assert (
+        srv["name"] == "web-2" and srv["flavor"]["original_name"] == "m1.small" and srv["status"] == "ACTIVE"
+    )
+    assert (
+        "b" not in srv["metadata"]
+        and srv["metadata"]["c"] == "3"
+        and srv["metadata"]["hotc-address"] == "web"
+    )
     assert srv["tags"] == ["y"] and srv["_password"] == "pw"
     assert conn.cloud.count("compute.confirm_server_resize") == 1
     assert drift(SERVER, new, driver(SERVER).read(ctx, sid, new)) == []
@@ -138,14 +164,19 @@ def test_refused_resize_is_an_error(conn: FakeConnection) -> None:
     ctx, out = make(conn, props)
     conn.compute.refuse_resize = True
     with pytest.raises(ProviderError, match="resize was refused"):
-        driver(SERVER).update(ctx, out.physical_id, props, dict(props, flavor="m1.small"), frozenset({"flavor"}))
+        driver(SERVER).update(
+            ctx, out.physical_id, props, dict(props, flavor="m1.small"), frozenset({"flavor"})
+        )
 
 
 def test_update_confirms_a_resize_left_pending(conn: FakeConnection) -> None:
     props = base()
     ctx, out = make(conn, props)
-    conn.compute.resize_server(out.physical_id, server(conn, out.physical_id)["flavor"] and
-                               next(f["id"] for f in conn.cloud.all("flavor") if f["name"] == "m1.small"))
+    conn.compute.resize_server(
+        out.physical_id,
+        server(conn, out.physical_id)["flavor"]
+        and next(f["id"] for f in conn.cloud.all("flavor") if f["name"] == "m1.small"),
+    )
     conn.cloud.settle()
     assert server(conn, out.physical_id)["status"] == "VERIFY_RESIZE"
     driver(SERVER).update(ctx, out.physical_id, props, dict(props, name="x"), frozenset({"name"}))
@@ -243,7 +274,9 @@ def test_deletion_policy_snapshot_that_never_finishes_keeps_the_server(conn: Fak
     with pytest.raises(ProviderError, match="the server is kept"):
         driver(SERVER).delete(_snapshot_ctx(ctx), out.physical_id, props)
     assert server(conn, out.physical_id)["status"] == "ACTIVE"
-    assert not [i for i in conn.cloud.all("image") if i["name"].endswith("-snapshot")]  # the failed one is removed
+    assert not [
+        i for i in conn.cloud.all("image") if i["name"].endswith("-snapshot")
+    ]  # the failed one is removed
 
 
 def test_replace_hooks_lend_an_explicit_port_and_give_it_back(conn: FakeConnection) -> None:
@@ -263,7 +296,9 @@ def test_replace_hooks_lend_an_explicit_port_and_give_it_back(conn: FakeConnecti
     assert prepare_for_replace(d, ctx, old.physical_id, props, base()) is False
 
 
-def test_replace_hooks_free_a_fixed_ip_for_the_replacement(conn: FakeConnection, seeded: dict[str, Any]) -> None:
+def test_replace_hooks_free_a_fixed_ip_for_the_replacement(
+    conn: FakeConnection, seeded: dict[str, Any]
+) -> None:
     props = base(networks=[{"network": "hotc-private", "fixed_ip": "10.10.0.90"}])
     ctx, old = make(conn, props)
     d = driver(SERVER)

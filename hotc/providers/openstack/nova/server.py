@@ -533,7 +533,10 @@ def _live_flavor(lp: LiveProps, flavor: Any) -> Any:
     """The server's flavor as the template names it when it is that flavor, else its name (or id)."""
     if flavor is None:
         return None
-    get = flavor.get if isinstance(flavor, Mapping) else (lambda k: getattr(flavor, k, None))
+
+    def get(key: str) -> Any:
+        return flavor.get(key) if isinstance(flavor, Mapping) else getattr(flavor, key, None)
+
     live_name = get("original_name") or get("name")
     live_id = get("id")
     given = lp.props.get("flavor")
