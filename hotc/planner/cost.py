@@ -172,7 +172,7 @@ def blast_radius(plan: Plan) -> dict[str, list[tuple[str, str]]]:
             src = changes.get(cause)
             if src is None or src.action not in (Action.UPDATE, Action.REPLACE, Action.CREATE):
                 continue
-            why = f"{c.action.value} because its properties read {cause}, which is {src.action.value}d"
+            why = f"{c.action.value}d because its properties read {cause}, which is {src.action.value}d"
             out.setdefault(cause, []).append((c.address, why))
     return out
 

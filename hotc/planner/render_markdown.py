@@ -264,7 +264,7 @@ def render_markdown(
     if plan.has_changes and plan.mode != "refresh-only":
         tail_lines += ["#### Apply", "", "```sh", apply_command(plan, saved_as), "```", ""]
     tail_lines += _inputs_block(plan)
-    tail = "\n".join(tail_lines) + "\n"
+    tail = "\n" + "\n".join(tail_lines) + "\n"
 
     changes = ordered(plan)
     destructive = [c for c in changes if is_destructive(c) or c.action is Action.FORGET]
