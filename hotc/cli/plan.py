@@ -105,6 +105,14 @@ OsCloudOpt = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+SignalStoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--signal-store",
+        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
+        "HOTC_SIGNAL_STORE, [signals] in hotc.toml, else the S3 state backend's bucket).",
+    ),
+]
 
 
 _display = display_diagnostics
@@ -179,6 +187,7 @@ def plan_command(
     os_cloud: OsCloudOpt = None,
     warn: WarnOpt = None,
     prices: PricesOpt = None,
+    signal_store: SignalStoreOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -207,6 +216,7 @@ def plan_command(
             os_cloud,
             warn,
             prices,
+            signal_store,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -242,6 +252,7 @@ def _plan(
     os_cloud: str | None,
     warn: list[str] | None = None,
     prices: Path | None = None,
+    signal_store: str | None = None,
 ) -> None:
     from hotc.planner.api import (
         DENY_EXIT_CODE,
@@ -314,6 +325,10 @@ def _plan(
         from hotc.planner.api import enforce_constraints
 
         enforce_constraints(desired, plan, os_cloud, sys.stderr, cloud=cloud)
+        from hotc.planner.signals import enforce_plan_support
+        from hotc.state.signal_store import store_for
+
+        enforce_plan_support(desired, plan, store_for(signal_store, backend))
     if template is not None:
         plan = replace(
             plan,

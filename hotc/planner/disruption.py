@@ -61,7 +61,9 @@ def assess(c: ResourceChange) -> Disruption | None:
 def _has_fixed_ips(c: ResourceChange) -> bool:
     props = c.before or {}
     ips = props.get("fixed_ips") if isinstance(props, dict) else None
-    return bool(ips) and any(isinstance(i, dict) and i.get("ip_address") for i in ips)
+    if not ips:
+        return False
+    return any(isinstance(i, dict) and i.get("ip_address") for i in ips)
 
 
 def disruptions(plan: Plan) -> list[Disruption]:
