@@ -336,6 +336,14 @@ class LocalBackend(BaseBackend):
         finally:
             os.close(fd)
 
+    def peek_lock(self, stack: str) -> Lock | None:
+        """The holder named by ``STACK.lock`` (emptied on release; a killed holder leaves its record behind,
+        which :meth:`Lock.holder_gone` recognises). Never takes the OS lock, so it cannot make a concurrent
+        ``lock`` fail."""
+        validate_stack_name(stack)
+        path = self.lock_path(stack)
+        return self._read_lock_info(path) if path.exists() else None
+
     def force_unlock(self, stack: str, lock_id: str) -> Lock:
         validate_stack_name(stack)
         path = self.lock_path(stack)

@@ -404,7 +404,8 @@ class S3Backend(BaseBackend):
                 break
             if holder_etag is None:
                 continue  # released in between: try again at once
-            if expired:
+            gone = not expired and holder is not None and holder.holder_gone()
+            if expired or gone:
                 try:
                     r = self._call(
                         f"take over the lock {self._url(key)}",
@@ -416,7 +417,13 @@ class S3Backend(BaseBackend):
                     )
                     etag = str(r["ETag"])
                     who = holder.describe() if holder else "an unreadable lock record"
-                    self.notify(f"took over the expired lock on stack '{stack}' ({who})")
+                    if gone:
+                        self.notify(
+                            f"took over the lock on stack '{stack}' at once: its holder ran on this host and "
+                            f"process {holder.pid if holder else '?'} is gone (killed?) ({who})"
+                        )
+                    else:
+                        self.notify(f"took over the expired lock on stack '{stack}' ({who})")
                     break
                 except ClientError as exc:
                     if not (_precondition_failed(exc) or _not_found(exc)):
@@ -513,6 +520,10 @@ class S3Backend(BaseBackend):
         if etag is None:
             return None
         return holder or Lock("?", stack, "?", "?", "?", 0, "?")
+
+    def peek_lock(self, stack: str) -> Lock | None:
+        """The lock object's record (an expired one has ``expires`` in the past); one GET."""
+        return self.current_lock(stack)
 
     def lock_expired(self, stack: str) -> bool:
         return self._inspect_lock(stack)[2]
