@@ -10,7 +10,7 @@ import sys
 import typer
 
 import hotc.cli as cli_pkg
-from hotc.cli.common import display_diagnostics
+from hotc.cli.common import display_diagnostics, display_message
 from hotc.errors import HotcError
 
 app = typer.Typer(
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     except HotcError as exc:
         for d in display_diagnostics(exc.diagnostics):
             print(str(d), file=sys.stderr)
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {display_message(exc.message)}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

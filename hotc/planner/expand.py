@@ -62,6 +62,7 @@ class _Builder:
         self.static = UnknownResolver()
         self.memo: dict[Any, Any] = {}
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
+        self.members = 0  # group members planned so far, over every group (see MAX_GROUP_MEMBERS)
 
     # parameters / conditions ------------------------------------------------------------------------
     def root_scope(self) -> Scope:
@@ -394,6 +395,15 @@ class _Builder:
             "update_policy": up or {},
         }
 
+    def _count_members(self, where: Any, address: str, what: str, n: int) -> None:
+        _check_size(where, address, what, n)
+        self.members += max(0, n)
+        if self.members > MAX_STACK_MEMBERS:
+            raise HotcError(
+                f"{where}: {address}: {what} {n} brings the groups of this stack to {self.members} members, "
+                f"more than hotc plans ({MAX_STACK_MEMBERS}; Heat's default max_resources_per_stack is 1000)"
+            )
+
     def _expand_group(
         self,
         scope: Scope,
@@ -419,6 +429,7 @@ class _Builder:
                 count = int(count)
             except (TypeError, ValueError) as exc:
                 raise HotcError(f"{where}: {m.address}: count must be an integer, not {count!r}") from exc
+            self._count_members(where, m.address, "count", count)
             skip = self._removed(props, m.address)
             indexes: list[int] = []
             i = 0
@@ -442,6 +453,7 @@ class _Builder:
                     n = min(max(current, lo_i), hi_i) if current else lo_i
             except (TypeError, ValueError) as exc:
                 raise HotcError(f"{where}: {m.address}: sizes must be integers") from exc
+            self._count_members(where, m.address, "the size", n)
             indexes = list(range(n))
         if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
             what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
@@ -604,3 +616,17 @@ def _has_secret_attributes(type_name: str) -> bool:
 
     rtype = get_schema(type_name)
     return rtype is not None and any(a.sensitive for a in rtype.attributes.values())
+
+
+# The most members hotc plans for one group: ten times Heat's default max_resources_per_stack (1000), which a
+# stock Heat enforces over the whole stack. Far above any real group, far below what exhausts memory.
+MAX_GROUP_MEMBERS = 10_000
+MAX_STACK_MEMBERS = 50_000  # over all the groups of a stack (nested groups multiply)
+
+
+def _check_size(where: Any, address: str, what: str, n: int) -> None:
+    if n > MAX_GROUP_MEMBERS:
+        raise HotcError(
+            f"{where}: {address}: {what} {n} is more members than hotc plans for one group "
+            f"({MAX_GROUP_MEMBERS}; Heat's default max_resources_per_stack is 1000 for the whole stack)"
+        )

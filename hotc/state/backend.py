@@ -44,6 +44,17 @@ class BackendError(HotcError):
     """The backend could not be reached or refused an operation; nothing was changed."""
 
 
+class StateNotWritableError(BackendError):
+    """The state's location cannot be written (a read-only directory): nothing can be locked or stored there.
+    Reading still works: ``hotc plan`` goes on without the lock. ``where`` names the location, ``reason`` the
+    system's answer (``Read-only file system``)."""
+
+    def __init__(self, message: str, where: str = "", reason: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+        self.reason = reason
+
+
 class LockHeldError(HotcError):
     """Another operation holds the stack's lock."""
 
