@@ -335,9 +335,12 @@ class _Group:
                     victim = next((i for i in live if i in stale and i not in done), None)
                     if victim is None or not pending:
                         raise self._fail("it would remove a member that already has the new definition")
+                    # its old instance goes; the new one made earlier (pending) is the member now
                     early_at[victim] = pending.pop(0)
                     done.add(victim)
                     step.retired.append(victim)
+                    drop -= 1
+                    continue
                 live.remove(victim)
                 drop -= 1
             creates = max(size - len(live) - len(pending), 0)
