@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from hotc.apply.adopt import ADOPTED_STATUS, is_external, recorded_properties
 from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
@@ -28,6 +29,8 @@ from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
 from hotc.planner.plan import Action, Plan
 from hotc.providers.base import (
+    DELETE,
+    SNAPSHOT,
     ActionContext,
     Driver,
     Outcome,
@@ -40,10 +43,6 @@ from hotc.values import collect_unknowns
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
-DEPOSED_TYPE_KEY = "hotc:type"  # attributes key of a deposed instance whose type differs from the current one
-DEPOSED_POLICY_KEY = (
-    "hotc:deletion_policy"  # attributes key: the deletion_policy a deposed instance had (not Delete)
-)
 
 # Per-type default timeouts (seconds) for one action; anything else gets DEFAULT_TIMEOUT.
 DEFAULT_TIMEOUT = 1800.0
@@ -70,6 +69,13 @@ def _no_cloud() -> Any:
     raise HotcError("no cloud connection is configured for this run (set OS_CLOUD or pass --os-cloud)")
 
 
+def _no_signal_store() -> Any:
+    raise HotcError(
+        "no signal store is configured for this run (--signal-store s3://BUCKET/PREFIX, HOTC_SIGNAL_STORE, "
+        "or an S3 state backend)"
+    )
+
+
 @dataclass(frozen=True)
 class ExecOptions:
     parallelism: int = 10
@@ -78,6 +84,7 @@ class ExecOptions:
     delete_attempts: int = 3  # a delete is idempotent: retried with backoff
     retry_backoff: float = 2.0  # first retry delay (doubles)
     cloud: Callable[[], Any] = _no_cloud
+    signals: Callable[[], Any] = _no_signal_store  # the signal store (hotc.state.signal_store), lazily
 
     def timeout_for(self, type_name: str) -> float:
         """``timeouts[type]``, else ``timeouts["*"]`` (every type), else the type's default."""
@@ -347,20 +354,19 @@ class Executor:
         lineage = self._initial.lineage
 
         def lookup(pid: str) -> ResourceState | None:
-            """The resource an id belongs to; for a replaced (deposed) instance, a view of it with the deletion
-            policy it had, so a driver honours e.g. ``Snapshot`` when it deletes the old instance too."""
+            """The resource an id belongs to (for a replaced, deposed instance: a view of it as a resource)."""
             for rs in self.keeper.state.resources.values():
                 if rs.physical_id == pid:
                     return rs
                 for d in rs.deposed:
                     if d.physical_id == pid:
-                        policy = str(d.attributes.get(DEPOSED_POLICY_KEY, "Delete"))
                         return replace(
                             rs,
+                            type=d.type or rs.type,
                             physical_id=pid,
                             properties=d.properties,
                             attributes=d.attributes,
-                            deletion_policy=policy,
+                            deletion_policy=d.deletion_policy,
                             deposed=(),
                         )
             return None
@@ -375,6 +381,8 @@ class Executor:
             record_physical_id=on_id,
             tags={TAG_LINEAGE: lineage, TAG_ADDRESS: tag or address},
             log=self._logger(address),
+            signals=self.options.signals,
+            cancelled=self._cancel.is_set,
             lookup=lookup,
         )
 
@@ -426,7 +434,9 @@ class Executor:
         change = step.change
         assert change is not None
         props = self._desired_props(step)
-        if change.action is Action.UPDATE:
+        if change.import_id is not None:  # adopt an existing object: nothing is created or changed
+            self._import(step, props, change.import_id)
+        elif change.action is Action.UPDATE:
             self._update(step, props)
         elif (
             change.action is Action.REPLACE
@@ -542,14 +552,7 @@ class Executor:
             deposed: tuple[DeposedInstance, ...] = cur.deposed if cur is not None else ()
             base = old if old is not None and old.physical_id is not None else cur
             if base is not None and base.physical_id is not None:
-                attrs = dict(base.attributes)
-                if base.type != type_name:
-                    attrs[DEPOSED_TYPE_KEY] = base.type
-                if base.deletion_policy == "Retain":
-                    attrs["hotc:retain"] = True
-                if base.deletion_policy not in (None, "Delete"):
-                    attrs[DEPOSED_POLICY_KEY] = base.deletion_policy
-                deposed = (*deposed, DeposedInstance(base.physical_id, base.properties, attrs))
+                deposed = (*deposed, _as_deposed(base, type_name))
             rs = ResourceState(
                 address=addr,
                 type=type_name,
@@ -580,7 +583,7 @@ class Executor:
         lent: list[DeposedInstance] = []  # old instances that let go of something for the replacement
         try:
             for dep in entry.deposed:  # Heat's prepare_for_replace (a server's explicit ports, …)
-                if dep.attributes.get(DEPOSED_TYPE_KEY, type_name) == type_name:
+                if (dep.type or type_name) == type_name:
                     lent.append(dep)
                     if not prepare_for_replace(
                         driver, ctx, dep.physical_id, with_defaults(type_name, dep.properties), new_d
@@ -637,6 +640,73 @@ class Executor:
             return
         self._complete(addr, type_name, "CREATE", outcome, props)
 
+    def _import(self, step: Step, props: dict[str, Any], pid: str) -> None:
+        """Adopt the existing object ``pid`` (Heat's ``external_id``, or an import): read it through the type's
+        driver and record it; the cloud is never changed. The previous record of the address (an external_id
+        change) becomes an old instance: forgotten if it was adopted or Retain, else deleted by the cleanup.
+        Nothing is recorded when the object cannot be read."""
+        change = step.change
+        assert change is not None
+        addr, type_name = step.address, change.type
+        driver = self._driver(type_name)
+        deps, policy = self._record(step)
+        external = is_external(change)
+        ctx = self._ctx(addr, type_name, lambda _p: None)
+        try:
+            outcome = driver.read(ctx, pid, with_defaults(type_name, props))
+        except Exception as exc:  # noqa: BLE001
+            raise StepFailed(
+                f"reading the existing {type_name} {pid} failed: {_err(exc)}; nothing was recorded"
+            ) from exc
+        if outcome is None:
+            raise StepFailed(
+                f"there is no {type_name} with id {pid} in the cloud (a wrong id, or the id of an object of "
+                "another type); nothing was recorded"
+            )
+        got = outcome.physical_id or pid
+        if external:
+            recorded, note = dict(props), None
+        else:
+            from hotc.providers.registry import get_schema
+
+            recorded, note = recorded_properties(
+                get_schema(type_name), props, outcome.properties, change.sensitive_paths
+            )
+        if note:
+            ctx.log(note)
+        now = utc_now()
+        how = "external_id: hotc never updates or deletes it" if external else "imported: managed from now on"
+        reason = f"adopted the existing object {got} ({how})"
+
+        def adopt(s: StackState) -> StackState:
+            cur = s.resources.get(addr)
+            deposed: tuple[DeposedInstance, ...] = cur.deposed if cur is not None else ()
+            same = cur is not None and cur.physical_id == got
+            if cur is not None and cur.physical_id is not None and not same:
+                deposed = (*deposed, _as_deposed(cur, type_name))
+            return s.with_resource(
+                ResourceState(
+                    address=addr,
+                    type=type_name,
+                    physical_id=got,
+                    status=ADOPTED_STATUS,
+                    properties=recorded,
+                    attributes=_kept_secrets(outcome, cur if same else None),
+                    dependencies=deps,
+                    deletion_policy="Retain" if external else policy,
+                    status_reason=reason,
+                    created_at=cur.created_at if same and cur is not None else now,
+                    updated_at=now,
+                    sensitive_paths=change.sensitive_paths,
+                    deposed=deposed,
+                    sensitive_attributes=outcome.sensitive_attributes,
+                    reference_attribute=outcome.reference_attribute,
+                    external_id=got if external else None,
+                )
+            )
+
+        self.keeper.commit(adopt, (resource_event(addr, type_name, ADOPTED_STATUS, reason, got),))
+
     def _adopt(
         self,
         step: Step,
@@ -686,6 +756,13 @@ class Executor:
 
         cur = self.keeper.state.resources.get(addr)
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
+        # an attribute that mirrors a sensitive property of the same name (OS::Heat::Value's value) is
+        # sensitive too
+        mirrored = tuple(
+            p
+            for p in (cur.sensitive_paths if cur is not None else ())
+            if p in outcome.attributes and p not in outcome.sensitive_attributes
+        )
         self.keeper.commit(
             lambda s: _patch(
                 s,
@@ -696,7 +773,7 @@ class Executor:
                 properties=applied,
                 attributes=_kept_secrets(outcome, cur),
                 updated_at=utc_now(),
-                sensitive_attributes=outcome.sensitive_attributes,
+                sensitive_attributes=outcome.sensitive_attributes + mirrored,
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
@@ -740,12 +817,23 @@ class Executor:
             raise StepFailed(reason) from exc
         self._complete(addr, type_name, "UPDATE", outcome, props)
 
-    def _delete_call(self, driver: Driver, ctx: ActionContext, pid: str, props: Mapping[str, Any]) -> None:
+    def _delete_call(
+        self, driver: Driver, ctx: ActionContext, pid: str, props: Mapping[str, Any], policy: str
+    ) -> None:
+        """``driver.delete`` under ``policy`` (Delete or Snapshot; Retain never gets here), retried. A Snapshot
+        asked of a driver that cannot take one fails, and the resource is kept."""
+        if policy == SNAPSHOT and not getattr(driver, "snapshot_delete", False):
+            raise StepFailed(
+                f"deletion_policy Snapshot: hotc cannot snapshot a {ctx.type} before deleting it, so it was "
+                "kept; change the deletion_policy to Retain (keep it) or Delete (lose it), then run again"
+            )
+        if policy not in (DELETE, SNAPSHOT):
+            raise StepFailed(f"unknown deletion_policy {policy!r}: the resource was kept")
         attempts = max(1, self.options.delete_attempts)
         delay = self.options.retry_backoff
         for i in range(attempts):
             try:
-                driver.delete(ctx, pid, props)
+                driver.delete(ctx, pid, props, policy=policy)
                 return
             except Exception:
                 if i == attempts - 1 or self._cancel.is_set():
@@ -765,7 +853,7 @@ class Executor:
             self._delete_current(addr)
 
     def _delete_deposed(self, addr: str, cur_type: str, dep: DeposedInstance) -> None:
-        type_name = str(dep.attributes.get(DEPOSED_TYPE_KEY) or cur_type)
+        type_name = dep.type or cur_type
         label = "old instance" if type_name in SECRET_ID_TYPES else f"old instance {dep.physical_id}"
 
         def drop(s: StackState) -> StackState:
@@ -776,7 +864,7 @@ class Executor:
                 replace(rs, deposed=tuple(d for d in rs.deposed if d.physical_id != dep.physical_id))
             )
 
-        if dep.attributes.get("hotc:retain"):
+        if dep.deletion_policy == "Retain":
             self.keeper.commit(
                 drop,
                 (
@@ -805,6 +893,7 @@ class Executor:
                 self._ctx(addr, type_name, lambda _p: None),
                 dep.physical_id,
                 with_defaults(type_name, dep.properties),
+                dep.deletion_policy,
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
@@ -871,6 +960,7 @@ class Executor:
                 self._ctx(addr, cur.type, lambda _p: None),
                 pid,
                 with_defaults(cur.type, cur.properties),
+                cur.deletion_policy,
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
@@ -919,6 +1009,8 @@ class Executor:
                 out = v
             else:
                 out = OutputState(value=v)
+            if name in getattr(self.desired, "sensitive_outputs", ()) and not out.sensitive:
+                out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
             if collect_unknowns(out.value) is not None:
                 out = replace(out, value=None, error="the value is still unknown after the apply")
             if out.error:
@@ -1008,6 +1100,16 @@ def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
     if rtype is None:
         return dict(props)
     return dict(apply_defaults(rtype, props))
+
+
+def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
+    """The current instance of a resource as an old one, waiting for the cleanup after its replacement, with
+    the type it has and the deletion policy its deletion honours (an adopted external object is only
+    forgotten: Retain)."""
+    policy = "Retain" if base.external_id is not None else (base.deletion_policy or "Delete")
+    return DeposedInstance(
+        base.physical_id or "", base.properties, base.attributes, type=base.type, deletion_policy=policy
+    )
 
 
 def _patch(s: StackState, addr: str, **changes: Any) -> StackState:

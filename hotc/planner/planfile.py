@@ -35,6 +35,7 @@ from hotc.planner.plan import (
     GroupRollout,
     OutputChange,
     Plan,
+    PolicyFinding,
     ResourceChange,
 )
 from hotc.state.document import StackState
@@ -215,6 +216,8 @@ def plan_to_data(plan: Plan) -> dict[str, Any]:
                 }
                 for r in v
             ]
+        elif f.name == "policy_findings":
+            v = [{g.name: getattr(p, g.name) for g in fields(p)} for p in v]
         else:
             v = encode_value(v)
         out[f.name] = v
@@ -276,8 +279,10 @@ def plan_from_data(data: Mapping[str, Any]) -> Plan:
             kw[k] = tuple(_build(OutputChange, o) for o in v or [])
         elif k == "groups":
             kw[k] = tuple(_rollout_from_data(r) for r in v or [])
-        elif k in ("targets", "replace_requests"):
+        elif k in ("targets", "replace_requests", "warnings"):
             kw[k] = tuple(v or ())
+        elif k == "policy_findings":
+            kw[k] = tuple(PolicyFinding(**p) for p in v or [])
         else:
             kw[k] = decode_value(v)
     return Plan(**kw)
