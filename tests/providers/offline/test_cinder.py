@@ -4,13 +4,10 @@ Snapshot`` (a backup first, or the delete fails and the volume stays)."""
 
 from __future__ import annotations
 
-import dataclasses
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from hotc.apply.executor import ExecContext
 from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
 from tests.providers.offline.helpers import ctx_for, drift, driver
@@ -137,15 +134,10 @@ def test_attachment_update_moves_the_volume(conn: FakeConnection) -> None:
         a.read(actx, "nonsense", {})
 
 
-def _snapshot_ctx(ctx: Any) -> ExecContext:
-    fields = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)}
-    return ExecContext(**fields, lookup=lambda _pid: SimpleNamespace(deletion_policy="Snapshot"))
-
-
 def test_deletion_policy_snapshot_backs_up_first(conn: FakeConnection) -> None:
     ctx = ctx_for(conn, "v", VOLUME)
     out = driver(VOLUME).create(ctx, {"size": 1})
-    driver(VOLUME).delete(_snapshot_ctx(ctx), out.physical_id, {"size": 1})
+    driver(VOLUME).delete(ctx, out.physical_id, {"size": 1}, policy="Snapshot")
     (backup,) = conn.cloud.all("backup")
     assert backup["status"] == "available" and backup["volume_id"] == out.physical_id
     assert conn.cloud.find("volume", out.physical_id) is None
@@ -164,7 +156,7 @@ def test_deletion_policy_snapshot_without_backup_service_keeps_the_volume(conn: 
     out = driver(VOLUME).create(ctx, {"size": 1})
     conn.block_storage.backup_service = False
     with pytest.raises(ProviderError, match="no running Cinder backup service"):
-        driver(VOLUME).delete(_snapshot_ctx(ctx), out.physical_id, {"size": 1})
+        driver(VOLUME).delete(ctx, out.physical_id, {"size": 1}, policy="Snapshot")
     assert vol(conn, out.physical_id)["status"] == "available"
 
 

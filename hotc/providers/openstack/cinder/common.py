@@ -1,5 +1,7 @@
 """What the Cinder types share: look-ups, statuses, the wait for a volume, the detach from every server."""
 
+from __future__ import annotations
+
 from typing import Any
 
 from hotc.providers.base import ActionContext

@@ -1,12 +1,14 @@
 """OS::Cinder::Volume: volumes carry the hotc stamp in their metadata; deleting one still attached (by something
 outside the stack) detaches it first; ``deletion_policy: Snapshot`` makes a Cinder backup first."""
 
+from __future__ import annotations
+
 import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
 from hotc.providers.openstack.cinder.common import (
     BUSY,
     CINDER_METADATA,
@@ -20,7 +22,6 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
-    deletion_policy,
     fresh_finder,
     get_or_none,
     has_stamp,
@@ -40,6 +41,8 @@ from hotc.providers.openstack.live import LiveProps, map_as_given, resolve
 
 
 class VolumeDriver:
+    snapshot_delete = True  # delete(policy=Snapshot) makes a backup first
+
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
         name = physical_name(ctx, props.get("name"))
@@ -267,12 +270,14 @@ class VolumeDriver:
             )
         return self._outcome(call(ctx, f"read volume {vid}", conn.block_storage.get_volume, vid))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
         if vol is None:
             return
-        if deletion_policy(ctx, physical_id) == "Snapshot":
+        if policy == SNAPSHOT:
             self._backup_before_delete(ctx, conn, vol)
         if vol.attachments:
             ctx.log(f"volume {physical_id} is still attached; detaching it before deletion")

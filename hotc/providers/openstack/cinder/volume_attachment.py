@@ -2,11 +2,13 @@
 Nova and waits until Cinder says the volume is ``available`` again, so a server or volume deleted next never races
 the detach."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.cinder.common import (
     _attaching,
     _wait_volume,
@@ -139,7 +141,9 @@ class VolumeAttachmentDriver:
             lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None,
         )
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         self._detach(ctx, ctx.cloud(), physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.common import (
     NotFound,
     call,
@@ -170,7 +170,9 @@ class NeutronDriver:
     ) -> None:
         return None
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         ignore_missing(ctx, f"delete {self.what} {physical_id}", self._proxy(conn, "delete"), physical_id)
         wait_gone(ctx, f"delete {self.what} {physical_id}", lambda: self._proxy(conn, "get")(physical_id))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver
+from hotc.providers.base import DELETE, ActionContext, Driver
 from hotc.providers.openstack.common import (
     ignore_missing,
     props_get,
@@ -61,7 +61,9 @@ class FloatingIPDriver(NeutronDriver):
         for key in ("dns_name", "dns_domain"):
             lp.text(key, raw.get(key) or "")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         ignore_missing(ctx, f"delete floating IP {physical_id}", conn.network.delete_ip, physical_id)
         wait_gone(ctx, f"delete floating IP {physical_id}", lambda: conn.network.get_ip(physical_id))

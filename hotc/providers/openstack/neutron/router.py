@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver
+from hotc.providers.base import DELETE, ActionContext, Driver
 from hotc.providers.openstack.common import (
     with_defaults,
 )
@@ -100,12 +100,14 @@ class RouterDriver(NeutronDriver):
             )
         return out
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         router = self._get(ctx, conn, physical_id)
         if router is None:
             return
-        super().delete(ctx, physical_id, props)
+        super().delete(ctx, physical_id, props, policy=policy)
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Neutron::Router": RouterDriver()})

@@ -2,11 +2,13 @@
 :class:`OctaviaChild`, the create/read/update/delete of a load balancer child with the LB-ACTIVE dance around each
 call."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
@@ -227,7 +229,9 @@ class OctaviaChild:
             call(ctx, f"update {self.what} {physical_id}", self._update, conn, physical_id, new, body)
         return self._settle(ctx, conn, lb_id, physical_id, new, f"update {self.what}")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         try:
             lb_id: str | None = self.lb_of_props(ctx, conn, props)

@@ -1,5 +1,7 @@
 """OS::Octavia::HealthMonitor."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from typing import Any
 

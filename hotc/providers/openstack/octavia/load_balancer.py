@@ -1,9 +1,11 @@
 """OS::Octavia::LoadBalancer (deleted with ``cascade``, so children left behind go with it)."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     call,
     create_once,
@@ -101,7 +103,9 @@ class LoadBalancerDriver(OctaviaChild):
             )
         return self._outcome(wait_lb(ctx, conn, physical_id, "update load balancer"))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         lb = get_or_none(
             ctx, f"read load balancer {physical_id}", conn.load_balancer.get_load_balancer, physical_id

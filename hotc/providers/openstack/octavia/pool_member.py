@@ -4,6 +4,8 @@ Known test-cloud limitation: with Octavia's noop drivers (octavia 19), deleting 
 ``subnet`` puts it into ERROR (a bug on the noop path). hotc retries that delete once, then reports the error;
 the load balancer's cascade delete removes such a member."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from typing import Any
 
