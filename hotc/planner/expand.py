@@ -184,6 +184,8 @@ class _Builder:
         work = [
             n for n, keys in prop_sensitive.items() if keys and scope.members[n].type == "OS::Heat::Value"
         ]
+        # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
+        work += [n for n, m in scope.members.items() if m.kind == "leaf" and _has_secret_attributes(m.type)]
         while work:
             n = work.pop()
             if n in sensitive_members:
@@ -595,3 +597,10 @@ def expand(
     d.sensitive_outputs = frozenset(root.sensitive_outputs)
     add_dependencies(d, b.explicit)
     return d
+
+
+def _has_secret_attributes(type_name: str) -> bool:
+    from hotc.providers.registry import get_schema
+
+    rtype = get_schema(type_name)
+    return rtype is not None and any(a.sensitive for a in rtype.attributes.values())

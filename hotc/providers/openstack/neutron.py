@@ -144,7 +144,8 @@ class NeutronDriver:
     # -- proxy plumbing
     def _proxy(self, conn: Any, verb: str) -> Callable[..., Any]:
         name = self.plural if verb == "list" else f"{verb}_{self.kind}"
-        return getattr(conn.network, name)
+        proxy: Callable[..., Any] = getattr(conn.network, name)
+        return proxy
 
     def _get(self, ctx: ActionContext, conn: Any, pid: str) -> Any:
         return get_or_none(ctx, f"read {self.what} {pid}", self._proxy(conn, "get"), pid)
