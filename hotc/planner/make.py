@@ -61,6 +61,12 @@ D_DESTROY = "delete_because_destroy"
 D_DEPOSED = "delete_because_deposed"
 F_RETAIN = "forget_because_retain"
 U_REBUILD = "update_rebuild"
+# imports: Heat's external_id (the object is never created, updated or deleted), and a planned import
+# (``--import ADDR=ID``: the object is taken over and managed from then on)
+I_EXTERNAL = "import_external_id"
+I_REQUEST = "import_by_request"
+R_EXTERNAL_CHANGED = "replace_because_external_id_changed"
+R_EXTERNAL_REMOVED = "replace_because_external_id_removed"
 
 
 def registry_lookup(type_name: str) -> ResourceType | None:
@@ -101,11 +107,13 @@ class PlanResolver:
         actions: Mapping[str, Action],
         changed: Mapping[str, frozenset[str]],
         schemas: SchemaLookup | None = None,
+        imports: Mapping[str, str] | None = None,
     ) -> None:
         self.state = state
         self.actions = actions
         self.changed = changed
         self.schemas = schemas or registry_lookup
+        self.imports = imports or {}  # address -> id of the existing object a create adopts
 
     def keeps(self, address: str, attribute: str) -> bool:
         """Does attribute ``attribute`` ("" for all of them) of the resource at ``address``, being updated in
@@ -122,6 +130,8 @@ class PlanResolver:
     def resource_id(self, address: str) -> Any:
         rs = self.state.get(address)
         a = self.actions.get(address)
+        if a in (Action.CREATE, Action.REPLACE) and address in self.imports:
+            return self.imports[address]  # an adopted object's id is known before apply
         if rs is not None and rs.reference_id is not None and a not in (Action.CREATE, Action.REPLACE):
             return rs.reference_id  # the physical id, or a RandomString's value (Heat's reference id)
         return Unknown.of(address)
@@ -390,7 +400,8 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
 
     actions: dict[str, Action] = {}
     changed: dict[str, frozenset[str]] = {}
-    resolver = PlanResolver(srs, actions, changed, ctx.schemas)
+    imports = _imports(ctx, enabled)
+    resolver = PlanResolver(srs, actions, changed, ctx.schemas, imports)
     memo: dict[Any, Any] = {}
     changes: list[ResourceChange] = []
     for addr in order:
@@ -441,6 +452,44 @@ def _closure(g: nx.DiGraph, start: set[str], *, up: bool) -> set[str]:
     return seen
 
 
+def _imports(ctx: _Ctx, enabled: list[str]) -> dict[str, str]:
+    """Address -> id of every object this plan adopts: ``external_id`` of resources without a record for it,
+    and the ``--import ADDR=ID`` requests (checked: the template declares the address, the state has no
+    record for it, and it is not an ``external_id`` resource)."""
+    d = ctx.desired
+    out: dict[str, str] = {}
+    for addr in enabled:
+        ext = d.resources[addr].external_id
+        rs = ctx.srs.get(addr)
+        if ext is not None and (rs is None or rs.physical_id != ext):
+            out[addr] = ext
+    on = set(enabled)
+    for addr, pid in ctx.options.imports:
+        dr = d.resources.get(addr)
+        if dr is None or addr not in on:
+            near = sorted(a for a in on if a.split("[")[0].split(".")[0] == addr.split("[")[0].split(".")[0])
+            hint = f" (addresses there: {', '.join(near[:5])})" if near else ""
+            why = "its condition is false" if dr is not None else "the template does not declare it"
+            raise HotcError(
+                f"--import {addr}={pid}: {why}{hint}; declare the resource in the template first, then import it"
+            )
+        if dr.external_id is not None:
+            raise HotcError(
+                f"--import {addr}={pid}: {addr} has an external_id ({dr.external_id}) in the template: it is "
+                "adopted by that, never managed; remove one or the other"
+            )
+        rs = ctx.srs.get(addr)
+        if rs is not None:
+            raise HotcError(
+                f"--import {addr}={pid}: the state already has {addr} (physical id {rs.physical_id}); "
+                f"to take over another object, forget this one first with 'hotc state rm STACK {addr}'"
+            )
+        if not pid:
+            raise HotcError(f"--import {addr}=: the id is empty")
+        out[addr] = pid
+    return out
+
+
 def _groups(d: DesiredStack) -> set[str]:
     return {r.group for r in d.resources.values() if r.group is not None}
 
@@ -459,6 +508,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         deletion_policy=dr.deletion_policy,
         index=dr.index,
     )
+    request = dict(ctx.options.imports).get(addr)
     if rs is None:
         if dr.external_id is not None:
             return ResourceChange(
@@ -466,28 +516,76 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 before=None,
                 after=after,
                 import_id=dr.external_id,
-                action_reason="import_external_id",
+                action_reason=I_EXTERNAL,
                 reason_detail=f"adopt the existing object {dr.external_id} (external_id): nothing is "
-                "created, and it is never deleted",
+                "created, and hotc never updates or deletes it",
+                **base,
+            )
+        if request is not None:
+            return ResourceChange(
+                action=Action.CREATE,
+                before=None,
+                after=after,
+                import_id=request,
+                action_reason=I_REQUEST,
+                reason_detail=f"import the existing object {request}: nothing is created; its live properties "
+                "are recorded and hotc manages it from then on",
                 **base,
             )
         return ResourceChange(action=Action.CREATE, before=None, after=after, **base)
     if dr.external_id is not None:
-        if rs.physical_id != dr.external_id:
-            ctx.errors.append(
-                error(
-                    f"{addr}: external_id changed from {rs.physical_id} to {dr.external_id}: an adopted "
-                    "object cannot be swapped; remove the resource from the template first (it is "
-                    "forgotten, not deleted), then add it back",
-                    dr.pos,
-                )
+        if rs.physical_id == dr.external_id and rs.deletion_policy != "Retain":
+            return ResourceChange(
+                action=Action.UPDATE,
+                before=dict(rs.properties),
+                after=after,
+                import_id=dr.external_id,
+                previous_physical_id=rs.physical_id,
+                action_reason=I_EXTERNAL,
+                reason_detail=f"{rs.physical_id} is adopted with external_id from now on: only the record "
+                "changes; hotc will never update or delete the object",
+                **base,
             )
+        if rs.physical_id == dr.external_id:
+            return ResourceChange(
+                action=Action.NOOP,
+                before=dict(rs.properties),
+                after=after,
+                previous_physical_id=rs.physical_id,
+                reason_detail="adopted with external_id: hotc does not change it",
+                **base,
+            )
+        # a new external_id replaces the record, never an object: the old adopted object is forgotten (left in
+        # place); an object hotc made itself goes as its deletion_policy says
+        old = rs.physical_id or "(none)"
+        if rs.external_id is not None or rs.deletion_policy == "Retain":
+            fate = f"{old} is left in place (forgotten)"
+        elif rs.deletion_policy == "Snapshot":
+            fate = f"{old}, which hotc created, is snapshotted and deleted"
+        else:
+            fate = f"{old}, which hotc created, is deleted"
         return ResourceChange(
-            action=Action.NOOP,
+            action=Action.REPLACE,
+            before=dict(rs.properties),
+            after=after,
+            import_id=dr.external_id,
+            previous_physical_id=rs.physical_id,
+            action_reason=R_EXTERNAL_CHANGED,
+            reason_detail=f"external_id changed from {old} to {dr.external_id}: the record is replaced and "
+            f"{dr.external_id} adopted (nothing is created); {fate}",
+            replace_paths=("external_id",),
+            **base,
+        )
+    if rs.external_id is not None:
+        return ResourceChange(
+            action=Action.REPLACE,
             before=dict(rs.properties),
             after=after,
             previous_physical_id=rs.physical_id,
-            reason_detail="adopted with external_id: hotc does not change it",
+            action_reason=R_EXTERNAL_REMOVED,
+            reason_detail=f"external_id removed: a new object is created; the adopted object {rs.physical_id} "
+            "is left in place (forgotten, never deleted)",
+            replace_paths=("external_id",),
             **base,
         )
 

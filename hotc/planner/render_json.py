@@ -103,7 +103,9 @@ def change_json(c: ResourceChange) -> dict[str, Any]:
         "depends_on": list(c.depends_on),
         "previous_physical_id": c.previous_physical_id,
         "deletion_policy": c.deletion_policy,
-        "importing": {"id": c.import_id} if c.import_id is not None else None,
+        "importing": {"id": c.import_id, "external_id": c.action_reason != "import_by_request"}
+        if c.import_id is not None
+        else None,
     }
 
 

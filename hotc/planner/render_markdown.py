@@ -20,6 +20,7 @@ from hotc.planner.present import (
     SENSITIVE,
     changed_lines,
     fmt,
+    import_verb,
     is_destructive,
     label,
     mask,
@@ -51,6 +52,10 @@ def _details(c: ResourceChange) -> str:
         f"<details><summary>{ICON[kind]} <b>{kind}</b> <code>{_esc(c.address)}</code> ({_esc(c.type)})</summary>",
         "",
     ]
+    adopting = import_verb(c)
+    if adopting is not None:
+        lines.append(f"Adopting: {_esc(adopting)}")
+        lines.append("")
     if c.action is not Action.CREATE:
         lines.append(f"Reason: {_esc(reason_text(c))}")
         lines.append("")

@@ -151,6 +151,9 @@ class ActionContext:
         default_factory=dict
     )  # hotc-lineage / hotc-address to stamp on the resource
     log: Callable[[str], None] = lambda _msg: None
+    # look-ups a driver may share across the resources of one run (a refresh resolves each name once);
+    # None: no sharing
+    cache: dict[Any, Any] | None = None
     # the signal store (``hotc.state.signal_store.SignalStore``) for types that wait for signals from instances;
     # raises HotcError when none is configured
     signals: Callable[[], Any] = field(default=lambda: _no_signal_store())
