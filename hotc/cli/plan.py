@@ -326,9 +326,15 @@ def _plan(
 
         enforce_constraints(desired, plan, os_cloud, sys.stderr, cloud=cloud)
         from hotc.planner.signals import enforce_plan_support
-        from hotc.state.signal_store import store_for
+        from hotc.state.backend import backend_from_config
+        from hotc.state.signal_store import backend_encrypts, store_for
 
-        enforce_plan_support(desired, plan, store_for(signal_store, backend))
+        enforce_plan_support(
+            desired,
+            plan,
+            store_for(signal_store, backend),
+            state_key=backend_encrypts(backend_from_config(backend)),
+        )
     if template is not None:
         plan = replace(
             plan,
