@@ -336,7 +336,7 @@ def run_apply(
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 
     backend: Any = backend_from_config(opts.backend, cwd)
-    from hotc.state.signal_store import store_for
+    from hotc.state.signal_store import backend_encrypts, store_for
 
     signals = store_for(opts.signal_store, opts.backend, cwd)
     if saved is not None and saved.mode == "refresh-only":
@@ -383,7 +383,7 @@ def run_apply(
                 enforce_constraints(desired, plan, opts.os_cloud, err, cloud=cloud_factory(opts.os_cloud))
                 from hotc.planner.signals import enforce_plan_support
 
-                enforce_plan_support(desired, plan, signals)
+                enforce_plan_support(desired, plan, signals, state_key=backend_encrypts(backend))
             if loaded is not None and template is not None:
                 plan = replace(
                     plan,

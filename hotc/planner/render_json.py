@@ -164,6 +164,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
             ],
         },
         "warnings": list(plan.warnings),
+        "review": dict(plan.review),
     }
 
 
