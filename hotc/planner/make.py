@@ -36,6 +36,7 @@ from hotc.planner.diff import (
 from hotc.planner.options import PlanOptions
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
+from hotc.planner.restricted import check_restricted
 from hotc.providers.base import ResourceType
 from hotc.state.document import DeposedInstance, ResourceState, StackState
 from hotc.state.secrets import is_masked
@@ -199,7 +200,9 @@ def make_plan(
     attributes, or None when the object is gone); without it the recorded state is trusted (no cloud).
     Raises HotcError for plan errors (immutable property changed, volume shrink, bad --target/--replace)."""
     with gc_paused():
-        return _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
+        plan = _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
+    check_restricted(desired, plan)
+    return plan
 
 
 def _make_plan(
