@@ -230,6 +230,7 @@ _TUPLE_FIELDS = {
     "depends_on",
     "sensitive_paths",
     "targets",
+    "excludes",
     "replace_requests",
 }
 
@@ -279,7 +280,7 @@ def plan_from_data(data: Mapping[str, Any]) -> Plan:
             kw[k] = tuple(_build(OutputChange, o) for o in v or [])
         elif k == "groups":
             kw[k] = tuple(_rollout_from_data(r) for r in v or [])
-        elif k in ("targets", "replace_requests", "warnings"):
+        elif k in ("targets", "excludes", "replace_requests", "warnings"):
             kw[k] = tuple(v or ())
         elif k == "policy_findings":
             kw[k] = tuple(PolicyFinding(**p) for p in v or [])
