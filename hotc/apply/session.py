@@ -4,6 +4,7 @@ the executor itself only talks to drivers and a state sink."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -213,12 +214,14 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
         out.write(f"\n{word} complete! Resources: {summary}.\n")
+        out.write(batch_lines(rep))
         for e in rep.output_errors:
             err.write(f"warning: {e}\n")
         return
     out.write(
         f"\n{word} {'INTERRUPTED' if rep.interrupted and not rep.failed else 'FAILED'}. Done: {summary}.\n"
     )
+    out.write(batch_lines(rep))
     for f in rep.failed:
         err.write(f"error: {f.label}: {f.error}\n")
     if rep.not_started:
@@ -232,6 +235,14 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
         "The state holds everything done so far; run 'hotc plan' / 'hotc apply' again to continue "
         "(failed resources are replaced or retried).\n"
     )
+
+
+def batch_lines(rep: ApplyReport) -> str:
+    """One line per group whose update ran in batches: each batch's outcome, in order."""
+    groups: dict[str, list[str]] = {}
+    for b in rep.batches:
+        groups.setdefault(b.group, []).append(f"{b.number} {b.status}")
+    return "".join(f"Batches of {g}: {', '.join(parts)}.\n" for g, parts in groups.items())
 
 
 def print_outputs(state: StackState, out: IO[str]) -> None:
@@ -392,7 +403,9 @@ def run_apply(
                         loaded, template, list(envs or []), dict(params or {}), dict(pfiles or {})
                     ),
                 )
-            out.write(describe_plan(plan, color=interactive and out.isatty()))
+            out.write(
+                describe_plan(plan, color=interactive and out.isatty() and not os.environ.get("NO_COLOR"))
+            )
             if not plan.has_changes:
                 out.write("\nNo changes. The stack matches the template.\n")
                 return 0
