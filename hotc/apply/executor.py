@@ -35,6 +35,7 @@ from hotc.providers.base import (
 )
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
+from hotc.state.secrets import secret_attributes
 from hotc.values import collect_unknowns
 
 TAG_LINEAGE = "hotc-lineage"
@@ -154,6 +155,10 @@ class Executor:
         self._on_log = on_log
         # address -> (type, depends_on, deletion_policy) of the desired stack, for the state records
         self._info: Mapping[str, Any] = desired_info or {}
+        # property paths the plan marks sensitive, per address (recorded again on every completed action)
+        self._sensitive: dict[str, tuple[str, ...]] = {
+            c.address: tuple(c.sensitive_paths) for c in plan.changes if not c.deposed and c.after is not None
+        }
         self._cancel = threading.Event()
         self._cancel_reason = ""
         self._keeper: StateKeeper | None = None
@@ -655,6 +660,8 @@ class Executor:
 
         cur = self.keeper.state.resources.get(addr)
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
+        sensitive_paths = self._sensitive.get(addr, cur.sensitive_paths if cur is not None else ())
+        attributes = _kept_secrets(outcome, cur)
         self.keeper.commit(
             lambda s: _patch(
                 s,
@@ -663,9 +670,12 @@ class Executor:
                 status=status,
                 status_reason=reason,
                 properties=applied,
-                attributes=_kept_secrets(outcome, cur),
+                attributes=attributes,
                 updated_at=utc_now(),
-                sensitive_attributes=outcome.sensitive_attributes,
+                sensitive_paths=sensitive_paths,
+                sensitive_attributes=secret_attributes(
+                    outcome.sensitive_attributes, sensitive_paths, attributes
+                ),
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
@@ -883,11 +893,14 @@ class Executor:
             errors.append(exc.message)
             return tuple(errors)
         outs: dict[str, OutputState] = {}
+        secret = frozenset(getattr(self.desired, "sensitive_outputs", ()) or ())
         for name, v in raw.items():
             if isinstance(v, OutputState):
                 out = v
             else:
                 out = OutputState(value=v)
+            if name in secret and not out.sensitive:
+                out = replace(out, sensitive=True)  # derived from a secret: stored masked, shown masked
             if collect_unknowns(out.value) is not None:
                 out = replace(out, value=None, error="the value is still unknown after the apply")
             if out.error:

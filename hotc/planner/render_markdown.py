@@ -22,6 +22,7 @@ from hotc.planner.present import (
     string_diff,
     summary_counts,
 )
+from hotc.state.secrets import shown_physical_id
 
 GITHUB_COMMENT_LIMIT = 65536
 ICON = {
@@ -63,7 +64,7 @@ def _details(c: ResourceChange) -> str:
                 body.append(f"- {path}: {old}")
                 body.append(f"+ {path}: {new}{tail}")
     elif c.previous_physical_id:
-        body = [f"- physical id: {c.previous_physical_id}"]
+        body = [f"- physical id: {shown_physical_id(c.type, c.previous_physical_id)}"]
     if body:
         lines += ["```diff", *[b.replace("```", "ʼʼʼ") for b in body], "```"]
     lines += ["", "</details>", ""]
