@@ -1,6 +1,15 @@
 """Shared pytest configuration: each fixture module is owned by the layer that needs it."""
 
+import pytest
+
+from tests.inputs import check_needed_inputs
+
 pytest_plugins = [
     "tests.fixtures.cloud",
     "tests.fixtures.s3",
 ]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    check_needed_inputs(item)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from hotc.apply.adopt import ADOPTED_STATUS, is_external, recorded_properties
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
@@ -70,6 +71,13 @@ def _no_cloud() -> Any:
     raise HotcError("no cloud connection is configured for this run (set OS_CLOUD or pass --os-cloud)")
 
 
+def _no_signal_store() -> Any:
+    raise HotcError(
+        "no signal store is configured for this run (--signal-store s3://BUCKET/PREFIX, HOTC_SIGNAL_STORE, "
+        "or an S3 state backend)"
+    )
+
+
 @dataclass(frozen=True)
 class ExecOptions:
     parallelism: int = 10
@@ -78,6 +86,7 @@ class ExecOptions:
     delete_attempts: int = 3  # a delete is idempotent: retried with backoff
     retry_backoff: float = 2.0  # first retry delay (doubles)
     cloud: Callable[[], Any] = _no_cloud
+    signals: Callable[[], Any] = _no_signal_store  # the signal store (hotc.state.signal_store), lazily
 
     def timeout_for(self, type_name: str) -> float:
         """``timeouts[type]``, else ``timeouts["*"]`` (every type), else the type's default."""
@@ -349,6 +358,8 @@ class Executor:
             record_physical_id=on_id,
             tags={TAG_LINEAGE: lineage, TAG_ADDRESS: tag or address},
             log=self._logger(address),
+            signals=self.options.signals,
+            cancelled=self._cancel.is_set,
             lookup=lookup,
         )
 
@@ -400,7 +411,9 @@ class Executor:
         change = step.change
         assert change is not None
         props = self._desired_props(step)
-        if change.action is Action.UPDATE:
+        if change.import_id is not None:  # adopt an existing object: nothing is created or changed
+            self._import(step, props, change.import_id)
+        elif change.action is Action.UPDATE:
             self._update(step, props)
         elif (
             change.action is Action.REPLACE
@@ -516,14 +529,7 @@ class Executor:
             deposed: tuple[DeposedInstance, ...] = cur.deposed if cur is not None else ()
             base = old if old is not None and old.physical_id is not None else cur
             if base is not None and base.physical_id is not None:
-                attrs = dict(base.attributes)
-                if base.type != type_name:
-                    attrs[DEPOSED_TYPE_KEY] = base.type
-                if base.deletion_policy == "Retain":
-                    attrs["hotc:retain"] = True
-                if base.deletion_policy not in (None, "Delete"):
-                    attrs[DEPOSED_POLICY_KEY] = base.deletion_policy
-                deposed = (*deposed, DeposedInstance(base.physical_id, base.properties, attrs))
+                deposed = (*deposed, _as_deposed(base, type_name))
             rs = ResourceState(
                 address=addr,
                 type=type_name,
@@ -610,6 +616,73 @@ class Executor:
             )
             return
         self._complete(addr, type_name, "CREATE", outcome, props)
+
+    def _import(self, step: Step, props: dict[str, Any], pid: str) -> None:
+        """Adopt the existing object ``pid`` (Heat's ``external_id``, or an import): read it through the type's
+        driver and record it; the cloud is never changed. The previous record of the address (an external_id
+        change) becomes an old instance: forgotten if it was adopted or Retain, else deleted by the cleanup.
+        Nothing is recorded when the object cannot be read."""
+        change = step.change
+        assert change is not None
+        addr, type_name = step.address, change.type
+        driver = self._driver(type_name)
+        deps, policy = self._record(step)
+        external = is_external(change)
+        ctx = self._ctx(addr, type_name, lambda _p: None)
+        try:
+            outcome = driver.read(ctx, pid, with_defaults(type_name, props))
+        except Exception as exc:  # noqa: BLE001
+            raise StepFailed(
+                f"reading the existing {type_name} {pid} failed: {_err(exc)}; nothing was recorded"
+            ) from exc
+        if outcome is None:
+            raise StepFailed(
+                f"there is no {type_name} with id {pid} in the cloud (a wrong id, or the id of an object of "
+                "another type); nothing was recorded"
+            )
+        got = outcome.physical_id or pid
+        if external:
+            recorded, note = dict(props), None
+        else:
+            from hotc.providers.registry import get_schema
+
+            recorded, note = recorded_properties(
+                get_schema(type_name), props, outcome.properties, change.sensitive_paths
+            )
+        if note:
+            ctx.log(note)
+        now = utc_now()
+        how = "external_id: hotc never updates or deletes it" if external else "imported: managed from now on"
+        reason = f"adopted the existing object {got} ({how})"
+
+        def adopt(s: StackState) -> StackState:
+            cur = s.resources.get(addr)
+            deposed: tuple[DeposedInstance, ...] = cur.deposed if cur is not None else ()
+            same = cur is not None and cur.physical_id == got
+            if cur is not None and cur.physical_id is not None and not same:
+                deposed = (*deposed, _as_deposed(cur, type_name))
+            return s.with_resource(
+                ResourceState(
+                    address=addr,
+                    type=type_name,
+                    physical_id=got,
+                    status=ADOPTED_STATUS,
+                    properties=recorded,
+                    attributes=_kept_secrets(outcome, cur if same else None),
+                    dependencies=deps,
+                    deletion_policy="Retain" if external else policy,
+                    status_reason=reason,
+                    created_at=cur.created_at if same and cur is not None else now,
+                    updated_at=now,
+                    sensitive_paths=change.sensitive_paths,
+                    deposed=deposed,
+                    sensitive_attributes=outcome.sensitive_attributes,
+                    reference_attribute=outcome.reference_attribute,
+                    external_id=got if external else None,
+                )
+            )
+
+        self.keeper.commit(adopt, (resource_event(addr, type_name, ADOPTED_STATUS, reason, got),))
 
     def _adopt(
         self,
@@ -893,14 +966,13 @@ class Executor:
             errors.append(exc.message)
             return tuple(errors)
         outs: dict[str, OutputState] = {}
-        secret = frozenset(getattr(self.desired, "sensitive_outputs", ()) or ())
         for name, v in raw.items():
             if isinstance(v, OutputState):
                 out = v
             else:
                 out = OutputState(value=v)
-            if name in secret and not out.sensitive:
-                out = replace(out, sensitive=True)  # derived from a secret: stored masked, shown masked
+            if name in getattr(self.desired, "sensitive_outputs", ()) and not out.sensitive:
+                out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
             if collect_unknowns(out.value) is not None:
                 out = replace(out, value=None, error="the value is still unknown after the apply")
             if out.error:
@@ -990,6 +1062,19 @@ def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
     if rtype is None:
         return dict(props)
     return dict(apply_defaults(rtype, props))
+
+
+def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
+    """The current instance of a resource as an old one, waiting for the cleanup after its replacement: its
+    type when it differs, and its deletion policy (an adopted object, or a Retain one, is only forgotten)."""
+    attrs = dict(base.attributes)
+    if base.type != type_name:
+        attrs[DEPOSED_TYPE_KEY] = base.type
+    if base.deletion_policy == "Retain" or base.external_id is not None:
+        attrs["hotc:retain"] = True
+    if base.deletion_policy not in (None, "Delete"):
+        attrs[DEPOSED_POLICY_KEY] = base.deletion_policy
+    return DeposedInstance(base.physical_id or "", base.properties, attrs)
 
 
 def _patch(s: StackState, addr: str, **changes: Any) -> StackState:

@@ -34,6 +34,8 @@ class Step:
 
     @property
     def label(self) -> str:
+        if self.kind == APPLY and self.change is not None and self.change.import_id is not None:
+            return f"adopt {self.address}"
         if self.kind == APPLY and self.change is not None:
             return f"{self.change.action.value} {self.address}"
         if self.kind == CLEANUP and self.change is not None and self.change.action is Action.DELETE:

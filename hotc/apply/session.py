@@ -75,6 +75,7 @@ class ApplyOptions:
     backend: str | None = None
     os_cloud: str | None = None
     timeouts: Mapping[str, float] = field(default_factory=dict)
+    signal_store: str | None = None  # --signal-store (else HOTC_SIGNAL_STORE, hotc.toml, the S3 backend)
 
 
 def describe_plan(plan: Plan, color: bool = False) -> str:
@@ -185,14 +186,16 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
 
 
 def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> None:
-    counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0}
+    counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0, "adopt": 0}
     for d in rep.done:
         verb = d.label.split(" ", 1)[0]
         if verb in counts and not d.label.startswith("delete old"):
             counts[verb] += 1
     summary = (
         f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
-        f"{counts['delete']} deleted" + (f", {counts['forget']} forgotten" if counts["forget"] else "")
+        f"{counts['delete']} deleted"
+        + (f", {counts['forget']} forgotten" if counts["forget"] else "")
+        + (f", {counts['adopt']} existing adopted" if counts["adopt"] else "")
     )
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
@@ -320,6 +323,9 @@ def run_apply(
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 
     backend: Any = backend_from_config(opts.backend, cwd)
+    from hotc.state.signal_store import store_for
+
+    signals = store_for(opts.signal_store, opts.backend, cwd)
     if saved is not None and saved.mode == "refresh-only":
         return apply_refresh_only(saved, backend, opts, out, drivers)
     operation = "destroy" if destroy else "apply"
@@ -344,8 +350,11 @@ def run_apply(
                 state if state.serial > 0 or state.resources else None,
                 popts,
             )
-            if desired is not None:  # the same custom-constraint checks as `hotc plan`
+            if desired is not None:  # the same custom-constraint and support checks as `hotc plan`
                 enforce_constraints(desired, plan, opts.os_cloud, err, cloud=cloud_factory(opts.os_cloud))
+                from hotc.planner.signals import enforce_plan_support
+
+                enforce_plan_support(desired, plan, signals)
             if loaded is not None and template is not None:
                 plan = replace(
                     plan,
@@ -374,7 +383,10 @@ def run_apply(
             )
         parallelism = opts.parallelism if saved is None or opts.parallelism != 10 else saved.parallelism
         ex_opts = ExecOptions(
-            parallelism=parallelism, timeouts=dict(opts.timeouts), cloud=cloud_factory(opts.os_cloud)
+            parallelism=parallelism,
+            timeouts=dict(opts.timeouts),
+            cloud=cloud_factory(opts.os_cloud),
+            signals=signals,
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:

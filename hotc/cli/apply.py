@@ -58,6 +58,14 @@ TimeoutOpt = Annotated[
     typer.Option("--timeout", help="Per-type action timeout TYPE=SECONDS (repeatable; TYPE '*' for all)."),
 ]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+SignalStoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--signal-store",
+        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
+        "HOTC_SIGNAL_STORE, [signals] in hotc.toml, else the S3 state backend's bucket).",
+    ),
+]
 StackArg = Annotated[str, typer.Argument(help="Stack name.")]
 
 
@@ -116,6 +124,7 @@ def apply_command(
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
+    signal_store: SignalStoreOpt = None,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve)."""
@@ -152,6 +161,7 @@ def apply_command(
         backend=backend,
         os_cloud=os_cloud,
         timeouts=timeouts,
+        signal_store=signal_store,
     )
     _run(
         stack=name,
@@ -172,6 +182,7 @@ def destroy_command(
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
+    signal_store: SignalStoreOpt = None,
 ) -> None:
     """Delete every resource of STACK (from its state alone); Retain resources are forgotten, not deleted."""
     from hotc.apply.session import ApplyOptions
@@ -184,6 +195,7 @@ def destroy_command(
         backend=backend,
         os_cloud=os_cloud,
         timeouts=timeouts,
+        signal_store=signal_store,
     )
     _run(stack=stack, opts=opts, destroy=True)
 

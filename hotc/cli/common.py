@@ -100,9 +100,11 @@ def load_for_command(
     *,
     verb: str,
     require_values: bool = True,
+    warnings: list[Diagnostic] | None = None,
 ) -> Any:
     """``load_stack`` for a command (plan and apply require every value; eval does not): warnings go to
-    stderr, errors raise a HotcError carrying them (printed by the CLI), saying that nothing was ``verb``."""
+    stderr (and into ``warnings`` when given), errors raise a HotcError carrying them (printed by the CLI), saying
+    that nothing was ``verb``."""
     from hotc.parser.api import load_stack
 
     loaded, diags = load_stack(
@@ -115,6 +117,8 @@ def load_for_command(
     errors = display_diagnostics(d for d in diags if d.severity is Severity.ERROR)
     for d in display_diagnostics(d for d in diags if d.severity is not Severity.ERROR):
         print(str(d), file=sys.stderr)
+        if warnings is not None:
+            warnings.append(d)
     if errors or loaded is None:
         raise HotcError(
             f"{display_path(str(template))}: the template has {len(errors)} error(s); nothing was {verb}",

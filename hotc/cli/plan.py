@@ -35,7 +35,7 @@ from hotc.cli.common import (
 )
 from hotc.errors import Diagnostic, HotcError
 
-PLAN_FORMATS = ("text", "json", "markdown")
+PLAN_FORMATS = ("text", "json", "markdown")  # and, for `hotc plan` only, sarif
 
 TemplateOptional = Annotated[Path | None, typer.Option("-t", "--template", help="HOT template file.")]
 StackArg = Annotated[str | None, typer.Argument(help="Stack name (default: the template file's stem).")]
@@ -43,6 +43,10 @@ OutOpt = Annotated[
     Path | None, typer.Option("-o", "--out", help="Save the plan to FILE (apply it with 'hotc apply FILE').")
 ]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text, json or markdown.")]
+PlanFmtOpt = Annotated[
+    str,
+    typer.Option("--format", "-f", help="Output format: text, json, markdown or sarif (code scanning)."),
+]
 DetailedOpt = Annotated[
     bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")
 ]
@@ -60,6 +64,13 @@ DenyOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--deny", help="Fail (exit 3) if an ACTION:TYPE_GLOB change is planned, e.g. 'replace:OS::Cinder::*'."
+    ),
+]
+WarnOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--warn",
+        help="Report (without failing) an ACTION:TYPE_GLOB[@ADDRESS_GLOB] change, e.g. 'delete:*@db*'.",
     ),
 ]
 PolicyOpt = Annotated[
@@ -88,6 +99,14 @@ OsCloudOpt = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+SignalStoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--signal-store",
+        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
+        "HOTC_SIGNAL_STORE, [signals] in hotc.toml, else the S3 state backend's bucket).",
+    ),
+]
 
 
 _display = display_diagnostics
@@ -107,15 +126,21 @@ def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> Any
     return state
 
 
-def _load(template: Path, envs: list[Path], params: dict[str, str], pfiles: dict[str, Path]) -> Any:
-    return load_for_command(template, envs, params, pfiles, verb="planned")
+def _load(
+    template: Path,
+    envs: list[Path],
+    params: dict[str, str],
+    pfiles: dict[str, Path],
+    warnings: list[Diagnostic] | None = None,
+) -> Any:
+    return load_for_command(template, envs, params, pfiles, verb="planned", warnings=warnings)
 
 
 def _want_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE") -> str:
+def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: str | None = None) -> str:
     from hotc.planner.render_json import render_json
     from hotc.planner.render_markdown import render_markdown
     from hotc.planner.render_text import render_text
@@ -123,7 +148,7 @@ def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE") -> str:
     if fmt == "json":
         return render_json(plan)
     if fmt == "markdown":
-        return render_markdown(plan, plan_hint=hint)
+        return render_markdown(plan, plan_hint=hint, saved_as=saved_as)
     return render_text(plan, color=_want_color())
 
 
@@ -134,7 +159,7 @@ def plan_command(
     parameter: ParamOpt = None,
     parameter_file: ParamFileOpt = None,
     out: OutOpt = None,
-    fmt: FmtOpt = "text",
+    fmt: PlanFmtOpt = "text",
     detailed_exitcode: DetailedOpt = False,
     destroy: DestroyOpt = False,
     refresh_only: RefreshOnlyOpt = False,
@@ -147,6 +172,8 @@ def plan_command(
     lock_timeout: LockTimeoutOpt = 0.0,
     refresh: RefreshOpt = False,
     os_cloud: OsCloudOpt = None,
+    warn: WarnOpt = None,
+    signal_store: SignalStoreOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -173,10 +200,16 @@ def plan_command(
             lock_timeout,
             refresh,
             os_cloud,
+            warn,
+            signal_store,
         )
     except HotcError as exc:
         if not exc.diagnostics:
             raise
+        if fmt == "sarif":  # a template that cannot be planned still annotates the pull request
+            from hotc.planner.render_sarif import diagnostic_results, render_sarif
+
+            sys.stdout.write(render_sarif(diagnostic_results(_display(exc.diagnostics))))
         raise HotcError(
             exc.message, exit_code=exc.exit_code, diagnostics=tuple(_display(exc.diagnostics))
         ) from exc
@@ -202,12 +235,15 @@ def _plan(
     lock_timeout: float,
     refresh: bool,
     os_cloud: str | None,
+    warn: list[str] | None = None,
+    signal_store: str | None = None,
 ) -> None:
     from hotc.planner.api import (
         DENY_EXIT_CODE,
         PlanOptions,
         build_desired,
-        check_deny,
+        evaluate_policy,
+        findings,
         load_policy_file,
         make_plan,
         parse_deny_rule,
@@ -216,11 +252,12 @@ def _plan(
         template_digest,
     )
 
-    check_format(fmt, PLAN_FORMATS)
+    check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
         raise HotcError("--destroy and --refresh-only cannot be combined")
     mode = "destroy" if destroy else "refresh-only" if refresh_only else "normal"
     rules = tuple(parse_deny_rule(r) for r in deny or [])
+    rules += tuple(parse_deny_rule(r, "--warn", "warn") for r in warn or [])
     if policy_file is not None:
         rules += load_policy_file(policy_file)
     options = PlanOptions(
@@ -238,8 +275,9 @@ def _plan(
     params = parse_parameters(parameter)
     pfiles = parse_parameter_files(parameter_file)
     state = _read_state(backend, name, lock_timeout)
+    warnings: list[Diagnostic] = []
     if template is not None:
-        loaded = _load(template, list(environment or []), params, pfiles)
+        loaded = _load(template, list(environment or []), params, pfiles, warnings)
         desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
     else:
         if state is None:
@@ -268,15 +306,34 @@ def _plan(
         from hotc.planner.api import enforce_constraints
 
         enforce_constraints(desired, plan, os_cloud, sys.stderr, cloud=cloud)
+        from hotc.planner.signals import enforce_plan_support
+        from hotc.state.signal_store import store_for
+
+        enforce_plan_support(desired, plan, store_for(signal_store, backend))
     if template is not None:
         plan = replace(
             plan,
             template_digest=template_digest(loaded),
             inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles),
         )
-    violations = check_deny(plan, rules)
-    sys.stdout.write(render(plan, fmt, hint=f"hotc show {out}" if out else "hotc plan"))
+    matched = evaluate_policy(plan, rules)
+    violations = [v for v in matched if v.rule.level == "deny"]
+    plan = replace(plan, policy_findings=findings(matched), warnings=tuple(str(w) for w in warnings))
+    if fmt == "sarif":
+        sys.stdout.write(_render_sarif(plan, desired, warnings))
+    else:
+        sys.stdout.write(
+            render(
+                plan,
+                fmt,
+                hint=f"hotc show {out}" if out else "hotc plan",
+                saved_as=str(out) if out and not violations else None,
+            )
+        )
     sys.stdout.flush()
+    for v in matched:
+        if v.rule.level == "warn":
+            print(f"warning: {v.describe()}", file=sys.stderr)
     if violations:
         for v in violations:
             print(f"error: {v.describe()}", file=sys.stderr)
@@ -290,6 +347,18 @@ def _plan(
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
     if detailed_exitcode and (plan.has_changes or plan.resource_drift):
         raise typer.Exit(2)
+
+
+def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
+    from hotc.planner.disruption import disruptions
+    from hotc.planner.render_sarif import diagnostic_results, plan_results, render_sarif
+
+    positions = {a: r.pos for a, r in desired.resources.items() if r.pos is not None}
+    disruptive = frozenset(d.address for d in disruptions(plan) if d.kind == "reboot")
+    policy = [(f.level, f.address, f.describe()) for f in plan.policy_findings]
+    return render_sarif(
+        diagnostic_results(warnings) + plan_results(plan, positions, disruptive=disruptive, policy=policy)
+    )
 
 
 def _render_state(state: Any, fmt: str) -> str:
@@ -356,7 +425,7 @@ def show_command(
 
         check_format(fmt, PLAN_FORMATS)
         plan = load_plan(path)
-        sys.stdout.write(render(plan, fmt, hint=f"hotc show {what}"))
+        sys.stdout.write(render(plan, fmt, hint=f"hotc show {what}", saved_as=what))
         return
     check_format(fmt, ("text", "json"))
     from hotc.state.backend import backend_from_config

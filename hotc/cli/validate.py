@@ -1,13 +1,14 @@
 """`hotc validate` (owned by the front end).
 
     hotc validate -t TEMPLATE [-e ENV]... [--parameter K=V]... [--parameter-file K=FILE]
-                  [--format text|json] [--max-template-size BYTES]
+                  [--format text|json|sarif] [--max-template-size BYTES]
 
 Like ``openstack orchestration template validate``: parameters without defaults need no value. Prints every
 problem at once as ``FILE:LINE:COL: error|warning: MESSAGE`` and then ``OK`` when there is no error; exits 1
 on errors. ``--format json`` prints ``{"valid": bool, "errors": n, "warnings": n, "diagnostics": [...],
 "description": ..., "parameters": {...}, "parameter_groups": [...]}`` (the last three as Heat's validate
-returns them; hidden defaults masked).
+returns them; hidden defaults masked). ``--format sarif`` prints a SARIF 2.1.0 log for code scanning (rule ids
+in ``docs/sarif-rules.md``); the exit code is the same.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def validate_command(
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Check a template (with its environments and nested templates) the way Heat's template validate does."""
-    check_format(fmt, ("text", "json"))
+    check_format(fmt, ("text", "json", "sarif"))
     params = parse_parameters(parameter)
     pfiles = {k: str(v) for k, v in parse_parameter_files(parameter_file).items()}
     stack, raw = run_validate(
@@ -142,7 +143,11 @@ def validate_command(
     diags = [_display(d) for d in raw]
     n_err = sum(1 for d in diags if d.severity is Severity.ERROR)
     n_warn = len(diags) - n_err
-    if fmt == "json":
+    if fmt == "sarif":
+        from hotc.planner.render_sarif import diagnostic_results, render_sarif
+
+        typer.echo(render_sarif(diagnostic_results(diags)), nl=False)
+    elif fmt == "json":
         doc: dict[str, Any] = {
             "valid": n_err == 0,
             "errors": n_err,

@@ -174,7 +174,7 @@ def _lit(value: Any, pos: Pos | None) -> Literal:
     e = _new(Literal)
     _set_lit_value(e, value)
     _set_lit_pos(e, pos)
-    return e  # type: ignore[no-any-return]
+    return e
 
 
 def _slot_setter(cls: type, name: str) -> Any:
@@ -199,7 +199,7 @@ def _get_param(name: str, pos: Pos | None, arg: Expr) -> Expr:
     _gp_param(e, arg)
     _gp_path(e, ())
     _gp_whole(e, False)
-    return e  # type: ignore[no-any-return]
+    return e
 
 
 def _get_resource(name: str, pos: Pos | None, arg: Expr) -> Expr:
@@ -207,7 +207,7 @@ def _get_resource(name: str, pos: Pos | None, arg: Expr) -> Expr:
     _gr_name(e, name)
     _gr_pos(e, pos)
     _gr_resource(e, arg)
-    return e  # type: ignore[no-any-return]
+    return e
 
 
 #: ``{NAME: "string"}`` calls whose node is fixed by the grammar's terminal alone (no check of the value):
@@ -250,7 +250,7 @@ def _build(
         e = _new(ListExpr)
         _set_list_items(e, tuple(items))
         _set_list_pos(e, lpos)
-        return e  # type: ignore[no-any-return]
+        return e
     else:
         return _lit(data, pos)
     if len(data) == 1:
@@ -287,7 +287,7 @@ def _build(
     _set_map_items(m, tuple(pairs))
     _set_map_pos(m, mpos)
     _set_map_key_pos(m, tuple(kps))
-    return m  # type: ignore[no-any-return]
+    return m
 
 
 # -------------------------------------------------------------------------------------------- calls
@@ -365,11 +365,12 @@ class _Builder:
     # ---------------------------------------------------------------------------------------- helpers
 
     def leaf(self, tok: Any) -> Leaf:
-        return self.leaves[tok.value]  # type: ignore[index]
+        leaf: Leaf = self.leaves[tok.value]
+        return leaf
 
     def build(self, node: Any) -> Expr:
         if type(node) is Token:
-            value, pos = self.leaves[node.value]  # type: ignore[index]
+            value, pos = self.leaves[node.value]
             return Literal(value, pos)
         method = _DISPATCH.get(node.data)
         if method is None:  # pragma: no cover - grammar and builder out of step
@@ -377,7 +378,7 @@ class _Builder:
         result: Expr = method(self, node)
         return result
 
-    def call_head(self, tree: Tree) -> tuple[str, Pos | None, str, list[Any]]:
+    def call_head(self, tree: Tree[Any]) -> tuple[str, Pos | None, str, list[Any]]:
         """(name, pos, terminal, argument children without the list/map openers)."""
         head: Any = tree.children[0]
         name, pos = self.leaf(head)
@@ -407,12 +408,12 @@ class _Builder:
 
     # ------------------------------------------------------------------------------------ containers
 
-    def b_list(self, tree: Tree) -> Expr:
+    def b_list(self, tree: Tree[Any]) -> Expr:
         opener = tree.children[0]
         _, pos = self.leaf(opener)
         return ListExpr(tuple(self.build(c) for c in tree.children[1:]), pos)
 
-    def b_map(self, tree: Tree) -> Expr:
+    def b_map(self, tree: Tree[Any]) -> Expr:
         opener = tree.children[0]
         _, pos = self.leaf(opener)
         items = []
@@ -426,10 +427,10 @@ class _Builder:
             _version_warning(items[0][0], self.version, pos, self.diags)
         return MapExpr(tuple(items), pos, tuple(kps))
 
-    def b_param_path(self, tree: Tree) -> Expr:
+    def b_param_path(self, tree: Tree[Any]) -> Expr:
         return self.b_list(tree)
 
-    def b_replace_spec(self, tree: Tree) -> Expr:
+    def b_replace_spec(self, tree: Tree[Any]) -> Expr:
         opener = tree.children[0]
         _, pos = self.leaf(opener)
         items = []
@@ -443,7 +444,7 @@ class _Builder:
 
     # ------------------------------------------------------------------------------------- functions
 
-    def b_get_param(self, tree: Tree) -> Expr:
+    def b_get_param(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self.call_head(tree)
         (arg,) = args
         if isinstance(arg, Tree) and arg.data == "param_path":
@@ -453,26 +454,26 @@ class _Builder:
             return F.GetParam(name, pos, self.build(arg))
         return F.GetParam(name, pos, self.build(arg), (), whole=True)
 
-    def b_get_resource(self, tree: Tree) -> Expr:
+    def b_get_resource(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (arg,) = self.call_head(tree)
         return F.GetResource(name, pos, self.build(arg))
 
-    def b_get_attr(self, tree: Tree) -> Expr:
+    def b_get_attr(self, tree: Tree[Any]) -> Expr:
         name, pos, term, args = self.call_head(tree)
         built = [self.build(a) for a in args]
         attribute = built[1] if len(built) > 1 else None
         return F.GetAttr(name, pos, built[0], attribute, tuple(built[2:]), _ATTR_STYLE[term])
 
-    def b_get_file(self, tree: Tree) -> Expr:
+    def b_get_file(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (arg,) = self.call_head(tree)
         return F.GetFile(name, pos, self.build(arg))
 
-    def b_list_join(self, tree: Tree) -> Expr:
+    def b_list_join(self, tree: Tree[Any]) -> Expr:
         name, pos, term, args = self.call_head(tree)
         built = [self.build(a) for a in args]
         return F.ListJoin(name, pos, built[0], tuple(built[1:]), multiple=term == "FN_LIST_JOIN")
 
-    def b_str_replace(self, tree: Tree) -> Expr:
+    def b_str_replace(self, tree: Tree[Any]) -> Expr:
         name, pos, term, args = self.call_head(tree)
         spec = grammar().functions[name]
         items = self.items(args, name, pos, spec.required)
@@ -482,11 +483,11 @@ class _Builder:
             name, pos, self.build(items["template"]), self.build(items["params"]), _KW_BY_FN[term]
         )
 
-    def b_cfn_replace(self, tree: Tree) -> Expr:
+    def b_cfn_replace(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (mapping, string) = self.call_head(tree)
         return F.StrReplace(name, pos, self.build(string), self.build(mapping), "plain")
 
-    def b_resource_facade(self, tree: Tree) -> Expr:
+    def b_resource_facade(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (arg,) = self.call_head(tree)
         value, vpos = self.leaf(arg)
         allowed = grammar().functions[name].values
@@ -501,7 +502,7 @@ class _Builder:
             return Literal(None, pos)
         return F.ResourceFacade(name, pos, str(value))
 
-    def b_repeat(self, tree: Tree) -> Expr:
+    def b_repeat(self, tree: Tree[Any]) -> Expr:
         name, pos, term, args = self.call_head(tree)
         items = self.items(args, name, pos, grammar().functions[name].required)
         if "template" not in items or "for_each" not in items:
@@ -517,7 +518,7 @@ class _Builder:
             _REPEAT_STYLE[term],
         )
 
-    def _whole_args(self, tree: Tree) -> tuple[str, Pos | None, str, Expr]:
+    def _whole_args(self, tree: Tree[Any]) -> tuple[str, Pos | None, str, Expr]:
         """For functions whose whole argument Heat resolves first: a list (built as ListExpr) or a call."""
         head: Any = tree.children[0]
         name, pos = self.leaf(head)
@@ -527,27 +528,27 @@ class _Builder:
             return str(name), pos, head.type, ListExpr(tuple(self.build(c) for c in rest[1:]), lpos)
         return str(name), pos, head.type, self.build(rest[0])
 
-    def b_digest(self, tree: Tree) -> Expr:
+    def b_digest(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self._whole_args(tree)
         return F.Digest(name, pos, args)
 
-    def b_str_split(self, tree: Tree) -> Expr:
+    def b_str_split(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self._whole_args(tree)
         return F.StrSplit(name, pos, args)
 
-    def b_map_merge(self, tree: Tree) -> Expr:
+    def b_map_merge(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self._whole_args(tree)
         return F.MapMerge(name, pos, args)
 
-    def b_map_replace(self, tree: Tree) -> Expr:
+    def b_map_replace(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self._whole_args(tree)
         return F.MapReplace(name, pos, args)
 
-    def b_list_concat(self, tree: Tree) -> Expr:
+    def b_list_concat(self, tree: Tree[Any]) -> Expr:
         name, pos, term, args = self._whole_args(tree)
         return F.ListConcat(name, pos, args, unique=term == "FN_LIST_CONCAT_UNIQUE")
 
-    def b_yaql(self, tree: Tree) -> Expr:
+    def b_yaql(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self.call_head(tree)
         items = self.items(args, name, pos, grammar().functions[name].required)
         if "expression" not in items:
@@ -562,16 +563,16 @@ class _Builder:
         data = self.build(items["data"]) if "data" in items else MapExpr((), pos)
         return F.Yaql(name, pos, expression, data)
 
-    def b_if(self, tree: Tree) -> Expr:
+    def b_if(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self.call_head(tree)
         built = [self.build(a) for a in args]
         return F.If(name, pos, built[0], built[1], built[2] if len(built) > 2 else None)
 
-    def b_filter(self, tree: Tree) -> Expr:
+    def b_filter(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (values, seq) = self.call_head(tree)
         return F.Filter(name, pos, self.build(values), self.build(seq))
 
-    def b_make_url(self, tree: Tree) -> Expr:
+    def b_make_url(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self.call_head(tree)
         parts = []
         for c in args:
@@ -600,60 +601,60 @@ class _Builder:
             parts.append((key, built))
         return F.MakeURL(name, pos, tuple(parts))
 
-    def b_contains(self, tree: Tree) -> Expr:
+    def b_contains(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (value, seq) = self.call_head(tree)
         return F.Contains(name, pos, self.build(value), self.build(seq))
 
-    def b_equals(self, tree: Tree) -> Expr:
+    def b_equals(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (a, b) = self.call_head(tree)
         return F.Equals(name, pos, self.build(a), self.build(b))
 
-    def b_not(self, tree: Tree) -> Expr:
+    def b_not(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (cond,) = self.call_head(tree)
         return F.Not(name, pos, self.build(cond))
 
-    def b_and(self, tree: Tree) -> Expr:
+    def b_and(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self.call_head(tree)
         return F.And(name, pos, tuple(self.build(a) for a in args))
 
-    def b_or(self, tree: Tree) -> Expr:
+    def b_or(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self.call_head(tree)
         return F.Or(name, pos, tuple(self.build(a) for a in args))
 
-    def b_condition_name(self, tree: Tree) -> Expr:
+    def b_condition_name(self, tree: Tree[Any]) -> Expr:
         value, pos = self.leaf(tree.children[0])
         return F.ConditionName("condition", pos, str(value))
 
-    def b_select(self, tree: Tree) -> Expr:
+    def b_select(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (index, coll) = self.call_head(tree)
         return F.Select(name, pos, self.build(index), self.build(coll))
 
-    def b_cfn_split(self, tree: Tree) -> Expr:
+    def b_cfn_split(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (delim, string) = self.call_head(tree)
         return F.CfnSplit(name, pos, str(self.leaf(delim)[0]), self.build(string))
 
-    def b_cfn_base64(self, tree: Tree) -> Expr:
+    def b_cfn_base64(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (arg,) = self.call_head(tree)
         return F.Base64(name, pos, self.build(arg))
 
-    def b_cfn_member_list_to_map(self, tree: Tree) -> Expr:
+    def b_cfn_member_list_to_map(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (k, v, members) = self.call_head(tree)
         return F.MemberListToMap(name, pos, str(self.leaf(k)[0]), str(self.leaf(v)[0]), self.build(members))
 
-    def b_cfn_get_azs(self, tree: Tree) -> Expr:
+    def b_cfn_get_azs(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (arg,) = self.call_head(tree)
         return F.GetAZs(name, pos, self.build(arg))
 
-    def b_cfn_ref(self, tree: Tree) -> Expr:
+    def b_cfn_ref(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (arg,) = self.call_head(tree)
         return F.Ref(name, pos, self.build(arg))
 
-    def b_removed(self, tree: Tree) -> Expr:
+    def b_removed(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (arg,) = self.call_head(tree)
         self.diags.append(error(removed_message(name, self.version), pos, code="removed-function"))
         return F.Removed(name, pos, self.build(arg))
 
-    def b_invalid(self, tree: Tree) -> Expr:
+    def b_invalid(self, tree: Tree[Any]) -> Expr:
         name, pos, _, (arg,) = self.call_head(tree)
         self.diags.append(error(invalid_message(name, self.version), pos, code="invalid-function"))
         return F.Invalid(name, pos, self.build(arg))

@@ -174,7 +174,7 @@ class Grammar:
         normal, cond = self._tables[version.date]
         job = _LexJob(data, pos, normal, cond, self.keywords, self.functions)
         try:
-            return self.lark.parse(job, start=start)  # type: ignore[arg-type]
+            return self.lark.parse(job, start=start)
         except UnexpectedToken as exc:
             tok = exc.token
             idx = tok.value if isinstance(tok, Token) and isinstance(tok.value, int) else -1
@@ -329,7 +329,7 @@ class _LexJob:
 
     def _tok(self, type_: str, idx: int) -> Token:
         self.enclosing[idx] = self.calls[-1] if self.calls else -1
-        return Token(type_, idx)  # type: ignore[arg-type]
+        return Token(type_, idx)
 
     def walk(self, node: Any, parser_state: Any) -> Iterator[Token]:
         if isinstance(node, dict):

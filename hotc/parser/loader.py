@@ -174,10 +174,23 @@ def _find_validator(strict: bool) -> Callable[[str, Resource], list[Diagnostic]]
         return None
 
     def check(type_name: str, res: Resource) -> list[Diagnostic]:
+        out: list[Diagnostic] = []
+        if not strict:  # validate: say now what plan will refuse (plan checks what it would create)
+            from hotc.providers.drivers import support_problem
+
+            problem = support_problem(type_name)
+            if problem is not None:
+                out.append(
+                    warning(
+                        f"{type_name}: hotc cannot create or update this type: {problem} (hotc plan refuses it)",
+                        res.type_pos or res.pos,
+                        code="unsupported-type",
+                    )
+                )
         rtype = get_schema(type_name)
         if rtype is None or res.external_id is not None:
-            return []  # no schema known (names only), or adopted: Heat does not validate it
-        return list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
+            return out  # no schema known (names only), or adopted: Heat does not validate it
+        return out + list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
 
     return check
 

@@ -250,7 +250,7 @@ class _Builder:
         return d
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):  # type: ignore[misc]
     """libyaml's SafeLoader with positioned containers; one class for every document (the file name and the
     diagnostics list are per instance), so decoding a document creates no class.
 

@@ -84,7 +84,7 @@ from hotc.planner.planfile import (
     save_plan,
     template_digest,
 )
-from hotc.planner.policy import DenyViolation, check_deny
+from hotc.planner.policy import DenyViolation, check_deny, evaluate_policy, findings
 from hotc.planner.refresh import driver_reader, refresh_resources
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
@@ -106,6 +106,8 @@ __all__ = [
     "build_desired",
     "check_constraints",
     "check_deny",
+    "evaluate_policy",
+    "findings",
     "check_plan_fresh",
     "cloud_configured",
     "cloud_constraints_needed",

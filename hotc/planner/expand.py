@@ -188,9 +188,13 @@ class _Builder:
         }
         carriers = {n for n, m in scope.members.items() if m.kind != "disabled"}
         seeds = {n for n, m in scope.members.items() if m.kind == "leaf" and m.type in SECRET_TYPES}
+        # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
+        seeds_attrs = {
+            n for n, m in scope.members.items() if m.kind == "leaf" and _has_secret_attributes(m.type)
+        }
 
         def sensitivity() -> Sensitivity:
-            return propagate(sens_refs, scope.hidden, seeds, seeds, carriers)
+            return propagate(sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers)
 
         sens = sensitivity()
         prop_sensitive: dict[str, set[str]] = {n: set(k) for n, k in sens.props.items()}
@@ -582,3 +586,10 @@ def expand(
     d.sensitive_outputs = frozenset(root.sensitive_outputs)
     add_dependencies(d, b.explicit)
     return d
+
+
+def _has_secret_attributes(type_name: str) -> bool:
+    from hotc.providers.registry import get_schema
+
+    rtype = get_schema(type_name)
+    return rtype is not None and any(a.sensitive for a in rtype.attributes.values())

@@ -3,8 +3,9 @@
 Resources are decided in dependency order, so a resource's properties are evaluated knowing what happens to
 everything it needs: the id of a resource being created or replaced is Unknown ("known after apply"), and
 that Unknown makes the dependent property change, which may in turn force the dependent's replacement
-(when the property is not update_allowed). Attributes of an in-place updated resource keep their recorded
-value unless the attribute shares its name with a changed property (or is the whole ``show``/all form).
+(when the property is not update_allowed). Attributes of a resource updated in place are Unknown too unless
+its type declares them stable (``AttrSchema.stable``) or the update changes no property: the applier
+re-resolves them once the update is done and carries the change to the dependents in the same apply.
 
 Per resource (Heat's order, heat-hot.md §2.1): type changed -> replace; ``--replace`` -> replace; a FAILED
 (or interrupted ``*_IN_PROGRESS``) resource -> replace; an object found gone by refresh -> replace; else the
@@ -60,6 +61,12 @@ D_DESTROY = "delete_because_destroy"
 D_DEPOSED = "delete_because_deposed"
 F_RETAIN = "forget_because_retain"
 U_REBUILD = "update_rebuild"
+# imports: Heat's external_id (the object is never created, updated or deleted), and a planned import
+# (``--import ADDR=ID``: the object is taken over and managed from then on)
+I_EXTERNAL = "import_external_id"
+I_REQUEST = "import_by_request"
+R_EXTERNAL_CHANGED = "replace_because_external_id_changed"
+R_EXTERNAL_REMOVED = "replace_because_external_id_removed"
 
 
 def registry_lookup(type_name: str) -> ResourceType | None:
@@ -90,21 +97,41 @@ def _as_state(addr: str, base: ResourceState | None, refreshed: Any) -> Resource
 
 class PlanResolver:
     """Answers for leaves while planning: recorded ids/attributes of resources that stay, Unknown for those
-    being created or replaced (and for attributes an in-place update may change)."""
+    being created or replaced, and Unknown for the attributes of a resource updated in place unless its type
+    declares them stable (``AttrSchema.stable``) or the update changes no property (only its metadata or
+    deletion policy). Heat re-reads attributes after an update; the plan cannot know what they will be."""
 
     def __init__(
         self,
         state: Mapping[str, ResourceState],
         actions: Mapping[str, Action],
         changed: Mapping[str, frozenset[str]],
+        schemas: SchemaLookup | None = None,
+        imports: Mapping[str, str] | None = None,
     ) -> None:
         self.state = state
         self.actions = actions
         self.changed = changed
+        self.schemas = schemas or registry_lookup
+        self.imports = imports or {}  # address -> id of the existing object a create adopts
+
+    def keeps(self, address: str, attribute: str) -> bool:
+        """Does attribute ``attribute`` ("" for all of them) of the resource at ``address``, being updated in
+        place, keep its recorded value through the update?"""
+        if attribute in ("", "show"):
+            return False  # the whole representation changes with any property
+        if not self.changed.get(address):
+            return True  # no property changes: nothing the driver is asked to do can change an attribute
+        rs = self.state.get(address)
+        rtype = self.schemas(rs.type) if rs is not None else None
+        schema = rtype.attributes.get(attribute) if rtype is not None else None
+        return schema is not None and schema.stable
 
     def resource_id(self, address: str) -> Any:
         rs = self.state.get(address)
         a = self.actions.get(address)
+        if a in (Action.CREATE, Action.REPLACE) and address in self.imports:
+            return self.imports[address]  # an adopted object's id is known before apply
         if rs is not None and rs.reference_id is not None and a not in (Action.CREATE, Action.REPLACE):
             return rs.reference_id  # the physical id, or a RandomString's value (Heat's reference id)
         return Unknown.of(address)
@@ -115,7 +142,7 @@ class PlanResolver:
         a = self.actions.get(address)
         if rs is None or a in (Action.CREATE, Action.REPLACE):
             return unknown
-        if a is Action.UPDATE and (attribute in ("", "show") or attribute in self.changed.get(address, ())):
+        if a is Action.UPDATE and not self.keeps(address, attribute):
             return unknown
         attrs = rs.attributes
         if attribute == "":
@@ -133,9 +160,9 @@ class PlanResolver:
             return False
         if a is Action.UPDATE:
             if w.attribute is None:
-                return True
+                return True  # an update in place keeps the physical id
             head = str(w.attribute[0]) if w.attribute else ""
-            return head not in ("", "show") and head not in self.changed.get(w.address, ())
+            return self.keeps(w.address, head)
         return False
 
 
@@ -224,7 +251,7 @@ def _make_plan(
                 )
             srs[addr] = merged
     ctx = _Ctx(desired, state, srs, options, lookup, gone, [], frozenset(refreshed or ()))
-    common = dict(
+    common: dict[str, Any] = dict(
         stack_name=desired.stack_name,
         mode=options.mode,
         state_lineage=state.lineage if state is not None else None,
@@ -235,17 +262,17 @@ def _make_plan(
         resource_drift=tuple(drift),
     )
     if options.mode == "refresh-only":
-        return Plan(changes=(), **common)  # type: ignore[arg-type]
+        return Plan(changes=(), **common)
     if options.mode == "destroy":
         changes, outs = _destroy(ctx)
-        return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)  # type: ignore[arg-type]
+        return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
     changes, outs = _normal(ctx)
     if ctx.errors:
         raise HotcError(
             f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",
             diagnostics=tuple(ctx.errors),
         )
-    return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)  # type: ignore[arg-type]
+    return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
 
 
 _FAILED_LIVE = {
@@ -373,7 +400,8 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
 
     actions: dict[str, Action] = {}
     changed: dict[str, frozenset[str]] = {}
-    resolver = PlanResolver(srs, actions, changed)
+    imports = _imports(ctx, enabled)
+    resolver = PlanResolver(srs, actions, changed, ctx.schemas, imports)
     memo: dict[Any, Any] = {}
     changes: list[ResourceChange] = []
     for addr in order:
@@ -424,6 +452,44 @@ def _closure(g: nx.DiGraph, start: set[str], *, up: bool) -> set[str]:
     return seen
 
 
+def _imports(ctx: _Ctx, enabled: list[str]) -> dict[str, str]:
+    """Address -> id of every object this plan adopts: ``external_id`` of resources without a record for it,
+    and the ``--import ADDR=ID`` requests (checked: the template declares the address, the state has no
+    record for it, and it is not an ``external_id`` resource)."""
+    d = ctx.desired
+    out: dict[str, str] = {}
+    for addr in enabled:
+        ext = d.resources[addr].external_id
+        rs = ctx.srs.get(addr)
+        if ext is not None and (rs is None or rs.physical_id != ext):
+            out[addr] = ext
+    on = set(enabled)
+    for addr, pid in ctx.options.imports:
+        dr = d.resources.get(addr)
+        if dr is None or addr not in on:
+            near = sorted(a for a in on if a.split("[")[0].split(".")[0] == addr.split("[")[0].split(".")[0])
+            hint = f" (addresses there: {', '.join(near[:5])})" if near else ""
+            why = "its condition is false" if dr is not None else "the template does not declare it"
+            raise HotcError(
+                f"--import {addr}={pid}: {why}{hint}; declare the resource in the template first, then import it"
+            )
+        if dr.external_id is not None:
+            raise HotcError(
+                f"--import {addr}={pid}: {addr} has an external_id ({dr.external_id}) in the template: it is "
+                "adopted by that, never managed; remove one or the other"
+            )
+        rs = ctx.srs.get(addr)
+        if rs is not None:
+            raise HotcError(
+                f"--import {addr}={pid}: the state already has {addr} (physical id {rs.physical_id}); "
+                f"to take over another object, forget this one first with 'hotc state rm STACK {addr}'"
+            )
+        if not pid:
+            raise HotcError(f"--import {addr}=: the id is empty")
+        out[addr] = pid
+    return out
+
+
 def _groups(d: DesiredStack) -> set[str]:
     return {r.group for r in d.resources.values() if r.group is not None}
 
@@ -434,7 +500,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     rtype = ctx.schemas(dr.type)
     after = d.resolve_properties(addr, resolver, memo)
     rs = ctx.srs.get(addr)
-    base = dict(
+    base: dict[str, Any] = dict(
         address=addr,
         type=dr.type,
         depends_on=dr.depends_on,
@@ -442,6 +508,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         deletion_policy=dr.deletion_policy,
         index=dr.index,
     )
+    request = dict(ctx.options.imports).get(addr)
     if rs is None:
         if dr.external_id is not None:
             return ResourceChange(
@@ -449,30 +516,78 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 before=None,
                 after=after,
                 import_id=dr.external_id,
-                action_reason="import_external_id",
+                action_reason=I_EXTERNAL,
                 reason_detail=f"adopt the existing object {dr.external_id} (external_id): nothing is "
-                "created, and it is never deleted",
+                "created, and hotc never updates or deletes it",
                 **base,
-            )  # type: ignore[arg-type]
-        return ResourceChange(action=Action.CREATE, before=None, after=after, **base)  # type: ignore[arg-type]
-    if dr.external_id is not None:
-        if rs.physical_id != dr.external_id:
-            ctx.errors.append(
-                error(
-                    f"{addr}: external_id changed from {rs.physical_id} to {dr.external_id}: an adopted "
-                    "object cannot be swapped; remove the resource from the template first (it is "
-                    "forgotten, not deleted), then add it back",
-                    dr.pos,
-                )
             )
+        if request is not None:
+            return ResourceChange(
+                action=Action.CREATE,
+                before=None,
+                after=after,
+                import_id=request,
+                action_reason=I_REQUEST,
+                reason_detail=f"import the existing object {request}: nothing is created; its live properties "
+                "are recorded and hotc manages it from then on",
+                **base,
+            )
+        return ResourceChange(action=Action.CREATE, before=None, after=after, **base)
+    if dr.external_id is not None:
+        if rs.physical_id == dr.external_id and rs.deletion_policy != "Retain":
+            return ResourceChange(
+                action=Action.UPDATE,
+                before=dict(rs.properties),
+                after=after,
+                import_id=dr.external_id,
+                previous_physical_id=rs.physical_id,
+                action_reason=I_EXTERNAL,
+                reason_detail=f"{rs.physical_id} is adopted with external_id from now on: only the record "
+                "changes; hotc will never update or delete the object",
+                **base,
+            )
+        if rs.physical_id == dr.external_id:
+            return ResourceChange(
+                action=Action.NOOP,
+                before=dict(rs.properties),
+                after=after,
+                previous_physical_id=rs.physical_id,
+                reason_detail="adopted with external_id: hotc does not change it",
+                **base,
+            )
+        # a new external_id replaces the record, never an object: the old adopted object is forgotten (left in
+        # place); an object hotc made itself goes as its deletion_policy says
+        old = rs.physical_id or "(none)"
+        if rs.external_id is not None or rs.deletion_policy == "Retain":
+            fate = f"{old} is left in place (forgotten)"
+        elif rs.deletion_policy == "Snapshot":
+            fate = f"{old}, which hotc created, is snapshotted and deleted"
+        else:
+            fate = f"{old}, which hotc created, is deleted"
         return ResourceChange(
-            action=Action.NOOP,
+            action=Action.REPLACE,
+            before=dict(rs.properties),
+            after=after,
+            import_id=dr.external_id,
+            previous_physical_id=rs.physical_id,
+            action_reason=R_EXTERNAL_CHANGED,
+            reason_detail=f"external_id changed from {old} to {dr.external_id}: the record is replaced and "
+            f"{dr.external_id} adopted (nothing is created); {fate}",
+            replace_paths=("external_id",),
+            **base,
+        )
+    if rs.external_id is not None:
+        return ResourceChange(
+            action=Action.REPLACE,
             before=dict(rs.properties),
             after=after,
             previous_physical_id=rs.physical_id,
-            reason_detail="adopted with external_id: hotc does not change it",
+            action_reason=R_EXTERNAL_REMOVED,
+            reason_detail=f"external_id removed: a new object is created; the adopted object {rs.physical_id} "
+            "is left in place (forgotten, never deleted)",
+            replace_paths=("external_id",),
             **base,
-        )  # type: ignore[arg-type]
+        )
 
     before_raw = dict(rs.properties)
     after_disp = settle_unknowns(after, before_raw, resolver.stable)
@@ -499,19 +614,19 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             after=after_disp,
             previous_physical_id=rs.physical_id,
             **base,
-        )  # type: ignore[arg-type]
+        )
     before_d = apply_defaults(rtype, before_raw)
     after_d = settle_unknowns(apply_defaults(rtype, after), before_d, resolver.stable)
     keys = changed_keys(rtype, before_d, after_d)
     paths = tuple(detail_paths(rtype, before_d, after_d, keys)) if keys else ()
-    common = dict(
+    common: dict[str, Any] = dict(
         before=before_raw, after=after_disp, changed_paths=paths, previous_physical_id=rs.physical_id, **base
     )
 
     def replace_(reason: str, detail: str, rpaths: tuple[str, ...] = ()) -> ResourceChange:
         return ResourceChange(
             action=Action.REPLACE, action_reason=reason, reason_detail=detail, replace_paths=rpaths, **common
-        )  # type: ignore[arg-type]
+        )
 
     if rs.type != dr.type:
         return replace_(R_TYPE_CHANGED, f"type changed from {rs.type} to {dr.type}", ("type",))
@@ -541,7 +656,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 reason_detail=f"the resource is {rs.status} but its live status is fine: nothing is "
                 "replaced, its state is marked complete",
                 **common,
-            )  # type: ignore[arg-type]
+            )
         if md_changed or policy_changed:
             what = [w for w, c in (("metadata", md_changed), ("deletion_policy", policy_changed)) if c]
             return ResourceChange(
@@ -549,8 +664,8 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 action_reason="update",
                 reason_detail=f"{' and '.join(what)} changed",
                 **common,
-            )  # type: ignore[arg-type]
-        return ResourceChange(action=Action.NOOP, reason_detail=detail, **{**common, "changed_paths": ()})  # type: ignore[arg-type]
+            )
+        return ResourceChange(action=Action.NOOP, reason_detail=detail, **{**common, "changed_paths": ()})
 
     if rtype is None:
         # no schema (a type hotc does not know): any change is taken as an in-place update
@@ -561,7 +676,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             action_reason="update",
             reason_detail="update in place (no schema for this type): " + ", ".join(keys),
             **common,
-        )  # type: ignore[arg-type]
+        )
 
     from hotc.providers.schemas.decide import decide_update
 
@@ -579,7 +694,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             )
         return ResourceChange(
             action=Action.UPDATE, action_reason="update", reason_detail="; ".join(dec.reasons), **common
-        )  # type: ignore[arg-type]
+        )
     if dec.kind == "no-op":
         detail = (
             "this type is never updated (Heat ignores property changes)"
@@ -599,13 +714,13 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             action_reason=U_REBUILD,
             reason_detail="; ".join(dec.reasons) or "rebuilt in place (root disk wiped)",
             **common,
-        )  # type: ignore[arg-type]
+        )
     return ResourceChange(
         action=Action.UPDATE,
         action_reason="update",
         reason_detail="update in place: " + ", ".join(dec.changed),
         **common,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _short(v: Any) -> str:

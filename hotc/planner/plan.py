@@ -66,6 +66,23 @@ class OutputChange:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class PolicyFinding:
+    """A policy rule matched by a planned change. ``level`` deny fails the gate (exit 3), warn only reports."""
+
+    level: str  # deny | warn
+    rule: str  # the rule as written: ACTION:TYPE_GLOB[@ADDRESS_GLOB] [when PATH changes]
+    source: str  # --deny, --warn, or the policy file and rule number
+    address: str
+    type: str
+    action: str  # the change's action (rebuild for a server rebuild)
+    message: str = ""  # the policy author's reason
+
+    def describe(self) -> str:
+        why = f": {self.message}" if self.message else ""
+        return f"{self.level} rule {self.rule} (from {self.source}) matches {self.action} of {self.address} ({self.type}){why}"
+
+
 @dataclass(frozen=True)
 class Plan:
     stack_name: str
@@ -86,6 +103,9 @@ class Plan:
     # actions update (properties differ) or delete (the object is gone).
     resource_drift: tuple[ResourceChange, ...] = ()
     project_id: str | None = None
+    # Policy findings (deny and warn) and planning warnings travel with the plan: JSON, Markdown, SARIF.
+    policy_findings: tuple[PolicyFinding, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     def summary(self) -> dict[str, int]:
         counts = {a.value: 0 for a in Action}

@@ -28,7 +28,7 @@ from typing import Any
 
 from hotc.errors import HotcError
 from hotc.parser.api import LoadedStack
-from hotc.planner.plan import PLAN_FORMAT_VERSION, Action, OutputChange, Plan, ResourceChange
+from hotc.planner.plan import PLAN_FORMAT_VERSION, Action, OutputChange, Plan, PolicyFinding, ResourceChange
 from hotc.state.document import StackState
 from hotc.values import Unknown, WaitsOn
 
@@ -197,6 +197,8 @@ def plan_to_data(plan: Plan) -> dict[str, Any]:
             v = [_change_to_data(c) for c in v]
         elif f.name == "output_changes":
             v = [_change_to_data(o) for o in v]
+        elif f.name == "policy_findings":
+            v = [{g.name: getattr(p, g.name) for g in fields(p)} for p in v]
         else:
             v = encode_value(v)
         out[f.name] = v
@@ -239,8 +241,10 @@ def plan_from_data(data: Mapping[str, Any]) -> Plan:
             kw[k] = tuple(_build(ResourceChange, c) for c in v or [])
         elif k == "output_changes":
             kw[k] = tuple(_build(OutputChange, o) for o in v or [])
-        elif k in ("targets", "replace_requests"):
+        elif k in ("targets", "replace_requests", "warnings"):
             kw[k] = tuple(v or ())
+        elif k == "policy_findings":
+            kw[k] = tuple(PolicyFinding(**p) for p in v or [])
         else:
             kw[k] = decode_value(v)
     return Plan(**kw)

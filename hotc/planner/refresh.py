@@ -78,12 +78,24 @@ def driver_reader(
 
 
 def _merge(recorded: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, Any]:
-    """Live values for the properties the template set (a driver may report more than was asked for)."""
+    """The recorded properties with the live value of every property the driver reported (``Driver.read``
+    reports what the cloud can tell, normalised as the template writes it; what it cannot report, such as a
+    server's ``user_data``, keeps its recorded value). A recorded value holding a secret (masked) stays as
+    recorded: a refresh never writes a secret into the state in clear."""
     out = dict(recorded)
-    for k, v in recorded.items():
-        if k in live and not (isinstance(v, dict) and "__sensitive__" in v):  # hidden values stay masked
-            out[k] = live[k]
+    for k, v in live.items():
+        if k in recorded and _has_masked(recorded[k]):
+            continue
+        out[k] = v
     return out
+
+
+def _has_masked(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "__sensitive__" in value or any(_has_masked(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_masked(v) for v in value)
+    return False
 
 
 def lazy_cloud(os_cloud: str | None) -> Callable[[], Any]:

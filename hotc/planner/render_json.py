@@ -104,7 +104,9 @@ def change_json(c: ResourceChange) -> dict[str, Any]:
         "depends_on": list(c.depends_on),
         "previous_physical_id": shown_physical_id(c.type, c.previous_physical_id),
         "deletion_policy": c.deletion_policy,
-        "importing": {"id": c.import_id} if c.import_id is not None else None,
+        "importing": {"id": c.import_id, "external_id": c.action_reason != "import_by_request"}
+        if c.import_id is not None
+        else None,
     }
 
 
@@ -143,6 +145,22 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "resource_changes": [change_json(c) for c in plan.changes],
         "resource_drift": [change_json(c) for c in plan.resource_drift],
         "output_changes": {o.name: _output_json(o) for o in plan.output_changes},
+        "policy": {
+            "passed": not any(f.level == "deny" for f in plan.policy_findings),
+            "findings": [
+                {
+                    "level": f.level,
+                    "rule": f.rule,
+                    "source": f.source,
+                    "address": f.address,
+                    "type": f.type,
+                    "action": f.action,
+                    "message": f.message or None,
+                }
+                for f in plan.policy_findings
+            ],
+        },
+        "warnings": list(plan.warnings),
     }
 
 

@@ -1,7 +1,10 @@
 """``hotc plan --format markdown``: a pull-request comment.
 
-Layout: a title, the summary table (always complete), the destructive actions (deletes, replaces, rebuilds,
-forgets) listed first, then one collapsed ``<details>`` block per changed resource (destructive first).
+Layout: a hidden marker (a bot finds and updates its earlier comment), a title and Terraform's one-line
+headline, a caution banner for changes that interrupt service or lose data, policy findings, the summary table
+(always complete), the destructive actions (deletes, replaces, rebuilds, forgets) listed first, drift, outputs,
+then one collapsed ``<details>`` block per changed resource (destructive first), planning warnings, the exact
+apply command and the inputs (template, environments, parameters with hidden ones masked, state serial).
 GitHub refuses comments over 65,536 characters: the summary and the title are never cut; the destructive list
 is cut only if it alone would not fit; details are dropped from the end, with a note saying how many were left
 out and how to see the full plan.
@@ -9,11 +12,15 @@ out and how to see the full plan.
 
 from __future__ import annotations
 
+import shlex
+
+from hotc.planner.disruption import disruptions
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.present import (
     SENSITIVE,
     changed_lines,
     fmt,
+    import_verb,
     is_destructive,
     label,
     mask,
@@ -46,6 +53,10 @@ def _details(c: ResourceChange) -> str:
         f"<details><summary>{ICON[kind]} <b>{kind}</b> <code>{_esc(c.address)}</code> ({_esc(c.type)})</summary>",
         "",
     ]
+    adopting = import_verb(c)
+    if adopting is not None:
+        lines.append(f"Adopting: {_esc(adopting)}")
+        lines.append("")
     if c.action is not Action.CREATE:
         lines.append(f"Reason: {_esc(reason_text(c))}")
         lines.append("")
@@ -71,16 +82,128 @@ def _details(c: ResourceChange) -> str:
     return "\n".join(lines)
 
 
+def comment_marker(stack_name: str) -> str:
+    """The hidden first line a bot looks for to update its earlier comment instead of adding one."""
+    return f"<!-- hotc-plan-comment stack={stack_name} -->"
+
+
+def headline(plan: Plan) -> str:
+    """Terraform's one line: ``Plan: 2 to add, 1 to change, 1 to replace, 0 to destroy``."""
+    c = summary_counts(plan)
+    text = (
+        f"Plan: {c['create']} to add, {c['update']} to change, {c['replace']} to replace, "
+        f"{c['delete']} to destroy"
+    )
+    if c["forget"]:
+        text += f", {c['forget']} to forget"
+    return text
+
+
+def apply_command(plan: Plan, saved_as: str | None) -> str:
+    """The exact command that applies this plan: the saved plan file, or the inputs it was made from (hidden
+    parameter values are never written out: they show as ``…``)."""
+    if saved_as:
+        return f"hotc apply {shlex.quote(saved_as)}"
+    inputs = plan.inputs or {}
+    words = ["hotc", "apply"]
+    if inputs.get("template"):
+        words += ["-t", shlex.quote(str(inputs["template"]))]
+    for env in inputs.get("environments", ()):
+        words += ["-e", shlex.quote(str(env))]
+    for key, value in sorted((inputs.get("parameters") or {}).items()):
+        shown = "…" if isinstance(value, dict) else str(value)
+        words += ["--parameter", shlex.quote(f"{key}={shown}")]
+    for key, value in sorted((inputs.get("parameter_files") or {}).items()):
+        shown = "…" if isinstance(value, dict) else str(value)
+        words += ["--parameter-file", shlex.quote(f"{key}={shown}")]
+    words.append(shlex.quote(plan.stack_name))
+    return " ".join(words)
+
+
+def _inputs_block(plan: Plan) -> list[str]:
+    inputs = plan.inputs or {}
+    rows: list[str] = []
+    if inputs.get("template"):
+        rows.append(f"| template | `{_esc(str(inputs['template']))}` |")
+    for env in inputs.get("environments", ()):
+        rows.append(f"| environment | `{_esc(str(env))}` |")
+    for key, value in sorted((inputs.get("parameters") or {}).items()):
+        shown = SENSITIVE if isinstance(value, dict) else fmt(value, 80)
+        rows.append(f"| parameter `{_esc(key)}` | {_esc(shown)} |")
+    for key, value in sorted((inputs.get("parameter_files") or {}).items()):
+        shown = SENSITIVE if isinstance(value, dict) else f"file `{_esc(str(value))}`"
+        rows.append(f"| parameter `{_esc(key)}` | {shown} |")
+    state = (
+        "none yet (a new stack)"
+        if plan.state_lineage is None
+        else f"serial {plan.state_serial}, lineage `{plan.state_lineage}`"
+    )
+    rows.append(f"| state | {state} |")
+    return [
+        "<details><summary>Inputs</summary>",
+        "",
+        "| input | value |",
+        "|---|---|",
+        *rows,
+        "",
+        "</details>",
+        "",
+    ]
+
+
+def _banners(plan: Plan) -> list[str]:
+    found = disruptions(plan)
+    if not found:
+        return []
+    lines = ["> [!CAUTION]", "> **This plan interrupts service or loses data:**"]
+    for d in found:
+        lines.append(f"> - `{_esc(d.address)}` ({d.kind}): {_esc(d.text)}")
+    return [*lines, ""]
+
+
+def _policy_block(plan: Plan) -> list[str]:
+    if not plan.policy_findings:
+        return []
+    denied = [f for f in plan.policy_findings if f.level == "deny"]
+    title = "#### ⛔ Policy violations" if denied else "#### Policy warnings"
+    lines = [title, ""]
+    for f in sorted(plan.policy_findings, key=lambda f: (f.level != "deny", f.address)):
+        icon = "⛔ deny" if f.level == "deny" else "⚠️ warn"
+        why = f" — {_esc(f.message)}" if f.message else ""
+        lines.append(
+            f"- {icon}: **{f.action}** `{_esc(f.address)}` ({_esc(f.type)}) by rule `{_esc(f.rule)}` "
+            f"from {_esc(f.source)}{why}"
+        )
+    if denied:
+        lines += ["", "_The gate fails (exit 3): this plan cannot be applied as it is._"]
+    return [*lines, ""]
+
+
+def _warnings_block(plan: Plan) -> list[str]:
+    if not plan.warnings:
+        return []
+    return ["#### Warnings", "", *[f"- {_esc(w)}" for w in plan.warnings], ""]
+
+
 def render_markdown(
-    plan: Plan, *, limit: int = GITHUB_COMMENT_LIMIT, plan_hint: str = "hotc show PLANFILE"
+    plan: Plan,
+    *,
+    limit: int = GITHUB_COMMENT_LIMIT,
+    plan_hint: str = "hotc show PLANFILE",
+    saved_as: str | None = None,
 ) -> str:
     counts = summary_counts(plan)
-    head: list[str] = []
+    head: list[str] = [comment_marker(plan.stack_name)]
     mode = "" if plan.mode == "normal" else f" ({plan.mode})"
     head.append(f"### hotc plan for stack `{plan.stack_name}`{mode}")
     head.append("")
-    if not plan.has_changes:
+    if plan.has_changes:
+        head.append(f"**{headline(plan)}**")
+    else:
         head.append("**No changes.** The stack matches the template.")
+    head.append("")
+    head += _banners(plan)
+    head += _policy_block(plan)
     head.append("| Action | Count |")
     head.append("|---|---:|")
     for key in ("delete", "replace", "rebuild", "update", "create", "forget", "no-op"):
@@ -95,6 +218,12 @@ def render_markdown(
         head.append(f"| {ICON[key]} {name} | {n} |")
     head.append("")
     summary = "\n".join(head) + "\n"
+
+    tail_lines = _warnings_block(plan)
+    if plan.has_changes and plan.mode != "refresh-only":
+        tail_lines += ["#### Apply", "", "```sh", apply_command(plan, saved_as), "```", ""]
+    tail_lines += _inputs_block(plan)
+    tail = "\n".join(tail_lines) + "\n"
 
     changes = ordered(plan)
     destructive = [c for c in changes if is_destructive(c) or c.action is Action.FORGET]
@@ -113,17 +242,23 @@ def render_markdown(
             what = "gone" if c.action is Action.DELETE else "changed: " + ", ".join(c.changed_paths)
             dlines.append(f"- `{c.address}` ({_esc(c.type)}): {_esc(what)}")
         dlines.append("")
-    outs = [o for o in plan.output_changes if o.action is not Action.NOOP]
+    outs = [o for o in plan.output_changes if o.action is not Action.NOOP or o.error]
     olines: list[str] = []
     if outs:
         olines.append("#### Outputs")
         olines.append("")
         for o in outs:
             after = SENSITIVE if o.sensitive and o.action is not Action.DELETE else fmt(o.after, 120)
-            olines.append(f"- `{o.name}`: {o.action.value} → {_esc(after)}")
+            if o.error:
+                after = f"(error: {o.error})"
+            if o.action is Action.UPDATE:
+                before = SENSITIVE if o.sensitive else fmt(o.before, 120)
+                olines.append(f"- `{o.name}`: {o.action.value} {_esc(before)} → {_esc(after)}")
+            else:
+                olines.append(f"- `{o.name}`: {o.action.value} → {_esc(after)}")
         olines.append("")
 
-    budget = limit - len(summary) - 200  # room for a truncation note
+    budget = limit - len(summary) - len(tail) - 200  # room for a truncation note
     out = [summary]
     dtext = "\n".join(dlines) + ("\n" if dlines else "")
     if len(dtext) > budget:
@@ -158,5 +293,5 @@ def render_markdown(
                 f"\n_… details of {len(changes) - shown} more change(s) left out to fit GitHub's comment limit; "
                 f"run `{plan_hint}` for the full plan._\n"
             )
-    text = "".join(out)
-    return text
+    out.append(tail)
+    return "".join(out)

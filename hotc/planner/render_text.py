@@ -8,6 +8,7 @@ from hotc.planner.present import (
     SENSITIVE,
     changed_lines,
     fmt,
+    import_verb,
     is_destructive,
     label,
     mask,
@@ -36,9 +37,7 @@ def _c(text: str, kind: str, color: bool) -> str:
 
 def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     kind = label(c)
-    verb = (
-        VERB[kind] if c.import_id is None else f"will be adopted: existing object {c.import_id} (external_id)"
-    )
+    verb = import_verb(c) or VERB[kind]
     head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {verb}"
     lines = [_c(head, kind, color)]
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):

@@ -167,6 +167,8 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
         out["sensitive_attributes"] = list(rs.sensitive_attributes)
     if rs.reference_attribute is not None:
         out["reference_attribute"] = rs.reference_attribute
+    if rs.external_id is not None:
+        out["external_id"] = rs.external_id
     return out
 
 
@@ -365,6 +367,7 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
         metadata=_get(d, "metadata", dict, source, where, {}),
         sensitive_attributes=attr_paths,
         reference_attribute=_get(d, "reference_attribute", (str, _NULL), source, where, None),
+        external_id=_get(d, "external_id", (str, _NULL), source, where, None),
     )
 
 

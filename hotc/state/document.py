@@ -57,6 +57,9 @@ class ResourceState:
     sensitive_attributes: tuple[str, ...] = ()
     # the attribute ``get_resource`` gives instead of the physical id (Heat's reference id), if any
     reference_attribute: str | None = None
+    # Heat's external_id: the existing object this record adopted. hotc never creates, updates or deletes it;
+    # forgetting the record (destroy, removal, an external_id change) leaves the object in place.
+    external_id: str | None = None
 
     @property
     def reference_id(self) -> Any:

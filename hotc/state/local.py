@@ -88,7 +88,7 @@ class LocalBackend(BaseBackend):
         self.fsync = fsync
         self._held: dict[str, tuple[Lock, int]] = {}  # stack -> (lock, fd of STACK.lock)
 
-    @property  # type: ignore[override]
+    @property
     def key(self) -> bytes | None:
         if self._key is None and self._key_file:
             try:

@@ -630,7 +630,7 @@ class S3Backend(BaseBackend):
 
     def versioning_enabled(self) -> bool:
         r = self._call("read the bucket versioning", self.client.get_bucket_versioning)
-        return r.get("Status") == "Enabled"
+        return bool(r.get("Status") == "Enabled")
 
     def history(self, stack: str) -> list[HistoryEntry]:
         validate_stack_name(stack)

@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import csv
-import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.inputs import find_shared
+
+WHAT = "the shared HOT corpus with HEAT_VERDICTS.tsv (set HOTC_CORPUS, or check out next to shared/corpus)"
 
 
 def find_corpus(start: Path | None = None) -> Path | None:
     """``$HOTC_CORPUS``, else the first ``shared/corpus`` found walking up from ``start`` (this file)."""
-    env = os.environ.get("HOTC_CORPUS")
-    if env:
-        p = Path(env)
-        return p if (p / "HEAT_VERDICTS.tsv").is_file() else None
-    here = (start or Path(__file__)).resolve()
-    for parent in [here, *here.parents]:
-        cand = parent / "shared" / "corpus"
-        if (cand / "HEAT_VERDICTS.tsv").is_file():
-            return cand
-    return None
-
-
-def corpus_required() -> bool:
-    return bool(os.environ.get("HOTC_REQUIRE_CORPUS") or os.environ.get("CI"))
+    p = find_shared("corpus", "HOTC_CORPUS", start or Path(__file__))
+    return p if p is not None and (p / "HEAT_VERDICTS.tsv").is_file() else None
 
 
 @dataclass(frozen=True)

@@ -11,23 +11,14 @@ import sys
 import traceback
 from pathlib import Path
 
-import pytest
-
 from hotc.errors import Severity, has_errors
 from hotc.parser.api import load_stack
-from tests.corpus.corpus import Row, corpus_required, find_corpus, read_verdicts
+from tests.corpus.corpus import WHAT, Row, find_corpus, read_verdicts
+from tests.inputs import needs_input
 
 CORPUS = find_corpus(Path(__file__))
 
-if CORPUS is None:
-    if corpus_required():
-        raise RuntimeError(
-            "the shared corpus is required (HOTC_REQUIRE_CORPUS or CI is set) but was not found: set HOTC_CORPUS "
-            "to the directory holding HEAT_VERDICTS.tsv"
-        )
-    pytestmark = pytest.mark.skip(
-        reason="shared corpus not found (set HOTC_CORPUS, or run from a checkout next to shared/corpus)"
-    )
+pytestmark = needs_input(CORPUS, WHAT)
 
 #: rows where hotc and Heat disagree on purpose or for a reason outside this layer:
 #: path -> (hotc's verdict, reason)

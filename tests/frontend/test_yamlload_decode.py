@@ -18,7 +18,8 @@ import yaml
 
 from hotc.errors import Pos, Severity
 from hotc.parser.yamlload import PosDict, PosList, load_yaml_text
-from tests.corpus.corpus import corpus_required, find_corpus
+from tests.corpus.corpus import WHAT, find_corpus
+from tests.inputs import missing_input
 
 
 class _RefLoader(yaml.SafeLoader):
@@ -182,9 +183,7 @@ def _corpus_yaml_files() -> list[Path]:
 def test_every_corpus_yaml_decodes_like_pyyaml() -> None:
     files = _corpus_yaml_files()
     if not files:
-        if corpus_required():
-            pytest.fail("shared corpus not found")
-        pytest.skip("shared corpus not found (set HOTC_CORPUS)")
+        missing_input(WHAT)
     compared = 0
     for path in files:
         text = path.read_bytes().decode("utf-8", errors="replace")

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
-
 from hotc.errors import HotcError
 from hotc.parser.api import load_stack
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.planner.render_json import render_json
 from hotc.planner.render_text import render_text
-from tests.corpus.corpus import corpus_required, find_corpus, read_verdicts
+from tests.corpus.corpus import WHAT, find_corpus, read_verdicts
+from tests.inputs import missing_input
 
 DUMMY = {"number": 1, "comma_delimited_list": ["a"], "json": {}, "boolean": True}
 
@@ -20,9 +19,7 @@ DUMMY = {"number": 1, "comma_delimited_list": ["a"], "json": {}, "boolean": True
 def test_corpus_templates_plan_without_crashing() -> None:
     corpus = find_corpus()
     if corpus is None:
-        if corpus_required():
-            pytest.fail("the shared corpus is required (HOTC_CORPUS) but was not found")
-        pytest.skip("shared corpus not found (set HOTC_CORPUS)")
+        missing_input(WHAT)
     rows = [r for r in read_verdicts(corpus) if r.verdict == "VALID"]
     planned = refused = 0
     crashes: list[str] = []

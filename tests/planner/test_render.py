@@ -122,10 +122,10 @@ def test_unknown_mask_shapes():
 
 def test_markdown_summary_table_destructive_first_details_collapsed():
     md = render_markdown(_two_tier_plan())
-    assert md.startswith("### hotc plan for stack `s`")
+    assert md.startswith("<!-- hotc-plan-comment stack=s -->\n### hotc plan for stack `s`")
     assert "| ♻️ replace | 3 |" in md and "| 🔧 update in place | 1 |" in md
     assert md.index("Destructive actions") < md.index("#### Details")
-    assert md.count("<details>") == 4
+    assert md.count("<details><summary>") == 4 + 1  # four changes and the inputs
     assert "```diff" in md and "-     run-app --port 8080" in md
 
 
@@ -153,13 +153,13 @@ def test_markdown_fits_githubs_limit_by_truncating_details_never_the_summary():
     assert "| ➕ create | 1000 |" in md and "| ♻️ replace | 1000 |" in md  # the summary is whole
     assert "left out to fit GitHub's comment limit" in md
     small = render_markdown(_huge_plan(10))
-    assert "left out" not in small and small.count("<details>") == 10
+    assert "left out" not in small and small.count("<details><summary>") == 10 + 1
 
 
 def test_markdown_with_an_enormous_destructive_list_still_keeps_the_summary():
     md = render_markdown(_huge_plan(20000))
     assert len(md) <= GITHUB_COMMENT_LIMIT
-    assert md.startswith("### hotc plan") and "| ♻️ replace | 10000 |" in md
+    assert "### hotc plan" in md.split("\n", 2)[1] and "| ♻️ replace | 10000 |" in md
     assert "more destructive actions not shown" in md
 
 

@@ -4,33 +4,21 @@ each property's type, required, default and update_allowed, the hidden legacy na
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hotc.parser.ir import MISSING
 from hotc.providers.registry import all_schemas
+from tests.inputs import find_reference, needs_input
 
 _TYPES = {"String": "string", "Integer": "integer", "Number": "number", "Boolean": "boolean", "List": "list",
           "Map": "map", "Any": "any"}  # fmt: skip
 
 
-def _reference() -> Path | None:
-    env = os.environ.get("HOTC_REFERENCE")
-    if env:
-        return Path(env)
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "reference" / "heat-hot.md"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-REFERENCE = _reference()
-pytestmark = pytest.mark.skipif(REFERENCE is None, reason="heat-hot.md not found (set HOTC_REFERENCE)")
+REFERENCE = find_reference()
+pytestmark = needs_input(REFERENCE, "the Heat reference heat-hot.md (set HOTC_REFERENCE)")
 
 
 def _tables() -> dict[str, str]:

@@ -5,17 +5,17 @@ property is rejected with the same finding."""
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from hotc.errors import Pos, Severity
 from hotc.providers.registry import get_schema
 from hotc.providers.validation import validate_property_values
 from hotc.values import Unknown
+from tests.corpus.corpus import WHAT, find_corpus
+from tests.inputs import needs_input
 
 _FUNCTIONS = {
     "get_param", "get_resource", "get_attr", "get_file", "str_replace", "list_join", "digest", "repeat",
@@ -25,19 +25,8 @@ _FUNCTIONS = {
 }  # fmt: skip
 
 
-def _corpus() -> Path | None:
-    env = os.environ.get("HOTC_CORPUS")
-    if env:
-        return Path(env)
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "corpus"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-CORPUS = _corpus()
-pytestmark = pytest.mark.skipif(CORPUS is None, reason="HOT corpus not found (set HOTC_CORPUS)")
+CORPUS = find_corpus(Path(__file__))
+pytestmark = needs_input(CORPUS, WHAT)
 
 
 def _values(v: Any) -> Any:

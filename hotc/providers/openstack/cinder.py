@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import ActionContext, Driver, Outcome
@@ -36,6 +37,10 @@ from hotc.providers.openstack.common import (
     wait_status,
     with_defaults,
 )
+from hotc.providers.openstack.live import LiveProps, map_as_given, resolve
+
+# metadata keys Cinder itself adds to a volume's metadata (read-only flag, attach mode): not the template's
+CINDER_METADATA = ("readonly", "attached_mode")
 
 VOLUME_FAILURES = ("error", "error_extending", "error_restoring", "error_managing")
 BUSY = frozenset(
@@ -67,6 +72,16 @@ def find_volume_type(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
         value,
         conn.block_storage.get_type,
         lambda v: [t for t in conn.block_storage.types() if t.name == v],
+    )
+
+
+def _find_snapshot(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(
+        ctx,
+        "volume snapshot",
+        value,
+        conn.block_storage.get_snapshot,
+        lambda v: conn.block_storage.snapshots(name=v),
     )
 
 
@@ -185,7 +200,43 @@ class VolumeDriver:
             lambda: conn.block_storage.get_volume(physical_id),
             lambda v: str(v.status) in BUSY,
         )
-        return None if vol is None else self._outcome(vol)
+        return None if vol is None else self.read_outcome(ctx, conn, vol, props)
+
+    def read_outcome(self, ctx: ActionContext, conn: Any, vol: Any, props: Mapping[str, Any]) -> Outcome:
+        """Attributes and live properties of ``vol`` (also one from a list call)."""
+        lp = LiveProps(ctx, conn, props)
+        lp.name(vol.name)
+        lp.text("size", vol.size)
+        lp.text("description", vol.description or "")
+        lp.text("availability_zone", vol.availability_zone)
+        md = user_metadata(vol.metadata)
+        given_md = dict(props.get("metadata") or {})
+        readonly = md.get("readonly")
+        for key in CINDER_METADATA:
+            if key not in given_md:
+                md.pop(key, None)
+        lp.put("metadata", map_as_given(given_md, md))
+        if lp.wants("read_only"):
+            lp.put("read_only", str(readonly).lower() == "true")
+        if lp.wants("volume_type"):
+            given = props.get("volume_type")
+            live = vol.volume_type
+            vtype = (
+                None
+                if given in (None, "", live)
+                else resolve(ctx, conn, "volume type", given, find_volume_type)
+            )
+            same = given == live or (vtype is not None and live in (vtype.name, str(vtype.id)))
+            lp.put("volume_type", given if same else live)
+        lp.ref("snapshot_id", vol.snapshot_id, "snapshot", _find_snapshot)
+        lp.ref("source_volid", vol.source_volume_id, "volume", find_volume)
+        image_id = (getattr(vol, "volume_image_metadata", None) or {}).get("image_id")
+        for key in ("image", "imageRef"):
+            if lp.wants(key):
+                from hotc.providers.openstack.nova import find_image
+
+                lp.ref(key, image_id, "image", find_image)
+        return replace(self._outcome(vol), properties=lp.result())
 
     @staticmethod
     def _outcome(vol: Any) -> Outcome:
@@ -453,7 +504,13 @@ class VolumeAttachmentDriver:
             server_id,
             volume_id,
         )
-        return None if att is None else outcome(att, {}, physical_id=physical_id)
+        if att is None:
+            return None
+        lp = LiveProps(ctx, conn, props)
+        lp.put("instance_uuid", server_id)
+        lp.ref("volume_id", volume_id, "volume", find_volume)
+        # mountpoint: Nova may pick another device than the one asked for; the recorded value is kept
+        return replace(outcome(att, {}, physical_id=physical_id), properties=lp.result())
 
     def update(
         self,

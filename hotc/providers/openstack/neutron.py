@@ -10,6 +10,7 @@ interface is found by the stamp hotc puts on the interface's port.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import ActionContext, Driver, Outcome
@@ -32,6 +33,7 @@ from hotc.providers.openstack.common import (
     wait_gone,
     with_defaults,
 )
+from hotc.providers.openstack.live import LiveProps, match_items, resolve_id
 
 # --------------------------------------------------------------------------------------------- look-ups
 
@@ -144,7 +146,8 @@ class NeutronDriver:
     # -- proxy plumbing
     def _proxy(self, conn: Any, verb: str) -> Callable[..., Any]:
         name = self.plural if verb == "list" else f"{verb}_{self.kind}"
-        return getattr(conn.network, name)
+        proxy: Callable[..., Any] = getattr(conn.network, name)
+        return proxy
 
     def _get(self, ctx: ActionContext, conn: Any, pid: str) -> Any:
         return get_or_none(ctx, f"read {self.what} {pid}", self._proxy(conn, "get"), pid)
@@ -174,7 +177,22 @@ class NeutronDriver:
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
         res = self._get(ctx, conn, physical_id)
-        return None if res is None else self._outcome(ctx, conn, res)
+        return None if res is None else self.read_outcome(ctx, conn, res, props)
+
+    def read_outcome(self, ctx: ActionContext, conn: Any, res: Any, props: Mapping[str, Any]) -> Outcome:
+        """The outcome of a read of ``res`` (also from a list call): attributes and live properties."""
+        lp = LiveProps(ctx, conn, props)
+        raw = res.to_dict(original_names=True)
+        if "name" in self.simple:
+            lp.name(raw.get("name"))
+        if self.tagged:
+            lp.put("tags", user_tags(raw.get("tags")))
+        self.live_properties(lp, raw)
+        return replace(self._outcome(ctx, conn, res), properties=lp.result())
+
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        """Subclasses report their properties from the API representation ``raw``."""
+        return None
 
     def update(
         self,
@@ -300,6 +318,14 @@ class NetDriver(NeutronDriver):
             )
         return body
 
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        for key in ("admin_state_up", "shared", "port_security_enabled"):
+            lp.put(key, raw.get(key))
+        lp.text("dns_domain", raw.get("dns_domain") or "")
+        lp.put("availability_zone_hints", list(raw.get("availability_zone_hints") or []))
+        lp.put("tenant_id", raw.get("project_id") or raw.get("tenant_id"))
+        lp.ref("qos_policy", raw.get("qos_policy_id"), "QoS policy", find_qos_policy)
+
 
 # --------------------------------------------------------------------------------------------- Subnet
 
@@ -359,6 +385,30 @@ class SubnetDriver(NeutronDriver):
             body.pop("allocation_pools")
         return body
 
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.ref("network", raw.get("network_id"), "network", find_network)
+        lp.ref("network_id", raw.get("network_id"), "network", find_network)
+        for key in ("cidr", "ip_version", "enable_dhcp", "ipv6_ra_mode", "ipv6_address_mode"):
+            lp.put(key, raw.get(key))
+        lp.put("dns_nameservers", list(raw.get("dns_nameservers") or []))
+        if lp.wants("gateway_ip"):  # "" in the template: no gateway (None in the API)
+            gw = raw.get("gateway_ip")
+            lp.put("gateway_ip", "" if gw is None and lp.props["gateway_ip"] in ("", None) else gw)
+        lp.put(
+            "allocation_pools",
+            [{"start": p.get("start"), "end": p.get("end")} for p in raw.get("allocation_pools") or []],
+        )
+        lp.put(
+            "host_routes",
+            [
+                {"destination": r.get("destination"), "nexthop": r.get("nexthop")}
+                for r in raw.get("host_routes") or []
+            ],
+        )
+        lp.put("tenant_id", raw.get("project_id") or raw.get("tenant_id"))
+        lp.ref("subnetpool", raw.get("subnetpool_id"), "subnet pool", find_subnetpool)
+        lp.ref("segment", raw.get("segment_id"), "segment", find_segment)
+
 
 # --------------------------------------------------------------------------------------------- Router
 
@@ -409,6 +459,42 @@ class RouterDriver(NeutronDriver):
         if "external_gateway_info" in changed:
             body["external_gateway_info"] = gateway_info(ctx, conn, new.get("external_gateway_info"))
         return body
+
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.put("admin_state_up", raw.get("admin_state_up"))
+        lp.put("availability_zone_hints", list(raw.get("availability_zone_hints") or []))
+        for key in ("distributed", "ha"):  # admin-only fields: reported when the cloud shows them
+            if raw.get(key) is not None:
+                lp.put(key, raw.get(key))
+        lp.put("tenant_id", raw.get("project_id") or raw.get("tenant_id"))
+        if lp.wants("external_gateway_info"):
+            lp.put("external_gateway_info", self._live_gateway(lp, raw.get("external_gateway_info")))
+
+    @staticmethod
+    def _live_gateway(lp: LiveProps, live: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        given = dict(lp.props.get("external_gateway_info") or {})
+        if not live or not live.get("network_id"):
+            return {} if not given else None
+        out: dict[str, Any] = {
+            "network": lp.ref_value(given.get("network"), live.get("network_id"), "network", find_network)
+        }
+        if "enable_snat" in given:
+            out["enable_snat"] = live.get("enable_snat")
+        if "external_fixed_ips" in given:
+
+            def same(g: Mapping[str, Any], ip: Mapping[str, Any]) -> bool:
+                sub = g.get("subnet")
+                return (
+                    sub is None or lp.ref_value(sub, ip.get("subnet_id"), "subnet", find_subnet) == sub
+                ) and (g.get("ip_address") is None or g.get("ip_address") == ip.get("ip_address"))
+
+            out["external_fixed_ips"] = match_items(
+                given.get("external_fixed_ips") or [],
+                live.get("external_fixed_ips") or [],
+                same,
+                lambda ip: {"subnet": ip.get("subnet_id"), "ip_address": ip.get("ip_address")},
+            )
+        return out
 
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
@@ -501,7 +587,18 @@ class RouterInterfaceDriver:
         if get_or_none(ctx, f"read router {router_id}", conn.network.get_router, router_id) is None:
             return None
         port = self._interface_port(ctx, conn, router_id, key, value)
-        return None if port is None else self._outcome(physical_id, port)
+        if port is None:
+            return None
+        lp = LiveProps(ctx, conn, props)
+        for name in ("router", "router_id"):
+            lp.ref(name, router_id, "router", find_router)
+        if key == "subnet_id":
+            for name in ("subnet", "subnet_id"):
+                lp.ref(name, value, "subnet", find_subnet)
+        else:
+            for name in ("port", "port_id"):
+                lp.ref(name, value, "port", find_port)
+        return replace(self._outcome(physical_id, port), properties=lp.result())
 
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("router interface has no properties that can be updated in place (replace it)")
@@ -634,6 +731,60 @@ class PortDriver(NeutronDriver):
             )
         return body
 
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.ref("network", raw.get("network_id"), "network", find_network)
+        lp.ref("network_id", raw.get("network_id"), "network", find_network)
+        for key in ("admin_state_up", "port_security_enabled", "propagate_uplink_status", "mac_address"):
+            lp.put(key, raw.get(key))
+        lp.text("dns_name", raw.get("dns_name") or "")
+        lp.put("binding:vnic_type", raw.get("binding:vnic_type"))
+        for key in ("device_id", "device_owner"):
+            # Nova sets them when a server takes the port: only a value the template gave is compared
+            if lp.props.get(key):
+                lp.put(key, raw.get(key) or "")
+        lp.put("tenant_id", raw.get("project_id") or raw.get("tenant_id"))
+        lp.ref("qos_policy", raw.get("qos_policy_id"), "QoS policy", find_qos_policy)
+        if lp.props.get("security_groups") is not None:
+            lp.refs(
+                "security_groups", raw.get("security_groups") or [], "security group", find_security_group
+            )
+        live_ips = list(raw.get("fixed_ips") or [])
+        if lp.props.get("no_fixed_ips"):
+            lp.put("no_fixed_ips", not live_ips)
+        if lp.props.get("fixed_ips") is not None:
+
+            def same(g: Mapping[str, Any], ip: Mapping[str, Any]) -> bool:
+                sub = props_get(g, "subnet", "subnet_id")
+                return (
+                    sub is None or lp.ref_value(sub, ip.get("subnet_id"), "subnet", find_subnet) == sub
+                ) and (g.get("ip_address") in (None, "") or g.get("ip_address") == ip.get("ip_address"))
+
+            lp.put(
+                "fixed_ips",
+                match_items(
+                    lp.props["fixed_ips"],
+                    live_ips,
+                    same,
+                    lambda ip: {"subnet": ip.get("subnet_id"), "ip_address": ip.get("ip_address")},
+                ),
+            )
+        if lp.props.get("allowed_address_pairs") is not None:
+
+            def pair(g: Mapping[str, Any], p: Mapping[str, Any]) -> bool:
+                return g.get("ip_address") == p.get("ip_address") and (
+                    g.get("mac_address") in (None, "") or g.get("mac_address") == p.get("mac_address")
+                )
+
+            lp.put(
+                "allowed_address_pairs",
+                match_items(
+                    lp.props["allowed_address_pairs"],
+                    raw.get("allowed_address_pairs") or [],
+                    pair,
+                    lambda p: {"ip_address": p.get("ip_address"), "mac_address": p.get("mac_address")},
+                ),
+            )
+
     def _network_subnets(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> list[str]:
         net = find_network(ctx, conn, props_get(props, "network", "network_id"))
         return list(net.subnet_ids or [])
@@ -687,6 +838,15 @@ class FloatingIPDriver(NeutronDriver):
             body["fixed_ip_address"] = new.get("fixed_ip_address") if body["port_id"] else None
         return body
 
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        for name in ("floating_network", "floating_network_id"):
+            lp.ref(name, raw.get("floating_network_id"), "network", find_network)
+        lp.ref("port_id", raw.get("port_id"), "port", find_port)
+        for key in ("fixed_ip_address", "floating_ip_address"):
+            lp.put(key, raw.get(key))
+        for key in ("dns_name", "dns_domain"):
+            lp.text(key, raw.get(key) or "")
+
     def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         conn = ctx.cloud()
         ignore_missing(ctx, f"delete floating IP {physical_id}", conn.network.delete_ip, physical_id)
@@ -725,7 +885,13 @@ class FloatingIPAssociationDriver:
         fip = get_or_none(ctx, f"read floating IP {fip_id}", conn.network.get_ip, fip_id)
         if fip is None or fip.port_id != port_id:
             return None
-        return outcome(fip, {}, physical_id=physical_id)
+        lp = LiveProps(ctx, conn, props)
+        lp.put(
+            "floatingip_id", props.get("floatingip_id") if props.get("floatingip_id") == fip_id else fip_id
+        )
+        lp.ref("port_id", port_id, "port", find_port)
+        lp.put("fixed_ip_address", fip.fixed_ip_address)
+        return replace(outcome(fip, {}, physical_id=physical_id), properties=lp.result())
 
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         conn = ctx.cloud()
@@ -873,6 +1039,78 @@ class SecurityGroupDriver(NeutronDriver):
     def attributes(self, ctx: ActionContext, conn: Any, res: Any) -> dict[str, Any]:
         return {}
 
+    def read_outcome(self, ctx: ActionContext, conn: Any, res: Any, props: Mapping[str, Any]) -> Outcome:
+        out = super().read_outcome(ctx, conn, res, props)
+        if "rules" not in props:
+            return out
+        rules = getattr(res, "security_group_rules", None)
+        if rules is None:
+            rules = [
+                r.to_dict(original_names=True)
+                for r in call(
+                    ctx,
+                    f"list rules of security group {res.id}",
+                    lambda: list(conn.network.security_group_rules(security_group_id=res.id)),
+                )
+            ]
+        live = self.live_rules(ctx, conn, str(res.id), props.get("rules") or [], rules)
+        return replace(out, properties={**dict(out.properties or {}), "rules": live})
+
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.text("description", raw.get("description") or "")
+        lp.put("stateful", raw.get("stateful"))
+
+    @staticmethod
+    def live_rules(
+        ctx: ActionContext,
+        conn: Any,
+        sg_id: str,
+        given: list[Mapping[str, Any]],
+        live: Iterable[Mapping[str, Any]],
+    ) -> list[Any]:
+        """The group's rules as the template gives them: each template rule Neutron still has, then each other
+        rule in Heat's form (Neutron's default egress rules left out when the template has no egress rule of
+        its own, as :meth:`_sync_rules` adds them)."""
+
+        def key_of_given(rule: Mapping[str, Any]) -> RuleKey:
+            body = dict(rule)
+            body.setdefault("direction", "ingress")
+            body.setdefault("ethertype", "IPv4")
+            if (rule.get("remote_mode") or "remote_ip_prefix") == "remote_group_id":
+                group = rule.get("remote_group_id")
+                body["remote_group_id"] = (
+                    resolve_id(ctx, conn, "security group", group, find_security_group) if group else sg_id
+                )
+                body["remote_ip_prefix"] = None
+            else:
+                body["remote_group_id"] = None
+            return rule_key(body)
+
+        have = [dict(r) for r in live]
+        if not any((r.get("direction") or "ingress") == "egress" for r in given):
+            defaults = {rule_key(r) for r in DEFAULT_EGRESS}
+            have = [r for r in have if rule_key(r) not in defaults]
+        keys = {id(g): key_of_given(g) for g in given}
+        return match_items(given, have, lambda g, r: keys[id(g)] == rule_key(r), _heat_rule_of)
+
+
+def _heat_rule_of(rule: Mapping[str, Any]) -> dict[str, Any]:
+    """A Neutron rule in the form of an item of SecurityGroup.rules."""
+    out: dict[str, Any] = {
+        "direction": rule.get("direction"),
+        "ethertype": rule.get("ethertype"),
+        "protocol": rule.get("protocol"),
+        "port_range_min": rule.get("port_range_min"),
+        "port_range_max": rule.get("port_range_max"),
+    }
+    if rule.get("remote_group_id"):
+        out["remote_mode"] = "remote_group_id"
+        out["remote_group_id"] = rule["remote_group_id"]
+    else:
+        out["remote_mode"] = "remote_ip_prefix"
+        out["remote_ip_prefix"] = rule.get("remote_ip_prefix")
+    return {k: v for k, v in out.items() if v is not None}
+
 
 def _retry_not_duplicate(exc: BaseException) -> bool:
     from hotc.providers.openstack.common import is_transient, status_of
@@ -928,7 +1166,22 @@ class SecurityGroupRuleDriver:
         rule = get_or_none(
             ctx, f"read security group rule {physical_id}", conn.network.get_security_group_rule, physical_id
         )
-        return None if rule is None else outcome(rule, {})
+        return None if rule is None else self.read_outcome(ctx, conn, rule, props)
+
+    def read_outcome(self, ctx: ActionContext, conn: Any, rule: Any, props: Mapping[str, Any]) -> Outcome:
+        raw = rule.to_dict(original_names=True)
+        lp = LiveProps(ctx, conn, props)
+        lp.ref("security_group", raw.get("security_group_id"), "security group", find_security_group)
+        lp.ref("remote_group", raw.get("remote_group_id"), "security group", find_security_group)
+        for key in ("direction", "ethertype", "port_range_min", "port_range_max"):
+            lp.put(key, raw.get(key))
+        lp.text("protocol", raw.get("protocol"))
+        lp.text("description", raw.get("description") or "")
+        if lp.wants("remote_ip_prefix"):
+            live_prefix = raw.get("remote_ip_prefix")
+            given = props.get("remote_ip_prefix")
+            lp.put("remote_ip_prefix", given if _prefix(given) == _prefix(live_prefix) else live_prefix)
+        return replace(outcome(rule, {}), properties=lp.result())
 
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("a security group rule cannot be updated in place (replace it)")

@@ -13,6 +13,7 @@ the load balancer's cascade delete removes such a member.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import ActionContext, Driver, Outcome
@@ -34,10 +35,12 @@ from hotc.providers.openstack.common import (
     settle,
     stamp,
     stamp_tags,
+    user_tags,
     wait_for,
     wait_gone,
     with_defaults,
 )
+from hotc.providers.openstack.live import LiveProps
 from hotc.providers.openstack.neutron import find_subnet
 
 
@@ -201,7 +204,26 @@ class OctaviaChild:
         )
         if obj is None or str(obj.provisioning_status).upper() == "DELETED":
             return None
-        return self._outcome(obj)
+        return self.read_outcome(ctx, conn, obj, props)
+
+    def read_outcome(self, ctx: ActionContext, conn: Any, obj: Any, props: Mapping[str, Any]) -> Outcome:
+        """Attributes and live properties of ``obj`` (also one from a list call)."""
+        raw = obj.to_dict(original_names=True)
+        lp = LiveProps(ctx, conn, props)
+        if self.named:
+            lp.name(raw.get("name"))
+        for prop, field in self.simple.items():
+            if prop == "description":
+                lp.text(prop, raw.get(field) or "")
+            else:
+                lp.put(prop, raw.get(field))
+        lp.put("tags", user_tags(raw.get("tags")))
+        self.live_properties(lp, raw)
+        return replace(self._outcome(obj), properties=lp.result())
+
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        """Subclasses report their references from the API representation ``raw``."""
+        return None
 
     def update(
         self,
@@ -302,6 +324,10 @@ class LoadBalancerDriver(OctaviaChild):
         for fixed in ("vip_address", "provider", "availability_zone"):
             body.pop(fixed, None)
         return body
+
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.ref("vip_subnet", raw.get("vip_subnet_id"), "subnet", find_subnet)
+        lp.ref("flavor", raw.get("flavor_id"), "load balancer flavor", find_lb_flavor)
 
     def attributes(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -420,6 +446,13 @@ class ListenerDriver(OctaviaChild):
             )
         return body
 
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.ref("loadbalancer", _first_id(raw.get("loadbalancers")), "load balancer", find_load_balancer)
+        lp.ref("default_pool", raw.get("default_pool_id"), "pool", find_pool)
+        for key in ("sni_container_refs", "allowed_cidrs"):
+            if lp.props.get(key) is not None:
+                lp.put(key, list(raw.get(key) or []))
+
     def attributes(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return {
             "loadbalancers": raw.get("loadbalancers") or [],
@@ -465,6 +498,20 @@ class PoolDriver(OctaviaChild):
         body = super().update_body(ctx, conn, new, changed)
         body.pop("protocol", None)
         return body
+
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.ref("loadbalancer", _first_id(raw.get("loadbalancers")), "load balancer", find_load_balancer)
+        lp.ref("listener", _first_id(raw.get("listeners")), "listener", find_listener)
+        if lp.wants("session_persistence"):
+            given = dict(lp.props.get("session_persistence") or {})
+            live = dict(raw.get("session_persistence") or {})
+            if not live:  # none in the cloud
+                value: Any = lp.props.get("session_persistence") if not given else None
+            elif not given:
+                value = live
+            else:  # the keys the template gives (Octavia fills in the others)
+                value = {k: live.get(k) for k in given}
+            lp.put("session_persistence", value)
 
     def attributes(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -572,6 +619,10 @@ class PoolMemberDriver(OctaviaChild):
                 return m
         return None
 
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.ref("subnet", raw.get("subnet_id"), "subnet", find_subnet)
+        lp.put("pool", lp.props.get("pool"))  # read through that pool: it holds the member
+
     def _create(self, conn: Any, props: Mapping[str, Any], body: dict[str, Any]) -> Any:
         return conn.load_balancer.create_member(self._pool_id(conn, props), **body)
 
@@ -628,6 +679,9 @@ class HealthMonitorDriver(OctaviaChild):
         body = super().update_body(ctx, conn, new, changed)
         body.pop("type", None)
         return body
+
+    def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
+        lp.ref("pool", _first_id(raw.get("pools")), "pool", find_pool)
 
     def attributes(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return {"pools": raw.get("pools") or []}

@@ -119,10 +119,17 @@ def list_(item: PropSchema | None = None, **kw: Any) -> PropSchema:
     return _prop("list", item=item, **kw)
 
 
-def attrs(*names: str, **typed: str) -> dict[str, AttrSchema]:
+def attrs(*names: str, stable: tuple[str, ...] = (), **typed: str) -> dict[str, AttrSchema]:
     """Attribute schemas by name, plus the base attribute ``show`` every Heat resource has (the full API
-    representation; excluded from ``get_attr: [res]`` with no attribute name)."""
+    representation; excluded from ``get_attr: [res]`` with no attribute name). ``stable`` names the
+    attributes no in-place update can change (``AttrSchema.stable``; be conservative: an attribute wrongly
+    declared stable makes a plan promise an old value)."""
     out = {"show": AttrSchema(description="the full API representation of the resource", type="map")}
     out.update({n: AttrSchema() for n in names})
     out.update({n: AttrSchema(type=t) for n, t in typed.items()})
+    unknown = [n for n in stable if n not in out or n == "show"]
+    if unknown:
+        raise ValueError(f"stable attributes not declared: {unknown}")
+    for n in stable:
+        out[n] = AttrSchema(description=out[n].description, type=out[n].type, stable=True)
     return out

@@ -92,6 +92,7 @@ VOLUME = ResourceType(
         "attachments",
         "attachments_list",
         "multiattach",
+        stable=("availability_zone", "created_at", "snapshot_id", "source_volid"),
     ),
     update_checks=(volume_shrink_check,),
     validators=(volume_validate,),

@@ -73,6 +73,7 @@ NET = ResourceType(
         "qos_policy_id",
         "l2_adjacency",
         "segments",
+        stable=("tenant_id",),
     ),
     validators=(_with_value_specs(frozenset(_NET_PROPERTIES)),),
     service="network",
@@ -176,6 +177,7 @@ SUBNET = ResourceType(
         "cidr",
         "dns_nameservers",
         "enable_dhcp",
+        stable=("cidr", "ip_version", "network_id", "tenant_id"),
     ),
     validators=(subnet_validate, _with_value_specs(frozenset(_SUBNET_PROPERTIES))),
     update_checks=(subnet_update_check,),
@@ -235,7 +237,9 @@ def router_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
 ROUTER = ResourceType(
     name="OS::Neutron::Router",
     properties=_ROUTER_PROPERTIES,
-    attributes=attrs("status", "external_gateway_info", "name", "admin_state_up", "tenant_id"),
+    attributes=attrs(
+        "status", "external_gateway_info", "name", "admin_state_up", "tenant_id", stable=("tenant_id",)
+    ),
     validators=(router_validate, _with_value_specs(frozenset(_ROUTER_PROPERTIES))),
     service="network",
     heat_class="heat.engine.resources.openstack.neutron.router.Router",
@@ -367,6 +371,7 @@ PORT = ResourceType(
         "dns_assignment",
         "network",
         "propagate_uplink_status",
+        stable=("network_id", "tenant_id"),
     ),
     validators=(port_validate, _with_value_specs(frozenset(_PORT_PROPERTIES))),
     always_replace=port_always_replace,
@@ -402,7 +407,13 @@ FLOATING_IP = ResourceType(
     name="OS::Neutron::FloatingIP",
     properties=_FIP_PROPERTIES,
     attributes=attrs(
-        "router_id", "tenant_id", "floating_network_id", "fixed_ip_address", "floating_ip_address", "port_id"
+        "router_id",
+        "tenant_id",
+        "floating_network_id",
+        "fixed_ip_address",
+        "floating_ip_address",
+        "port_id",
+        stable=("floating_ip_address", "floating_network_id", "tenant_id"),
     ),
     validators=(floating_ip_validate, _with_value_specs(frozenset(_FIP_PROPERTIES))),
     service="network",

@@ -290,6 +290,7 @@ SERVER = ResourceType(
         "tags",
         "os_collect_config",
         "first_address",
+        stable=("instance_name",),
     ),
     replace_rules=(server_flavor_replace, server_image_replace, server_user_data_replace),
     rebuild_rules=(server_image_rebuild, server_user_data_rebuild),
@@ -336,7 +337,7 @@ FLAVOR = ResourceType(
         "extra_specs": map_(update=True),
         "is_public": boolean(default=True),
     },
-    attributes=attrs("is_public", "extra_specs"),
+    attributes=attrs("is_public", "extra_specs", stable=("is_public",)),
     service="compute",
     heat_class="heat.engine.resources.openstack.nova.flavor.NovaFlavor",
 )

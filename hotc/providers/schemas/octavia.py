@@ -25,7 +25,14 @@ LOADBALANCER = ResourceType(
         "flavor": string(constraints=(custom("octavia.flavor"),)),
         "availability_zone": string(constraints=(custom("octavia.availabilityzone"),)),
     },
-    attributes=attrs("vip_address", "vip_port_id", "vip_subnet_id", "pools", "flavor_id"),
+    attributes=attrs(
+        "vip_address",
+        "vip_port_id",
+        "vip_subnet_id",
+        "pools",
+        "flavor_id",
+        stable=("vip_address", "vip_port_id", "vip_subnet_id", "flavor_id"),
+    ),
     service=SERVICE,
     heat_class="heat.engine.resources.openstack.octavia.loadbalancer.LoadBalancer",
 )
