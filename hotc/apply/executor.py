@@ -28,6 +28,8 @@ from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
 from hotc.planner.plan import Action, Plan
 from hotc.providers.base import (
+    DELETE,
+    SNAPSHOT,
     ActionContext,
     Driver,
     Outcome,
@@ -41,10 +43,6 @@ from hotc.values import collect_unknowns
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
-DEPOSED_TYPE_KEY = "hotc:type"  # attributes key of a deposed instance whose type differs from the current one
-DEPOSED_POLICY_KEY = (
-    "hotc:deletion_policy"  # attributes key: the deletion_policy a deposed instance had (not Delete)
-)
 
 # Per-type default timeouts (seconds) for one action; anything else gets DEFAULT_TIMEOUT.
 DEFAULT_TIMEOUT = 1800.0
@@ -330,20 +328,19 @@ class Executor:
         lineage = self._initial.lineage
 
         def lookup(pid: str) -> ResourceState | None:
-            """The resource an id belongs to; for a replaced (deposed) instance, a view of it with the deletion
-            policy it had, so a driver honours e.g. ``Snapshot`` when it deletes the old instance too."""
+            """The resource an id belongs to (for a replaced, deposed instance: a view of it as a resource)."""
             for rs in self.keeper.state.resources.values():
                 if rs.physical_id == pid:
                     return rs
                 for d in rs.deposed:
                     if d.physical_id == pid:
-                        policy = str(d.attributes.get(DEPOSED_POLICY_KEY, "Delete"))
                         return replace(
                             rs,
+                            type=d.type or rs.type,
                             physical_id=pid,
                             properties=d.properties,
                             attributes=d.attributes,
-                            deletion_policy=policy,
+                            deletion_policy=d.deletion_policy,
                             deposed=(),
                         )
             return None
@@ -560,7 +557,7 @@ class Executor:
         lent: list[DeposedInstance] = []  # old instances that let go of something for the replacement
         try:
             for dep in entry.deposed:  # Heat's prepare_for_replace (a server's explicit ports, …)
-                if dep.attributes.get(DEPOSED_TYPE_KEY, type_name) == type_name:
+                if (dep.type or type_name) == type_name:
                     lent.append(dep)
                     if not prepare_for_replace(
                         driver, ctx, dep.physical_id, with_defaults(type_name, dep.properties), new_d
@@ -792,12 +789,23 @@ class Executor:
             raise StepFailed(reason) from exc
         self._complete(addr, type_name, "UPDATE", outcome, props)
 
-    def _delete_call(self, driver: Driver, ctx: ActionContext, pid: str, props: Mapping[str, Any]) -> None:
+    def _delete_call(
+        self, driver: Driver, ctx: ActionContext, pid: str, props: Mapping[str, Any], policy: str
+    ) -> None:
+        """``driver.delete`` under ``policy`` (Delete or Snapshot; Retain never gets here), retried. A Snapshot
+        asked of a driver that cannot take one fails, and the resource is kept."""
+        if policy == SNAPSHOT and not getattr(driver, "snapshot_delete", False):
+            raise StepFailed(
+                f"deletion_policy Snapshot: hotc cannot snapshot a {ctx.type} before deleting it, so it was "
+                "kept; change the deletion_policy to Retain (keep it) or Delete (lose it), then run again"
+            )
+        if policy not in (DELETE, SNAPSHOT):
+            raise StepFailed(f"unknown deletion_policy {policy!r}: the resource was kept")
         attempts = max(1, self.options.delete_attempts)
         delay = self.options.retry_backoff
         for i in range(attempts):
             try:
-                driver.delete(ctx, pid, props)
+                driver.delete(ctx, pid, props, policy=policy)
                 return
             except Exception:
                 if i == attempts - 1 or self._cancel.is_set():
@@ -817,7 +825,7 @@ class Executor:
             self._delete_current(addr)
 
     def _delete_deposed(self, addr: str, cur_type: str, dep: DeposedInstance) -> None:
-        type_name = str(dep.attributes.get(DEPOSED_TYPE_KEY) or cur_type)
+        type_name = dep.type or cur_type
         label = "old instance" if type_name in SECRET_ID_TYPES else f"old instance {dep.physical_id}"
 
         def drop(s: StackState) -> StackState:
@@ -828,7 +836,7 @@ class Executor:
                 replace(rs, deposed=tuple(d for d in rs.deposed if d.physical_id != dep.physical_id))
             )
 
-        if dep.attributes.get("hotc:retain"):
+        if dep.deletion_policy == "Retain":
             self.keeper.commit(
                 drop,
                 (
@@ -857,6 +865,7 @@ class Executor:
                 self._ctx(addr, type_name, lambda _p: None),
                 dep.physical_id,
                 with_defaults(type_name, dep.properties),
+                dep.deletion_policy,
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
@@ -923,6 +932,7 @@ class Executor:
                 self._ctx(addr, cur.type, lambda _p: None),
                 pid,
                 with_defaults(cur.type, cur.properties),
+                cur.deletion_policy,
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
@@ -1065,16 +1075,13 @@ def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
-    """The current instance of a resource as an old one, waiting for the cleanup after its replacement: its
-    type when it differs, and its deletion policy (an adopted object, or a Retain one, is only forgotten)."""
-    attrs = dict(base.attributes)
-    if base.type != type_name:
-        attrs[DEPOSED_TYPE_KEY] = base.type
-    if base.deletion_policy == "Retain" or base.external_id is not None:
-        attrs["hotc:retain"] = True
-    if base.deletion_policy not in (None, "Delete"):
-        attrs[DEPOSED_POLICY_KEY] = base.deletion_policy
-    return DeposedInstance(base.physical_id or "", base.properties, attrs)
+    """The current instance of a resource as an old one, waiting for the cleanup after its replacement, with
+    the type it has and the deletion policy its deletion honours (an adopted external object is only
+    forgotten: Retain)."""
+    policy = "Retain" if base.external_id is not None else (base.deletion_policy or "Delete")
+    return DeposedInstance(
+        base.physical_id or "", base.properties, base.attributes, type=base.type, deletion_policy=policy
+    )
 
 
 def _patch(s: StackState, addr: str, **changes: Any) -> StackState:

@@ -385,7 +385,15 @@ def resource_show(
         # sensitive properties and attributes (a RandomString's value) masked as stored
         "properties": masked["properties"],
         "attributes": masked["attributes"],
-        "deposed": [{"physical_id": _pid_of(r.type, d.physical_id), "status": d.status} for d in r.deposed],
+        "deposed": [
+            {
+                "physical_id": _pid_of(d.type or r.type, d.physical_id),
+                "status": d.status,
+                "type": d.type or r.type,
+                "deletion_policy": d.deletion_policy,
+            }
+            for d in r.deposed
+        ],
     }
     if fmt == "json":
         sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")

@@ -66,6 +66,12 @@ DenyOpt = Annotated[
         "--deny", help="Fail (exit 3) if an ACTION:TYPE_GLOB change is planned, e.g. 'replace:OS::Cinder::*'."
     ),
 ]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices", help="Price table (YAML/JSON: flavors, volume_gb, floating_ip) for a monthly cost delta."
+    ),
+]
 WarnOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -117,13 +123,20 @@ def _print_diags(diags: list[Diagnostic]) -> None:
         print(str(d), file=sys.stderr)
 
 
-def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> Any:
+def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> tuple[Any, list[Any]]:
+    """The stack's state and its event history (for duration estimates; empty when it cannot be read)."""
     from hotc.state.backend import backend_from_config
 
     backend: Any = backend_from_config(backend_url)
     with backend.lock(stack, "plan", timeout=lock_timeout):
         state, _token = backend.read(stack)
-    return state
+    events: list[Any] = []
+    if state is not None:
+        try:
+            events = list(backend.read_events(stack))
+        except HotcError:
+            events = []  # an unreadable history only loses the measured durations
+    return state, events
 
 
 def _load(
@@ -173,6 +186,7 @@ def plan_command(
     refresh: RefreshOpt = False,
     os_cloud: OsCloudOpt = None,
     warn: WarnOpt = None,
+    prices: PricesOpt = None,
     signal_store: SignalStoreOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
@@ -201,6 +215,7 @@ def plan_command(
             refresh,
             os_cloud,
             warn,
+            prices,
             signal_store,
         )
     except HotcError as exc:
@@ -236,6 +251,7 @@ def _plan(
     refresh: bool,
     os_cloud: str | None,
     warn: list[str] | None = None,
+    prices: Path | None = None,
     signal_store: str | None = None,
 ) -> None:
     from hotc.planner.api import (
@@ -251,6 +267,8 @@ def _plan(
         save_plan,
         template_digest,
     )
+    from hotc.planner.prices import load_prices
+    from hotc.planner.review import with_review
 
     check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
@@ -274,7 +292,8 @@ def _plan(
     name = stack_name_for(stack, template)
     params = parse_parameters(parameter)
     pfiles = parse_parameter_files(parameter_file)
-    state = _read_state(backend, name, lock_timeout)
+    price_table = load_prices(prices) if prices is not None else None
+    state, events = _read_state(backend, name, lock_timeout)
     warnings: list[Diagnostic] = []
     if template is not None:
         loaded = _load(template, list(environment or []), params, pfiles, warnings)
@@ -319,6 +338,7 @@ def _plan(
     matched = evaluate_policy(plan, rules)
     violations = [v for v in matched if v.rule.level == "deny"]
     plan = replace(plan, policy_findings=findings(matched), warnings=tuple(str(w) for w in warnings))
+    plan = with_review(plan, events, price_table)
     if fmt == "sarif":
         sys.stdout.write(_render_sarif(plan, desired, warnings))
     else:

@@ -121,7 +121,9 @@ def _resource_text(r: ResourceState) -> str:
             lines.append(f"{title}:")
             lines.extend("  " + line for line in json.dumps(m, indent=2, sort_keys=True).splitlines())
     for d in r.deposed:
-        lines.append(f"deposed: {d.physical_id} ({d.status})")
+        lines.append(
+            f"deposed: {d.physical_id} ({d.status}, {d.type or r.type}, deletion_policy {d.deletion_policy})"
+        )
     return "\n".join(lines)
 
 

@@ -335,18 +335,22 @@ def _deposed_changes(rs: ResourceState) -> list[ResourceChange]:
     out = []
     for dep in rs.deposed:
         assert isinstance(dep, DeposedInstance)
+        detail = f"old instance {dep.physical_id} left by an earlier replace"
+        if dep.deletion_policy != "Delete":
+            detail += f" (deletion_policy {dep.deletion_policy})"
         out.append(
             ResourceChange(
                 address=rs.address,
-                type=rs.type,
+                type=dep.type or rs.type,
                 action=Action.DELETE,
                 before=dict(dep.properties),
                 after=None,
                 action_reason=D_DEPOSED,
-                reason_detail=f"old instance {dep.physical_id} left by an earlier replace",
+                reason_detail=detail,
                 previous_physical_id=dep.physical_id,
                 deposed=True,
                 depends_on=tuple(rs.dependencies),
+                deletion_policy=dep.deletion_policy,
             )
         )
     return out

@@ -106,6 +106,9 @@ class Plan:
     # Policy findings (deny and warn) and planning warnings travel with the plan: JSON, Markdown, SARIF.
     policy_findings: tuple[PolicyFinding, ...] = ()
     warnings: tuple[str, ...] = ()
+    # What a reviewer weighs besides the actions (JSON-ready, see hotc.planner.review): the estimated apply
+    # duration and critical path, each change's blast radius, the monthly cost delta.
+    review: Mapping[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         counts = {a.value: 0 for a in Action}

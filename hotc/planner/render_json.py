@@ -161,6 +161,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
             ],
         },
         "warnings": list(plan.warnings),
+        "review": dict(plan.review),
     }
 
 

@@ -167,6 +167,12 @@ def _no_signal_store() -> Any:
     raise HotcError("no signal store is configured for this run")
 
 
+# ``deletion_policy`` values a driver's ``delete`` is called with (Retain never reaches a driver: the applier
+# forgets the resource instead).
+DELETE = "Delete"
+SNAPSHOT = "Snapshot"
+
+
 class Driver(Protocol):
     """Create/read/update/delete (and lifecycle) for one resource type. Every call is idempotent where the
     cloud allows: delete of a gone resource succeeds, read of a gone resource returns None."""
@@ -184,7 +190,13 @@ class Driver(Protocol):
         changed: frozenset[str],
     ) -> Outcome: ...
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None: ...
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
+        """Delete the resource. ``policy`` is its ``deletion_policy``, passed explicitly by the applier:
+        ``Snapshot`` makes a backup first and fails, keeping the resource, when that cannot be done. Only a
+        driver with ``snapshot_delete = True`` is ever asked for a Snapshot (the applier refuses it for others)."""
+        ...
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         """A physical id of a resource this stack created (by lineage+address tags) but never recorded."""

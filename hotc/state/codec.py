@@ -157,6 +157,8 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
                     d.attributes, _secret_attrs(rs, d.attributes), key, where + ".deposed"
                 ),
                 "status": d.status,
+                "type": d.type or rs.type,
+                "deletion_policy": d.deletion_policy,
             }
             for d in rs.deposed
         ],
@@ -324,7 +326,34 @@ def _kind_name(kinds: Any) -> str:
 _NULL = type(None)
 
 
-def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> ResourceState:
+DELETION_POLICIES = ("Delete", "Retain", "Snapshot")
+
+# Format 1 kept a deposed instance's type and policy as keys inside its attributes.
+_V1_TYPE, _V1_POLICY, _V1_RETAIN = "hotc:type", "hotc:deletion_policy", "hotc:retain"
+
+
+def _deposed_from_v1(dd: dict[str, Any], source: str, where: str) -> dict[str, Any]:
+    """A format-1 deposed entry in the format-2 form: ``hotc:type`` becomes ``type``, ``hotc:retain`` /
+    ``hotc:deletion_policy`` become ``deletion_policy``; the keys leave the attributes."""
+    attrs = _get(dd, "attributes", dict, source, where, {})
+    if not any(k in attrs for k in (_V1_TYPE, _V1_POLICY, _V1_RETAIN)):
+        return dd
+    out = dict(dd)
+    rest = {k: v for k, v in attrs.items() if k not in (_V1_TYPE, _V1_POLICY, _V1_RETAIN)}
+    out["attributes"] = rest
+    if isinstance(attrs.get(_V1_TYPE), str):
+        out["type"] = attrs[_V1_TYPE]
+    policy = attrs.get(_V1_POLICY)
+    if attrs.get(_V1_RETAIN):
+        policy = "Retain"
+    if isinstance(policy, str):
+        out["deletion_policy"] = policy.capitalize()
+    return out
+
+
+def resource_from_dict(
+    addr: str, d: Any, source: str, key: bytes | None, version: int = FORMAT_VERSION
+) -> ResourceState:
     where = f"resources.{addr}"
     if not isinstance(d, dict):
         raise _bad(source, f"{where}: expected an object")
@@ -333,11 +362,17 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
     attr_paths = tuple(_get(d, "sensitive_attributes", list, source, where, []))
     # a resource with a sensitive property has secret attributes (also in documents written before that rule)
     secret_attrs = secrets.secret_attributes(attr_paths, paths, stored_attrs)
+    rtype = _get(d, "type", str, source, where)
     deposed = []
     for i, dd in enumerate(_get(d, "deposed", list, source, where, [])):
         w = f"{where}.deposed[{i}]"
         if not isinstance(dd, dict):
             raise _bad(source, f"{w}: expected an object")
+        if version < 2:
+            dd = _deposed_from_v1(dd, source, w)
+        dpol = _get(dd, "deletion_policy", str, source, w, "Delete")
+        if dpol not in DELETION_POLICIES:
+            raise _bad(source, f"{w}.deletion_policy: {dpol!r} is not one of {', '.join(DELETION_POLICIES)}")
         deposed.append(
             DeposedInstance(
                 physical_id=_get(dd, "physical_id", str, source, w),
@@ -348,11 +383,13 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
                     key,
                 ),
                 status=_get(dd, "status", str, source, w, "REPLACED"),
+                type=_get(dd, "type", str, source, w, rtype),
+                deletion_policy=dpol,
             )
         )
     return ResourceState(
         address=addr,
-        type=_get(d, "type", str, source, where),
+        type=rtype,
         physical_id=_get(d, "physical_id", (str, _NULL), source, where, None),
         status=_get(d, "status", str, source, where),
         properties=_unmask_paths(_get(d, "properties", dict, source, where, {}), paths, key),
@@ -442,7 +479,7 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
             for n, p in _get(d, "parameters", dict, source, where, {}).items()
         },
         resources={
-            a: resource_from_dict(a, r, source, key)
+            a: resource_from_dict(a, r, source, key, version)
             for a, r in _get(d, "resources", dict, source, where, {}).items()
         },
         outputs={

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 
 SUCCESS = "SUCCESS"
 FAILURE = "FAILURE"
@@ -174,7 +174,9 @@ class SignalHandleMixin:
     ) -> Outcome:
         return self._outcome(physical_id, {})
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         if not self.needs_store(props):
             return
         store = ctx.signals()
@@ -309,7 +311,9 @@ class SignalWaitMixin:
         key = self.handle_key(ctx, props)
         return Outcome(physical_id, {self.data_attr: data_of(self._reader(ctx, key, count)())})
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         return None
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

@@ -13,13 +13,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     NotFound,
     ProviderError,
     call,
     create_once,
-    deletion_policy,
     fresh_finder,
     get_or_none,
     has_stamp,
@@ -115,6 +114,8 @@ def detach_everywhere(ctx: ActionContext, conn: Any, volume: Any) -> None:
 
 
 class VolumeDriver:
+    snapshot_delete = True  # delete(policy=Snapshot) makes a backup first
+
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
         name = physical_name(ctx, props.get("name"))
@@ -342,12 +343,14 @@ class VolumeDriver:
             )
         return self._outcome(call(ctx, f"read volume {vid}", conn.block_storage.get_volume, vid))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
         if vol is None:
             return
-        if deletion_policy(ctx, physical_id) == "Snapshot":
+        if policy == SNAPSHOT:
             self._backup_before_delete(ctx, conn, vol)
         if vol.attachments:
             ctx.log(f"volume {physical_id} is still attached; detaching it before deletion")
@@ -554,7 +557,9 @@ class VolumeAttachmentDriver:
             lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None,
         )
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         self._detach(ctx, ctx.cloud(), physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from hotc.errors import HotcError
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 
 T = TypeVar("T")
 
@@ -514,20 +514,6 @@ def get_or_none(
         return None
 
 
-def deletion_policy(ctx: ActionContext, physical_id: str) -> str | None:
-    """The ``deletion_policy`` of the resource being deleted, when the caller's context can tell (the applier's
-    context looks resources up by physical id; a plain ActionContext cannot, and gives None)."""
-    lookup_fn = getattr(ctx, "lookup", None)
-    if not callable(lookup_fn):
-        return None
-    try:
-        rs = lookup_fn(physical_id)
-    except Exception:  # noqa: BLE001 -- a look-up is best effort
-        return None
-    policy = getattr(rs, "deletion_policy", None) if rs is not None else None
-    return str(policy).capitalize() if policy else None
-
-
 # --------------------------------------------------------------------------------------------- defaults
 
 
@@ -564,8 +550,10 @@ class Defaulted:
         old_d, new_d = self._d(old), self._d(new)
         return _applied(self.inner.update(ctx, physical_id, old_d, new_d, changed))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        self.inner.delete(ctx, physical_id, self._d(props))
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
+        self.inner.delete(ctx, physical_id, self._d(props), policy=policy)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return self.inner.find_adoptable(ctx, self._d(props))  # type: ignore[no-any-return]

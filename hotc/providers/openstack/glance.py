@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
@@ -243,7 +243,9 @@ class WebImageDriver:
             raise ProviderError(f"image {physical_id} disappeared during its update")
         return out
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         ignore_missing(
             ctx, f"delete image {physical_id}", conn.image.delete_image, physical_id, ignore_missing=False

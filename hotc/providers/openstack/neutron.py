@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     NotFound,
     ProviderError,
@@ -232,7 +232,9 @@ class NeutronDriver:
     ) -> None:
         return None
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         ignore_missing(ctx, f"delete {self.what} {physical_id}", self._proxy(conn, "delete"), physical_id)
         wait_gone(ctx, f"delete {self.what} {physical_id}", lambda: self._proxy(conn, "get")(physical_id))
@@ -496,12 +498,14 @@ class RouterDriver(NeutronDriver):
             )
         return out
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         router = self._get(ctx, conn, physical_id)
         if router is None:
             return
-        super().delete(ctx, physical_id, props)
+        super().delete(ctx, physical_id, props, policy=policy)
 
 
 # --------------------------------------------------------------------------------------------- RouterInterface
@@ -603,7 +607,9 @@ class RouterInterfaceDriver:
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("router interface has no properties that can be updated in place (replace it)")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         router_id, key, value = self.parse(physical_id)
         if get_or_none(ctx, f"read router {router_id}", conn.network.get_router, router_id) is None:
@@ -847,7 +853,9 @@ class FloatingIPDriver(NeutronDriver):
         for key in ("dns_name", "dns_domain"):
             lp.text(key, raw.get(key) or "")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         ignore_missing(ctx, f"delete floating IP {physical_id}", conn.network.delete_ip, physical_id)
         wait_gone(ctx, f"delete floating IP {physical_id}", lambda: conn.network.get_ip(physical_id))
@@ -914,7 +922,9 @@ class FloatingIPAssociationDriver:
             return
         ignore_missing(ctx, f"dissociate floating IP {fip_id}", conn.network.update_ip, fip_id, port_id=None)
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         self._dissociate(ctx, ctx.cloud(), physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
@@ -1186,7 +1196,9 @@ class SecurityGroupRuleDriver:
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("a security group rule cannot be updated in place (replace it)")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         ignore_missing(
             ctx,

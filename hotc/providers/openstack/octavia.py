@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
@@ -243,7 +243,9 @@ class OctaviaChild:
             call(ctx, f"update {self.what} {physical_id}", self._update, conn, physical_id, new, body)
         return self._settle(ctx, conn, lb_id, physical_id, new, f"update {self.what}")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         try:
             lb_id: str | None = self.lb_of_props(ctx, conn, props)
@@ -371,7 +373,9 @@ class LoadBalancerDriver(OctaviaChild):
             )
         return self._outcome(wait_lb(ctx, conn, physical_id, "update load balancer"))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         lb = get_or_none(
             ctx, f"read load balancer {physical_id}", conn.load_balancer.get_load_balancer, physical_id

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
@@ -108,7 +108,9 @@ class ContainerDriver:
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("a Swift container cannot be updated in place (replace it)")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         if (
             get_or_none(

@@ -6,13 +6,10 @@ explicit ports and fixed IPs to a replacement, and ``deletion_policy: Snapshot``
 from __future__ import annotations
 
 import base64
-import dataclasses
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from hotc.apply.executor import ExecContext
 from hotc.providers.base import prepare_for_replace, restore_after_failed_replace
 from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
@@ -250,16 +247,11 @@ def test_delete_waits_until_gone_and_adoption_by_stamp(conn: FakeConnection) -> 
     driver(SERVER).delete(ctx, out.physical_id, props)  # gone: done
 
 
-def _snapshot_ctx(ctx: Any) -> ExecContext:
-    fields = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)}
-    return ExecContext(**fields, lookup=lambda _pid: SimpleNamespace(deletion_policy="Snapshot"))
-
-
 def test_deletion_policy_snapshot_makes_an_image_first(conn: FakeConnection) -> None:
     props = base()
     ctx, out = make(conn, props)
     name = server(conn, out.physical_id)["name"]
-    driver(SERVER).delete(_snapshot_ctx(ctx), out.physical_id, props)
+    driver(SERVER).delete(ctx, out.physical_id, props, policy="Snapshot")
     (img,) = [i for i in conn.cloud.all("image") if i["name"] == f"{name}-snapshot"]
     assert img["status"] == "active" and img["instance_uuid"] == out.physical_id
     assert conn.cloud.find("server", out.physical_id) is None
@@ -272,7 +264,7 @@ def test_deletion_policy_snapshot_that_never_finishes_keeps_the_server(conn: Fak
     ctx, out = make(conn, props)
     conn.compute.snapshot_stalls = True
     with pytest.raises(ProviderError, match="the server is kept"):
-        driver(SERVER).delete(_snapshot_ctx(ctx), out.physical_id, props)
+        driver(SERVER).delete(ctx, out.physical_id, props, policy="Snapshot")
     assert server(conn, out.physical_id)["status"] == "ACTIVE"
     assert not [
         i for i in conn.cloud.all("image") if i["name"].endswith("-snapshot")

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
@@ -175,7 +175,9 @@ class FlavorDriver:
             raise NotFound(f"flavor {physical_id} disappeared during its update")
         return out
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         ignore_missing(ctx, f"delete flavor {physical_id}", ctx.cloud().compute.delete_flavor, physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

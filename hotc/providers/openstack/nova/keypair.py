@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
@@ -92,7 +92,9 @@ class KeyPairDriver:
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("a key pair cannot be updated in place (replace it)")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         ignore_missing(ctx, f"delete key pair {physical_id}", ctx.cloud().compute.delete_keypair, physical_id)
 
     # Heat's KeyPair.prepare_for_replace: a key pair's name is its id, so a replacement under the same name

@@ -16,14 +16,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     ProviderError,
     base_address,
     call,
     create_once,
-    deletion_policy,
     fresh_finder,
     get_or_none,
     has_stamp,
@@ -123,6 +122,7 @@ def block_device_mapping_v2(
 
 class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
     what = "server"
+    snapshot_delete = True  # delete(policy=Snapshot) makes an image first
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
@@ -480,7 +480,9 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
             lambda s: f"went to ERROR: {fault(s)}" if str(s.status).upper() == "ERROR" else None,
         )
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         server = get_or_none(ctx, f"read server {physical_id}", conn.compute.get_server, physical_id)
         # the ports hotc made for this server: bound to it, or (a create that failed) bound to nothing; found by
@@ -498,7 +500,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
                 )
             )
         ]
-        if server is not None and deletion_policy(ctx, physical_id) == "Snapshot":
+        if server is not None and policy == SNAPSHOT:
             self._snapshot_before_delete(ctx, conn, server)
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
