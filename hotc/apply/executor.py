@@ -20,7 +20,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from hotc.apply.adopt import ADOPTED_STATUS, is_external, recorded_properties
+from hotc.apply.adopt import (
+    ADOPTED_STATUS,
+    adopt_reason,
+    adopted_record,
+    is_external,
+    missing_object,
+    recorded_properties,
+    without_unknowns,
+)
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
@@ -407,10 +415,11 @@ class Executor:
     def _apply(self, step: Step) -> None:
         change = step.change
         assert change is not None
-        props = self._desired_props(step)
         if change.import_id is not None:  # adopt an existing object: nothing is created or changed
-            self._import(step, props, change.import_id)
-        elif change.action is Action.UPDATE:
+            self._import(step, change.import_id)
+            return
+        props = self._desired_props(step)
+        if change.action is Action.UPDATE:
             self._update(step, props)
         elif (
             change.action is Action.REPLACE
@@ -614,17 +623,22 @@ class Executor:
             return
         self._complete(addr, type_name, "CREATE", outcome, props)
 
-    def _import(self, step: Step, props: dict[str, Any], pid: str) -> None:
+    def _import(self, step: Step, pid: str) -> None:
         """Adopt the existing object ``pid`` (Heat's ``external_id``, or an import): read it through the type's
         driver and record it; the cloud is never changed. The previous record of the address (an external_id
         change) becomes an old instance: forgotten if it was adopted or Retain, else deleted by the cleanup.
-        Nothing is recorded when the object cannot be read."""
+        Nothing is recorded when the object cannot be read. Properties whose inputs are unknown (an import of
+        one resource of a stack) are recorded as read from the cloud."""
         change = step.change
         assert change is not None
         addr, type_name = step.address, change.type
         driver = self._driver(type_name)
         deps, policy = self._record(step)
         external = is_external(change)
+        if external:
+            props = self._desired_props(step)
+        else:
+            props = self._import_props(step)
         ctx = self._ctx(addr, type_name, lambda _p: None)
         try:
             outcome = driver.read(ctx, pid, with_defaults(type_name, props))
@@ -633,10 +647,7 @@ class Executor:
                 f"reading the existing {type_name} {pid} failed: {_err(exc)}; nothing was recorded"
             ) from exc
         if outcome is None:
-            raise StepFailed(
-                f"there is no {type_name} with id {pid} in the cloud (a wrong id, or the id of an object of "
-                "another type); nothing was recorded"
-            )
+            raise StepFailed(missing_object(type_name, pid))
         got = outcome.physical_id or pid
         if external:
             recorded, note = dict(props), None
@@ -649,8 +660,7 @@ class Executor:
         if note:
             ctx.log(note)
         now = utc_now()
-        how = "external_id: hotc never updates or deletes it" if external else "imported: managed from now on"
-        reason = f"adopted the existing object {got} ({how})"
+        reason = adopt_reason(got, external)
 
         def adopt(s: StackState) -> StackState:
             cur = s.resources.get(addr)
@@ -659,27 +669,35 @@ class Executor:
             if cur is not None and cur.physical_id is not None and not same:
                 deposed = (*deposed, _as_deposed(cur, type_name))
             return s.with_resource(
-                ResourceState(
+                adopted_record(
                     address=addr,
-                    type=type_name,
+                    type_name=type_name,
+                    outcome=outcome,
                     physical_id=got,
-                    status=ADOPTED_STATUS,
                     properties=recorded,
-                    attributes=_kept_secrets(outcome, cur if same else None),
                     dependencies=deps,
-                    deletion_policy="Retain" if external else policy,
-                    status_reason=reason,
-                    created_at=cur.created_at if same and cur is not None else now,
-                    updated_at=now,
+                    deletion_policy=policy,
+                    external=external,
+                    reason=reason,
+                    now=now,
                     sensitive_paths=change.sensitive_paths,
+                    current=cur if same else None,
                     deposed=deposed,
-                    sensitive_attributes=outcome.sensitive_attributes,
-                    reference_attribute=outcome.reference_attribute,
-                    external_id=got if external else None,
                 )
             )
 
         self.keeper.commit(adopt, (resource_event(addr, type_name, ADOPTED_STATUS, reason, got),))
+
+    def _import_props(self, step: Step) -> dict[str, Any]:
+        """The template's properties of an imported resource, with those whose inputs are still unknown left
+        out (the live values are recorded for them)."""
+        if self.desired is None:
+            raise StepFailed("the plan has no desired template to evaluate")
+        try:
+            props = self.desired.resolve_properties(step.address, self.make_resolver(self.keeper.state))
+        except HotcError as exc:
+            raise StepFailed(exc.message) from exc
+        return dict(without_unknowns(dict(props)))
 
     def _adopt(
         self,

@@ -33,6 +33,15 @@ from hotc.cli.common import (
     parse_parameters,
     stack_name_for,
 )
+from hotc.cli.plan import (
+    ExcludeOpt,
+    ExistingOpt,
+    ImportOpt,
+    RefreshOnlyOpt,
+    RefreshOpt,
+    ReplaceOpt,
+    TargetOpt,
+)
 from hotc.errors import HotcError
 
 TemplateOpt = Annotated[
@@ -125,15 +134,34 @@ def apply_command(
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
     signal_store: SignalStoreOpt = None,
+    refresh: RefreshOpt = False,
+    refresh_only: RefreshOnlyOpt = False,
+    target_: TargetOpt = None,
+    exclude: ExcludeOpt = None,
+    replace_: ReplaceOpt = None,
+    import_: ImportOpt = None,
+    existing: ExistingOpt = False,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
-    approved with 'yes' or --auto-approve)."""
+    approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
+    --target, --exclude, --replace, --import); --existing reuses the stack's stored template, environments
+    and parameters, overriding only what is given."""
     from hotc.apply.session import ApplyOptions
+    from hotc.planner.api import parse_import
 
     timeouts = _timeouts(timeout)
-    planfile = Path(target) if target is not None and template is None else None
-    stack = target if template is not None else None
-    if planfile is None and template is None:
+    by_stack = existing or (refresh_only and template is None)
+    planfile = Path(target) if target is not None and template is None and not by_stack else None
+    stack = target if template is not None or by_stack else None
+    if by_stack and not stack:
+        raise HotcError(
+            "give the STACK name: hotc apply STACK --existing (or --refresh-only) works from its state"
+        )
+    if refresh and refresh_only:
+        raise HotcError(
+            "--refresh and --refresh-only cannot be combined (--refresh-only already reads the cloud)"
+        )
+    if planfile is None and template is None and not by_stack:
         raise HotcError(
             "give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE [STACK])"
         )
@@ -153,7 +181,8 @@ def apply_command(
             "given again with --parameter"
         )
     params = parse_parameters(parameter)
-    name = "" if planfile is not None else stack_name_for(stack, template)
+    pfiles = parse_parameter_files(parameter_file)
+    name = "" if planfile is not None else stack or stack_name_for(stack, template)
     opts = ApplyOptions(
         parallelism=parallelism,
         auto_approve=auto_approve,
@@ -162,7 +191,28 @@ def apply_command(
         os_cloud=os_cloud,
         timeouts=timeouts,
         signal_store=signal_store,
+        targets=tuple(target_ or ()),
+        excludes=tuple(exclude or ()),
+        replace=tuple(replace_ or ()),
+        imports=tuple(parse_import(i) for i in import_ or ()),
+        refresh=refresh,
+        refresh_only=refresh_only,
     )
+    if existing:
+        from hotc.apply.existing import existing_from_backend
+
+        with existing_from_backend(
+            backend, name, lock_timeout, template, list(environment or []), params, pfiles
+        ) as inputs:
+            _run(
+                stack=name,
+                opts=opts,
+                template=inputs.template,
+                envs=inputs.environments,
+                params=inputs.parameters,
+                pfiles=inputs.parameter_files,
+            )
+        return
     _run(
         stack=name,
         opts=opts,
@@ -170,7 +220,7 @@ def apply_command(
         template=template,
         envs=list(environment or []),
         params=params,
-        pfiles=parse_parameter_files(parameter_file),
+        pfiles=pfiles,
     )
 
 

@@ -552,6 +552,7 @@ def expand(
     if project_id is not None:
         d._project_id = project_id
     env = loaded.environment
+    d.registry = getattr(env, "registry", None)
     if env is not None and isinstance(getattr(env, "parameter_defaults", None), Mapping):
         d._parameter_defaults = dict(env.parameter_defaults)
     state_members: dict[str, list[int]] = {}

@@ -93,6 +93,7 @@ class Plan:
     state_serial: int | None = None
     template_digest: str | None = None
     targets: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()  # --exclude: left out with their dependents
     replace_requests: tuple[str, ...] = ()
     parallelism: int = 10
     format_version: str = PLAN_FORMAT_VERSION

@@ -211,6 +211,7 @@ _TUPLE_FIELDS = {
     "depends_on",
     "sensitive_paths",
     "targets",
+    "excludes",
     "replace_requests",
 }
 
@@ -241,7 +242,7 @@ def plan_from_data(data: Mapping[str, Any]) -> Plan:
             kw[k] = tuple(_build(ResourceChange, c) for c in v or [])
         elif k == "output_changes":
             kw[k] = tuple(_build(OutputChange, o) for o in v or [])
-        elif k in ("targets", "replace_requests", "warnings"):
+        elif k in ("targets", "excludes", "replace_requests", "warnings"):
             kw[k] = tuple(v or ())
         elif k == "policy_findings":
             kw[k] = tuple(PolicyFinding(**p) for p in v or [])

@@ -138,6 +138,10 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "template_digest": plan.template_digest,
         "options": {
             "targets": list(plan.targets),
+            "exclude": list(plan.excludes),
+            "imports": {
+                c.address: c.import_id for c in plan.changes if c.action_reason == "import_by_request"
+            },
             "replace": list(plan.replace_requests),
             "parallelism": plan.parallelism,
         },

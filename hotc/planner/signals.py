@@ -30,6 +30,14 @@ STORE_TYPES = frozenset(
         "OS::Heat::UpdateWaitConditionHandle",
     }
 )
+HANDLE_TYPES = frozenset(
+    {
+        "OS::Heat::WaitConditionHandle",
+        "OS::Heat::SwiftSignalHandle",
+        "AWS::CloudFormation::WaitConditionHandle",
+        "OS::Heat::UpdateWaitConditionHandle",
+    }
+)
 #: waiters and the property holding how many signals they wait for
 COUNT_PROPS: Mapping[str, str] = {
     "OS::Heat::WaitCondition": "count",
@@ -113,13 +121,28 @@ def check_plan_support(
     return out
 
 
-def enforce_plan_support(desired: Any, plan: Plan, store: Callable[[], Any] | None) -> None:
+def enforce_plan_support(
+    desired: Any, plan: Plan, store: Callable[[], Any] | None, *, state_key: bool = True
+) -> None:
     """Raise HotcError (with positioned diagnostics) when apply could not do what the plan says: an unsupported
-    type or option, or signals with no signal store, an unreachable one, or one that would lose signals."""
+    type or option, or signals with no signal store, an unreachable one, or one that would lose signals.
+    ``state_key``: whether the state backend encrypts secrets (without a key a handle's URL would be stored as
+    a digest only, so the next plan could not give it to the server's user_data again)."""
     if plan.mode != "normal":
         return
     diags = check_plan_support(desired, plan)
     needs = store_needs(plan)
+    handles = [c.address for c in plan.changes if c.type in HANDLE_TYPES and c.action in _APPLIED]
+    if handles and not state_key:
+        diags.append(
+            error(
+                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state, and this "
+                "state backend has no encryption key: set HOTC_STATE_KEY (without it the next plan could not "
+                "read the URL back and would replace every server whose user_data holds it)",
+                getattr((getattr(desired, "resources", {}) or {}).get(handles[0]), "pos", None),
+                "state-key",
+            )
+        )
     if needs.addresses:
         from hotc.state.signal_store import NO_STORE_HINT
 

@@ -381,3 +381,9 @@ def store_for(
     environ = dict(env if env is not None else os.environ)
     bcfg = resolve_backend_config(backend, base, environ)
     return store_factory(resolve_signal_store(signal_store, base, environ, bcfg))
+
+
+def backend_encrypts(backend: Any) -> bool:
+    """Whether ``backend`` keeps secrets encrypted (a key from HOTC_STATE_KEY, or a local state's own key file,
+    made on its first write)."""
+    return getattr(backend, "key", None) is not None or bool(getattr(backend, "_key_file", False))
