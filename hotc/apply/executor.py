@@ -29,8 +29,9 @@ from hotc.apply.adopt import (
     recorded_properties,
     without_unknowns,
 )
+from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
-from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
+from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
@@ -121,6 +122,7 @@ class ApplyReport:
     state: StackState
     interrupted: bool = False
     output_errors: tuple[str, ...] = ()
+    batches: tuple[BatchOutcome, ...] = ()  # groups' rolling-update batches: which ran, failed, never started
 
     @property
     def ok(self) -> bool:
@@ -157,13 +159,16 @@ class Executor:
         on_event: Callable[[Event], None] | None = None,
         desired_info: Mapping[str, Any] | None = None,
         on_log: Callable[[str, str], None] | None = None,
+        pause: Pause | None = None,
     ) -> None:
         self.plan = plan
         self.desired = desired
         self.drivers = drivers
         self.options = options or ExecOptions()
         self.make_resolver = make_resolver
-        self.graph: ApplyGraph = build_graph(plan, state)
+        self.graph: ApplyGraph = add_batch_gates(build_graph(plan, state), plan)
+        self._gates = gates_of(plan)
+        self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state
         self._sink = sink
         self._on_event = on_event
@@ -214,6 +219,7 @@ class Executor:
         results: queue.Queue[StepResult] = queue.Queue()
         parallelism = max(1, self.options.parallelism)
         in_flight = 0
+        gating = 0  # batch gates running (waiting out a pause)
         stopping = False
         # the workers are started up front: a thread started while others run waits long for the GIL
         work: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
@@ -231,15 +237,25 @@ class Executor:
                 while ready and not stopping and in_flight < parallelism:
                     _, _, key = heapq.heappop(ready)
                     started.add(key)
+                    if g.steps[key].kind == BATCH:
+                        # the end of a batch and its pause: a thread of its own, not a cloud call slot
+                        gating += 1
+                        threading.Thread(
+                            target=self._run_step, args=(g.steps[key], results), daemon=True
+                        ).start()
+                        continue
                     in_flight += 1
                     work.put(g.steps[key])
-                if in_flight == 0:
+                if in_flight == 0 and gating == 0:
                     break
                 try:
                     res = results.get(timeout=0.2)
                 except queue.Empty:
                     continue
-                in_flight -= 1
+                if g.steps[res.key].kind == BATCH:
+                    gating -= 1
+                else:
+                    in_flight -= 1
                 if res.ok:
                     done.append(res)
                     for d in g.dependents[res.key]:
@@ -288,6 +304,7 @@ class Executor:
             state=final_state,
             interrupted=interrupted,
             output_errors=output_errors,
+            batches=batch_report(self.plan, g, started, (d.key for d in done), (f.key for f in failed)),
         )
 
     # ----------------------------------------------------------------------------------------------- steps
@@ -308,6 +325,8 @@ class Executor:
                 self._cleanup(step)
             elif step.kind == FORGET:
                 self._forget(step)
+            elif step.kind == BATCH:
+                self._end_batch(step)
             res = StepResult(step.key, step.label, step.address, True, seconds=time.monotonic() - t0)
         except StepFailed as exc:
             res = StepResult(step.key, step.label, step.address, False, str(exc), time.monotonic() - t0)
@@ -317,6 +336,18 @@ class Executor:
                 msg += " (" + traceback.extract_tb(exc.__traceback__)[-1].name + ")"
             res = StepResult(step.key, step.label, step.address, False, msg, time.monotonic() - t0)
         results.put(res)
+
+    def _end_batch(self, step: Step) -> None:
+        """A batch of a group is complete: record it, then wait its pause (unless it is the last)."""
+        gate = self._gates[step.key]
+        r, b = gate.rollout, gate.batch
+        pause = 0.0 if gate.last else b.pause_after
+        what = f"batch {b.number} of {len(r.batches)} complete ({', '.join(b.members)})"
+        if pause > 0:
+            what += f"; pausing {pause:g} s before batch {b.number + 1}"
+        self.keeper.commit(lambda s: s, (resource_event(r.address, r.type, "UPDATE_IN_PROGRESS", what),))
+        if pause > 0 and not self._cancel.is_set():
+            self._pause(pause, self._cancel)
 
     @property
     def keeper(self) -> StateKeeper:

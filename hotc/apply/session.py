@@ -213,12 +213,14 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
         out.write(f"\n{word} complete! Resources: {summary}.\n")
+        out.write(batch_lines(rep))
         for e in rep.output_errors:
             err.write(f"warning: {e}\n")
         return
     out.write(
         f"\n{word} {'INTERRUPTED' if rep.interrupted and not rep.failed else 'FAILED'}. Done: {summary}.\n"
     )
+    out.write(batch_lines(rep))
     for f in rep.failed:
         err.write(f"error: {f.label}: {f.error}\n")
     if rep.not_started:
@@ -232,6 +234,14 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
         "The state holds everything done so far; run 'hotc plan' / 'hotc apply' again to continue "
         "(failed resources are replaced or retried).\n"
     )
+
+
+def batch_lines(rep: ApplyReport) -> str:
+    """One line per group whose update ran in batches: each batch's outcome, in order."""
+    groups: dict[str, list[str]] = {}
+    for b in rep.batches:
+        groups.setdefault(b.group, []).append(f"{b.number} {b.status}")
+    return "".join(f"Batches of {g}: {', '.join(parts)}.\n" for g, parts in groups.items())
 
 
 def print_outputs(state: StackState, out: IO[str]) -> None:

@@ -60,6 +60,9 @@ class DesiredResource:
     sensitive_paths: tuple[str, ...] = ()  # top-level property names derived from hidden parameters
     has_metadata: bool = False
     external_id: str | None = None  # Heat's external_id: an existing object adopted, never created or deleted
+    # a group member beyond the group's size, created and deleted by the group's rolling update only
+    # (Heat's ResourceGroup does this to keep min_in_service members in service); not a member of the group
+    temporary: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,11 @@ class Member:
     member_nested: bool = False  # group: members are nested stacks
     member_type: str = ""  # group: member type (provider type or template key)
     sensitive: bool = False  # a get_attr on it gives a sensitive value
+    # group: its update policy with Heat's defaults ({"rolling_update": {...}, "batch_create": {...}} for a
+    # ResourceGroup, {"rolling_updates": {...}} for an AutoScalingGroup); see hotc.planner.rollout
+    policy: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    temporary_addresses: tuple[str, ...] = ()  # group: members its rolling update may create for a while
+    skipped: tuple[int, ...] = ()  # ResourceGroup: indexes removal_policies took out (never reused)
 
 
 @dataclass

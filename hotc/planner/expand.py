@@ -11,6 +11,7 @@ from hotc.errors import HotcError
 from hotc.parser.api import LoadedStack, TypeResolution
 from hotc.parser.evaluate import EvalError, evaluate_condition, references
 from hotc.parser.ir import EvalContext, Expr, Literal, MapExpr, Resource
+from hotc.planner.batching import batches, normalize_policy
 from hotc.planner.desired import (
     GROUP_TYPES,
     STACK_TYPE,
@@ -27,7 +28,7 @@ from hotc.planner.desired import (
 )
 from hotc.planner.resolve import UnknownResolver
 from hotc.planner.sensitivity import SECRET_TYPES, Refs, Sensitivity, expr_refs, propagate
-from hotc.values import Unknown
+from hotc.values import Unknown, contains_unknown
 
 # ---------------------------------------------------------------------------------------------- building
 
@@ -72,6 +73,8 @@ class _Builder:
         self.static = UnknownResolver()
         self.memo: dict[Any, Any] = {}
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
+        # group address -> member index -> (failed, created_at) from the state (Heat's member order)
+        self.member_info: dict[str, dict[int, tuple[bool, str]]] = {}
 
     # parameters / conditions ------------------------------------------------------------------------
     def root_scope(self) -> Scope:
@@ -397,6 +400,8 @@ class _Builder:
         assert res is not None
         props = self.d._eval_props(scope, res, static, memo)
         where = res.pos or scope.template.path
+        skip: set[int] = set()
+        policy: dict[str, Mapping[str, Any]]
         if m.type == "OS::Heat::ResourceGroup":
             count = props.get("count", 1)
             rdef = props.get("resource_def")
@@ -415,6 +420,7 @@ class _Builder:
                 if i not in skip:
                     indexes.append(i)
                 i += 1
+            policy = self._rg_policy(scope, res, static, memo, m.address)
         else:
             rdef = props.get("resource")
             cap = props.get("desired_capacity")
@@ -422,28 +428,49 @@ class _Builder:
             for label, v in (("desired_capacity", cap), ("min_size", lo), ("max_size", hi)):
                 if isinstance(v, Unknown):
                     raise HotcError(f"{where}: {m.address}: {label} must be known at plan time")
+            existing = sorted(self.state_members.get(m.address, []))
             try:
                 lo_i, hi_i = int(lo or 0), int(hi or 0)
-                if cap is not None:
-                    n = int(cap)
-                else:
-                    current = len(self.state_members.get(m.address, []))
-                    n = min(max(current, lo_i), hi_i) if current else lo_i
+                want = int(cap) if cap is not None else None
             except (TypeError, ValueError) as exc:
                 raise HotcError(f"{where}: {m.address}: sizes must be integers") from exc
-            indexes = list(range(n))
+            if not existing:
+                # Heat's first size: desired_capacity if set (and not 0), else min_size
+                n = want if want else lo_i
+            else:
+                # Heat's update: desired_capacity (0 or unset: the current size) within [min_size, max_size]
+                n = min(max(want or len(existing), lo_i), hi_i)
+            indexes = self._asg_members(m.address, existing, n)
+            raw = props.get("rolling_updates")
+            policy = {
+                "rolling_updates": normalize_policy(
+                    raw if raw is not None else {}, "rolling_updates", f"{where}: {m.address}"
+                )
+                or {},
+                # Heat runs the rolling update at min(desired_capacity or current, current) members, then
+                # resizes the group to its new size
+                "size": {"rolling_target": min(want or len(existing), len(existing))},
+            }
         if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
             what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
             raise HotcError(f"{where}: {m.address}: {what} must be a map with a 'type'")
         kind, key = _resolve_member_type(rdef["type"], scope, m.name)
         mtype = key if kind == "leaf" and key else rdef["type"]
         addresses = tuple(f"{m.address}[{i}]" for i in indexes)
+        skipped: tuple[int, ...] = ()
+        temporary: tuple[int, ...] = ()
+        if m.type == "OS::Heat::ResourceGroup":
+            skipped = tuple(sorted(skip))
+            temporary = self._rg_temporaries(m.address, indexes, skip, policy)
         member = _replace_member(
             m,
             member_addresses=addresses,
             member_indexes=tuple(indexes),
             member_nested=kind == "nested",
             member_type=key or mtype,
+            policy=policy,
+            skipped=skipped,
+            temporary_addresses=tuple(f"{m.address}[{i}]" for i in temporary) if kind != "nested" else (),
         )
         scope.members[m.name] = member
         leaves: list[str] = []
@@ -478,6 +505,90 @@ class _Builder:
                 )
                 self.explicit[addr] = set(needs)
                 leaves.append(addr)
+        if kind != "nested":
+            for i in temporary:
+                addr = f"{m.address}[{i}]"
+                self.d.resources[addr] = DesiredResource(
+                    address=addr,
+                    type=mtype,
+                    deletion_policy=dpol,
+                    name=m.name,
+                    scope=scope.prefix,
+                    group=m.address,
+                    index=i,
+                    pos=res.pos,
+                    sensitive_paths=tuple(sensitive) and ("*",),
+                    has_metadata="metadata" in rdef,
+                    temporary=True,
+                )
+                self.explicit[addr] = set(needs)
+
+    # group membership and update policies -------------------------------------------------------------
+    def _rg_policy(
+        self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any], address: str
+    ) -> dict[str, Mapping[str, Any]]:
+        """A ResourceGroup's update_policy (rolling_update, batch_create) with Heat's defaults."""
+        where = f"{res.pos or scope.template.path}: {address}"
+        if res.update_policy is None:
+            return {}
+        raw = self.d._eval(scope, res.update_policy, static, memo)
+        if raw is None:
+            return {}
+        if isinstance(raw, Unknown) or not isinstance(raw, Mapping):
+            raise HotcError(f"{where}: update_policy must be a map known at plan time, not {raw!r}")
+        out: dict[str, Mapping[str, Any]] = {}
+        for key in ("rolling_update", "batch_create"):
+            value = raw.get(key)
+            if isinstance(value, Unknown) or (isinstance(value, Mapping) and contains_unknown(value)):
+                raise HotcError(f"{where}: update_policy.{key} must be known at plan time")
+            norm = normalize_policy(value, key, where)
+            if norm is not None:
+                out[key] = norm
+        return out
+
+    def _member_age(self, group: str, index: int) -> tuple[bool, str, int]:
+        """Heat's member order for removal and replacement: failed members first, then the oldest, then by
+        name (here the index). A member that is a nested stack takes the oldest creation time of its
+        resources."""
+        failed, created = self.member_info.get(group, {}).get(index, (False, ""))
+        return (not failed, created, index)
+
+    def _asg_members(self, group: str, existing: list[int], n: int) -> list[int]:
+        """An AutoScalingGroup's members for size ``n``: the existing ones, the oldest (failed first) removed
+        when shrinking, as Heat does; new members get indexes after the highest one in use."""
+        if n <= 0:
+            return []
+        if n <= len(existing):
+            ordered = sorted(existing, key=lambda i: self._member_age(group, i))
+            return sorted(ordered[len(ordered) - n :])
+        start = max(existing) + 1 if existing else 0
+        return [*existing, *range(start, start + n - len(existing))]
+
+    def _rg_temporaries(
+        self, group: str, indexes: list[int], skip: set[int], policy: Mapping[str, Mapping[str, Any]]
+    ) -> tuple[int, ...]:
+        """Members a ResourceGroup's rolling update creates beyond ``count`` for a while (to keep
+        min_in_service members in service): the names Heat would use for them."""
+        ru = policy.get("rolling_update")
+        existing = [i for i in self.state_members.get(group, []) if i not in skip]
+        if ru is None or not existing:
+            return ()
+        plan = batches(
+            "OS::Heat::ResourceGroup",
+            len(indexes),
+            len(existing),
+            int(ru["max_batch_size"]),
+            int(ru["min_in_service"]),
+        )
+        biggest = max((size for size, _n in plan), default=0)
+        names: list[int] = []
+        i = 0
+        while len(names) < biggest:
+            if i not in skip:
+                names.append(i)
+            i += 1
+        keep = set(indexes) | set(existing)
+        return tuple(i for i in names if i not in keep)
 
     def _removed(self, props: Mapping[str, Any], address: str) -> set[int]:
         skip: set[int] = set()
@@ -512,7 +623,7 @@ def _collect_leaves(d: DesiredStack) -> None:
     """leaves_under[address of any group/nested/leaf] -> leaf addresses inside (itself for a leaf)."""
     out: dict[str, list[str]] = {}
     for addr, r in d.resources.items():
-        if not r.condition_enabled:
+        if not r.condition_enabled or r.temporary:
             continue
         out.setdefault(addr, []).append(addr)
         # every proper prefix that is a container: "a", "a.b[2]", "a.b" (group of a member), …
@@ -540,6 +651,35 @@ def _parent_prefix(prefix: str) -> str:
         elif c == "." and depth == 0:
             return prefix[:i]
     return ""
+
+
+def member_of(address: str) -> tuple[str, int, str] | None:
+    """``("a.g", 2, ".port")`` for ``a.g[2].port`` (the innermost group member holding the address), else None."""
+    end = address.rfind("]")
+    while end != -1:
+        start = address.rfind("[", 0, end)
+        if start == -1:
+            return None
+        idx = address[start + 1 : end]
+        if idx.isdigit():
+            return address[:start], int(idx), address[end + 1 :]
+        end = address.rfind("]", 0, start)
+    return None
+
+
+def member_ages(resources: Mapping[str, Any]) -> dict[str, dict[int, tuple[bool, str]]]:
+    """group address -> member index -> (failed, oldest created_at) of the state's resources."""
+    out: dict[str, dict[int, tuple[bool, str]]] = {}
+    for addr, rs in resources.items():
+        found = member_of(addr)
+        if found is None:
+            continue
+        group, idx, rest = found
+        if rest and not rest.startswith("."):
+            continue
+        failed, created = out.setdefault(group, {}).get(idx, (False, "\uffff"))
+        out[group][idx] = (failed or bool(rs.failed), min(created, rs.created_at or ""))
+    return out
 
 
 def expand(
@@ -579,6 +719,7 @@ def expand(
     b = _Builder(loaded, d, state_members)
     if state is not None:
         b.state_ids = {rs.physical_id: addr for addr, rs in state.resources.items() if rs.physical_id}
+        b.member_info = member_ages(state.resources)
     root = b.root_scope()
     b.build_scope(root, root.fixed_params or {}, frozenset())
     _collect_leaves(d)

@@ -34,7 +34,7 @@ from hotc.planner.diff import (
     values_equal,
 )
 from hotc.planner.options import PlanOptions
-from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
+from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
 from hotc.planner.restricted import check_restricted
 from hotc.providers.base import ResourceType
@@ -177,6 +177,7 @@ class _Ctx:
     gone: set[str]
     errors: list[Diagnostic]
     refreshed: frozenset[str] = frozenset()  # addresses read live from the cloud
+    groups: tuple[GroupRollout, ...] = ()  # what the plan does to each group (hotc.planner.rollout)
 
 
 def _matches(address: str, selector: str) -> bool:
@@ -276,7 +277,12 @@ def _make_plan(
             f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",
             diagnostics=tuple(ctx.errors),
         )
-    return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
+    return Plan(
+        changes=tuple(changes),
+        output_changes=tuple(outs),
+        groups=ctx.groups,
+        **common,
+    )
 
 
 _FAILED_LIVE = {
@@ -434,6 +440,8 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     for addr in order:
         if selected is not None and addr not in selected:
             continue
+        if d.resources[addr].temporary:
+            continue  # made only if the group's rolling update needs it (hotc.planner.rollout)
         rc = _decide(ctx, addr, resolver, memo)
         actions[addr] = rc.action
         changed[addr] = frozenset(p.split(".")[0].split("[")[0] for p in rc.changed_paths)
@@ -446,7 +454,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         if selected is not None and addr not in selected:
             continue
         dr = d.resources.get(addr)
-        if dr is not None and dr.condition_enabled:
+        if dr is not None and dr.condition_enabled and not dr.temporary:
             continue  # kept (its deposed instances are handled below)
         if dr is not None:
             reason, detail, policy = D_CONDITION, "its condition is false", dr.deletion_policy
@@ -462,6 +470,9 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             changes.extend(_deposed_changes(rs))
 
     outs = _outputs(ctx, resolver, memo) if selected is None else []
+    from hotc.planner.rollout import plan_rollouts
+
+    changes, ctx.groups = plan_rollouts(d, ctx.state, changes, lambda a: _decide(ctx, a, resolver, memo))
     return changes, outs
 
 

@@ -4,7 +4,8 @@ Terraform's ``show -json`` (validated by ``hotc/planner/plan.schema.json``).
 Top level: ``format_version`` ("1.0": a minor bump adds fields, a major bump breaks), ``stack_name``, ``mode``,
 ``prior_state`` ({lineage, serial} or null), ``template_digest``, ``options`` (targets, replace, parallelism),
 ``summary`` (counts per action, plus ``rebuild`` and ``has_changes``), ``resource_changes``, ``resource_drift``,
-``output_changes``.
+``output_changes``, ``group_changes`` (per group: members before/after, the update policy and
+the batches in the order apply runs them).
 
 Each resource change: ``address``, ``type``, ``name``, ``index``, ``deposed``, ``actions`` (``["no-op"]``,
 ``["create"]``, ``["update"]``, ``["create","delete"]`` for a replace in Heat's order, ``["delete"]``,
@@ -21,6 +22,7 @@ from typing import Any
 
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.present import SENSITIVE, mask, split_path, summary_counts
+from hotc.planner.render_groups import groups_json
 from hotc.state.secrets import shown_physical_id
 from hotc.values import Unknown
 
@@ -149,6 +151,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "resource_changes": [change_json(c) for c in plan.changes],
         "resource_drift": [change_json(c) for c in plan.resource_drift],
         "output_changes": {o.name: _output_json(o) for o in plan.output_changes},
+        "group_changes": groups_json(plan),
         "policy": {
             "passed": not any(f.level == "deny" for f in plan.policy_findings),
             "findings": [

@@ -17,6 +17,9 @@ from hotc.planner.present import (
     string_diff,
     summary_line,
 )
+from hotc.planner.render_groups import split_changes
+from hotc.planner.render_groups import summary_line as group_summary
+from hotc.planner.render_groups import text_lines as group_text_lines
 from hotc.state.secrets import shown_physical_id
 
 SYMBOL = {"create": "+", "update": "~", "rebuild": "~!", "replace": "-/+", "delete": "-", "forget": "x"}
@@ -90,6 +93,10 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                     color,
                 )
             )
+    if plan.groups:
+        out.append("")
+        out.append("Groups:")
+        out.extend(group_text_lines(plan))
     if plan.resource_drift:
         out.append("")
         out.append("Changed outside hotc (found by refresh):")
@@ -99,9 +106,16 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
     if changes:
         out.append("")
         out.append("Resource changes:")
-        for c in changes:
+        loose, grouped = split_changes(plan, changes)
+        for c in loose:
             out.append("")
             out.extend("  " + line for line in _resource_block(c, color))
+        for r, members in grouped:  # a group's members under its summary line, not as unrelated resources
+            out.append("")
+            out.append(f"  {group_summary(r)}:")
+            for c in members:
+                out.append("")
+                out.extend("    " + line for line in _resource_block(c, color))
     if show_noop:
         noop = [c for c in plan.changes if c.action is Action.NOOP]
         if noop:
