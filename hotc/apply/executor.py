@@ -1019,11 +1019,20 @@ class Executor:
     def _store_outputs(self, keeper: StateKeeper) -> tuple[str, ...]:
         assert self.desired is not None
         errors: list[str] = []
-        try:
-            raw = self.desired.resolve_outputs(self.make_resolver(keeper.state))
-        except HotcError as exc:
-            errors.append(exc.message)
-            return tuple(errors)
+        resolver = self.make_resolver(keeper.state)
+        each = getattr(self.desired, "resolve_outputs_with_errors", None)
+        raw: Mapping[str, Any]
+        if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
+            raw = {
+                n: v if e is None else OutputState(value=None, error=e)
+                for n, (v, e) in each(resolver).items()
+            }
+        else:
+            try:
+                raw = self.desired.resolve_outputs(resolver)
+            except HotcError as exc:
+                errors.append(exc.message)
+                return tuple(errors)
         outs: dict[str, OutputState] = {}
         for name, v in raw.items():
             if isinstance(v, OutputState):

@@ -4,6 +4,7 @@ the executor itself only talks to drivers and a state sink."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -402,7 +403,9 @@ def run_apply(
                         loaded, template, list(envs or []), dict(params or {}), dict(pfiles or {})
                     ),
                 )
-            out.write(describe_plan(plan, color=interactive and out.isatty()))
+            out.write(
+                describe_plan(plan, color=interactive and out.isatty() and not os.environ.get("NO_COLOR"))
+            )
             if not plan.has_changes:
                 out.write("\nNo changes. The stack matches the template.\n")
                 return 0

@@ -342,10 +342,50 @@ def state_history(stack: StackArg, backend: BackendOpt = None) -> None:
 
 
 @stack_app.command("list")
-def stack_list(backend: BackendOpt = None) -> None:
-    """List the stacks that have a state in the backend."""
-    for name in open_backend(backend).list_stacks():
-        typer.echo(name)
+def stack_list(
+    backend: BackendOpt = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Also list destroyed stacks (no resources left).")
+    ] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
+    """List the stacks that have a state in the backend, with status, resource count and times (like
+    'openstack stack list'). Destroyed stacks are left out unless --all."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
+    b = open_backend(backend)
+    rows: list[dict[str, Any]] = []
+    for name in b.list_stacks():
+        st, _ = b.read(name)
+        if st is None:
+            continue
+        destroyed = not st.resources and st.status.startswith("DELETE")
+        if destroyed and not all_:
+            continue
+        rows.append(
+            {
+                "stack_name": name,
+                "status": st.status,
+                "resources": len(st.resources),
+                "created_at": st.created_at,
+                "updated_at": st.updated_at,
+                "serial": st.serial,
+            }
+        )
+    if fmt == "json":
+        typer.echo(json.dumps({"stacks": rows}, indent=2))
+        return
+    if not rows:
+        typer.echo("No stacks." + ("" if all_ else " (destroyed stacks are shown with --all)"))
+        return
+    w = max(len("STACK"), *(len(r["stack_name"]) for r in rows))
+    ws = max(len("STATUS"), *(len(r["status"]) for r in rows))
+    typer.echo(f"{'STACK':<{w}}  {'STATUS':<{ws}}  RESOURCES  CREATED                      UPDATED")
+    for r in rows:
+        typer.echo(
+            f"{r['stack_name']:<{w}}  {r['status']:<{ws}}  {r['resources']:>9}  "
+            f"{r['created_at'] or '-':<27}  {r['updated_at'] or '-'}"
+        )
 
 
 def force_unlock(

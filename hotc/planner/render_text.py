@@ -139,6 +139,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
     if plan.mode == "refresh-only" and not plan.resource_drift:
         out.append("")
         out.append("No drift: the cloud matches the state.")
+    elif plan.creates_stack and not changes and not outs:
+        out.append("")
+        out.append("The stack has no state yet: applying creates it (nothing in it to create).")
     elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")
