@@ -32,6 +32,7 @@ from hotc.errors import HotcError
 from hotc.state import codec
 from hotc.state.backend import BaseBackend, Lock, backend_from_config
 from hotc.state.document import ResourceState, StackState
+from hotc.state.secrets import shown_physical_id
 from hotc.state.signals import exit_on_signals
 
 BackendOpt = Annotated[
@@ -144,15 +145,32 @@ def state_show(
         hint = f"; it contains {', '.join(near)}" if near else "; see `hotc state list " + stack + "`"
         raise HotcError(f"stack '{stack}' has no resource '{address}' in its state{hint}")
     if fmt == "json":
-        typer.echo(json.dumps(codec.resource_to_dict(r, None), indent=2, sort_keys=True))
+        typer.echo(json.dumps(_display_dict(r), indent=2, sort_keys=True))
     else:
         typer.echo(_resource_text(json_masked(r)))
 
 
-def json_masked(r: ResourceState) -> ResourceState:
-    """``r`` with sensitive properties and attributes masked (as stored), for display."""
+def _display_dict(r: ResourceState) -> dict[str, Any]:
+    """The stored form of ``r`` without ciphertext (sensitive values as digests), secret ids masked."""
     d = codec.resource_to_dict(r, None)
-    return replace(r, properties=d["properties"], attributes=d["attributes"])
+    d["physical_id"] = shown_physical_id(r.type, r.physical_id)
+    for dd in d["deposed"]:
+        dd["physical_id"] = shown_physical_id(r.type, dd["physical_id"])
+    return d
+
+
+def json_masked(r: ResourceState) -> ResourceState:
+    """``r`` with sensitive properties and attributes masked (as stored), secret ids masked, for display."""
+    d = _display_dict(r)
+    return replace(
+        r,
+        physical_id=d["physical_id"],
+        properties=d["properties"],
+        attributes=d["attributes"],
+        deposed=tuple(
+            replace(x, physical_id=dd["physical_id"]) for x, dd in zip(r.deposed, d["deposed"], strict=True)
+        ),
+    )
 
 
 def _edit(
