@@ -20,9 +20,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from hotc.apply.adopt import ADOPTED_STATUS, is_external, recorded_properties
+from hotc.apply.adopt import (
+    ADOPTED_STATUS,
+    adopt_reason,
+    adopted_record,
+    is_external,
+    missing_object,
+    recorded_properties,
+    without_unknowns,
+)
+from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
-from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
+from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
@@ -38,6 +47,7 @@ from hotc.providers.base import (
 )
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
+from hotc.state.secrets import secret_attributes
 from hotc.values import collect_unknowns
 
 TAG_LINEAGE = "hotc-lineage"
@@ -112,6 +122,7 @@ class ApplyReport:
     state: StackState
     interrupted: bool = False
     output_errors: tuple[str, ...] = ()
+    batches: tuple[BatchOutcome, ...] = ()  # groups' rolling-update batches: which ran, failed, never started
 
     @property
     def ok(self) -> bool:
@@ -148,19 +159,26 @@ class Executor:
         on_event: Callable[[Event], None] | None = None,
         desired_info: Mapping[str, Any] | None = None,
         on_log: Callable[[str, str], None] | None = None,
+        pause: Pause | None = None,
     ) -> None:
         self.plan = plan
         self.desired = desired
         self.drivers = drivers
         self.options = options or ExecOptions()
         self.make_resolver = make_resolver
-        self.graph: ApplyGraph = build_graph(plan, state)
+        self.graph: ApplyGraph = add_batch_gates(build_graph(plan, state), plan)
+        self._gates = gates_of(plan)
+        self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state
         self._sink = sink
         self._on_event = on_event
         self._on_log = on_log
         # address -> (type, depends_on, deletion_policy) of the desired stack, for the state records
         self._info: Mapping[str, Any] = desired_info or {}
+        # property paths the plan marks sensitive, per address (recorded again on every completed action)
+        self._sensitive: dict[str, tuple[str, ...]] = {
+            c.address: tuple(c.sensitive_paths) for c in plan.changes if not c.deposed and c.after is not None
+        }
         self._cancel = threading.Event()
         self._cancel_reason = ""
         self._keeper: StateKeeper | None = None
@@ -201,6 +219,7 @@ class Executor:
         results: queue.Queue[StepResult] = queue.Queue()
         parallelism = max(1, self.options.parallelism)
         in_flight = 0
+        gating = 0  # batch gates running (waiting out a pause)
         stopping = False
         # the workers are started up front: a thread started while others run waits long for the GIL
         work: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
@@ -218,15 +237,25 @@ class Executor:
                 while ready and not stopping and in_flight < parallelism:
                     _, _, key = heapq.heappop(ready)
                     started.add(key)
+                    if g.steps[key].kind == BATCH:
+                        # the end of a batch and its pause: a thread of its own, not a cloud call slot
+                        gating += 1
+                        threading.Thread(
+                            target=self._run_step, args=(g.steps[key], results), daemon=True
+                        ).start()
+                        continue
                     in_flight += 1
                     work.put(g.steps[key])
-                if in_flight == 0:
+                if in_flight == 0 and gating == 0:
                     break
                 try:
                     res = results.get(timeout=0.2)
                 except queue.Empty:
                     continue
-                in_flight -= 1
+                if g.steps[res.key].kind == BATCH:
+                    gating -= 1
+                else:
+                    in_flight -= 1
                 if res.ok:
                     done.append(res)
                     for d in g.dependents[res.key]:
@@ -275,6 +304,7 @@ class Executor:
             state=final_state,
             interrupted=interrupted,
             output_errors=output_errors,
+            batches=batch_report(self.plan, g, started, (d.key for d in done), (f.key for f in failed)),
         )
 
     # ----------------------------------------------------------------------------------------------- steps
@@ -295,6 +325,8 @@ class Executor:
                 self._cleanup(step)
             elif step.kind == FORGET:
                 self._forget(step)
+            elif step.kind == BATCH:
+                self._end_batch(step)
             res = StepResult(step.key, step.label, step.address, True, seconds=time.monotonic() - t0)
         except StepFailed as exc:
             res = StepResult(step.key, step.label, step.address, False, str(exc), time.monotonic() - t0)
@@ -304,6 +336,18 @@ class Executor:
                 msg += " (" + traceback.extract_tb(exc.__traceback__)[-1].name + ")"
             res = StepResult(step.key, step.label, step.address, False, msg, time.monotonic() - t0)
         results.put(res)
+
+    def _end_batch(self, step: Step) -> None:
+        """A batch of a group is complete: record it, then wait its pause (unless it is the last)."""
+        gate = self._gates[step.key]
+        r, b = gate.rollout, gate.batch
+        pause = 0.0 if gate.last else b.pause_after
+        what = f"batch {b.number} of {len(r.batches)} complete ({', '.join(b.members)})"
+        if pause > 0:
+            what += f"; pausing {pause:g} s before batch {b.number + 1}"
+        self.keeper.commit(lambda s: s, (resource_event(r.address, r.type, "UPDATE_IN_PROGRESS", what),))
+        if pause > 0 and not self._cancel.is_set():
+            self._pause(pause, self._cancel)
 
     @property
     def keeper(self) -> StateKeeper:
@@ -402,10 +446,11 @@ class Executor:
     def _apply(self, step: Step) -> None:
         change = step.change
         assert change is not None
-        props = self._desired_props(step)
         if change.import_id is not None:  # adopt an existing object: nothing is created or changed
-            self._import(step, props, change.import_id)
-        elif change.action is Action.UPDATE:
+            self._import(step, change.import_id)
+            return
+        props = self._desired_props(step)
+        if change.action is Action.UPDATE:
             self._update(step, props)
         elif (
             change.action is Action.REPLACE
@@ -609,17 +654,22 @@ class Executor:
             return
         self._complete(addr, type_name, "CREATE", outcome, props)
 
-    def _import(self, step: Step, props: dict[str, Any], pid: str) -> None:
+    def _import(self, step: Step, pid: str) -> None:
         """Adopt the existing object ``pid`` (Heat's ``external_id``, or an import): read it through the type's
         driver and record it; the cloud is never changed. The previous record of the address (an external_id
         change) becomes an old instance: forgotten if it was adopted or Retain, else deleted by the cleanup.
-        Nothing is recorded when the object cannot be read."""
+        Nothing is recorded when the object cannot be read. Properties whose inputs are unknown (an import of
+        one resource of a stack) are recorded as read from the cloud."""
         change = step.change
         assert change is not None
         addr, type_name = step.address, change.type
         driver = self._driver(type_name)
         deps, policy = self._record(step)
         external = is_external(change)
+        if external:
+            props = self._desired_props(step)
+        else:
+            props = self._import_props(step)
         ctx = self._ctx(addr, type_name, lambda _p: None)
         try:
             outcome = driver.read(ctx, pid, with_defaults(type_name, props))
@@ -628,10 +678,7 @@ class Executor:
                 f"reading the existing {type_name} {pid} failed: {_err(exc)}; nothing was recorded"
             ) from exc
         if outcome is None:
-            raise StepFailed(
-                f"there is no {type_name} with id {pid} in the cloud (a wrong id, or the id of an object of "
-                "another type); nothing was recorded"
-            )
+            raise StepFailed(missing_object(type_name, pid))
         got = outcome.physical_id or pid
         if external:
             recorded, note = dict(props), None
@@ -644,8 +691,7 @@ class Executor:
         if note:
             ctx.log(note)
         now = utc_now()
-        how = "external_id: hotc never updates or deletes it" if external else "imported: managed from now on"
-        reason = f"adopted the existing object {got} ({how})"
+        reason = adopt_reason(got, external)
 
         def adopt(s: StackState) -> StackState:
             cur = s.resources.get(addr)
@@ -654,27 +700,35 @@ class Executor:
             if cur is not None and cur.physical_id is not None and not same:
                 deposed = (*deposed, _as_deposed(cur, type_name))
             return s.with_resource(
-                ResourceState(
+                adopted_record(
                     address=addr,
-                    type=type_name,
+                    type_name=type_name,
+                    outcome=outcome,
                     physical_id=got,
-                    status=ADOPTED_STATUS,
                     properties=recorded,
-                    attributes=_kept_secrets(outcome, cur if same else None),
                     dependencies=deps,
-                    deletion_policy="Retain" if external else policy,
-                    status_reason=reason,
-                    created_at=cur.created_at if same and cur is not None else now,
-                    updated_at=now,
+                    deletion_policy=policy,
+                    external=external,
+                    reason=reason,
+                    now=now,
                     sensitive_paths=change.sensitive_paths,
+                    current=cur if same else None,
                     deposed=deposed,
-                    sensitive_attributes=outcome.sensitive_attributes,
-                    reference_attribute=outcome.reference_attribute,
-                    external_id=got if external else None,
                 )
             )
 
         self.keeper.commit(adopt, (resource_event(addr, type_name, ADOPTED_STATUS, reason, got),))
+
+    def _import_props(self, step: Step) -> dict[str, Any]:
+        """The template's properties of an imported resource, with those whose inputs are still unknown left
+        out (the live values are recorded for them)."""
+        if self.desired is None:
+            raise StepFailed("the plan has no desired template to evaluate")
+        try:
+            props = self.desired.resolve_properties(step.address, self.make_resolver(self.keeper.state))
+        except HotcError as exc:
+            raise StepFailed(exc.message) from exc
+        return dict(without_unknowns(dict(props)))
 
     def _adopt(
         self,
@@ -725,13 +779,8 @@ class Executor:
 
         cur = self.keeper.state.resources.get(addr)
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
-        # an attribute that mirrors a sensitive property of the same name (OS::Heat::Value's value) is
-        # sensitive too
-        mirrored = tuple(
-            p
-            for p in (cur.sensitive_paths if cur is not None else ())
-            if p in outcome.attributes and p not in outcome.sensitive_attributes
-        )
+        sensitive_paths = self._sensitive.get(addr, cur.sensitive_paths if cur is not None else ())
+        attributes = _kept_secrets(outcome, cur)
         self.keeper.commit(
             lambda s: _patch(
                 s,
@@ -740,9 +789,12 @@ class Executor:
                 status=status,
                 status_reason=reason,
                 properties=applied,
-                attributes=_kept_secrets(outcome, cur),
+                attributes=attributes,
                 updated_at=utc_now(),
-                sensitive_attributes=outcome.sensitive_attributes + mirrored,
+                sensitive_paths=sensitive_paths,
+                sensitive_attributes=secret_attributes(
+                    outcome.sensitive_attributes, sensitive_paths, attributes
+                ),
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
@@ -967,11 +1019,20 @@ class Executor:
     def _store_outputs(self, keeper: StateKeeper) -> tuple[str, ...]:
         assert self.desired is not None
         errors: list[str] = []
-        try:
-            raw = self.desired.resolve_outputs(self.make_resolver(keeper.state))
-        except HotcError as exc:
-            errors.append(exc.message)
-            return tuple(errors)
+        resolver = self.make_resolver(keeper.state)
+        each = getattr(self.desired, "resolve_outputs_with_errors", None)
+        raw: Mapping[str, Any]
+        if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
+            raw = {
+                n: v if e is None else OutputState(value=None, error=e)
+                for n, (v, e) in each(resolver).items()
+            }
+        else:
+            try:
+                raw = self.desired.resolve_outputs(resolver)
+            except HotcError as exc:
+                errors.append(exc.message)
+                return tuple(errors)
         outs: dict[str, OutputState] = {}
         for name, v in raw.items():
             if isinstance(v, OutputState):

@@ -4,6 +4,7 @@ the executor itself only talks to drivers and a state sink."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -76,6 +77,19 @@ class ApplyOptions:
     os_cloud: str | None = None
     timeouts: Mapping[str, float] = field(default_factory=dict)
     signal_store: str | None = None  # --signal-store (else HOTC_SIGNAL_STORE, hotc.toml, the S3 backend)
+    # planning options of an apply that plans on the spot (as `hotc plan` takes them)
+    targets: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+    imports: tuple[tuple[str, str], ...] = ()
+    refresh: bool = False  # read the recorded resources from the cloud first and plan against them
+    refresh_only: bool = False  # only record the drift in the state
+
+    @property
+    def plans_with_options(self) -> bool:
+        return bool(
+            self.targets or self.excludes or self.replace or self.imports or self.refresh or self.refresh_only
+        )
 
 
 def describe_plan(plan: Plan, color: bool = False) -> str:
@@ -200,12 +214,14 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
         out.write(f"\n{word} complete! Resources: {summary}.\n")
+        out.write(batch_lines(rep))
         for e in rep.output_errors:
             err.write(f"warning: {e}\n")
         return
     out.write(
         f"\n{word} {'INTERRUPTED' if rep.interrupted and not rep.failed else 'FAILED'}. Done: {summary}.\n"
     )
+    out.write(batch_lines(rep))
     for f in rep.failed:
         err.write(f"error: {f.label}: {f.error}\n")
     if rep.not_started:
@@ -219,6 +235,14 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
         "The state holds everything done so far; run 'hotc plan' / 'hotc apply' again to continue "
         "(failed resources are replaced or retried).\n"
     )
+
+
+def batch_lines(rep: ApplyReport) -> str:
+    """One line per group whose update ran in batches: each batch's outcome, in order."""
+    groups: dict[str, list[str]] = {}
+    for b in rep.batches:
+        groups.setdefault(b.group, []).append(f"{b.number} {b.status}")
+    return "".join(f"Batches of {g}: {', '.join(parts)}.\n" for g, parts in groups.items())
 
 
 def print_outputs(state: StackState, out: IO[str]) -> None:
@@ -328,6 +352,13 @@ def run_apply(
     signals = store_for(opts.signal_store, opts.backend, cwd)
     if saved is not None and saved.mode == "refresh-only":
         return apply_refresh_only(saved, backend, opts, out, drivers)
+    if saved is not None and opts.plans_with_options:
+        raise HotcError(
+            "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
+            "--replace and --import to 'hotc plan' instead"
+        )
+    if opts.refresh_only and saved is None:
+        return refresh_only_now(stack, backend, opts, out, read_line, interactive, drivers)
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -344,11 +375,20 @@ def run_apply(
         if saved is not None:
             plan = saved
         else:
-            popts = PlanOptions(mode="destroy" if destroy else "normal", parallelism=opts.parallelism)
+            popts = PlanOptions(
+                mode="destroy" if destroy else "normal",
+                parallelism=opts.parallelism,
+                targets=opts.targets,
+                excludes=opts.excludes,
+                replace=opts.replace,
+                imports=opts.imports,
+            )
+            refreshed = live_state(state, opts, drivers, err) if opts.refresh and state.resources else None
             plan = make_plan(
                 desired if desired is not None else empty_desired(stack, state.lineage),
                 state if state.serial > 0 or state.resources else None,
                 popts,
+                refreshed,
             )
             if desired is not None:  # the same custom-constraint and support checks as `hotc plan`
                 enforce_constraints(desired, plan, opts.os_cloud, err, cloud=cloud_factory(opts.os_cloud))
@@ -363,7 +403,9 @@ def run_apply(
                         loaded, template, list(envs or []), dict(params or {}), dict(pfiles or {})
                     ),
                 )
-            out.write(describe_plan(plan, color=interactive and out.isatty()))
+            out.write(
+                describe_plan(plan, color=interactive and out.isatty() and not os.environ.get("NO_COLOR"))
+            )
             if not plan.has_changes:
                 out.write("\nNo changes. The stack matches the template.\n")
                 return 0
@@ -549,6 +591,52 @@ def apply_refresh_only(
         f"the state{': ' + ', '.join(removed) if removed else ''}. Nothing in the cloud was changed.\n"
     )
     return 0
+
+
+def live_state(
+    state: StackState, opts: ApplyOptions, drivers: Callable[[str], Any], err: IO[str]
+) -> Mapping[str, ResourceState | None] | None:
+    """Every recorded resource read from the cloud (``--refresh``), or None (with a note) when it cannot be."""
+    from hotc.planner.refresh import driver_reader, refresh_resources
+
+    try:
+        reader = driver_reader(state, cloud_factory(opts.os_cloud), drivers)
+    except HotcError as exc:
+        err.write(f"note: {exc.message}; no live data was read and no drift can be reported\n")
+        return None
+    return refresh_resources(state, reader)
+
+
+def refresh_only_now(
+    stack: str,
+    backend: Any,
+    opts: ApplyOptions,
+    out: IO[str],
+    read_line: Callable[[], str],
+    interactive: bool,
+    drivers: Callable[[str], Any],
+) -> int:
+    """``hotc apply --refresh-only``: plan the drift now, show it, and once approved record it in the state
+    (the plan's freshness is checked again under the lock, so a state moved meanwhile is refused)."""
+    from hotc.planner.api import PlanOptions, make_plan
+
+    with backend.lock(stack, "plan", timeout=opts.lock_timeout):
+        state, _token = backend.read(stack)
+    if state is None:
+        raise HotcError(f"stack {stack!r} has no state: there is nothing to refresh")
+    refreshed = live_state(state, opts, drivers, sys.stderr) if state.resources else None
+    plan = make_plan(
+        empty_desired(stack, state.lineage), state, PlanOptions(mode="refresh-only"), refreshed or {}
+    )
+    out.write(describe_plan(plan, color=interactive and out.isatty()))
+    if not plan.resource_drift:
+        return 0
+    if not opts.auto_approve and not approve(
+        out, read_line, interactive, "record these changes made outside hotc in the state"
+    ):
+        out.write("\nApply cancelled.\n")
+        return 1
+    return apply_refresh_only(plan, backend, opts, out, drivers)
 
 
 def main_stdin_line() -> str:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import Item, ListRead, shared
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     ProviderError,
@@ -121,7 +123,7 @@ def block_device_mapping_v2(
     return out
 
 
-class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
+class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
     what = "server"
     snapshot_delete = True  # delete(policy=Snapshot) makes an image first
 
@@ -254,8 +256,27 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
         out = self._outcome(ctx, conn, server, ifaces)
         return replace(out, properties=self._live_properties(ctx, conn, server, ifaces, props))
 
+    list_what = "servers"
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(conn.compute.servers(details=True))
+
+    def listed_usable(self, obj: Any) -> bool:
+        return str(obj.status).upper() not in BUSY | {"DELETED", "SOFT_DELETED"}
+
+    def read_many(self, items: Sequence[Item]) -> dict[str, Outcome]:
+        """One list of servers and one list of ports (their interfaces) for all of them."""
+        if items and items[0][0].cache is not None:
+            ctx0 = items[0][0]
+            conn = ctx0.cloud()
+            shared(ctx0, PORTS_BY_DEVICE, lambda: _ports_by_device(ctx0, conn))
+        return super().read_many(items)
+
     @staticmethod
     def _interfaces(ctx: ActionContext, conn: Any, server: Any) -> list[Any]:
+        by_device = (ctx.cache or {}).get(PORTS_BY_DEVICE)
+        if by_device is not None:  # a refresh listed every port once
+            return list(by_device.get(str(server.id), []))
         return (
             get_or_none(
                 ctx,
@@ -536,6 +557,25 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
             if has_stamp(ctx, metadata=s.metadata or {})
             and str(s.status).upper() not in ("DELETED", "SOFT_DELETED")
         )
+
+
+PORTS_BY_DEVICE = ("nova", "ports-by-device")
+
+
+def _ports_by_device(ctx: ActionContext, conn: Any) -> dict[str, list[Any]]:
+    """Every port of the project as the server interfaces it stands for, by the server (device) it is bound to."""
+    out: dict[str, list[Any]] = {}
+    for p in call(ctx, "list ports", lambda: list(conn.network.ports())):
+        if p.device_id and str(p.device_owner or "").startswith("compute:"):
+            out.setdefault(str(p.device_id), []).append(
+                SimpleNamespace(
+                    port_id=p.id,
+                    net_id=p.network_id,
+                    fixed_ips=list(p.fixed_ips or []),
+                    mac_addr=p.mac_address,
+                )
+            )
+    return out
 
 
 def _flavor_of(server: Any) -> str:
