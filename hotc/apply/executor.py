@@ -47,6 +47,7 @@ from hotc.providers.base import (
 )
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
+from hotc.state.secrets import secret_attributes
 from hotc.values import collect_unknowns
 
 TAG_LINEAGE = "hotc-lineage"
@@ -174,6 +175,10 @@ class Executor:
         self._on_log = on_log
         # address -> (type, depends_on, deletion_policy) of the desired stack, for the state records
         self._info: Mapping[str, Any] = desired_info or {}
+        # property paths the plan marks sensitive, per address (recorded again on every completed action)
+        self._sensitive: dict[str, tuple[str, ...]] = {
+            c.address: tuple(c.sensitive_paths) for c in plan.changes if not c.deposed and c.after is not None
+        }
         self._cancel = threading.Event()
         self._cancel_reason = ""
         self._keeper: StateKeeper | None = None
@@ -774,13 +779,8 @@ class Executor:
 
         cur = self.keeper.state.resources.get(addr)
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
-        # an attribute that mirrors a sensitive property of the same name (OS::Heat::Value's value) is
-        # sensitive too
-        mirrored = tuple(
-            p
-            for p in (cur.sensitive_paths if cur is not None else ())
-            if p in outcome.attributes and p not in outcome.sensitive_attributes
-        )
+        sensitive_paths = self._sensitive.get(addr, cur.sensitive_paths if cur is not None else ())
+        attributes = _kept_secrets(outcome, cur)
         self.keeper.commit(
             lambda s: _patch(
                 s,
@@ -789,9 +789,12 @@ class Executor:
                 status=status,
                 status_reason=reason,
                 properties=applied,
-                attributes=_kept_secrets(outcome, cur),
+                attributes=attributes,
                 updated_at=utc_now(),
-                sensitive_attributes=outcome.sensitive_attributes + mirrored,
+                sensitive_paths=sensitive_paths,
+                sensitive_attributes=secret_attributes(
+                    outcome.sensitive_attributes, sensitive_paths, attributes
+                ),
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
@@ -1026,10 +1029,17 @@ def resolved_outputs(
 ) -> tuple[dict[str, OutputState] | None, tuple[str, ...]]:
     """The outputs to store after an apply (None when they cannot be evaluated at all) and the errors."""
     errors: list[str] = []
-    try:
-        raw = desired.resolve_outputs(resolver)
-    except HotcError as exc:
-        return None, (exc.message,)
+    each = getattr(desired, "resolve_outputs_with_errors", None)
+    raw: Mapping[str, Any]
+    if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
+        raw = {
+            n: v if e is None else OutputState(value=None, error=e) for n, (v, e) in each(resolver).items()
+        }
+    else:
+        try:
+            raw = desired.resolve_outputs(resolver)
+        except HotcError as exc:
+            return None, (exc.message,)
     outs: dict[str, OutputState] = {}
     for name, v in raw.items():
         out = v if isinstance(v, OutputState) else OutputState(value=v)

@@ -463,6 +463,7 @@ def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
 def _render_state(state: Any, fmt: str) -> str:
     from hotc.planner.present import SENSITIVE
     from hotc.planner.present import fmt as fmt_value
+    from hotc.state.secrets import shown_physical_id
 
     if fmt == "json":
         doc = {
@@ -472,7 +473,12 @@ def _render_state(state: Any, fmt: str) -> str:
             "lineage": state.lineage,
             "serial": state.serial,
             "resources": [
-                {"address": r.address, "type": r.type, "status": r.status, "physical_id": r.physical_id}
+                {
+                    "address": r.address,
+                    "type": r.type,
+                    "status": r.status,
+                    "physical_id": shown_physical_id(r.type, r.physical_id),
+                }
                 for r in sorted(state.resources.values(), key=lambda r: r.address)
             ],
             "outputs": {
@@ -494,7 +500,8 @@ def _render_state(state: Any, fmt: str) -> str:
         w3 = max(len(r.status) for r in rows)
         lines.append(f"  {'RESOURCE':<{w1}}  {'TYPE':<{w2}}  {'STATUS':<{w3}}  PHYSICAL ID")
         for r in rows:
-            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {r.physical_id or '-'}")
+            pid = shown_physical_id(r.type, r.physical_id) or "-"
+            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {pid}")
     else:
         lines.append("  (no resources)")
     if state.outputs:
