@@ -1069,36 +1069,39 @@ class Executor:
 
     def _store_outputs(self, keeper: StateKeeper) -> tuple[str, ...]:
         assert self.desired is not None
-        errors: list[str] = []
-        resolver = self.make_resolver(keeper.state)
-        each = getattr(self.desired, "resolve_outputs_with_errors", None)
-        raw: Mapping[str, Any]
-        if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
-            raw = {
-                n: v if e is None else OutputState(value=None, error=e)
-                for n, (v, e) in each(resolver).items()
-            }
-        else:
-            try:
-                raw = self.desired.resolve_outputs(resolver)
-            except HotcError as exc:
-                errors.append(exc.message)
-                return tuple(errors)
-        outs: dict[str, OutputState] = {}
-        for name, v in raw.items():
-            if isinstance(v, OutputState):
-                out = v
-            else:
-                out = OutputState(value=v)
-            if name in getattr(self.desired, "sensitive_outputs", ()) and not out.sensitive:
-                out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
-            if collect_unknowns(out.value) is not None:
-                out = replace(out, value=None, error="the value is still unknown after the apply")
-            if out.error:
-                errors.append(f"output {name}: {out.error}")
-            outs[name] = out
-        keeper.commit(lambda s: replace(s, outputs=outs))
-        return tuple(errors)
+        outs, errors = resolved_outputs(self.desired, self.make_resolver(keeper.state))
+        if outs is not None:
+            keeper.commit(lambda s: replace(s, outputs=outs))
+        return errors
+
+
+def resolved_outputs(
+    desired: DesiredLike, resolver: Any
+) -> tuple[dict[str, OutputState] | None, tuple[str, ...]]:
+    """The outputs to store after an apply (None when they cannot be evaluated at all) and the errors."""
+    errors: list[str] = []
+    each = getattr(desired, "resolve_outputs_with_errors", None)
+    raw: Mapping[str, Any]
+    if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
+        raw = {
+            n: v if e is None else OutputState(value=None, error=e) for n, (v, e) in each(resolver).items()
+        }
+    else:
+        try:
+            raw = desired.resolve_outputs(resolver)
+        except HotcError as exc:
+            return None, (exc.message,)
+    outs: dict[str, OutputState] = {}
+    for name, v in raw.items():
+        out = v if isinstance(v, OutputState) else OutputState(value=v)
+        if name in getattr(desired, "sensitive_outputs", ()) and not out.sensitive:
+            out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
+        if collect_unknowns(out.value) is not None:
+            out = replace(out, value=None, error="the value is still unknown after the apply")
+        if out.error:
+            errors.append(f"output {name}: {out.error}")
+        outs[name] = out
+    return outs, tuple(errors)
 
 
 RECOVERABLE = frozenset({"replace_because_failed", "replace_because_incomplete"})
