@@ -472,8 +472,16 @@ def template_show(
             help="Show this file of the stack (an environment, a get_file target) instead of the main template.",
         ),
     ] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="text (the file), or json: {main, environments, files: {path: text}}."
+        ),
+    ] = "text",
 ) -> None:
     """Print the template as last applied (stored in the state)."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     state = _state(stack, backend)
     t = state.template or {}
     files = t.get("files") or {}
@@ -486,6 +494,10 @@ def template_show(
         raise HotcError(
             f"stack {stack!r} has no stored template (it was never applied successfully, or it was destroyed)"
         )
+    if fmt == "json":
+        doc = {"main": main, "environments": list(t.get("environments") or []), "files": dict(files)}
+        sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        return
     text = files[main]
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
@@ -508,11 +520,18 @@ def events_command(
     poll: Annotated[
         float, typer.Option("--poll", min=0.05, help="Seconds between reads with --follow.")
     ] = 1.0,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="text, or json: one JSON object per event and line.")
+    ] = "text",
 ) -> None:
-    """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere."""
+    """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere.
+    ``--format json`` writes JSON lines (time, address, type, status, reason, physical_id, id), also with
+    --follow."""
     from hotc.apply.events import STACK_TYPE, format_event, nesting_depth
     from hotc.state.backend import backend_from_config
 
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     b: Any = backend_from_config(backend)
     last: str | None = None
 
@@ -523,7 +542,10 @@ def events_command(
                 ended = not e.status.endswith("_IN_PROGRESS")
             elif nested_depth is not None and nesting_depth(e.address) > nested_depth:
                 continue
-            sys.stdout.write(format_event(e) + "\n")
+            if fmt == "json":
+                sys.stdout.write(json.dumps(e.to_dict(), sort_keys=True) + "\n")
+            else:
+                sys.stdout.write(format_event(e) + "\n")
         sys.stdout.flush()
         return ended
 
