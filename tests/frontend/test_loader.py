@@ -529,4 +529,4 @@ def test_get_attr_on_a_type_without_provider_schema_is_checked_against_heats_att
     _, diags = _load(t)
     errs = [d for d in diags if d.severity.value == "error"]
     assert len(errs) == 1 and errs[0].message.startswith("The Referenced Attribute (db hostnme) is incorrect")
-    assert "hostname, href, show" in errs[0].message and errs[0].pos is not None and errs[0].pos.line == 7
+    assert "hostname, href, show" in errs[0].message and errs[0].pos is not None and errs[0].pos.line == 8
