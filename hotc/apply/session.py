@@ -201,15 +201,19 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
 
 def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> None:
     counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0, "adopt": 0}
+    same = 0
     for d in rep.done:
         verb = d.label.split(" ", 1)[0]
-        if verb in counts and not d.label.startswith("delete old"):
+        if getattr(d, "unchanged", False):
+            same += 1  # planned with values known after apply that turned out the recorded ones
+        elif verb in counts and not d.label.startswith("delete old"):
             counts[verb] += 1
     summary = (
         f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
         f"{counts['delete']} deleted"
         + (f", {counts['forget']} forgotten" if counts["forget"] else "")
         + (f", {counts['adopt']} existing adopted" if counts["adopt"] else "")
+        + (f", {same} unchanged after all (their inputs known after apply kept their values)" if same else "")
     )
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
