@@ -25,6 +25,7 @@ from typing import Annotated, Any
 import typer
 
 from hotc.cli.common import (
+    AllowOutsideOpt,
     EnvOpt,
     ParamFileOpt,
     ParamOpt,
@@ -141,6 +142,7 @@ def apply_command(
     replace_: ReplaceOpt = None,
     import_: ImportOpt = None,
     existing: ExistingOpt = False,
+    allow_outside_files: AllowOutsideOpt = False,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -197,6 +199,7 @@ def apply_command(
         imports=tuple(parse_import(i) for i in import_ or ()),
         refresh=refresh,
         refresh_only=refresh_only,
+        allow_outside_files=allow_outside_files,
     )
     if existing:
         from hotc.apply.existing import existing_from_backend
