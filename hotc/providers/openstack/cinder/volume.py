@@ -4,11 +4,12 @@ outside the stack) detaches it first; ``deletion_policy: Snapshot`` makes a Cind
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.cinder.common import (
     BUSY,
     CINDER_METADATA,
@@ -40,7 +41,7 @@ from hotc.providers.openstack.common import (
 from hotc.providers.openstack.live import LiveProps, map_as_given, resolve
 
 
-class VolumeDriver:
+class VolumeDriver(ListRead):
     snapshot_delete = True  # delete(policy=Snapshot) makes a backup first
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
@@ -129,6 +130,14 @@ class VolumeDriver:
             lambda v: str(v.status) in BUSY,
         )
         return None if vol is None else self.read_outcome(ctx, conn, vol, props)
+
+    list_what = "volumes"
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(conn.block_storage.volumes(details=True))
+
+    def listed_usable(self, obj: Any) -> bool:
+        return str(obj.status) not in BUSY
 
     def read_outcome(self, ctx: ActionContext, conn: Any, vol: Any, props: Mapping[str, Any]) -> Outcome:
         """Attributes and live properties of ``vol`` (also one from a list call)."""

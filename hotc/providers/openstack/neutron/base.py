@@ -3,11 +3,12 @@ delete with its wait, adoption by the stamp or by a generated name (:class:`Neut
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Outcome
+from hotc.providers.openstack.batch import ListRead, lineage_tag
 from hotc.providers.openstack.common import (
     NotFound,
     call,
@@ -31,7 +32,7 @@ def _put(body: dict[str, Any], key: str, value: Any) -> None:
         body[key] = value
 
 
-class NeutronDriver:
+class NeutronDriver(ListRead):
     """Create/read/update/delete of one tagged Neutron resource kind through the network proxy.
 
     Subclasses give ``kind`` (the proxy's singular name: ``network``, ``ip``, …), ``plural`` (its list
@@ -86,6 +87,12 @@ class NeutronDriver:
         name = self.plural if verb == "list" else f"{verb}_{self.kind}"
         proxy: Callable[..., Any] = getattr(conn.network, name)
         return proxy
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        """hotc's objects of this kind: one list call filtered by the lineage tag (all of them when untagged)."""
+        if self.tagged:
+            return list(self._proxy(conn, "list")(tags=[lineage_tag(ctx)]))
+        return list(self._proxy(conn, "list")())
 
     def _get(self, ctx: ActionContext, conn: Any, pid: str) -> Any:
         return get_or_none(ctx, f"read {self.what} {pid}", self._proxy(conn, "get"), pid)

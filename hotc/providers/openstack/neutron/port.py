@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hotc.providers.base import ActionContext, Driver
+from hotc.providers.openstack.batch import shared
 from hotc.providers.openstack.common import (
     get_or_none,
     props_get,
@@ -174,16 +175,22 @@ class PortDriver(NeutronDriver):
     def attributes(self, ctx: ActionContext, conn: Any, res: Any) -> dict[str, Any]:
         attrs = super().attributes(ctx, conn, res)
         subnet_ids = [ip.get("subnet_id") for ip in res.fixed_ips or []]
-        attrs["subnets"] = [
-            s.to_dict(original_names=True)
-            for s in (
-                get_or_none(ctx, f"read subnet {sid}", conn.network.get_subnet, sid) for sid in subnet_ids
-            )
-            if s is not None
+        # each subnet and network read once per refresh (many ports share them)
+        subnets = [
+            shared(ctx, ("subnet-of-port", sid), lambda sid=sid: _read(ctx, conn, "subnet", sid))
+            for sid in subnet_ids
         ]
-        net = get_or_none(ctx, f"read network {res.network_id}", conn.network.get_network, res.network_id)
-        attrs["network"] = net.to_dict(original_names=True) if net is not None else None
+        attrs["subnets"] = [s for s in subnets if s is not None]
+        attrs["network"] = shared(
+            ctx, ("network-of-port", res.network_id), lambda: _read(ctx, conn, "network", res.network_id)
+        )
         return attrs
+
+
+def _read(ctx: ActionContext, conn: Any, kind: str, oid: Any) -> dict[str, Any] | None:
+    """The API form of a subnet or network, None when it is gone."""
+    res = get_or_none(ctx, f"read {kind} {oid}", getattr(conn.network, f"get_{kind}"), oid)
+    return None if res is None else dict(res.to_dict(original_names=True))
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Neutron::Port": PortDriver()})

@@ -3,11 +3,12 @@ refuses duplicates anyway)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
@@ -25,7 +26,13 @@ from hotc.providers.openstack.neutron.lookup import (
 from hotc.providers.openstack.neutron.security_group import _prefix, rule_key
 
 
-class SecurityGroupRuleDriver:
+class SecurityGroupRuleDriver(ListRead):
+    list_what = "security group rules"
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        """Rules carry no tags: every rule of the project, in one call."""
+        return list(conn.network.security_group_rules(project_id=conn.current_project_id))
+
     def _body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         sg = find_security_group(ctx, conn, props["security_group"])
         body: dict[str, Any] = {

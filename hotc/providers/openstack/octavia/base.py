@@ -4,11 +4,12 @@ call."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Outcome
+from hotc.providers.openstack.batch import ListRead, lineage_tag
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
@@ -92,7 +93,7 @@ def _put(body: dict[str, Any], key: str, value: Any) -> None:
         body[key] = value
 
 
-class OctaviaChild:
+class OctaviaChild(ListRead):
     """Create/update/delete of a load balancer child with the LB-ACTIVE dance around each call."""
 
     kind = ""  # proxy's singular name: listener, pool, health_monitor
@@ -172,6 +173,13 @@ class OctaviaChild:
 
     def _outcome(self, obj: Any) -> Outcome:
         return outcome(obj, self.attributes(obj.to_dict(original_names=True)))
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(getattr(conn.load_balancer, self.plural)(tags=[lineage_tag(ctx)]))
+
+    def listed_usable(self, obj: Any) -> bool:
+        status = str(obj.provisioning_status).upper()
+        return not status.startswith("PENDING_") and status != "DELETED"
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()

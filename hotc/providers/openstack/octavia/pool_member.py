@@ -6,10 +6,11 @@ the load balancer's cascade delete removes such a member."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import Item
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
@@ -130,6 +131,10 @@ class PoolMemberDriver(OctaviaChild):
 
     def _list(self, conn: Any, props: Mapping[str, Any], **query: Any) -> list[Any]:
         return list(conn.load_balancer.members(self._pool_id(conn, props), **query))
+
+    def read_many(self, items: Sequence[Item]) -> dict[str, Outcome]:
+        """Members live under their pools: read one by one (through their pool)."""
+        return {}
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         try:
