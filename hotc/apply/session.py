@@ -84,6 +84,7 @@ class ApplyOptions:
     imports: tuple[tuple[str, str], ...] = ()
     refresh: bool = False  # read the recorded resources from the cloud first and plan against them
     refresh_only: bool = False  # only record the drift in the state
+    allow_outside_files: bool = False  # get_file may read beyond the template's directory tree
 
     @property
     def plans_with_options(self) -> bool:
@@ -201,15 +202,19 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
 
 def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> None:
     counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0, "adopt": 0}
+    same = 0
     for d in rep.done:
         verb = d.label.split(" ", 1)[0]
-        if verb in counts and not d.label.startswith("delete old"):
+        if getattr(d, "unchanged", False):
+            same += 1  # planned with values known after apply that turned out the recorded ones
+        elif verb in counts and not d.label.startswith("delete old"):
             counts[verb] += 1
     summary = (
         f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
         f"{counts['delete']} deleted"
         + (f", {counts['forget']} forgotten" if counts["forget"] else "")
         + (f", {counts['adopt']} existing adopted" if counts["adopt"] else "")
+        + (f", {same} unchanged after all (their inputs known after apply kept their values)" if same else "")
     )
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
@@ -269,12 +274,25 @@ def warn(diags: list[Diagnostic], err: IO[str]) -> None:
 
 
 def load_template(
-    template: Path, envs: list[Path], params: Mapping[str, str], pfiles: Mapping[str, Path], err: IO[str]
+    template: Path,
+    envs: list[Path],
+    params: Mapping[str, str],
+    pfiles: Mapping[str, Path],
+    err: IO[str],
+    allow_outside_files: bool = False,
 ) -> Any:
     """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
     from hotc.cli.common import load_for_command
 
-    return load_for_command(template, envs, dict(params), dict(pfiles), verb="applied")
+    return load_for_command(
+        template,
+        envs,
+        dict(params),
+        dict(pfiles),
+        verb="applied",
+        embeds_files=True,
+        allow_outside_files=allow_outside_files,
+    )
 
 
 def unsupported_types(plan: Plan, drivers: Callable[[str], Any]) -> dict[str, list[str]]:
@@ -342,7 +360,9 @@ def run_apply(
                 f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'"
             )
     elif template is not None and not destroy:
-        loaded = load_template(template, list(envs or []), params or {}, pfiles or {}, err)
+        loaded = load_template(
+            template, list(envs or []), params or {}, pfiles or {}, err, opts.allow_outside_files
+        )
     elif not destroy:
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 

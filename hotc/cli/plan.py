@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import typer
 
 from hotc.cli.common import (
+    AllowOutsideOpt,
     EnvOpt,
     ParamFileOpt,
     ParamOpt,
@@ -165,8 +166,18 @@ def _load(
     params: dict[str, str],
     pfiles: dict[str, Path],
     warnings: list[Diagnostic] | None = None,
+    allow_outside_files: bool = False,
 ) -> Any:
-    return load_for_command(template, envs, params, pfiles, verb="planned", warnings=warnings)
+    return load_for_command(
+        template,
+        envs,
+        params,
+        pfiles,
+        verb="planned",
+        warnings=warnings,
+        embeds_files=True,
+        allow_outside_files=allow_outside_files,
+    )
 
 
 def _want_color() -> bool:
@@ -211,6 +222,7 @@ def plan_command(
     import_: ImportOpt = None,
     exclude: ExcludeOpt = None,
     existing: ExistingOpt = False,
+    allow_outside_files: AllowOutsideOpt = False,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -255,6 +267,7 @@ def plan_command(
                     imports=import_,
                     exclude=exclude,
                     given=(inputs.parameters, inputs.parameter_files),
+                    allow_outside_files=allow_outside_files,
                 )
             return
         _plan(
@@ -282,6 +295,7 @@ def plan_command(
             signal_store,
             imports=import_,
             exclude=exclude,
+            allow_outside_files=allow_outside_files,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -322,6 +336,7 @@ def _plan(
     imports: list[str] | None = None,
     exclude: list[str] | None = None,
     given: tuple[dict[str, str], dict[str, Path]] | None = None,
+    allow_outside_files: bool = False,
 ) -> None:
     """``given``: parameters and parameter files already parsed (``--existing``)."""
     from hotc.planner.api import (
@@ -369,7 +384,7 @@ def _plan(
     state, events = _read_state(backend, name, lock_timeout)
     warnings: list[Diagnostic] = []
     if template is not None:
-        loaded = _load(template, list(environment or []), params, pfiles, warnings)
+        loaded = _load(template, list(environment or []), params, pfiles, warnings, allow_outside_files)
         desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
     else:
         if state is None:
@@ -463,6 +478,7 @@ def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
 def _render_state(state: Any, fmt: str) -> str:
     from hotc.planner.present import SENSITIVE
     from hotc.planner.present import fmt as fmt_value
+    from hotc.state.secrets import shown_physical_id
 
     if fmt == "json":
         doc = {
@@ -472,7 +488,12 @@ def _render_state(state: Any, fmt: str) -> str:
             "lineage": state.lineage,
             "serial": state.serial,
             "resources": [
-                {"address": r.address, "type": r.type, "status": r.status, "physical_id": r.physical_id}
+                {
+                    "address": r.address,
+                    "type": r.type,
+                    "status": r.status,
+                    "physical_id": shown_physical_id(r.type, r.physical_id),
+                }
                 for r in sorted(state.resources.values(), key=lambda r: r.address)
             ],
             "outputs": {
@@ -494,7 +515,8 @@ def _render_state(state: Any, fmt: str) -> str:
         w3 = max(len(r.status) for r in rows)
         lines.append(f"  {'RESOURCE':<{w1}}  {'TYPE':<{w2}}  {'STATUS':<{w3}}  PHYSICAL ID")
         for r in rows:
-            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {r.physical_id or '-'}")
+            pid = shown_physical_id(r.type, r.physical_id) or "-"
+            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {pid}")
     else:
         lines.append("  (no resources)")
     if state.outputs:

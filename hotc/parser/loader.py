@@ -59,6 +59,7 @@ from hotc.parser.ir import (
     Template,
 )
 from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
+from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
 from hotc.values import Unknown
@@ -110,6 +111,7 @@ class _Ctx:
     parsed: dict[str, tuple[Template | None, list[Diagnostic]]] = field(default_factory=dict)
     validate_props: Callable[[str, Resource], list[Diagnostic]] | None = None
     attributes: Callable[[str], frozenset[str]] | None = None
+    root_dir: str | None = None  # the top-level template's directory: get_file beyond its tree is flagged
 
     def read(self, path: str, pos: Pos | None, what: str) -> str | None:
         if path in self.sources:
@@ -195,15 +197,18 @@ def _find_validator(strict: bool) -> Callable[[str, Resource], list[Diagnostic]]
 
 
 def _find_attributes() -> Callable[[str], frozenset[str]] | None:
-    """Attribute names of built-in types from the provider schemas (empty when hotc does not know them)."""
+    """Attribute names of built-in types: from the provider schemas, else from Heat's attribute names
+    (:mod:`hotc.parser.resource_attributes`); empty when neither knows the type."""
     try:
         from hotc.providers.registry import get_schema
     except ImportError:
-        return None
+        get_schema = None  # type: ignore[assignment]
 
     def attrs(type_name: str) -> frozenset[str]:
-        rtype = get_schema(type_name)
-        if rtype is None or rtype.accepts_any_properties:
+        rtype = get_schema(type_name) if get_schema is not None else None
+        if rtype is None:
+            return RESOURCE_ATTRIBUTES.get(type_name, frozenset())
+        if rtype.accepts_any_properties:
             return frozenset()
         return frozenset(rtype.attributes)
 
@@ -337,6 +342,26 @@ class _Loaded:
     member_types: dict[str, TypeResolution] = field(default_factory=dict)
 
 
+OUTSIDE_FILE_CODE = "outside-file"
+
+
+def _outside_tree(target: str, root_dir: str | None) -> str | None:
+    """A warning when the get_file ``target`` lies outside the top-level template's directory tree (symbolic
+    links resolved): its content is copied into saved plans and the state, where a file such as /etc/passwd or
+    ~/.ssh/id_rsa does not belong. None when it is inside (or cannot be told)."""
+    if root_dir is None or is_url(target):
+        return None
+    real, root = os.path.realpath(target), os.path.realpath(root_dir)
+    if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    shown = target if real == os.path.normpath(target) else f"{target} (-> {real})"
+    return (
+        f"get_file reads {shown}, outside the template's directory tree {root}: its content would be copied "
+        "into saved plans and the state; move it beside the template, or pass --allow-outside-files to plan "
+        "and apply to embed it"
+    )
+
+
 def _process(
     lc: _Ctx,
     t: Template,
@@ -352,9 +377,13 @@ def _process(
     for name, pos in _file_refs(t) if src is None or "get_file" in src else ():
         if name in files:
             continue
-        text = lc.read(resolve_path(name, base), pos, "get_file target")
+        target = resolve_path(name, base)
+        text = lc.read(target, pos, "get_file target")
         if text is not None:
             files[name] = text
+            outside = _outside_tree(target, lc.root_dir)
+            if outside is not None:
+                lc.diags.append(warning(outside, pos, code=OUTSIDE_FILE_CODE))
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
     types: dict[str, TypeResolution] = {}
@@ -913,6 +942,7 @@ def _load_stack(
         attributes=_find_attributes(),
     )
     tpath = os.path.abspath(os.fspath(template_path))
+    lc.root_dir = os.path.dirname(tpath)
     loaded = lc.template(tpath, None, "template")
     if loaded is None:
         return None, lc.diags

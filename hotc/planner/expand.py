@@ -27,6 +27,7 @@ from hotc.planner.desired import (
     join,
 )
 from hotc.planner.resolve import UnknownResolver
+from hotc.planner.sensitivity import SECRET_TYPES, Refs, Sensitivity, expr_refs, propagate
 from hotc.values import Unknown, contains_unknown
 
 # ---------------------------------------------------------------------------------------------- building
@@ -44,6 +45,15 @@ def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
             elif kind == "param":
                 params.add(name)
     return resources, params
+
+
+def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
+    """(top-level property key, its references) of a resource; ``*`` for properties given as one expression."""
+    if isinstance(resource.properties, MapExpr):
+        return [(key, expr_refs([expr])) for key, expr in resource.properties.items]
+    if resource.properties is not None:
+        return [("*", expr_refs([resource.properties]))]
+    return []
 
 
 def _prop_exprs(resource: Resource) -> list[tuple[str, Expr]]:
@@ -173,40 +183,24 @@ class _Builder:
                 key_refs[name] = [("*", *_ref_names([m.resource.properties]))]
             else:
                 key_refs[name] = []
-        # sensitivity: properties fed by hidden parameters, and (transitively) by get_attr on an OS::Heat::Value
-        # holding a sensitive value
-        prop_sensitive: dict[str, set[str]] = {
-            name: {key for key, _rs, ps in refs if ps & scope.hidden} for name, refs in key_refs.items()
+        # sensitivity (hotc.planner.sensitivity): hidden parameters and secret resource values, through every
+        # property, attribute and get_attr/get_resource of the scope, to a fixed point; recomputed whenever a
+        # nested stack (or group) turns out to have sensitive outputs
+        sens_refs = {
+            name: _sensitivity_refs(m.resource) for name, m in scope.members.items() if m.resource is not None
         }
-        referrers: dict[str, list[str]] = {}
-        for name, refs in key_refs.items():
-            for _key, rs, _ps in refs:
-                for r in rs:
-                    referrers.setdefault(r, []).append(name)
-        sensitive_members: set[str] = set()
-        work = [
-            n for n, keys in prop_sensitive.items() if keys and scope.members[n].type == "OS::Heat::Value"
-        ]
+        carriers = {n for n, m in scope.members.items() if m.kind != "disabled"}
+        seeds = {n for n, m in scope.members.items() if m.kind == "leaf" and m.type in SECRET_TYPES}
         # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
-        work += [n for n, m in scope.members.items() if m.kind == "leaf" and _has_secret_attributes(m.type)]
-        while work:
-            n = work.pop()
-            if n in sensitive_members:
-                continue
-            sensitive_members.add(n)
-            for user in referrers.get(n, ()):
-                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
-                if not keys <= prop_sensitive[user]:
-                    prop_sensitive[user] |= keys
-                    if scope.members[user].type == "OS::Heat::Value":
-                        work.append(user)
-        for name in sensitive_members:
-            scope.members[name] = _replace_member(scope.members[name], sensitive=True)
-        # A RandomString's value is a secret too (Heat keeps it as redacted data): the properties that read it
-        # directly are shown and stored masked, without making the reader itself (or its outputs) sensitive
-        secret_refs = {n for n, m in scope.members.items() if m.type == "OS::Heat::RandomString"}
-        for name, refs in key_refs.items():
-            prop_sensitive[name] |= {key for key, rs, _ps in refs if rs & secret_refs}
+        seeds_attrs = {
+            n for n, m in scope.members.items() if m.kind == "leaf" and _has_secret_attributes(m.type)
+        }
+
+        def sensitivity() -> Sensitivity:
+            return propagate(sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers)
+
+        sens = sensitivity()
+        prop_sensitive: dict[str, set[str]] = {n: set(k) for n, k in sens.props.items()}
 
         # pass 2: expand
         for name, m in list(scope.members.items()):
@@ -245,54 +239,49 @@ class _Builder:
                     external_id=ext,
                 )
                 self.explicit[m.address] = needs
-            elif m.kind == "nested":
-                self._expand_nested(
-                    scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ())))
-                )
             else:
-                self._expand_group(
-                    scope,
-                    m,
-                    static,
-                    memo,
-                    frozenset(needs),
-                    dpol,
-                    tuple(sorted(prop_sensitive.get(name, ()))),
-                )
-
-        # nested stacks (and groups of them) whose outputs carry hidden values: what reads them is sensitive too
-        seeds = [
-            n for n, m in scope.members.items() if m.kind in ("nested", "group") and self._child_sensitive(m)
-        ]
-        work = list(seeds)
-        done: set[str] = set()
-        while work:
-            n = work.pop()
-            if n in done:
-                continue
-            done.add(n)
-            scope.members[n] = _replace_member(scope.members[n], sensitive=True)
-            for user in referrers.get(n, ()):
-                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
-                if keys <= prop_sensitive[user]:
-                    continue
-                prop_sensitive[user] |= keys
-                um = scope.members[user]
-                if um.kind == "leaf" and um.address in d.resources:
-                    # still private to the builder: update in place
-                    object.__setattr__(
-                        d.resources[um.address], "sensitive_paths", tuple(sorted(prop_sensitive[user]))
+                if m.kind == "nested":
+                    self._expand_nested(
+                        scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ())))
                     )
-                if um.type == "OS::Heat::Value":
-                    work.append(user)
+                else:
+                    self._expand_group(
+                        scope,
+                        m,
+                        static,
+                        memo,
+                        frozenset(needs),
+                        dpol,
+                        tuple(sorted(prop_sensitive.get(name, ()))),
+                    )
+                if name not in seeds and self._child_sensitive(scope.members[name]):
+                    seeds.add(name)  # what reads it, expanded after it, sees it as sensitive
+                    sens = sensitivity()
+                    prop_sensitive = {n: set(k) for n, k in sens.props.items()}
+
+        # the final fixed point (a group of RandomStrings is secret too): members expanded before what made them
+        # sensitive are updated in place (still private to the builder)
+        seeds |= {
+            n
+            for n, m in scope.members.items()
+            if m.kind == "group" and not m.member_nested and m.member_type in SECRET_TYPES
+        }
+        sens = sensitivity()
+        for name in sens.secret_attrs:
+            scope.members[name] = _replace_member(scope.members[name], sensitive=True)
+        for name, keys in sens.props.items():
+            if keys == prop_sensitive.get(name, set()):
+                continue
+            um = scope.members[name]
+            if um.kind == "leaf" and um.address in d.resources:
+                object.__setattr__(d.resources[um.address], "sensitive_paths", tuple(sorted(keys)))
+            elif um.kind == "group" and not um.member_nested:
+                for a in um.member_addresses:
+                    if a in d.resources:
+                        object.__setattr__(d.resources[a], "sensitive_paths", ("*",))
         # this stack's outputs derived from hidden values (read by the parent's get_attr)
         for oname, out in t.outputs.items():
-            if out.value is None:
-                continue
-            rs, ps = _ref_names([out.value])
-            if ps & scope.hidden or any(
-                scope.members.get(r) is not None and scope.members[r].sensitive for r in rs
-            ):
+            if out.value is not None and sens.reads_secret(expr_refs([out.value]), scope.hidden):
                 scope.sensitive_outputs.add(oname)
 
     def _child_sensitive(self, m: Member) -> bool:

@@ -148,7 +148,7 @@ class PlanResolver:
         attrs = rs.attributes
         if attribute == "":
             return index_path(dict(attrs), path, lambda: unknown) if attrs else unknown
-        if attribute not in attrs or (attribute in rs.sensitive_attributes and is_masked(attrs[attribute])):
+        if attribute not in attrs or is_masked(attrs[attribute]):
             return unknown  # a secret stored masked (no state key) is not known, never the marker itself
         return index_path(attrs[attribute], path, lambda: unknown)
 

@@ -161,7 +161,15 @@ class Plan:
         return counts
 
     @property
+    def creates_stack(self) -> bool:
+        """A normal plan for a stack that has no state yet: applying it creates the stack (and records its
+        state) even when the template has no resource and no output, as Heat creates an empty stack."""
+        return self.mode == "normal" and self.state_lineage is None and not self.targets
+
+    @property
     def has_changes(self) -> bool:
-        return any(c.action is not Action.NOOP for c in self.changes) or any(
-            o.action is not Action.NOOP for o in self.output_changes
+        return (
+            self.creates_stack
+            or any(c.action is not Action.NOOP for c in self.changes)
+            or any(o.action is not Action.NOOP for o in self.output_changes)
         )

@@ -23,6 +23,7 @@ from typing import Any
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.present import SENSITIVE, mask, split_path, summary_counts
 from hotc.planner.render_groups import groups_json
+from hotc.state.secrets import shown_physical_id
 from hotc.values import Unknown
 
 
@@ -103,7 +104,7 @@ def change_json(c: ResourceChange) -> dict[str, Any]:
         "action_reason": c.action_reason or None,
         "reason_detail": c.reason_detail or None,
         "depends_on": list(c.depends_on),
-        "previous_physical_id": c.previous_physical_id,
+        "previous_physical_id": shown_physical_id(c.type, c.previous_physical_id),
         "deletion_policy": c.deletion_policy,
         "importing": {"id": c.import_id, "external_id": c.action_reason != "import_by_request"}
         if c.import_id is not None

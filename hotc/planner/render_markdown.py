@@ -33,6 +33,7 @@ from hotc.planner.present import (
 from hotc.planner.render_groups import markdown_lines as group_markdown_lines
 from hotc.planner.render_groups import split_changes
 from hotc.planner.render_groups import summary_line as group_summary
+from hotc.state.secrets import shown_physical_id
 
 GITHUB_COMMENT_LIMIT = 65536
 ICON = {
@@ -89,7 +90,7 @@ def _details(c: ResourceChange, caused_by: list[str] | None = None) -> str:
                 body.append(f"- {path}: {old}")
                 body.append(f"+ {path}: {new}{tail}")
     elif c.previous_physical_id:
-        body = [f"- physical id: {c.previous_physical_id}"]
+        body = [f"- physical id: {shown_physical_id(c.type, c.previous_physical_id)}"]
     if body:
         lines += ["```diff", *[b.replace("```", "ʼʼʼ") for b in body], "```"]
     lines += ["", "</details>", ""]

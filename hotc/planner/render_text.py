@@ -20,6 +20,7 @@ from hotc.planner.present import (
 from hotc.planner.render_groups import split_changes
 from hotc.planner.render_groups import summary_line as group_summary
 from hotc.planner.render_groups import text_lines as group_text_lines
+from hotc.state.secrets import shown_physical_id
 
 SYMBOL = {"create": "+", "update": "~", "rebuild": "~!", "replace": "-/+", "delete": "-", "forget": "x"}
 VERB = {
@@ -45,7 +46,7 @@ def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
         lines.append(f"    reason: {reason_text(c)}")
     if c.previous_physical_id and c.action in (Action.REPLACE, Action.DELETE, Action.FORGET):
-        lines.append(f"    physical id: {c.previous_physical_id}")
+        lines.append(f"    physical id: {shown_physical_id(c.type, c.previous_physical_id)}")
     if c.action is Action.CREATE:
         after = mask(c.after, c.sensitive_paths) or {}
         for k in sorted(after):
@@ -140,6 +141,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
     if plan.mode == "refresh-only" and not plan.resource_drift:
         out.append("")
         out.append("No drift: the cloud matches the state.")
+    elif plan.creates_stack and not changes and not outs:
+        out.append("")
+        out.append("The stack has no state yet: applying creates it (nothing in it to create).")
     elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")
