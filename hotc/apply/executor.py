@@ -32,7 +32,7 @@ from hotc.apply.adopt import (
 from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
-from hotc.apply.resolve import StateResolver, promise_mismatches
+from hotc.apply.resolve import SENSITIVE_MARK, StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
 from hotc.planner.plan import Action, Plan
@@ -860,7 +860,7 @@ class Executor:
         if cur is None or cur.physical_id is None:
             raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
         deps, policy = self._record(step)
-        old_props = dict(cur.properties)
+        old_props = planned_before(cur, change)
         old_d, new_d = with_defaults(type_name, old_props), with_defaults(type_name, props)
         changed = frozenset(k for k in set(old_d) | set(new_d) if old_d.get(k) != new_d.get(k))
         self.keeper.commit(
@@ -1187,6 +1187,26 @@ def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
     if rtype is None:
         return dict(props)
     return dict(apply_defaults(rtype, props))
+
+
+def planned_before(cur: ResourceState, change: Any) -> dict[str, Any]:
+    """The properties an update starts from: as recorded, except where the plan compared against live values
+    read by a refresh (``--refresh``: drift) -- the driver must undo what changed outside hotc, which the
+    recorded values do not show. Hidden values (masked in a saved plan) stay as recorded."""
+    old = dict(cur.properties)
+    before = change.before if isinstance(getattr(change, "before", None), Mapping) else None
+    if before is None:
+        return old
+    secret = {p.split(".", 1)[0].split("[", 1)[0] for p in (*cur.sensitive_paths, *change.sensitive_paths)}
+    for path in change.changed_paths:
+        k = path.split(".", 1)[0].split("[", 1)[0]
+        if k in secret or k not in before:
+            continue
+        v = before[k]
+        if v == SENSITIVE_MARK or (isinstance(v, Mapping) and "__sensitive__" in v):
+            continue
+        old[k] = v
+    return old
 
 
 def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
