@@ -32,10 +32,10 @@ from hotc.apply.adopt import (
 from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
-from hotc.apply.resolve import SENSITIVE_MARK, StateResolver, promise_mismatches
+from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
-from hotc.planner.plan import Action, Plan
+from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import (
     DELETE,
     SNAPSHOT,
@@ -860,7 +860,7 @@ class Executor:
         if cur is None or cur.physical_id is None:
             raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
         deps, policy = self._record(step)
-        old_props = planned_before(cur, change)
+        old_props = _planned_old(cur.properties, change)
         old_d, new_d = with_defaults(type_name, old_props), with_defaults(type_name, props)
         changed = frozenset(k for k in set(old_d) | set(new_d) if old_d.get(k) != new_d.get(k))
         self.keeper.commit(
@@ -1189,26 +1189,6 @@ def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
     return dict(apply_defaults(rtype, props))
 
 
-def planned_before(cur: ResourceState, change: Any) -> dict[str, Any]:
-    """The properties an update starts from: as recorded, except where the plan compared against live values
-    read by a refresh (``--refresh``: drift) -- the driver must undo what changed outside hotc, which the
-    recorded values do not show. Hidden values (masked in a saved plan) stay as recorded."""
-    old = dict(cur.properties)
-    before = change.before if isinstance(getattr(change, "before", None), Mapping) else None
-    if before is None:
-        return old
-    secret = {p.split(".", 1)[0].split("[", 1)[0] for p in (*cur.sensitive_paths, *change.sensitive_paths)}
-    for path in change.changed_paths:
-        k = path.split(".", 1)[0].split("[", 1)[0]
-        if k in secret or k not in before:
-            continue
-        v = before[k]
-        if v == SENSITIVE_MARK or (isinstance(v, Mapping) and "__sensitive__" in v):
-            continue
-        old[k] = v
-    return old
-
-
 def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
     """The current instance of a resource as an old one, waiting for the cleanup after its replacement, with
     the type it has and the deletion policy its deletion honours (an adopted external object is only
@@ -1224,6 +1204,27 @@ def _patch(s: StackState, addr: str, **changes: Any) -> StackState:
     if rs is None:
         return s
     return s.with_resource(replace(rs, **changes))
+
+
+def _planned_old(recorded: Mapping[str, Any], change: ResourceChange) -> dict[str, Any]:
+    """The properties an update starts from: the recorded ones, except those the plan saw changed outside hotc
+    (a ``--refresh`` plan's ``before`` holds their live values): an update that brings drift back must know
+    what is there now (a network renamed by hand, an interface attached by hand) to undo it."""
+    out = dict(recorded)
+    before = change.before or {}
+    for path in change.changed_paths:
+        key = path.split(".", 1)[0].split("[", 1)[0]
+        if key in before and not _is_masked_value(before[key]):
+            out[key] = before[key]
+    return out
+
+
+def _is_masked_value(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "__sensitive__" in value or any(_is_masked_value(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_is_masked_value(v) for v in value)
+    return False
 
 
 def _kept_secrets(outcome: Outcome, cur: ResourceState | None) -> dict[str, Any]:

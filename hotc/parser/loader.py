@@ -59,6 +59,7 @@ from hotc.parser.ir import (
     Template,
 )
 from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
+from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
 from hotc.values import Unknown
@@ -196,15 +197,18 @@ def _find_validator(strict: bool) -> Callable[[str, Resource], list[Diagnostic]]
 
 
 def _find_attributes() -> Callable[[str], frozenset[str]] | None:
-    """Attribute names of built-in types from the provider schemas (empty when hotc does not know them)."""
+    """Attribute names of built-in types: from the provider schemas, else from Heat's attribute names
+    (:mod:`hotc.parser.resource_attributes`); empty when neither knows the type."""
     try:
         from hotc.providers.registry import get_schema
     except ImportError:
-        return None
+        get_schema = None  # type: ignore[assignment]
 
     def attrs(type_name: str) -> frozenset[str]:
-        rtype = get_schema(type_name)
-        if rtype is None or rtype.accepts_any_properties:
+        rtype = get_schema(type_name) if get_schema is not None else None
+        if rtype is None:
+            return RESOURCE_ATTRIBUTES.get(type_name, frozenset())
+        if rtype.accepts_any_properties:
             return frozenset()
         return frozenset(rtype.attributes)
 

@@ -28,6 +28,8 @@ STORE_TYPES = frozenset(
         "AWS::CloudFormation::WaitConditionHandle",
         "AWS::CloudFormation::WaitCondition",
         "OS::Heat::UpdateWaitConditionHandle",
+        "OS::Heat::SoftwareDeployment",
+        "OS::Heat::StructuredDeployment",
     }
 )
 HANDLE_TYPES = frozenset(
@@ -36,8 +38,6 @@ HANDLE_TYPES = frozenset(
         "OS::Heat::SwiftSignalHandle",
         "AWS::CloudFormation::WaitConditionHandle",
         "OS::Heat::UpdateWaitConditionHandle",
-        "OS::Heat::SoftwareDeployment",
-        "OS::Heat::StructuredDeployment",
     }
 )
 DEPLOYMENT_TYPES = frozenset({"OS::Heat::SoftwareDeployment", "OS::Heat::StructuredDeployment"})

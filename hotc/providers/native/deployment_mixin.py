@@ -34,6 +34,7 @@ DEPLOYMENTS = "deployments"
 OUTPUT_ATTRS = ("deploy_stdout", "deploy_stderr", "deploy_status_code")
 SIGNAL_ATTR = "hotc:signal_key"  # the object the last action's signal was read from (not a credential)
 CONFIG_ATTR = "hotc:derived_config_id"
+PENDING = "pending"  # names the signal object of the action being waited for
 
 
 def _transport(props: Mapping[str, Any]) -> str:
@@ -147,7 +148,12 @@ class DeploymentMixin:
                 f"{action}: derived config {derived['id']} published (NO_SIGNAL: not waiting for outputs)"
             )
             return Outcome(pid, {**base, **{a: None for a in OUTPUT_ATTRS}})
-        details = self._wait(ctx, store, key, action, derived["id"])
+        pending = store.key(ctx.stack_name, DEPLOYMENTS, f"{pid}/{PENDING}")
+        store.put(pending, key.encode(), "text/plain")  # where `hotc signal` sends while this action waits
+        try:
+            details = self._wait(ctx, store, key, action, derived["id"])
+        finally:
+            store.delete_all(pending)
         values, failure = outcome_of_signal(details, derived["outputs"])
         if failure:
             raise HotcError(f"Deployment to server failed: {failure}")
