@@ -248,7 +248,9 @@ def test_replacements_in_batches_create_first_and_old_instances_wait_for_depende
 
     def at(addr: str, status: str, old: bool = False) -> int:
         return next(
-            i for i, (a, s, r) in enumerate(ev) if a == addr and s == status and (("old instance" in r) == old)
+            i
+            for i, (a, s, r) in enumerate(ev)
+            if a == addr and s == status and (("old instance" in r) == old)
         )
 
     # batch 2's replacement starts after batch 1's new instance exists
