@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotc.parser.ir import MISSING
-from hotc.providers.base import ResourceType
+from hotc.providers.base import Outcome, ResourceType
+from hotc.state.document import DeposedInstance, ResourceState
+from hotc.values import Unknown
 
 # action_reason values of adopting changes (the planner's names, hotc.planner.make)
 EXTERNAL_REASONS = frozenset({"import_external_id", "replace_because_external_id_changed"})
@@ -61,3 +63,78 @@ def recorded_properties(
         if v != ps.default and v is not None:
             out[k] = v
     return out, None
+
+
+def without_unknowns(value: Any) -> Any:
+    """``value`` with every Unknown left out (a property whose inputs are not in the state yet): an import
+    records the live value there instead."""
+    if isinstance(value, Mapping):
+        return {k: without_unknowns(v) for k, v in value.items() if not _has_unknown(v)}
+    if isinstance(value, list | tuple):
+        return [without_unknowns(v) for v in value if not _has_unknown(v)]
+    return value
+
+
+def _has_unknown(value: Any) -> bool:
+    if isinstance(value, Unknown):
+        return True
+    if isinstance(value, Mapping):
+        return any(_has_unknown(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_unknown(v) for v in value)
+    return False
+
+
+def adopted_record(
+    *,
+    address: str,
+    type_name: str,
+    outcome: Outcome,
+    physical_id: str,
+    properties: Mapping[str, Any],
+    dependencies: tuple[str, ...],
+    deletion_policy: str,
+    external: bool,
+    reason: str,
+    now: str,
+    sensitive_paths: tuple[str, ...] = (),
+    current: ResourceState | None = None,
+    deposed: tuple[DeposedInstance, ...] = (),
+) -> ResourceState:
+    """The state record of an adopted object. ``current`` is the address's record when it already names the
+    same object (its creation time and the secrets the driver cannot read back are kept)."""
+    attrs = dict(outcome.attributes)
+    if current is not None:
+        for name in outcome.sensitive_attributes:
+            if name not in attrs and name in current.attributes:
+                attrs[name] = current.attributes[name]
+    return ResourceState(
+        address=address,
+        type=type_name,
+        physical_id=physical_id,
+        status=ADOPTED_STATUS,
+        properties=dict(properties),
+        attributes=attrs,
+        dependencies=dependencies,
+        deletion_policy="Retain" if external else deletion_policy,
+        status_reason=reason,
+        created_at=current.created_at if current is not None else now,
+        updated_at=now,
+        sensitive_paths=sensitive_paths,
+        deposed=deposed,
+        sensitive_attributes=outcome.sensitive_attributes,
+        reference_attribute=outcome.reference_attribute,
+        external_id=physical_id if external else None,
+    )
+
+
+def adopt_reason(physical_id: str, external: bool) -> str:
+    how = "external_id: hotc never updates or deletes it" if external else "imported: managed from now on"
+    return f"adopted the existing object {physical_id} ({how})"
+
+
+def missing_object(type_name: str, physical_id: str) -> str:
+    return (
+        f"there is no {type_name} with id {physical_id} in the cloud (a wrong id, or the id of an object of "
+        "another type); nothing was recorded"
+    )

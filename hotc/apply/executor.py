@@ -20,13 +20,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from hotc.apply.adopt import ADOPTED_STATUS, is_external, recorded_properties
+from hotc.apply.adopt import (
+    ADOPTED_STATUS,
+    adopt_reason,
+    adopted_record,
+    is_external,
+    missing_object,
+    recorded_properties,
+    without_unknowns,
+)
+from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
-from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
+from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
-from hotc.planner.plan import Action, Plan
+from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import (
     DELETE,
     SNAPSHOT,
@@ -38,7 +47,8 @@ from hotc.providers.base import (
 )
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
-from hotc.values import collect_unknowns
+from hotc.state.secrets import secret_attributes
+from hotc.values import collect_unknowns, contains_unknown
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
@@ -102,6 +112,9 @@ class StepResult:
     ok: bool
     error: str = ""
     seconds: float = 0.0
+    # the plan changed it only through values known after apply, which turned out to be the recorded ones:
+    # nothing was done (as Heat, which decides the update with the values it has when it gets there)
+    unchanged: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,6 +125,7 @@ class ApplyReport:
     state: StackState
     interrupted: bool = False
     output_errors: tuple[str, ...] = ()
+    batches: tuple[BatchOutcome, ...] = ()  # groups' rolling-update batches: which ran, failed, never started
 
     @property
     def ok(self) -> bool:
@@ -148,19 +162,26 @@ class Executor:
         on_event: Callable[[Event], None] | None = None,
         desired_info: Mapping[str, Any] | None = None,
         on_log: Callable[[str, str], None] | None = None,
+        pause: Pause | None = None,
     ) -> None:
         self.plan = plan
         self.desired = desired
         self.drivers = drivers
         self.options = options or ExecOptions()
         self.make_resolver = make_resolver
-        self.graph: ApplyGraph = build_graph(plan, state)
+        self.graph: ApplyGraph = add_batch_gates(build_graph(plan, state), plan)
+        self._gates = gates_of(plan)
+        self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state
         self._sink = sink
         self._on_event = on_event
         self._on_log = on_log
         # address -> (type, depends_on, deletion_policy) of the desired stack, for the state records
         self._info: Mapping[str, Any] = desired_info or {}
+        # property paths the plan marks sensitive, per address (recorded again on every completed action)
+        self._sensitive: dict[str, tuple[str, ...]] = {
+            c.address: tuple(c.sensitive_paths) for c in plan.changes if not c.deposed and c.after is not None
+        }
         self._cancel = threading.Event()
         self._cancel_reason = ""
         self._keeper: StateKeeper | None = None
@@ -201,6 +222,7 @@ class Executor:
         results: queue.Queue[StepResult] = queue.Queue()
         parallelism = max(1, self.options.parallelism)
         in_flight = 0
+        gating = 0  # batch gates running (waiting out a pause)
         stopping = False
         # the workers are started up front: a thread started while others run waits long for the GIL
         work: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
@@ -218,15 +240,25 @@ class Executor:
                 while ready and not stopping and in_flight < parallelism:
                     _, _, key = heapq.heappop(ready)
                     started.add(key)
+                    if g.steps[key].kind == BATCH:
+                        # the end of a batch and its pause: a thread of its own, not a cloud call slot
+                        gating += 1
+                        threading.Thread(
+                            target=self._run_step, args=(g.steps[key], results), daemon=True
+                        ).start()
+                        continue
                     in_flight += 1
                     work.put(g.steps[key])
-                if in_flight == 0:
+                if in_flight == 0 and gating == 0:
                     break
                 try:
                     res = results.get(timeout=0.2)
                 except queue.Empty:
                     continue
-                in_flight -= 1
+                if g.steps[res.key].kind == BATCH:
+                    gating -= 1
+                else:
+                    in_flight -= 1
                 if res.ok:
                     done.append(res)
                     for d in g.dependents[res.key]:
@@ -275,6 +307,7 @@ class Executor:
             state=final_state,
             interrupted=interrupted,
             output_errors=output_errors,
+            batches=batch_report(self.plan, g, started, (d.key for d in done), (f.key for f in failed)),
         )
 
     # ----------------------------------------------------------------------------------------------- steps
@@ -289,13 +322,18 @@ class Executor:
     def _run_step(self, step: Step, results: queue.Queue[StepResult]) -> None:
         t0 = time.monotonic()
         try:
+            unchanged = False
             if step.kind == APPLY:
-                self._apply(step)
+                unchanged = self._apply(step) is UNCHANGED
             elif step.kind == CLEANUP:
                 self._cleanup(step)
             elif step.kind == FORGET:
                 self._forget(step)
-            res = StepResult(step.key, step.label, step.address, True, seconds=time.monotonic() - t0)
+            elif step.kind == BATCH:
+                self._end_batch(step)
+            res = StepResult(
+                step.key, step.label, step.address, True, seconds=time.monotonic() - t0, unchanged=unchanged
+            )
         except StepFailed as exc:
             res = StepResult(step.key, step.label, step.address, False, str(exc), time.monotonic() - t0)
         except Exception as exc:  # noqa: BLE001 -- a bug or an unexpected driver error: reported, not raised
@@ -304,6 +342,18 @@ class Executor:
                 msg += " (" + traceback.extract_tb(exc.__traceback__)[-1].name + ")"
             res = StepResult(step.key, step.label, step.address, False, msg, time.monotonic() - t0)
         results.put(res)
+
+    def _end_batch(self, step: Step) -> None:
+        """A batch of a group is complete: record it, then wait its pause (unless it is the last)."""
+        gate = self._gates[step.key]
+        r, b = gate.rollout, gate.batch
+        pause = 0.0 if gate.last else b.pause_after
+        what = f"batch {b.number} of {len(r.batches)} complete ({', '.join(b.members)})"
+        if pause > 0:
+            what += f"; pausing {pause:g} s before batch {b.number + 1}"
+        self.keeper.commit(lambda s: s, (resource_event(r.address, r.type, "UPDATE_IN_PROGRESS", what),))
+        if pause > 0 and not self._cancel.is_set():
+            self._pause(pause, self._cancel)
 
     @property
     def keeper(self) -> StateKeeper:
@@ -399,22 +449,68 @@ class Executor:
             deps = tuple(getattr(info, "depends_on", ()) or ())
         return deps, policy
 
-    def _apply(self, step: Step) -> None:
+    def _apply(self, step: Step) -> object:
+        """Create, replace or update the resource of ``step``; UNCHANGED when nothing had to be done."""
         change = step.change
         assert change is not None
-        props = self._desired_props(step)
         if change.import_id is not None:  # adopt an existing object: nothing is created or changed
-            self._import(step, props, change.import_id)
-        elif change.action is Action.UPDATE:
+            self._import(step, change.import_id)
+            return None
+        props = self._desired_props(step)
+        if self._unchanged_after_all(step, props):
+            deps, _policy = self._record(step)
+            self.keeper.commit(lambda s: _patch(s, step.address, dependencies=deps))
+            self._logger(step.address)(
+                "no change: the values the plan knew only after apply are the recorded ones, so the "
+                f"planned {change.action.value} is not needed"
+            )
+            return UNCHANGED
+        if change.action is Action.UPDATE:
             self._update(step, props)
         elif (
             change.action is Action.REPLACE
             and change.action_reason in RECOVERABLE
             and self._recover(step, props)
         ):
-            return
+            return None
         else:
             self._create(step, props)
+        return None
+
+    def _unchanged_after_all(self, step: Step, props: Mapping[str, Any]) -> bool:
+        """Heat decides an update with the values it has when it gets to the resource. A change the plan made
+        only because an input was known after apply (an attribute of a resource updated just before) is not
+        needed when the resolved properties decide a no-op against the recorded ones (type rules such as
+        ``replacement_policy: REPLACE_ALWAYS`` still replace)."""
+        change = step.change
+        assert change is not None
+        if change.action not in (Action.UPDATE, Action.REPLACE) or change.rebuild:
+            return False
+        if change.action_reason not in _PROPERTY_REASONS or not contains_unknown(change.after):
+            return False
+        if change.action is Action.UPDATE and not change.reason_detail.startswith("update in place"):
+            return False  # metadata, deletion policy or a status to mark: not only properties
+        cur = self.keeper.state.resources.get(step.address)
+        if (
+            cur is None
+            or cur.physical_id is None
+            or cur.type != change.type
+            or cur.failed
+            or cur.in_progress
+            or cur.deletion_policy != change.deletion_policy
+        ):
+            return False
+        try:
+            from hotc.planner.diff import apply_defaults, unmask
+            from hotc.providers.registry import get_schema
+            from hotc.providers.schemas.decide import decide_update
+        except ImportError:
+            return False
+        rtype = get_schema(change.type)
+        if rtype is None:
+            return False
+        old, new = apply_defaults(rtype, cur.properties), apply_defaults(rtype, props)
+        return decide_update(rtype, unmask(old, new), new, defaults_applied=True).kind == "no-op"
 
     def _recover(self, step: Step, props: dict[str, Any]) -> bool:
         """Heat's ``needs_replace_failed`` at apply time: a resource left FAILED or IN_PROGRESS whose object is
@@ -609,17 +705,22 @@ class Executor:
             return
         self._complete(addr, type_name, "CREATE", outcome, props)
 
-    def _import(self, step: Step, props: dict[str, Any], pid: str) -> None:
+    def _import(self, step: Step, pid: str) -> None:
         """Adopt the existing object ``pid`` (Heat's ``external_id``, or an import): read it through the type's
         driver and record it; the cloud is never changed. The previous record of the address (an external_id
         change) becomes an old instance: forgotten if it was adopted or Retain, else deleted by the cleanup.
-        Nothing is recorded when the object cannot be read."""
+        Nothing is recorded when the object cannot be read. Properties whose inputs are unknown (an import of
+        one resource of a stack) are recorded as read from the cloud."""
         change = step.change
         assert change is not None
         addr, type_name = step.address, change.type
         driver = self._driver(type_name)
         deps, policy = self._record(step)
         external = is_external(change)
+        if external:
+            props = self._desired_props(step)
+        else:
+            props = self._import_props(step)
         ctx = self._ctx(addr, type_name, lambda _p: None)
         try:
             outcome = driver.read(ctx, pid, with_defaults(type_name, props))
@@ -628,10 +729,7 @@ class Executor:
                 f"reading the existing {type_name} {pid} failed: {_err(exc)}; nothing was recorded"
             ) from exc
         if outcome is None:
-            raise StepFailed(
-                f"there is no {type_name} with id {pid} in the cloud (a wrong id, or the id of an object of "
-                "another type); nothing was recorded"
-            )
+            raise StepFailed(missing_object(type_name, pid))
         got = outcome.physical_id or pid
         if external:
             recorded, note = dict(props), None
@@ -644,8 +742,7 @@ class Executor:
         if note:
             ctx.log(note)
         now = utc_now()
-        how = "external_id: hotc never updates or deletes it" if external else "imported: managed from now on"
-        reason = f"adopted the existing object {got} ({how})"
+        reason = adopt_reason(got, external)
 
         def adopt(s: StackState) -> StackState:
             cur = s.resources.get(addr)
@@ -654,27 +751,35 @@ class Executor:
             if cur is not None and cur.physical_id is not None and not same:
                 deposed = (*deposed, _as_deposed(cur, type_name))
             return s.with_resource(
-                ResourceState(
+                adopted_record(
                     address=addr,
-                    type=type_name,
+                    type_name=type_name,
+                    outcome=outcome,
                     physical_id=got,
-                    status=ADOPTED_STATUS,
                     properties=recorded,
-                    attributes=_kept_secrets(outcome, cur if same else None),
                     dependencies=deps,
-                    deletion_policy="Retain" if external else policy,
-                    status_reason=reason,
-                    created_at=cur.created_at if same and cur is not None else now,
-                    updated_at=now,
+                    deletion_policy=policy,
+                    external=external,
+                    reason=reason,
+                    now=now,
                     sensitive_paths=change.sensitive_paths,
+                    current=cur if same else None,
                     deposed=deposed,
-                    sensitive_attributes=outcome.sensitive_attributes,
-                    reference_attribute=outcome.reference_attribute,
-                    external_id=got if external else None,
                 )
             )
 
         self.keeper.commit(adopt, (resource_event(addr, type_name, ADOPTED_STATUS, reason, got),))
+
+    def _import_props(self, step: Step) -> dict[str, Any]:
+        """The template's properties of an imported resource, with those whose inputs are still unknown left
+        out (the live values are recorded for them)."""
+        if self.desired is None:
+            raise StepFailed("the plan has no desired template to evaluate")
+        try:
+            props = self.desired.resolve_properties(step.address, self.make_resolver(self.keeper.state))
+        except HotcError as exc:
+            raise StepFailed(exc.message) from exc
+        return dict(without_unknowns(dict(props)))
 
     def _adopt(
         self,
@@ -725,13 +830,8 @@ class Executor:
 
         cur = self.keeper.state.resources.get(addr)
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
-        # an attribute that mirrors a sensitive property of the same name (OS::Heat::Value's value) is
-        # sensitive too
-        mirrored = tuple(
-            p
-            for p in (cur.sensitive_paths if cur is not None else ())
-            if p in outcome.attributes and p not in outcome.sensitive_attributes
-        )
+        sensitive_paths = self._sensitive.get(addr, cur.sensitive_paths if cur is not None else ())
+        attributes = _kept_secrets(outcome, cur)
         self.keeper.commit(
             lambda s: _patch(
                 s,
@@ -740,9 +840,12 @@ class Executor:
                 status=status,
                 status_reason=reason,
                 properties=applied,
-                attributes=_kept_secrets(outcome, cur),
+                attributes=attributes,
                 updated_at=utc_now(),
-                sensitive_attributes=outcome.sensitive_attributes + mirrored,
+                sensitive_paths=sensitive_paths,
+                sensitive_attributes=secret_attributes(
+                    outcome.sensitive_attributes, sensitive_paths, attributes
+                ),
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
@@ -757,7 +860,7 @@ class Executor:
         if cur is None or cur.physical_id is None:
             raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
         deps, policy = self._record(step)
-        old_props = dict(cur.properties)
+        old_props = _planned_old(cur.properties, change)
         old_d, new_d = with_defaults(type_name, old_props), with_defaults(type_name, props)
         changed = frozenset(k for k in set(old_d) | set(new_d) if old_d.get(k) != new_d.get(k))
         self.keeper.commit(
@@ -966,30 +1069,45 @@ class Executor:
 
     def _store_outputs(self, keeper: StateKeeper) -> tuple[str, ...]:
         assert self.desired is not None
-        errors: list[str] = []
+        outs, errors = resolved_outputs(self.desired, self.make_resolver(keeper.state))
+        if outs is not None:
+            keeper.commit(lambda s: replace(s, outputs=outs))
+        return errors
+
+
+def resolved_outputs(
+    desired: DesiredLike, resolver: Any
+) -> tuple[dict[str, OutputState] | None, tuple[str, ...]]:
+    """The outputs to store after an apply (None when they cannot be evaluated at all) and the errors."""
+    errors: list[str] = []
+    each = getattr(desired, "resolve_outputs_with_errors", None)
+    raw: Mapping[str, Any]
+    if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
+        raw = {
+            n: v if e is None else OutputState(value=None, error=e) for n, (v, e) in each(resolver).items()
+        }
+    else:
         try:
-            raw = self.desired.resolve_outputs(self.make_resolver(keeper.state))
+            raw = desired.resolve_outputs(resolver)
         except HotcError as exc:
-            errors.append(exc.message)
-            return tuple(errors)
-        outs: dict[str, OutputState] = {}
-        for name, v in raw.items():
-            if isinstance(v, OutputState):
-                out = v
-            else:
-                out = OutputState(value=v)
-            if name in getattr(self.desired, "sensitive_outputs", ()) and not out.sensitive:
-                out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
-            if collect_unknowns(out.value) is not None:
-                out = replace(out, value=None, error="the value is still unknown after the apply")
-            if out.error:
-                errors.append(f"output {name}: {out.error}")
-            outs[name] = out
-        keeper.commit(lambda s: replace(s, outputs=outs))
-        return tuple(errors)
+            return None, (exc.message,)
+    outs: dict[str, OutputState] = {}
+    for name, v in raw.items():
+        out = v if isinstance(v, OutputState) else OutputState(value=v)
+        if name in getattr(desired, "sensitive_outputs", ()) and not out.sensitive:
+            out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
+        if collect_unknowns(out.value) is not None:
+            out = replace(out, value=None, error="the value is still unknown after the apply")
+        if out.error:
+            errors.append(f"output {name}: {out.error}")
+        outs[name] = out
+    return outs, tuple(errors)
 
 
 RECOVERABLE = frozenset({"replace_because_failed", "replace_because_incomplete"})
+#: plan reasons that come from the resource's properties alone (see Executor._unchanged_after_all)
+_PROPERTY_REASONS = frozenset({"update", "replace_because_cannot_update", "replace_because_update_policy"})
+UNCHANGED = object()  # what Executor._apply returns when nothing had to be done
 TRANSITIONAL = frozenset(
     {
         "BUILD",
@@ -1077,7 +1195,15 @@ def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
     forgotten: Retain)."""
     policy = "Retain" if base.external_id is not None else (base.deletion_policy or "Delete")
     return DeposedInstance(
-        base.physical_id or "", base.properties, base.attributes, type=base.type, deletion_policy=policy
+        base.physical_id or "",
+        base.properties,
+        base.attributes,
+        type=base.type,
+        deletion_policy=policy,
+        sensitive_paths=base.sensitive_paths,
+        sensitive_attributes=secret_attributes(
+            base.sensitive_attributes, base.sensitive_paths, base.attributes
+        ),
     )
 
 
@@ -1086,6 +1212,27 @@ def _patch(s: StackState, addr: str, **changes: Any) -> StackState:
     if rs is None:
         return s
     return s.with_resource(replace(rs, **changes))
+
+
+def _planned_old(recorded: Mapping[str, Any], change: ResourceChange) -> dict[str, Any]:
+    """The properties an update starts from: the recorded ones, except those the plan saw changed outside hotc
+    (a ``--refresh`` plan's ``before`` holds their live values): an update that brings drift back must know
+    what is there now (a network renamed by hand, an interface attached by hand) to undo it."""
+    out = dict(recorded)
+    before = change.before or {}
+    for path in change.changed_paths:
+        key = path.split(".", 1)[0].split("[", 1)[0]
+        if key in before and not _is_masked_value(before[key]):
+            out[key] = before[key]
+    return out
+
+
+def _is_masked_value(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "__sensitive__" in value or any(_is_masked_value(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_is_masked_value(v) for v in value)
+    return False
 
 
 def _kept_secrets(outcome: Outcome, cur: ResourceState | None) -> dict[str, Any]:

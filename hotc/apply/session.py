@@ -4,6 +4,7 @@ the executor itself only talks to drivers and a state sink."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -76,6 +77,20 @@ class ApplyOptions:
     os_cloud: str | None = None
     timeouts: Mapping[str, float] = field(default_factory=dict)
     signal_store: str | None = None  # --signal-store (else HOTC_SIGNAL_STORE, hotc.toml, the S3 backend)
+    # planning options of an apply that plans on the spot (as `hotc plan` takes them)
+    targets: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+    imports: tuple[tuple[str, str], ...] = ()
+    refresh: bool = False  # read the recorded resources from the cloud first and plan against them
+    refresh_only: bool = False  # only record the drift in the state
+    allow_outside_files: bool = False  # get_file may read beyond the template's directory tree
+
+    @property
+    def plans_with_options(self) -> bool:
+        return bool(
+            self.targets or self.excludes or self.replace or self.imports or self.refresh or self.refresh_only
+        )
 
 
 def describe_plan(plan: Plan, color: bool = False) -> str:
@@ -187,25 +202,31 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
 
 def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> None:
     counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0, "adopt": 0}
+    same = 0
     for d in rep.done:
         verb = d.label.split(" ", 1)[0]
-        if verb in counts and not d.label.startswith("delete old"):
+        if getattr(d, "unchanged", False):
+            same += 1  # planned with values known after apply that turned out the recorded ones
+        elif verb in counts and not d.label.startswith("delete old"):
             counts[verb] += 1
     summary = (
         f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
         f"{counts['delete']} deleted"
         + (f", {counts['forget']} forgotten" if counts["forget"] else "")
         + (f", {counts['adopt']} existing adopted" if counts["adopt"] else "")
+        + (f", {same} unchanged after all (their inputs known after apply kept their values)" if same else "")
     )
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
         out.write(f"\n{word} complete! Resources: {summary}.\n")
+        out.write(batch_lines(rep))
         for e in rep.output_errors:
             err.write(f"warning: {e}\n")
         return
     out.write(
         f"\n{word} {'INTERRUPTED' if rep.interrupted and not rep.failed else 'FAILED'}. Done: {summary}.\n"
     )
+    out.write(batch_lines(rep))
     for f in rep.failed:
         err.write(f"error: {f.label}: {f.error}\n")
     if rep.not_started:
@@ -219,6 +240,14 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
         "The state holds everything done so far; run 'hotc plan' / 'hotc apply' again to continue "
         "(failed resources are replaced or retried).\n"
     )
+
+
+def batch_lines(rep: ApplyReport) -> str:
+    """One line per group whose update ran in batches: each batch's outcome, in order."""
+    groups: dict[str, list[str]] = {}
+    for b in rep.batches:
+        groups.setdefault(b.group, []).append(f"{b.number} {b.status}")
+    return "".join(f"Batches of {g}: {', '.join(parts)}.\n" for g, parts in groups.items())
 
 
 def print_outputs(state: StackState, out: IO[str]) -> None:
@@ -245,12 +274,25 @@ def warn(diags: list[Diagnostic], err: IO[str]) -> None:
 
 
 def load_template(
-    template: Path, envs: list[Path], params: Mapping[str, str], pfiles: Mapping[str, Path], err: IO[str]
+    template: Path,
+    envs: list[Path],
+    params: Mapping[str, str],
+    pfiles: Mapping[str, Path],
+    err: IO[str],
+    allow_outside_files: bool = False,
 ) -> Any:
     """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
     from hotc.cli.common import load_for_command
 
-    return load_for_command(template, envs, dict(params), dict(pfiles), verb="applied")
+    return load_for_command(
+        template,
+        envs,
+        dict(params),
+        dict(pfiles),
+        verb="applied",
+        embeds_files=True,
+        allow_outside_files=allow_outside_files,
+    )
 
 
 def unsupported_types(plan: Plan, drivers: Callable[[str], Any]) -> dict[str, list[str]]:
@@ -318,16 +360,25 @@ def run_apply(
                 f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'"
             )
     elif template is not None and not destroy:
-        loaded = load_template(template, list(envs or []), params or {}, pfiles or {}, err)
+        loaded = load_template(
+            template, list(envs or []), params or {}, pfiles or {}, err, opts.allow_outside_files
+        )
     elif not destroy:
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 
     backend: Any = backend_from_config(opts.backend, cwd)
-    from hotc.state.signal_store import store_for
+    from hotc.state.signal_store import backend_encrypts, store_for
 
     signals = store_for(opts.signal_store, opts.backend, cwd)
     if saved is not None and saved.mode == "refresh-only":
         return apply_refresh_only(saved, backend, opts, out, drivers)
+    if saved is not None and opts.plans_with_options:
+        raise HotcError(
+            "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
+            "--replace and --import to 'hotc plan' instead"
+        )
+    if opts.refresh_only and saved is None:
+        return refresh_only_now(stack, backend, opts, out, read_line, interactive, drivers)
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -344,17 +395,26 @@ def run_apply(
         if saved is not None:
             plan = saved
         else:
-            popts = PlanOptions(mode="destroy" if destroy else "normal", parallelism=opts.parallelism)
+            popts = PlanOptions(
+                mode="destroy" if destroy else "normal",
+                parallelism=opts.parallelism,
+                targets=opts.targets,
+                excludes=opts.excludes,
+                replace=opts.replace,
+                imports=opts.imports,
+            )
+            refreshed = live_state(state, opts, drivers, err) if opts.refresh and state.resources else None
             plan = make_plan(
                 desired if desired is not None else empty_desired(stack, state.lineage),
                 state if state.serial > 0 or state.resources else None,
                 popts,
+                refreshed,
             )
             if desired is not None:  # the same custom-constraint and support checks as `hotc plan`
                 enforce_constraints(desired, plan, opts.os_cloud, err, cloud=cloud_factory(opts.os_cloud))
                 from hotc.planner.signals import enforce_plan_support
 
-                enforce_plan_support(desired, plan, signals)
+                enforce_plan_support(desired, plan, signals, state_key=backend_encrypts(backend))
             if loaded is not None and template is not None:
                 plan = replace(
                     plan,
@@ -363,7 +423,9 @@ def run_apply(
                         loaded, template, list(envs or []), dict(params or {}), dict(pfiles or {})
                     ),
                 )
-            out.write(describe_plan(plan, color=interactive and out.isatty()))
+            out.write(
+                describe_plan(plan, color=interactive and out.isatty() and not os.environ.get("NO_COLOR"))
+            )
             if not plan.has_changes:
                 out.write("\nNo changes. The stack matches the template.\n")
                 return 0
@@ -549,6 +611,52 @@ def apply_refresh_only(
         f"the state{': ' + ', '.join(removed) if removed else ''}. Nothing in the cloud was changed.\n"
     )
     return 0
+
+
+def live_state(
+    state: StackState, opts: ApplyOptions, drivers: Callable[[str], Any], err: IO[str]
+) -> Mapping[str, ResourceState | None] | None:
+    """Every recorded resource read from the cloud (``--refresh``), or None (with a note) when it cannot be."""
+    from hotc.planner.refresh import driver_reader, refresh_resources
+
+    try:
+        reader = driver_reader(state, cloud_factory(opts.os_cloud), drivers)
+    except HotcError as exc:
+        err.write(f"note: {exc.message}; no live data was read and no drift can be reported\n")
+        return None
+    return refresh_resources(state, reader)
+
+
+def refresh_only_now(
+    stack: str,
+    backend: Any,
+    opts: ApplyOptions,
+    out: IO[str],
+    read_line: Callable[[], str],
+    interactive: bool,
+    drivers: Callable[[str], Any],
+) -> int:
+    """``hotc apply --refresh-only``: plan the drift now, show it, and once approved record it in the state
+    (the plan's freshness is checked again under the lock, so a state moved meanwhile is refused)."""
+    from hotc.planner.api import PlanOptions, make_plan
+
+    with backend.lock(stack, "plan", timeout=opts.lock_timeout):
+        state, _token = backend.read(stack)
+    if state is None:
+        raise HotcError(f"stack {stack!r} has no state: there is nothing to refresh")
+    refreshed = live_state(state, opts, drivers, sys.stderr) if state.resources else None
+    plan = make_plan(
+        empty_desired(stack, state.lineage), state, PlanOptions(mode="refresh-only"), refreshed or {}
+    )
+    out.write(describe_plan(plan, color=interactive and out.isatty()))
+    if not plan.resource_drift:
+        return 0
+    if not opts.auto_approve and not approve(
+        out, read_line, interactive, "record these changes made outside hotc in the state"
+    ):
+        out.write("\nApply cancelled.\n")
+        return 1
+    return apply_refresh_only(plan, backend, opts, out, drivers)
 
 
 def main_stdin_line() -> str:

@@ -3,7 +3,7 @@
 
     hotc apply   (PLANFILE | -t T [-e E]... [--parameter K=V]... [STACK]) [--auto-approve] [--parallelism N]
     hotc destroy STACK [--auto-approve]
-    hotc output  STACK [NAME] [--format text|json]
+    hotc output  STACK [NAME] [--format text|json] [--show-sensitive]
     hotc resource list STACK | show STACK NAME   [--format text|json]
     hotc template show STACK
     hotc events  STACK [--follow] [--nested-depth N]
@@ -25,6 +25,7 @@ from typing import Annotated, Any
 import typer
 
 from hotc.cli.common import (
+    AllowOutsideOpt,
     EnvOpt,
     ParamFileOpt,
     ParamOpt,
@@ -32,6 +33,15 @@ from hotc.cli.common import (
     parse_parameter_files,
     parse_parameters,
     stack_name_for,
+)
+from hotc.cli.plan import (
+    ExcludeOpt,
+    ExistingOpt,
+    ImportOpt,
+    RefreshOnlyOpt,
+    RefreshOpt,
+    ReplaceOpt,
+    TargetOpt,
 )
 from hotc.errors import HotcError
 
@@ -125,15 +135,35 @@ def apply_command(
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
     signal_store: SignalStoreOpt = None,
+    refresh: RefreshOpt = False,
+    refresh_only: RefreshOnlyOpt = False,
+    target_: TargetOpt = None,
+    exclude: ExcludeOpt = None,
+    replace_: ReplaceOpt = None,
+    import_: ImportOpt = None,
+    existing: ExistingOpt = False,
+    allow_outside_files: AllowOutsideOpt = False,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
-    approved with 'yes' or --auto-approve)."""
+    approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
+    --target, --exclude, --replace, --import); --existing reuses the stack's stored template, environments
+    and parameters, overriding only what is given."""
     from hotc.apply.session import ApplyOptions
+    from hotc.planner.api import parse_import
 
     timeouts = _timeouts(timeout)
-    planfile = Path(target) if target is not None and template is None else None
-    stack = target if template is not None else None
-    if planfile is None and template is None:
+    by_stack = existing or (refresh_only and template is None)
+    planfile = Path(target) if target is not None and template is None and not by_stack else None
+    stack = target if template is not None or by_stack else None
+    if by_stack and not stack:
+        raise HotcError(
+            "give the STACK name: hotc apply STACK --existing (or --refresh-only) works from its state"
+        )
+    if refresh and refresh_only:
+        raise HotcError(
+            "--refresh and --refresh-only cannot be combined (--refresh-only already reads the cloud)"
+        )
+    if planfile is None and template is None and not by_stack:
         raise HotcError(
             "give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE [STACK])"
         )
@@ -153,7 +183,8 @@ def apply_command(
             "given again with --parameter"
         )
     params = parse_parameters(parameter)
-    name = "" if planfile is not None else stack_name_for(stack, template)
+    pfiles = parse_parameter_files(parameter_file)
+    name = "" if planfile is not None else stack or stack_name_for(stack, template)
     opts = ApplyOptions(
         parallelism=parallelism,
         auto_approve=auto_approve,
@@ -162,7 +193,29 @@ def apply_command(
         os_cloud=os_cloud,
         timeouts=timeouts,
         signal_store=signal_store,
+        targets=tuple(target_ or ()),
+        excludes=tuple(exclude or ()),
+        replace=tuple(replace_ or ()),
+        imports=tuple(parse_import(i) for i in import_ or ()),
+        refresh=refresh,
+        refresh_only=refresh_only,
+        allow_outside_files=allow_outside_files,
     )
+    if existing:
+        from hotc.apply.existing import existing_from_backend
+
+        with existing_from_backend(
+            backend, name, lock_timeout, template, list(environment or []), params, pfiles
+        ) as inputs:
+            _run(
+                stack=name,
+                opts=opts,
+                template=inputs.template,
+                envs=inputs.environments,
+                params=inputs.parameters,
+                pfiles=inputs.parameter_files,
+            )
+        return
     _run(
         stack=name,
         opts=opts,
@@ -170,7 +223,7 @@ def apply_command(
         template=template,
         envs=list(environment or []),
         params=params,
-        pfiles=parse_parameter_files(parameter_file),
+        pfiles=pfiles,
     )
 
 
@@ -226,8 +279,16 @@ def output_command(
     name: Annotated[str | None, typer.Argument(help="One output (default: all).")] = None,
     fmt: FmtOpt = "text",
     backend: BackendOpt = None,
+    show_sensitive: Annotated[
+        bool,
+        typer.Option(
+            "--show-sensitive",
+            help="Print sensitive outputs (derived from hidden parameters or a RandomString) in clear; "
+            "without it they show as (sensitive). The only command that reveals them.",
+        ),
+    ] = False,
 ) -> None:
-    """Show the stack's outputs as of the last apply."""
+    """Show the stack's outputs as of the last apply (sensitive ones masked unless --show-sensitive)."""
     check_format(fmt, ("text", "json"))
     state = _state(stack, backend)
     outs = state.outputs
@@ -238,12 +299,20 @@ def output_command(
         o = outs[name]
         if o.error:
             raise HotcError(f"output {name!r} could not be resolved: {o.error}")
-        sys.stdout.write((json.dumps(o.value, default=str) if fmt == "json" else _value_text(o.value)) + "\n")
+        if o.sensitive and not show_sensitive:
+            raise HotcError(
+                f"output {name!r} of stack {stack!r} is sensitive (derived from a hidden parameter or a "
+                f"RandomString); pass --show-sensitive to print it: hotc output {stack} {name} --show-sensitive"
+            )
+        value = _revealed(stack, name, o.value) if o.sensitive else o.value
+        sys.stdout.write((json.dumps(value, default=str) if fmt == "json" else _value_text(value)) + "\n")
         return
     if fmt == "json":
         doc = {
             k: {
-                "value": o.value,
+                "value": (_revealed(stack, k, o.value) if show_sensitive else SENSITIVE)
+                if o.sensitive and not o.error
+                else o.value,
                 "description": o.description,
                 "sensitive": o.sensitive,
                 **({"error": o.error} if o.error else {}),
@@ -253,23 +322,45 @@ def output_command(
         sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
         return
     for k, o in sorted(outs.items()):
-        shown = (
-            "(sensitive)"
-            if o.sensitive
-            else f"(error: {o.error})"
-            if o.error
-            else json.dumps(o.value, default=str)
-        )
+        if o.error:
+            shown = f"(error: {o.error})"
+        elif o.sensitive:
+            shown = json.dumps(_revealed(stack, k, o.value), default=str) if show_sensitive else SENSITIVE
+        else:
+            shown = json.dumps(o.value, default=str)
         sys.stdout.write(f"{k} = {shown}\n")
+    if not show_sensitive and any(o.sensitive and not o.error for o in outs.values()):
+        sys.stderr.write(
+            f"(sensitive values are masked; see them with: hotc output {stack} --show-sensitive)\n"
+        )
+
+
+SENSITIVE = "(sensitive)"
+
+
+def _revealed(stack: str, name: str, value: Any) -> Any:
+    """A sensitive output's clear value; an error when the state holds only its digest (no key to decrypt)."""
+    from hotc.state.secrets import KEY_ENV, is_masked
+
+    if is_masked(value):
+        raise HotcError(
+            f"output {name!r} of stack {stack!r} is stored as a digest only: no state key to decrypt it "
+            f"(set {KEY_ENV} to the key the state was written with)"
+        )
+    return value
 
 
 def _pid(r: Any) -> str | None:
     """The physical id as shown: a secret one (a RandomString's id is the string itself) is masked."""
-    from hotc.apply.events import SECRET_ID_TYPES
+    from hotc.state.secrets import shown_physical_id
 
-    if r.type in SECRET_ID_TYPES and r.physical_id is not None:
-        return "(sensitive)"
-    return r.physical_id  # type: ignore[no-any-return]
+    return shown_physical_id(r.type, r.physical_id)
+
+
+def _pid_of(type_name: str, physical_id: str | None) -> str | None:
+    from hotc.state.secrets import shown_physical_id
+
+    return shown_physical_id(type_name, physical_id)
 
 
 resource_app = typer.Typer(help="Resources of a stack, as recorded in its state.", no_args_is_help=True)
@@ -293,7 +384,7 @@ def resource_list(stack: StackArg, fmt: FmtOpt = "text", backend: BackendOpt = N
                         "physical_id": _pid(r),
                         "status_reason": r.status_reason,
                         "updated_at": r.updated_at,
-                        "deposed": [d.physical_id for d in r.deposed],
+                        "deposed": [_pid_of(r.type, d.physical_id) for d in r.deposed],
                     }
                     for r in rows
                 ],
@@ -349,7 +440,7 @@ def resource_show(
         "attributes": masked["attributes"],
         "deposed": [
             {
-                "physical_id": d.physical_id,
+                "physical_id": _pid_of(d.type or r.type, d.physical_id),
                 "status": d.status,
                 "type": d.type or r.type,
                 "deletion_policy": d.deletion_policy,
@@ -381,8 +472,16 @@ def template_show(
             help="Show this file of the stack (an environment, a get_file target) instead of the main template.",
         ),
     ] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="text (the file), or json: {main, environments, files: {path: text}}."
+        ),
+    ] = "text",
 ) -> None:
     """Print the template as last applied (stored in the state)."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     state = _state(stack, backend)
     t = state.template or {}
     files = t.get("files") or {}
@@ -395,6 +494,10 @@ def template_show(
         raise HotcError(
             f"stack {stack!r} has no stored template (it was never applied successfully, or it was destroyed)"
         )
+    if fmt == "json":
+        doc = {"main": main, "environments": list(t.get("environments") or []), "files": dict(files)}
+        sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        return
     text = files[main]
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
@@ -429,11 +532,18 @@ def events_command(
     poll: Annotated[
         float, typer.Option("--poll", min=0.05, help="Seconds between reads with --follow.")
     ] = 1.0,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="text, or json: one JSON object per event and line.")
+    ] = "text",
 ) -> None:
-    """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere."""
+    """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere.
+    ``--format json`` writes JSON lines (time, address, type, status, reason, physical_id, id), also with
+    --follow."""
     from hotc.apply.events import STACK_TYPE, format_event, nesting_depth
     from hotc.state.backend import backend_from_config
 
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     b: Any = backend_from_config(backend)
     last: str | None = None
 
@@ -444,7 +554,10 @@ def events_command(
                 ended = not e.status.endswith("_IN_PROGRESS")
             elif nested_depth is not None and nesting_depth(e.address) > nested_depth:
                 continue
-            sys.stdout.write(format_event(e) + "\n")
+            if fmt == "json":
+                sys.stdout.write(json.dumps(e.to_dict(), sort_keys=True) + "\n")
+            else:
+                sys.stdout.write(format_event(e) + "\n")
         sys.stdout.flush()
         return ended
 

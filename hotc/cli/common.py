@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -101,6 +102,16 @@ def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(out, key=lambda d: (d.pos.file, d.pos.line, d.pos.col) if d.pos is not None else ("", 0, 0))
 
 
+AllowOutsideOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-outside-files",
+        help="Let get_file read files outside the template's directory tree (their content is copied into "
+        "saved plans and the state); without it such a template is refused.",
+    ),
+]
+
+
 def load_for_command(
     template: Path,
     envs: list[Path],
@@ -110,11 +121,16 @@ def load_for_command(
     verb: str,
     require_values: bool = True,
     warnings: list[Diagnostic] | None = None,
+    embeds_files: bool = False,
+    allow_outside_files: bool = False,
 ) -> Any:
     """``load_stack`` for a command (plan and apply require every value; eval does not): warnings go to
     stderr (and into ``warnings`` when given), errors raise a HotcError carrying them (printed by the CLI), saying
-    that nothing was ``verb``."""
+    that nothing was ``verb``. A command that ``embeds_files`` (plan, apply: get_file contents go into saved plans
+    and the state) refuses a get_file target outside the template's directory tree unless
+    ``allow_outside_files``."""
     from hotc.parser.api import load_stack
+    from hotc.parser.loader import OUTSIDE_FILE_CODE
 
     loaded, diags = load_stack(
         str(template),
@@ -123,6 +139,8 @@ def load_for_command(
         {k: str(v) for k, v in pfiles.items()},
         require_values=require_values,
     )
+    if embeds_files and not allow_outside_files:
+        diags = [replace(d, severity=Severity.ERROR) if d.code == OUTSIDE_FILE_CODE else d for d in diags]
     errors = display_diagnostics(d for d in diags if d.severity is Severity.ERROR)
     for d in display_diagnostics(d for d in diags if d.severity is not Severity.ERROR):
         print(str(d), file=sys.stderr)

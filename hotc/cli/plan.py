@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import typer
 
 from hotc.cli.common import (
+    AllowOutsideOpt,
     EnvOpt,
     ParamFileOpt,
     ParamOpt,
@@ -105,6 +106,26 @@ OsCloudOpt = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+ImportOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--import",
+        help="Take over the existing object ID as ADDRESS (ADDRESS=ID, repeatable): planned, executed by apply.",
+    ),
+]
+ExcludeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude", help="Leave ADDR and everything that depends on it out of the plan (repeatable)."
+    ),
+]
+ExistingOpt = Annotated[
+    bool,
+    typer.Option(
+        "--existing",
+        help="Reuse the stack's stored template, environments and parameters; override only what is given.",
+    ),
+]
 SignalStoreOpt = Annotated[
     str | None,
     typer.Option(
@@ -157,8 +178,18 @@ def _load(
     params: dict[str, str],
     pfiles: dict[str, Path],
     warnings: list[Diagnostic] | None = None,
+    allow_outside_files: bool = False,
 ) -> Any:
-    return load_for_command(template, envs, params, pfiles, verb="planned", warnings=warnings)
+    return load_for_command(
+        template,
+        envs,
+        params,
+        pfiles,
+        verb="planned",
+        warnings=warnings,
+        embeds_files=True,
+        allow_outside_files=allow_outside_files,
+    )
 
 
 def _want_color() -> bool:
@@ -200,12 +231,57 @@ def plan_command(
     warn: WarnOpt = None,
     prices: PricesOpt = None,
     signal_store: SignalStoreOpt = None,
+    import_: ImportOpt = None,
+    exclude: ExcludeOpt = None,
+    existing: ExistingOpt = False,
+    allow_outside_files: AllowOutsideOpt = False,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
     Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present (only with
     --detailed-exitcode), 3 a --deny / --policy-file rule is violated (the plan is printed, not saved)."""
     try:
+        if existing:
+            from hotc.apply.existing import existing_from_backend
+
+            with existing_from_backend(
+                backend,
+                stack,
+                lock_timeout,
+                template,
+                list(environment or []),
+                parse_parameters(parameter),
+                parse_parameter_files(parameter_file),
+            ) as inputs:
+                _plan(
+                    stack,
+                    inputs.template,
+                    inputs.environments,
+                    None,
+                    None,
+                    out,
+                    fmt,
+                    detailed_exitcode,
+                    destroy,
+                    refresh_only,
+                    target,
+                    replace_,
+                    deny,
+                    policy_file,
+                    parallelism,
+                    backend,
+                    lock_timeout,
+                    refresh,
+                    os_cloud,
+                    warn,
+                    prices,
+                    signal_store,
+                    imports=import_,
+                    exclude=exclude,
+                    given=(inputs.parameters, inputs.parameter_files),
+                    allow_outside_files=allow_outside_files,
+                )
+            return
         _plan(
             stack,
             template,
@@ -229,6 +305,9 @@ def plan_command(
             warn,
             prices,
             signal_store,
+            imports=import_,
+            exclude=exclude,
+            allow_outside_files=allow_outside_files,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -265,7 +344,13 @@ def _plan(
     warn: list[str] | None = None,
     prices: Path | None = None,
     signal_store: str | None = None,
+    *,
+    imports: list[str] | None = None,
+    exclude: list[str] | None = None,
+    given: tuple[dict[str, str], dict[str, Path]] | None = None,
+    allow_outside_files: bool = False,
 ) -> None:
+    """``given``: parameters and parameter files already parsed (``--existing``)."""
     from hotc.planner.api import (
         DENY_EXIT_CODE,
         PlanOptions,
@@ -275,6 +360,7 @@ def _plan(
         load_policy_file,
         make_plan,
         parse_deny_rule,
+        parse_import,
         plan_inputs,
         save_plan,
         template_digest,
@@ -296,19 +382,21 @@ def _plan(
         replace=tuple(replace_ or ()),
         parallelism=parallelism,
         deny=rules,
+        excludes=tuple(exclude or ()),
+        imports=tuple(parse_import(i) for i in imports or ()),
     )
     if template is None and mode == "normal":
         raise HotcError(
             "give the template with -t TEMPLATE (only --destroy and --refresh-only work without one)"
         )
     name = stack_name_for(stack, template)
-    params = parse_parameters(parameter)
-    pfiles = parse_parameter_files(parameter_file)
+    params = parse_parameters(parameter) if given is None else given[0]
+    pfiles = parse_parameter_files(parameter_file) if given is None else given[1]
     price_table = load_prices(prices) if prices is not None else None
     state, events = _read_state(backend, name, lock_timeout)
     warnings: list[Diagnostic] = []
     if template is not None:
-        loaded = _load(template, list(environment or []), params, pfiles, warnings)
+        loaded = _load(template, list(environment or []), params, pfiles, warnings, allow_outside_files)
         desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
     else:
         if state is None:
@@ -338,9 +426,15 @@ def _plan(
 
         enforce_constraints(desired, plan, os_cloud, sys.stderr, cloud=cloud)
         from hotc.planner.signals import enforce_plan_support
-        from hotc.state.signal_store import store_for
+        from hotc.state.backend import backend_from_config
+        from hotc.state.signal_store import backend_encrypts, store_for
 
-        enforce_plan_support(desired, plan, store_for(signal_store, backend))
+        enforce_plan_support(
+            desired,
+            plan,
+            store_for(signal_store, backend),
+            state_key=backend_encrypts(backend_from_config(backend)),
+        )
     if template is not None:
         plan = replace(
             plan,
@@ -396,6 +490,7 @@ def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
 def _render_state(state: Any, fmt: str) -> str:
     from hotc.planner.present import SENSITIVE
     from hotc.planner.present import fmt as fmt_value
+    from hotc.state.secrets import shown_physical_id
 
     if fmt == "json":
         doc = {
@@ -405,7 +500,12 @@ def _render_state(state: Any, fmt: str) -> str:
             "lineage": state.lineage,
             "serial": state.serial,
             "resources": [
-                {"address": r.address, "type": r.type, "status": r.status, "physical_id": r.physical_id}
+                {
+                    "address": r.address,
+                    "type": r.type,
+                    "status": r.status,
+                    "physical_id": shown_physical_id(r.type, r.physical_id),
+                }
                 for r in sorted(state.resources.values(), key=lambda r: r.address)
             ],
             "outputs": {
@@ -427,7 +527,8 @@ def _render_state(state: Any, fmt: str) -> str:
         w3 = max(len(r.status) for r in rows)
         lines.append(f"  {'RESOURCE':<{w1}}  {'TYPE':<{w2}}  {'STATUS':<{w3}}  PHYSICAL ID")
         for r in rows:
-            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {r.physical_id or '-'}")
+            pid = shown_physical_id(r.type, r.physical_id) or "-"
+            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {pid}")
     else:
         lines.append("  (no resources)")
     if state.outputs:

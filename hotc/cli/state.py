@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -32,6 +32,7 @@ from hotc.errors import HotcError
 from hotc.state import codec
 from hotc.state.backend import BaseBackend, Lock, backend_from_config
 from hotc.state.document import ResourceState, StackState
+from hotc.state.secrets import shown_physical_id
 from hotc.state.signals import exit_on_signals
 
 BackendOpt = Annotated[
@@ -94,9 +95,22 @@ stack_app = typer.Typer(name="stack", help="Stacks known to the state backend.",
 
 
 @state_app.command("list")
-def state_list(stack: StackArg, backend: BackendOpt = None) -> None:
-    """List the resource addresses recorded for STACK."""
+def state_list(
+    stack: StackArg,
+    backend: BackendOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
+    """List the resource addresses recorded for STACK (json: address, type, status, physical_id)."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     st = _read_existing(open_backend(backend), stack)
+    if fmt == "json":
+        rows = [
+            {"address": a, "type": r.type, "status": r.status, "physical_id": r.physical_id}
+            for a, r in sorted(st.resources.items())
+        ]
+        typer.echo(json.dumps({"stack_name": stack, "serial": st.serial, "resources": rows}, indent=2))
+        return
     for addr in sorted(st.resources):
         typer.echo(addr)
 
@@ -144,15 +158,32 @@ def state_show(
         hint = f"; it contains {', '.join(near)}" if near else "; see `hotc state list " + stack + "`"
         raise HotcError(f"stack '{stack}' has no resource '{address}' in its state{hint}")
     if fmt == "json":
-        typer.echo(json.dumps(codec.resource_to_dict(r, None), indent=2, sort_keys=True))
+        typer.echo(json.dumps(_display_dict(r), indent=2, sort_keys=True))
     else:
         typer.echo(_resource_text(json_masked(r)))
 
 
-def json_masked(r: ResourceState) -> ResourceState:
-    """``r`` with sensitive properties and attributes masked (as stored), for display."""
+def _display_dict(r: ResourceState) -> dict[str, Any]:
+    """The stored form of ``r`` without ciphertext (sensitive values as digests), secret ids masked."""
     d = codec.resource_to_dict(r, None)
-    return replace(r, properties=d["properties"], attributes=d["attributes"])
+    d["physical_id"] = shown_physical_id(r.type, r.physical_id)
+    for dd in d["deposed"]:
+        dd["physical_id"] = shown_physical_id(r.type, dd["physical_id"])
+    return d
+
+
+def json_masked(r: ResourceState) -> ResourceState:
+    """``r`` with sensitive properties and attributes masked (as stored), secret ids masked, for display."""
+    d = _display_dict(r)
+    return replace(
+        r,
+        physical_id=d["physical_id"],
+        properties=d["properties"],
+        attributes=d["attributes"],
+        deposed=tuple(
+            replace(x, physical_id=dd["physical_id"]) for x, dd in zip(r.deposed, d["deposed"], strict=True)
+        ),
+    )
 
 
 def _edit(
@@ -301,12 +332,31 @@ def state_push(
 
 
 @state_app.command("history")
-def state_history(stack: StackArg, backend: BackendOpt = None) -> None:
+def state_history(
+    stack: StackArg,
+    backend: BackendOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
     """List the stored versions of STACK's state, newest first."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     b = open_backend(backend)
     entries = b.history(stack)
     if not entries:
         raise HotcError(f"stack '{stack}' has no state in {b.describe()}")
+    if fmt == "json":
+        rows = [
+            {
+                "version_id": e.version_id,
+                "modified": e.modified,
+                "serial": e.serial,
+                "size": e.size,
+                "current": e.is_latest,
+            }
+            for e in entries
+        ]
+        typer.echo(json.dumps({"stack_name": stack, "versions": rows}, indent=2))
+        return
     versioning = getattr(b, "versioning_enabled", None)
     if versioning is not None and not versioning():
         _warn(
@@ -324,10 +374,50 @@ def state_history(stack: StackArg, backend: BackendOpt = None) -> None:
 
 
 @stack_app.command("list")
-def stack_list(backend: BackendOpt = None) -> None:
-    """List the stacks that have a state in the backend."""
-    for name in open_backend(backend).list_stacks():
-        typer.echo(name)
+def stack_list(
+    backend: BackendOpt = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Also list destroyed stacks (no resources left).")
+    ] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
+    """List the stacks that have a state in the backend, with status, resource count and times (like
+    'openstack stack list'). Destroyed stacks are left out unless --all."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
+    b = open_backend(backend)
+    rows: list[dict[str, Any]] = []
+    for name in b.list_stacks():
+        st, _ = b.read(name)
+        if st is None:
+            continue
+        destroyed = not st.resources and st.status.startswith("DELETE")
+        if destroyed and not all_:
+            continue
+        rows.append(
+            {
+                "stack_name": name,
+                "status": st.status,
+                "resources": len(st.resources),
+                "created_at": st.created_at,
+                "updated_at": st.updated_at,
+                "serial": st.serial,
+            }
+        )
+    if fmt == "json":
+        typer.echo(json.dumps({"stacks": rows}, indent=2))
+        return
+    if not rows:
+        typer.echo("No stacks." + ("" if all_ else " (destroyed stacks are shown with --all)"))
+        return
+    w = max(len("STACK"), *(len(r["stack_name"]) for r in rows))
+    ws = max(len("STATUS"), *(len(r["status"]) for r in rows))
+    typer.echo(f"{'STACK':<{w}}  {'STATUS':<{ws}}  RESOURCES  CREATED                      UPDATED")
+    for r in rows:
+        typer.echo(
+            f"{r['stack_name']:<{w}}  {r['status']:<{ws}}  {r['resources']:>9}  "
+            f"{r['created_at'] or '-':<27}  {r['updated_at'] or '-'}"
+        )
 
 
 def force_unlock(

@@ -47,7 +47,7 @@ from hotc.parser.environment import (
 )
 from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
 from hotc.parser.files import FileReadError, read_limited
-from hotc.parser.functions import GetAttr, GetFile
+from hotc.parser.functions import GetAttr, GetFile, If
 from hotc.parser.ir import (
     MISSING,
     EvalContext,
@@ -60,16 +60,19 @@ from hotc.parser.ir import (
     Template,
 )
 from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
+from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
 from hotc.values import Unknown
 
 MAX_NESTED_DEPTH = 5  # Heat's max_nested_stack_depth default
 
-#: built-in types whose attributes depend on what they hold (group members, deployment outputs, a nested
-#: stack's outputs): any attribute name may be valid
+#: built-in types whose implementation answers attributes beyond its schema (Heat's class overrides
+#: ``get_attribute``: group members, deployment outputs, anything for OS::Heat::None), so Heat's validate
+#: accepts any attribute name on them. Every other type with a schema rejects an attribute it does not have.
 _DYNAMIC_ATTRS = frozenset(
     {
+        "OS::Heat::None",
         "OS::Heat::ResourceGroup",
         "OS::Heat::AutoScalingGroup",
         "OS::Heat::ResourceChain",
@@ -79,10 +82,7 @@ _DYNAMIC_ATTRS = frozenset(
         "OS::Heat::StructuredDeploymentGroup",
         "OS::Heat::SoftwareDeployments",
         "OS::Heat::StructuredDeployments",
-        "OS::Heat::Stack",
         "AWS::CloudFormation::Stack",
-        "AWS::AutoScaling::AutoScalingGroup",
-        "OS::Heat::InstanceGroup",
     }
 )
 
@@ -112,6 +112,7 @@ class _Ctx:
     parsed: dict[str, tuple[Template | None, list[Diagnostic]]] = field(default_factory=dict)
     validate_props: Callable[[str, Resource], list[Diagnostic]] | None = None
     attributes: Callable[[str], frozenset[str]] | None = None
+    root_dir: str | None = None  # the top-level template's directory: get_file beyond its tree is flagged
 
     def read(self, path: str, pos: Pos | None, what: str) -> str | None:
         if path in self.sources:
@@ -193,15 +194,18 @@ def _find_validator(strict: bool) -> Callable[[str, Resource], list[Diagnostic]]
 
 
 def _find_attributes() -> Callable[[str], frozenset[str]] | None:
-    """Attribute names of built-in types from the provider schemas (empty when hotc does not know them)."""
+    """Attribute names of built-in types: from the provider schemas, else from Heat's attribute names
+    (:mod:`hotc.parser.resource_attributes`); empty when neither knows the type."""
     try:
         from hotc.providers.registry import get_schema
     except ImportError:
-        return None
+        get_schema = None  # type: ignore[assignment]
 
     def attrs(type_name: str) -> frozenset[str]:
-        rtype = get_schema(type_name)
-        if rtype is None or rtype.accepts_any_properties:
+        rtype = get_schema(type_name) if get_schema is not None else None
+        if rtype is None:
+            return RESOURCE_ATTRIBUTES.get(type_name, frozenset())
+        if rtype.accepts_any_properties:
             return frozenset()
         return frozenset(rtype.attributes)
 
@@ -293,10 +297,16 @@ def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
 
 def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
     """True/False when a resource's condition is known, None when unknown."""
-    if res.condition is None:
+    return _condition_known(res.condition, ctx, conds)
+
+
+def _condition_known(condition: Expr | None, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
+    """True/False when a condition (of a resource, an output, an ``if``) is known statically, None when
+    unknown; no condition is True."""
+    if condition is None:
         return True
-    if isinstance(res.condition, Literal):
-        v = res.condition.value
+    if isinstance(condition, Literal):
+        v = condition.value
         if isinstance(v, bool):
             return v
         if isinstance(v, str):
@@ -313,7 +323,7 @@ def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool 
             resource_names=ctx.resource_names,
             template_path=ctx.template_path,
         )
-        v = evaluate_condition(res.condition, c2)
+        v = evaluate_condition(condition, c2)
     except (EvalError, KeyError, TypeError, ValueError, RecursionError):
         return None
     return v if isinstance(v, bool) else None
@@ -327,6 +337,26 @@ class _Loaded:
     nested: dict[str, NestedTemplate]
     values: dict[str, Any]
     member_types: dict[str, TypeResolution] = field(default_factory=dict)
+
+
+OUTSIDE_FILE_CODE = "outside-file"
+
+
+def _outside_tree(target: str, root_dir: str | None) -> str | None:
+    """A warning when the get_file ``target`` lies outside the top-level template's directory tree (symbolic
+    links resolved): its content is copied into saved plans and the state, where a file such as /etc/passwd or
+    ~/.ssh/id_rsa does not belong. None when it is inside (or cannot be told)."""
+    if root_dir is None or is_url(target):
+        return None
+    real, root = os.path.realpath(target), os.path.realpath(root_dir)
+    if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    shown = target if real == os.path.normpath(target) else f"{target} (-> {real})"
+    return (
+        f"get_file reads {shown}, outside the template's directory tree {root}: its content would be copied "
+        "into saved plans and the state; move it beside the template, or pass --allow-outside-files to plan "
+        "and apply to embed it"
+    )
 
 
 def _process(
@@ -344,9 +374,13 @@ def _process(
     for name, pos in _file_refs(t) if src is None or "get_file" in src else ():
         if name in files:
             continue
-        text = lc.read(resolve_path(name, base), pos, "get_file target")
+        target = resolve_path(name, base)
+        text = lc.read(target, pos, "get_file target")
         if text is not None:
             files[name] = text
+            outside = _outside_tree(target, lc.root_dir)
+            if outside is not None:
+                lc.diags.append(warning(outside, pos, code=OUTSIDE_FILE_CODE))
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
     types: dict[str, TypeResolution] = {}
@@ -415,7 +449,7 @@ def _process(
         tr = types.get(rname)
         if lc.validate_props is not None and tr is not None and tr.kind == "builtin":
             lc.diags.extend(lc.validate_props(tr.type_name, res))
-    _check_get_attr_nested(lc, t, types, nested)
+    _check_get_attr_nested(lc, t, types, nested, ctx, conds)
     return _Loaded(t, types, files, nested, dict(values), member_types)
 
 
@@ -740,10 +774,18 @@ def _has_unknown(v: Any) -> bool:
 
 
 def _check_get_attr_nested(
-    lc: _Ctx, t: Template, types: Mapping[str, TypeResolution], nested: Mapping[str, NestedTemplate]
+    lc: _Ctx,
+    t: Template,
+    types: Mapping[str, TypeResolution],
+    nested: Mapping[str, NestedTemplate],
+    ctx: EvalContext,
+    conds: Mapping[str, Any],
 ) -> None:
-    """``get_attr`` must name an attribute the resource has, as Heat's validate checks: a template resource's
-    outputs (or show / OS::stack_id / resource.*), a built-in type's attribute schema (when hotc has it)."""
+    """``get_attr`` must name an attribute the resource has, as Heat's validate checks (``GetAtt.validate``
+    against the type's attributes schema, for the properties, metadata and outputs Heat validates: not those of
+    a resource or an output whose condition is false, nor an ``if`` branch not taken). A built-in type with a
+    schema: an error. A template resource (its attributes are its template's outputs, which Heat cannot know
+    before the nested stack exists): a warning."""
     targets: dict[str, tuple[str, frozenset[str], str]] = {}  # name -> (kind, attributes, what)
     for n, tr in types.items():
         if tr.kind == "template" and tr.template_key is not None and tr.template_key in nested:
@@ -755,26 +797,39 @@ def _check_get_attr_nested(
                 targets[n] = ("builtin", attrs, tr.type_name)
     if not targets:
         return
-    stack: list[Expr] = []
+    stack: list[tuple[Expr, bool]] = []  # (node, soft: under a condition not known statically)
     for r in t.resources.values():
+        enabled = _enabled(r, ctx, conds)
+        if enabled is False:
+            continue
         if r.properties is not None:
-            stack.append(r.properties)
+            stack.append((r.properties, enabled is None))
         if r.metadata is not None:
-            stack.append(r.metadata)
-    stack.extend(o.value for o in t.outputs.values() if o.value is not None)
+            stack.append((r.metadata, enabled is None))
+    for o in t.outputs.values():
+        enabled = _condition_known(o.condition, ctx, conds)
+        if o.value is not None and enabled is not False:
+            stack.append((o.value, enabled is None))
     while stack:
-        node = stack.pop()
+        node, soft = stack.pop()
         if type(node) is Literal:  # most nodes (exact type: cheaper than the isinstance chain)
             continue
         if isinstance(node, MapExpr):
-            stack.extend([v for _, v in node.items])
+            stack.extend([(v, soft) for _, v in node.items])
             continue
         if isinstance(node, ListExpr):
-            stack.extend(node.items)
+            stack.extend([(v, soft) for v in node.items])
             continue
         if not isinstance(node, FunctionCall):
             continue
-        stack.extend(node.children())
+        if isinstance(node, If):
+            taken = _condition_known(node.condition, ctx, conds)
+            if taken is not False:
+                stack.append((node.if_true, soft or taken is None))
+            if node.if_false is not None and taken is not True:
+                stack.append((node.if_false, soft or taken is None))
+            continue
+        stack.extend([(c, soft) for c in node.children()])
         if not isinstance(node, GetAttr):
             continue
         rname = _literal_str(node.resource)
@@ -787,19 +842,25 @@ def _check_get_attr_nested(
         if kind == "template":
             if attr in _TEMPLATE_BASE_ATTRS or attr.startswith("resource."):
                 continue
+            # Heat's validate accepts any attribute of a template resource (its class answers attributes from
+            # the nested stack, which does not exist before the create): a warning, the create then fails
             outs = ", ".join(sorted(attrs)) or "it has none"
             msg = (
-                f"The Referenced Attribute ({rname} {attr}) is incorrect: the template {what} has no output "
-                f"{attr!r} (its outputs: {outs})"
-            )
-            lc.diags.append(error(msg, node.pos, code="reference"))
-        else:
-            # a warning: Heat's template validate accepts it (the create then fails reading the attribute)
-            msg = (
-                f"{what} has no attribute {attr!r} (get_attr on {rname}); known attributes: "
-                f"{', '.join(sorted(attrs | {'show'}))}"
+                f"get_attr [{rname}, {attr}]: the template {what} has no output {attr!r} (its outputs: {outs}); "
+                "Heat's template validate cannot know a template resource's attributes before its nested stack "
+                "exists and accepts this, but the value cannot be resolved: creating a resource that uses it "
+                "fails, an output that uses it reports an error"
             )
             lc.diags.append(warning(msg, node.pos, code="attribute"))
+        else:
+            # Heat's validate (GetAtt.validate against the type's attributes schema) rejects it
+            msg = (
+                f"The Referenced Attribute ({rname} {attr}) is incorrect: {what} has no attribute {attr!r} "
+                f"(its attributes: {', '.join(sorted(attrs | {'show'}))})"
+            )
+            if soft:
+                msg += " (under a condition not known before the parameters have values)"
+            lc.diags.append((warning if soft else error)(msg, node.pos, code="reference"))
 
 
 def _walk(e: Expr | None) -> list[Expr]:
@@ -878,6 +939,7 @@ def _load_stack(
         attributes=_find_attributes(),
     )
     tpath = os.path.abspath(os.fspath(template_path))
+    lc.root_dir = os.path.dirname(tpath)
     loaded = lc.template(tpath, None, "template")
     if loaded is None:
         return None, lc.diags

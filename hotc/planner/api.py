@@ -74,7 +74,14 @@ from hotc.planner.constraints import (
 )
 from hotc.planner.desired import DesiredResource, DesiredStack, build_desired
 from hotc.planner.make import make_plan
-from hotc.planner.options import DENY_EXIT_CODE, DenyRule, PlanOptions, load_policy_file, parse_deny_rule
+from hotc.planner.options import (
+    DENY_EXIT_CODE,
+    DenyRule,
+    PlanOptions,
+    load_policy_file,
+    parse_deny_rule,
+    parse_import,
+)
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.planfile import (
     check_plan_fresh,
@@ -118,6 +125,7 @@ __all__ = [
     "loaded_stack_from_plan",
     "make_plan",
     "parse_deny_rule",
+    "parse_import",
     "plan_inputs",
     "refresh_resources",
     "save_plan",

@@ -34,8 +34,9 @@ from hotc.planner.diff import (
     values_equal,
 )
 from hotc.planner.options import PlanOptions
-from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
+from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
+from hotc.planner.restricted import check_restricted
 from hotc.providers.base import ResourceType
 from hotc.state.document import DeposedInstance, ResourceState, StackState
 from hotc.state.secrets import is_masked
@@ -147,7 +148,7 @@ class PlanResolver:
         attrs = rs.attributes
         if attribute == "":
             return index_path(dict(attrs), path, lambda: unknown) if attrs else unknown
-        if attribute not in attrs or (attribute in rs.sensitive_attributes and is_masked(attrs[attribute])):
+        if attribute not in attrs or is_masked(attrs[attribute]):
             return unknown  # a secret stored masked (no state key) is not known, never the marker itself
         return index_path(attrs[attribute], path, lambda: unknown)
 
@@ -176,6 +177,7 @@ class _Ctx:
     gone: set[str]
     errors: list[Diagnostic]
     refreshed: frozenset[str] = frozenset()  # addresses read live from the cloud
+    groups: tuple[GroupRollout, ...] = ()  # what the plan does to each group (hotc.planner.rollout)
 
 
 def _matches(address: str, selector: str) -> bool:
@@ -199,7 +201,9 @@ def make_plan(
     attributes, or None when the object is gone); without it the recorded state is trusted (no cloud).
     Raises HotcError for plan errors (immutable property changed, volume shrink, bad --target/--replace)."""
     with gc_paused():
-        return _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
+        plan = _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
+    check_restricted(desired, plan)
+    return plan
 
 
 def _make_plan(
@@ -257,6 +261,7 @@ def _make_plan(
         state_lineage=state.lineage if state is not None else None,
         state_serial=state.serial if state is not None else None,
         targets=options.targets,
+        excludes=options.excludes,
         replace_requests=options.replace,
         parallelism=options.parallelism,
         resource_drift=tuple(drift),
@@ -272,7 +277,12 @@ def _make_plan(
             f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",
             diagnostics=tuple(ctx.errors),
         )
-    return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
+    return Plan(
+        changes=tuple(changes),
+        output_changes=tuple(outs),
+        groups=ctx.groups,
+        **common,
+    )
 
 
 _FAILED_LIVE = {
@@ -369,6 +379,16 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             g.add_node(addr)
             g.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
         chosen |= _closure(g, chosen, up=False)
+    if ctx.options.excludes:
+        # keeping a resource keeps what it needs
+        ex = _select(ctx.options.excludes, list(srs))
+        if not ex:
+            raise HotcError(f"--exclude {', '.join(ctx.options.excludes)}: no resource in the state matches")
+        keep: nx.DiGraph = nx.DiGraph()
+        for addr, rs in srs.items():
+            keep.add_node(addr)
+            keep.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
+        chosen -= _closure(keep, ex, up=True)
     changes: list[ResourceChange] = []
     for addr in _state_order(srs):
         if addr in chosen:
@@ -376,7 +396,7 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             changes.extend(_deposed_changes(rs))
             changes.append(_delete_change(rs, D_DESTROY, "destroy requested"))
     outs = []
-    if ctx.state is not None and not ctx.options.targets:
+    if ctx.state is not None and not ctx.options.targets and not ctx.options.excludes:
         for name, o in ctx.state.outputs.items():
             outs.append(OutputChange(name, Action.DELETE, before=o.value, after=None, sensitive=o.sensitive))
     return changes, outs
@@ -398,6 +418,15 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
                 f"--target {', '.join(opts.targets)}: no resource matches (neither in the template nor in the state)"
             )
         selected |= _closure(graph, selected, up=True)
+    if opts.excludes:
+        # an excluded resource is left as it is, and so is everything that depends on it
+        ex = _select(opts.excludes, enabled) | _select(opts.excludes, list(srs))
+        if not ex:
+            raise HotcError(
+                f"--exclude {', '.join(opts.excludes)}: no resource matches (neither in the template nor in the state)"
+            )
+        ex |= _closure(graph, ex, up=False)
+        selected = (set(enabled) | set(srs) if selected is None else selected) - ex
     for sel in opts.replace:
         if not any(_matches(a, sel) for a in enabled):
             raise HotcError(f"--replace {sel}: no resource with that address in the template")
@@ -411,6 +440,8 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     for addr in order:
         if selected is not None and addr not in selected:
             continue
+        if d.resources[addr].temporary:
+            continue  # made only if the group's rolling update needs it (hotc.planner.rollout)
         rc = _decide(ctx, addr, resolver, memo)
         actions[addr] = rc.action
         changed[addr] = frozenset(p.split(".")[0].split("[")[0] for p in rc.changed_paths)
@@ -423,7 +454,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         if selected is not None and addr not in selected:
             continue
         dr = d.resources.get(addr)
-        if dr is not None and dr.condition_enabled:
+        if dr is not None and dr.condition_enabled and not dr.temporary:
             continue  # kept (its deposed instances are handled below)
         if dr is not None:
             reason, detail, policy = D_CONDITION, "its condition is false", dr.deletion_policy
@@ -439,6 +470,9 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             changes.extend(_deposed_changes(rs))
 
     outs = _outputs(ctx, resolver, memo) if selected is None else []
+    from hotc.planner.rollout import plan_rollouts
+
+    changes, ctx.groups = plan_rollouts(d, ctx.state, changes, lambda a: _decide(ctx, a, resolver, memo))
     return changes, outs
 
 
@@ -477,6 +511,14 @@ def _imports(ctx: _Ctx, enabled: list[str]) -> dict[str, str]:
             raise HotcError(
                 f"--import {addr}={pid}: {why}{hint}; declare the resource in the template first, then import it"
             )
+        rtype = ctx.schemas(dr.type)
+        if rtype is None or rtype.service is None:
+            what = (
+                "hotc has no schema for it"
+                if rtype is None
+                else "hotc makes it itself; there is no object to take over"
+            )
+            raise HotcError(f"--import {addr}={pid}: {dr.type} cannot be imported ({what})")
         if dr.external_id is not None:
             raise HotcError(
                 f"--import {addr}={pid}: {addr} has an external_id ({dr.external_id}) in the template: it is "

@@ -157,6 +157,8 @@ def load_policy_file(path: Path) -> tuple[DenyRule, ...]:
 class PlanOptions:
     mode: str = "normal"  # normal | destroy | refresh-only
     targets: tuple[str, ...] = ()  # addresses (a group or nested stack address selects all its members)
+    # addresses left out of the plan with everything that depends on them (destroy: with what they need)
+    excludes: tuple[str, ...] = ()
     replace: tuple[str, ...] = ()  # addresses to replace even when they could be kept
     parallelism: int = 10  # stored in the plan for apply
     deny: tuple[DenyRule, ...] = ()

@@ -30,6 +30,10 @@ from hotc.planner.present import (
     string_diff,
     summary_counts,
 )
+from hotc.planner.render_groups import markdown_lines as group_markdown_lines
+from hotc.planner.render_groups import split_changes
+from hotc.planner.render_groups import summary_line as group_summary
+from hotc.state.secrets import shown_physical_id
 
 GITHUB_COMMENT_LIMIT = 65536
 ICON = {
@@ -86,7 +90,7 @@ def _details(c: ResourceChange, caused_by: list[str] | None = None) -> str:
                 body.append(f"- {path}: {old}")
                 body.append(f"+ {path}: {new}{tail}")
     elif c.previous_physical_id:
-        body = [f"- physical id: {c.previous_physical_id}"]
+        body = [f"- physical id: {shown_physical_id(c.type, c.previous_physical_id)}"]
     if body:
         lines += ["```diff", *[b.replace("```", "ʼʼʼ") for b in body], "```"]
     lines += ["", "</details>", ""]
@@ -281,12 +285,22 @@ def render_markdown(
             kind = label(c)
             dlines.append(f"- {ICON[kind]} **{kind}** `{c.address}` ({_esc(c.type)}): {_esc(reason_text(c))}")
         dlines.append("")
+    if plan.groups:
+        dlines.append("#### Groups")
+        dlines.append("")
+        dlines.extend(group_markdown_lines(plan, _esc))
+        dlines.append("")
     if plan.resource_drift:
         dlines.append("#### Changed outside hotc (refresh)")
         dlines.append("")
         for c in plan.resource_drift:
             what = "gone" if c.action is Action.DELETE else "changed: " + ", ".join(c.changed_paths)
             dlines.append(f"- `{c.address}` ({_esc(c.type)}): {_esc(what)}")
+            if c.action is not Action.DELETE:  # each drifted property: recorded -> live
+                dlines.extend(
+                    f"  - `{_esc(path)}`: {_esc(old)} → {_esc(new)}"
+                    for path, old, new, _f in changed_lines(c)
+                )
         dlines.append("")
     outs = [o for o in plan.output_changes if o.action is not Action.NOOP or o.error]
     olines: list[str] = []
@@ -332,8 +346,15 @@ def render_markdown(
         out.append("#### Details\n\n")
         budget -= 14
         shown = 0
-        for c in changes:
-            block = _details(c, caused.get(c.address))
+        loose, grouped = split_changes(plan, changes)
+        blocks = [_details(c, caused.get(c.address)) for c in loose]
+        for r, members in grouped:  # a group's members inside one block under its summary line
+            inner = "".join(_details(c, caused.get(c.address)) for c in members)
+            blocks.append(
+                f"<details><summary>👥 <b>{_esc(group_summary(r))}</b></summary>\n\n{inner}\n</details>\n\n"
+            )
+            blocks.extend("" for _ in members[1:])  # keeps the count of changes shown
+        for block in blocks:
             if len(block) > budget:
                 break
             out.append(block)

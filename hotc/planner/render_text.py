@@ -17,6 +17,10 @@ from hotc.planner.present import (
     string_diff,
     summary_line,
 )
+from hotc.planner.render_groups import split_changes
+from hotc.planner.render_groups import summary_line as group_summary
+from hotc.planner.render_groups import text_lines as group_text_lines
+from hotc.state.secrets import shown_physical_id
 
 SYMBOL = {"create": "+", "update": "~", "rebuild": "~!", "replace": "-/+", "delete": "-", "forget": "x"}
 VERB = {
@@ -42,7 +46,7 @@ def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
         lines.append(f"    reason: {reason_text(c)}")
     if c.previous_physical_id and c.action in (Action.REPLACE, Action.DELETE, Action.FORGET):
-        lines.append(f"    physical id: {c.previous_physical_id}")
+        lines.append(f"    physical id: {shown_physical_id(c.type, c.previous_physical_id)}")
     if c.action is Action.CREATE:
         after = mask(c.after, c.sensitive_paths) or {}
         for k in sorted(after):
@@ -89,18 +93,31 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                     color,
                 )
             )
+    if plan.groups:
+        out.append("")
+        out.append("Groups:")
+        out.extend(group_text_lines(plan))
     if plan.resource_drift:
         out.append("")
         out.append("Changed outside hotc (found by refresh):")
         for c in plan.resource_drift:
             what = "gone" if c.action is Action.DELETE else "changed: " + ", ".join(c.changed_paths)
             out.append(f"  ~ {c.address} ({c.type}) {what}")
+            if c.action is not Action.DELETE:  # each drifted property: recorded -> live
+                out.extend(f"      {path}: {old} -> {new}" for path, old, new, _f in changed_lines(c))
     if changes:
         out.append("")
         out.append("Resource changes:")
-        for c in changes:
+        loose, grouped = split_changes(plan, changes)
+        for c in loose:
             out.append("")
             out.extend("  " + line for line in _resource_block(c, color))
+        for r, members in grouped:  # a group's members under its summary line, not as unrelated resources
+            out.append("")
+            out.append(f"  {group_summary(r)}:")
+            for c in members:
+                out.append("")
+                out.extend("    " + line for line in _resource_block(c, color))
     if show_noop:
         noop = [c for c in plan.changes if c.action is Action.NOOP]
         if noop:
@@ -124,6 +141,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
     if plan.mode == "refresh-only" and not plan.resource_drift:
         out.append("")
         out.append("No drift: the cloud matches the state.")
+    elif plan.creates_stack and not changes and not outs:
+        out.append("")
+        out.append("The stack has no state yet: applying creates it (nothing in it to create).")
     elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")

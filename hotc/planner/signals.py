@@ -28,8 +28,26 @@ STORE_TYPES = frozenset(
         "AWS::CloudFormation::WaitConditionHandle",
         "AWS::CloudFormation::WaitCondition",
         "OS::Heat::UpdateWaitConditionHandle",
+        "OS::Heat::SoftwareDeployment",
+        "OS::Heat::StructuredDeployment",
     }
 )
+HANDLE_TYPES = frozenset(
+    {
+        "OS::Heat::WaitConditionHandle",
+        "OS::Heat::SwiftSignalHandle",
+        "AWS::CloudFormation::WaitConditionHandle",
+        "OS::Heat::UpdateWaitConditionHandle",
+    }
+)
+DEPLOYMENT_TYPES = frozenset({"OS::Heat::SoftwareDeployment", "OS::Heat::StructuredDeployment"})
+SERVER = "OS::Nova::Server"
+#: server config transports that need a service hotc does not have
+SERVICE_CONFIG_TRANSPORTS: Mapping[str, str] = {
+    "POLL_SERVER_CFN": "Heat's CloudFormation-compatible API",
+    "POLL_SERVER_HEAT": "Heat's API",
+    "ZAQAR_MESSAGE": "the Zaqar messaging service",
+}
 #: waiters and the property holding how many signals they wait for
 COUNT_PROPS: Mapping[str, str] = {
     "OS::Heat::WaitCondition": "count",
@@ -60,6 +78,25 @@ def transport_problem(type_name: str, props: Mapping[str, Any]) -> str | None:
         return None
     if type_name == "OS::Heat::WaitConditionHandle":
         return f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; {HANDLE_TRANSPORT_HINT}"
+    if type_name in DEPLOYMENT_TYPES:
+        return (
+            f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; use TEMP_URL_SIGNAL "
+            "(the server PUTs its outputs to a presigned URL; what hotc does when signal_transport is not given) "
+            "or NO_SIGNAL"
+        )
+    return None
+
+
+def config_transport_problem(props: Mapping[str, Any]) -> str | None:
+    """Why a server's ``software_config_transport`` cannot work without Heat (None when it can)."""
+    t = props.get("software_config_transport")
+    if props.get("user_data_format") != "SOFTWARE_CONFIG" or not isinstance(t, str):
+        return None
+    if t in SERVICE_CONFIG_TRANSPORTS:
+        return (
+            f"software_config_transport {t} needs {SERVICE_CONFIG_TRANSPORTS[t]}, which hotc does not have; use "
+            "POLL_TEMP_URL (os-collect-config polls a presigned URL; what hotc does when it is not given)"
+        )
     return None
 
 
@@ -67,9 +104,14 @@ def store_needs(plan: Plan) -> StoreNeeds:
     used: list[str] = []
     multi: list[str] = []
     for c in plan.changes:
-        if c.type not in STORE_TYPES or c.action is Action.NOOP or c.action is Action.FORGET:
+        if c.action is Action.NOOP or c.action is Action.FORGET:
             continue
         props = c.after if c.action in _APPLIED else c.before
+        if c.type == SERVER and (props or {}).get("user_data_format") == "SOFTWARE_CONFIG":
+            used.append(c.address)
+            continue
+        if c.type not in STORE_TYPES:
+            continue
         if c.type == "OS::Heat::WaitConditionHandle" and (props or {}).get("signal_transport") == "NO_SIGNAL":
             continue
         used.append(c.address)
@@ -108,18 +150,46 @@ def check_plan_support(
             )
             continue
         problem = transport_problem(c.type, c.after or {})
+        if c.type == SERVER:
+            problem = config_transport_problem(c.after or {})
         if problem is not None:
             out.append(error(f"{c.address}: {c.type}: {problem}", pos, "unsupported-option"))
+        if c.type in DEPLOYMENT_TYPES:
+            servers = [o for o in plan.changes if o.address in c.depends_on and o.type == SERVER]
+            if len(servers) == 1 and (servers[0].after or {}).get("user_data_format") != "SOFTWARE_CONFIG":
+                out.append(
+                    error(
+                        f"{c.address}: the server {servers[0].address} must have user_data_format: SOFTWARE_CONFIG "
+                        "since there are software deployments on it (as Heat requires)",
+                        pos,
+                        "deployment-server",
+                    )
+                )
     return out
 
 
-def enforce_plan_support(desired: Any, plan: Plan, store: Callable[[], Any] | None) -> None:
+def enforce_plan_support(
+    desired: Any, plan: Plan, store: Callable[[], Any] | None, *, state_key: bool = True
+) -> None:
     """Raise HotcError (with positioned diagnostics) when apply could not do what the plan says: an unsupported
-    type or option, or signals with no signal store, an unreachable one, or one that would lose signals."""
+    type or option, or signals with no signal store, an unreachable one, or one that would lose signals.
+    ``state_key``: whether the state backend encrypts secrets (without a key a handle's URL would be stored as
+    a digest only, so the next plan could not give it to the server's user_data again)."""
     if plan.mode != "normal":
         return
     diags = check_plan_support(desired, plan)
     needs = store_needs(plan)
+    handles = [c.address for c in plan.changes if c.type in HANDLE_TYPES and c.action in _APPLIED]
+    if handles and not state_key:
+        diags.append(
+            error(
+                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state, and this "
+                "state backend has no encryption key: set HOTC_STATE_KEY (without it the next plan could not "
+                "read the URL back and would replace every server whose user_data holds it)",
+                getattr((getattr(desired, "resources", {}) or {}).get(handles[0]), "pos", None),
+                "state-key",
+            )
+        )
     if needs.addresses:
         from hotc.state.signal_store import NO_STORE_HINT
 

@@ -34,11 +34,25 @@ def openstack_drivers() -> Mapping[str, Driver]:
 
 
 def driver_for(type_name: str) -> Driver | None:
-    """The driver of ``type_name``, or None when hotc has none."""
+    """The driver of ``type_name`` (built-in, or from an installed plugin), or None when hotc has none."""
     d = NATIVE.get(type_name)
     if d is not None:
         return d
-    return openstack_drivers().get(type_name)
+    d = openstack_drivers().get(type_name)
+    if d is not None:
+        return d
+    return plugin_driver(type_name)
+
+
+def plugin_driver(type_name: str) -> Driver | None:
+    from hotc.providers.registry import PLUGINS, builtin_schemas
+
+    if type_name in builtin_schemas() or "::" not in type_name:
+        return None
+    entry = PLUGINS.get(type_name)
+    if entry is None or entry.source.entry_point.endswith("hotc.providers.builtin:resource_types"):
+        return None
+    return entry.type.driver
 
 
 def known_types() -> frozenset[str]:
@@ -47,12 +61,13 @@ def known_types() -> frozenset[str]:
 
 #: why hotc cannot apply a type Heat knows (shown by plan errors and validate warnings)
 UNSUPPORTED_REASONS: Mapping[str, str] = {
-    "OS::Heat::SoftwareDeployment": "software deployments are not implemented yet (they need the in-instance "
-    "agents to poll a metadata URL and signal back)",
-    "OS::Heat::StructuredDeployment": "software deployments are not implemented yet",
-    "OS::Heat::SoftwareDeploymentGroup": "software deployments are not implemented yet",
-    "OS::Heat::StructuredDeploymentGroup": "software deployments are not implemented yet",
-    "OS::Heat::SoftwareComponent": "software deployments are not implemented yet",
+    "OS::Heat::SoftwareDeploymentGroup": "deployment groups are not implemented yet (use one "
+    "OS::Heat::SoftwareDeployment per server)",
+    "OS::Heat::StructuredDeploymentGroup": "deployment groups are not implemented yet (use one "
+    "OS::Heat::StructuredDeployment per server)",
+    "OS::Heat::SoftwareDeployments": "deployment groups are not implemented yet",
+    "OS::Heat::StructuredDeployments": "deployment groups are not implemented yet",
+    "OS::Heat::SoftwareComponent": "software components are not implemented yet (use OS::Heat::SoftwareConfig)",
     "OS::Heat::ScalingPolicy": "its alarm_url/signal_url need Heat's signal API, which hotc does not have",
     "OS::Heat::Stack": "a remote stack needs a Heat service to create it in",
 }
@@ -60,7 +75,15 @@ UNSUPPORTED_REASONS: Mapping[str, str] = {
 
 def unsupported_reason(type_name: str) -> str:
     """Why hotc cannot create or update ``type_name`` (a type without a driver)."""
-    return UNSUPPORTED_REASONS.get(type_name, "hotc has no driver for it")
+    if type_name in UNSUPPORTED_REASONS:
+        return UNSUPPORTED_REASONS[type_name]
+    from hotc.providers.registry import PLUGINS, builtin_schemas
+
+    if type_name not in builtin_schemas() and "::" in type_name:
+        entry = PLUGINS.get(type_name)
+        if entry is not None and entry.type.unsupported_reason:
+            return f"{entry.type.unsupported_reason} (plugin {entry.source})"
+    return "hotc has no driver for it"
 
 
 def support_problem(type_name: str) -> str | None:

@@ -139,7 +139,9 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
         "status": rs.status,
         "status_reason": rs.status_reason,
         "properties": props,
-        "attributes": _attributes(rs.attributes, rs.sensitive_attributes, key, where + ".attributes"),
+        "attributes": _attributes(
+            rs.attributes, _secret_attrs(rs, rs.attributes), key, where + ".attributes"
+        ),
         "dependencies": list(rs.dependencies),
         "deletion_policy": rs.deletion_policy,
         "created_at": rs.created_at,
@@ -148,13 +150,17 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
         "deposed": [
             {
                 "physical_id": d.physical_id,
-                "properties": _mask_paths(plain(d.properties, where + ".deposed"), rs.sensitive_paths, key)
-                if rs.sensitive_paths
+                "properties": _mask_paths(plain(d.properties, where + ".deposed"), _deposed_paths(rs, d), key)
+                if rs.sensitive_paths or d.sensitive_paths
                 else plain(d.properties, where + ".deposed"),
-                "attributes": _attributes(d.attributes, rs.sensitive_attributes, key, where + ".deposed"),
+                "attributes": _attributes(
+                    d.attributes, _deposed_secret_attrs(rs, d), key, where + ".deposed"
+                ),
                 "status": d.status,
                 "type": d.type or rs.type,
                 "deletion_policy": d.deletion_policy,
+                **({"sensitive_paths": list(d.sensitive_paths)} if d.sensitive_paths else {}),
+                **({"sensitive_attributes": list(d.sensitive_attributes)} if d.sensitive_attributes else {}),
             }
             for d in rs.deposed
         ],
@@ -170,11 +176,39 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
     return out
 
 
+def _secret_attrs(rs: ResourceState, attrs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Top-level attribute names stored masked (:func:`hotc.state.secrets.secret_attributes`)."""
+    return secrets.secret_attributes(rs.sensitive_attributes, rs.sensitive_paths, attrs)
+
+
+def _deposed_paths(rs: ResourceState, d: DeposedInstance) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*rs.sensitive_paths, *d.sensitive_paths)))
+
+
+def _deposed_secret_attrs(rs: ResourceState, d: DeposedInstance) -> tuple[str, ...]:
+    """An old instance's secret attributes: its own (as recorded when it was deposed) and the resource's."""
+    return secrets.secret_attributes(
+        (*rs.sensitive_attributes, *d.sensitive_attributes), _deposed_paths(rs, d), d.attributes
+    )
+
+
 def _attributes(
-    attrs: Mapping[str, Any], paths: tuple[str, ...], key: bytes | None, where: str
+    attrs: Mapping[str, Any], names: tuple[str, ...], key: bytes | None, where: str
 ) -> dict[str, Any]:
     out: dict[str, Any] = plain(attrs, where)
-    return _mask_paths(out, paths, key) if paths else out
+    if not names:
+        return out
+    wanted = set(names)
+    return {
+        k: (v if secrets.is_masked(v) or k not in wanted else secrets.mask(v, key)) for k, v in out.items()
+    }
+
+
+def _unmask_attributes(attrs: dict[str, Any], names: tuple[str, ...], key: bytes | None) -> dict[str, Any]:
+    if key is None or not names:
+        return attrs
+    wanted = set(names)
+    return {k: (secrets.unmask(v, key) if k in wanted else v) for k, v in attrs.items()}
 
 
 def output_to_dict(name: str, out: OutputState, key: bytes | None) -> dict[str, Any]:
@@ -337,7 +371,10 @@ def resource_from_dict(
     if not isinstance(d, dict):
         raise _bad(source, f"{where}: expected an object")
     paths = tuple(_get(d, "sensitive_paths", list, source, where, []))
+    stored_attrs = _get(d, "attributes", dict, source, where, {})
     attr_paths = tuple(_get(d, "sensitive_attributes", list, source, where, []))
+    # a resource with a sensitive property has secret attributes (also in documents written before that rule)
+    secret_attrs = secrets.secret_attributes(attr_paths, paths, stored_attrs)
     rtype = _get(d, "type", str, source, where)
     deposed = []
     for i, dd in enumerate(_get(d, "deposed", list, source, where, [])):
@@ -349,14 +386,22 @@ def resource_from_dict(
         dpol = _get(dd, "deletion_policy", str, source, w, "Delete")
         if dpol not in DELETION_POLICIES:
             raise _bad(source, f"{w}.deletion_policy: {dpol!r} is not one of {', '.join(DELETION_POLICIES)}")
+        d_paths = tuple(_get(dd, "sensitive_paths", list, source, w, []))
+        d_attrs = tuple(_get(dd, "sensitive_attributes", list, source, w, []))
+        all_paths = tuple(dict.fromkeys((*paths, *d_paths)))
+        dd_attrs = _get(dd, "attributes", dict, source, w, {})
         deposed.append(
             DeposedInstance(
                 physical_id=_get(dd, "physical_id", str, source, w),
-                properties=_unmask_paths(_get(dd, "properties", dict, source, w, {}), paths, key),
-                attributes=_unmask_paths(_get(dd, "attributes", dict, source, w, {}), attr_paths, key),
+                properties=_unmask_paths(_get(dd, "properties", dict, source, w, {}), all_paths, key),
+                attributes=_unmask_attributes(
+                    dd_attrs, secrets.secret_attributes((*attr_paths, *d_attrs), all_paths, dd_attrs), key
+                ),
                 status=_get(dd, "status", str, source, w, "REPLACED"),
                 type=_get(dd, "type", str, source, w, rtype),
                 deletion_policy=dpol,
+                sensitive_paths=d_paths,
+                sensitive_attributes=d_attrs,
             )
         )
     return ResourceState(
@@ -365,7 +410,7 @@ def resource_from_dict(
         physical_id=_get(d, "physical_id", (str, _NULL), source, where, None),
         status=_get(d, "status", str, source, where),
         properties=_unmask_paths(_get(d, "properties", dict, source, where, {}), paths, key),
-        attributes=_unmask_paths(_get(d, "attributes", dict, source, where, {}), attr_paths, key),
+        attributes=_unmask_attributes(stored_attrs, secret_attrs, key),
         dependencies=tuple(_get(d, "dependencies", list, source, where, [])),
         deletion_policy=_get(d, "deletion_policy", str, source, where, "Delete"),
         status_reason=_get(d, "status_reason", str, source, where, ""),

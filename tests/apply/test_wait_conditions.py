@@ -239,3 +239,13 @@ def test_count_2_on_a_store_without_versioning_is_a_plan_error(tmp_path: Path, m
         timeout=120,
     )
     assert one.returncode == 0, one.stderr  # one signal needs no versions
+
+
+def test_handles_on_a_state_without_an_encryption_key_are_a_plan_error(
+    work: tuple[Path, str], s3_bucket: S3Bucket
+) -> None:
+    cwd, store = work
+    r = _hotc(cwd, "plan", "-t", "t.yaml", "--backend", s3_bucket.url, "--signal-store", store)
+    assert r.returncode == 1
+    assert "error: handle: a signal handle's URL is a secret kept encrypted in the state" in r.stderr
+    assert "set HOTC_STATE_KEY" in r.stderr

@@ -24,7 +24,7 @@ class WaitConditionHandleDriver(SignalHandleMixin):
         return SECRETS
 
     def needs_store(self, props: Mapping[str, Any]) -> bool:
-        return props.get("signal_transport", "TOKEN_SIGNAL") != "NO_SIGNAL"
+        return bool(props.get("signal_transport", "TOKEN_SIGNAL") != "NO_SIGNAL")
 
     def url_attributes(self, url: str, props: Mapping[str, Any]) -> dict[str, Any]:
         transport = props.get("signal_transport") or "TOKEN_SIGNAL"

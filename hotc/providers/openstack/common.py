@@ -555,6 +555,14 @@ class Defaulted:
     ) -> None:
         self.inner.delete(ctx, physical_id, self._d(props), policy=policy)
 
+    def read_many(self, items: Iterable[tuple[ActionContext, str, Mapping[str, Any]]]) -> dict[str, Outcome]:
+        """Outcomes by physical id of the resources one list call found (``batch.ListRead``); empty for a driver
+        that reads one by one only. The caller reads the others with :meth:`read`."""
+        fn = getattr(self.inner, "read_many", None)
+        if not callable(fn):
+            return {}
+        return dict(fn([(c, pid, self._d(props)) for c, pid, props in items]))
+
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return self.inner.find_adoptable(ctx, self._d(props))  # type: ignore[no-any-return]
 

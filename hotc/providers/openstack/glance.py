@@ -3,11 +3,12 @@ method, as Heat does). The hotc stamp goes into the image's tags beside the temp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import ListRead, lineage_tag
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
@@ -64,7 +65,15 @@ def _raw(conn: Any, method: str, url: str, **kwargs: Any) -> Any:
     return resp
 
 
-class WebImageDriver:
+class WebImageDriver(ListRead):
+    list_what = "images"
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(conn.image.images(tag=[lineage_tag(ctx)]))
+
+    def listed_usable(self, obj: Any) -> bool:
+        return obj.status not in ("importing", "saving", "uploading", "deleted")
+
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
         body: dict[str, Any] = {"name": physical_name(ctx, props.get("name"))}

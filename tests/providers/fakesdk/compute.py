@@ -441,6 +441,10 @@ class ComputeProxy(Proxy, adapter.Adapter):  # an Adapter: Server.set_tags(sessi
     def get_keypair(self, value: Any) -> Any:
         return Keypair.existing(**self.cloud.get("keypair", oid(value), "Keypair"))
 
+    def keypairs(self, **query: Any) -> Iterator[Any]:
+        for obj in list(self.cloud.all("keypair")):
+            yield Keypair.existing(**obj)
+
     def delete_keypair(self, value: Any, ignore_missing: bool = True) -> None:
         name = oid(value)
         if self.cloud.find("keypair", name) is None and not ignore_missing:

@@ -58,6 +58,7 @@ class LoadBalancerProxy(Proxy):
     def __init__(self, cloud: Cloud) -> None:
         super().__init__(cloud)
         self.member_delete_errors = 0
+        self.refusals = 0  # changes refused because the load balancer was PENDING_*
 
     def _res(self, kind: str, obj: Mapping[str, Any]) -> Any:
         data = {k: v for k, v in obj.items() if not k.startswith("_")}
@@ -73,6 +74,7 @@ class LoadBalancerProxy(Proxy):
 
     def _mutable(self, lb: Mapping[str, Any]) -> None:
         if lb["provisioning_status"] != "ACTIVE":
+            self.refusals += 1
             raise conflict(f"Load Balancer {lb['id']} is immutable and cannot be updated.")
 
     def _base(self, kind: str, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
@@ -29,7 +30,9 @@ SPEC_LINEAGE = "hotc:lineage"
 SPEC_ADDRESS = "hotc:address"
 
 
-class FlavorDriver:
+class FlavorDriver(ListRead):
+    list_what = "flavors"
+
     """Flavors carry the stamp as extra specs ``hotc:lineage`` / ``hotc:address`` (an unregistered namespace
     that Nova's scheduler filters ignore)."""
 
@@ -85,13 +88,26 @@ class FlavorDriver:
         flavor = get_or_none(ctx, f"read flavor {physical_id}", conn.compute.get_flavor, physical_id)
         if flavor is None:
             return None
-        specs = get_or_none(
-            ctx,
-            f"read extra specs of flavor {physical_id}",
-            conn.compute.fetch_flavor_extra_specs,
-            physical_id,
-        )
-        extra = dict(getattr(specs, "extra_specs", None) or flavor.extra_specs or {})
+        return self.read_outcome(ctx, conn, flavor, props, listed=False)
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(conn.compute.flavors(is_public=None))
+
+    def read_outcome(
+        self, ctx: ActionContext, conn: Any, flavor: Any, props: Mapping[str, Any], listed: bool = True
+    ) -> Outcome:
+        """Attributes and live properties of ``flavor``; a listed flavor carries its extra specs (Nova >= 2.61)
+        and a fetched one gets them with one more call."""
+        specs = flavor.extra_specs if listed and flavor.extra_specs is not None else None
+        if specs is None:
+            fetched = get_or_none(
+                ctx,
+                f"read extra specs of flavor {flavor.id}",
+                conn.compute.fetch_flavor_extra_specs,
+                flavor.id,
+            )
+            specs = getattr(fetched, "extra_specs", None) or flavor.extra_specs
+        extra = dict(specs or {})
         user_specs = {k: v for k, v in extra.items() if k not in (SPEC_LINEAGE, SPEC_ADDRESS)}
         out = outcome(flavor, {"is_public": flavor.is_public, "extra_specs": user_specs})
         return replace(out, properties=self._live_properties(ctx, conn, flavor, user_specs, props))

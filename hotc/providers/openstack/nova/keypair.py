@@ -3,11 +3,12 @@ stamp, so it is adopted only when its public key is the template's."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
@@ -39,7 +40,7 @@ def _generate_keypair(key_type: str) -> tuple[str, str]:
     return public, private
 
 
-class KeyPairDriver:
+class KeyPairDriver(ListRead):
     """Physical id = the key pair's name (as in Heat). Without public_key, hotc generates an ed25519 key pair
     locally and uploads its public half; the private key is an attribute only with save_private_key."""
 
@@ -77,6 +78,13 @@ class KeyPairDriver:
         kp = get_or_none(ctx, f"read key pair {physical_id}", conn.compute.get_keypair, physical_id)
         if kp is None:
             return None
+        return self.read_outcome(ctx, conn, kp, props)
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(conn.compute.keypairs())
+
+    def read_outcome(self, ctx: ActionContext, conn: Any, kp: Any, props: Mapping[str, Any]) -> Outcome:
+        physical_id = str(kp.name)
         # the private key is known only at creation: read leaves it out (the applier keeps the stored value)
         lp = LiveProps(ctx, conn, props)
         lp.put("name", props.get("name") if str(props.get("name")) == physical_id else physical_id)

@@ -5,18 +5,21 @@ Servers carry the hotc stamp in their metadata (``hotc-lineage``, ``hotc-address
 server (a ``networks`` entry that names a ``subnet``, which Nova cannot take) carry it as Neutron tags plus the tag
 ``hotc-internal-port`` and are deleted with the server or when their entry leaves ``networks``.
 
-``user_data_format`` HEAT_CFNTOOLS and SOFTWARE_CONFIG are not wrapped in Heat's multipart cloud-init envelope:
+``user_data_format`` SOFTWARE_CONFIG gets Heat's multipart payload and a metadata object in the signal store
+(:mod:`hotc.providers.native.server_metadata`); HEAT_CFNTOOLS is not wrapped in Heat's cfntools envelope:
 hotc passes ``user_data`` to Nova as is (RAW) and logs that it did."""
 
 from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import Item, ListRead, shared
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     ProviderError,
@@ -120,7 +123,7 @@ def block_device_mapping_v2(
     return out
 
 
-class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
+class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
     what = "server"
     snapshot_delete = True  # delete(policy=Snapshot) makes an image first
 
@@ -184,8 +187,15 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
             body["tags"] = list(props["tags"])
         body["metadata"] = merge_metadata(ctx, props.get("metadata"))
         user_data = props.get("user_data") or ""
-        if user_data:
-            fmt = props.get("user_data_format") or "HEAT_CFNTOOLS"
+        fmt = props.get("user_data_format") or "HEAT_CFNTOOLS"
+        metadata_key: str | None = None
+        if fmt == "SOFTWARE_CONFIG":
+            # Heat's multipart payload with the metadata object os-collect-config polls (POLL_TEMP_URL)
+            from hotc.providers.native.server_metadata import create_server_metadata
+
+            payload, metadata_key = create_server_metadata(ctx, str(user_data))
+            body["user_data"] = base64.b64encode(payload.encode()).decode()
+        elif user_data:
             if fmt != "RAW":
                 ctx.log(
                     f"server: user_data_format {fmt} is passed to Nova as RAW user data (hotc does not wrap "
@@ -206,6 +216,10 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
         )
         server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body), find_new)
         ctx.record_physical_id(server.id)
+        if metadata_key is not None:
+            from hotc.providers.native.server_metadata import register_server
+
+            register_server(ctx, str(server.id), metadata_key)
         server = self._wait_active(ctx, conn, server.id, "create server")
         self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
         return self._outcome(ctx, conn, server)
@@ -242,8 +256,27 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
         out = self._outcome(ctx, conn, server, ifaces)
         return replace(out, properties=self._live_properties(ctx, conn, server, ifaces, props))
 
+    list_what = "servers"
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(conn.compute.servers(details=True))
+
+    def listed_usable(self, obj: Any) -> bool:
+        return str(obj.status).upper() not in BUSY | {"DELETED", "SOFT_DELETED"}
+
+    def read_many(self, items: Sequence[Item]) -> dict[str, Outcome]:
+        """One list of servers and one list of ports (their interfaces) for all of them."""
+        if items and items[0][0].cache is not None:
+            ctx0 = items[0][0]
+            conn = ctx0.cloud()
+            shared(ctx0, PORTS_BY_DEVICE, lambda: _ports_by_device(ctx0, conn))
+        return super().read_many(items)
+
     @staticmethod
     def _interfaces(ctx: ActionContext, conn: Any, server: Any) -> list[Any]:
+        by_device = (ctx.cache or {}).get(PORTS_BY_DEVICE)
+        if by_device is not None:  # a refresh listed every port once
+            return list(by_device.get(str(server.id), []))
         return (
             get_or_none(
                 ctx,
@@ -264,14 +297,14 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
             image = server.image or {}
             live_image = image.get("id") if isinstance(image, Mapping) else getattr(image, "id", None)
             lp.ref("image", live_image, "image", find_image)
-        lp.put("key_name", server.key_name)
-        lp.text("availability_zone", server.availability_zone)
+        lp.text("key_name", server.key_name)
+        lp.chosen("availability_zone", server.availability_zone)
         lp.mapping("metadata", user_metadata(server.metadata))
         if lp.wants("tags") and server.tags is not None:
             lp.put("tags", list(server.tags))
         if lp.wants("config_drive"):
             lp.put("config_drive", str(server.config_drive or "").lower() in ("true", "1"))
-        lp.put("diskConfig", server.disk_config)
+        lp.chosen("diskConfig", server.disk_config)
         if props.get("security_groups"):  # none given: Nova puts the server in "default"
             names = [str(g.get("name")) for g in server.security_groups or [] if isinstance(g, Mapping)]
 
@@ -505,6 +538,10 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
             wait_gone(ctx, f"delete server {physical_id}", lambda: live_server(conn, physical_id))
+        if props.get("user_data_format") == "SOFTWARE_CONFIG":
+            from hotc.providers.native.server_metadata import forget_server
+
+            forget_server(ctx, physical_id)  # its metadata object in the signal store
         for port in ours:
             ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
 
@@ -520,6 +557,25 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin):
             if has_stamp(ctx, metadata=s.metadata or {})
             and str(s.status).upper() not in ("DELETED", "SOFT_DELETED")
         )
+
+
+PORTS_BY_DEVICE = ("nova", "ports-by-device")
+
+
+def _ports_by_device(ctx: ActionContext, conn: Any) -> dict[str, list[Any]]:
+    """Every port of the project as the server interfaces it stands for, by the server (device) it is bound to."""
+    out: dict[str, list[Any]] = {}
+    for p in call(ctx, "list ports", lambda: list(conn.network.ports())):
+        if p.device_id and str(p.device_owner or "").startswith("compute:"):
+            out.setdefault(str(p.device_id), []).append(
+                SimpleNamespace(
+                    port_id=p.id,
+                    net_id=p.network_id,
+                    fixed_ips=list(p.fixed_ips or []),
+                    mac_addr=p.mac_address,
+                )
+            )
+    return out
 
 
 def _flavor_of(server: Any) -> str:
