@@ -386,3 +386,28 @@ def test_router_gateway_with_snat_and_fixed_ips(conn: FakeConnection, seeded: di
     )
     conn.network.delete_router(out.physical_id)
     r.delete(ctx, out.physical_id, props)  # gone already: done
+
+
+def test_live_rules_are_written_as_the_template_wrote_them(conn: FakeConnection) -> None:
+    """The driver compares with Heat's defaults filled in; what it reports is the template's own form, so a
+    drift shows only what differs (here: one rule more), not every default."""
+    ctx = ctx_for(conn, "sg", SG)
+    rule = {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22}
+    out = driver(SG).create(ctx, {"rules": [rule]})
+    conn.network.create_security_group_rule(
+        security_group_id=out.physical_id,
+        protocol="udp",
+        direction="ingress",
+        ethertype="IPv4",
+        port_range_min=53,
+        port_range_max=53,
+    )
+    live = driver(SG).read(ctx, out.physical_id, {"rules": [rule]})
+    assert live.properties["rules"][0] == rule  # no direction/ethertype/remote_mode added
+    assert live.properties["rules"][1]["port_range_min"] == 53
+    assert (
+        "admin_state_up"
+        not in driver(NET)
+        .read(ctx_for(conn, "n", NET), driver(NET).create(ctx_for(conn, "n", NET), {}).physical_id, {})
+        .properties
+    )  # the default, not reported
