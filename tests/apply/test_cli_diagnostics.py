@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.clirun import run_hotc
 
 BAD = """heat_template_version: 2016-10-14
 parameters:
@@ -18,15 +17,8 @@ resources:
 """
 
 
-REPO = Path(__file__).resolve().parents[2]
-
-
 def _diag_lines(cwd: Path, *args: str) -> tuple[int, list[str]]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    env.pop("HOTC_BACKEND", None)
-    r = subprocess.run(
-        [sys.executable, "-m", "hotc", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
+    r = run_hotc(cwd, *args)
     assert "Traceback" not in r.stderr
     return r.returncode, [ln for ln in r.stderr.splitlines() if ln.startswith("bad.yaml:")]
 
@@ -56,16 +48,7 @@ def test_apply_refuses_types_without_a_driver_before_doing_anything(tmp_path: Pa
         "  s: {type: OS::Heat::RandomString}\n"
         "  h: {type: OS::Heat::WaitConditionHandle}\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    env.pop("HOTC_BACKEND", None)
-    r = subprocess.run(
-        [sys.executable, "-m", "hotc", "apply", "-t", "t.yaml", "--auto-approve"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "--auto-approve")
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "no driver to create or update OS::Heat::WaitConditionHandle (h); nothing was applied" in r.stderr
     assert "s: CREATE" not in r.stdout  # the supported resource was not created either
