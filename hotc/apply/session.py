@@ -1,11 +1,14 @@
 """One apply run from the command line's point of view: load (or plan on the spot), lock, check freshness,
-ask for approval, execute under signal handlers, record the template, report. I/O lives here and in the CLI;
-the executor itself only talks to drivers and a state sink."""
+ask for approval, execute under signal handlers, record the template, report. Everything it needs from the
+outside is handed in by the CLI's composition root (:class:`ApplyWiring`: how to load a template, the type
+checks, the constraint rules, the drivers, the cloud connection), and it writes only to the ``out``/``err``
+streams it is given; the executor itself only talks to drivers and a state sink."""
 
 from __future__ import annotations
 
+import json
+import os
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -14,12 +17,46 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from hotc.apply.events import resource_event
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
-from hotc.apply.resolve import StateResolver
+from hotc.apply.resolve import SENSITIVE_MARK, StateResolver
 from hotc.errors import Diagnostic, HotcError, Severity
-from hotc.planner.plan import Action, Plan
-from hotc.state.document import ResourceState, StackState
-from hotc.state.events import Event
+from hotc.parser.api import LoadedStack, TypeChecks
+from hotc.planner.api import (
+    Action,
+    ConstraintRules,
+    DesiredStack,
+    Plan,
+    PlanOptions,
+    build_desired,
+    check_plan_fresh,
+    driver_reader,
+    enforce_constraints,
+    load_plan,
+    loaded_stack_from_plan,
+    make_plan,
+    plan_inputs,
+    relative_sources,
+    render_text,
+    template_digest,
+)
+from hotc.state import ResourceState, StackState, backend_from_config, hide_parameter
+from hotc.state.events import Event, utc_now
+
+#: loads a template for a command (template, environments, --parameter values, --parameter-file paths):
+#: problems reported as every command reports them, errors raised as HotcError
+Loader = Callable[[Path, list[Path], Mapping[str, str], Mapping[str, Path]], LoadedStack]
+
+
+@dataclass(frozen=True)
+class ApplyWiring:
+    """What a run needs from the other layers, handed in by the CLI's composition root (``hotc.cli.root``)."""
+
+    load: Loader
+    checks: TypeChecks  # the type checks a saved plan's template is loaded with again
+    rules: ConstraintRules  # the custom constraints an apply that plans on the spot checks, as `hotc plan`
+    drivers: Callable[[str], Any]
+    cloud: Callable[[], Any]  # the run's one lazily made cloud connection
 
 
 class BackendSink:
@@ -38,35 +75,6 @@ class BackendSink:
         self.backend.append_events(self.stack, events)
 
 
-def cloud_factory(os_cloud: str | None) -> Callable[[], Any]:
-    """A lazily made, shared openstacksdk connection (``--os-cloud``, else ``OS_CLOUD``/clouds.yaml/``OS_*``)."""
-    lock = threading.Lock()
-    conn: list[Any] = []
-
-    def get() -> Any:
-        with lock:
-            if not conn:
-                try:
-                    import openstack
-                    import openstack.exceptions
-                except ImportError as exc:
-                    raise HotcError(f"openstacksdk is not installed: {exc}") from exc
-                try:
-                    c = openstack.connect(cloud=os_cloud) if os_cloud else openstack.connect()
-                    c.authorize()
-                except Exception as exc:  # noqa: BLE001 -- configuration/auth problems, reported plainly
-                    where = (
-                        f"cloud {os_cloud!r}"
-                        if os_cloud
-                        else "the cloud configured by OS_CLOUD / OS_* / clouds.yaml"
-                    )
-                    raise HotcError(f"cannot connect to {where}: {exc}") from exc
-                conn.append(c)
-            return conn[0]
-
-    return get
-
-
 @dataclass(frozen=True)
 class ApplyOptions:
     parallelism: int = 10
@@ -78,31 +86,7 @@ class ApplyOptions:
 
 
 def describe_plan(plan: Plan, color: bool = False) -> str:
-    try:
-        from hotc.planner.render_text import render_text
-    except ImportError:
-        render_text = None  # type: ignore[assignment]
-    if render_text is not None:
-        return render_text(plan, color=color)
-    signs = {
-        Action.CREATE: "+",
-        Action.UPDATE: "~",
-        Action.REPLACE: "-/+",
-        Action.DELETE: "-",
-        Action.FORGET: "x",
-    }
-    lines = [
-        f"  {signs[c.action]} {c.action.value} {c.address} ({c.type})"
-        + (" (old instance)" if c.deposed else "")
-        for c in plan.changes
-        if c.action in signs
-    ]
-    s = plan.summary()
-    lines.append(
-        f"Plan: {s['create']} to create, {s['update']} to update, {s['replace']} to replace, "
-        f"{s['delete']} to delete, {s['forget']} to forget."
-    )
-    return "\n".join(lines) + "\n"
+    return render_text(plan, color=color)
 
 
 def approve(prompt_out: IO[str], read_line: Callable[[], str], interactive: bool, what: str) -> bool:
@@ -153,8 +137,6 @@ def interrupt_handlers(executor: Executor, err: IO[str]) -> Iterator[None]:
 
 
 def parameter_records(loaded: Any, key: bytes | None) -> dict[str, Any]:
-    from hotc.state.codec import hide_parameter
-
     hidden = set(getattr(loaded, "hidden_parameters", ()) or ()) | {
         n for n, p in loaded.template.parameters.items() if p.hidden
     }
@@ -170,11 +152,7 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
             "files": dict(inputs["sources"]),
             "environments": list(inputs.get("environments") or []),
         }
-    from hotc.planner.planfile import relative_sources
-
     root, rel = relative_sources(loaded.sources)
-    import os
-
     main = (
         os.path.relpath(os.path.abspath(loaded.template.path), root).replace(os.sep, "/")
         if root
@@ -221,8 +199,6 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
 def print_outputs(state: StackState, out: IO[str]) -> None:
     if not state.outputs:
         return
-    import json
-
     out.write("\nOutputs:\n\n")
     for name in sorted(state.outputs):
         o = state.outputs[name]
@@ -241,15 +217,6 @@ def warn(diags: list[Diagnostic], err: IO[str]) -> None:
             err.write(str(d) + "\n")
 
 
-def load_template(
-    template: Path, envs: list[Path], params: Mapping[str, str], pfiles: Mapping[str, Path], err: IO[str]
-) -> Any:
-    """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
-    from hotc.cli.common import load_for_command
-
-    return load_for_command(template, envs, dict(params), dict(pfiles), verb="applied")
-
-
 def unsupported_types(plan: Plan, drivers: Callable[[str], Any]) -> dict[str, list[str]]:
     """Types (with their addresses) that the plan creates, updates or replaces but no driver implements:
     refused before anything runs rather than failing half-way through an apply."""
@@ -260,9 +227,7 @@ def unsupported_types(plan: Plan, drivers: Callable[[str], Any]) -> dict[str, li
     return out
 
 
-def empty_desired(stack: str, lineage: str | None) -> Any:
-    from hotc.planner.desired import DesiredStack
-
+def empty_desired(stack: str, lineage: str | None) -> DesiredStack:
     return DesiredStack(stack, lineage)
 
 
@@ -275,6 +240,7 @@ def run_apply(
     interactive: bool,
     read_line: Callable[[], str],
     progress: Callable[[], Any],
+    wiring: ApplyWiring,
     plan_file: Path | None = None,
     template: Path | None = None,
     envs: list[Path] | None = None,
@@ -282,25 +248,10 @@ def run_apply(
     pfiles: Mapping[str, Path] | None = None,
     destroy: bool = False,
     cwd: Path | None = None,
-    drivers: Callable[[str], Any] | None = None,
 ) -> int:
     """Apply a saved plan, or plan and apply (``destroy``: a destroy plan from the state alone).
     Returns the exit code (0 success, 1 failure); raises HotcError for errors before anything ran."""
-    from hotc.planner.api import (
-        PlanOptions,
-        build_desired,
-        check_plan_fresh,
-        enforce_constraints,
-        load_plan,
-        loaded_stack_from_plan,
-        make_plan,
-        plan_inputs,
-        template_digest,
-    )
-    from hotc.providers.drivers import driver_for
-    from hotc.state.backend import backend_from_config
-
-    drivers = drivers or driver_for
+    drivers = wiring.drivers
     saved: Plan | None = None
     loaded: Any = None
     if plan_file is not None:
@@ -309,19 +260,19 @@ def run_apply(
         if saved.mode == "refresh-only":
             pass  # applies the drift to the state alone: no template needed
         elif saved.inputs.get("sources"):
-            loaded = loaded_stack_from_plan(saved, parameters=params or {})
+            loaded = loaded_stack_from_plan(saved, parameters=params or {}, checks=wiring.checks)
         elif saved.mode != "destroy":
             raise HotcError(
                 f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'"
             )
     elif template is not None and not destroy:
-        loaded = load_template(template, list(envs or []), params or {}, pfiles or {}, err)
+        loaded = wiring.load(template, list(envs or []), params or {}, pfiles or {})
     elif not destroy:
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 
     backend: Any = backend_from_config(opts.backend, cwd)
     if saved is not None and saved.mode == "refresh-only":
-        return apply_refresh_only(saved, backend, opts, out, drivers)
+        return apply_refresh_only(saved, backend, opts, out, drivers, wiring.cloud)
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -345,7 +296,10 @@ def run_apply(
                 popts,
             )
             if desired is not None:  # the same custom-constraint checks as `hotc plan`
-                enforce_constraints(desired, plan, opts.os_cloud, err, cloud=cloud_factory(opts.os_cloud))
+                for note in enforce_constraints(
+                    desired, plan, opts.os_cloud, rules=wiring.rules, cloud=wiring.cloud
+                ):
+                    err.write(note + "\n")
             if loaded is not None and template is not None:
                 plan = replace(
                     plan,
@@ -373,9 +327,7 @@ def run_apply(
                 "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
             )
         parallelism = opts.parallelism if saved is None or opts.parallelism != 10 else saved.parallelism
-        ex_opts = ExecOptions(
-            parallelism=parallelism, timeouts=dict(opts.timeouts), cloud=cloud_factory(opts.os_cloud)
-        )
+        ex_opts = ExecOptions(parallelism=parallelism, timeouts=dict(opts.timeouts), cloud=wiring.cloud)
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
             executor = Executor(
@@ -431,8 +383,6 @@ def warn_unrecoverable_secrets(state: StackState, key: bytes | None, err: IO[str
 
 
 def _is_masked_or_marked(v: Any) -> bool:
-    from hotc.apply.resolve import SENSITIVE_MARK
-
     return v == SENSITIVE_MARK or (isinstance(v, Mapping) and "__sensitive__" in v)
 
 
@@ -443,8 +393,6 @@ def state_with_drift(
     a changed one takes the live properties the plan showed (sensitive ones stay as recorded) and the
     attributes read again now (``live``). Returns the new state, the events, and the addresses updated and
     removed. Raises HotcError, before anything is written, when the cloud moved again since the plan."""
-    from hotc.apply.events import resource_event
-
     updated: list[str] = []
     removed: list[str] = []
     events: list[Event] = []
@@ -505,13 +453,14 @@ def state_with_drift(
 
 
 def apply_refresh_only(
-    plan: Plan, backend: Any, opts: ApplyOptions, out: IO[str], drivers: Callable[[str], Any]
+    plan: Plan,
+    backend: Any,
+    opts: ApplyOptions,
+    out: IO[str],
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
 ) -> int:
     """Apply a refresh-only plan: write the drift it found into the state; nothing in the cloud changes."""
-    from hotc.planner.api import check_plan_fresh
-    from hotc.planner.refresh import driver_reader
-    from hotc.state.events import utc_now
-
     stack = plan.stack_name
     with backend.lock(stack, "apply", timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -522,7 +471,7 @@ def apply_refresh_only(
                 "cloud was changed.\n"
             )
             return 0
-        reader = driver_reader(state, cloud_factory(opts.os_cloud), drivers)
+        reader = driver_reader(state, cloud, drivers)
         live = {
             c.address: reader(state.resources[c.address])
             for c in plan.resource_drift
@@ -537,7 +486,3 @@ def apply_refresh_only(
         f"the state{': ' + ', '.join(removed) if removed else ''}. Nothing in the cloud was changed.\n"
     )
     return 0
-
-
-def main_stdin_line() -> str:
-    return sys.stdin.readline()

@@ -7,11 +7,13 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import IO, Annotated
 
 import typer
 
+from hotc.cli import root
 from hotc.errors import Diagnostic, HotcError, Pos, Severity
+from hotc.parser.api import LoadedStack, load_stack
 
 TemplateOpt = Annotated[Path, typer.Option("-t", "--template", help="HOT template file.")]
 EnvOpt = Annotated[
@@ -101,22 +103,23 @@ def load_for_command(
     verb: str,
     require_values: bool = True,
     warnings: list[Diagnostic] | None = None,
-) -> Any:
-    """``load_stack`` for a command (plan and apply require every value; eval does not): warnings go to
-    stderr (and into ``warnings`` when given), errors raise a HotcError carrying them (printed by the CLI), saying
-    that nothing was ``verb``."""
-    from hotc.parser.api import load_stack
-
+    err: IO[str] | None = None,
+) -> LoadedStack:
+    """``load_stack`` for a command (plan and apply require every value; eval does not), with the type checks
+    of the composition root: warnings go to ``err`` (default: stderr; and into ``warnings`` when given),
+    errors raise a HotcError carrying them (printed by the CLI), saying that nothing was ``verb``."""
+    sink = err if err is not None else sys.stderr
     loaded, diags = load_stack(
         str(template),
         [str(e) for e in envs],
         params,
         {k: str(v) for k, v in pfiles.items()},
         require_values=require_values,
+        checks=root.type_checks(),
     )
     errors = display_diagnostics(d for d in diags if d.severity is Severity.ERROR)
     for d in display_diagnostics(d for d in diags if d.severity is not Severity.ERROR):
-        print(str(d), file=sys.stderr)
+        sink.write(str(d) + "\n")
         if warnings is not None:
             warnings.append(d)
     if errors or loaded is None:

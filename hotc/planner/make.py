@@ -37,6 +37,7 @@ from hotc.planner.options import PlanOptions
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
 from hotc.providers.base import ResourceType
+from hotc.providers.registry import get_schema
 from hotc.state.document import DeposedInstance, ResourceState, StackState
 from hotc.state.secrets import is_masked
 from hotc.values import Unknown, WaitsOn
@@ -64,10 +65,6 @@ U_REBUILD = "update_rebuild"
 
 
 def registry_lookup(type_name: str) -> ResourceType | None:
-    try:
-        from hotc.providers.registry import get_schema
-    except ImportError:
-        return None
     return get_schema(type_name)
 
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from hotc.errors import HotcError
+from hotc.providers.base import ActionContext
 from hotc.state.document import ResourceState, StackState
 
 Reader = Callable[[ResourceState], ResourceState | None]
@@ -28,18 +29,10 @@ def refresh_resources(state: StackState, read: Reader) -> dict[str, ResourceStat
     return out
 
 
-def driver_reader(
-    state: StackState, cloud: Callable[[], Any], driver_for: Callable[[str], Any] | None = None
-) -> Reader:
-    """A reader using each type's driver (``hotc.providers.drivers.driver_for``). A type without a driver is
-    kept as recorded."""
-    if driver_for is None:
-        try:
-            from hotc.providers.drivers import driver_for as lookup
-        except ImportError as exc:
-            raise HotcError("refreshing needs the resource drivers, which this build does not have") from exc
-        driver_for = lookup
-    from hotc.providers.base import ActionContext
+def driver_reader(state: StackState, cloud: Callable[[], Any], driver_for: Callable[[str], Any]) -> Reader:
+    """A reader using each type's driver (``driver_for``: the composition root gives
+    ``hotc.providers.drivers.driver_for``); ``cloud``: the connection getter. A type without a driver is kept
+    as recorded."""
 
     def read(rs: ResourceState) -> ResourceState | None:
         driver = driver_for(rs.type)
@@ -84,20 +77,3 @@ def _merge(recorded: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, An
         if k in live and not (isinstance(v, dict) and "__sensitive__" in v):  # hidden values stay masked
             out[k] = live[k]
     return out
-
-
-def lazy_cloud(os_cloud: str | None) -> Callable[[], Any]:
-    """An openstacksdk connection made on first use and kept (``--os-cloud``, else OS_CLOUD / OS_* /
-    clouds.yaml, through :func:`hotc.providers.openstack.auth.connect`, whose errors say what to set)."""
-    conn: list[Any] = []
-
-    def get() -> Any:
-        if not conn:
-            try:
-                from hotc.providers.openstack.auth import connect
-            except ImportError as exc:
-                raise HotcError(f"talking to the cloud needs openstacksdk: {exc}") from exc
-            conn.append(connect(os_cloud))
-        return conn[0]
-
-    return get

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hotc.parser.ir import MISSING
+from hotc.parser.api import MISSING
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def popen(cwd: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def state_of(cwd: Path, stack: str):
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     st, _ = backend_from_config(None, cwd).read(stack)
     return st
@@ -190,8 +190,9 @@ def _save_plan(cwd: Path, template: Path, stack: str, params: dict[str, str] | N
         save_plan,
         template_digest,
     )
+    from hotc.providers.checks import type_checks
 
-    loaded, diags = load_stack(str(template), [], params or {}, {}, require_values=True)
+    loaded, diags = load_stack(str(template), [], params or {}, {}, require_values=True, checks=type_checks())
     assert loaded is not None, diags
     state = state_of(cwd, stack)
     desired = build_desired(loaded, stack, state.lineage if state else None, state=state)

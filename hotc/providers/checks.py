@@ -1,0 +1,34 @@
+"""The provider schemas' checks for the parser (:class:`hotc.parser.api.TypeChecks`): properties against the
+type's property schema, ``get_attr`` names against its attribute schema. The CLI's composition root hands them
+to ``load_stack``; the parser itself knows no provider."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hotc.errors import Diagnostic
+from hotc.parser.api import Resource, TypeChecks
+from hotc.providers.registry import get_schema
+from hotc.providers.validation import validate_property_exprs
+
+
+def _properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnostic]:
+    rtype = get_schema(type_name)
+    if rtype is None:
+        return ()  # no schema known: names only
+    return list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
+
+
+def _attributes(type_name: str) -> frozenset[str]:
+    rtype = get_schema(type_name)
+    if rtype is None or rtype.accepts_any_properties:
+        return frozenset()
+    return frozenset(rtype.attributes)
+
+
+def type_checks() -> TypeChecks:
+    """Property and attribute checks of every built-in type hotc has a schema for."""
+    return TypeChecks(properties=_properties, attributes=_attributes)
+
+
+__all__ = ["type_checks"]
