@@ -3,7 +3,7 @@
 A ``python -m hotc`` subprocess costs about a second of interpreter and import start-up per call; use one only
 where a separate process is the point (signals, another process reading while an apply runs, the entry point
 itself). :func:`run_hotc` gives the same ``returncode``/``stdout``/``stderr`` as ``subprocess.run``: it runs in
-``cwd`` with ``NO_COLOR=1`` and without ``HOTC_BACKEND``, stdin from ``input`` (never a terminal), and restores
+``cwd`` with ``NO_COLOR=1`` and without ``HOTC_BACKEND``/``HOTC_SIGNAL_STORE``, stdin from ``input`` (never a terminal), and restores
 the working directory, environment and standard streams afterwards.
 """
 
@@ -38,7 +38,8 @@ def run_hotc(cwd: Path, *args: str, input: str | None = None, env: dict[str, str
     saved_stdin = sys.stdin
     code = 0
     try:
-        os.environ.pop("HOTC_BACKEND", None)
+        for name in ("HOTC_BACKEND", "HOTC_SIGNAL_STORE"):
+            os.environ.pop(name, None)
         os.environ["NO_COLOR"] = "1"
         os.environ.update(env or {})
         os.chdir(cwd)

@@ -7,13 +7,13 @@ applier emits and formats them for ``hotc events`` and the plain progress displa
 from __future__ import annotations
 
 from hotc.state.events import Event
+from hotc.state.secrets import SECRET_ID_TYPES
 
 STACK_TYPE = "OS::Heat::Stack"
 
 
-# Types whose physical id is a secret (get_resource of a RandomString gives the random string itself):
-# their events carry no physical id.
-SECRET_ID_TYPES = frozenset({"OS::Heat::RandomString"})
+# Types whose physical id is a secret (see hotc.state.secrets.SECRET_ID_TYPES): their events carry none.
+__all__ = ["SECRET_ID_TYPES", "STACK_TYPE", "format_event", "nesting_depth", "resource_event", "stack_event"]
 
 
 def resource_event(

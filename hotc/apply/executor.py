@@ -20,13 +20,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from hotc.apply.adopt import (
+    ADOPTED_STATUS,
+    adopt_reason,
+    adopted_record,
+    is_external,
+    missing_object,
+    recorded_properties,
+    without_unknowns,
+)
+from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
-from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, Step, build_graph
+from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
 from hotc.planner.plan import Action, Plan
 from hotc.providers.base import (
+    DELETE,
+    SNAPSHOT,
     ActionContext,
     Driver,
     Outcome,
@@ -35,14 +47,11 @@ from hotc.providers.base import (
 )
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
+from hotc.state.secrets import secret_attributes
 from hotc.values import collect_unknowns
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
-DEPOSED_TYPE_KEY = "hotc:type"  # attributes key of a deposed instance whose type differs from the current one
-DEPOSED_POLICY_KEY = (
-    "hotc:deletion_policy"  # attributes key: the deletion_policy a deposed instance had (not Delete)
-)
 
 # Per-type default timeouts (seconds) for one action; anything else gets DEFAULT_TIMEOUT.
 DEFAULT_TIMEOUT = 1800.0
@@ -69,6 +78,13 @@ def _no_cloud() -> Any:
     raise HotcError("no cloud connection is configured for this run (set OS_CLOUD or pass --os-cloud)")
 
 
+def _no_signal_store() -> Any:
+    raise HotcError(
+        "no signal store is configured for this run (--signal-store s3://BUCKET/PREFIX, HOTC_SIGNAL_STORE, "
+        "or an S3 state backend)"
+    )
+
+
 @dataclass(frozen=True)
 class ExecOptions:
     parallelism: int = 10
@@ -77,6 +93,7 @@ class ExecOptions:
     delete_attempts: int = 3  # a delete is idempotent: retried with backoff
     retry_backoff: float = 2.0  # first retry delay (doubles)
     cloud: Callable[[], Any] = _no_cloud
+    signals: Callable[[], Any] = _no_signal_store  # the signal store (hotc.state.signal_store), lazily
 
     def timeout_for(self, type_name: str) -> float:
         """``timeouts[type]``, else ``timeouts["*"]`` (every type), else the type's default."""
@@ -105,6 +122,7 @@ class ApplyReport:
     state: StackState
     interrupted: bool = False
     output_errors: tuple[str, ...] = ()
+    batches: tuple[BatchOutcome, ...] = ()  # groups' rolling-update batches: which ran, failed, never started
 
     @property
     def ok(self) -> bool:
@@ -141,19 +159,26 @@ class Executor:
         on_event: Callable[[Event], None] | None = None,
         desired_info: Mapping[str, Any] | None = None,
         on_log: Callable[[str, str], None] | None = None,
+        pause: Pause | None = None,
     ) -> None:
         self.plan = plan
         self.desired = desired
         self.drivers = drivers
         self.options = options or ExecOptions()
         self.make_resolver = make_resolver
-        self.graph: ApplyGraph = build_graph(plan, state)
+        self.graph: ApplyGraph = add_batch_gates(build_graph(plan, state), plan)
+        self._gates = gates_of(plan)
+        self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state
         self._sink = sink
         self._on_event = on_event
         self._on_log = on_log
         # address -> (type, depends_on, deletion_policy) of the desired stack, for the state records
         self._info: Mapping[str, Any] = desired_info or {}
+        # property paths the plan marks sensitive, per address (recorded again on every completed action)
+        self._sensitive: dict[str, tuple[str, ...]] = {
+            c.address: tuple(c.sensitive_paths) for c in plan.changes if not c.deposed and c.after is not None
+        }
         self._cancel = threading.Event()
         self._cancel_reason = ""
         self._keeper: StateKeeper | None = None
@@ -194,6 +219,7 @@ class Executor:
         results: queue.Queue[StepResult] = queue.Queue()
         parallelism = max(1, self.options.parallelism)
         in_flight = 0
+        gating = 0  # batch gates running (waiting out a pause)
         stopping = False
         # the workers are started up front: a thread started while others run waits long for the GIL
         work: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
@@ -211,15 +237,25 @@ class Executor:
                 while ready and not stopping and in_flight < parallelism:
                     _, _, key = heapq.heappop(ready)
                     started.add(key)
+                    if g.steps[key].kind == BATCH:
+                        # the end of a batch and its pause: a thread of its own, not a cloud call slot
+                        gating += 1
+                        threading.Thread(
+                            target=self._run_step, args=(g.steps[key], results), daemon=True
+                        ).start()
+                        continue
                     in_flight += 1
                     work.put(g.steps[key])
-                if in_flight == 0:
+                if in_flight == 0 and gating == 0:
                     break
                 try:
                     res = results.get(timeout=0.2)
                 except queue.Empty:
                     continue
-                in_flight -= 1
+                if g.steps[res.key].kind == BATCH:
+                    gating -= 1
+                else:
+                    in_flight -= 1
                 if res.ok:
                     done.append(res)
                     for d in g.dependents[res.key]:
@@ -268,6 +304,7 @@ class Executor:
             state=final_state,
             interrupted=interrupted,
             output_errors=output_errors,
+            batches=batch_report(self.plan, g, started, (d.key for d in done), (f.key for f in failed)),
         )
 
     # ----------------------------------------------------------------------------------------------- steps
@@ -288,6 +325,8 @@ class Executor:
                 self._cleanup(step)
             elif step.kind == FORGET:
                 self._forget(step)
+            elif step.kind == BATCH:
+                self._end_batch(step)
             res = StepResult(step.key, step.label, step.address, True, seconds=time.monotonic() - t0)
         except StepFailed as exc:
             res = StepResult(step.key, step.label, step.address, False, str(exc), time.monotonic() - t0)
@@ -297,6 +336,18 @@ class Executor:
                 msg += " (" + traceback.extract_tb(exc.__traceback__)[-1].name + ")"
             res = StepResult(step.key, step.label, step.address, False, msg, time.monotonic() - t0)
         results.put(res)
+
+    def _end_batch(self, step: Step) -> None:
+        """A batch of a group is complete: record it, then wait its pause (unless it is the last)."""
+        gate = self._gates[step.key]
+        r, b = gate.rollout, gate.batch
+        pause = 0.0 if gate.last else b.pause_after
+        what = f"batch {b.number} of {len(r.batches)} complete ({', '.join(b.members)})"
+        if pause > 0:
+            what += f"; pausing {pause:g} s before batch {b.number + 1}"
+        self.keeper.commit(lambda s: s, (resource_event(r.address, r.type, "UPDATE_IN_PROGRESS", what),))
+        if pause > 0 and not self._cancel.is_set():
+            self._pause(pause, self._cancel)
 
     @property
     def keeper(self) -> StateKeeper:
@@ -316,20 +367,19 @@ class Executor:
         lineage = self._initial.lineage
 
         def lookup(pid: str) -> ResourceState | None:
-            """The resource an id belongs to; for a replaced (deposed) instance, a view of it with the deletion
-            policy it had, so a driver honours e.g. ``Snapshot`` when it deletes the old instance too."""
+            """The resource an id belongs to (for a replaced, deposed instance: a view of it as a resource)."""
             for rs in self.keeper.state.resources.values():
                 if rs.physical_id == pid:
                     return rs
                 for d in rs.deposed:
                     if d.physical_id == pid:
-                        policy = str(d.attributes.get(DEPOSED_POLICY_KEY, "Delete"))
                         return replace(
                             rs,
+                            type=d.type or rs.type,
                             physical_id=pid,
                             properties=d.properties,
                             attributes=d.attributes,
-                            deletion_policy=policy,
+                            deletion_policy=d.deletion_policy,
                             deposed=(),
                         )
             return None
@@ -344,6 +394,8 @@ class Executor:
             record_physical_id=on_id,
             tags={TAG_LINEAGE: lineage, TAG_ADDRESS: tag or address},
             log=self._logger(address),
+            signals=self.options.signals,
+            cancelled=self._cancel.is_set,
             lookup=lookup,
         )
 
@@ -394,6 +446,9 @@ class Executor:
     def _apply(self, step: Step) -> None:
         change = step.change
         assert change is not None
+        if change.import_id is not None:  # adopt an existing object: nothing is created or changed
+            self._import(step, change.import_id)
+            return
         props = self._desired_props(step)
         if change.action is Action.UPDATE:
             self._update(step, props)
@@ -511,14 +566,7 @@ class Executor:
             deposed: tuple[DeposedInstance, ...] = cur.deposed if cur is not None else ()
             base = old if old is not None and old.physical_id is not None else cur
             if base is not None and base.physical_id is not None:
-                attrs = dict(base.attributes)
-                if base.type != type_name:
-                    attrs[DEPOSED_TYPE_KEY] = base.type
-                if base.deletion_policy == "Retain":
-                    attrs["hotc:retain"] = True
-                if base.deletion_policy not in (None, "Delete"):
-                    attrs[DEPOSED_POLICY_KEY] = base.deletion_policy
-                deposed = (*deposed, DeposedInstance(base.physical_id, base.properties, attrs))
+                deposed = (*deposed, _as_deposed(base, type_name))
             rs = ResourceState(
                 address=addr,
                 type=type_name,
@@ -549,7 +597,7 @@ class Executor:
         lent: list[DeposedInstance] = []  # old instances that let go of something for the replacement
         try:
             for dep in entry.deposed:  # Heat's prepare_for_replace (a server's explicit ports, …)
-                if dep.attributes.get(DEPOSED_TYPE_KEY, type_name) == type_name:
+                if (dep.type or type_name) == type_name:
                     lent.append(dep)
                     if not prepare_for_replace(
                         driver, ctx, dep.physical_id, with_defaults(type_name, dep.properties), new_d
@@ -606,6 +654,82 @@ class Executor:
             return
         self._complete(addr, type_name, "CREATE", outcome, props)
 
+    def _import(self, step: Step, pid: str) -> None:
+        """Adopt the existing object ``pid`` (Heat's ``external_id``, or an import): read it through the type's
+        driver and record it; the cloud is never changed. The previous record of the address (an external_id
+        change) becomes an old instance: forgotten if it was adopted or Retain, else deleted by the cleanup.
+        Nothing is recorded when the object cannot be read. Properties whose inputs are unknown (an import of
+        one resource of a stack) are recorded as read from the cloud."""
+        change = step.change
+        assert change is not None
+        addr, type_name = step.address, change.type
+        driver = self._driver(type_name)
+        deps, policy = self._record(step)
+        external = is_external(change)
+        if external:
+            props = self._desired_props(step)
+        else:
+            props = self._import_props(step)
+        ctx = self._ctx(addr, type_name, lambda _p: None)
+        try:
+            outcome = driver.read(ctx, pid, with_defaults(type_name, props))
+        except Exception as exc:  # noqa: BLE001
+            raise StepFailed(
+                f"reading the existing {type_name} {pid} failed: {_err(exc)}; nothing was recorded"
+            ) from exc
+        if outcome is None:
+            raise StepFailed(missing_object(type_name, pid))
+        got = outcome.physical_id or pid
+        if external:
+            recorded, note = dict(props), None
+        else:
+            from hotc.providers.registry import get_schema
+
+            recorded, note = recorded_properties(
+                get_schema(type_name), props, outcome.properties, change.sensitive_paths
+            )
+        if note:
+            ctx.log(note)
+        now = utc_now()
+        reason = adopt_reason(got, external)
+
+        def adopt(s: StackState) -> StackState:
+            cur = s.resources.get(addr)
+            deposed: tuple[DeposedInstance, ...] = cur.deposed if cur is not None else ()
+            same = cur is not None and cur.physical_id == got
+            if cur is not None and cur.physical_id is not None and not same:
+                deposed = (*deposed, _as_deposed(cur, type_name))
+            return s.with_resource(
+                adopted_record(
+                    address=addr,
+                    type_name=type_name,
+                    outcome=outcome,
+                    physical_id=got,
+                    properties=recorded,
+                    dependencies=deps,
+                    deletion_policy=policy,
+                    external=external,
+                    reason=reason,
+                    now=now,
+                    sensitive_paths=change.sensitive_paths,
+                    current=cur if same else None,
+                    deposed=deposed,
+                )
+            )
+
+        self.keeper.commit(adopt, (resource_event(addr, type_name, ADOPTED_STATUS, reason, got),))
+
+    def _import_props(self, step: Step) -> dict[str, Any]:
+        """The template's properties of an imported resource, with those whose inputs are still unknown left
+        out (the live values are recorded for them)."""
+        if self.desired is None:
+            raise StepFailed("the plan has no desired template to evaluate")
+        try:
+            props = self.desired.resolve_properties(step.address, self.make_resolver(self.keeper.state))
+        except HotcError as exc:
+            raise StepFailed(exc.message) from exc
+        return dict(without_unknowns(dict(props)))
+
     def _adopt(
         self,
         step: Step,
@@ -655,6 +779,8 @@ class Executor:
 
         cur = self.keeper.state.resources.get(addr)
         pid = outcome.physical_id if outcome.physical_id is not None else (cur.physical_id if cur else None)
+        sensitive_paths = self._sensitive.get(addr, cur.sensitive_paths if cur is not None else ())
+        attributes = _kept_secrets(outcome, cur)
         self.keeper.commit(
             lambda s: _patch(
                 s,
@@ -663,9 +789,12 @@ class Executor:
                 status=status,
                 status_reason=reason,
                 properties=applied,
-                attributes=_kept_secrets(outcome, cur),
+                attributes=attributes,
                 updated_at=utc_now(),
-                sensitive_attributes=outcome.sensitive_attributes,
+                sensitive_paths=sensitive_paths,
+                sensitive_attributes=secret_attributes(
+                    outcome.sensitive_attributes, sensitive_paths, attributes
+                ),
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
@@ -709,12 +838,23 @@ class Executor:
             raise StepFailed(reason) from exc
         self._complete(addr, type_name, "UPDATE", outcome, props)
 
-    def _delete_call(self, driver: Driver, ctx: ActionContext, pid: str, props: Mapping[str, Any]) -> None:
+    def _delete_call(
+        self, driver: Driver, ctx: ActionContext, pid: str, props: Mapping[str, Any], policy: str
+    ) -> None:
+        """``driver.delete`` under ``policy`` (Delete or Snapshot; Retain never gets here), retried. A Snapshot
+        asked of a driver that cannot take one fails, and the resource is kept."""
+        if policy == SNAPSHOT and not getattr(driver, "snapshot_delete", False):
+            raise StepFailed(
+                f"deletion_policy Snapshot: hotc cannot snapshot a {ctx.type} before deleting it, so it was "
+                "kept; change the deletion_policy to Retain (keep it) or Delete (lose it), then run again"
+            )
+        if policy not in (DELETE, SNAPSHOT):
+            raise StepFailed(f"unknown deletion_policy {policy!r}: the resource was kept")
         attempts = max(1, self.options.delete_attempts)
         delay = self.options.retry_backoff
         for i in range(attempts):
             try:
-                driver.delete(ctx, pid, props)
+                driver.delete(ctx, pid, props, policy=policy)
                 return
             except Exception:
                 if i == attempts - 1 or self._cancel.is_set():
@@ -734,7 +874,7 @@ class Executor:
             self._delete_current(addr)
 
     def _delete_deposed(self, addr: str, cur_type: str, dep: DeposedInstance) -> None:
-        type_name = str(dep.attributes.get(DEPOSED_TYPE_KEY) or cur_type)
+        type_name = dep.type or cur_type
         label = "old instance" if type_name in SECRET_ID_TYPES else f"old instance {dep.physical_id}"
 
         def drop(s: StackState) -> StackState:
@@ -745,7 +885,7 @@ class Executor:
                 replace(rs, deposed=tuple(d for d in rs.deposed if d.physical_id != dep.physical_id))
             )
 
-        if dep.attributes.get("hotc:retain"):
+        if dep.deletion_policy == "Retain":
             self.keeper.commit(
                 drop,
                 (
@@ -774,6 +914,7 @@ class Executor:
                 self._ctx(addr, type_name, lambda _p: None),
                 dep.physical_id,
                 with_defaults(type_name, dep.properties),
+                dep.deletion_policy,
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
@@ -840,6 +981,7 @@ class Executor:
                 self._ctx(addr, cur.type, lambda _p: None),
                 pid,
                 with_defaults(cur.type, cur.properties),
+                cur.deletion_policy,
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
@@ -877,17 +1019,28 @@ class Executor:
     def _store_outputs(self, keeper: StateKeeper) -> tuple[str, ...]:
         assert self.desired is not None
         errors: list[str] = []
-        try:
-            raw = self.desired.resolve_outputs(self.make_resolver(keeper.state))
-        except HotcError as exc:
-            errors.append(exc.message)
-            return tuple(errors)
+        resolver = self.make_resolver(keeper.state)
+        each = getattr(self.desired, "resolve_outputs_with_errors", None)
+        raw: Mapping[str, Any]
+        if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
+            raw = {
+                n: v if e is None else OutputState(value=None, error=e)
+                for n, (v, e) in each(resolver).items()
+            }
+        else:
+            try:
+                raw = self.desired.resolve_outputs(resolver)
+            except HotcError as exc:
+                errors.append(exc.message)
+                return tuple(errors)
         outs: dict[str, OutputState] = {}
         for name, v in raw.items():
             if isinstance(v, OutputState):
                 out = v
             else:
                 out = OutputState(value=v)
+            if name in getattr(self.desired, "sensitive_outputs", ()) and not out.sensitive:
+                out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
             if collect_unknowns(out.value) is not None:
                 out = replace(out, value=None, error="the value is still unknown after the apply")
             if out.error:
@@ -977,6 +1130,16 @@ def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
     if rtype is None:
         return dict(props)
     return dict(apply_defaults(rtype, props))
+
+
+def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
+    """The current instance of a resource as an old one, waiting for the cleanup after its replacement, with
+    the type it has and the deletion policy its deletion honours (an adopted external object is only
+    forgotten: Retain)."""
+    policy = "Retain" if base.external_id is not None else (base.deletion_policy or "Delete")
+    return DeposedInstance(
+        base.physical_id or "", base.properties, base.attributes, type=base.type, deletion_policy=policy
+    )
 
 
 def _patch(s: StackState, addr: str, **changes: Any) -> StackState:

@@ -14,7 +14,7 @@ A resource gets up to two steps, as in Heat's convergence engine:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hotc.errors import HotcError
 from hotc.planner.plan import Action, Plan, ResourceChange
@@ -23,6 +23,9 @@ from hotc.state.document import StackState
 APPLY = "apply"
 CLEANUP = "cleanup"
 FORGET = "forget"
+BATCH = (
+    "batch"  # the end of one batch of a group's rolling update, and the pause after it (hotc.apply.batches)
+)
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class Step:
 
     @property
     def label(self) -> str:
+        if self.kind == BATCH:
+            return f"batch {self.key.rsplit('#', 1)[-1]} of {self.address}"
+        if self.kind == APPLY and self.change is not None and self.change.import_id is not None:
+            return f"adopt {self.address}"
         if self.kind == APPLY and self.change is not None:
             return f"{self.change.action.value} {self.address}"
         if self.kind == CLEANUP and self.change is not None and self.change.action is Action.DELETE:
@@ -68,6 +75,9 @@ def build_graph(plan: Plan, state: StackState | None) -> ApplyGraph:
             steps[_key(APPLY, c.address)] = Step(_key(APPLY, c.address), APPLY, c.address, c)
         if c.action in (Action.REPLACE, Action.DELETE):
             steps[_key(CLEANUP, c.address)] = Step(_key(CLEANUP, c.address), CLEANUP, c.address, c)
+        if c.temporary and c.action is Action.CREATE:  # a group member that lives for some batches only
+            gone = replace(c, action=Action.DELETE, temporary=False)
+            steps[_key(CLEANUP, c.address)] = Step(_key(CLEANUP, c.address), CLEANUP, c.address, gone)
         if c.action is Action.FORGET:
             steps[_key(FORGET, c.address)] = Step(_key(FORGET, c.address), FORGET, c.address, c)
     # Old instances left by an earlier run (a replace whose delete failed or never ran) are deleted too,
@@ -122,7 +132,12 @@ def build_graph(plan: Plan, state: StackState | None) -> ApplyGraph:
                 ):
                     waits[ck].add(key)
 
-    frozen = {k: frozenset(v) for k, v in waits.items()}
+    return assemble(steps, waits)
+
+
+def assemble(steps: Mapping[str, Step], waits: Mapping[str, Iterable[str]]) -> ApplyGraph:
+    """The graph of ``steps`` where each waits on ``waits[key]``; raises HotcError on a cycle."""
+    frozen = {k: frozenset(waits.get(k, ())) for k in steps}
     dependents: dict[str, list[str]] = {k: [] for k in steps}
     for k, ws in frozen.items():
         for w in ws:

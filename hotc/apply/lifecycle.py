@@ -1,14 +1,17 @@
 """``hotc check``, ``suspend`` and ``resume``: stack-wide actions on the resources in the state.
 
-check reads every resource through its driver and records CHECK_COMPLETE, or CHECK_FAILED when the object is
-gone or cannot be read (the next plan then replaces it). suspend/resume call the driver's optional
-``suspend``/``resume(ctx, physical_id, props)``; a type without them has nothing to suspend (as in Heat, it
-simply reaches SUSPEND_COMPLETE / RESUME_COMPLETE), which is said in the output.
+check reads every resource the way a refresh does (:class:`hotc.planner.refresh.DriverReader`: one list call
+per type, parallel GETs for the rest) and records CHECK_COMPLETE, or CHECK_FAILED when the object is gone or
+cannot be read (the next plan then replaces it). suspend/resume call the driver's optional
+``suspend``/``resume(ctx, physical_id, props)`` level by level along the dependencies (suspend: dependents
+first), the calls of one level in parallel; a type without them has nothing to suspend (as in Heat, it simply
+reaches SUSPEND_COMPLETE / RESUME_COMPLETE), which is said in the output.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from typing import IO, Any
 
@@ -17,15 +20,35 @@ import networkx as nx
 from hotc.apply.events import resource_event, stack_event
 from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
 from hotc.errors import HotcError
+from hotc.planner.api import DriverReader
 from hotc.state import ResourceState, StackState, backend_from_config
 
+PARALLELISM = 10  # suspend/resume calls in flight at once
 
-def _order(state: StackState) -> list[str]:
-    """Addresses in dependency order (what a resource depends on first)."""
+
+def _levels(state: StackState, *, reverse: bool) -> list[list[str]]:
+    """Addresses by dependency level: what depends on nothing first (resume), or, with ``reverse`` (suspend),
+    what nothing depends on first. Within a level, sorted."""
+    g = _graph(state)
+    if reverse:
+        g = g.reverse()
+    try:
+        return [sorted(level) for level in nx.topological_generations(g)]
+    except nx.NetworkXUnfeasible:
+        return [sorted(state.resources)]
+
+
+def _graph(state: StackState) -> nx.DiGraph:
     g: nx.DiGraph = nx.DiGraph()
     g.add_nodes_from(state.resources)
     for a, rs in state.resources.items():
         g.add_edges_from((d, a) for d in rs.dependencies if d in state.resources and d != a)
+    return g
+
+
+def _order(state: StackState) -> list[str]:
+    """Addresses in dependency order (what a resource depends on first)."""
+    g = _graph(state)
     try:
         return list(nx.topological_sort(g))
     except nx.NetworkXUnfeasible:
@@ -69,6 +92,10 @@ def check_stack(
         if state is None:
             raise HotcError(f"stack {stack!r} has no state: nothing to check")
         events = [stack_event(stack, "CHECK_IN_PROGRESS", "Stack check started")]
+        # every resource read at once, as a refresh reads them (list calls per type, parallel GETs)
+        reader = DriverReader(state, opts.cloud, drivers)
+        errors: dict[str, str] = {}
+        live = reader.read_all(state.resources.values(), errors=errors)
         for addr in _order(state):
             rs = state.resources[addr]
             driver = drivers(rs.type)
@@ -77,21 +104,15 @@ def check_stack(
                 status, reason = "CHECK_FAILED", f"hotc has no driver for {rs.type}"
             elif rs.physical_id is None:
                 status, reason = "CHECK_FAILED", f"it has no physical id (left {rs.status})"
+            elif addr in errors:
+                status, reason = "CHECK_FAILED", f"cannot be read: {errors[addr]}"
+            elif live.get(addr) is None:
+                status, reason = "CHECK_FAILED", f"{rs.physical_id} no longer exists"
             else:
-                try:
-                    found = driver.read(_ctx(state, rs, opts), rs.physical_id, rs.properties)
-                except Exception as exc:  # noqa: BLE001
-                    found = None
-                    reason = f"cannot be read: {exc}"
-                    status = "CHECK_FAILED"
-                else:
-                    if found is None:
-                        status, reason = "CHECK_FAILED", f"{rs.physical_id} no longer exists"
-                    else:
-                        state = state.with_resource(
-                            replace(rs, attributes=dict(found.attributes) or rs.attributes)
-                        )
-                        rs = state.resources[addr]
+                found = live[addr]
+                assert found is not None
+                state = state.with_resource(replace(rs, attributes=dict(found.attributes) or rs.attributes))
+                rs = state.resources[addr]
             if status == "CHECK_FAILED":
                 bad += 1
             state = state.with_resource(replace(rs, status=status, status_reason=reason))
@@ -128,45 +149,73 @@ def suspend_resume(
         state, _ = backend.read(stack)
         if state is None:
             raise HotcError(f"stack {stack!r} has no state: nothing to {action}")
-        order = _order(state)
-        if action == "suspend":
-            order.reverse()
         backend.append_events(stack, [stack_event(stack, f"{act}_IN_PROGRESS", f"Stack {action} started")])
-        for addr in order:
-            rs = state.resources[addr]
-            driver = drivers(rs.type)
-            fn = getattr(driver, action, None) if driver is not None else None
-            if fn is None or rs.physical_id is None:
-                note = "nothing to do" if rs.physical_id is not None else "not created"
-                if driver is not None and fn is None:
-                    note = f"{rs.type} cannot be {'suspended' if action == 'suspend' else 'resumed'}: nothing to do"
-                state = state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason=note))
-                out.write(f"{addr}: {act}_COMPLETE ({note})\n")
-                continue
-            state = backend.write(stack, state.with_resource(replace(rs, status=f"{act}_IN_PROGRESS")), lk)
-            backend.append_events(
-                stack, [resource_event(addr, rs.type, f"{act}_IN_PROGRESS", "", rs.physical_id)]
-            )
-            try:
-                fn(_ctx(state, rs, opts), rs.physical_id, rs.properties)
-            except Exception as exc:  # noqa: BLE001
-                failed += 1
-                reason = str(exc) or type(exc).__name__
-                state = backend.write(
-                    stack, state.with_resource(replace(rs, status=f"{act}_FAILED", status_reason=reason)), lk
-                )
+        # level by level along the dependencies (dependents first for suspend, as Heat), the calls of one level
+        # in parallel; a failure lets the level finish and starts nothing after it
+        with ThreadPoolExecutor(max_workers=PARALLELISM, thread_name_prefix=f"hotc-{action}") as pool:
+            for level in _levels(state, reverse=action == "suspend"):
+                calls: list[tuple[str, Any]] = []
+                for addr in level:
+                    rs = state.resources[addr]
+                    driver = drivers(rs.type)
+                    fn = getattr(driver, action, None) if driver is not None else None
+                    if fn is None or rs.physical_id is None:
+                        note = "nothing to do" if rs.physical_id is not None else "not created"
+                        if driver is not None and fn is None:
+                            note = (
+                                f"{rs.type} cannot be {'suspended' if action == 'suspend' else 'resumed'}: "
+                                "nothing to do"
+                            )
+                        state = state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason=note))
+                        out.write(f"{addr}: {act}_COMPLETE ({note})\n")
+                        continue
+                    state = state.with_resource(replace(rs, status=f"{act}_IN_PROGRESS"))
+                    calls.append((addr, fn))
+                if not calls:
+                    continue
+                state = backend.write(stack, state, lk)
                 backend.append_events(
-                    stack, [resource_event(addr, rs.type, f"{act}_FAILED", reason, rs.physical_id)]
+                    stack,
+                    [
+                        resource_event(
+                            a,
+                            state.resources[a].type,
+                            f"{act}_IN_PROGRESS",
+                            "",
+                            state.resources[a].physical_id,
+                        )
+                        for a, _fn in calls
+                    ],
                 )
-                err.write(f"error: {addr}: {act}_FAILED: {reason}\n")
-                break
-            state = backend.write(
-                stack, state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason="")), lk
-            )
-            backend.append_events(
-                stack, [resource_event(addr, rs.type, f"{act}_COMPLETE", "", rs.physical_id)]
-            )
-            out.write(f"{addr}: {act}_COMPLETE\n")
+                running = {
+                    pool.submit(
+                        fn,
+                        _ctx(state, state.resources[a], opts),
+                        state.resources[a].physical_id,
+                        state.resources[a].properties,
+                    ): a
+                    for a, fn in calls
+                }
+                for fut in as_completed(running):
+                    addr = running[fut]
+                    rs = state.resources[addr]
+                    exc = fut.exception()
+                    if exc is not None:
+                        failed += 1
+                        reason = str(exc) or type(exc).__name__
+                        status = f"{act}_FAILED"
+                        err.write(f"error: {addr}: {act}_FAILED: {reason}\n")
+                    else:
+                        reason, status = "", f"{act}_COMPLETE"
+                        out.write(f"{addr}: {act}_COMPLETE\n")
+                    state = backend.write(
+                        stack, state.with_resource(replace(rs, status=status, status_reason=reason)), lk
+                    )
+                    backend.append_events(
+                        stack, [resource_event(addr, rs.type, status, reason, rs.physical_id)]
+                    )
+                if failed:
+                    break
         final = f"{act}_FAILED" if failed else f"{act}_COMPLETE"
         state = backend.write(stack, replace(state, status=final), lk)
         backend.append_events(stack, [stack_event(stack, final, "")])

@@ -26,19 +26,69 @@ def _line(e: Event, elapsed: float | None = None) -> str:
     return f"{e.address}: {e.status}{took}{pid}{reason}"
 
 
-class PlainProgress:
-    """One line per event, for logs and pipes."""
+_VERBS = {
+    "CREATE": "creating",
+    "UPDATE": "updating",
+    "DELETE": "deleting",
+    "SUSPEND": "suspending",
+    "RESUME": "resuming",
+    "CHECK": "checking",
+    "SIGNAL": "signalling",
+    "ADOPT": "adopting",
+}
+HEARTBEAT_SECONDS = 20.0
 
-    def __init__(self, stream: IO[str] | None = None) -> None:
+
+def still_line(address: str, action: str, elapsed: float) -> str:
+    """``web: still creating… 20 s elapsed``."""
+    return f"{address}: still {_VERBS.get(action, action.lower() + 'ing')}… {int(elapsed)} s elapsed"
+
+
+class PlainProgress:
+    """One line per event, for logs and pipes; every ``heartbeat`` seconds one "still creating… N s elapsed"
+    line per resource in flight, so a CI log shows a long create is alive (0 turns the heartbeat off)."""
+
+    def __init__(
+        self,
+        stream: IO[str] | None = None,
+        *,
+        heartbeat: float = HEARTBEAT_SECONDS,
+        clock: Any = time.monotonic,
+    ) -> None:
         self.stream = stream or sys.stdout
         self._lock = threading.Lock()
         self._started: dict[str, float] = {}
+        self._actions: dict[str, str] = {}
+        self._heartbeat = heartbeat
+        self._clock = clock
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def __enter__(self) -> PlainProgress:
+        if self._heartbeat > 0:
+            self._thread = threading.Thread(target=self._beat_loop, name="hotc-heartbeat", daemon=True)
+            self._thread.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         return None
+
+    def _beat_loop(self) -> None:
+        while not self._stop.wait(self._heartbeat):
+            self.beat()
+
+    def beat(self) -> None:
+        """Print one "still …" line for every resource in flight."""
+        with self._lock:
+            now = self._clock()
+            for address in sorted(self._started):
+                action = self._actions.get(address, "CREATE")
+                self.stream.write(still_line(address, action, now - self._started[address]) + "\n")
+            if self._started:
+                self.stream.flush()
 
     def __call__(self, e: Event) -> None:
         if e.type == STACK_TYPE:
@@ -46,9 +96,11 @@ class PlainProgress:
         with self._lock:
             elapsed = None
             if e.status.endswith("_IN_PROGRESS"):
-                self._started[e.address] = time.monotonic()
+                self._started[e.address] = self._clock()
+                self._actions[e.address] = e.status.split("_", 1)[0]
             elif e.address in self._started:
-                elapsed = time.monotonic() - self._started.pop(e.address)
+                elapsed = self._clock() - self._started.pop(e.address)
+                self._actions.pop(e.address, None)
             self.stream.write(_line(e, elapsed) + "\n")
             self.stream.flush()
 
@@ -73,7 +125,10 @@ class RichProgress:
 
     def _text(self) -> str:
         busy = sorted(self._started)
-        shown = ", ".join(busy[:4]) + (f" and {len(busy) - 4} more" if len(busy) > 4 else "")
+        now = time.monotonic()
+        shown = ", ".join(f"{a} {int(now - self._started[a])}s" for a in busy[:4]) + (
+            f" and {len(busy) - 4} more" if len(busy) > 4 else ""
+        )
         return (
             f"[bold]applying[/bold]: {len(busy)} in progress"
             + (f" ({shown})" if busy else "")

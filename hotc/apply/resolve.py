@@ -38,7 +38,7 @@ class StateResolver:
             value: Any = dict(rs.attributes)
         else:
             value = rs.attributes.get(attribute)
-            if attribute in rs.sensitive_attributes and is_masked(value):
+            if is_masked(value):
                 return Unknown.of(address, (attribute, *path))  # a secret stored masked: not known here
         return index_path(value, tuple(path), lambda: Unknown.of(address, (attribute, *path)))
 

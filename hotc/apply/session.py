@@ -36,12 +36,15 @@ from hotc.planner.api import (
     loaded_stack_from_plan,
     make_plan,
     plan_inputs,
+    refresh_resources,
     relative_sources,
     render_text,
     template_digest,
 )
+from hotc.planner.signals import enforce_plan_support
 from hotc.state import ResourceState, StackState, backend_from_config, hide_parameter
 from hotc.state.events import Event, utc_now
+from hotc.state.signal_store import backend_encrypts, store_for
 
 #: loads a template for a command (template, environments, --parameter values, --parameter-file paths):
 #: problems reported as every command reports them, errors raised as HotcError
@@ -83,6 +86,20 @@ class ApplyOptions:
     backend: str | None = None
     os_cloud: str | None = None
     timeouts: Mapping[str, float] = field(default_factory=dict)
+    signal_store: str | None = None  # --signal-store (else HOTC_SIGNAL_STORE, hotc.toml, the S3 backend)
+    # planning options of an apply that plans on the spot (as `hotc plan` takes them)
+    targets: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+    imports: tuple[tuple[str, str], ...] = ()
+    refresh: bool = False  # read the recorded resources from the cloud first and plan against them
+    refresh_only: bool = False  # only record the drift in the state
+
+    @property
+    def plans_with_options(self) -> bool:
+        return bool(
+            self.targets or self.excludes or self.replace or self.imports or self.refresh or self.refresh_only
+        )
 
 
 def describe_plan(plan: Plan, color: bool = False) -> str:
@@ -163,24 +180,28 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
 
 
 def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> None:
-    counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0}
+    counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0, "adopt": 0}
     for d in rep.done:
         verb = d.label.split(" ", 1)[0]
         if verb in counts and not d.label.startswith("delete old"):
             counts[verb] += 1
     summary = (
         f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
-        f"{counts['delete']} deleted" + (f", {counts['forget']} forgotten" if counts["forget"] else "")
+        f"{counts['delete']} deleted"
+        + (f", {counts['forget']} forgotten" if counts["forget"] else "")
+        + (f", {counts['adopt']} existing adopted" if counts["adopt"] else "")
     )
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
         out.write(f"\n{word} complete! Resources: {summary}.\n")
+        out.write(batch_lines(rep))
         for e in rep.output_errors:
             err.write(f"warning: {e}\n")
         return
     out.write(
         f"\n{word} {'INTERRUPTED' if rep.interrupted and not rep.failed else 'FAILED'}. Done: {summary}.\n"
     )
+    out.write(batch_lines(rep))
     for f in rep.failed:
         err.write(f"error: {f.label}: {f.error}\n")
     if rep.not_started:
@@ -194,6 +215,14 @@ def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> No
         "The state holds everything done so far; run 'hotc plan' / 'hotc apply' again to continue "
         "(failed resources are replaced or retried).\n"
     )
+
+
+def batch_lines(rep: ApplyReport) -> str:
+    """One line per group whose update ran in batches: each batch's outcome, in order."""
+    groups: dict[str, list[str]] = {}
+    for b in rep.batches:
+        groups.setdefault(b.group, []).append(f"{b.number} {b.status}")
+    return "".join(f"Batches of {g}: {', '.join(parts)}.\n" for g, parts in groups.items())
 
 
 def print_outputs(state: StackState, out: IO[str]) -> None:
@@ -271,8 +300,16 @@ def run_apply(
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 
     backend: Any = backend_from_config(opts.backend, cwd)
+    signals = store_for(opts.signal_store, opts.backend, cwd)
     if saved is not None and saved.mode == "refresh-only":
         return apply_refresh_only(saved, backend, opts, out, drivers, wiring.cloud)
+    if saved is not None and opts.plans_with_options:
+        raise HotcError(
+            "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
+            "--replace and --import to 'hotc plan' instead"
+        )
+    if opts.refresh_only and saved is None:
+        return refresh_only_now(stack, backend, opts, out, err, read_line, interactive, drivers, wiring.cloud)
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -289,17 +326,29 @@ def run_apply(
         if saved is not None:
             plan = saved
         else:
-            popts = PlanOptions(mode="destroy" if destroy else "normal", parallelism=opts.parallelism)
+            popts = PlanOptions(
+                mode="destroy" if destroy else "normal",
+                parallelism=opts.parallelism,
+                targets=opts.targets,
+                excludes=opts.excludes,
+                replace=opts.replace,
+                imports=opts.imports,
+            )
+            refreshed = (
+                live_state(state, wiring.cloud, drivers, err) if opts.refresh and state.resources else None
+            )
             plan = make_plan(
                 desired if desired is not None else empty_desired(stack, state.lineage),
                 state if state.serial > 0 or state.resources else None,
                 popts,
+                refreshed,
             )
-            if desired is not None:  # the same custom-constraint checks as `hotc plan`
+            if desired is not None:  # the same custom-constraint and support checks as `hotc plan`
                 for note in enforce_constraints(
                     desired, plan, opts.os_cloud, rules=wiring.rules, cloud=wiring.cloud
                 ):
                     err.write(note + "\n")
+                enforce_plan_support(desired, plan, signals, state_key=backend_encrypts(backend))
             if loaded is not None and template is not None:
                 plan = replace(
                     plan,
@@ -308,7 +357,9 @@ def run_apply(
                         loaded, template, list(envs or []), dict(params or {}), dict(pfiles or {})
                     ),
                 )
-            out.write(describe_plan(plan, color=interactive and out.isatty()))
+            out.write(
+                describe_plan(plan, color=interactive and out.isatty() and not os.environ.get("NO_COLOR"))
+            )
             if not plan.has_changes:
                 out.write("\nNo changes. The stack matches the template.\n")
                 return 0
@@ -327,7 +378,12 @@ def run_apply(
                 "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
             )
         parallelism = opts.parallelism if saved is None or opts.parallelism != 10 else saved.parallelism
-        ex_opts = ExecOptions(parallelism=parallelism, timeouts=dict(opts.timeouts), cloud=wiring.cloud)
+        ex_opts = ExecOptions(
+            parallelism=parallelism,
+            timeouts=dict(opts.timeouts),
+            cloud=wiring.cloud,
+            signals=signals,
+        )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
             executor = Executor(
@@ -486,3 +542,47 @@ def apply_refresh_only(
         f"the state{': ' + ', '.join(removed) if removed else ''}. Nothing in the cloud was changed.\n"
     )
     return 0
+
+
+def live_state(
+    state: StackState, cloud: Callable[[], Any], drivers: Callable[[str], Any], err: IO[str]
+) -> Mapping[str, ResourceState | None] | None:
+    """Every recorded resource read from the cloud (``--refresh``), or None (with a note) when it cannot be."""
+    try:
+        reader = driver_reader(state, cloud, drivers)
+    except HotcError as exc:
+        err.write(f"note: {exc.message}; no live data was read and no drift can be reported\n")
+        return None
+    return refresh_resources(state, reader)
+
+
+def refresh_only_now(
+    stack: str,
+    backend: Any,
+    opts: ApplyOptions,
+    out: IO[str],
+    err: IO[str],
+    read_line: Callable[[], str],
+    interactive: bool,
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
+) -> int:
+    """``hotc apply --refresh-only``: plan the drift now, show it, and once approved record it in the state
+    (the plan's freshness is checked again under the lock, so a state moved meanwhile is refused)."""
+    with backend.lock(stack, "plan", timeout=opts.lock_timeout):
+        state, _token = backend.read(stack)
+    if state is None:
+        raise HotcError(f"stack {stack!r} has no state: there is nothing to refresh")
+    refreshed = live_state(state, cloud, drivers, err) if state.resources else None
+    plan = make_plan(
+        empty_desired(stack, state.lineage), state, PlanOptions(mode="refresh-only"), refreshed or {}
+    )
+    out.write(describe_plan(plan, color=interactive and out.isatty()))
+    if not plan.resource_drift:
+        return 0
+    if not opts.auto_approve and not approve(
+        out, read_line, interactive, "record these changes made outside hotc in the state"
+    ):
+        out.write("\nApply cancelled.\n")
+        return 1
+    return apply_refresh_only(plan, backend, opts, out, drivers, cloud)

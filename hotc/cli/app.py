@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -17,14 +18,31 @@ app = typer.Typer(
     name="hotc",
     help="Plan/apply compiler for OpenStack Heat Orchestration Templates.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from hotc import __version__
+
+        print(f"hotc {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print hotc's version and exit.", callback=_version, is_eager=True
+    ),
+    no_color: bool = typer.Option(
+        False, "--no-color", help="No colours in any output (also: the NO_COLOR environment variable)."
+    ),
+) -> None:
     """Plan/apply compiler for OpenStack Heat Orchestration Templates."""
+    if no_color:
+        os.environ["NO_COLOR"] = "1"  # the process's own setting, read where output is coloured
     # (a callback keeps typer in sub-command mode even while only one command is registered)
 
 

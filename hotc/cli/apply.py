@@ -3,7 +3,7 @@
 
     hotc apply   (PLANFILE | -t T [-e E]... [--parameter K=V]... [STACK]) [--auto-approve] [--parallelism N]
     hotc destroy STACK [--auto-approve]
-    hotc output  STACK [NAME] [--format text|json]
+    hotc output  STACK [NAME] [--format text|json] [--show-sensitive]
     hotc resource list STACK | show STACK NAME   [--format text|json]
     hotc template show STACK
     hotc events  STACK [--follow] [--nested-depth N]
@@ -36,6 +36,15 @@ from hotc.cli.common import (
     parse_parameters,
     stack_name_for,
 )
+from hotc.cli.plan import (
+    ExcludeOpt,
+    ExistingOpt,
+    ImportOpt,
+    RefreshOnlyOpt,
+    RefreshOpt,
+    ReplaceOpt,
+    TargetOpt,
+)
 from hotc.errors import HotcError
 from hotc.parser.api import LoadedStack
 
@@ -65,6 +74,14 @@ TimeoutOpt = Annotated[
     typer.Option("--timeout", help="Per-type action timeout TYPE=SECONDS (repeatable; TYPE '*' for all)."),
 ]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+SignalStoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--signal-store",
+        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
+        "HOTC_SIGNAL_STORE, [signals] in hotc.toml, else the S3 state backend's bucket).",
+    ),
+]
 StackArg = Annotated[str, typer.Argument(help="Stack name.")]
 
 
@@ -153,15 +170,35 @@ def apply_command(
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
+    signal_store: SignalStoreOpt = None,
+    refresh: RefreshOpt = False,
+    refresh_only: RefreshOnlyOpt = False,
+    target_: TargetOpt = None,
+    exclude: ExcludeOpt = None,
+    replace_: ReplaceOpt = None,
+    import_: ImportOpt = None,
+    existing: ExistingOpt = False,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
-    approved with 'yes' or --auto-approve)."""
+    approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
+    --target, --exclude, --replace, --import); --existing reuses the stack's stored template, environments
+    and parameters, overriding only what is given."""
     from hotc.apply.session import ApplyOptions
+    from hotc.planner.api import parse_import
 
     timeouts = _timeouts(timeout)
-    planfile = Path(target) if target is not None and template is None else None
-    stack = target if template is not None else None
-    if planfile is None and template is None:
+    by_stack = existing or (refresh_only and template is None)
+    planfile = Path(target) if target is not None and template is None and not by_stack else None
+    stack = target if template is not None or by_stack else None
+    if by_stack and not stack:
+        raise HotcError(
+            "give the STACK name: hotc apply STACK --existing (or --refresh-only) works from its state"
+        )
+    if refresh and refresh_only:
+        raise HotcError(
+            "--refresh and --refresh-only cannot be combined (--refresh-only already reads the cloud)"
+        )
+    if planfile is None and template is None and not by_stack:
         raise HotcError(
             "give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE [STACK])"
         )
@@ -181,7 +218,8 @@ def apply_command(
             "given again with --parameter"
         )
     params = parse_parameters(parameter)
-    name = "" if planfile is not None else stack_name_for(stack, template)
+    pfiles = parse_parameter_files(parameter_file)
+    name = "" if planfile is not None else stack or stack_name_for(stack, template)
     opts = ApplyOptions(
         parallelism=parallelism,
         auto_approve=auto_approve,
@@ -189,7 +227,29 @@ def apply_command(
         backend=backend,
         os_cloud=os_cloud,
         timeouts=timeouts,
+        signal_store=signal_store,
+        targets=tuple(target_ or ()),
+        excludes=tuple(exclude or ()),
+        replace=tuple(replace_ or ()),
+        imports=tuple(parse_import(i) for i in import_ or ()),
+        refresh=refresh,
+        refresh_only=refresh_only,
     )
+    if existing:
+        from hotc.apply.existing import existing_from_backend
+
+        with existing_from_backend(
+            backend, name, lock_timeout, template, list(environment or []), params, pfiles
+        ) as inputs:
+            _run(
+                stack=name,
+                opts=opts,
+                template=inputs.template,
+                envs=inputs.environments,
+                params=inputs.parameters,
+                pfiles=inputs.parameter_files,
+            )
+        return
     _run(
         stack=name,
         opts=opts,
@@ -197,7 +257,7 @@ def apply_command(
         template=template,
         envs=list(environment or []),
         params=params,
-        pfiles=parse_parameter_files(parameter_file),
+        pfiles=pfiles,
     )
 
 
@@ -209,6 +269,7 @@ def destroy_command(
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
+    signal_store: SignalStoreOpt = None,
 ) -> None:
     """Delete every resource of STACK (from its state alone); Retain resources are forgotten, not deleted."""
     from hotc.apply.session import ApplyOptions
@@ -221,6 +282,7 @@ def destroy_command(
         backend=backend,
         os_cloud=os_cloud,
         timeouts=timeouts,
+        signal_store=signal_store,
     )
     _run(stack=stack, opts=opts, destroy=True)
 
@@ -251,8 +313,16 @@ def output_command(
     name: Annotated[str | None, typer.Argument(help="One output (default: all).")] = None,
     fmt: FmtOpt = "text",
     backend: BackendOpt = None,
+    show_sensitive: Annotated[
+        bool,
+        typer.Option(
+            "--show-sensitive",
+            help="Print sensitive outputs (derived from hidden parameters or a RandomString) in clear; "
+            "without it they show as (sensitive). The only command that reveals them.",
+        ),
+    ] = False,
 ) -> None:
-    """Show the stack's outputs as of the last apply."""
+    """Show the stack's outputs as of the last apply (sensitive ones masked unless --show-sensitive)."""
     check_format(fmt, ("text", "json"))
     state = _state(stack, backend)
     outs = state.outputs
@@ -263,12 +333,20 @@ def output_command(
         o = outs[name]
         if o.error:
             raise HotcError(f"output {name!r} could not be resolved: {o.error}")
-        sys.stdout.write((json.dumps(o.value, default=str) if fmt == "json" else _value_text(o.value)) + "\n")
+        if o.sensitive and not show_sensitive:
+            raise HotcError(
+                f"output {name!r} of stack {stack!r} is sensitive (derived from a hidden parameter or a "
+                f"RandomString); pass --show-sensitive to print it: hotc output {stack} {name} --show-sensitive"
+            )
+        value = _revealed(stack, name, o.value) if o.sensitive else o.value
+        sys.stdout.write((json.dumps(value, default=str) if fmt == "json" else _value_text(value)) + "\n")
         return
     if fmt == "json":
         doc = {
             k: {
-                "value": o.value,
+                "value": (_revealed(stack, k, o.value) if show_sensitive else SENSITIVE)
+                if o.sensitive and not o.error
+                else o.value,
                 "description": o.description,
                 "sensitive": o.sensitive,
                 **({"error": o.error} if o.error else {}),
@@ -278,23 +356,45 @@ def output_command(
         sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
         return
     for k, o in sorted(outs.items()):
-        shown = (
-            "(sensitive)"
-            if o.sensitive
-            else f"(error: {o.error})"
-            if o.error
-            else json.dumps(o.value, default=str)
-        )
+        if o.error:
+            shown = f"(error: {o.error})"
+        elif o.sensitive:
+            shown = json.dumps(_revealed(stack, k, o.value), default=str) if show_sensitive else SENSITIVE
+        else:
+            shown = json.dumps(o.value, default=str)
         sys.stdout.write(f"{k} = {shown}\n")
+    if not show_sensitive and any(o.sensitive and not o.error for o in outs.values()):
+        sys.stderr.write(
+            f"(sensitive values are masked; see them with: hotc output {stack} --show-sensitive)\n"
+        )
+
+
+SENSITIVE = "(sensitive)"
+
+
+def _revealed(stack: str, name: str, value: Any) -> Any:
+    """A sensitive output's clear value; an error when the state holds only its digest (no key to decrypt)."""
+    from hotc.state.secrets import KEY_ENV, is_masked
+
+    if is_masked(value):
+        raise HotcError(
+            f"output {name!r} of stack {stack!r} is stored as a digest only: no state key to decrypt it "
+            f"(set {KEY_ENV} to the key the state was written with)"
+        )
+    return value
 
 
 def _pid(r: Any) -> str | None:
     """The physical id as shown: a secret one (a RandomString's id is the string itself) is masked."""
-    from hotc.apply.events import SECRET_ID_TYPES
+    from hotc.state.secrets import shown_physical_id
 
-    if r.type in SECRET_ID_TYPES and r.physical_id is not None:
-        return "(sensitive)"
-    return r.physical_id  # type: ignore[no-any-return]
+    return shown_physical_id(r.type, r.physical_id)
+
+
+def _pid_of(type_name: str, physical_id: str | None) -> str | None:
+    from hotc.state.secrets import shown_physical_id
+
+    return shown_physical_id(type_name, physical_id)
 
 
 resource_app = typer.Typer(help="Resources of a stack, as recorded in its state.", no_args_is_help=True)
@@ -318,7 +418,7 @@ def resource_list(stack: StackArg, fmt: FmtOpt = "text", backend: BackendOpt = N
                         "physical_id": _pid(r),
                         "status_reason": r.status_reason,
                         "updated_at": r.updated_at,
-                        "deposed": [d.physical_id for d in r.deposed],
+                        "deposed": [_pid_of(r.type, d.physical_id) for d in r.deposed],
                     }
                     for r in rows
                 ],
@@ -372,7 +472,15 @@ def resource_show(
         # sensitive properties and attributes (a RandomString's value) masked as stored
         "properties": masked["properties"],
         "attributes": masked["attributes"],
-        "deposed": [{"physical_id": d.physical_id, "status": d.status} for d in r.deposed],
+        "deposed": [
+            {
+                "physical_id": _pid_of(d.type or r.type, d.physical_id),
+                "status": d.status,
+                "type": d.type or r.type,
+                "deletion_policy": d.deletion_policy,
+            }
+            for d in r.deposed
+        ],
     }
     if fmt == "json":
         sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")

@@ -69,6 +69,12 @@ DenyOpt = Annotated[
         "--deny", help="Fail (exit 3) if an ACTION:TYPE_GLOB change is planned, e.g. 'replace:OS::Cinder::*'."
     ),
 ]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices", help="Price table (YAML/JSON: flavors, volume_gb, floating_ip) for a monthly cost delta."
+    ),
+]
 WarnOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -102,16 +108,51 @@ OsCloudOpt = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+ImportOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--import",
+        help="Take over the existing object ID as ADDRESS (ADDRESS=ID, repeatable): planned, executed by apply.",
+    ),
+]
+ExcludeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude", help="Leave ADDR and everything that depends on it out of the plan (repeatable)."
+    ),
+]
+ExistingOpt = Annotated[
+    bool,
+    typer.Option(
+        "--existing",
+        help="Reuse the stack's stored template, environments and parameters; override only what is given.",
+    ),
+]
+SignalStoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--signal-store",
+        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
+        "HOTC_SIGNAL_STORE, [signals] in hotc.toml, else the S3 state backend's bucket).",
+    ),
+]
 
 
 _display = display_diagnostics
 
 
-def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> Any:
+def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> tuple[Any, list[Any]]:
+    """The stack's state and its event history (for duration estimates; empty when it cannot be read)."""
     backend: Any = backend_from_config(backend_url)
     with backend.lock(stack, "plan", timeout=lock_timeout):
         state, _token = backend.read(stack)
-    return state
+    events: list[Any] = []
+    if state is not None:
+        try:
+            events = list(backend.read_events(stack))
+        except HotcError:
+            events = []  # an unreadable history only loses the measured durations
+    return state, events
 
 
 def _load(
@@ -162,12 +203,57 @@ def plan_command(
     refresh: RefreshOpt = False,
     os_cloud: OsCloudOpt = None,
     warn: WarnOpt = None,
+    prices: PricesOpt = None,
+    signal_store: SignalStoreOpt = None,
+    import_: ImportOpt = None,
+    exclude: ExcludeOpt = None,
+    existing: ExistingOpt = False,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
     Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present (only with
     --detailed-exitcode), 3 a --deny / --policy-file rule is violated (the plan is printed, not saved)."""
     try:
+        if existing:
+            from hotc.apply.existing import existing_from_backend
+
+            with existing_from_backend(
+                backend,
+                stack,
+                lock_timeout,
+                template,
+                list(environment or []),
+                parse_parameters(parameter),
+                parse_parameter_files(parameter_file),
+            ) as inputs:
+                _plan(
+                    stack,
+                    inputs.template,
+                    inputs.environments,
+                    None,
+                    None,
+                    out,
+                    fmt,
+                    detailed_exitcode,
+                    destroy,
+                    refresh_only,
+                    target,
+                    replace_,
+                    deny,
+                    policy_file,
+                    parallelism,
+                    backend,
+                    lock_timeout,
+                    refresh,
+                    os_cloud,
+                    warn,
+                    prices,
+                    signal_store,
+                    imports=import_,
+                    exclude=exclude,
+                    given=(inputs.parameters, inputs.parameter_files),
+                )
+            return
         _plan(
             stack,
             template,
@@ -189,6 +275,10 @@ def plan_command(
             refresh,
             os_cloud,
             warn,
+            prices,
+            signal_store,
+            imports=import_,
+            exclude=exclude,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -223,7 +313,14 @@ def _plan(
     refresh: bool,
     os_cloud: str | None,
     warn: list[str] | None = None,
+    prices: Path | None = None,
+    signal_store: str | None = None,
+    *,
+    imports: list[str] | None = None,
+    exclude: list[str] | None = None,
+    given: tuple[dict[str, str], dict[str, Path]] | None = None,
 ) -> None:
+    """``given``: parameters and parameter files already parsed (``--existing``)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
     # commands that do not plan never pay
     from hotc.planner.api import (
@@ -237,11 +334,14 @@ def _plan(
         load_policy_file,
         make_plan,
         parse_deny_rule,
+        parse_import,
         plan_inputs,
         refresh_resources,
         save_plan,
         template_digest,
     )
+    from hotc.planner.prices import load_prices
+    from hotc.planner.review import with_review
 
     check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
@@ -257,15 +357,18 @@ def _plan(
         replace=tuple(replace_ or ()),
         parallelism=parallelism,
         deny=rules,
+        excludes=tuple(exclude or ()),
+        imports=tuple(parse_import(i) for i in imports or ()),
     )
     if template is None and mode == "normal":
         raise HotcError(
             "give the template with -t TEMPLATE (only --destroy and --refresh-only work without one)"
         )
     name = stack_name_for(stack, template)
-    params = parse_parameters(parameter)
-    pfiles = parse_parameter_files(parameter_file)
-    state = _read_state(backend, name, lock_timeout)
+    params = parse_parameters(parameter) if given is None else given[0]
+    pfiles = parse_parameter_files(parameter_file) if given is None else given[1]
+    price_table = load_prices(prices) if prices is not None else None
+    state, events = _read_state(backend, name, lock_timeout)
     warnings: list[Diagnostic] = []
     if template is not None:
         loaded = _load(template, list(environment or []), params, pfiles, warnings)
@@ -288,6 +391,15 @@ def _plan(
     if template is not None and mode == "normal":
         for note in enforce_constraints(desired, plan, os_cloud, rules=root.constraint_rules(), cloud=cloud):
             print(note, file=sys.stderr)
+        from hotc.planner.signals import enforce_plan_support
+        from hotc.state.signal_store import backend_encrypts, store_for
+
+        enforce_plan_support(
+            desired,
+            plan,
+            store_for(signal_store, backend),
+            state_key=backend_encrypts(backend_from_config(backend)),
+        )
     if template is not None:
         plan = replace(
             plan,
@@ -297,6 +409,7 @@ def _plan(
     matched = evaluate_policy(plan, rules)
     violations = [v for v in matched if v.rule.level == "deny"]
     plan = replace(plan, policy_findings=findings(matched), warnings=tuple(str(w) for w in warnings))
+    plan = with_review(plan, events, price_table)
     if fmt == "sarif":
         sys.stdout.write(_render_sarif(plan, desired, warnings))
     else:
@@ -342,6 +455,7 @@ def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
 def _render_state(state: Any, fmt: str) -> str:
     from hotc.planner.present import SENSITIVE
     from hotc.planner.present import fmt as fmt_value
+    from hotc.state.secrets import shown_physical_id
 
     if fmt == "json":
         doc = {
@@ -351,7 +465,12 @@ def _render_state(state: Any, fmt: str) -> str:
             "lineage": state.lineage,
             "serial": state.serial,
             "resources": [
-                {"address": r.address, "type": r.type, "status": r.status, "physical_id": r.physical_id}
+                {
+                    "address": r.address,
+                    "type": r.type,
+                    "status": r.status,
+                    "physical_id": shown_physical_id(r.type, r.physical_id),
+                }
                 for r in sorted(state.resources.values(), key=lambda r: r.address)
             ],
             "outputs": {
@@ -373,7 +492,8 @@ def _render_state(state: Any, fmt: str) -> str:
         w3 = max(len(r.status) for r in rows)
         lines.append(f"  {'RESOURCE':<{w1}}  {'TYPE':<{w2}}  {'STATUS':<{w3}}  PHYSICAL ID")
         for r in rows:
-            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {r.physical_id or '-'}")
+            pid = shown_physical_id(r.type, r.physical_id) or "-"
+            lines.append(f"  {r.address:<{w1}}  {r.type:<{w2}}  {r.status:<{w3}}  {pid}")
     else:
         lines.append("  (no resources)")
     if state.outputs:

@@ -24,13 +24,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from hotc.errors import HotcError
 from hotc.state import BaseBackend, Lock, backend_from_config, codec
 from hotc.state.document import ResourceState, StackState
+from hotc.state.secrets import shown_physical_id
 from hotc.state.signals import exit_on_signals
 
 BackendOpt = Annotated[
@@ -119,7 +120,9 @@ def _resource_text(r: ResourceState) -> str:
             lines.append(f"{title}:")
             lines.extend("  " + line for line in json.dumps(m, indent=2, sort_keys=True).splitlines())
     for d in r.deposed:
-        lines.append(f"deposed: {d.physical_id} ({d.status})")
+        lines.append(
+            f"deposed: {d.physical_id} ({d.status}, {d.type or r.type}, deletion_policy {d.deletion_policy})"
+        )
     return "\n".join(lines)
 
 
@@ -141,15 +144,32 @@ def state_show(
         hint = f"; it contains {', '.join(near)}" if near else "; see `hotc state list " + stack + "`"
         raise HotcError(f"stack '{stack}' has no resource '{address}' in its state{hint}")
     if fmt == "json":
-        typer.echo(json.dumps(codec.resource_to_dict(r, None), indent=2, sort_keys=True))
+        typer.echo(json.dumps(_display_dict(r), indent=2, sort_keys=True))
     else:
         typer.echo(_resource_text(json_masked(r)))
 
 
-def json_masked(r: ResourceState) -> ResourceState:
-    """``r`` with sensitive properties and attributes masked (as stored), for display."""
+def _display_dict(r: ResourceState) -> dict[str, Any]:
+    """The stored form of ``r`` without ciphertext (sensitive values as digests), secret ids masked."""
     d = codec.resource_to_dict(r, None)
-    return replace(r, properties=d["properties"], attributes=d["attributes"])
+    d["physical_id"] = shown_physical_id(r.type, r.physical_id)
+    for dd in d["deposed"]:
+        dd["physical_id"] = shown_physical_id(r.type, dd["physical_id"])
+    return d
+
+
+def json_masked(r: ResourceState) -> ResourceState:
+    """``r`` with sensitive properties and attributes masked (as stored), secret ids masked, for display."""
+    d = _display_dict(r)
+    return replace(
+        r,
+        physical_id=d["physical_id"],
+        properties=d["properties"],
+        attributes=d["attributes"],
+        deposed=tuple(
+            replace(x, physical_id=dd["physical_id"]) for x, dd in zip(r.deposed, d["deposed"], strict=True)
+        ),
+    )
 
 
 def _edit(
@@ -321,10 +341,50 @@ def state_history(stack: StackArg, backend: BackendOpt = None) -> None:
 
 
 @stack_app.command("list")
-def stack_list(backend: BackendOpt = None) -> None:
-    """List the stacks that have a state in the backend."""
-    for name in open_backend(backend).list_stacks():
-        typer.echo(name)
+def stack_list(
+    backend: BackendOpt = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Also list destroyed stacks (no resources left).")
+    ] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
+    """List the stacks that have a state in the backend, with status, resource count and times (like
+    'openstack stack list'). Destroyed stacks are left out unless --all."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
+    b = open_backend(backend)
+    rows: list[dict[str, Any]] = []
+    for name in b.list_stacks():
+        st, _ = b.read(name)
+        if st is None:
+            continue
+        destroyed = not st.resources and st.status.startswith("DELETE")
+        if destroyed and not all_:
+            continue
+        rows.append(
+            {
+                "stack_name": name,
+                "status": st.status,
+                "resources": len(st.resources),
+                "created_at": st.created_at,
+                "updated_at": st.updated_at,
+                "serial": st.serial,
+            }
+        )
+    if fmt == "json":
+        typer.echo(json.dumps({"stacks": rows}, indent=2))
+        return
+    if not rows:
+        typer.echo("No stacks." + ("" if all_ else " (destroyed stacks are shown with --all)"))
+        return
+    w = max(len("STACK"), *(len(r["stack_name"]) for r in rows))
+    ws = max(len("STATUS"), *(len(r["status"]) for r in rows))
+    typer.echo(f"{'STACK':<{w}}  {'STATUS':<{ws}}  RESOURCES  CREATED                      UPDATED")
+    for r in rows:
+        typer.echo(
+            f"{r['stack_name']:<{w}}  {r['status']:<{ws}}  {r['resources']:>9}  "
+            f"{r['created_at'] or '-':<27}  {r['updated_at'] or '-'}"
+        )
 
 
 def force_unlock(

@@ -11,13 +11,15 @@ without defaults need no value); ``True`` is plan/apply (a missing value is an e
 ``checks`` (:class:`TypeChecks`) says how built-in types' properties and attributes are checked: the CLI's
 composition root passes the provider schemas' checks; :data:`NO_TYPE_CHECKS` checks none.
 
-Besides the loader: the IR (:class:`Template`, :class:`Resource`, the expression nodes, :data:`MISSING`), the
+Besides the loader: the IR (:class:`Template`, :class:`Resource`, the expression nodes, :data:`MISSING`, the
+intrinsic function nodes in :mod:`functions`), the
 evaluator (:func:`evaluate`, :func:`evaluate_condition`, :func:`references`, :class:`EvalContext`), one
 expression from text (:func:`parse_expr_text`) and template versions (:func:`version_named`).
 """
 
 from __future__ import annotations
 
+from hotc.parser import functions
 from hotc.parser.evaluate import EvalError, UnknownResources, evaluate, evaluate_condition, references
 from hotc.parser.expr import parse_expr_text
 from hotc.parser.ir import (
@@ -56,6 +58,7 @@ __all__ = [
     "UnknownResources",
     "evaluate",
     "evaluate_condition",
+    "functions",
     "load_stack",
     "parse_expr_text",
     "references",

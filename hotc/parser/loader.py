@@ -47,7 +47,7 @@ from hotc.parser.environment import (
     resolve_path,
 )
 from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
-from hotc.parser.functions import GetAttr, GetFile
+from hotc.parser.functions import GetAttr, GetFile, If
 from hotc.parser.ir import (
     MISSING,
     EvalContext,
@@ -67,10 +67,12 @@ from hotc.values import Unknown
 
 MAX_NESTED_DEPTH = 5  # Heat's max_nested_stack_depth default
 
-#: built-in types whose attributes depend on what they hold (group members, deployment outputs, a nested
-#: stack's outputs): any attribute name may be valid
+#: built-in types whose implementation answers attributes beyond its schema (Heat's class overrides
+#: ``get_attribute``: group members, deployment outputs, anything for OS::Heat::None), so Heat's validate
+#: accepts any attribute name on them. Every other type with a schema rejects an attribute it does not have.
 _DYNAMIC_ATTRS = frozenset(
     {
+        "OS::Heat::None",
         "OS::Heat::ResourceGroup",
         "OS::Heat::AutoScalingGroup",
         "OS::Heat::ResourceChain",
@@ -80,10 +82,7 @@ _DYNAMIC_ATTRS = frozenset(
         "OS::Heat::StructuredDeploymentGroup",
         "OS::Heat::SoftwareDeployments",
         "OS::Heat::StructuredDeployments",
-        "OS::Heat::Stack",
         "AWS::CloudFormation::Stack",
-        "AWS::AutoScaling::AutoScalingGroup",
-        "OS::Heat::InstanceGroup",
     }
 )
 
@@ -247,10 +246,16 @@ def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
 
 def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
     """True/False when a resource's condition is known, None when unknown."""
-    if res.condition is None:
+    return _condition_known(res.condition, ctx, conds)
+
+
+def _condition_known(condition: Expr | None, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
+    """True/False when a condition (of a resource, an output, an ``if``) is known statically, None when
+    unknown; no condition is True."""
+    if condition is None:
         return True
-    if isinstance(res.condition, Literal):
-        v = res.condition.value
+    if isinstance(condition, Literal):
+        v = condition.value
         if isinstance(v, bool):
             return v
         if isinstance(v, str):
@@ -267,7 +272,7 @@ def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool 
             resource_names=ctx.resource_names,
             template_path=ctx.template_path,
         )
-        v = evaluate_condition(res.condition, c2)
+        v = evaluate_condition(condition, c2)
     except (EvalError, KeyError, TypeError, ValueError, RecursionError):
         return None
     return v if isinstance(v, bool) else None
@@ -367,10 +372,9 @@ def _process(
             if mt is not None:
                 member_types[rname] = mt
         tr = types.get(rname)
-        if tr is not None and tr.kind == "builtin" and res.external_id is None:
-            # adopted resources (external_id) are not validated, as in Heat
+        if tr is not None and tr.kind == "builtin":
             lc.diags.extend(lc.checks.properties(tr.type_name, res, lc.strict))
-    _check_get_attr_nested(lc, t, types, nested)
+    _check_get_attr_nested(lc, t, types, nested, ctx, conds)
     return _Loaded(t, types, files, nested, dict(values), member_types)
 
 
@@ -695,10 +699,18 @@ def _has_unknown(v: Any) -> bool:
 
 
 def _check_get_attr_nested(
-    lc: _Ctx, t: Template, types: Mapping[str, TypeResolution], nested: Mapping[str, NestedTemplate]
+    lc: _Ctx,
+    t: Template,
+    types: Mapping[str, TypeResolution],
+    nested: Mapping[str, NestedTemplate],
+    ctx: EvalContext,
+    conds: Mapping[str, Any],
 ) -> None:
-    """``get_attr`` must name an attribute the resource has, as Heat's validate checks: a template resource's
-    outputs (or show / OS::stack_id / resource.*), a built-in type's attribute schema (when hotc has it)."""
+    """``get_attr`` must name an attribute the resource has, as Heat's validate checks (``GetAtt.validate``
+    against the type's attributes schema, for the properties, metadata and outputs Heat validates: not those of
+    a resource or an output whose condition is false, nor an ``if`` branch not taken). A built-in type with a
+    schema: an error. A template resource (its attributes are its template's outputs, which Heat cannot know
+    before the nested stack exists): a warning."""
     targets: dict[str, tuple[str, frozenset[str], str]] = {}  # name -> (kind, attributes, what)
     for n, tr in types.items():
         if tr.kind == "template" and tr.template_key is not None and tr.template_key in nested:
@@ -710,26 +722,39 @@ def _check_get_attr_nested(
                 targets[n] = ("builtin", attrs, tr.type_name)
     if not targets:
         return
-    stack: list[Expr] = []
+    stack: list[tuple[Expr, bool]] = []  # (node, soft: under a condition not known statically)
     for r in t.resources.values():
+        enabled = _enabled(r, ctx, conds)
+        if enabled is False:
+            continue
         if r.properties is not None:
-            stack.append(r.properties)
+            stack.append((r.properties, enabled is None))
         if r.metadata is not None:
-            stack.append(r.metadata)
-    stack.extend(o.value for o in t.outputs.values() if o.value is not None)
+            stack.append((r.metadata, enabled is None))
+    for o in t.outputs.values():
+        enabled = _condition_known(o.condition, ctx, conds)
+        if o.value is not None and enabled is not False:
+            stack.append((o.value, enabled is None))
     while stack:
-        node = stack.pop()
+        node, soft = stack.pop()
         if type(node) is Literal:  # most nodes (exact type: cheaper than the isinstance chain)
             continue
         if isinstance(node, MapExpr):
-            stack.extend([v for _, v in node.items])
+            stack.extend([(v, soft) for _, v in node.items])
             continue
         if isinstance(node, ListExpr):
-            stack.extend(node.items)
+            stack.extend([(v, soft) for v in node.items])
             continue
         if not isinstance(node, FunctionCall):
             continue
-        stack.extend(node.children())
+        if isinstance(node, If):
+            taken = _condition_known(node.condition, ctx, conds)
+            if taken is not False:
+                stack.append((node.if_true, soft or taken is None))
+            if node.if_false is not None and taken is not True:
+                stack.append((node.if_false, soft or taken is None))
+            continue
+        stack.extend([(c, soft) for c in node.children()])
         if not isinstance(node, GetAttr):
             continue
         rname = _literal_str(node.resource)
@@ -742,19 +767,25 @@ def _check_get_attr_nested(
         if kind == "template":
             if attr in _TEMPLATE_BASE_ATTRS or attr.startswith("resource."):
                 continue
+            # Heat's validate accepts any attribute of a template resource (its class answers attributes from
+            # the nested stack, which does not exist before the create): a warning, the create then fails
             outs = ", ".join(sorted(attrs)) or "it has none"
             msg = (
-                f"The Referenced Attribute ({rname} {attr}) is incorrect: the template {what} has no output "
-                f"{attr!r} (its outputs: {outs})"
-            )
-            lc.diags.append(error(msg, node.pos, code="reference"))
-        else:
-            # a warning: Heat's template validate accepts it (the create then fails reading the attribute)
-            msg = (
-                f"{what} has no attribute {attr!r} (get_attr on {rname}); known attributes: "
-                f"{', '.join(sorted(attrs | {'show'}))}"
+                f"get_attr [{rname}, {attr}]: the template {what} has no output {attr!r} (its outputs: {outs}); "
+                "Heat's template validate cannot know a template resource's attributes before its nested stack "
+                "exists and accepts this, but the value cannot be resolved: creating a resource that uses it "
+                "fails, an output that uses it reports an error"
             )
             lc.diags.append(warning(msg, node.pos, code="attribute"))
+        else:
+            # Heat's validate (GetAtt.validate against the type's attributes schema) rejects it
+            msg = (
+                f"The Referenced Attribute ({rname} {attr}) is incorrect: {what} has no attribute {attr!r} "
+                f"(its attributes: {', '.join(sorted(attrs | {'show'}))})"
+            )
+            if soft:
+                msg += " (under a condition not known before the parameters have values)"
+            lc.diags.append((warning if soft else error)(msg, node.pos, code="reference"))
 
 
 def _walk(e: Expr | None) -> list[Expr]:

@@ -77,7 +77,14 @@ from hotc.planner.constraints import (
 from hotc.planner.desired import DesiredResource, DesiredStack
 from hotc.planner.expand import build_desired
 from hotc.planner.make import make_plan
-from hotc.planner.options import DENY_EXIT_CODE, DenyRule, PlanOptions, load_policy_file, parse_deny_rule
+from hotc.planner.options import (
+    DENY_EXIT_CODE,
+    DenyRule,
+    PlanOptions,
+    load_policy_file,
+    parse_deny_rule,
+    parse_import,
+)
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.planfile import (
     check_plan_fresh,
@@ -89,7 +96,7 @@ from hotc.planner.planfile import (
     template_digest,
 )
 from hotc.planner.policy import DenyViolation, check_deny, evaluate_policy, findings
-from hotc.planner.refresh import driver_reader, refresh_resources
+from hotc.planner.refresh import DriverReader, driver_reader, refresh_resources
 from hotc.planner.render_text import render_text
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
@@ -100,6 +107,7 @@ __all__ = [
     "ConstraintReport",
     "ConstraintRules",
     "DenyRule",
+    "DriverReader",
     "DenyViolation",
     "DesiredResource",
     "DesiredStack",
@@ -124,6 +132,7 @@ __all__ = [
     "loaded_stack_from_plan",
     "make_plan",
     "parse_deny_rule",
+    "parse_import",
     "plan_inputs",
     "refresh_resources",
     "relative_sources",

@@ -71,6 +71,9 @@ class DesiredResource:
     sensitive_paths: tuple[str, ...] = ()  # top-level property names derived from hidden parameters
     has_metadata: bool = False
     external_id: str | None = None  # Heat's external_id: an existing object adopted, never created or deleted
+    # a group member beyond the group's size, created and deleted by the group's rolling update only
+    # (Heat's ResourceGroup does this to keep min_in_service members in service); not a member of the group
+    temporary: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +90,11 @@ class Member:
     member_nested: bool = False  # group: members are nested stacks
     member_type: str = ""  # group: member type (provider type or template key)
     sensitive: bool = False  # a get_attr on it gives a sensitive value
+    # group: its update policy with Heat's defaults ({"rolling_update": {...}, "batch_create": {...}} for a
+    # ResourceGroup, {"rolling_updates": {...}} for an AutoScalingGroup); see hotc.planner.rollout
+    policy: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    temporary_addresses: tuple[str, ...] = ()  # group: members its rolling update may create for a while
+    skipped: tuple[int, ...] = ()  # ResourceGroup: indexes removal_policies took out (never reused)
 
 
 @dataclass
@@ -178,6 +186,9 @@ class DesiredStack:
         self.sensitive_outputs: frozenset[str] = frozenset()
         self.graph: Any = None  # networkx.DiGraph over enabled leaf addresses, dependency -> dependent
         self.order: list[str] = []  # a topological order of ``graph`` (a creation order)
+        self.registry: Any = (
+            None  # the root environment's resource_registry (hotc.parser.environment.Registry)
+        )
 
     # ------------------------------------------------------------------------------------------ resolving
 
@@ -234,31 +245,36 @@ class DesiredStack:
     def resolve_outputs(
         self, resolver: AddressResolver, memo: dict[Any, Any] | None = None
     ) -> dict[str, Any]:
-        """The root template's outputs (an output whose condition is false is left out)."""
+        """The root template's outputs. An output whose condition is false is listed with the value None, as
+        Heat's output list and show give it. Raises HotcError when an output cannot be evaluated (see
+        :meth:`resolve_outputs_with_errors` for each output on its own)."""
         memo = {} if memo is None else memo
         scope = self.scopes[""]
         return {
             name: self._output(scope, name, resolver, memo)
-            for name, out in scope.template.outputs.items()
             if self._output_enabled(scope, out.condition)
+            else None
+            for name, out in scope.template.outputs.items()
         }
 
     def resolve_outputs_with_errors(
         self, resolver: AddressResolver, memo: dict[Any, Any] | None = None
     ) -> dict[str, tuple[Any, str | None]]:
-        """Like :meth:`resolve_outputs`, but an output that cannot be evaluated (e.g. ``get_attr`` on a group
-        member that does not exist) gives ``(None, message)`` instead of raising, as Heat stores an output
-        error without failing the stack."""
+        """Each output evaluated on its own, as Heat's ``heat.engine.output`` does: one that cannot be evaluated
+        (``get_attr`` on a group member that does not exist, a function given the wrong kind of value) gives
+        ``(None, message)`` and the others still resolve; an output whose condition is false gives
+        ``(None, None)`` (Heat lists it with a null value)."""
         memo = {} if memo is None else memo
         scope = self.scopes[""]
         out: dict[str, tuple[Any, str | None]] = {}
         for name, o in scope.template.outputs.items():
             try:
                 if not self._output_enabled(scope, o.condition):
+                    out[name] = (None, None)
                     continue
                 out[name] = (self._output(scope, name, resolver, memo), None)
             except HotcError as exc:
-                out[name] = (None, exc.message)
+                out[name] = (None, output_error(exc))
         return out
 
     def scoped_resolver(
@@ -457,6 +473,15 @@ def _condition_value(cond: Expr, scope: Scope, desired: DesiredStack | None = No
             f"{cond.pos or scope.template.path}: a condition depends on a value known only after apply"
         )
     return bool(value)
+
+
+def output_error(exc: HotcError) -> str:
+    """The message an output that cannot be evaluated carries (Heat's output error): what went wrong, where in
+    the template, without the planner's "cannot be evaluated for planning" framing."""
+    if exc.diagnostics:
+        d = exc.diagnostics[0]
+        return f"{d.message} ({d.pos})" if d.pos is not None else d.message
+    return exc.message
 
 
 def eval_failure(exc: EvalError) -> HotcError:

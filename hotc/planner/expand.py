@@ -20,6 +20,7 @@ from hotc.parser.api import (
     evaluate_condition,
     references,
 )
+from hotc.planner.batching import batches, normalize_policy
 from hotc.planner.desired import (
     GROUP_TYPES,
     STACK_TYPE,
@@ -37,7 +38,9 @@ from hotc.planner.desired import (
 )
 from hotc.planner.graph import add_dependencies
 from hotc.planner.resolve import UnknownResolver
-from hotc.values import Unknown
+from hotc.planner.sensitivity import SECRET_TYPES, Refs, Sensitivity, expr_refs, propagate
+from hotc.providers.registry import get_schema
+from hotc.values import Unknown, contains_unknown
 
 # ---------------------------------------------------------------------------------------------- building
 
@@ -54,6 +57,15 @@ def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
             elif kind == "param":
                 params.add(name)
     return resources, params
+
+
+def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
+    """(top-level property key, its references) of a resource; ``*`` for properties given as one expression."""
+    if isinstance(resource.properties, MapExpr):
+        return [(key, expr_refs([expr])) for key, expr in resource.properties.items]
+    if resource.properties is not None:
+        return [("*", expr_refs([resource.properties]))]
+    return []
 
 
 def _prop_exprs(resource: Resource) -> list[tuple[str, Expr]]:
@@ -73,6 +85,8 @@ class _Builder:
         self.static = UnknownResolver()
         self.memo: dict[Any, Any] = {}
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
+        # group address -> member index -> (failed, created_at) from the state (Heat's member order)
+        self.member_info: dict[str, dict[int, tuple[bool, str]]] = {}
 
     # parameters / conditions ------------------------------------------------------------------------
     def root_scope(self) -> Scope:
@@ -181,38 +195,24 @@ class _Builder:
                 key_refs[name] = [("*", *_ref_names([m.resource.properties]))]
             else:
                 key_refs[name] = []
-        # sensitivity: properties fed by hidden parameters, and (transitively) by get_attr on an OS::Heat::Value
-        # holding a sensitive value
-        prop_sensitive: dict[str, set[str]] = {
-            name: {key for key, _rs, ps in refs if ps & scope.hidden} for name, refs in key_refs.items()
+        # sensitivity (hotc.planner.sensitivity): hidden parameters and secret resource values, through every
+        # property, attribute and get_attr/get_resource of the scope, to a fixed point; recomputed whenever a
+        # nested stack (or group) turns out to have sensitive outputs
+        sens_refs = {
+            name: _sensitivity_refs(m.resource) for name, m in scope.members.items() if m.resource is not None
         }
-        referrers: dict[str, list[str]] = {}
-        for name, refs in key_refs.items():
-            for _key, rs, _ps in refs:
-                for r in rs:
-                    referrers.setdefault(r, []).append(name)
-        sensitive_members: set[str] = set()
-        work = [
-            n for n, keys in prop_sensitive.items() if keys and scope.members[n].type == "OS::Heat::Value"
-        ]
-        while work:
-            n = work.pop()
-            if n in sensitive_members:
-                continue
-            sensitive_members.add(n)
-            for user in referrers.get(n, ()):
-                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
-                if not keys <= prop_sensitive[user]:
-                    prop_sensitive[user] |= keys
-                    if scope.members[user].type == "OS::Heat::Value":
-                        work.append(user)
-        for name in sensitive_members:
-            scope.members[name] = _replace_member(scope.members[name], sensitive=True)
-        # A RandomString's value is a secret too (Heat keeps it as redacted data): the properties that read it
-        # directly are shown and stored masked, without making the reader itself (or its outputs) sensitive
-        secret_refs = {n for n, m in scope.members.items() if m.type == "OS::Heat::RandomString"}
-        for name, refs in key_refs.items():
-            prop_sensitive[name] |= {key for key, rs, _ps in refs if rs & secret_refs}
+        carriers = {n for n, m in scope.members.items() if m.kind != "disabled"}
+        seeds = {n for n, m in scope.members.items() if m.kind == "leaf" and m.type in SECRET_TYPES}
+        # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
+        seeds_attrs = {
+            n for n, m in scope.members.items() if m.kind == "leaf" and _has_secret_attributes(m.type)
+        }
+
+        def sensitivity() -> Sensitivity:
+            return propagate(sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers)
+
+        sens = sensitivity()
+        prop_sensitive: dict[str, set[str]] = {n: set(k) for n, k in sens.props.items()}
 
         # pass 2: expand
         for name, m in list(scope.members.items()):
@@ -251,54 +251,49 @@ class _Builder:
                     external_id=ext,
                 )
                 self.explicit[m.address] = needs
-            elif m.kind == "nested":
-                self._expand_nested(
-                    scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ())))
-                )
             else:
-                self._expand_group(
-                    scope,
-                    m,
-                    static,
-                    memo,
-                    frozenset(needs),
-                    dpol,
-                    tuple(sorted(prop_sensitive.get(name, ()))),
-                )
-
-        # nested stacks (and groups of them) whose outputs carry hidden values: what reads them is sensitive too
-        seeds = [
-            n for n, m in scope.members.items() if m.kind in ("nested", "group") and self._child_sensitive(m)
-        ]
-        work = list(seeds)
-        done: set[str] = set()
-        while work:
-            n = work.pop()
-            if n in done:
-                continue
-            done.add(n)
-            scope.members[n] = _replace_member(scope.members[n], sensitive=True)
-            for user in referrers.get(n, ()):
-                keys = {key for key, rs, _ps in key_refs[user] if n in rs}
-                if keys <= prop_sensitive[user]:
-                    continue
-                prop_sensitive[user] |= keys
-                um = scope.members[user]
-                if um.kind == "leaf" and um.address in d.resources:
-                    # still private to the builder: update in place
-                    object.__setattr__(
-                        d.resources[um.address], "sensitive_paths", tuple(sorted(prop_sensitive[user]))
+                if m.kind == "nested":
+                    self._expand_nested(
+                        scope, m, static, memo, frozenset(needs), tuple(sorted(prop_sensitive.get(name, ())))
                     )
-                if um.type == "OS::Heat::Value":
-                    work.append(user)
+                else:
+                    self._expand_group(
+                        scope,
+                        m,
+                        static,
+                        memo,
+                        frozenset(needs),
+                        dpol,
+                        tuple(sorted(prop_sensitive.get(name, ()))),
+                    )
+                if name not in seeds and self._child_sensitive(scope.members[name]):
+                    seeds.add(name)  # what reads it, expanded after it, sees it as sensitive
+                    sens = sensitivity()
+                    prop_sensitive = {n: set(k) for n, k in sens.props.items()}
+
+        # the final fixed point (a group of RandomStrings is secret too): members expanded before what made them
+        # sensitive are updated in place (still private to the builder)
+        seeds |= {
+            n
+            for n, m in scope.members.items()
+            if m.kind == "group" and not m.member_nested and m.member_type in SECRET_TYPES
+        }
+        sens = sensitivity()
+        for name in sens.secret_attrs:
+            scope.members[name] = _replace_member(scope.members[name], sensitive=True)
+        for name, keys in sens.props.items():
+            if keys == prop_sensitive.get(name, set()):
+                continue
+            um = scope.members[name]
+            if um.kind == "leaf" and um.address in d.resources:
+                object.__setattr__(d.resources[um.address], "sensitive_paths", tuple(sorted(keys)))
+            elif um.kind == "group" and not um.member_nested:
+                for a in um.member_addresses:
+                    if a in d.resources:
+                        object.__setattr__(d.resources[a], "sensitive_paths", ("*",))
         # this stack's outputs derived from hidden values (read by the parent's get_attr)
         for oname, out in t.outputs.items():
-            if out.value is None:
-                continue
-            rs, ps = _ref_names([out.value])
-            if ps & scope.hidden or any(
-                scope.members.get(r) is not None and scope.members[r].sensitive for r in rs
-            ):
+            if out.value is not None and sens.reads_secret(expr_refs([out.value]), scope.hidden):
                 scope.sensitive_outputs.add(oname)
 
     def _child_sensitive(self, m: Member) -> bool:
@@ -417,6 +412,8 @@ class _Builder:
         assert res is not None
         props = self.d._eval_props(scope, res, static, memo)
         where = res.pos or scope.template.path
+        skip: set[int] = set()
+        policy: dict[str, Mapping[str, Any]]
         if m.type == "OS::Heat::ResourceGroup":
             count = props.get("count", 1)
             rdef = props.get("resource_def")
@@ -435,6 +432,7 @@ class _Builder:
                 if i not in skip:
                     indexes.append(i)
                 i += 1
+            policy = self._rg_policy(scope, res, static, memo, m.address)
         else:
             rdef = props.get("resource")
             cap = props.get("desired_capacity")
@@ -442,28 +440,49 @@ class _Builder:
             for label, v in (("desired_capacity", cap), ("min_size", lo), ("max_size", hi)):
                 if isinstance(v, Unknown):
                     raise HotcError(f"{where}: {m.address}: {label} must be known at plan time")
+            existing = sorted(self.state_members.get(m.address, []))
             try:
                 lo_i, hi_i = int(lo or 0), int(hi or 0)
-                if cap is not None:
-                    n = int(cap)
-                else:
-                    current = len(self.state_members.get(m.address, []))
-                    n = min(max(current, lo_i), hi_i) if current else lo_i
+                want = int(cap) if cap is not None else None
             except (TypeError, ValueError) as exc:
                 raise HotcError(f"{where}: {m.address}: sizes must be integers") from exc
-            indexes = list(range(n))
+            if not existing:
+                # Heat's first size: desired_capacity if set (and not 0), else min_size
+                n = want if want else lo_i
+            else:
+                # Heat's update: desired_capacity (0 or unset: the current size) within [min_size, max_size]
+                n = min(max(want or len(existing), lo_i), hi_i)
+            indexes = self._asg_members(m.address, existing, n)
+            raw = props.get("rolling_updates")
+            policy = {
+                "rolling_updates": normalize_policy(
+                    raw if raw is not None else {}, "rolling_updates", f"{where}: {m.address}"
+                )
+                or {},
+                # Heat runs the rolling update at min(desired_capacity or current, current) members, then
+                # resizes the group to its new size
+                "size": {"rolling_target": min(want or len(existing), len(existing))},
+            }
         if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
             what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
             raise HotcError(f"{where}: {m.address}: {what} must be a map with a 'type'")
         kind, key = _resolve_member_type(rdef["type"], scope, m.name)
         mtype = key if kind == "leaf" and key else rdef["type"]
         addresses = tuple(f"{m.address}[{i}]" for i in indexes)
+        skipped: tuple[int, ...] = ()
+        temporary: tuple[int, ...] = ()
+        if m.type == "OS::Heat::ResourceGroup":
+            skipped = tuple(sorted(skip))
+            temporary = self._rg_temporaries(m.address, indexes, skip, policy)
         member = _replace_member(
             m,
             member_addresses=addresses,
             member_indexes=tuple(indexes),
             member_nested=kind == "nested",
             member_type=key or mtype,
+            policy=policy,
+            skipped=skipped,
+            temporary_addresses=tuple(f"{m.address}[{i}]" for i in temporary) if kind != "nested" else (),
         )
         scope.members[m.name] = member
         leaves: list[str] = []
@@ -498,6 +517,90 @@ class _Builder:
                 )
                 self.explicit[addr] = set(needs)
                 leaves.append(addr)
+        if kind != "nested":
+            for i in temporary:
+                addr = f"{m.address}[{i}]"
+                self.d.resources[addr] = DesiredResource(
+                    address=addr,
+                    type=mtype,
+                    deletion_policy=dpol,
+                    name=m.name,
+                    scope=scope.prefix,
+                    group=m.address,
+                    index=i,
+                    pos=res.pos,
+                    sensitive_paths=tuple(sensitive) and ("*",),
+                    has_metadata="metadata" in rdef,
+                    temporary=True,
+                )
+                self.explicit[addr] = set(needs)
+
+    # group membership and update policies -------------------------------------------------------------
+    def _rg_policy(
+        self, scope: Scope, res: Resource, static: UnknownResolver, memo: dict[Any, Any], address: str
+    ) -> dict[str, Mapping[str, Any]]:
+        """A ResourceGroup's update_policy (rolling_update, batch_create) with Heat's defaults."""
+        where = f"{res.pos or scope.template.path}: {address}"
+        if res.update_policy is None:
+            return {}
+        raw = self.d._eval(scope, res.update_policy, static, memo)
+        if raw is None:
+            return {}
+        if isinstance(raw, Unknown) or not isinstance(raw, Mapping):
+            raise HotcError(f"{where}: update_policy must be a map known at plan time, not {raw!r}")
+        out: dict[str, Mapping[str, Any]] = {}
+        for key in ("rolling_update", "batch_create"):
+            value = raw.get(key)
+            if isinstance(value, Unknown) or (isinstance(value, Mapping) and contains_unknown(value)):
+                raise HotcError(f"{where}: update_policy.{key} must be known at plan time")
+            norm = normalize_policy(value, key, where)
+            if norm is not None:
+                out[key] = norm
+        return out
+
+    def _member_age(self, group: str, index: int) -> tuple[bool, str, int]:
+        """Heat's member order for removal and replacement: failed members first, then the oldest, then by
+        name (here the index). A member that is a nested stack takes the oldest creation time of its
+        resources."""
+        failed, created = self.member_info.get(group, {}).get(index, (False, ""))
+        return (not failed, created, index)
+
+    def _asg_members(self, group: str, existing: list[int], n: int) -> list[int]:
+        """An AutoScalingGroup's members for size ``n``: the existing ones, the oldest (failed first) removed
+        when shrinking, as Heat does; new members get indexes after the highest one in use."""
+        if n <= 0:
+            return []
+        if n <= len(existing):
+            ordered = sorted(existing, key=lambda i: self._member_age(group, i))
+            return sorted(ordered[len(ordered) - n :])
+        start = max(existing) + 1 if existing else 0
+        return [*existing, *range(start, start + n - len(existing))]
+
+    def _rg_temporaries(
+        self, group: str, indexes: list[int], skip: set[int], policy: Mapping[str, Mapping[str, Any]]
+    ) -> tuple[int, ...]:
+        """Members a ResourceGroup's rolling update creates beyond ``count`` for a while (to keep
+        min_in_service members in service): the names Heat would use for them."""
+        ru = policy.get("rolling_update")
+        existing = [i for i in self.state_members.get(group, []) if i not in skip]
+        if ru is None or not existing:
+            return ()
+        plan = batches(
+            "OS::Heat::ResourceGroup",
+            len(indexes),
+            len(existing),
+            int(ru["max_batch_size"]),
+            int(ru["min_in_service"]),
+        )
+        biggest = max((size for size, _n in plan), default=0)
+        names: list[int] = []
+        i = 0
+        while len(names) < biggest:
+            if i not in skip:
+                names.append(i)
+            i += 1
+        keep = set(indexes) | set(existing)
+        return tuple(i for i in names if i not in keep)
 
     def _removed(self, props: Mapping[str, Any], address: str) -> set[int]:
         skip: set[int] = set()
@@ -532,7 +635,7 @@ def _collect_leaves(d: DesiredStack) -> None:
     """leaves_under[address of any group/nested/leaf] -> leaf addresses inside (itself for a leaf)."""
     out: dict[str, list[str]] = {}
     for addr, r in d.resources.items():
-        if not r.condition_enabled:
+        if not r.condition_enabled or r.temporary:
             continue
         out.setdefault(addr, []).append(addr)
         # every proper prefix that is a container: "a", "a.b[2]", "a.b" (group of a member), …
@@ -562,6 +665,35 @@ def _parent_prefix(prefix: str) -> str:
     return ""
 
 
+def member_of(address: str) -> tuple[str, int, str] | None:
+    """``("a.g", 2, ".port")`` for ``a.g[2].port`` (the innermost group member holding the address), else None."""
+    end = address.rfind("]")
+    while end != -1:
+        start = address.rfind("[", 0, end)
+        if start == -1:
+            return None
+        idx = address[start + 1 : end]
+        if idx.isdigit():
+            return address[:start], int(idx), address[end + 1 :]
+        end = address.rfind("]", 0, start)
+    return None
+
+
+def member_ages(resources: Mapping[str, Any]) -> dict[str, dict[int, tuple[bool, str]]]:
+    """group address -> member index -> (failed, oldest created_at) of the state's resources."""
+    out: dict[str, dict[int, tuple[bool, str]]] = {}
+    for addr, rs in resources.items():
+        found = member_of(addr)
+        if found is None:
+            continue
+        group, idx, rest = found
+        if rest and not rest.startswith("."):
+            continue
+        failed, created = out.setdefault(group, {}).get(idx, (False, "\uffff"))
+        out[group][idx] = (failed or bool(rs.failed), min(created, rs.created_at or ""))
+    return out
+
+
 def expand(
     loaded: LoadedStack, stack_name: str, lineage: str | None, project_id: str | None, state: Any
 ) -> DesiredStack:
@@ -570,6 +702,7 @@ def expand(
     if project_id is not None:
         d._project_id = project_id
     env = loaded.environment
+    d.registry = getattr(env, "registry", None)
     if env is not None and isinstance(getattr(env, "parameter_defaults", None), Mapping):
         d._parameter_defaults = dict(env.parameter_defaults)
     state_members: dict[str, list[int]] = {}
@@ -596,6 +729,7 @@ def expand(
     b = _Builder(loaded, d, state_members)
     if state is not None:
         b.state_ids = {rs.physical_id: addr for addr, rs in state.resources.items() if rs.physical_id}
+        b.member_info = member_ages(state.resources)
     root = b.root_scope()
     b.build_scope(root, root.fixed_params or {}, frozenset())
     _collect_leaves(d)
@@ -604,6 +738,11 @@ def expand(
     d.sensitive_outputs = frozenset(root.sensitive_outputs)
     add_dependencies(d, b.explicit)
     return d
+
+
+def _has_secret_attributes(type_name: str) -> bool:
+    rtype = get_schema(type_name)
+    return rtype is not None and any(a.sensitive for a in rtype.attributes.values())
 
 
 def build_desired(

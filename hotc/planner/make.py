@@ -34,8 +34,9 @@ from hotc.planner.diff import (
     values_equal,
 )
 from hotc.planner.options import PlanOptions
-from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
+from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
+from hotc.planner.restricted import check_restricted
 from hotc.providers.base import ResourceType
 from hotc.providers.registry import get_schema
 from hotc.state.document import DeposedInstance, ResourceState, StackState
@@ -62,6 +63,12 @@ D_DESTROY = "delete_because_destroy"
 D_DEPOSED = "delete_because_deposed"
 F_RETAIN = "forget_because_retain"
 U_REBUILD = "update_rebuild"
+# imports: Heat's external_id (the object is never created, updated or deleted), and a planned import
+# (``--import ADDR=ID``: the object is taken over and managed from then on)
+I_EXTERNAL = "import_external_id"
+I_REQUEST = "import_by_request"
+R_EXTERNAL_CHANGED = "replace_because_external_id_changed"
+R_EXTERNAL_REMOVED = "replace_because_external_id_removed"
 
 
 def registry_lookup(type_name: str) -> ResourceType | None:
@@ -98,11 +105,13 @@ class PlanResolver:
         actions: Mapping[str, Action],
         changed: Mapping[str, frozenset[str]],
         schemas: SchemaLookup | None = None,
+        imports: Mapping[str, str] | None = None,
     ) -> None:
         self.state = state
         self.actions = actions
         self.changed = changed
         self.schemas = schemas or registry_lookup
+        self.imports = imports or {}  # address -> id of the existing object a create adopts
 
     def keeps(self, address: str, attribute: str) -> bool:
         """Does attribute ``attribute`` ("" for all of them) of the resource at ``address``, being updated in
@@ -119,6 +128,8 @@ class PlanResolver:
     def resource_id(self, address: str) -> Any:
         rs = self.state.get(address)
         a = self.actions.get(address)
+        if a in (Action.CREATE, Action.REPLACE) and address in self.imports:
+            return self.imports[address]  # an adopted object's id is known before apply
         if rs is not None and rs.reference_id is not None and a not in (Action.CREATE, Action.REPLACE):
             return rs.reference_id  # the physical id, or a RandomString's value (Heat's reference id)
         return Unknown.of(address)
@@ -134,7 +145,7 @@ class PlanResolver:
         attrs = rs.attributes
         if attribute == "":
             return index_path(dict(attrs), path, lambda: unknown) if attrs else unknown
-        if attribute not in attrs or (attribute in rs.sensitive_attributes and is_masked(attrs[attribute])):
+        if attribute not in attrs or is_masked(attrs[attribute]):
             return unknown  # a secret stored masked (no state key) is not known, never the marker itself
         return index_path(attrs[attribute], path, lambda: unknown)
 
@@ -163,6 +174,7 @@ class _Ctx:
     gone: set[str]
     errors: list[Diagnostic]
     refreshed: frozenset[str] = frozenset()  # addresses read live from the cloud
+    groups: tuple[GroupRollout, ...] = ()  # what the plan does to each group (hotc.planner.rollout)
 
 
 def _matches(address: str, selector: str) -> bool:
@@ -186,7 +198,9 @@ def make_plan(
     attributes, or None when the object is gone); without it the recorded state is trusted (no cloud).
     Raises HotcError for plan errors (immutable property changed, volume shrink, bad --target/--replace)."""
     with gc_paused():
-        return _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
+        plan = _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
+    check_restricted(desired, plan)
+    return plan
 
 
 def _make_plan(
@@ -244,6 +258,7 @@ def _make_plan(
         state_lineage=state.lineage if state is not None else None,
         state_serial=state.serial if state is not None else None,
         targets=options.targets,
+        excludes=options.excludes,
         replace_requests=options.replace,
         parallelism=options.parallelism,
         resource_drift=tuple(drift),
@@ -259,7 +274,12 @@ def _make_plan(
             f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",
             diagnostics=tuple(ctx.errors),
         )
-    return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
+    return Plan(
+        changes=tuple(changes),
+        output_changes=tuple(outs),
+        groups=ctx.groups,
+        **common,
+    )
 
 
 _FAILED_LIVE = {
@@ -322,18 +342,22 @@ def _deposed_changes(rs: ResourceState) -> list[ResourceChange]:
     out = []
     for dep in rs.deposed:
         assert isinstance(dep, DeposedInstance)
+        detail = f"old instance {dep.physical_id} left by an earlier replace"
+        if dep.deletion_policy != "Delete":
+            detail += f" (deletion_policy {dep.deletion_policy})"
         out.append(
             ResourceChange(
                 address=rs.address,
-                type=rs.type,
+                type=dep.type or rs.type,
                 action=Action.DELETE,
                 before=dict(dep.properties),
                 after=None,
                 action_reason=D_DEPOSED,
-                reason_detail=f"old instance {dep.physical_id} left by an earlier replace",
+                reason_detail=detail,
                 previous_physical_id=dep.physical_id,
                 deposed=True,
                 depends_on=tuple(rs.dependencies),
+                deletion_policy=dep.deletion_policy,
             )
         )
     return out
@@ -352,6 +376,16 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             g.add_node(addr)
             g.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
         chosen |= _closure(g, chosen, up=False)
+    if ctx.options.excludes:
+        # keeping a resource keeps what it needs
+        ex = _select(ctx.options.excludes, list(srs))
+        if not ex:
+            raise HotcError(f"--exclude {', '.join(ctx.options.excludes)}: no resource in the state matches")
+        keep: nx.DiGraph = nx.DiGraph()
+        for addr, rs in srs.items():
+            keep.add_node(addr)
+            keep.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
+        chosen -= _closure(keep, ex, up=True)
     changes: list[ResourceChange] = []
     for addr in _state_order(srs):
         if addr in chosen:
@@ -359,7 +393,7 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             changes.extend(_deposed_changes(rs))
             changes.append(_delete_change(rs, D_DESTROY, "destroy requested"))
     outs = []
-    if ctx.state is not None and not ctx.options.targets:
+    if ctx.state is not None and not ctx.options.targets and not ctx.options.excludes:
         for name, o in ctx.state.outputs.items():
             outs.append(OutputChange(name, Action.DELETE, before=o.value, after=None, sensitive=o.sensitive))
     return changes, outs
@@ -381,18 +415,30 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
                 f"--target {', '.join(opts.targets)}: no resource matches (neither in the template nor in the state)"
             )
         selected |= _closure(graph, selected, up=True)
+    if opts.excludes:
+        # an excluded resource is left as it is, and so is everything that depends on it
+        ex = _select(opts.excludes, enabled) | _select(opts.excludes, list(srs))
+        if not ex:
+            raise HotcError(
+                f"--exclude {', '.join(opts.excludes)}: no resource matches (neither in the template nor in the state)"
+            )
+        ex |= _closure(graph, ex, up=False)
+        selected = (set(enabled) | set(srs) if selected is None else selected) - ex
     for sel in opts.replace:
         if not any(_matches(a, sel) for a in enabled):
             raise HotcError(f"--replace {sel}: no resource with that address in the template")
 
     actions: dict[str, Action] = {}
     changed: dict[str, frozenset[str]] = {}
-    resolver = PlanResolver(srs, actions, changed, ctx.schemas)
+    imports = _imports(ctx, enabled)
+    resolver = PlanResolver(srs, actions, changed, ctx.schemas, imports)
     memo: dict[Any, Any] = {}
     changes: list[ResourceChange] = []
     for addr in order:
         if selected is not None and addr not in selected:
             continue
+        if d.resources[addr].temporary:
+            continue  # made only if the group's rolling update needs it (hotc.planner.rollout)
         rc = _decide(ctx, addr, resolver, memo)
         actions[addr] = rc.action
         changed[addr] = frozenset(p.split(".")[0].split("[")[0] for p in rc.changed_paths)
@@ -405,7 +451,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         if selected is not None and addr not in selected:
             continue
         dr = d.resources.get(addr)
-        if dr is not None and dr.condition_enabled:
+        if dr is not None and dr.condition_enabled and not dr.temporary:
             continue  # kept (its deposed instances are handled below)
         if dr is not None:
             reason, detail, policy = D_CONDITION, "its condition is false", dr.deletion_policy
@@ -421,6 +467,9 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             changes.extend(_deposed_changes(rs))
 
     outs = _outputs(ctx, resolver, memo) if selected is None else []
+    from hotc.planner.rollout import plan_rollouts
+
+    changes, ctx.groups = plan_rollouts(d, ctx.state, changes, lambda a: _decide(ctx, a, resolver, memo))
     return changes, outs
 
 
@@ -436,6 +485,44 @@ def _closure(g: nx.DiGraph, start: set[str], *, up: bool) -> set[str]:
                 seen.add(nxt)
                 todo.append(nxt)
     return seen
+
+
+def _imports(ctx: _Ctx, enabled: list[str]) -> dict[str, str]:
+    """Address -> id of every object this plan adopts: ``external_id`` of resources without a record for it,
+    and the ``--import ADDR=ID`` requests (checked: the template declares the address, the state has no
+    record for it, and it is not an ``external_id`` resource)."""
+    d = ctx.desired
+    out: dict[str, str] = {}
+    for addr in enabled:
+        ext = d.resources[addr].external_id
+        rs = ctx.srs.get(addr)
+        if ext is not None and (rs is None or rs.physical_id != ext):
+            out[addr] = ext
+    on = set(enabled)
+    for addr, pid in ctx.options.imports:
+        dr = d.resources.get(addr)
+        if dr is None or addr not in on:
+            near = sorted(a for a in on if a.split("[")[0].split(".")[0] == addr.split("[")[0].split(".")[0])
+            hint = f" (addresses there: {', '.join(near[:5])})" if near else ""
+            why = "its condition is false" if dr is not None else "the template does not declare it"
+            raise HotcError(
+                f"--import {addr}={pid}: {why}{hint}; declare the resource in the template first, then import it"
+            )
+        if dr.external_id is not None:
+            raise HotcError(
+                f"--import {addr}={pid}: {addr} has an external_id ({dr.external_id}) in the template: it is "
+                "adopted by that, never managed; remove one or the other"
+            )
+        rs = ctx.srs.get(addr)
+        if rs is not None:
+            raise HotcError(
+                f"--import {addr}={pid}: the state already has {addr} (physical id {rs.physical_id}); "
+                f"to take over another object, forget this one first with 'hotc state rm STACK {addr}'"
+            )
+        if not pid:
+            raise HotcError(f"--import {addr}=: the id is empty")
+        out[addr] = pid
+    return out
 
 
 def _groups(d: DesiredStack) -> set[str]:
@@ -456,6 +543,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         deletion_policy=dr.deletion_policy,
         index=dr.index,
     )
+    request = dict(ctx.options.imports).get(addr)
     if rs is None:
         if dr.external_id is not None:
             return ResourceChange(
@@ -463,28 +551,76 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 before=None,
                 after=after,
                 import_id=dr.external_id,
-                action_reason="import_external_id",
+                action_reason=I_EXTERNAL,
                 reason_detail=f"adopt the existing object {dr.external_id} (external_id): nothing is "
-                "created, and it is never deleted",
+                "created, and hotc never updates or deletes it",
+                **base,
+            )
+        if request is not None:
+            return ResourceChange(
+                action=Action.CREATE,
+                before=None,
+                after=after,
+                import_id=request,
+                action_reason=I_REQUEST,
+                reason_detail=f"import the existing object {request}: nothing is created; its live properties "
+                "are recorded and hotc manages it from then on",
                 **base,
             )
         return ResourceChange(action=Action.CREATE, before=None, after=after, **base)
     if dr.external_id is not None:
-        if rs.physical_id != dr.external_id:
-            ctx.errors.append(
-                error(
-                    f"{addr}: external_id changed from {rs.physical_id} to {dr.external_id}: an adopted "
-                    "object cannot be swapped; remove the resource from the template first (it is "
-                    "forgotten, not deleted), then add it back",
-                    dr.pos,
-                )
+        if rs.physical_id == dr.external_id and rs.deletion_policy != "Retain":
+            return ResourceChange(
+                action=Action.UPDATE,
+                before=dict(rs.properties),
+                after=after,
+                import_id=dr.external_id,
+                previous_physical_id=rs.physical_id,
+                action_reason=I_EXTERNAL,
+                reason_detail=f"{rs.physical_id} is adopted with external_id from now on: only the record "
+                "changes; hotc will never update or delete the object",
+                **base,
             )
+        if rs.physical_id == dr.external_id:
+            return ResourceChange(
+                action=Action.NOOP,
+                before=dict(rs.properties),
+                after=after,
+                previous_physical_id=rs.physical_id,
+                reason_detail="adopted with external_id: hotc does not change it",
+                **base,
+            )
+        # a new external_id replaces the record, never an object: the old adopted object is forgotten (left in
+        # place); an object hotc made itself goes as its deletion_policy says
+        old = rs.physical_id or "(none)"
+        if rs.external_id is not None or rs.deletion_policy == "Retain":
+            fate = f"{old} is left in place (forgotten)"
+        elif rs.deletion_policy == "Snapshot":
+            fate = f"{old}, which hotc created, is snapshotted and deleted"
+        else:
+            fate = f"{old}, which hotc created, is deleted"
         return ResourceChange(
-            action=Action.NOOP,
+            action=Action.REPLACE,
+            before=dict(rs.properties),
+            after=after,
+            import_id=dr.external_id,
+            previous_physical_id=rs.physical_id,
+            action_reason=R_EXTERNAL_CHANGED,
+            reason_detail=f"external_id changed from {old} to {dr.external_id}: the record is replaced and "
+            f"{dr.external_id} adopted (nothing is created); {fate}",
+            replace_paths=("external_id",),
+            **base,
+        )
+    if rs.external_id is not None:
+        return ResourceChange(
+            action=Action.REPLACE,
             before=dict(rs.properties),
             after=after,
             previous_physical_id=rs.physical_id,
-            reason_detail="adopted with external_id: hotc does not change it",
+            action_reason=R_EXTERNAL_REMOVED,
+            reason_detail=f"external_id removed: a new object is created; the adopted object {rs.physical_id} "
+            "is left in place (forgotten, never deleted)",
+            replace_paths=("external_id",),
             **base,
         )
 

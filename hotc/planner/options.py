@@ -157,9 +157,13 @@ def load_policy_file(path: Path) -> tuple[DenyRule, ...]:
 class PlanOptions:
     mode: str = "normal"  # normal | destroy | refresh-only
     targets: tuple[str, ...] = ()  # addresses (a group or nested stack address selects all its members)
+    # addresses left out of the plan with everything that depends on them (destroy: with what they need)
+    excludes: tuple[str, ...] = ()
     replace: tuple[str, ...] = ()  # addresses to replace even when they could be kept
     parallelism: int = 10  # stored in the plan for apply
     deny: tuple[DenyRule, ...] = ()
+    # (address, id) pairs: existing objects to take over (``--import ADDR=ID``), created by adopting them
+    imports: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -170,3 +174,19 @@ class PlanOptions:
             raise HotcError("--replace cannot be combined with --destroy")
         if self.mode == "refresh-only" and self.replace:
             raise HotcError("--replace cannot be combined with --refresh-only")
+        if self.imports and self.mode != "normal":
+            raise HotcError(f"--import cannot be combined with --{self.mode}")
+        seen: dict[str, str] = {}
+        for addr, pid in self.imports:
+            if addr in seen and seen[addr] != pid:
+                raise HotcError(f"--import {addr}: given twice, with {seen[addr]} and {pid}")
+            seen[addr] = pid
+
+
+def parse_import(text: str) -> tuple[str, str]:
+    """``ADDRESS=ID`` (``--import``)."""
+    addr, sep, pid = text.partition("=")
+    addr, pid = addr.strip(), pid.strip()
+    if not sep or not addr or not pid:
+        raise HotcError(f"--import {text!r}: expected ADDRESS=ID, e.g. --import web=8c3f...")
+    return addr, pid

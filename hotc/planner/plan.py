@@ -52,6 +52,9 @@ class ResourceChange:
     import_id: str | None = (
         None  # create by adopting this existing object (Heat's external_id): nothing is made
     )
+    # a group member that exists only while the group's rolling update runs (created in one batch, deleted
+    # in a later one, as Heat's ResourceGroup does to keep min_in_service members in service)
+    temporary: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,44 @@ class OutputChange:
     error: str | None = (
         None  # the output cannot be evaluated (Heat stores an output error; the stack goes on)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class GroupBatch:
+    """One batch of a group's rolling update (or batched create), in the order Heat runs them.
+
+    ``apply``: leaf addresses whose create/update (or the creation of a replacement) runs in this batch;
+    ``cleanup``: leaf addresses whose deletion (a removed member, a temporary member, or the old instance of a
+    replaced member) runs in this batch. ``size``: members the group holds once the batch is done (Heat's
+    capacity for the batch). ``pause_after``: seconds waited after the batch, before the next one starts."""
+
+    number: int
+    members: tuple[str, ...]  # member addresses touched (``web[3]``), for people
+    apply: tuple[str, ...] = ()
+    cleanup: tuple[str, ...] = ()
+    size: int = 0
+    updates: int = 0  # Heat's "members that receive the new definition" in this batch
+    pause_after: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRollout:
+    """What the plan does to one ResourceGroup / AutoScalingGroup: ``before`` → ``after`` members, and, when
+    its update policy applies, the batches. ``policy`` is ``rolling_update`` / ``batch_create`` (ResourceGroup
+    update_policy), ``rolling_updates`` (AutoScalingGroup property), or "" when every member changes at once."""
+
+    address: str
+    type: str
+    before: int
+    after: int
+    policy: str = ""
+    max_batch_size: int = 1
+    min_in_service: int = 0
+    pause_time: float = 0.0
+    batches: tuple[GroupBatch, ...] = ()
+    members: tuple[str, ...] = ()  # member addresses the plan touches (created, changed, deleted)
+    temporary: tuple[str, ...] = ()  # member addresses created and deleted within this apply
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +134,7 @@ class Plan:
     state_serial: int | None = None
     template_digest: str | None = None
     targets: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()  # --exclude: left out with their dependents
     replace_requests: tuple[str, ...] = ()
     parallelism: int = 10
     format_version: str = PLAN_FORMAT_VERSION
@@ -103,9 +145,14 @@ class Plan:
     # actions update (properties differ) or delete (the object is gone).
     resource_drift: tuple[ResourceChange, ...] = ()
     project_id: str | None = None
+    # one entry per group with members in the plan (its member count and, with an update policy, its batches)
+    groups: tuple[GroupRollout, ...] = ()
     # Policy findings (deny and warn) and planning warnings travel with the plan: JSON, Markdown, SARIF.
     policy_findings: tuple[PolicyFinding, ...] = ()
     warnings: tuple[str, ...] = ()
+    # What a reviewer weighs besides the actions (JSON-ready, see hotc.planner.review): the estimated apply
+    # duration and critical path, each change's blast radius, the monthly cost delta.
+    review: Mapping[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         counts = {a.value: 0 for a in Action}
@@ -114,7 +161,15 @@ class Plan:
         return counts
 
     @property
+    def creates_stack(self) -> bool:
+        """A normal plan for a stack that has no state yet: applying it creates the stack (and records its
+        state) even when the template has no resource and no output, as Heat creates an empty stack."""
+        return self.mode == "normal" and self.state_lineage is None and not self.targets
+
+    @property
     def has_changes(self) -> bool:
-        return any(c.action is not Action.NOOP for c in self.changes) or any(
-            o.action is not Action.NOOP for o in self.output_changes
+        return (
+            self.creates_stack
+            or any(c.action is not Action.NOOP for c in self.changes)
+            or any(o.action is not Action.NOOP for o in self.output_changes)
         )

@@ -22,13 +22,22 @@ import os
 import secrets
 import tempfile
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 from hotc.errors import HotcError
 from hotc.parser.api import LoadedStack, TypeChecks, load_stack
-from hotc.planner.plan import PLAN_FORMAT_VERSION, Action, OutputChange, Plan, PolicyFinding, ResourceChange
+from hotc.planner.plan import (
+    PLAN_FORMAT_VERSION,
+    Action,
+    GroupBatch,
+    GroupRollout,
+    OutputChange,
+    Plan,
+    PolicyFinding,
+    ResourceChange,
+)
 from hotc.state.document import StackState
 from hotc.values import Unknown, WaitsOn
 
@@ -197,6 +206,16 @@ def plan_to_data(plan: Plan) -> dict[str, Any]:
             v = [_change_to_data(c) for c in v]
         elif f.name == "output_changes":
             v = [_change_to_data(o) for o in v]
+        elif f.name == "groups":
+            v = [
+                {
+                    **{g.name: encode_value(getattr(r, g.name)) for g in fields(r) if g.name != "batches"},
+                    "batches": [
+                        {g.name: encode_value(getattr(b, g.name)) for g in fields(b)} for b in r.batches
+                    ],
+                }
+                for r in v
+            ]
         elif f.name == "policy_findings":
             v = [{g.name: getattr(p, g.name) for g in fields(p)} for p in v]
         else:
@@ -211,6 +230,7 @@ _TUPLE_FIELDS = {
     "depends_on",
     "sensitive_paths",
     "targets",
+    "excludes",
     "replace_requests",
 }
 
@@ -231,6 +251,23 @@ def _build(cls: Any, data: Mapping[str, Any]) -> Any:
     return cls(**kwargs)
 
 
+def _rollout_from_data(data: Mapping[str, Any]) -> GroupRollout:
+    """A saved group rollout (its batches are what ``hotc apply PLANFILE`` runs, in order)."""
+
+    def build(cls: Any, d: Mapping[str, Any]) -> Any:
+        names = {f.name for f in fields(cls)}
+        kw = {
+            k: tuple(v) if isinstance(v, list) else decode_value(v)
+            for k, v in d.items()
+            if k in names and k != "batches"
+        }
+        return cls(**kw)
+
+    rollout: GroupRollout = build(GroupRollout, data)
+    batches = tuple(build(GroupBatch, b) for b in data.get("batches") or [])
+    return replace(rollout, batches=batches)
+
+
 def plan_from_data(data: Mapping[str, Any]) -> Plan:
     names = {f.name for f in fields(Plan)}
     kw: dict[str, Any] = {}
@@ -241,7 +278,9 @@ def plan_from_data(data: Mapping[str, Any]) -> Plan:
             kw[k] = tuple(_build(ResourceChange, c) for c in v or [])
         elif k == "output_changes":
             kw[k] = tuple(_build(OutputChange, o) for o in v or [])
-        elif k in ("targets", "replace_requests", "warnings"):
+        elif k == "groups":
+            kw[k] = tuple(_rollout_from_data(r) for r in v or [])
+        elif k in ("targets", "excludes", "replace_requests", "warnings"):
             kw[k] = tuple(v or ())
         elif k == "policy_findings":
             kw[k] = tuple(PolicyFinding(**p) for p in v or [])

@@ -120,14 +120,14 @@ def label(c: ResourceChange) -> str:
 def summary_counts(plan: Plan) -> dict[str, int]:
     counts = plan.summary()
     counts["rebuild"] = sum(1 for c in plan.changes if c.action is Action.UPDATE and c.rebuild)
-    counts["import"] = sum(1 for c in plan.changes if c.import_id is not None and c.action is Action.CREATE)
+    counts["import"] = sum(1 for c in plan.changes if c.import_id is not None)
     return counts
 
 
 def summary_line(plan: Plan) -> str:
     s = summary_counts(plan)
     parts = [
-        f"{s['create']} to create" + (f" ({s['import']} adopted)" if s["import"] else ""),
+        f"{s['create']} to create" + (f" ({s['import']} existing to adopt)" if s["import"] else ""),
         f"{s['update']} to update",
     ]
     if s["rebuild"]:
@@ -178,3 +178,19 @@ def changed_lines(c: ResourceChange) -> list[tuple[str, str, str, bool]]:
         new = SENSITIVE if sens and not isinstance(new_v, Unknown) else fmt(new_v)
         out.append((path, old, new, str(steps[0]) in forced if steps else False))
     return out
+
+
+def import_verb(c: ResourceChange) -> str | None:
+    """What a change that adopts an existing object does (None for other changes)."""
+    if c.import_id is None:
+        return None
+    if c.action_reason == "import_by_request":
+        return f"will be imported: existing object {c.import_id} (nothing is created; managed from now on)"
+    if c.action is Action.REPLACE:
+        return (
+            f"record will be replaced: existing object {c.import_id} adopted instead of {c.previous_physical_id} "
+            "(external_id changed; no object is created)"
+        )
+    if c.action is Action.UPDATE:
+        return f"record will be updated: {c.import_id} adopted with external_id (the object is not changed)"
+    return f"will be adopted: existing object {c.import_id} (external_id: never changed or deleted by hotc)"

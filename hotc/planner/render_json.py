@@ -4,7 +4,8 @@ Terraform's ``show -json`` (validated by ``hotc/planner/plan.schema.json``).
 Top level: ``format_version`` ("1.0": a minor bump adds fields, a major bump breaks), ``stack_name``, ``mode``,
 ``prior_state`` ({lineage, serial} or null), ``template_digest``, ``options`` (targets, replace, parallelism),
 ``summary`` (counts per action, plus ``rebuild`` and ``has_changes``), ``resource_changes``, ``resource_drift``,
-``output_changes``.
+``output_changes``, ``group_changes`` (per group: members before/after, the update policy and
+the batches in the order apply runs them).
 
 Each resource change: ``address``, ``type``, ``name``, ``index``, ``deposed``, ``actions`` (``["no-op"]``,
 ``["create"]``, ``["update"]``, ``["create","delete"]`` for a replace in Heat's order, ``["delete"]``,
@@ -21,6 +22,8 @@ from typing import Any
 
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.present import SENSITIVE, mask, split_path, summary_counts
+from hotc.planner.render_groups import groups_json
+from hotc.state.secrets import shown_physical_id
 from hotc.values import Unknown
 
 
@@ -101,9 +104,11 @@ def change_json(c: ResourceChange) -> dict[str, Any]:
         "action_reason": c.action_reason or None,
         "reason_detail": c.reason_detail or None,
         "depends_on": list(c.depends_on),
-        "previous_physical_id": c.previous_physical_id,
+        "previous_physical_id": shown_physical_id(c.type, c.previous_physical_id),
         "deletion_policy": c.deletion_policy,
-        "importing": {"id": c.import_id} if c.import_id is not None else None,
+        "importing": {"id": c.import_id, "external_id": c.action_reason != "import_by_request"}
+        if c.import_id is not None
+        else None,
     }
 
 
@@ -135,6 +140,10 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "template_digest": plan.template_digest,
         "options": {
             "targets": list(plan.targets),
+            "exclude": list(plan.excludes),
+            "imports": {
+                c.address: c.import_id for c in plan.changes if c.action_reason == "import_by_request"
+            },
             "replace": list(plan.replace_requests),
             "parallelism": plan.parallelism,
         },
@@ -142,6 +151,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "resource_changes": [change_json(c) for c in plan.changes],
         "resource_drift": [change_json(c) for c in plan.resource_drift],
         "output_changes": {o.name: _output_json(o) for o in plan.output_changes},
+        "group_changes": groups_json(plan),
         "policy": {
             "passed": not any(f.level == "deny" for f in plan.policy_findings),
             "findings": [
@@ -158,6 +168,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
             ],
         },
         "warnings": list(plan.warnings),
+        "review": dict(plan.review),
     }
 
 

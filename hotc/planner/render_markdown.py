@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import shlex
 
+from hotc.planner.cost import format_duration
 from hotc.planner.disruption import disruptions
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.present import (
     SENSITIVE,
     changed_lines,
     fmt,
+    import_verb,
     is_destructive,
     label,
     mask,
@@ -28,6 +30,10 @@ from hotc.planner.present import (
     string_diff,
     summary_counts,
 )
+from hotc.planner.render_groups import markdown_lines as group_markdown_lines
+from hotc.planner.render_groups import split_changes
+from hotc.planner.render_groups import summary_line as group_summary
+from hotc.state.secrets import shown_physical_id
 
 GITHUB_COMMENT_LIMIT = 65536
 ICON = {
@@ -45,14 +51,29 @@ def _esc(text: str) -> str:
     return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _details(c: ResourceChange) -> str:
+def _caused_by(plan: Plan) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for cause, effects in (plan.review.get("blast_radius") or {}).items():
+        for e in effects:
+            out.setdefault(str(e["address"]), []).append(str(cause))
+    return out
+
+
+def _details(c: ResourceChange, caused_by: list[str] | None = None) -> str:
     kind = label(c)
     lines = [
         f"<details><summary>{ICON[kind]} <b>{kind}</b> <code>{_esc(c.address)}</code> ({_esc(c.type)})</summary>",
         "",
     ]
+    adopting = import_verb(c)
+    if adopting is not None:
+        lines.append(f"Adopting: {_esc(adopting)}")
+        lines.append("")
     if c.action is not Action.CREATE:
         lines.append(f"Reason: {_esc(reason_text(c))}")
+        lines.append("")
+    if caused_by:
+        lines.append("Caused by: " + ", ".join(f"`{_esc(a)}`" for a in caused_by))
         lines.append("")
     body: list[str] = []
     if c.action is Action.CREATE:
@@ -69,7 +90,7 @@ def _details(c: ResourceChange) -> str:
                 body.append(f"- {path}: {old}")
                 body.append(f"+ {path}: {new}{tail}")
     elif c.previous_physical_id:
-        body = [f"- physical id: {c.previous_physical_id}"]
+        body = [f"- physical id: {shown_physical_id(c.type, c.previous_physical_id)}"]
     if body:
         lines += ["```diff", *[b.replace("```", "ʼʼʼ") for b in body], "```"]
     lines += ["", "</details>", ""]
@@ -173,6 +194,40 @@ def _policy_block(plan: Plan) -> list[str]:
     return [*lines, ""]
 
 
+def _review_lines(plan: Plan) -> list[str]:
+    lines: list[str] = []
+    est = plan.review.get("estimate")
+    if est and plan.has_changes:
+        path = " → ".join(f"`{_esc(a)}`" for a in est["critical_path"][:8])
+        if len(est["critical_path"]) > 8:
+            path += " → …"
+        basis = "measured in this stack's history" if est["measured_types"] else "built-in type durations"
+        lines.append(
+            f"Estimated apply: **{format_duration(float(est['seconds']))}** along the critical path {path} ({basis})."
+        )
+    cost = plan.review.get("cost")
+    if cost:
+        sign = "+" if cost["monthly_delta"] >= 0 else "−"
+        text = f"Monthly cost: **{sign}{abs(cost['monthly_delta']):.2f} {_esc(cost['currency'])}**"
+        if cost["unpriced"]:
+            text += f" ({len(cost['unpriced'])} change(s) not priced: values known only after apply or not in the table)"
+        lines.append(text + ".")
+    return [*lines, ""] if lines else []
+
+
+def _graph_block(plan: Plan) -> str:
+    from hotc.planner.render_graph import from_plan, render_mermaid
+
+    changed = [c for c in plan.changes if c.action is not Action.NOOP]
+    if not changed or len(changed) > 60:
+        return ""
+    est = plan.review.get("estimate") or {}
+    model = from_plan(plan, est.get("critical_path", ()), include_noop=False)
+    return (
+        "<details><summary>Graph</summary>\n\n```mermaid\n" + render_mermaid(model) + "```\n\n</details>\n\n"
+    )
+
+
 def _warnings_block(plan: Plan) -> list[str]:
     if not plan.warnings:
         return []
@@ -196,6 +251,7 @@ def render_markdown(
     else:
         head.append("**No changes.** The stack matches the template.")
     head.append("")
+    head += _review_lines(plan)
     head += _banners(plan)
     head += _policy_block(plan)
     head.append("| Action | Count |")
@@ -217,7 +273,7 @@ def render_markdown(
     if plan.has_changes and plan.mode != "refresh-only":
         tail_lines += ["#### Apply", "", "```sh", apply_command(plan, saved_as), "```", ""]
     tail_lines += _inputs_block(plan)
-    tail = "\n".join(tail_lines) + "\n"
+    tail = "\n" + "\n".join(tail_lines) + "\n"
 
     changes = ordered(plan)
     destructive = [c for c in changes if is_destructive(c) or c.action is Action.FORGET]
@@ -228,6 +284,11 @@ def render_markdown(
         for c in destructive:
             kind = label(c)
             dlines.append(f"- {ICON[kind]} **{kind}** `{c.address}` ({_esc(c.type)}): {_esc(reason_text(c))}")
+        dlines.append("")
+    if plan.groups:
+        dlines.append("#### Groups")
+        dlines.append("")
+        dlines.extend(group_markdown_lines(plan, _esc))
         dlines.append("")
     if plan.resource_drift:
         dlines.append("#### Changed outside hotc (refresh)")
@@ -271,12 +332,24 @@ def render_markdown(
     if len(otext) <= budget:
         out.append(otext)
         budget -= len(otext)
+    caused = _caused_by(plan)
+    gtext = _graph_block(plan)
+    if gtext and len(gtext) <= budget // 4:
+        out.append(gtext)
+        budget -= len(gtext)
     if changes:
         out.append("#### Details\n\n")
         budget -= 14
         shown = 0
-        for c in changes:
-            block = _details(c)
+        loose, grouped = split_changes(plan, changes)
+        blocks = [_details(c, caused.get(c.address)) for c in loose]
+        for r, members in grouped:  # a group's members inside one block under its summary line
+            inner = "".join(_details(c, caused.get(c.address)) for c in members)
+            blocks.append(
+                f"<details><summary>👥 <b>{_esc(group_summary(r))}</b></summary>\n\n{inner}\n</details>\n\n"
+            )
+            blocks.extend("" for _ in members[1:])  # keeps the count of changes shown
+        for block in blocks:
             if len(block) > budget:
                 break
             out.append(block)

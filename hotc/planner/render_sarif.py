@@ -56,6 +56,12 @@ TEMPLATE_RULES: dict[str, Rule] = {
         _template_rule("type", "ResourceType", "A resource type is invalid."),
         _template_rule("unknown-type", "UnknownType", "A resource type is not known to Heat or hotc."),
         _template_rule("hidden-type", "HiddenType", "A resource type is hidden or deprecated.", "warning"),
+        _template_rule(
+            "unsupported-type", "UnsupportedType", "hotc cannot apply this resource type or option."
+        ),
+        _template_rule(
+            "restricted-action", "RestrictedAction", "A change needs an action restricted_actions forbids."
+        ),
         _template_rule("property", "Property", "A resource property is invalid for its type."),
         _template_rule("custom-constraint", "CustomConstraint", "A value fails a custom constraint."),
         _template_rule("parameter-definition", "ParameterDefinition", "A parameter is declared wrongly."),

@@ -8,6 +8,7 @@ from hotc.planner.present import (
     SENSITIVE,
     changed_lines,
     fmt,
+    import_verb,
     is_destructive,
     label,
     mask,
@@ -16,6 +17,10 @@ from hotc.planner.present import (
     string_diff,
     summary_line,
 )
+from hotc.planner.render_groups import split_changes
+from hotc.planner.render_groups import summary_line as group_summary
+from hotc.planner.render_groups import text_lines as group_text_lines
+from hotc.state.secrets import shown_physical_id
 
 SYMBOL = {"create": "+", "update": "~", "rebuild": "~!", "replace": "-/+", "delete": "-", "forget": "x"}
 VERB = {
@@ -35,15 +40,13 @@ def _c(text: str, kind: str, color: bool) -> str:
 
 def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     kind = label(c)
-    verb = (
-        VERB[kind] if c.import_id is None else f"will be adopted: existing object {c.import_id} (external_id)"
-    )
+    verb = import_verb(c) or VERB[kind]
     head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {verb}"
     lines = [_c(head, kind, color)]
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
         lines.append(f"    reason: {reason_text(c)}")
     if c.previous_physical_id and c.action in (Action.REPLACE, Action.DELETE, Action.FORGET):
-        lines.append(f"    physical id: {c.previous_physical_id}")
+        lines.append(f"    physical id: {shown_physical_id(c.type, c.previous_physical_id)}")
     if c.action is Action.CREATE:
         after = mask(c.after, c.sensitive_paths) or {}
         for k in sorted(after):
@@ -90,6 +93,10 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                     color,
                 )
             )
+    if plan.groups:
+        out.append("")
+        out.append("Groups:")
+        out.extend(group_text_lines(plan))
     if plan.resource_drift:
         out.append("")
         out.append("Changed outside hotc (found by refresh):")
@@ -99,9 +106,16 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
     if changes:
         out.append("")
         out.append("Resource changes:")
-        for c in changes:
+        loose, grouped = split_changes(plan, changes)
+        for c in loose:
             out.append("")
             out.extend("  " + line for line in _resource_block(c, color))
+        for r, members in grouped:  # a group's members under its summary line, not as unrelated resources
+            out.append("")
+            out.append(f"  {group_summary(r)}:")
+            for c in members:
+                out.append("")
+                out.extend("    " + line for line in _resource_block(c, color))
     if show_noop:
         noop = [c for c in plan.changes if c.action is Action.NOOP]
         if noop:
@@ -125,6 +139,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
     if plan.mode == "refresh-only" and not plan.resource_drift:
         out.append("")
         out.append("No drift: the cloud matches the state.")
+    elif plan.creates_stack and not changes and not outs:
+        out.append("")
+        out.append("The stack has no state yet: applying creates it (nothing in it to create).")
     elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")

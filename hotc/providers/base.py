@@ -46,6 +46,8 @@ class PropSchema:
 class AttrSchema:
     description: str = ""
     type: str = "any"
+    # a credential (a presigned signal URL): what reads it is sensitive (masked in plans and outputs)
+    sensitive: bool = False
     # The attribute keeps its value through an in-place update of the resource (Terraform providers' "not
     # computed on update"): e.g. a port's ``network_id``, a volume's ``created_at``. Only declared where no
     # update Heat can make changes it; every other attribute of a resource being updated is planned as
@@ -149,6 +151,26 @@ class ActionContext:
         default_factory=dict
     )  # hotc-lineage / hotc-address to stamp on the resource
     log: Callable[[str], None] = lambda _msg: None
+    # look-ups a driver may share across the resources of one run (a refresh resolves each name once);
+    # None: no sharing
+    cache: dict[Any, Any] | None = None
+    # the signal store (``hotc.state.signal_store.SignalStore``) for types that wait for signals from instances;
+    # raises HotcError when none is configured
+    signals: Callable[[], Any] = field(default=lambda: _no_signal_store())
+    # whether the run was asked to stop (Ctrl-C, SIGTERM): long waits give up instead of blocking the stop
+    cancelled: Callable[[], bool] = lambda: False
+
+
+def _no_signal_store() -> Any:
+    from hotc.errors import HotcError
+
+    raise HotcError("no signal store is configured for this run")
+
+
+# ``deletion_policy`` values a driver's ``delete`` is called with (Retain never reaches a driver: the applier
+# forgets the resource instead).
+DELETE = "Delete"
+SNAPSHOT = "Snapshot"
 
 
 class Driver(Protocol):
@@ -168,7 +190,13 @@ class Driver(Protocol):
         changed: frozenset[str],
     ) -> Outcome: ...
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None: ...
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
+        """Delete the resource. ``policy`` is its ``deletion_policy``, passed explicitly by the applier:
+        ``Snapshot`` makes a backup first and fails, keeping the resource, when that cannot be done. Only a
+        driver with ``snapshot_delete = True`` is ever asked for a Snapshot (the applier refuses it for others)."""
+        ...
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         """A physical id of a resource this stack created (by lineage+address tags) but never recorded."""

@@ -43,3 +43,26 @@ def driver_for(type_name: str) -> Driver | None:
 
 def known_types() -> frozenset[str]:
     return frozenset(NATIVE) | frozenset(openstack_drivers())
+
+
+#: why hotc cannot apply a type Heat knows (shown by plan errors and validate warnings)
+UNSUPPORTED_REASONS: Mapping[str, str] = {
+    "OS::Heat::SoftwareDeployment": "software deployments are not implemented yet (they need the in-instance "
+    "agents to poll a metadata URL and signal back)",
+    "OS::Heat::StructuredDeployment": "software deployments are not implemented yet",
+    "OS::Heat::SoftwareDeploymentGroup": "software deployments are not implemented yet",
+    "OS::Heat::StructuredDeploymentGroup": "software deployments are not implemented yet",
+    "OS::Heat::SoftwareComponent": "software deployments are not implemented yet",
+    "OS::Heat::ScalingPolicy": "its alarm_url/signal_url need Heat's signal API, which hotc does not have",
+    "OS::Heat::Stack": "a remote stack needs a Heat service to create it in",
+}
+
+
+def unsupported_reason(type_name: str) -> str:
+    """Why hotc cannot create or update ``type_name`` (a type without a driver)."""
+    return UNSUPPORTED_REASONS.get(type_name, "hotc has no driver for it")
+
+
+def support_problem(type_name: str) -> str | None:
+    """Why hotc cannot apply ``type_name``, or None when a driver implements it."""
+    return None if driver_for(type_name) is not None else unsupported_reason(type_name)

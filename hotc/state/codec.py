@@ -139,7 +139,9 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
         "status": rs.status,
         "status_reason": rs.status_reason,
         "properties": props,
-        "attributes": _attributes(rs.attributes, rs.sensitive_attributes, key, where + ".attributes"),
+        "attributes": _attributes(
+            rs.attributes, _secret_attrs(rs, rs.attributes), key, where + ".attributes"
+        ),
         "dependencies": list(rs.dependencies),
         "deletion_policy": rs.deletion_policy,
         "created_at": rs.created_at,
@@ -151,8 +153,12 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
                 "properties": _mask_paths(plain(d.properties, where + ".deposed"), rs.sensitive_paths, key)
                 if rs.sensitive_paths
                 else plain(d.properties, where + ".deposed"),
-                "attributes": _attributes(d.attributes, rs.sensitive_attributes, key, where + ".deposed"),
+                "attributes": _attributes(
+                    d.attributes, _secret_attrs(rs, d.attributes), key, where + ".deposed"
+                ),
                 "status": d.status,
+                "type": d.type or rs.type,
+                "deletion_policy": d.deletion_policy,
             }
             for d in rs.deposed
         ],
@@ -163,14 +169,33 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
         out["sensitive_attributes"] = list(rs.sensitive_attributes)
     if rs.reference_attribute is not None:
         out["reference_attribute"] = rs.reference_attribute
+    if rs.external_id is not None:
+        out["external_id"] = rs.external_id
     return out
 
 
+def _secret_attrs(rs: ResourceState, attrs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Top-level attribute names stored masked (:func:`hotc.state.secrets.secret_attributes`)."""
+    return secrets.secret_attributes(rs.sensitive_attributes, rs.sensitive_paths, attrs)
+
+
 def _attributes(
-    attrs: Mapping[str, Any], paths: tuple[str, ...], key: bytes | None, where: str
+    attrs: Mapping[str, Any], names: tuple[str, ...], key: bytes | None, where: str
 ) -> dict[str, Any]:
     out: dict[str, Any] = plain(attrs, where)
-    return _mask_paths(out, paths, key) if paths else out
+    if not names:
+        return out
+    wanted = set(names)
+    return {
+        k: (v if secrets.is_masked(v) or k not in wanted else secrets.mask(v, key)) for k, v in out.items()
+    }
+
+
+def _unmask_attributes(attrs: dict[str, Any], names: tuple[str, ...], key: bytes | None) -> dict[str, Any]:
+    if key is None or not names:
+        return attrs
+    wanted = set(names)
+    return {k: (secrets.unmask(v, key) if k in wanted else v) for k, v in attrs.items()}
 
 
 def output_to_dict(name: str, out: OutputState, key: bytes | None) -> dict[str, Any]:
@@ -301,32 +326,74 @@ def _kind_name(kinds: Any) -> str:
 _NULL = type(None)
 
 
-def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> ResourceState:
+DELETION_POLICIES = ("Delete", "Retain", "Snapshot")
+
+# Format 1 kept a deposed instance's type and policy as keys inside its attributes.
+_V1_TYPE, _V1_POLICY, _V1_RETAIN = "hotc:type", "hotc:deletion_policy", "hotc:retain"
+
+
+def _deposed_from_v1(dd: dict[str, Any], source: str, where: str) -> dict[str, Any]:
+    """A format-1 deposed entry in the format-2 form: ``hotc:type`` becomes ``type``, ``hotc:retain`` /
+    ``hotc:deletion_policy`` become ``deletion_policy``; the keys leave the attributes."""
+    attrs = _get(dd, "attributes", dict, source, where, {})
+    if not any(k in attrs for k in (_V1_TYPE, _V1_POLICY, _V1_RETAIN)):
+        return dd
+    out = dict(dd)
+    rest = {k: v for k, v in attrs.items() if k not in (_V1_TYPE, _V1_POLICY, _V1_RETAIN)}
+    out["attributes"] = rest
+    if isinstance(attrs.get(_V1_TYPE), str):
+        out["type"] = attrs[_V1_TYPE]
+    policy = attrs.get(_V1_POLICY)
+    if attrs.get(_V1_RETAIN):
+        policy = "Retain"
+    if isinstance(policy, str):
+        out["deletion_policy"] = policy.capitalize()
+    return out
+
+
+def resource_from_dict(
+    addr: str, d: Any, source: str, key: bytes | None, version: int = FORMAT_VERSION
+) -> ResourceState:
     where = f"resources.{addr}"
     if not isinstance(d, dict):
         raise _bad(source, f"{where}: expected an object")
     paths = tuple(_get(d, "sensitive_paths", list, source, where, []))
+    stored_attrs = _get(d, "attributes", dict, source, where, {})
     attr_paths = tuple(_get(d, "sensitive_attributes", list, source, where, []))
+    # a resource with a sensitive property has secret attributes (also in documents written before that rule)
+    secret_attrs = secrets.secret_attributes(attr_paths, paths, stored_attrs)
+    rtype = _get(d, "type", str, source, where)
     deposed = []
     for i, dd in enumerate(_get(d, "deposed", list, source, where, [])):
         w = f"{where}.deposed[{i}]"
         if not isinstance(dd, dict):
             raise _bad(source, f"{w}: expected an object")
+        if version < 2:
+            dd = _deposed_from_v1(dd, source, w)
+        dpol = _get(dd, "deletion_policy", str, source, w, "Delete")
+        if dpol not in DELETION_POLICIES:
+            raise _bad(source, f"{w}.deletion_policy: {dpol!r} is not one of {', '.join(DELETION_POLICIES)}")
         deposed.append(
             DeposedInstance(
                 physical_id=_get(dd, "physical_id", str, source, w),
                 properties=_unmask_paths(_get(dd, "properties", dict, source, w, {}), paths, key),
-                attributes=_unmask_paths(_get(dd, "attributes", dict, source, w, {}), attr_paths, key),
+                attributes=_unmask_attributes(
+                    dd_attrs := _get(dd, "attributes", dict, source, w, {}),
+                    secrets.secret_attributes(attr_paths, paths, dd_attrs),
+                    key,
+                ),
                 status=_get(dd, "status", str, source, w, "REPLACED"),
+                type=_get(dd, "type", str, source, w, rtype),
+                deletion_policy=dpol,
             )
         )
     return ResourceState(
         address=addr,
-        type=_get(d, "type", str, source, where),
+        type=rtype,
         physical_id=_get(d, "physical_id", (str, _NULL), source, where, None),
         status=_get(d, "status", str, source, where),
         properties=_unmask_paths(_get(d, "properties", dict, source, where, {}), paths, key),
-        attributes=_unmask_paths(_get(d, "attributes", dict, source, where, {}), attr_paths, key),
+        attributes=_unmask_attributes(stored_attrs, secret_attrs, key),
         dependencies=tuple(_get(d, "dependencies", list, source, where, [])),
         deletion_policy=_get(d, "deletion_policy", str, source, where, "Delete"),
         status_reason=_get(d, "status_reason", str, source, where, ""),
@@ -337,6 +404,7 @@ def resource_from_dict(addr: str, d: Any, source: str, key: bytes | None) -> Res
         metadata=_get(d, "metadata", dict, source, where, {}),
         sensitive_attributes=attr_paths,
         reference_attribute=_get(d, "reference_attribute", (str, _NULL), source, where, None),
+        external_id=_get(d, "external_id", (str, _NULL), source, where, None),
     )
 
 
@@ -411,7 +479,7 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
             for n, p in _get(d, "parameters", dict, source, where, {}).items()
         },
         resources={
-            a: resource_from_dict(a, r, source, key)
+            a: resource_from_dict(a, r, source, key, version)
             for a, r in _get(d, "resources", dict, source, where, {}).items()
         },
         outputs={

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-FORMAT_VERSION = 1
+# 2: a deposed instance carries its ``type`` and ``deletion_policy`` as fields (in 1 they were ``hotc:type``,
+# ``hotc:deletion_policy`` and ``hotc:retain`` keys inside its attributes; the reader upgrades them).
+FORMAT_VERSION = 2
 
 # Resource statuses, as Heat names them (ACTION_STATUS).
 IN_PROGRESS_SUFFIX = "_IN_PROGRESS"
@@ -29,12 +31,18 @@ def _frozen_map(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
 @dataclass(frozen=True)
 class DeposedInstance:
     """An old instance of a resource that was replaced and still waits for deletion
-    (Heat's order: create the new one, update dependents, delete the old one)."""
+    (Heat's order: create the new one, update dependents, delete the old one).
+
+    ``type`` is the type the old instance has (a replacement may change the type; None: the resource's own
+    type) and ``deletion_policy`` the policy it was created under, which its deletion honours (Retain: it is
+    forgotten, Snapshot: it is backed up first)."""
 
     physical_id: str
     properties: Mapping[str, Any] = field(default_factory=dict)
     attributes: Mapping[str, Any] = field(default_factory=dict)
     status: str = "REPLACED"
+    type: str | None = None
+    deletion_policy: str = "Delete"  # Delete | Retain | Snapshot
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,9 @@ class ResourceState:
     sensitive_attributes: tuple[str, ...] = ()
     # the attribute ``get_resource`` gives instead of the physical id (Heat's reference id), if any
     reference_attribute: str | None = None
+    # Heat's external_id: the existing object this record adopted. hotc never creates, updates or deletes it;
+    # forgetting the record (destroy, removal, an external_id change) leaves the object in place.
+    external_id: str | None = None
 
     @property
     def reference_id(self) -> Any:

@@ -14,7 +14,7 @@ import base64
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hotc.errors import HotcError
@@ -100,3 +100,29 @@ def unmask(value: Any, key: bytes | None) -> Any:
 def matches_masked(marker: Mapping[str, Any], value: Any) -> bool:
     """True when ``value`` is the value a masked marker (or a ``ParameterRecord`` digest) stands for."""
     return bool(marker.get(MASK_KEY) == digest(value))
+
+
+def secret_attributes(
+    declared: Iterable[str], sensitive_paths: Iterable[str], attributes: Mapping[str, Any]
+) -> tuple[str, ...]:
+    """The attribute names to keep masked: those the driver declares secret (a RandomString's ``value``) and,
+    for a resource with any sensitive property, every attribute (what a driver reports may echo what it was
+    given: a TestResource's ``output``, a Value's ``value``). Names are top-level attribute names."""
+    names = set(declared)
+    if tuple(sensitive_paths):
+        names |= {str(k) for k in attributes}
+    return tuple(sorted(names))
+
+
+# Types whose physical id is shown masked everywhere (resource list/show, show, state show, plans, events): a
+# RandomString's reference id is the random string itself, and states written before its physical id became a
+# physical name hold the string as the id.
+SECRET_ID_TYPES = frozenset({"OS::Heat::RandomString"})
+SENSITIVE_TEXT = "(sensitive)"
+
+
+def shown_physical_id(type_name: str, physical_id: str | None) -> str | None:
+    """The physical id as any command shows it: masked for :data:`SECRET_ID_TYPES`, None stays None."""
+    if physical_id is not None and type_name in SECRET_ID_TYPES:
+        return SENSITIVE_TEXT
+    return physical_id

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hotc.planner.plan import Action, Plan, ResourceChange
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.state.document import StackState
 from hotc.state.events import Event
 
@@ -27,6 +27,7 @@ class Call:
     physical_id: str | None
     start: float
     end: float = 0.0
+    policy: str | None = None  # the deletion_policy a delete was called with
 
 
 class FakeCloud:
@@ -79,8 +80,9 @@ class FakeCloud:
 
 
 class FakeDriver:
-    def __init__(self, cloud: FakeCloud) -> None:
+    def __init__(self, cloud: FakeCloud, snapshot_delete: bool = True) -> None:
         self.cloud = cloud
+        self.snapshot_delete = snapshot_delete  # delete(policy="Snapshot") is supported
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         c = self.cloud._enter("create", ctx.address, None)
@@ -147,8 +149,11 @@ class FakeDriver:
         finally:
             self.cloud._leave(c)
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         c = self.cloud._enter("delete", ctx.address, physical_id)
+        c.policy = policy
         try:
             self.cloud._delay("delete", ctx.address)
             self.cloud._maybe_fail("delete", ctx.address)

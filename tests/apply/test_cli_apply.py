@@ -52,9 +52,12 @@ def test_quickstart_apply_update_destroy(tmp_path: Path) -> None:
     r = hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--auto-approve")
     assert r.returncode == 0, r.stderr
     assert "Apply complete! Resources: 5 created" in r.stdout
-    name = hotc(tmp_path, "output", "quickstart", "app_name")
+    # app_name is derived from a RandomString (get_resource: suffix): sensitive, shown only on request
+    masked = hotc(tmp_path, "output", "quickstart", "app_name")
+    assert masked.returncode == 1 and "--show-sensitive" in masked.stderr and masked.stdout == ""
+    name = hotc(tmp_path, "output", "quickstart", "app_name", "--show-sensitive")
     assert name.returncode == 0 and re.fullmatch(r"shop-dev-[a-z]{6}\n", name.stdout), name
-    outs = json.loads(hotc(tmp_path, "output", "quickstart", "--format", "json").stdout)
+    outs = json.loads(hotc(tmp_path, "output", "quickstart", "--format", "json", "--show-sensitive").stdout)
     assert outs["replicas"]["value"] == 1 and outs["password_length"]["value"] == 16
     assert outs["web_output"]["value"] == "web for " + name.stdout.strip()
     st = state_of(tmp_path, "quickstart")
@@ -330,7 +333,8 @@ def test_read_commands_errors(tmp_path: Path) -> None:
     assert r.returncode == 1 and "no resource 'nope'" in r.stderr
     show = json.loads(hotc(tmp_path, "resource", "show", "quickstart", "web", "--format", "json").stdout)
     assert show["type"] == "OS::Heat::TestResource" and show["dependencies"] == ["app_config"]
-    assert show["attributes"]["output"].startswith("web for shop-dev-")
+    # web's value reads app_config, which reads a RandomString: its attributes are stored and shown masked
+    assert set(show["attributes"]["output"]) == {"__sensitive__"}
     r = hotc(tmp_path, "destroy", "ghost", "--auto-approve")
     assert r.returncode == 0 and "nothing to destroy" in r.stdout
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.clirun import run_hotc
+from tests.clirun import Result, run_hotc
 
 BAD = """heat_template_version: 2016-10-14
 parameters:
@@ -41,15 +41,70 @@ def test_apply_plan_and_validate_print_the_same_problems_once(tmp_path: Path) ->
     )  # nothing written
 
 
-def test_apply_refuses_types_without_a_driver_before_doing_anything(tmp_path: Path) -> None:
+UNSUPPORTED = (
+    "heat_template_version: 2018-08-31\n"
+    "resources:\n"
+    "  s: {type: OS::Heat::RandomString}\n"
+    "  p:\n"
+    "    type: OS::Heat::ScalingPolicy\n"
+    "    properties: {auto_scaling_group_id: g, scaling_adjustment: 1, adjustment_type: change_in_capacity}\n"
+)
+
+
+def _hotc(cwd: Path, *args: str) -> Result:
+    return run_hotc(cwd, *args)
+
+
+def test_types_without_a_driver_are_plan_errors_and_validate_warnings(tmp_path: Path) -> None:
+    """A plan never looks green for what apply cannot do: validate warns, plan and apply -t refuse with the
+    resource's position and the reason, before anything is created."""
+    (tmp_path / "t.yaml").write_text(UNSUPPORTED)
+    v = _hotc(tmp_path, "validate", "-t", "t.yaml")
+    assert v.returncode == 0, v.stderr
+    assert "t.yaml:5:11: warning: OS::Heat::ScalingPolicy: hotc cannot create or update this type" in v.stdout
+    for args in (("plan", "-t", "t.yaml"), ("apply", "-t", "t.yaml", "--auto-approve")):
+        r = _hotc(tmp_path, *args)
+        assert r.returncode == 1 and "Traceback" not in r.stderr
+        assert (
+            "t.yaml:4:3: error: p: hotc cannot create or update OS::Heat::ScalingPolicy: its alarm_url"
+            in (r.stderr)
+        )
+        assert "Plan for stack" not in r.stdout  # no green plan was shown
+    assert not list((tmp_path / ".hotc").glob("*.json"))  # the RandomString was not created either
+
+
+def test_a_heat_signal_transport_is_a_plan_error_naming_the_alternative(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(
         "heat_template_version: 2018-08-31\n"
         "resources:\n"
-        "  s: {type: OS::Heat::RandomString}\n"
-        "  h: {type: OS::Heat::WaitConditionHandle}\n"
+        "  h:\n"
+        "    type: OS::Heat::WaitConditionHandle\n"
+        "    properties: {signal_transport: ZAQAR_SIGNAL}\n"
     )
-    r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "--auto-approve")
+    v = _hotc(tmp_path, "validate", "-t", "t.yaml")
+    assert (
+        v.returncode == 0
+        and "warning: OS::Heat::WaitConditionHandle: signal_transport ZAQAR_SIGNAL" in v.stdout
+    )
+    r = _hotc(tmp_path, "plan", "-t", "t.yaml")
+    assert r.returncode == 1
+    assert "error: OS::Heat::WaitConditionHandle: signal_transport ZAQAR_SIGNAL needs the Zaqar" in r.stderr
+    assert "use TOKEN_SIGNAL (the default) or TEMP_URL_SIGNAL" in r.stderr
+
+
+def test_signals_without_a_signal_store_are_a_plan_error(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(
+        "heat_template_version: 2018-08-31\n"
+        "resources:\n"
+        "  h: {type: OS::Heat::WaitConditionHandle}\n"
+        "  w:\n"
+        "    type: OS::Heat::WaitCondition\n"
+        "    properties: {handle: {get_resource: h}, timeout: 60}\n"
+        "  quiet:\n"
+        "    type: OS::Heat::WaitConditionHandle\n"
+        "    properties: {signal_transport: NO_SIGNAL}\n"
+    )
+    r = _hotc(tmp_path, "plan", "-t", "t.yaml")
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "no driver to create or update OS::Heat::WaitConditionHandle (h); nothing was applied" in r.stderr
-    assert "s: CREATE" not in r.stdout  # the supported resource was not created either
-    assert not list((tmp_path / ".hotc").glob("*.json"))
+    assert "t.yaml:3:3: error: h, w: signals need the signal store: no signal store is configured" in r.stderr
+    assert "--signal-store s3://BUCKET/PREFIX" in r.stderr

@@ -227,7 +227,7 @@ def test_replacement_creates_new_updates_dependents_then_deletes_old():
     assert create_a.end <= update_b.start and update_b.end <= delete_a.start
     assert delete_a.physical_id == "a-old"
     # while the new one was created, the old instance was kept in state as deposed
-    assert seen_deposed[0] == (DeposedInstance("a-old", {"name": "a1"}, {}),)
+    assert seen_deposed[0] == (DeposedInstance("a-old", {"name": "a1"}, {}, type="Fake::Thing"),)
     final = sink.last
     assert final.resources["a"].deposed == ()
     assert final.resources["b"].properties["a"] == final.resources["a"].physical_id != "a-old"
@@ -658,30 +658,69 @@ def test_destroy_of_a_create_interrupted_before_its_id_finds_and_deletes_the_obj
     assert list(cloud.objects) == ["other"] and sink.last.resources == {}
 
 
-def test_replaced_instance_keeps_its_deletion_policy_for_the_driver():
-    """A replaced resource's old instance is deleted under the policy it had (e.g. Snapshot): the driver's
-    look-up by physical id must answer for deposed instances too, or a Snapshot volume would lose its data."""
-    cloud, drivers, desired = setup(
-        [FakeResource("a", deletion_policy="Snapshot", props=lambda r: {"name": "new"})]
-    )
+def test_replaced_instance_is_deleted_under_its_own_deletion_policy_passed_explicitly():
+    """A replaced resource's old instance is deleted under the policy it had (Snapshot): the policy is a field
+    of the deposed instance and reaches ``driver.delete`` as an argument, not through a look-up that can fail."""
+    cloud, drivers, desired = setup([FakeResource("a", props=lambda r: {"name": "new"})])
     cloud.objects["a-old"] = {"props": {}, "tags": {}, "address": "a"}
-    seen: list[object] = []
-    driver = drivers("Fake::Thing")
-    original = driver.delete
-
-    def delete(ctx, physical_id, props):
-        rs = ctx.lookup(physical_id)
-        seen.append((physical_id, rs.deletion_policy if rs is not None else None))
-        return original(ctx, physical_id, props)
-
-    driver.delete = delete
     state = _state_with(
         ResourceState(
             "a", "Fake::Thing", "a-old", "CREATE_COMPLETE", {"name": "old"}, deletion_policy="Snapshot"
         )
     )
-    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "new"}), deletion_policy="Snapshot")])
-    rep, sink = run(plan, state, desired, drivers)
+    sink = MemorySink()
+    seen_deposed = []
+    cloud.hooks[("create", "a")] = lambda ctx: seen_deposed.append(sink.last.resources["a"].deposed)
+    # the new instance is Delete: the old one keeps Snapshot
+    plan = plan_of([change("a", Action.REPLACE, after={"name": "new"})])
+    rep, sink = run(plan, state, desired, drivers, sink)
     assert rep.ok, rep
-    assert seen == [("a-old", "Snapshot")]
+    assert seen_deposed[0][0].deletion_policy == "Snapshot" and seen_deposed[0][0].type == "Fake::Thing"
+    assert "hotc:deletion_policy" not in seen_deposed[0][0].attributes
+    assert [(c.physical_id, c.policy) for c in cloud.calls if c.op == "delete"] == [("a-old", "Snapshot")]
     assert sink.last.resources["a"].deposed == ()
+
+
+def test_destroy_passes_each_resources_deletion_policy_to_the_driver():
+    cloud, drivers, desired = setup([])
+    for pid in ("a1", "b1"):
+        cloud.objects[pid] = {"props": {}, "tags": {}, "address": pid}
+    state = _state_with(
+        ResourceState("a", "Fake::Thing", "a1", "CREATE_COMPLETE", deletion_policy="Snapshot"),
+        ResourceState("b", "Fake::Thing", "b1", "CREATE_COMPLETE"),
+    )
+    plan = plan_of([change("a", Action.DELETE), change("b", Action.DELETE)], mode="destroy")
+    rep, sink = run(plan, state, None, drivers)
+    assert rep.ok, rep
+    assert sorted((c.physical_id, c.policy) for c in cloud.calls if c.op == "delete") == [
+        ("a1", "Snapshot"),
+        ("b1", "Delete"),
+    ]
+
+
+def test_snapshot_asked_of_a_driver_that_cannot_snapshot_fails_and_keeps_the_resource():
+    cloud = FakeCloud()
+    driver = FakeDriver(cloud, snapshot_delete=False)
+    cloud.objects["a1"] = {"props": {}, "tags": {}, "address": "a"}
+    state = _state_with(
+        ResourceState("a", "Fake::Thing", "a1", "CREATE_COMPLETE", deletion_policy="Snapshot")
+    )
+    plan = plan_of([change("a", Action.DELETE)], mode="destroy")
+    rep, sink = run(plan, state, None, lambda t: driver)
+    assert not rep.ok
+    assert "cannot snapshot" in rep.failed[0].error and "kept" in rep.failed[0].error
+    assert not cloud.calls_for("delete", "a") and "a1" in cloud.objects
+    assert sink.last.resources["a"].status == "DELETE_FAILED"
+
+
+def test_replaced_instance_of_another_type_is_deleted_by_its_own_types_driver():
+    cloud = FakeCloud()
+    old_driver, new_driver = FakeDriver(cloud), FakeDriver(FakeCloud())
+    cloud.objects["a-old"] = {"props": {}, "tags": {}, "address": "a"}
+    desired = FakeDesired([FakeResource("a", type="Fake::New", props=lambda r: {"name": "new"})])
+    state = _state_with(ResourceState("a", "Fake::Old", "a-old", "CREATE_COMPLETE", {"name": "old"}))
+    plan = plan_of([replace(change("a", Action.REPLACE, after={"name": "new"}), type="Fake::New")])
+    rep, sink = run(plan, state, desired, lambda t: {"Fake::Old": old_driver, "Fake::New": new_driver}.get(t))
+    assert rep.ok, rep
+    assert [c.physical_id for c in cloud.calls if c.op == "delete"] == ["a-old"]
+    assert sink.last.resources["a"].type == "Fake::New" and sink.last.resources["a"].deposed == ()

@@ -74,3 +74,59 @@ def test_suspend_in_reverse_order_resume_in_order_and_types_without_support(tmp_
         == 0
     )
     assert calls == ["suspend srv", "resume srv"]
+
+
+def test_suspend_runs_one_level_in_parallel_and_the_next_level_after_it(tmp_path: Path) -> None:
+    """Two servers on one network: both are suspended at the same time (each waits at a barrier the other must
+    reach: sequential calls would fail it), and the network's level comes after theirs."""
+    import threading
+
+    st = StackState.new("life")
+    st = st.with_resource(ResourceState("net", "Fake::Server", "n1", "CREATE_COMPLETE"))
+    for name in ("a", "b"):
+        st = st.with_resource(
+            ResourceState(name, "Fake::Server", f"{name}1", "CREATE_COMPLETE", dependencies=("net",))
+        )
+    b = backend_from_config(str(tmp_path), tmp_path)
+    with b.lock("life", "test") as lk:
+        b.write("life", st, lk)
+    barrier = threading.Barrier(2, timeout=30)
+    calls: list[str] = []
+
+    class Both(Suspendable):
+        def suspend(self, ctx, pid, props):  # type: ignore[no-untyped-def]
+            if ctx.address in ("a", "b"):
+                barrier.wait()  # raises BrokenBarrierError unless the other one is in flight too
+            super().suspend(ctx, pid, props)
+
+    drv = Both(FakeCloud(), calls)
+    out, err = io.StringIO(), io.StringIO()
+    assert suspend_resume("suspend", "life", str(tmp_path), None, 0, out, err, drivers=lambda t: drv) == 0, (
+        err.getvalue()
+    )
+    assert sorted(calls[:2]) == ["suspend a", "suspend b"] and calls[2] == "suspend net"
+    calls.clear()
+    assert suspend_resume("resume", "life", str(tmp_path), None, 0, out, err, drivers=lambda t: drv) == 0
+    assert calls[0] == "resume net" and sorted(calls[1:]) == ["resume a", "resume b"]
+
+
+def test_a_failed_suspend_starts_nothing_after_its_level(tmp_path: Path) -> None:
+    _stack(tmp_path)
+    calls: list[str] = []
+
+    class Broken(Suspendable):
+        def suspend(self, ctx, pid, props):  # type: ignore[no-untyped-def]
+            super().suspend(ctx, pid, props)
+            if ctx.address == "srv":
+                raise RuntimeError("hypervisor says no")
+
+    drv = Broken(FakeCloud(), calls)
+    err = io.StringIO()
+    assert (
+        suspend_resume("suspend", "life", str(tmp_path), None, 0, io.StringIO(), err, drivers=lambda t: drv)
+        == 1
+    )
+    assert "suspend net" not in calls and "srv: SUSPEND_FAILED: hypervisor says no" in err.getvalue()
+    st, _ = backend_from_config(str(tmp_path), tmp_path).read("life")
+    assert st.resources["srv"].status == "SUSPEND_FAILED" and st.status == "SUSPEND_FAILED"
+    assert st.resources["net"].status == "CREATE_COMPLETE"

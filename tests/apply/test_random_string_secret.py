@@ -89,4 +89,6 @@ def test_the_plan_shows_what_reads_a_random_string_as_sensitive(tmp_path) -> Non
     block = r.stdout.split("+ app_config (OS::Heat::Value)")[1].split("\n\n")[0]
     assert "+ value: (sensitive)" in block  # its value is fed by get_resource: suffix
     web = r.stdout.split("+ web (OS::Heat::TestResource)")[1].split("\n\n")[0]
-    assert "(sensitive)" not in web  # readers of the reader are not made sensitive
+    assert "+ value: (sensitive)" in web  # readers of the reader are sensitive too (get_attr: app_config)
+    placeholder = r.stdout.split("+ placeholder (OS::Heat::None)")[1].split("\n\n")[0]
+    assert "(sensitive)" not in placeholder  # what reads no secret stays in clear

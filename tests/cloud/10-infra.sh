@@ -1,6 +1,6 @@
 #!/bin/bash
 # Install (if missing) and start (if not running) MariaDB and RabbitMQ bound to 127.0.0.1.
-# No systemd: plain daemons, fully detached. Also makes sure curl, openssl and python3 -m venv exist.
+# No systemd: plain daemons, fully detached. Also makes sure curl, openssl, python3 -m venv, Graphviz and npm exist.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 source $HERE/lib.sh
@@ -13,6 +13,9 @@ command -v rabbitmq-server >/dev/null || need+=(rabbitmq-server)
 command -v curl >/dev/null || need+=(curl)
 command -v openssl >/dev/null || need+=(openssl)
 $PY -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
+# tools hotc's own tests use: Graphviz (hotc graph --format svg/png) and npm (fetches the pinned SARIF schema)
+command -v dot >/dev/null || need+=(graphviz)
+command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "apt-get install ${need[*]} (log: $MC/log/apt.log)"
   # never let a package's postinst start a daemon that inherits our output (policy-rc.d exit 101 = "do not")

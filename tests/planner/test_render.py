@@ -125,7 +125,7 @@ def test_markdown_summary_table_destructive_first_details_collapsed():
     assert md.startswith("<!-- hotc-plan-comment stack=s -->\n### hotc plan for stack `s`")
     assert "| ♻️ replace | 3 |" in md and "| 🔧 update in place | 1 |" in md
     assert md.index("Destructive actions") < md.index("#### Details")
-    assert md.count("<details><summary>") == 4 + 1  # four changes and the inputs
+    assert md.count("<details><summary>") == 4 + 2  # four changes, the graph and the inputs
     assert "```diff" in md and "-     run-app --port 8080" in md
 
 
@@ -153,7 +153,7 @@ def test_markdown_fits_githubs_limit_by_truncating_details_never_the_summary():
     assert "| ➕ create | 1000 |" in md and "| ♻️ replace | 1000 |" in md  # the summary is whole
     assert "left out to fit GitHub's comment limit" in md
     small = render_markdown(_huge_plan(10))
-    assert "left out" not in small and small.count("<details><summary>") == 10 + 1
+    assert "left out" not in small and small.count("<details><summary>") == 10 + 2
 
 
 def test_markdown_with_an_enormous_destructive_list_still_keeps_the_summary():

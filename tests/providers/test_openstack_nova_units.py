@@ -9,7 +9,8 @@ import pytest
 
 from hotc.providers.openstack.common import ProviderError
 from hotc.providers.openstack.neutron import rule_key
-from hotc.providers.openstack.nova import _generate_keypair, block_device_mapping_v2
+from hotc.providers.openstack.nova.keypair import _generate_keypair
+from hotc.providers.openstack.nova.server import block_device_mapping_v2
 from tests.providers.test_openstack_common import make_ctx
 
 

@@ -47,6 +47,11 @@ EXPECTED_TYPES = {
     "OS::Heat::MultipartMime": None,
     "OS::Heat::WaitCondition": None,
     "OS::Heat::WaitConditionHandle": None,
+    "OS::Heat::SwiftSignal": None,
+    "OS::Heat::SwiftSignalHandle": None,
+    "OS::Heat::UpdateWaitConditionHandle": None,
+    "AWS::CloudFormation::WaitCondition": None,
+    "AWS::CloudFormation::WaitConditionHandle": None,
     "OS::Heat::Stack": "orchestration",
 }
 
@@ -69,7 +74,7 @@ def test_every_type_is_well_formed(name: str, service: str | None) -> None:
     assert rtype.name == name
     assert rtype.service == service
     assert "show" in rtype.attributes
-    assert rtype.heat_class.startswith("heat.engine.resources.openstack.")
+    assert rtype.heat_class.startswith(("heat.engine.resources.openstack.", "heat.engine.resources.aws."))
 
     def walk(path: str, prop: PropSchema) -> None:
         assert prop.type in {"string", "integer", "number", "boolean", "list", "map", "any"}, path

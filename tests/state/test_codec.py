@@ -19,20 +19,56 @@ GOLDEN = Path(__file__).parent / "golden"
 SCHEMA = json.loads((Path(codec.__file__).parent / codec.SCHEMA_FILE).read_text())
 
 
-@pytest.mark.parametrize("name", ["full-v1.json", "minimal-v1.json"])
+CURRENT = ["full-v2.json", "minimal-v2.json", "deposed-v2.json"]
+
+
+@pytest.mark.parametrize("name", CURRENT)
 def test_golden_documents_match_the_published_schema(name: str) -> None:
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     jsonschema.validate(json.loads((GOLDEN / name).read_text()), SCHEMA)
 
 
-@pytest.mark.parametrize("name", ["full-v1.json", "minimal-v1.json"])
+@pytest.mark.parametrize("name", CURRENT)
 def test_golden_round_trip_is_byte_exact(name: str) -> None:
     data = (GOLDEN / name).read_bytes()
     assert codec.dumps(codec.loads(data, name)) == data
 
 
+@pytest.mark.parametrize("name", ["full", "minimal", "deposed"])
+def test_format_1_documents_upgrade_to_format_2(name: str) -> None:
+    """A state written by format 1 reads, and is written back as exactly the format-2 golden document."""
+    old = (GOLDEN / f"{name}-v1.json").read_bytes()
+    assert json.loads(old)["format_version"] == 1
+    assert codec.dumps(codec.loads(old, name)) == (GOLDEN / f"{name}-v2.json").read_bytes()
+
+
+def test_format_1_deposed_attribute_keys_become_fields() -> None:
+    """Format 1 kept a deposed instance's type and policy as ``hotc:*`` keys in its attributes: the upgrade
+    moves them to the ``type`` / ``deletion_policy`` fields and out of the attributes."""
+    st = codec.loads((GOLDEN / "deposed-v1.json").read_bytes(), "deposed")
+    srv = st.resources["servers[0]"]
+    snap, retained, plain_old = srv.deposed
+    assert (snap.type, snap.deletion_policy) == ("OS::Nova::Server", "Snapshot")
+    assert dict(snap.attributes) == {"first_address": "10.0.0.4"}
+    assert (retained.type, retained.deletion_policy, retained.status) == (
+        "OS::Cinder::Volume",
+        "Retain",
+        "DELETE_FAILED",
+    )
+    assert dict(retained.attributes) == {}
+    assert (plain_old.type, plain_old.deletion_policy) == ("OS::Nova::Server", "Delete")
+    assert not any(k.startswith("hotc:") for d in srv.deposed for k in d.attributes)
+
+
+def test_a_deposed_instance_with_an_unknown_policy_is_refused() -> None:
+    d = json.loads((GOLDEN / "deposed-v2.json").read_text())
+    d["resources"]["servers[0]"]["deposed"][0]["deletion_policy"] = "Shred"
+    with pytest.raises(StateFormatError, match=r"deposed\[0\]\.deletion_policy"):
+        codec.state_from_dict(d, "s")
+
+
 def test_golden_full_document_reads_into_the_model() -> None:
-    st = codec.loads((GOLDEN / "full-v1.json").read_bytes(), "full")
+    st = codec.loads((GOLDEN / "full-v2.json").read_bytes(), "full")
     want = full_state()
     assert st.lineage == want.lineage and st.serial == 7 and st.stack_name == "web"
     assert set(st.resources) == {"net", "servers[0]", "app.db"}
@@ -105,7 +141,8 @@ def test_newer_format_version_is_refused_clearly() -> None:
     d = codec.state_to_dict(full_state())
     d["format_version"] = FORMAT_VERSION + 1
     with pytest.raises(
-        StateFormatError, match=r"format version 2 is newer than this hotc understands.*Upgrade"
+        StateFormatError,
+        match=rf"format version {FORMAT_VERSION + 1} is newer than this hotc understands.*Upgrade",
     ):
         codec.loads(json.dumps(d), "s3://b/p/web/state.json")
 

@@ -1,11 +1,13 @@
-"""Heat-native resource types done in-process (no cloud): RandomString, Value, None, TestResource and the
-software-config family. ``DRIVERS`` maps type names to driver instances."""
+"""Heat-native resource types done in-process (no cloud): RandomString, Value, None, TestResource, the
+software-config family and the signal types (wait conditions, Swift signals). ``DRIVERS`` maps type names to driver instances."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from hotc.providers.base import Driver
+from hotc.providers.native.aws_wait_condition import AwsWaitConditionDriver
+from hotc.providers.native.aws_wait_condition_handle import AwsWaitConditionHandleDriver
 from hotc.providers.native.none import NoneDriver
 from hotc.providers.native.random_string import RandomStringDriver
 from hotc.providers.native.software_config import (
@@ -14,8 +16,12 @@ from hotc.providers.native.software_config import (
     SoftwareConfigDriver,
     StructuredConfigDriver,
 )
+from hotc.providers.native.swift_signal import SwiftSignalDriver
+from hotc.providers.native.swift_signal_handle import SwiftSignalHandleDriver
 from hotc.providers.native.test_resource import HeatTestResourceDriver
 from hotc.providers.native.value import ValueDriver
+from hotc.providers.native.wait_condition import WaitConditionDriver
+from hotc.providers.native.wait_condition_handle import WaitConditionHandleDriver
 
 DRIVERS: Mapping[str, Driver] = {
     "OS::Heat::RandomString": RandomStringDriver(),
@@ -26,4 +32,12 @@ DRIVERS: Mapping[str, Driver] = {
     "OS::Heat::StructuredConfig": StructuredConfigDriver(),
     "OS::Heat::CloudConfig": CloudConfigDriver(),
     "OS::Heat::MultipartMime": MultipartMimeDriver(),
+    # signals, over the signal store (hotc.state.signal_store)
+    "OS::Heat::WaitConditionHandle": WaitConditionHandleDriver(),
+    "OS::Heat::WaitCondition": WaitConditionDriver(),
+    "OS::Heat::SwiftSignalHandle": SwiftSignalHandleDriver(),
+    "OS::Heat::SwiftSignal": SwiftSignalDriver(),
+    "AWS::CloudFormation::WaitConditionHandle": AwsWaitConditionHandleDriver(),
+    "OS::Heat::UpdateWaitConditionHandle": AwsWaitConditionHandleDriver(),
+    "AWS::CloudFormation::WaitCondition": AwsWaitConditionDriver(),
 }

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.native.naming import physical_name
 
 CLASSES: Mapping[str, str] = {
@@ -111,7 +111,9 @@ class RandomStringDriver:
         # every property forces a replacement, so an update only happens when nothing relevant changed
         return _outcome(physical_id, generate(new) if changed else None)
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         return None
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

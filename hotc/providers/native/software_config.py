@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 
 UNGROUPED = "Heat::Ungrouped"
 
@@ -68,7 +68,9 @@ class _ConfigDriver:
         # immutable: any real change is planned as a replacement; keep the id when nothing changed
         return self.read(ctx, physical_id, new) or Outcome(physical_id)
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         return None
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

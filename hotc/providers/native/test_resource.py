@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.native.naming import physical_name
 
 DEFAULT_VALUE = "test_string"
@@ -99,7 +99,9 @@ class HeatTestResourceDriver:
             raise HotcError(f"Test Resource failed {_name(ctx)}")
         return Outcome(physical_id, self._attrs(new, output))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         _wait(ctx, wait_secs(props, "delete"))
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.native.naming import physical_name
 
 TYPES = ("string", "number", "comma_delimited_list", "json", "boolean")
@@ -86,7 +86,9 @@ class ValueDriver:
     ) -> Outcome:
         return Outcome(physical_id, self._attrs(new))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         return None
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

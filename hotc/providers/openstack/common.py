@@ -10,6 +10,7 @@ matches nothing or several things.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import random
 import re
 import time
@@ -18,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from hotc.errors import HotcError
-from hotc.providers.base import ActionContext, Outcome
+from hotc.providers.base import DELETE, ActionContext, Outcome
 
 T = TypeVar("T")
 
@@ -49,6 +50,19 @@ class NotFound(ProviderError):
 
 class Ambiguous(ProviderError):
     """A name look-up found several things."""
+
+
+# --------------------------------------------------------------------------------------------- time
+
+
+def now() -> float:
+    """The clock waits measure deadlines with (looked up at each call: tests replace this module's ``time``)."""
+    return time.monotonic()
+
+
+def pause(seconds: float) -> None:
+    """Sleep between polls and retries (see :func:`now`)."""
+    time.sleep(seconds)
 
 
 # --------------------------------------------------------------------------------------------- errors
@@ -113,7 +127,7 @@ def call(
     *args: Any,
     attempts: int = RETRY_ATTEMPTS,
     retry_if: Callable[[BaseException], bool] = is_transient,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
     **kwargs: Any,
 ) -> T:
     """``fn(*args, **kwargs)``, retried with backoff on transient errors; errors become ProviderError.
@@ -132,7 +146,7 @@ def call(
                 wait = retry_after(exc) or delay * (0.75 + random.random() / 2)
                 if ctx is not None:
                     ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {wait:.1f}s")
-                sleep(wait)
+                (sleep or pause)(wait)
                 delay = min(delay * 2, RETRY_CAP)
                 continue
             raise translate(exc, what) from exc
@@ -146,7 +160,7 @@ def create_once(
     find_existing: Callable[[], T | None],
     *,
     attempts: int = RETRY_ATTEMPTS,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
 ) -> T:
     """Create, retrying transient errors; before each retry, look for what the failed attempt may have made
     (by the lineage/address stamp) and return that instead of making a second one."""
@@ -162,7 +176,7 @@ def create_once(
             # a conflict on a create is mostly for good (address or port in use): retry it only twice
             if attempt < attempts and is_transient(exc) and conflicts <= CREATE_CONFLICT_RETRIES:
                 ctx.log(f"{what}: {cloud_message(exc)}; retry {attempt}/{attempts - 1} in {delay:.1f}s")
-                sleep(delay * (0.75 + random.random() / 2))
+                (sleep or pause)(delay * (0.75 + random.random() / 2))
                 delay = min(delay * 2, RETRY_CAP)
                 code = status_of(exc)
                 if code is None or code >= 500:  # the request may have been carried out: look before retrying
@@ -213,11 +227,13 @@ def wait_for(
     failed: Callable[[Any], str | None] = lambda _r: None,
     *,
     timeout: float | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Any:
     """Poll ``get()`` until ``ready(obj)``; ``failed(obj)`` returns a reason to stop with an error.
     ``get`` returning None means the thing vanished (an error unless ``ready(None)``)."""
+    sleep = sleep or pause
+    clock = clock or now
     limit = timeout if timeout is not None else (ctx.timeout or 600.0)
     deadline = clock() + limit
     interval = POLL_START
@@ -498,20 +514,6 @@ def get_or_none(
         return None
 
 
-def deletion_policy(ctx: ActionContext, physical_id: str) -> str | None:
-    """The ``deletion_policy`` of the resource being deleted, when the caller's context can tell (the applier's
-    context looks resources up by physical id; a plain ActionContext cannot, and gives None)."""
-    lookup_fn = getattr(ctx, "lookup", None)
-    if not callable(lookup_fn):
-        return None
-    try:
-        rs = lookup_fn(physical_id)
-    except Exception:  # noqa: BLE001 -- a look-up is best effort
-        return None
-    policy = getattr(rs, "deletion_policy", None) if rs is not None else None
-    return str(policy).capitalize() if policy else None
-
-
 # --------------------------------------------------------------------------------------------- defaults
 
 
@@ -532,7 +534,7 @@ class Defaulted:
         return props if rtype is None else apply_defaults(rtype, props)
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
-        return self.inner.create(ctx, self._d(props))  # type: ignore[no-any-return]
+        return _applied(self.inner.create(ctx, self._d(props)))
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         return self.inner.read(ctx, physical_id, self._d(props))  # type: ignore[no-any-return]
@@ -546,10 +548,20 @@ class Defaulted:
         changed: frozenset[str],
     ) -> Outcome:
         old_d, new_d = self._d(old), self._d(new)
-        return self.inner.update(ctx, physical_id, old_d, new_d, changed)  # type: ignore[no-any-return]
+        return _applied(self.inner.update(ctx, physical_id, old_d, new_d, changed))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        self.inner.delete(ctx, physical_id, self._d(props))
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
+        self.inner.delete(ctx, physical_id, self._d(props), policy=policy)
+
+    def read_many(self, items: Iterable[tuple[ActionContext, str, Mapping[str, Any]]]) -> dict[str, Outcome]:
+        """Outcomes by physical id of the resources one list call found (``batch.ListRead``); empty for a driver
+        that reads one by one only. The caller reads the others with :meth:`read`."""
+        fn = getattr(self.inner, "read_many", None)
+        if not callable(fn):
+            return {}
+        return dict(fn([(c, pid, self._d(props)) for c, pid, props in items]))
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return self.inner.find_adoptable(ctx, self._d(props))  # type: ignore[no-any-return]
@@ -569,6 +581,12 @@ class Defaulted:
 
     def __getattr__(self, name: str) -> Any:  # extra lifecycle methods (suspend/resume…) of the inner driver
         return getattr(self.inner, name)
+
+
+def _applied(out: Outcome) -> Outcome:
+    """A create's or update's outcome records the properties it was given: the live properties a driver's read
+    reports (when a create ends with a read) are for refreshes only."""
+    return dataclasses.replace(out, properties=None) if out.properties is not None else out
 
 
 def with_defaults(drivers: Mapping[str, Any]) -> dict[str, Any]:

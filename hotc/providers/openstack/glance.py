@@ -3,10 +3,12 @@ method, as Heat does). The hotc stamp goes into the image's tags beside the temp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import ListRead, lineage_tag
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
@@ -25,6 +27,7 @@ from hotc.providers.openstack.common import (
     wait_gone,
     with_defaults,
 )
+from hotc.providers.openstack.live import LiveProps, as_given, match_items
 
 PATCH_TYPE = "application/openstack-images-v2.1-json-patch"
 # properties of the template that are image fields (the rest are extra_properties)
@@ -62,7 +65,15 @@ def _raw(conn: Any, method: str, url: str, **kwargs: Any) -> Any:
     return resp
 
 
-class WebImageDriver:
+class WebImageDriver(ListRead):
+    list_what = "images"
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(conn.image.images(tag=[lineage_tag(ctx)]))
+
+    def listed_usable(self, obj: Any) -> bool:
+        return obj.status not in ("importing", "saving", "uploading", "deleted")
+
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
         body: dict[str, Any] = {"name": physical_name(ctx, props.get("name"))}
@@ -137,7 +148,39 @@ class WebImageDriver:
         )
         if image is None or image.status == "deleted":
             return None
-        return outcome(image, {})
+        return self.read_outcome(ctx, conn, image, props)
+
+    def read_outcome(self, ctx: ActionContext, conn: Any, image: Any, props: Mapping[str, Any]) -> Outcome:
+        """Attributes and live properties of ``image`` (also one from a list call)."""
+        raw = image.to_dict(original_names=True)
+        extra = dict(image.properties or {})
+        lp = LiveProps(ctx, conn, props)
+        lp.name(image.name)
+        lp.put("id", str(image.id))
+        for key in FIELDS:
+            value = raw.get(key)
+            if value is None:
+                value = extra.get(key)
+            if key == "owner":
+                value = raw.get("owner") or getattr(image, "owner_id", None)
+            elif key == "protected":
+                value = image.is_protected
+            lp.text(key, value)
+        lp.put("tags", user_tags(image.tags))
+        if lp.wants("extra_properties"):
+            # Glance keeps its own properties beside the template's: only the template's keys are compared
+            given = dict(props.get("extra_properties") or {})
+            live = {**extra, **{k: v for k, v in raw.items() if k in given}}
+            lp.put("extra_properties", {k: as_given(v, live.get(k)) for k, v in given.items() if k in live})
+        if lp.wants("active"):
+            lp.put("active", image.status != "deactivated")
+        if props.get("members"):
+            members = get_or_none(
+                ctx, f"list members of image {image.id}", lambda: list(conn.image.members(image.id))
+            )
+            live_m = [str(m.member_id) for m in members or []]
+            lp.put("members", match_items(props["members"], live_m, lambda g, m: str(g) == m, lambda m: m))
+        return replace(outcome(image, {}), properties=lp.result())
 
     def update(
         self,
@@ -209,7 +252,9 @@ class WebImageDriver:
             raise ProviderError(f"image {physical_id} disappeared during its update")
         return out
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         ignore_missing(
             ctx, f"delete image {physical_id}", conn.image.delete_image, physical_id, ignore_missing=False

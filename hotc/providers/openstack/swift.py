@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
@@ -21,6 +21,7 @@ from hotc.providers.openstack.common import (
     stamp,
     with_defaults,
 )
+from hotc.providers.openstack.live import LiveProps, as_given
 
 
 def _meta(md: Mapping[str, Any] | None) -> dict[str, str]:
@@ -88,12 +89,28 @@ class ContainerDriver:
             "HeadContainer": headers,
             "show": headers,
         }
-        return Outcome(physical_id, attrs)
+        lp = LiveProps(ctx, conn, props)
+        lp.put("name", props.get("name") if props.get("name") == physical_id else physical_id)
+        lp.text("X-Container-Read", getattr(c, "read_ACL", None) or "")
+        lp.text("X-Container-Write", getattr(c, "write_ACL", None) or "")
+        if lp.wants("X-Container-Meta"):
+            live = _meta(getattr(c, "metadata", None))
+            live.pop(TAG_LINEAGE, None)
+            live.pop(TAG_ADDRESS, None)
+            given = {str(k).lower(): (k, v) for k, v in (props.get("X-Container-Meta") or {}).items()}
+            out = {
+                given[k][0] if k in given else k: as_given(given[k][1], v) if k in given else v
+                for k, v in live.items()
+            }
+            lp.put("X-Container-Meta", out)
+        return Outcome(physical_id, attrs, properties=lp.result())
 
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]
         raise ProviderError("a Swift container cannot be updated in place (replace it)")
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         if (
             get_or_none(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hotc.providers.base import ResourceType
+from hotc.providers.base import AttrSchema, ResourceType
 from hotc.providers.schemas._dsl import (
     allowed,
     any_,
@@ -377,6 +377,30 @@ STRUCTURED_DEPLOYMENT = ResourceType(
 
 # ---------------------------------------------------------------------------------------- wait conditions
 
+_SERVICE_TRANSPORTS = {
+    "CFN_SIGNAL": "Heat's CloudFormation-compatible API",
+    "HEAT_SIGNAL": "Heat's API",
+    "ZAQAR_SIGNAL": "the Zaqar messaging service",
+}
+
+
+def handle_transport_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """hotc, not Heat: a handle's transport that needs a Heat or Zaqar service cannot work without one."""
+    t = props.get("signal_transport")
+    if isinstance(t, str) and t in _SERVICE_TRANSPORTS:
+        return [
+            (
+                "signal_transport",
+                f"signal_transport {t} needs {_SERVICE_TRANSPORTS[t]}, which hotc does not have; use "
+                "TOKEN_SIGNAL (the default) or TEMP_URL_SIGNAL (a presigned URL to PUT to), or NO_SIGNAL",
+            )
+        ]
+    return []
+
+
+# Attributes holding a presigned signal URL: credentials, so what reads them is sensitive.
+_SECRET = AttrSchema(description="holds a presigned signal URL (a credential)", sensitive=True)
+
 WAIT_CONDITION = ResourceType(
     name="OS::Heat::WaitCondition",
     properties={
@@ -395,8 +419,54 @@ WAIT_CONDITION_HANDLE = ResourceType(
             default="TOKEN_SIGNAL", constraints=(allowed(*_SIGNAL_TRANSPORTS, "TOKEN_SIGNAL"),)
         ),
     },
-    attributes=attrs("token", "endpoint", "curl_cli", "signal"),
+    attributes={**attrs(), **{n: _SECRET for n in ("token", "endpoint", "curl_cli", "signal")}},
+    validators=(handle_transport_validate,),
     heat_class="heat.engine.resources.openstack.heat.wait_condition_handle.HeatWaitConditionHandle",
+)
+
+SWIFT_SIGNAL_HANDLE = ResourceType(
+    name="OS::Heat::SwiftSignalHandle",
+    properties={},
+    attributes={**attrs(), **{n: _SECRET for n in ("token", "endpoint", "curl_cli")}},
+    heat_class="heat.engine.resources.openstack.heat.swiftsignal.SwiftSignalHandle",
+)
+
+SWIFT_SIGNAL = ResourceType(
+    name="OS::Heat::SwiftSignal",
+    properties={
+        "handle": string(required=True),
+        "timeout": number(required=True, constraints=(range_(min=1, max=43200),)),
+        "count": integer(default=1, constraints=(range_(min=1, max=1000),)),
+    },
+    attributes=attrs("data"),
+    heat_class="heat.engine.resources.openstack.heat.swiftsignal.SwiftSignal",
+)
+
+AWS_WAIT_CONDITION_HANDLE = ResourceType(
+    name="AWS::CloudFormation::WaitConditionHandle",
+    properties={},
+    attributes={**attrs(), "endpoint": _SECRET},
+    heat_class="heat.engine.resources.aws.cfn.wait_condition_handle.WaitConditionHandle",
+)
+
+UPDATE_WAIT_CONDITION_HANDLE = ResourceType(
+    name="OS::Heat::UpdateWaitConditionHandle",
+    properties={},
+    attributes={**attrs(), "endpoint": _SECRET},
+    # UpdateWaitConditionHandle.update raises UpdateReplace: a new handle (and URL, no signals) on every update
+    always_replace=lambda _props: "an UpdateWaitConditionHandle is replaced on every stack update",
+    heat_class="heat.engine.resources.openstack.heat.wait_condition_handle.UpdateWaitConditionHandle",
+)
+
+AWS_WAIT_CONDITION = ResourceType(
+    name="AWS::CloudFormation::WaitCondition",
+    properties={
+        "Handle": string(required=True),
+        "Timeout": number(required=True, constraints=(range_(min=1, max=43200),)),
+        "Count": number(default=1, update=True, constraints=(range_(min=1),)),
+    },
+    attributes=attrs("Data"),
+    heat_class="heat.engine.resources.aws.cfn.wait_condition.WaitCondition",
 )
 
 # ------------------------------------------------------------------------------------------ remote Stack
@@ -454,5 +524,10 @@ TYPES = (
     MULTIPART_MIME,
     WAIT_CONDITION,
     WAIT_CONDITION_HANDLE,
+    SWIFT_SIGNAL,
+    SWIFT_SIGNAL_HANDLE,
+    AWS_WAIT_CONDITION,
+    AWS_WAIT_CONDITION_HANDLE,
+    UPDATE_WAIT_CONDITION_HANDLE,
     STACK,
 )

@@ -1,29 +1,32 @@
-"""Cinder drivers: Volume and VolumeAttachment.
-
-Volumes carry the hotc stamp in their metadata. A VolumeAttachment's physical id is ``<server id>:<volume id>``;
-deleting it detaches the volume through Nova and waits until Cinder says the volume is ``available`` again, so a
-server or volume deleted next never races the detach. Deleting a volume that is still attached (by something
-outside the stack) detaches it first in the same way.
-"""
+"""OS::Cinder::Volume: volumes carry the hotc stamp in their metadata; deleting one still attached (by something
+outside the stack) detaches it first; ``deletion_policy: Snapshot`` makes a Cinder backup first."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver, Outcome
+from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
+from hotc.providers.openstack.batch import ListRead
+from hotc.providers.openstack.cinder.common import (
+    BUSY,
+    CINDER_METADATA,
+    _find_snapshot,
+    _wait_volume,
+    detach_everywhere,
+    find_volume,
+    find_volume_type,
+)
 from hotc.providers.openstack.common import (
-    NotFound,
     ProviderError,
     call,
     create_once,
-    deletion_policy,
     fresh_finder,
     get_or_none,
     has_stamp,
     ignore_missing,
-    lookup,
     merge_metadata,
     newest,
     outcome,
@@ -33,73 +36,14 @@ from hotc.providers.openstack.common import (
     user_metadata,
     wait_for,
     wait_gone,
-    wait_status,
     with_defaults,
 )
-
-VOLUME_FAILURES = ("error", "error_extending", "error_restoring", "error_managing")
-BUSY = frozenset(
-    {
-        "creating",
-        "downloading",
-        "uploading",
-        "attaching",
-        "detaching",
-        "extending",
-        "retyping",
-        "restoring-backup",
-        "backing-up",
-        "maintenance",
-    }
-)
+from hotc.providers.openstack.live import LiveProps, map_as_given, resolve
 
 
-def find_volume(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(
-        ctx, "volume", value, conn.block_storage.get_volume, lambda v: conn.block_storage.volumes(name=v)
-    )
+class VolumeDriver(ListRead):
+    snapshot_delete = True  # delete(policy=Snapshot) makes a backup first
 
-
-def find_volume_type(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(
-        ctx,
-        "volume type",
-        value,
-        conn.block_storage.get_type,
-        lambda v: [t for t in conn.block_storage.types() if t.name == v],
-    )
-
-
-def _wait_volume(
-    ctx: ActionContext, conn: Any, vid: str, what: str, targets: tuple[str, ...] = ("available",)
-) -> Any:
-    return wait_status(
-        ctx, f"{what} {vid}", lambda: conn.block_storage.get_volume(vid), targets, VOLUME_FAILURES
-    )
-
-
-def detach_everywhere(ctx: ActionContext, conn: Any, volume: Any) -> None:
-    """Detach a volume from every server it is attached to and wait until it is available."""
-    for att in volume.attachments or []:
-        server_id = att.get("server_id")
-        if server_id:
-            ignore_missing(
-                ctx,
-                f"detach volume {volume.id} from server {server_id}",
-                conn.compute.delete_volume_attachment,
-                server_id,
-                volume.id,
-            )
-    wait_for(
-        ctx,
-        f"detach volume {volume.id}",
-        lambda: get_or_none(ctx, "read volume", conn.block_storage.get_volume, volume.id),
-        lambda v: v is None or (str(v.status) in ("available", "error") and not v.attachments),
-        lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None,
-    )
-
-
-class VolumeDriver:
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
         name = physical_name(ctx, props.get("name"))
@@ -185,7 +129,51 @@ class VolumeDriver:
             lambda: conn.block_storage.get_volume(physical_id),
             lambda v: str(v.status) in BUSY,
         )
-        return None if vol is None else self._outcome(vol)
+        return None if vol is None else self.read_outcome(ctx, conn, vol, props)
+
+    list_what = "volumes"
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return list(conn.block_storage.volumes(details=True))
+
+    def listed_usable(self, obj: Any) -> bool:
+        return str(obj.status) not in BUSY
+
+    def read_outcome(self, ctx: ActionContext, conn: Any, vol: Any, props: Mapping[str, Any]) -> Outcome:
+        """Attributes and live properties of ``vol`` (also one from a list call)."""
+        lp = LiveProps(ctx, conn, props)
+        lp.name(vol.name)
+        lp.text("size", vol.size)
+        lp.text("description", vol.description or "")
+        lp.text("availability_zone", vol.availability_zone)
+        md = user_metadata(vol.metadata)
+        given_md = dict(props.get("metadata") or {})
+        readonly = md.get("readonly")
+        for key in CINDER_METADATA:
+            if key not in given_md:
+                md.pop(key, None)
+        lp.put("metadata", map_as_given(given_md, md))
+        if lp.wants("read_only"):
+            lp.put("read_only", str(readonly).lower() == "true")
+        if lp.wants("volume_type"):
+            given = props.get("volume_type")
+            live = vol.volume_type
+            vtype = (
+                None
+                if given in (None, "", live)
+                else resolve(ctx, conn, "volume type", given, find_volume_type)
+            )
+            same = given == live or (vtype is not None and live in (vtype.name, str(vtype.id)))
+            lp.put("volume_type", given if same else live)
+        lp.ref("snapshot_id", vol.snapshot_id, "snapshot", _find_snapshot)
+        lp.ref("source_volid", vol.source_volume_id, "volume", find_volume)
+        image_id = (getattr(vol, "volume_image_metadata", None) or {}).get("image_id")
+        for key in ("image", "imageRef"):
+            if lp.wants(key):
+                from hotc.providers.openstack.nova import find_image
+
+                lp.ref(key, image_id, "image", find_image)
+        return replace(self._outcome(vol), properties=lp.result())
 
     @staticmethod
     def _outcome(vol: Any) -> Outcome:
@@ -291,12 +279,14 @@ class VolumeDriver:
             )
         return self._outcome(call(ctx, f"read volume {vid}", conn.block_storage.get_volume, vid))
 
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def delete(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
+    ) -> None:
         conn = ctx.cloud()
         vol = get_or_none(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
         if vol is None:
             return
-        if deletion_policy(ctx, physical_id) == "Snapshot":
+        if policy == SNAPSHOT:
             self._backup_before_delete(ctx, conn, vol)
         if vol.attachments:
             ctx.log(f"volume {physical_id} is still attached; detaching it before deletion")
@@ -388,139 +378,4 @@ class VolumeDriver:
         )
 
 
-class VolumeAttachmentDriver:
-    """Physical id ``<server id>:<volume id>``."""
-
-    @staticmethod
-    def _ids(physical_id: str) -> tuple[str, str]:
-        server_id, _, volume_id = physical_id.partition(":")
-        if not volume_id:
-            raise ProviderError(f"volume attachment id {physical_id!r} is not of the form SERVER:VOLUME")
-        return server_id, volume_id
-
-    def _attach(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
-        server_id = str(props["instance_uuid"])
-        volume_id = find_volume(ctx, conn, props["volume_id"]).id
-        pid = f"{server_id}:{volume_id}"
-        ctx.record_physical_id(pid)
-        _wait_volume(ctx, conn, volume_id, "wait for volume", ("available", "in-use"))
-        if (
-            get_or_none(ctx, "read attachment", conn.compute.get_volume_attachment, server_id, volume_id)
-            is None
-        ):
-            kwargs: dict[str, Any] = {"volume_id": volume_id}
-            if props.get("mountpoint"):
-                kwargs["device"] = props["mountpoint"]
-            call(
-                ctx,
-                f"attach volume {volume_id} to server {server_id}",
-                lambda: conn.compute.create_volume_attachment(server_id, **kwargs),
-            )
-        wait_for(
-            ctx,
-            f"attach volume {volume_id} to server {server_id}",
-            lambda: conn.block_storage.get_volume(volume_id),
-            lambda v: (
-                v is not None
-                and str(v.status) == "in-use"
-                and any(a.get("server_id") == server_id for a in v.attachments or [])
-            ),
-            lambda v: (
-                f"went to {v.status}"
-                if str(v.status).startswith("error")
-                or str(v.status) == "available"
-                and not _attaching(conn, server_id, volume_id)
-                else None
-            ),
-        )
-        return pid
-
-    def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
-        conn = ctx.cloud()
-        pid = self._attach(ctx, conn, props)
-        out = self.read(ctx, pid, props)
-        if out is None:
-            raise ProviderError(f"volume attachment {pid} vanished right after it was made")
-        return out
-
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        server_id, volume_id = self._ids(physical_id)
-        att = get_or_none(
-            ctx,
-            f"read volume attachment {physical_id}",
-            conn.compute.get_volume_attachment,
-            server_id,
-            volume_id,
-        )
-        return None if att is None else outcome(att, {}, physical_id=physical_id)
-
-    def update(
-        self,
-        ctx: ActionContext,
-        physical_id: str,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        changed: frozenset[str],
-    ) -> Outcome:
-        """As Heat: detach from the old server/volume, then attach as the new properties say."""
-        conn = ctx.cloud()
-        self._detach(ctx, conn, physical_id)
-        pid = self._attach(ctx, conn, new)
-        out = self.read(ctx, pid, new)
-        if out is None:
-            raise ProviderError(f"volume attachment {pid} vanished right after it was made")
-        return out
-
-    def _detach(self, ctx: ActionContext, conn: Any, physical_id: str) -> None:
-        server_id, volume_id = self._ids(physical_id)
-        try:
-            call(
-                ctx,
-                f"detach volume {volume_id} from server {server_id}",
-                conn.compute.delete_volume_attachment,
-                server_id,
-                volume_id,
-                ignore_missing=False,
-            )
-        except NotFound:
-            pass
-        wait_for(
-            ctx,
-            f"detach volume {volume_id} from server {server_id}",
-            lambda: get_or_none(ctx, "read volume", conn.block_storage.get_volume, volume_id),
-            lambda v: (
-                v is None
-                or not any(a.get("server_id") == server_id for a in v.attachments or [])
-                and str(v.status) in ("available", "in-use", "error")
-            ),
-            lambda v: "detach failed: status error_detaching" if str(v.status) == "error_detaching" else None,
-        )
-
-    def delete(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        self._detach(ctx, ctx.cloud(), physical_id)
-
-    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        conn = ctx.cloud()
-        try:
-            volume_id = find_volume(ctx, conn, props["volume_id"]).id
-        except (ProviderError, KeyError):
-            return None
-        pid = f"{props.get('instance_uuid')}:{volume_id}"
-        return pid if self.read(ctx, pid, props) is not None else None
-
-
-def _attaching(conn: Any, server_id: str, volume_id: str) -> bool:
-    """Nova still holds the attachment (so an ``available`` volume is about to become ``in-use``)."""
-    try:
-        return conn.compute.get_volume_attachment(server_id, volume_id) is not None
-    except Exception:
-        return False
-
-
-DRIVERS: dict[str, Driver] = with_defaults(
-    {
-        "OS::Cinder::Volume": VolumeDriver(),
-        "OS::Cinder::VolumeAttachment": VolumeAttachmentDriver(),
-    }
-)
+DRIVERS: dict[str, Driver] = with_defaults({"OS::Cinder::Volume": VolumeDriver()})

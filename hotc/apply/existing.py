@@ -1,0 +1,150 @@
+"""``--existing`` (Heat's ``stack update --existing``): plan or apply with the template, environments and
+parameters recorded by the last apply, overriding only what the command gives.
+
+The stored files are written to a temporary directory (same relative layout, so ``get_file`` and nested
+templates resolve as they did) for as long as the command runs. Merge order, as Heat's PATCH update: the stored
+environments, then the environments given now; the stored parameter values, except those an environment given
+now or a ``--parameter`` sets; ``--parameter`` wins over everything. A stored value equal to the template's
+default is not passed on (so a new template given with ``-t`` keeps its own defaults). Hidden parameters come
+back decrypted with the state key, or must be given again when the state holds only their digest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hotc.errors import HotcError
+from hotc.state.document import StackState
+
+
+@dataclass(frozen=True)
+class ExistingInputs:
+    template: Path
+    environments: list[Path]
+    parameters: dict[str, str]
+    parameter_files: dict[str, Path]
+
+
+def _env_parameter_names(path: Path) -> set[str]:
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return set()  # the loader reports a broken environment properly
+    if not isinstance(doc, dict):
+        return set()
+    names: set[str] = set()
+    for section in ("parameters", "parameter_defaults"):
+        sec = doc.get(section)
+        if isinstance(sec, dict):
+            names |= {str(k) for k in sec}
+    return names
+
+
+def cli_text(value: Any, kind: str) -> str:
+    """A stored parameter value as ``--parameter`` text for a parameter of type ``kind``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if kind == "comma_delimited_list" and isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    return str(value)
+
+
+@contextmanager
+def existing_inputs(
+    state: StackState | None,
+    stack: str,
+    key: bytes | None,
+    template: Path | None,
+    environments: list[Path],
+    parameters: Mapping[str, str],
+    parameter_files: Mapping[str, Path],
+) -> Iterator[ExistingInputs]:
+    from hotc.parser.api import NO_TYPE_CHECKS, load_stack
+    from hotc.state.codec import reveal_parameter
+
+    record = state.template if state is not None else {}
+    files: Mapping[str, str] = (record or {}).get("files") or {}
+    main = (record or {}).get("main")
+    if state is None or not main or main not in files:
+        raise HotcError(
+            f"--existing: stack {stack!r} has no stored template (it was never applied, or it was destroyed); "
+            "give the template with -t instead"
+        )
+    with tempfile.TemporaryDirectory(prefix="hotc-existing-") as tmp:
+        root = Path(tmp) / "stack"
+        for rel, text in files.items():
+            target = (root / rel).resolve()
+            if not str(target).startswith(str(root.resolve()) + os.sep):
+                raise HotcError(f"--existing: the state's stored file {rel!r} leaves its directory; not used")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        main_path = template if template is not None else root / main
+        stored_envs = [root / e for e in (record.get("environments") or []) if e in files]
+        envs = [*stored_envs, *environments]
+        # the parameters' types and defaults, from the template as it will be loaded
+        probe, _diags = load_stack(  # only the declared parameters are read: no type checks needed
+            str(main_path), [str(e) for e in envs], {}, {}, require_values=False, checks=NO_TYPE_CHECKS
+        )
+        declared = probe.template.parameters if probe is not None else {}
+        overridden = set(parameters) | set(parameter_files)
+        for e in environments:
+            overridden |= _env_parameter_names(e)
+        params: dict[str, str] = {}
+        need: list[str] = []
+        for name, rec in state.parameters.items():
+            if name in overridden or name not in declared:
+                continue
+            value = reveal_parameter(rec, key)
+            if rec.hidden and value is None:
+                need.append(name)
+                continue
+            p = declared[name]
+            if not rec.hidden and value == getattr(p, "default", object()):
+                continue
+            params[name] = cli_text(value, str(getattr(p, "type", "string")))
+        if need:
+            raise HotcError(
+                "--existing: the state keeps only a digest of the hidden parameter(s) "
+                + ", ".join(sorted(need))
+                + " (no HOTC_STATE_KEY): give them again with --parameter NAME=VALUE"
+            )
+        params.update(parameters)
+        yield ExistingInputs(main_path, envs, params, dict(parameter_files))
+
+
+@contextmanager
+def existing_from_backend(
+    backend_url: str | None,
+    stack: str | None,
+    lock_timeout: float,
+    template: Path | None,
+    environments: list[Path],
+    parameters: Mapping[str, str],
+    parameter_files: Mapping[str, Path],
+    cwd: Path | None = None,
+) -> Iterator[ExistingInputs]:
+    """:func:`existing_inputs` for the stack's state in its backend (read under the lock)."""
+    from hotc.state import backend_from_config
+
+    if not stack:
+        raise HotcError("--existing needs the STACK name (its stored template is used)")
+    backend: Any = backend_from_config(backend_url, cwd)
+    with backend.lock(stack, "plan", timeout=lock_timeout):
+        state, _token = backend.read(stack)
+    with existing_inputs(
+        state, stack, getattr(backend, "key", None), template, environments, parameters, parameter_files
+    ) as inputs:
+        yield inputs

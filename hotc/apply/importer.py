@@ -1,0 +1,189 @@
+"""``hotc import``: take over existing objects (Terraform's ``import``), one or many at once.
+
+Each requested address must be declared by the template (and enabled by its conditions), must not be in the
+state yet and must not carry an ``external_id``. Its type must be one hotc can read from the cloud. Every object
+is read through its type's driver (dependencies first, so that an imported subnet's ``network`` resolves to the
+imported network); the live properties are recorded (see :func:`hotc.apply.adopt.recorded_properties`), so the
+next ``hotc plan`` shows only the real differences between the template and the objects. All or nothing: one
+failed read (a missing id, an id of another type) writes nothing. The cloud is never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any
+
+from hotc.apply.adopt import (
+    adopt_reason,
+    adopted_record,
+    missing_object,
+    recorded_properties,
+    without_unknowns,
+)
+from hotc.apply.events import resource_event
+from hotc.apply.executor import with_defaults
+from hotc.apply.resolve import StateResolver
+from hotc.apply.session import ApplyWiring, parameter_records, template_record
+from hotc.errors import HotcError
+from hotc.planner.api import (
+    PlanOptions,
+    ResourceChange,
+    build_desired,
+    make_plan,
+    plan_inputs,
+    template_digest,
+)
+from hotc.providers.base import ActionContext
+from hotc.providers.registry import get_schema
+from hotc.state import StackState, backend_from_config
+from hotc.state.events import Event, utc_now
+
+STACK_ADOPTED = "ADOPT_COMPLETE"
+
+
+@dataclass(frozen=True)
+class Imported:
+    address: str
+    type: str
+    physical_id: str
+    note: str | None = None
+
+
+def importable(type_name: str, drivers: Callable[[str], Any]) -> str | None:
+    """Why ``type_name`` cannot be imported (None when it can): it needs a driver and a cloud object."""
+
+    schema = get_schema(type_name)
+    if drivers(type_name) is None or schema is None:
+        return f"hotc has no driver for {type_name}"
+    if schema.service is None:
+        return (
+            f"{type_name} is made by hotc itself, not an object in the cloud (there is nothing to import: "
+            "apply creates it)"
+        )
+    return None
+
+
+def read_imports(
+    desired: Any,
+    state: StackState,
+    changes: list[ResourceChange],
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
+) -> tuple[StackState, list[Event], list[Imported]]:
+    """``state`` with every import of ``changes`` (plan order: dependencies first) read and recorded. Raises
+    HotcError at the first object that cannot be read; the caller then writes nothing."""
+
+    new = state
+    events: list[Event] = []
+    done: list[Imported] = []
+    for c in changes:
+        assert c.import_id is not None
+        pid = c.import_id
+        driver = drivers(c.type)
+        props = dict(without_unknowns(dict(desired.resolve_properties(c.address, StateResolver(new)))))
+        ctx = ActionContext(
+            address=c.address,
+            type=c.type,
+            stack_name=state.stack_name,
+            lineage=state.lineage,
+            timeout=120.0,
+            cloud=cloud,
+            record_physical_id=lambda _pid: None,
+        )
+        try:
+            outcome = driver.read(ctx, pid, with_defaults(c.type, props))
+        except HotcError as exc:
+            raise HotcError(
+                f"{c.address}: reading {c.type} {pid}: {exc.message}; nothing was imported"
+            ) from exc
+        except Exception as exc:  # noqa: BLE001 -- a cloud error, reported with the address
+            raise HotcError(
+                f"{c.address}: reading {c.type} {pid} failed: {exc}; nothing was imported"
+            ) from exc
+        if outcome is None:
+            raise HotcError(f"{c.address}: {missing_object(c.type, pid).replace('recorded', 'imported')}")
+        got = outcome.physical_id or pid
+        recorded, note = recorded_properties(get_schema(c.type), props, outcome.properties, c.sensitive_paths)
+        reason = adopt_reason(got, external=False)
+        now = utc_now()
+        new = new.with_resource(
+            adopted_record(
+                address=c.address,
+                type_name=c.type,
+                outcome=outcome,
+                physical_id=got,
+                properties=recorded,
+                dependencies=tuple(c.depends_on),
+                deletion_policy=c.deletion_policy,
+                external=False,
+                reason=reason,
+                now=now,
+                sensitive_paths=c.sensitive_paths,
+            )
+        )
+        events.append(resource_event(c.address, c.type, STACK_ADOPTED, reason, got))
+        done.append(Imported(c.address, c.type, got, note))
+    return new, events, done
+
+
+def run_import(
+    *,
+    stack: str,
+    requests: list[tuple[str, str]],
+    template: Path,
+    envs: list[Path],
+    params: Mapping[str, str],
+    pfiles: Mapping[str, Path],
+    backend_url: str | None,
+    lock_timeout: float,
+    out: IO[str],
+    err: IO[str],
+    wiring: ApplyWiring,
+    cwd: Path | None = None,
+) -> int:
+    """``wiring``: the loader, drivers and cloud connection, from the CLI's composition root."""
+    if not requests:
+        raise HotcError("nothing to import: give ADDRESS ID, or --file MAP")
+    drivers = wiring.drivers
+    loaded = wiring.load(template, envs, params, pfiles)
+    backend: Any = backend_from_config(backend_url, cwd)
+    with backend.lock(stack, "import", timeout=lock_timeout) as lk:
+        state, _token = backend.read(stack)
+        base = state if state is not None else StackState.new(stack)
+        desired = build_desired(loaded, stack, base.lineage, state=state)
+        plan = make_plan(desired, state, PlanOptions(imports=tuple(requests)))  # checks every address
+        wanted = {a for a, _ in requests}
+        changes = [c for c in plan.changes if c.address in wanted and c.import_id is not None]
+        bad = [(c.address, why) for c in changes if (why := importable(c.type, drivers)) is not None]
+        if bad:
+            raise HotcError(
+                "; ".join(f"{a}: {why}" for a, why in bad) + "; nothing was imported",
+            )
+        new, events, done = read_imports(desired, base, changes, drivers, wiring.cloud)
+        if state is None or not state.template:
+            plan = replace(
+                plan,
+                inputs=plan_inputs(loaded, template, envs, dict(params), dict(pfiles)),
+                template_digest=template_digest(loaded),
+            )
+            new = replace(
+                new,
+                template=template_record(loaded, plan),
+                template_digest=plan.template_digest,
+                parameters=parameter_records(loaded, getattr(backend, "key", None)),
+            )
+        if state is None:
+            new = replace(new, status=STACK_ADOPTED, status_reason="created by hotc import")
+        backend.write(stack, new, lk)
+        backend.append_events(stack, events)
+    for d in done:
+        out.write(f"Imported {d.address} ({d.type}): {d.physical_id}\n")
+        if d.note:
+            err.write(f"note: {d.address}: {d.note}\n")
+    out.write(
+        f"\nImport complete: {len(done)} resource(s) recorded in stack {stack!r}; nothing in the cloud was "
+        f"changed. Run 'hotc plan -t {template} {stack}' to see how the objects differ from the template.\n"
+    )
+    return 0

@@ -1,0 +1,145 @@
+"""``hotc import``: take over objects that already exist (owned by the importer).
+
+    hotc import STACK ADDRESS ID -t T [-e E]... [--parameter K=V]...      one object
+    hotc import STACK --file MAP -t T [-e E]...                            many: MAP is YAML/JSON {address: id}
+    hotc import STACK --from-heat HEAT_STACK DIR [--abandon]               migrate a live Heat stack
+
+The template must declare every address. The objects are read from the cloud and recorded with their live
+properties; nothing in the cloud changes. Afterwards ``hotc plan`` shows how they differ from the template.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+
+from hotc.cli.common import EnvOpt, ParamFileOpt, ParamOpt, parse_parameter_files, parse_parameters
+from hotc.errors import HotcError
+
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
+]
+OsCloudOpt = Annotated[
+    str | None,
+    typer.Option("--os-cloud", help="Cloud name in clouds.yaml (default: OS_CLOUD / OS_* variables)."),
+]
+LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+
+
+def read_map(path: Path) -> list[tuple[str, str]]:
+    """An import map: a YAML or JSON mapping ``address: id``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HotcError(f"--file {path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        data: Any = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise HotcError(f"--file {path}: not valid YAML/JSON: {exc}") from exc
+    if not isinstance(data, dict) or not data:
+        raise HotcError(f"{path}: an import map is a non-empty mapping of resource address to object id")
+    out: list[tuple[str, str]] = []
+    for addr, pid in data.items():
+        if not isinstance(addr, str) or not isinstance(pid, str) or not addr or not pid:
+            raise HotcError(
+                f"{path}: entry {addr!r}: {pid!r}: expected 'ADDRESS: ID' with both non-empty strings"
+            )
+        out.append((addr, pid))
+    return out
+
+
+def import_command(
+    stack: Annotated[str, typer.Argument(help="The hotc stack to import into.")],
+    address: Annotated[
+        str | None,
+        typer.Argument(help="Resource address in the template (with --from-heat: the output DIRECTORY)."),
+    ] = None,
+    physical_id: Annotated[
+        str | None, typer.Argument(metavar="[ID]", help="The object's id in the cloud.")
+    ] = None,
+    template: Annotated[Path | None, typer.Option("-t", "--template", help="HOT template file.")] = None,
+    environment: EnvOpt = None,
+    parameter: ParamOpt = None,
+    parameter_file: ParamFileOpt = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", help="YAML/JSON map of address -> id: import them all at once.")
+    ] = None,
+    from_heat: Annotated[
+        str | None,
+        typer.Option("--from-heat", metavar="HEAT_STACK", help="Migrate this live Heat stack (name or id)."),
+    ] = None,
+    abandon: Annotated[
+        bool,
+        typer.Option("--abandon", help="With --from-heat: ask Heat to abandon the stack (resources stay)."),
+    ] = False,
+    backend: BackendOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    os_cloud: OsCloudOpt = None,
+) -> None:
+    """Take over existing objects: record them in the stack's state (nothing in the cloud changes)."""
+    if from_heat is not None:
+        if address is None or physical_id is not None:
+            raise HotcError(
+                "--from-heat HEAT_STACK takes one DIRECTORY: hotc import STACK --from-heat HEAT DIR"
+            )
+        if template is not None or file is not None or environment or parameter or parameter_file:
+            raise HotcError(
+                "--from-heat reads the template, environment and parameters from Heat: do not give -t/-e/"
+                "--parameter/--file"
+            )
+        from hotc.apply.from_heat import run_from_heat
+
+        code = run_from_heat(
+            stack=stack,
+            heat_stack=from_heat,
+            directory=Path(address),
+            abandon=abandon,
+            backend_url=backend,
+            os_cloud=os_cloud,
+            lock_timeout=lock_timeout,
+            out=sys.stdout,
+            err=sys.stderr,
+        )
+        if code:
+            raise typer.Exit(code)
+        return
+    if abandon:
+        raise HotcError("--abandon goes with --from-heat")
+    if template is None:
+        raise HotcError("give the template that declares the resources with -t TEMPLATE")
+    if file is not None:
+        if address is not None:
+            raise HotcError("give either ADDRESS ID or --file MAP, not both")
+        requests = read_map(file)
+    else:
+        if address is None or physical_id is None:
+            raise HotcError("give ADDRESS and ID (hotc import STACK ADDRESS ID -t T), or --file MAP")
+        requests = [(address, physical_id)]
+    from hotc.apply.importer import run_import
+    from hotc.cli.apply import apply_wiring
+
+    code = run_import(
+        stack=stack,
+        requests=requests,
+        template=template,
+        envs=list(environment or []),
+        params=parse_parameters(parameter),
+        pfiles=parse_parameter_files(parameter_file),
+        backend_url=backend,
+        lock_timeout=lock_timeout,
+        out=sys.stdout,
+        err=sys.stderr,
+        wiring=apply_wiring(os_cloud),
+    )
+    if code:
+        raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("import")(import_command)

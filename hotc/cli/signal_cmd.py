@@ -1,0 +1,66 @@
+"""``hotc signal STACK ADDRESS [--data JSON | --data-file F]``: ``openstack stack resource signal`` for a
+wait-condition handle (or the wait condition / Swift signal that waits on it). The signal is written to the
+handle's object in the signal store with hotc's own credentials, exactly as an instance's curl would; a running
+apply that waits on it sees it at its next poll."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hotc.errors import HotcError
+
+
+def signal_command(
+    stack: Annotated[str, typer.Argument(help="Stack name.")],
+    address: Annotated[str, typer.Argument(help="The handle (or wait condition) to signal.")],
+    data: Annotated[
+        str | None, typer.Option("--data", help='The signal as JSON, e.g. \'{"status": "SUCCESS"}\'.')
+    ] = None,
+    data_file: Annotated[
+        Path | None, typer.Option("--data-file", help="Read the JSON signal from a file.")
+    ] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
+    ] = None,
+    signal_store: Annotated[
+        str | None,
+        typer.Option("--signal-store", help="The signal store s3://BUCKET/PREFIX (default: as for apply)."),
+    ] = None,
+) -> None:
+    """Send a signal to a wait-condition handle, as 'openstack stack resource signal' does."""
+    from hotc.providers.native.signal_mixin import signal_key
+    from hotc.state import backend_from_config
+    from hotc.state.signal_store import store_for
+
+    if data is not None and data_file is not None:
+        raise HotcError("give --data or --data-file, not both")
+    text = data if data is not None else None
+    if data_file is not None:
+        try:
+            text = data_file.read_text()
+        except OSError as exc:
+            raise HotcError(f"{data_file}: cannot read: {exc.strerror}") from None
+    body = b""
+    if text is not None:
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            raise HotcError(f"the signal data is not JSON: {exc}") from None
+        body = json.dumps(parsed).encode()
+    state, _ = backend_from_config(backend).read(stack)
+    if state is None:
+        raise HotcError(f"stack {stack!r} has no state")
+    store = store_for(signal_store, backend)()
+    key = signal_key(state.resources, address, store)
+    store.put(key, body)
+    print(f"Signal sent to {address}.", file=sys.stderr)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("signal")(signal_command)

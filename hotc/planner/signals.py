@@ -1,0 +1,167 @@
+"""Plan-time checks for what apply could not do: resource types hotc has no driver for, options that need a
+service hotc does not have (a Heat or Zaqar signal transport), and the signal store that wait conditions,
+Swift signals and their handles need (configured, reachable, keeping object versions when several signals go
+to one handle). A plan never looks green for something apply would refuse.
+
+``check_plan_support(desired, plan)`` is pure (positioned diagnostics); ``enforce_plan_support(desired, plan,
+store)`` is the CLI edge: it raises a HotcError carrying them, and probes the store only when the plan needs
+it (``store`` is a lazy getter, :func:`hotc.state.signal_store.store_factory`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hotc.errors import Diagnostic, HotcError, error
+from hotc.planner.plan import Action, Plan
+from hotc.values import Unknown
+
+#: types whose create/update/delete reads or writes the signal store
+STORE_TYPES = frozenset(
+    {
+        "OS::Heat::WaitConditionHandle",
+        "OS::Heat::WaitCondition",
+        "OS::Heat::SwiftSignalHandle",
+        "OS::Heat::SwiftSignal",
+        "AWS::CloudFormation::WaitConditionHandle",
+        "AWS::CloudFormation::WaitCondition",
+        "OS::Heat::UpdateWaitConditionHandle",
+    }
+)
+HANDLE_TYPES = frozenset(
+    {
+        "OS::Heat::WaitConditionHandle",
+        "OS::Heat::SwiftSignalHandle",
+        "AWS::CloudFormation::WaitConditionHandle",
+        "OS::Heat::UpdateWaitConditionHandle",
+    }
+)
+#: waiters and the property holding how many signals they wait for
+COUNT_PROPS: Mapping[str, str] = {
+    "OS::Heat::WaitCondition": "count",
+    "OS::Heat::SwiftSignal": "count",
+    "AWS::CloudFormation::WaitCondition": "Count",
+}
+#: signal transports that need a service hotc does not have, with what to use instead
+SERVICE_TRANSPORTS: Mapping[str, str] = {
+    "CFN_SIGNAL": "Heat's CloudFormation-compatible API (heat-api-cfn)",
+    "HEAT_SIGNAL": "Heat's API (resource signal with Keystone credentials)",
+    "ZAQAR_SIGNAL": "the Zaqar messaging service",
+}
+HANDLE_TRANSPORT_HINT = "use signal_transport TOKEN_SIGNAL (the default) or TEMP_URL_SIGNAL, or NO_SIGNAL"
+
+_APPLIED = (Action.CREATE, Action.UPDATE, Action.REPLACE)
+
+
+@dataclass(frozen=True)
+class StoreNeeds:
+    addresses: tuple[str, ...]  # changes that use the signal store
+    multi: tuple[str, ...]  # waiters that may need several signals on one handle (count > 1 or unknown)
+
+
+def transport_problem(type_name: str, props: Mapping[str, Any]) -> str | None:
+    """Why a resource's ``signal_transport`` cannot work without Heat (None when it can)."""
+    t = props.get("signal_transport")
+    if not isinstance(t, str) or t not in SERVICE_TRANSPORTS:
+        return None
+    if type_name == "OS::Heat::WaitConditionHandle":
+        return f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; {HANDLE_TRANSPORT_HINT}"
+    return None
+
+
+def store_needs(plan: Plan) -> StoreNeeds:
+    used: list[str] = []
+    multi: list[str] = []
+    for c in plan.changes:
+        if c.type not in STORE_TYPES or c.action is Action.NOOP or c.action is Action.FORGET:
+            continue
+        props = c.after if c.action in _APPLIED else c.before
+        if c.type == "OS::Heat::WaitConditionHandle" and (props or {}).get("signal_transport") == "NO_SIGNAL":
+            continue
+        used.append(c.address)
+        prop = COUNT_PROPS.get(c.type)
+        if prop is not None and c.action in _APPLIED:
+            n = (c.after or {}).get(prop, 1)
+            if isinstance(n, Unknown) or not isinstance(n, int | float) or n > 1:
+                multi.append(c.address)
+    return StoreNeeds(tuple(used), tuple(multi))
+
+
+def check_plan_support(
+    desired: Any, plan: Plan, drivers: Callable[[str], Any] | None = None
+) -> list[Diagnostic]:
+    """Errors for what the plan creates, updates or replaces that apply cannot do (``drivers``: the driver
+    look-up, default :func:`hotc.providers.drivers.driver_for`)."""
+    from hotc.providers.drivers import driver_for, unsupported_reason
+
+    lookup = drivers or driver_for
+    out: list[Diagnostic] = []
+    resources = getattr(desired, "resources", {}) or {}
+    for c in plan.changes:
+        if c.action not in _APPLIED or c.import_id is not None:
+            continue
+        dr = resources.get(c.address)
+        pos = getattr(dr, "pos", None)
+        if lookup(c.type) is None:
+            out.append(
+                error(
+                    f"{c.address}: hotc cannot create or update {c.type}: {unsupported_reason(c.type)}. Map the "
+                    "type to a supported one (or OS::Heat::None) in an environment's resource_registry, or "
+                    "remove it",
+                    pos,
+                    "unsupported-type",
+                )
+            )
+            continue
+        problem = transport_problem(c.type, c.after or {})
+        if problem is not None:
+            out.append(error(f"{c.address}: {c.type}: {problem}", pos, "unsupported-option"))
+    return out
+
+
+def enforce_plan_support(
+    desired: Any, plan: Plan, store: Callable[[], Any] | None, *, state_key: bool = True
+) -> None:
+    """Raise HotcError (with positioned diagnostics) when apply could not do what the plan says: an unsupported
+    type or option, or signals with no signal store, an unreachable one, or one that would lose signals.
+    ``state_key``: whether the state backend encrypts secrets (without a key a handle's URL would be stored as
+    a digest only, so the next plan could not give it to the server's user_data again)."""
+    if plan.mode != "normal":
+        return
+    diags = check_plan_support(desired, plan)
+    needs = store_needs(plan)
+    handles = [c.address for c in plan.changes if c.type in HANDLE_TYPES and c.action in _APPLIED]
+    if handles and not state_key:
+        diags.append(
+            error(
+                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state, and this "
+                "state backend has no encryption key: set HOTC_STATE_KEY (without it the next plan could not "
+                "read the URL back and would replace every server whose user_data holds it)",
+                getattr((getattr(desired, "resources", {}) or {}).get(handles[0]), "pos", None),
+                "state-key",
+            )
+        )
+    if needs.addresses:
+        from hotc.state.signal_store import NO_STORE_HINT
+
+        shown = ", ".join(needs.addresses[:5]) + (" …" if len(needs.addresses) > 5 else "")
+        try:
+            if store is None:
+                raise HotcError("no signal store is configured: " + NO_STORE_HINT)
+            s = store()
+            s.check(need_versions=bool(needs.multi))
+        except HotcError as exc:
+            diags.append(
+                error(
+                    f"{shown}: signals need the signal store: {exc.message}",
+                    getattr((getattr(desired, "resources", {}) or {}).get(needs.addresses[0]), "pos", None),
+                    "signal-store",
+                )
+            )
+    if diags:
+        raise HotcError(
+            f"the plan cannot be applied: {len(diags)} problem(s) listed above; nothing was planned",
+            diagnostics=tuple(diags),
+        )

@@ -1,0 +1,103 @@
+"""CI ergonomics: --version, shell completion, --no-color, stack list with status and times, heartbeat lines."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from hotc import __version__
+from hotc.apply.progress import PlainProgress
+from hotc.cli.app import main
+from hotc.state.events import Event
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = 0
+    try:
+        main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"hotc {__version__}"
+
+
+def test_shell_completion_is_offered(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "--install-completion" in out and "--show-completion" in out
+
+
+def test_no_color_flag_sets_no_color(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    monkeypatch.setenv("NO_COLOR", "")  # so the teardown restores the variable as it was
+    monkeypatch.delenv("NO_COLOR")
+
+    run(capsys, "--no-color", "stack", "list")
+    assert os.environ.get("NO_COLOR") == "1"
+
+
+def test_stack_list_shows_status_and_hides_destroyed_stacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    t = "heat_template_version: 2018-08-31\nresources:\n  r: {type: OS::Heat::None}\n"
+    for name in ("alpha", "beta"):
+        (tmp_path / f"{name}.yaml").write_text(t)
+        assert run(capsys, "apply", "-t", f"{name}.yaml", "--auto-approve")[0] == 0
+    assert run(capsys, "destroy", "beta", "--auto-approve")[0] == 0
+    code, out, _ = run(capsys, "stack", "list")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["STACK", "STATUS", "RESOURCES"]
+    assert any(ln.startswith("alpha ") and "CREATE_COMPLETE" in ln and " 1 " in ln for ln in lines)
+    assert not any(ln.startswith("beta") for ln in lines)
+    code, out, _ = run(capsys, "stack", "list", "--all", "--format", "json")
+    stacks = {s["stack_name"]: s for s in json.loads(out)["stacks"]}
+    assert stacks["alpha"]["resources"] == 1 and stacks["alpha"]["updated_at"]
+    assert "beta" in stacks and stacks["beta"]["resources"] == 0
+
+
+def test_heartbeat_names_what_is_still_in_flight() -> None:
+    now = [100.0]
+    out = io.StringIO()
+    p = PlainProgress(out, heartbeat=0, clock=lambda: now[0])
+    p(Event.now("web", "OS::Nova::Server", "CREATE_IN_PROGRESS"))
+    p(Event.now("db", "OS::Cinder::Volume", "DELETE_IN_PROGRESS"))
+    now[0] = 121.4
+    p.beat()
+    p(Event.now("db", "OS::Cinder::Volume", "DELETE_COMPLETE"))
+    now[0] = 141.0
+    p.beat()
+    lines = out.getvalue().splitlines()
+    assert "db: still deleting… 21 s elapsed" in lines and "web: still creating… 21 s elapsed" in lines
+    assert lines[-1] == "web: still creating… 41 s elapsed"
+    assert not any("db: still" in ln for ln in lines[lines.index("db: DELETE_COMPLETE after 21.4s") :])
+
+
+def test_heartbeat_thread_beats_until_the_progress_closes() -> None:
+    class Gate(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen = threading.Event()
+
+        def write(self, s: str) -> int:
+            if "still creating" in s:
+                self.seen.set()
+            return super().write(s)
+
+    out = Gate()
+    with PlainProgress(out, heartbeat=0.01) as p:
+        p(Event.now("web", "OS::Nova::Server", "CREATE_IN_PROGRESS"))
+        assert out.seen.wait(30), "no heartbeat line"
+    assert p._thread is not None and not p._thread.is_alive()

@@ -1,0 +1,127 @@
+"""Sensitivity flows through every edge: hidden parameter / RandomString -> property -> attributes -> get_attr ->
+property or output, and is masked wherever it lands (state, outputs, plans, listings)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.secrets.helpers import HIDDEN, hotc
+
+
+def _apply(capsys: Any, *extra: str) -> tuple[int, str, str]:
+    return hotc(capsys, "apply", "-t", "s.yaml", "--parameter", f"db_pass={HIDDEN}", "--auto-approve", *extra)
+
+
+def _random(capsys: Any) -> str:
+    code, out, err = hotc(capsys, "output", "s", "rv", "--show-sensitive")
+    assert code == 0, err
+    return out.strip()
+
+
+def test_derived_values_are_stored_masked_and_outputs_marked_sensitive(workdir: Path, capsys: Any) -> None:
+    code, out, err = _apply(capsys)
+    assert code == 0, err
+    rnd = _random(capsys)
+    assert len(rnd) == 24
+    for name in ("s.json", "s.json.backup", "s.events.jsonl"):
+        path = workdir / ".hotc" / name
+        if path.exists():
+            text = path.read_text()
+            assert HIDDEN not in text and rnd not in text, name
+    doc = json.loads((workdir / ".hotc" / "s.json").read_text())
+    # the TestResource fed by the hidden parameter, and the one reading its attribute: attributes masked
+    for addr in ("a", "b", "v", "w"):
+        attrs = doc["resources"][addr]["attributes"]
+        assert attrs and all(set(v) == {"__sensitive__", "encrypted"} for v in attrs.values()), (addr, attrs)
+    assert doc["resources"]["plain"]["attributes"]["output"] == "v1"  # what reads no secret stays clear
+    outs = doc["outputs"]
+    assert {n for n, o in outs.items() if o["sensitive"]} == {"pw", "derived", "rv", "rid", "wout"}
+    assert outs["tag_out"] == {"value": "v1", "description": "", "sensitive": False, "error": None}
+    # apply printed them masked
+    tail = out.split("Apply complete!")[1]
+    assert "pw = (sensitive)" in tail and "derived = (sensitive)" in tail and 'tag_out = "v1"' in tail
+    assert HIDDEN not in out + err and rnd not in out + err
+
+
+def test_output_shows_sensitive_values_only_with_show_sensitive(workdir: Path, capsys: Any) -> None:
+    assert _apply(capsys)[0] == 0
+    rnd = _random(capsys)
+    code, out, err = hotc(capsys, "output", "s")
+    assert code == 0 and "pw = (sensitive)" in out and 'tag_out = "v1"' in out and "--show-sensitive" in err
+    assert HIDDEN not in out and rnd not in out
+    code, out, err = hotc(capsys, "output", "s", "pw")
+    assert code == 1 and out == "" and "is sensitive" in err and "--show-sensitive" in err
+    code, out, _ = hotc(capsys, "output", "s", "--format", "json")
+    doc = json.loads(out)
+    assert doc["pw"] == {"value": "(sensitive)", "description": "", "sensitive": True}
+    assert doc["tag_out"]["value"] == "v1"
+    code, out, _ = hotc(capsys, "output", "s", "--format", "json", "--show-sensitive")
+    doc = json.loads(out)
+    assert doc["pw"]["value"] == f"password={HIDDEN}" and doc["derived"]["value"] == f"password={HIDDEN}-v1"
+    assert doc["rv"]["value"] == doc["rid"]["value"] == doc["wout"]["value"] == rnd
+    code, out, _ = hotc(capsys, "output", "s", "pw", "--show-sensitive", "--format", "json")
+    assert code == 0 and json.loads(out) == f"password={HIDDEN}"
+    code, out, _ = hotc(capsys, "output", "s", "--show-sensitive")
+    assert code == 0 and f'pw = "password={HIDDEN}"' in out
+    code, out, _ = hotc(capsys, "output", "--help")
+    assert "--show-sensitive" in out
+
+
+def test_update_plans_mask_values_read_through_get_attr(workdir: Path, capsys: Any) -> None:
+    assert _apply(capsys)[0] == 0
+    args = ("plan", "-t", "s.yaml", "--parameter", f"db_pass={HIDDEN}", "--parameter", "tag=v2")
+    code, out, err = hotc(capsys, *args)
+    assert code == 0, err
+    assert "~ b (OS::Heat::TestResource)" in out and "~ value: (sensitive) -> (sensitive)" in out
+    assert HIDDEN not in out and "v1" not in out.split("~ b (")[1].split("\n\n")[0]
+    code, out, _ = hotc(capsys, *args, "--format", "json")
+    doc = json.loads(out)
+    b = next(c for c in doc["resource_changes"] if c["address"] == "b")
+    assert b["before"]["value"] == b["after"]["value"] == "(sensitive)"
+    assert b["before_sensitive"] == {"value": True} and b["after_sensitive"] == {"value": True}
+    assert HIDDEN not in out
+
+
+def test_a_property_that_becomes_sensitive_in_an_update_is_stored_masked(workdir: Path, capsys: Any) -> None:
+    assert _apply(capsys)[0] == 0
+    tpl = (workdir / "s.yaml").read_text()
+    # plain now reads the hidden parameter: an in-place update whose new value must be masked from now on
+    (workdir / "s.yaml").write_text(tpl.replace("value: {get_param: tag}", "value: {get_param: db_pass}"))
+    code, out, err = _apply(capsys)
+    assert code == 0, err
+    doc = json.loads((workdir / ".hotc" / "s.json").read_text())
+    plain = doc["resources"]["plain"]
+    assert plain["sensitive_paths"] == ["value"] and set(plain["properties"]["value"]) == {
+        "__sensitive__",
+        "encrypted",
+    }
+    assert HIDDEN not in (workdir / ".hotc" / "s.json").read_text()
+    assert doc["outputs"]["tag_out"]["sensitive"] is True
+
+
+def test_random_string_id_is_masked_everywhere(workdir: Path, capsys: Any) -> None:
+    assert _apply(capsys)[0] == 0
+    doc = json.loads((workdir / ".hotc" / "s.json").read_text())
+    pid = doc["resources"]["rnd"]["physical_id"]
+    assert pid.startswith("s-rnd-")
+    shown = [
+        hotc(capsys, "resource", "list", "s"),
+        hotc(capsys, "resource", "list", "s", "--format", "json"),
+        hotc(capsys, "resource", "show", "s", "rnd"),
+        hotc(capsys, "resource", "show", "s", "rnd", "--format", "json"),
+        hotc(capsys, "state", "show", "s", "rnd"),
+        hotc(capsys, "state", "show", "s", "rnd", "--format", "json"),
+        hotc(capsys, "show", "s"),
+        hotc(capsys, "show", "s", "--format", "json"),
+        hotc(capsys, "events", "s"),
+    ]
+    for fmt in ("text", "json", "markdown"):
+        shown.append(hotc(capsys, "plan", "--destroy", "s", "--format", fmt))
+    for code, out, err in shown:
+        assert code == 0, err
+        assert pid not in out and pid not in err
+    assert "(sensitive)" in shown[6][1]  # show lists it masked, not in clear
+    # other physical ids are shown
+    assert doc["resources"]["a"]["physical_id"] in shown[6][1]
