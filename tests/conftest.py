@@ -7,6 +7,7 @@ from tests.inputs import check_needed_inputs
 pytest_plugins = [
     "tests.fixtures.cloud",
     "tests.fixtures.s3",
+    "tests.fixtures.agents",
 ]
 
 

@@ -48,7 +48,7 @@ from hotc.providers.base import (
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
 from hotc.state.secrets import secret_attributes
-from hotc.values import collect_unknowns
+from hotc.values import collect_unknowns, contains_unknown
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
@@ -112,6 +112,9 @@ class StepResult:
     ok: bool
     error: str = ""
     seconds: float = 0.0
+    # the plan changed it only through values known after apply, which turned out to be the recorded ones:
+    # nothing was done (as Heat, which decides the update with the values it has when it gets there)
+    unchanged: bool = False
 
 
 @dataclass(frozen=True)
@@ -319,15 +322,18 @@ class Executor:
     def _run_step(self, step: Step, results: queue.Queue[StepResult]) -> None:
         t0 = time.monotonic()
         try:
+            unchanged = False
             if step.kind == APPLY:
-                self._apply(step)
+                unchanged = self._apply(step) is UNCHANGED
             elif step.kind == CLEANUP:
                 self._cleanup(step)
             elif step.kind == FORGET:
                 self._forget(step)
             elif step.kind == BATCH:
                 self._end_batch(step)
-            res = StepResult(step.key, step.label, step.address, True, seconds=time.monotonic() - t0)
+            res = StepResult(
+                step.key, step.label, step.address, True, seconds=time.monotonic() - t0, unchanged=unchanged
+            )
         except StepFailed as exc:
             res = StepResult(step.key, step.label, step.address, False, str(exc), time.monotonic() - t0)
         except Exception as exc:  # noqa: BLE001 -- a bug or an unexpected driver error: reported, not raised
@@ -443,13 +449,22 @@ class Executor:
             deps = tuple(getattr(info, "depends_on", ()) or ())
         return deps, policy
 
-    def _apply(self, step: Step) -> None:
+    def _apply(self, step: Step) -> object:
+        """Create, replace or update the resource of ``step``; UNCHANGED when nothing had to be done."""
         change = step.change
         assert change is not None
         if change.import_id is not None:  # adopt an existing object: nothing is created or changed
             self._import(step, change.import_id)
-            return
+            return None
         props = self._desired_props(step)
+        if self._unchanged_after_all(step, props):
+            deps, _policy = self._record(step)
+            self.keeper.commit(lambda s: _patch(s, step.address, dependencies=deps))
+            self._logger(step.address)(
+                "no change: the values the plan knew only after apply are the recorded ones, so the "
+                f"planned {change.action.value} is not needed"
+            )
+            return UNCHANGED
         if change.action is Action.UPDATE:
             self._update(step, props)
         elif (
@@ -457,9 +472,45 @@ class Executor:
             and change.action_reason in RECOVERABLE
             and self._recover(step, props)
         ):
-            return
+            return None
         else:
             self._create(step, props)
+        return None
+
+    def _unchanged_after_all(self, step: Step, props: Mapping[str, Any]) -> bool:
+        """Heat decides an update with the values it has when it gets to the resource. A change the plan made
+        only because an input was known after apply (an attribute of a resource updated just before) is not
+        needed when the resolved properties decide a no-op against the recorded ones (type rules such as
+        ``replacement_policy: REPLACE_ALWAYS`` still replace)."""
+        change = step.change
+        assert change is not None
+        if change.action not in (Action.UPDATE, Action.REPLACE) or change.rebuild:
+            return False
+        if change.action_reason not in _PROPERTY_REASONS or not contains_unknown(change.after):
+            return False
+        if change.action is Action.UPDATE and not change.reason_detail.startswith("update in place"):
+            return False  # metadata, deletion policy or a status to mark: not only properties
+        cur = self.keeper.state.resources.get(step.address)
+        if (
+            cur is None
+            or cur.physical_id is None
+            or cur.type != change.type
+            or cur.failed
+            or cur.in_progress
+            or cur.deletion_policy != change.deletion_policy
+        ):
+            return False
+        try:
+            from hotc.planner.diff import apply_defaults, unmask
+            from hotc.providers.registry import get_schema
+            from hotc.providers.schemas.decide import decide_update
+        except ImportError:
+            return False
+        rtype = get_schema(change.type)
+        if rtype is None:
+            return False
+        old, new = apply_defaults(rtype, cur.properties), apply_defaults(rtype, props)
+        return decide_update(rtype, unmask(old, new), new, defaults_applied=True).kind == "no-op"
 
     def _recover(self, step: Step, props: dict[str, Any]) -> bool:
         """Heat's ``needs_replace_failed`` at apply time: a resource left FAILED or IN_PROGRESS whose object is
@@ -1018,39 +1069,45 @@ class Executor:
 
     def _store_outputs(self, keeper: StateKeeper) -> tuple[str, ...]:
         assert self.desired is not None
-        errors: list[str] = []
-        resolver = self.make_resolver(keeper.state)
-        each = getattr(self.desired, "resolve_outputs_with_errors", None)
-        raw: Mapping[str, Any]
-        if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
-            raw = {
-                n: v if e is None else OutputState(value=None, error=e)
-                for n, (v, e) in each(resolver).items()
-            }
-        else:
-            try:
-                raw = self.desired.resolve_outputs(resolver)
-            except HotcError as exc:
-                errors.append(exc.message)
-                return tuple(errors)
-        outs: dict[str, OutputState] = {}
-        for name, v in raw.items():
-            if isinstance(v, OutputState):
-                out = v
-            else:
-                out = OutputState(value=v)
-            if name in getattr(self.desired, "sensitive_outputs", ()) and not out.sensitive:
-                out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
-            if collect_unknowns(out.value) is not None:
-                out = replace(out, value=None, error="the value is still unknown after the apply")
-            if out.error:
-                errors.append(f"output {name}: {out.error}")
-            outs[name] = out
-        keeper.commit(lambda s: replace(s, outputs=outs))
-        return tuple(errors)
+        outs, errors = resolved_outputs(self.desired, self.make_resolver(keeper.state))
+        if outs is not None:
+            keeper.commit(lambda s: replace(s, outputs=outs))
+        return errors
+
+
+def resolved_outputs(
+    desired: DesiredLike, resolver: Any
+) -> tuple[dict[str, OutputState] | None, tuple[str, ...]]:
+    """The outputs to store after an apply (None when they cannot be evaluated at all) and the errors."""
+    errors: list[str] = []
+    each = getattr(desired, "resolve_outputs_with_errors", None)
+    raw: Mapping[str, Any]
+    if each is not None:  # each output on its own: one that fails never hides the others (as in Heat)
+        raw = {
+            n: v if e is None else OutputState(value=None, error=e) for n, (v, e) in each(resolver).items()
+        }
+    else:
+        try:
+            raw = desired.resolve_outputs(resolver)
+        except HotcError as exc:
+            return None, (exc.message,)
+    outs: dict[str, OutputState] = {}
+    for name, v in raw.items():
+        out = v if isinstance(v, OutputState) else OutputState(value=v)
+        if name in getattr(desired, "sensitive_outputs", ()) and not out.sensitive:
+            out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
+        if collect_unknowns(out.value) is not None:
+            out = replace(out, value=None, error="the value is still unknown after the apply")
+        if out.error:
+            errors.append(f"output {name}: {out.error}")
+        outs[name] = out
+    return outs, tuple(errors)
 
 
 RECOVERABLE = frozenset({"replace_because_failed", "replace_because_incomplete"})
+#: plan reasons that come from the resource's properties alone (see Executor._unchanged_after_all)
+_PROPERTY_REASONS = frozenset({"update", "replace_because_cannot_update", "replace_because_update_policy"})
+UNCHANGED = object()  # what Executor._apply returns when nothing had to be done
 TRANSITIONAL = frozenset(
     {
         "BUILD",

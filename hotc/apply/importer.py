@@ -25,7 +25,7 @@ from hotc.apply.adopt import (
 from hotc.apply.events import resource_event
 from hotc.apply.executor import with_defaults
 from hotc.apply.resolve import StateResolver
-from hotc.apply.session import ApplyWiring, parameter_records, template_record
+from hotc.apply.session import ApplyWiring, template_record
 from hotc.errors import HotcError
 from hotc.planner.api import (
     PlanOptions,
@@ -65,6 +65,62 @@ def importable(type_name: str, drivers: Callable[[str], Any]) -> str | None:
     return None
 
 
+def read_one(
+    desired: Any,
+    state: StackState,
+    c: ResourceChange,
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
+) -> tuple[StackState, Event, Imported]:
+    """``state`` with the import ``c`` read from the cloud and recorded (HotcError when it cannot be read)."""
+    from hotc.providers.registry import get_schema
+
+    assert c.import_id is not None
+    pid = c.import_id
+    driver = drivers(c.type)
+    props = dict(without_unknowns(dict(desired.resolve_properties(c.address, StateResolver(state)))))
+    ctx = ActionContext(
+        address=c.address,
+        type=c.type,
+        stack_name=state.stack_name,
+        lineage=state.lineage,
+        timeout=120.0,
+        cloud=cloud,
+        record_physical_id=lambda _pid: None,
+    )
+    try:
+        outcome = driver.read(ctx, pid, with_defaults(c.type, props))
+    except HotcError as exc:
+        raise HotcError(f"{c.address}: reading {c.type} {pid}: {exc.message}; nothing was imported") from exc
+    except Exception as exc:  # noqa: BLE001 -- a cloud error, reported with the address
+        raise HotcError(f"{c.address}: reading {c.type} {pid} failed: {exc}; nothing was imported") from exc
+    if outcome is None:
+        raise HotcError(f"{c.address}: {missing_object(c.type, pid).replace('recorded', 'imported')}")
+    got = outcome.physical_id or pid
+    recorded, note = recorded_properties(get_schema(c.type), props, outcome.properties, c.sensitive_paths)
+    reason = adopt_reason(got, external=False)
+    new = state.with_resource(
+        adopted_record(
+            address=c.address,
+            type_name=c.type,
+            outcome=outcome,
+            physical_id=got,
+            properties=recorded,
+            dependencies=tuple(c.depends_on),
+            deletion_policy=c.deletion_policy,
+            external=False,
+            reason=reason,
+            now=utc_now(),
+            sensitive_paths=c.sensitive_paths,
+        )
+    )
+    return (
+        new,
+        resource_event(c.address, c.type, STACK_ADOPTED, reason, got),
+        Imported(c.address, c.type, got, note),
+    )
+
+
 def read_imports(
     desired: Any,
     state: StackState,
@@ -79,53 +135,24 @@ def read_imports(
     events: list[Event] = []
     done: list[Imported] = []
     for c in changes:
-        assert c.import_id is not None
-        pid = c.import_id
-        driver = drivers(c.type)
-        props = dict(without_unknowns(dict(desired.resolve_properties(c.address, StateResolver(new)))))
-        ctx = ActionContext(
-            address=c.address,
-            type=c.type,
-            stack_name=state.stack_name,
-            lineage=state.lineage,
-            timeout=120.0,
-            cloud=cloud,
-            record_physical_id=lambda _pid: None,
-        )
-        try:
-            outcome = driver.read(ctx, pid, with_defaults(c.type, props))
-        except HotcError as exc:
-            raise HotcError(
-                f"{c.address}: reading {c.type} {pid}: {exc.message}; nothing was imported"
-            ) from exc
-        except Exception as exc:  # noqa: BLE001 -- a cloud error, reported with the address
-            raise HotcError(
-                f"{c.address}: reading {c.type} {pid} failed: {exc}; nothing was imported"
-            ) from exc
-        if outcome is None:
-            raise HotcError(f"{c.address}: {missing_object(c.type, pid).replace('recorded', 'imported')}")
-        got = outcome.physical_id or pid
-        recorded, note = recorded_properties(get_schema(c.type), props, outcome.properties, c.sensitive_paths)
-        reason = adopt_reason(got, external=False)
-        now = utc_now()
-        new = new.with_resource(
-            adopted_record(
-                address=c.address,
-                type_name=c.type,
-                outcome=outcome,
-                physical_id=got,
-                properties=recorded,
-                dependencies=tuple(c.depends_on),
-                deletion_policy=c.deletion_policy,
-                external=False,
-                reason=reason,
-                now=now,
-                sensitive_paths=c.sensitive_paths,
-            )
-        )
-        events.append(resource_event(c.address, c.type, STACK_ADOPTED, reason, got))
-        done.append(Imported(c.address, c.type, got, note))
+        new, event, imported = read_one(desired, new, c, drivers, cloud)
+        events.append(event)
+        done.append(imported)
     return new, events, done
+
+
+def clear_parameter_records(loaded: Any) -> dict[str, Any]:
+    """The parameters to record, hidden ones still in clear in memory: the codec stores them as a digest plus
+    ciphertext under the backend's key when the state is written (a new local stack's key file is made by
+    that first write, so encrypting before it would keep only a digest)."""
+    from hotc.state.document import ParameterRecord
+
+    hidden = set(getattr(loaded, "hidden_parameters", ()) or ()) | {
+        n for n, p in loaded.template.parameters.items() if p.hidden
+    }
+    return {
+        k: ParameterRecord(value=v, hidden=k in hidden) for k, v in (loaded.parameter_values or {}).items()
+    }
 
 
 def run_import(
@@ -172,7 +199,7 @@ def run_import(
                 new,
                 template=template_record(loaded, plan),
                 template_digest=plan.template_digest,
-                parameters=parameter_records(loaded, getattr(backend, "key", None)),
+                parameters=clear_parameter_records(loaded),
             )
         if state is None:
             new = replace(new, status=STACK_ADOPTED, status_reason="created by hotc import")

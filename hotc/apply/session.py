@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from hotc.apply.events import resource_event
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
@@ -46,9 +46,21 @@ from hotc.state import ResourceState, StackState, backend_from_config, hide_para
 from hotc.state.events import Event, utc_now
 from hotc.state.signal_store import backend_encrypts, store_for
 
-#: loads a template for a command (template, environments, --parameter values, --parameter-file paths):
-#: problems reported as every command reports them, errors raised as HotcError
-Loader = Callable[[Path, list[Path], Mapping[str, str], Mapping[str, Path]], LoadedStack]
+
+class Loader(Protocol):
+    """Loads a template for a command (template, environments, --parameter values, --parameter-file paths),
+    every value required: problems reported as every command reports them, errors raised as HotcError. A
+    get_file target outside the template's tree is refused unless ``allow_outside_files``."""
+
+    def __call__(
+        self,
+        template: Path,
+        envs: list[Path],
+        params: Mapping[str, str],
+        pfiles: Mapping[str, Path],
+        *,
+        allow_outside_files: bool = False,
+    ) -> LoadedStack: ...
 
 
 @dataclass(frozen=True)
@@ -94,6 +106,7 @@ class ApplyOptions:
     imports: tuple[tuple[str, str], ...] = ()
     refresh: bool = False  # read the recorded resources from the cloud first and plan against them
     refresh_only: bool = False  # only record the drift in the state
+    allow_outside_files: bool = False  # get_file may read beyond the template's directory tree
 
     @property
     def plans_with_options(self) -> bool:
@@ -181,15 +194,19 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
 
 def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> None:
     counts = {"create": 0, "update": 0, "replace": 0, "delete": 0, "forget": 0, "adopt": 0}
+    same = 0
     for d in rep.done:
         verb = d.label.split(" ", 1)[0]
-        if verb in counts and not d.label.startswith("delete old"):
+        if getattr(d, "unchanged", False):
+            same += 1  # planned with values known after apply that turned out the recorded ones
+        elif verb in counts and not d.label.startswith("delete old"):
             counts[verb] += 1
     summary = (
         f"{counts['create']} created, {counts['update']} updated, {counts['replace']} replaced, "
         f"{counts['delete']} deleted"
         + (f", {counts['forget']} forgotten" if counts["forget"] else "")
         + (f", {counts['adopt']} existing adopted" if counts["adopt"] else "")
+        + (f", {same} unchanged after all (their inputs known after apply kept their values)" if same else "")
     )
     word = "Destroy" if plan.mode == "destroy" else "Apply"
     if rep.ok:
@@ -295,7 +312,13 @@ def run_apply(
                 f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'"
             )
     elif template is not None and not destroy:
-        loaded = wiring.load(template, list(envs or []), params or {}, pfiles or {})
+        loaded = wiring.load(
+            template,
+            list(envs or []),
+            params or {},
+            pfiles or {},
+            allow_outside_files=opts.allow_outside_files,
+        )
     elif not destroy:
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 

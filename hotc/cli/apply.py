@@ -27,6 +27,7 @@ import typer
 
 from hotc.cli import root
 from hotc.cli.common import (
+    AllowOutsideOpt,
     EnvOpt,
     ParamFileOpt,
     ParamOpt,
@@ -112,10 +113,23 @@ def _stdin_line() -> str:
 
 
 def _load_for_apply(
-    template: Path, envs: list[Path], params: Mapping[str, str], pfiles: Mapping[str, Path]
+    template: Path,
+    envs: list[Path],
+    params: Mapping[str, str],
+    pfiles: Mapping[str, Path],
+    *,
+    allow_outside_files: bool = False,
 ) -> LoadedStack:
     """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
-    return load_for_command(template, envs, dict(params), dict(pfiles), verb="applied")
+    return load_for_command(
+        template,
+        envs,
+        dict(params),
+        dict(pfiles),
+        verb="applied",
+        embeds_files=True,
+        allow_outside_files=allow_outside_files,
+    )
 
 
 def apply_wiring(os_cloud: str | None) -> ApplyWiring:
@@ -178,6 +192,7 @@ def apply_command(
     replace_: ReplaceOpt = None,
     import_: ImportOpt = None,
     existing: ExistingOpt = False,
+    allow_outside_files: AllowOutsideOpt = False,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -234,6 +249,7 @@ def apply_command(
         imports=tuple(parse_import(i) for i in import_ or ()),
         refresh=refresh,
         refresh_only=refresh_only,
+        allow_outside_files=allow_outside_files,
     )
     if existing:
         from hotc.apply.existing import existing_from_backend
@@ -506,8 +522,16 @@ def template_show(
             help="Show this file of the stack (an environment, a get_file target) instead of the main template.",
         ),
     ] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="text (the file), or json: {main, environments, files: {path: text}}."
+        ),
+    ] = "text",
 ) -> None:
     """Print the template as last applied (stored in the state)."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     state = _state(stack, backend)
     t = state.template or {}
     files = t.get("files") or {}
@@ -520,6 +544,10 @@ def template_show(
         raise HotcError(
             f"stack {stack!r} has no stored template (it was never applied successfully, or it was destroyed)"
         )
+    if fmt == "json":
+        doc = {"main": main, "environments": list(t.get("environments") or []), "files": dict(files)}
+        sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        return
     text = files[main]
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
@@ -542,11 +570,18 @@ def events_command(
     poll: Annotated[
         float, typer.Option("--poll", min=0.05, help="Seconds between reads with --follow.")
     ] = 1.0,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="text, or json: one JSON object per event and line.")
+    ] = "text",
 ) -> None:
-    """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere."""
+    """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere.
+    ``--format json`` writes JSON lines (time, address, type, status, reason, physical_id, id), also with
+    --follow."""
     from hotc.apply.events import STACK_TYPE, format_event, nesting_depth
     from hotc.state import backend_from_config
 
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     b: Any = backend_from_config(backend)
     last: str | None = None
 
@@ -557,7 +592,10 @@ def events_command(
                 ended = not e.status.endswith("_IN_PROGRESS")
             elif nested_depth is not None and nesting_depth(e.address) > nested_depth:
                 continue
-            sys.stdout.write(format_event(e) + "\n")
+            if fmt == "json":
+                sys.stdout.write(json.dumps(e.to_dict(), sort_keys=True) + "\n")
+            else:
+                sys.stdout.write(format_event(e) + "\n")
         sys.stdout.flush()
         return ended
 

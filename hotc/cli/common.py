@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Annotated
 
@@ -13,7 +14,7 @@ import typer
 
 from hotc.cli import root
 from hotc.errors import Diagnostic, HotcError, Pos, Severity
-from hotc.parser.api import LoadedStack, load_stack
+from hotc.parser.api import OUTSIDE_FILE_CODE, LoadedStack, load_stack
 
 TemplateOpt = Annotated[Path, typer.Option("-t", "--template", help="HOT template file.")]
 EnvOpt = Annotated[
@@ -94,6 +95,16 @@ def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(out, key=lambda d: (d.pos.file, d.pos.line, d.pos.col) if d.pos is not None else ("", 0, 0))
 
 
+AllowOutsideOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-outside-files",
+        help="Let get_file read files outside the template's directory tree (their content is copied into "
+        "saved plans and the state); without it such a template is refused.",
+    ),
+]
+
+
 def load_for_command(
     template: Path,
     envs: list[Path],
@@ -104,10 +115,14 @@ def load_for_command(
     require_values: bool = True,
     warnings: list[Diagnostic] | None = None,
     err: IO[str] | None = None,
+    embeds_files: bool = False,
+    allow_outside_files: bool = False,
 ) -> LoadedStack:
     """``load_stack`` for a command (plan and apply require every value; eval does not), with the type checks
     of the composition root: warnings go to ``err`` (default: stderr; and into ``warnings`` when given),
-    errors raise a HotcError carrying them (printed by the CLI), saying that nothing was ``verb``."""
+    errors raise a HotcError carrying them (printed by the CLI), saying that nothing was ``verb``. A command
+    that ``embeds_files`` (plan, apply: get_file contents go into saved plans and the state) refuses a get_file
+    target outside the template's directory tree unless ``allow_outside_files``."""
     sink = err if err is not None else sys.stderr
     loaded, diags = load_stack(
         str(template),
@@ -117,6 +132,8 @@ def load_for_command(
         require_values=require_values,
         checks=root.type_checks(),
     )
+    if embeds_files and not allow_outside_files:
+        diags = [replace(d, severity=Severity.ERROR) if d.code == OUTSIDE_FILE_CODE else d for d in diags]
     errors = display_diagnostics(d for d in diags if d.severity is Severity.ERROR)
     for d in display_diagnostics(d for d in diags if d.severity is not Severity.ERROR):
         sink.write(str(d) + "\n")

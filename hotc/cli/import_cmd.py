@@ -88,12 +88,13 @@ def import_command(
             raise HotcError(
                 "--from-heat HEAT_STACK takes one DIRECTORY: hotc import STACK --from-heat HEAT DIR"
             )
-        if template is not None or file is not None or environment or parameter or parameter_file:
+        if template is not None or file is not None or environment or parameter_file:
             raise HotcError(
                 "--from-heat reads the template, environment and parameters from Heat: do not give -t/-e/"
-                "--parameter/--file"
+                "--parameter-file/--file (--parameter only for hidden parameters Heat masks)"
             )
         from hotc.apply.from_heat import run_from_heat
+        from hotc.cli.apply import apply_wiring
 
         code = run_from_heat(
             stack=stack,
@@ -101,10 +102,11 @@ def import_command(
             directory=Path(address),
             abandon=abandon,
             backend_url=backend,
-            os_cloud=os_cloud,
             lock_timeout=lock_timeout,
             out=sys.stdout,
             err=sys.stderr,
+            wiring=apply_wiring(os_cloud),
+            params=parse_parameters(parameter),
         )
         if code:
             raise typer.Exit(code)

@@ -24,6 +24,7 @@ import typer
 
 from hotc.cli import root
 from hotc.cli.common import (
+    AllowOutsideOpt,
     EnvOpt,
     ParamFileOpt,
     ParamOpt,
@@ -161,8 +162,18 @@ def _load(
     params: dict[str, str],
     pfiles: dict[str, Path],
     warnings: list[Diagnostic] | None = None,
+    allow_outside_files: bool = False,
 ) -> Any:
-    return load_for_command(template, envs, params, pfiles, verb="planned", warnings=warnings)
+    return load_for_command(
+        template,
+        envs,
+        params,
+        pfiles,
+        verb="planned",
+        warnings=warnings,
+        embeds_files=True,
+        allow_outside_files=allow_outside_files,
+    )
 
 
 def _want_color() -> bool:
@@ -208,6 +219,7 @@ def plan_command(
     import_: ImportOpt = None,
     exclude: ExcludeOpt = None,
     existing: ExistingOpt = False,
+    allow_outside_files: AllowOutsideOpt = False,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -252,6 +264,7 @@ def plan_command(
                     imports=import_,
                     exclude=exclude,
                     given=(inputs.parameters, inputs.parameter_files),
+                    allow_outside_files=allow_outside_files,
                 )
             return
         _plan(
@@ -279,6 +292,7 @@ def plan_command(
             signal_store,
             imports=import_,
             exclude=exclude,
+            allow_outside_files=allow_outside_files,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -319,6 +333,7 @@ def _plan(
     imports: list[str] | None = None,
     exclude: list[str] | None = None,
     given: tuple[dict[str, str], dict[str, Path]] | None = None,
+    allow_outside_files: bool = False,
 ) -> None:
     """``given``: parameters and parameter files already parsed (``--existing``)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
@@ -371,7 +386,7 @@ def _plan(
     state, events = _read_state(backend, name, lock_timeout)
     warnings: list[Diagnostic] = []
     if template is not None:
-        loaded = _load(template, list(environment or []), params, pfiles, warnings)
+        loaded = _load(template, list(environment or []), params, pfiles, warnings, allow_outside_files)
         desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
     else:
         if state is None:

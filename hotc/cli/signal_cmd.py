@@ -1,5 +1,6 @@
 """``hotc signal STACK ADDRESS [--data JSON | --data-file F]``: ``openstack stack resource signal`` for a
-wait-condition handle (or the wait condition / Swift signal that waits on it). The signal is written to the
+wait-condition handle (or the wait condition / Swift signal that waits on it), or a software deployment whose
+action an apply is waiting for (the data is what heat-config-notify would send: deploy_stdout, ...). The signal is written to the
 handle's object in the signal store with hotc's own credentials, exactly as an instance's curl would; a running
 apply that waits on it sees it at its next poll."""
 
@@ -57,7 +58,7 @@ def signal_command(
     if state is None:
         raise HotcError(f"stack {stack!r} has no state")
     store = store_for(signal_store, backend)()
-    key = signal_key(state.resources, address, store)
+    key = signal_key(state.resources, address, store, stack)
     store.put(key, body)
     print(f"Signal sent to {address}.", file=sys.stderr)
 

@@ -94,9 +94,22 @@ stack_app = typer.Typer(name="stack", help="Stacks known to the state backend.",
 
 
 @state_app.command("list")
-def state_list(stack: StackArg, backend: BackendOpt = None) -> None:
-    """List the resource addresses recorded for STACK."""
+def state_list(
+    stack: StackArg,
+    backend: BackendOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
+    """List the resource addresses recorded for STACK (json: address, type, status, physical_id)."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     st = _read_existing(open_backend(backend), stack)
+    if fmt == "json":
+        rows = [
+            {"address": a, "type": r.type, "status": r.status, "physical_id": r.physical_id}
+            for a, r in sorted(st.resources.items())
+        ]
+        typer.echo(json.dumps({"stack_name": stack, "serial": st.serial, "resources": rows}, indent=2))
+        return
     for addr in sorted(st.resources):
         typer.echo(addr)
 
@@ -318,12 +331,31 @@ def state_push(
 
 
 @state_app.command("history")
-def state_history(stack: StackArg, backend: BackendOpt = None) -> None:
+def state_history(
+    stack: StackArg,
+    backend: BackendOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
     """List the stored versions of STACK's state, newest first."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
     b = open_backend(backend)
     entries = b.history(stack)
     if not entries:
         raise HotcError(f"stack '{stack}' has no state in {b.describe()}")
+    if fmt == "json":
+        rows = [
+            {
+                "version_id": e.version_id,
+                "modified": e.modified,
+                "serial": e.serial,
+                "size": e.size,
+                "current": e.is_latest,
+            }
+            for e in entries
+        ]
+        typer.echo(json.dumps({"stack_name": stack, "versions": rows}, indent=2))
+        return
     versioning = getattr(b, "versioning_enabled", None)
     if versioning is not None and not versioning():
         _warn(

@@ -34,7 +34,7 @@ from hotc.parser.ir import (
     Template,
 )
 from hotc.parser.loaded import NO_TYPE_CHECKS, LoadedStack, NestedTemplate, TypeChecks, TypeResolution
-from hotc.parser.loader import load_stack
+from hotc.parser.loader import OUTSIDE_FILE_CODE, load_stack
 from hotc.parser.versions import version_named
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
 
@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_MAX_TEMPLATE_SIZE",
     "MISSING",
     "NO_TYPE_CHECKS",
+    "OUTSIDE_FILE_CODE",
     "EvalContext",
     "EvalError",
     "Expr",

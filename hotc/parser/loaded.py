@@ -21,21 +21,22 @@ class TypeChecks:
     - ``properties(type_name, resource, strict)``: the diagnostics of a resource's properties against its
       type's schema. ``strict=False`` mirrors Heat's ``template validate`` (only unknown property names are
       errors), ``strict=True`` a stack create (plan).
-    - ``attributes(type_name)``: the attribute names of a type, empty when hotc does not know them (any
-      ``get_attr`` is then accepted).
+    - ``attributes(type_name)``: the attribute names of a type; empty when any name is accepted (a type whose
+      attributes depend on what it holds), None when the layer does not know the type (the parser then uses
+      Heat's attribute names, :mod:`hotc.parser.resource_attributes`).
 
     :data:`NO_TYPE_CHECKS` checks nothing: for callers that want the parser alone, on purpose."""
 
     properties: Callable[[str, Resource, bool], Sequence[Diagnostic]]
-    attributes: Callable[[str], frozenset[str]]
+    attributes: Callable[[str], frozenset[str] | None]
 
 
 def _no_properties(_type_name: str, _resource: Resource, _strict: bool) -> Sequence[Diagnostic]:
     return ()
 
 
-def _no_attributes(_type_name: str) -> frozenset[str]:
-    return frozenset()
+def _no_attributes(_type_name: str) -> frozenset[str] | None:
+    return None
 
 
 NO_TYPE_CHECKS = TypeChecks(properties=_no_properties, attributes=_no_attributes)

@@ -61,6 +61,7 @@ from hotc.parser.ir import (
 )
 from hotc.parser.loaded import LoadedStack, NestedTemplate, TypeChecks, TypeResolution
 from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
+from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
 from hotc.values import Unknown
@@ -110,6 +111,7 @@ class _Ctx:
     diags: list[Diagnostic] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     parsed: dict[str, tuple[Template | None, list[Diagnostic]]] = field(default_factory=dict)
+    root_dir: str | None = None  # the top-level template's directory: get_file beyond its tree is flagged
 
     def read(self, path: str, pos: Pos | None, what: str) -> str | None:
         if path in self.sources:
@@ -288,6 +290,26 @@ class _Loaded:
     member_types: dict[str, TypeResolution] = field(default_factory=dict)
 
 
+OUTSIDE_FILE_CODE = "outside-file"
+
+
+def _outside_tree(target: str, root_dir: str | None) -> str | None:
+    """A warning when the get_file ``target`` lies outside the top-level template's directory tree (symbolic
+    links resolved): its content is copied into saved plans and the state, where a file such as /etc/passwd or
+    ~/.ssh/id_rsa does not belong. None when it is inside (or cannot be told)."""
+    if root_dir is None or is_url(target):
+        return None
+    real, root = os.path.realpath(target), os.path.realpath(root_dir)
+    if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    shown = target if real == os.path.normpath(target) else f"{target} (-> {real})"
+    return (
+        f"get_file reads {shown}, outside the template's directory tree {root}: its content would be copied "
+        "into saved plans and the state; move it beside the template, or pass --allow-outside-files to plan "
+        "and apply to embed it"
+    )
+
+
 def _process(
     lc: _Ctx,
     t: Template,
@@ -303,9 +325,13 @@ def _process(
     for name, pos in _file_refs(t) if src is None or "get_file" in src else ():
         if name in files:
             continue
-        text = lc.read(resolve_path(name, base), pos, "get_file target")
+        target = resolve_path(name, base)
+        text = lc.read(target, pos, "get_file target")
         if text is not None:
             files[name] = text
+            outside = _outside_tree(target, lc.root_dir)
+            if outside is not None:
+                lc.diags.append(warning(outside, pos, code=OUTSIDE_FILE_CODE))
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
     types: dict[str, TypeResolution] = {}
@@ -717,7 +743,9 @@ def _check_get_attr_nested(
             nt = nested[tr.template_key].template
             targets[n] = ("template", frozenset(nt.outputs), os.path.basename(nt.path))
         elif tr.kind == "builtin" and tr.type_name not in _DYNAMIC_ATTRS:
-            attrs = lc.checks.attributes(tr.type_name)
+            known = lc.checks.attributes(tr.type_name)
+            # a type the providers do not know: Heat's own attribute names (resource_attributes)
+            attrs = RESOURCE_ATTRIBUTES.get(tr.type_name, frozenset()) if known is None else known
             if attrs:
                 targets[n] = ("builtin", attrs, tr.type_name)
     if not targets:
@@ -863,6 +891,7 @@ def _load_stack(
 ) -> tuple[LoadedStack | None, list[Diagnostic]]:
     lc = _Ctx(max_size=max_size, checks=checks, strict=require_values)
     tpath = os.path.abspath(os.fspath(template_path))
+    lc.root_dir = os.path.dirname(tpath)
     loaded = lc.template(tpath, None, "template")
     if loaded is None:
         return None, lc.diags

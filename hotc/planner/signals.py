@@ -28,6 +28,8 @@ STORE_TYPES = frozenset(
         "AWS::CloudFormation::WaitConditionHandle",
         "AWS::CloudFormation::WaitCondition",
         "OS::Heat::UpdateWaitConditionHandle",
+        "OS::Heat::SoftwareDeployment",
+        "OS::Heat::StructuredDeployment",
     }
 )
 HANDLE_TYPES = frozenset(
@@ -38,6 +40,14 @@ HANDLE_TYPES = frozenset(
         "OS::Heat::UpdateWaitConditionHandle",
     }
 )
+DEPLOYMENT_TYPES = frozenset({"OS::Heat::SoftwareDeployment", "OS::Heat::StructuredDeployment"})
+SERVER = "OS::Nova::Server"
+#: server config transports that need a service hotc does not have
+SERVICE_CONFIG_TRANSPORTS: Mapping[str, str] = {
+    "POLL_SERVER_CFN": "Heat's CloudFormation-compatible API",
+    "POLL_SERVER_HEAT": "Heat's API",
+    "ZAQAR_MESSAGE": "the Zaqar messaging service",
+}
 #: waiters and the property holding how many signals they wait for
 COUNT_PROPS: Mapping[str, str] = {
     "OS::Heat::WaitCondition": "count",
@@ -68,6 +78,25 @@ def transport_problem(type_name: str, props: Mapping[str, Any]) -> str | None:
         return None
     if type_name == "OS::Heat::WaitConditionHandle":
         return f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; {HANDLE_TRANSPORT_HINT}"
+    if type_name in DEPLOYMENT_TYPES:
+        return (
+            f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; use TEMP_URL_SIGNAL "
+            "(the server PUTs its outputs to a presigned URL; what hotc does when signal_transport is not given) "
+            "or NO_SIGNAL"
+        )
+    return None
+
+
+def config_transport_problem(props: Mapping[str, Any]) -> str | None:
+    """Why a server's ``software_config_transport`` cannot work without Heat (None when it can)."""
+    t = props.get("software_config_transport")
+    if props.get("user_data_format") != "SOFTWARE_CONFIG" or not isinstance(t, str):
+        return None
+    if t in SERVICE_CONFIG_TRANSPORTS:
+        return (
+            f"software_config_transport {t} needs {SERVICE_CONFIG_TRANSPORTS[t]}, which hotc does not have; use "
+            "POLL_TEMP_URL (os-collect-config polls a presigned URL; what hotc does when it is not given)"
+        )
     return None
 
 
@@ -75,9 +104,14 @@ def store_needs(plan: Plan) -> StoreNeeds:
     used: list[str] = []
     multi: list[str] = []
     for c in plan.changes:
-        if c.type not in STORE_TYPES or c.action is Action.NOOP or c.action is Action.FORGET:
+        if c.action is Action.NOOP or c.action is Action.FORGET:
             continue
         props = c.after if c.action in _APPLIED else c.before
+        if c.type == SERVER and (props or {}).get("user_data_format") == "SOFTWARE_CONFIG":
+            used.append(c.address)
+            continue
+        if c.type not in STORE_TYPES:
+            continue
         if c.type == "OS::Heat::WaitConditionHandle" and (props or {}).get("signal_transport") == "NO_SIGNAL":
             continue
         used.append(c.address)
@@ -116,8 +150,21 @@ def check_plan_support(
             )
             continue
         problem = transport_problem(c.type, c.after or {})
+        if c.type == SERVER:
+            problem = config_transport_problem(c.after or {})
         if problem is not None:
             out.append(error(f"{c.address}: {c.type}: {problem}", pos, "unsupported-option"))
+        if c.type in DEPLOYMENT_TYPES:
+            servers = [o for o in plan.changes if o.address in c.depends_on and o.type == SERVER]
+            if len(servers) == 1 and (servers[0].after or {}).get("user_data_format") != "SOFTWARE_CONFIG":
+                out.append(
+                    error(
+                        f"{c.address}: the server {servers[0].address} must have user_data_format: SOFTWARE_CONFIG "
+                        "since there are software deployments on it (as Heat requires)",
+                        pos,
+                        "deployment-server",
+                    )
+                )
     return out
 
 

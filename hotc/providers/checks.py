@@ -31,9 +31,11 @@ def _properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnos
     return out + list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
 
 
-def _attributes(type_name: str) -> frozenset[str]:
+def _attributes(type_name: str) -> frozenset[str] | None:
     rtype = get_schema(type_name)
-    if rtype is None or rtype.accepts_any_properties:
+    if rtype is None:
+        return None  # not a type with a schema: the parser falls back to Heat's attribute names
+    if rtype.accepts_any_properties:
         return frozenset()
     return frozenset(rtype.attributes)
 

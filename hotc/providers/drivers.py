@@ -47,12 +47,13 @@ def known_types() -> frozenset[str]:
 
 #: why hotc cannot apply a type Heat knows (shown by plan errors and validate warnings)
 UNSUPPORTED_REASONS: Mapping[str, str] = {
-    "OS::Heat::SoftwareDeployment": "software deployments are not implemented yet (they need the in-instance "
-    "agents to poll a metadata URL and signal back)",
-    "OS::Heat::StructuredDeployment": "software deployments are not implemented yet",
-    "OS::Heat::SoftwareDeploymentGroup": "software deployments are not implemented yet",
-    "OS::Heat::StructuredDeploymentGroup": "software deployments are not implemented yet",
-    "OS::Heat::SoftwareComponent": "software deployments are not implemented yet",
+    "OS::Heat::SoftwareDeploymentGroup": "deployment groups are not implemented yet (use one "
+    "OS::Heat::SoftwareDeployment per server)",
+    "OS::Heat::StructuredDeploymentGroup": "deployment groups are not implemented yet (use one "
+    "OS::Heat::StructuredDeployment per server)",
+    "OS::Heat::SoftwareDeployments": "deployment groups are not implemented yet",
+    "OS::Heat::StructuredDeployments": "deployment groups are not implemented yet",
+    "OS::Heat::SoftwareComponent": "software components are not implemented yet (use OS::Heat::SoftwareConfig)",
     "OS::Heat::ScalingPolicy": "its alarm_url/signal_url need Heat's signal API, which hotc does not have",
     "OS::Heat::Stack": "a remote stack needs a Heat service to create it in",
 }

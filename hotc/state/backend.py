@@ -239,6 +239,10 @@ class BaseBackend(ABC):
     def _check_lock(self, stack: str, lock: Lock) -> None:
         """Raise unless ``lock`` is held by this backend object for ``stack`` (or unsafe mode)."""
 
+    def missing_key_hint(self) -> str:
+        """Where the key of an encrypted state should have come from (for the lost-key error)."""
+        return "HOTC_STATE_KEY is not set"
+
     @abstractmethod
     def source(self, stack: str) -> str:
         """Where the stack's state lives, for messages."""
@@ -274,6 +278,11 @@ class BaseBackend(ABC):
     def read(self, stack: str) -> tuple[StackState | None, str | None]:
         validate_stack_name(stack)
         data, token = self._get(stack)
+        if data is not None and self.key is None:
+            from hotc.state.secrets import holds_ciphertext, missing_key_message
+
+            if holds_ciphertext(data):
+                raise BackendError(missing_key_message(self.source(stack), self.missing_key_hint()))
         state = None if data is None else codec.loads(data, self.source(stack), self.key)
         with self._write_mutex:
             self._bases[stack] = (token, state)

@@ -105,13 +105,29 @@ class LocalBackend(BaseBackend):
     def key(self, value: bytes | None) -> None:
         self._key = value
 
+    def missing_key_hint(self) -> str:
+        if self._key_file:
+            return f"HOTC_STATE_KEY is not set and the key file {self.dir / KEY_FILE} is missing"
+        return super().missing_key_hint()
+
     def _make_key(self) -> None:
-        """Create ``DIR/state.key`` when this backend keeps its key there and it does not exist yet."""
+        """Create ``DIR/state.key`` when this backend keeps its key there and it does not exist yet; never
+        while a document in the directory holds values encrypted with a key (the lost one)."""
         if not self._key_file or self.key is not None:
             return
         from cryptography.fernet import Fernet
 
+        from hotc.state.secrets import holds_ciphertext, missing_key_message
+
         self._ensure_dir()
+        for doc in sorted(self.dir.glob("*.json*")):
+            if doc.name.endswith((".json", BACKUP_SUFFIX)) and doc.is_file():
+                try:
+                    data = doc.read_bytes()
+                except OSError:
+                    continue
+                if holds_ciphertext(data):
+                    raise BackendError(missing_key_message(str(doc), self.missing_key_hint()))
         path = self.dir / KEY_FILE
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

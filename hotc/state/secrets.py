@@ -126,3 +126,36 @@ def shown_physical_id(type_name: str, physical_id: str | None) -> str | None:
     if physical_id is not None and type_name in SECRET_ID_TYPES:
         return SENSITIVE_TEXT
     return physical_id
+
+
+def holds_ciphertext(data: bytes) -> bool:
+    """Does a stored state document hold a value encrypted with a state key (a masked value or a hidden
+    parameter with ``encrypted``)? Cheap for documents without any: they are not parsed."""
+    if b'"encrypted"' not in data:
+        return False
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return False
+    stack: list[Any] = [doc]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            if isinstance(v.get("encrypted"), str) and (MASK_KEY in v or v.get("hidden") is True):
+                return True
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def missing_key_message(source: str, where_key_was: str) -> str:
+    """The error for a state holding ciphertext read without its key: what is lost, and how to restore it."""
+    return (
+        f"{source}: error: the state holds encrypted secrets (hidden parameters, values derived from them, "
+        f"RandomString values) but no state key is available to read them: {where_key_was}. Without that key "
+        "they cannot be read, and hotc will not make a new key over them. Restore the key file from your backup "
+        f"(or set {KEY_ENV} to the key the state was written with) and run the command again. If the key is "
+        "lost for good, the encrypted values cannot be recovered: remove the state (after saving a copy) and "
+        "let hotc create the stack again."
+    )

@@ -161,6 +161,12 @@ class SignalStore:
         self._lock = threading.Lock()
         self._bodies: dict[tuple[str, str], bytes] = {}  # (key, version id) -> body: versions never change
         self._versioned: bool | None = None
+        self._key_locks: dict[str, threading.Lock] = {}
+
+    def lock_for(self, key: str) -> threading.Lock:
+        """A lock for read-modify-write of one object within this run (one apply holds the stack's lock)."""
+        with self._lock:
+            return self._key_locks.setdefault(key, threading.Lock())
 
     # --- client
     @property
@@ -266,6 +272,20 @@ class SignalStore:
                     self._bodies[(key, vid)] = cached
             out.append(cached)
         return out
+
+    def keys_under(self, prefix: str) -> list[str]:
+        """Every key starting with ``prefix``."""
+        out: list[str] = []
+        kw: dict[str, Any] = {"Prefix": prefix}
+        while True:
+            try:
+                r = self._call("list signal objects", self.client.list_objects_v2, **kw)
+            except KeyError:
+                return out
+            out += [str(o["Key"]) for o in r.get("Contents") or []]
+            if not r.get("IsTruncated"):
+                return out
+            kw = {"Prefix": prefix, "ContinuationToken": r.get("NextContinuationToken")}
 
     def last_modified(self, key: str) -> Any:
         try:

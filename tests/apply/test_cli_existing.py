@@ -91,3 +91,38 @@ def test_plan_exclude_in_every_format(tmp_path: Path) -> None:
     assert {c["address"] for c in plan["resource_changes"]} == {"db_password", "suffix", "placeholder"}
     r = hotc(tmp_path, "plan", "-t", str(QUICKSTART), "--exclude", "nope")
     assert r.returncode == 1 and "--exclude nope: no resource matches" in r.stderr
+
+
+NET = """heat_template_version: 2018-08-31
+resources:
+  net:
+    type: OS::Neutron::Net
+    properties: {name: app}
+  sub:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.3.0.0/24}
+"""
+
+
+def test_planned_import_in_every_format(tmp_path: Path) -> None:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parents[2] / "hotc/planner/plan.schema.json").read_text())
+    (tmp_path / "net.yaml").write_text(NET)
+    r = hotc(tmp_path, "plan", "-t", "net.yaml", "--import", "net=abc-123", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, schema)
+    net = next(c for c in doc["resource_changes"] if c["address"] == "net")
+    assert net["importing"] == {"id": "abc-123", "external_id": False}
+    assert net["action_reason"] == "import_by_request" and doc["options"]["imports"] == {"net": "abc-123"}
+    sub = next(c for c in doc["resource_changes"] if c["address"] == "sub")
+    assert sub["after"]["network"] == "abc-123"  # the imported object's id is known at plan time
+    r = hotc(tmp_path, "plan", "-t", "net.yaml", "--import", "net=abc-123")
+    assert "will be imported: existing object abc-123" in r.stdout and "(1 existing to adopt)" in r.stdout
+    r = hotc(tmp_path, "plan", "-t", "net.yaml", "--import", "net=abc-123", "--format", "markdown")
+    assert "Adopting: will be imported: existing object abc-123" in r.stdout
+    r = hotc(tmp_path, "plan", "-t", "net.yaml", "--import", "nett=abc-123")
+    assert r.returncode == 1 and "the template does not declare it" in r.stderr
+    r = hotc(tmp_path, "plan", "-t", "net.yaml", "--import", "net")
+    assert r.returncode == 1 and "expected ADDRESS=ID" in r.stderr

@@ -107,3 +107,50 @@ def test_one_apply_carries_an_updated_attribute_through(
     code, out, err = run(capsys, "plan", "-t", "s.yaml", "--parameter", "tag=v2", "--detailed-exitcode")
     assert code == 0, out + err  # converged in one apply
     assert "No changes" in out
+
+
+SAME_OUTPUT = """\
+heat_template_version: 2018-08-31
+parameters:
+  tag: {type: string}
+resources:
+  a:
+    type: OS::Heat::TestResource
+    properties:
+      value: same
+      client_name: {get_param: tag}
+  b:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_attr: [a, output]}
+      update_replace: true
+  v:
+    type: OS::Heat::Value
+    properties:
+      value: {get_attr: [b, output]}
+"""
+
+
+def test_a_change_known_only_after_apply_that_keeps_its_value_is_not_made(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Heat decides each update with the values it has when it gets there: ``a`` is updated in place but its
+    ``output`` stays the same, so ``b`` (planned as a possible replace) and ``v`` are left alone."""
+    from hotc.state import backend_from_config
+
+    (work / "s.yaml").write_text(SAME_OUTPUT)
+    assert run(capsys, "apply", "-t", "s.yaml", "--parameter", "tag=v1", "--auto-approve")[0] == 0
+    before, _ = backend_from_config(None, work).read("s")
+    code, out, err = run(capsys, "plan", "-t", "s.yaml", "--parameter", "tag=v2", "--format", "json")
+    actions = {c["address"]: c["actions"] for c in json.loads(out)["resource_changes"]}
+    assert actions == {"a": ["update"], "b": ["create", "delete"], "v": ["update"]}  # b: a possible replace
+
+    code, out, err = run(capsys, "apply", "-t", "s.yaml", "--parameter", "tag=v2", "--auto-approve")
+    assert code == 0, out + err
+    assert "0 replaced" in out and "2 unchanged after all" in out, out
+    after, _ = backend_from_config(None, work).read("s")
+    assert after.resources["b"].physical_id == before.resources["b"].physical_id  # not replaced
+    assert after.resources["b"].updated_at == before.resources["b"].updated_at
+    assert after.resources["a"].properties["client_name"] == "v2"
+    code, out, err = run(capsys, "plan", "-t", "s.yaml", "--parameter", "tag=v2", "--detailed-exitcode")
+    assert code == 0, out + err

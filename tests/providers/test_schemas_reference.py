@@ -39,11 +39,22 @@ def _rows(block: str) -> list[list[str]]:
     return rows
 
 
+# Types the reference has no table for (Heat's AWS-compatible wait condition pair and the handle replaced on
+# every update): their schemas follow Heat's aws/cfn and wait_condition_handle sources.
+NOT_IN_REFERENCE = frozenset(
+    {
+        "AWS::CloudFormation::WaitCondition",
+        "AWS::CloudFormation::WaitConditionHandle",
+        "OS::Heat::UpdateWaitConditionHandle",
+    }
+)
+
+
 def test_every_seed_type_has_a_reference_table() -> None:
-    assert set(all_schemas()) <= set(_tables())
+    assert set(all_schemas()) - NOT_IN_REFERENCE <= set(_tables())
 
 
-@pytest.mark.parametrize("name", sorted(all_schemas()))
+@pytest.mark.parametrize("name", sorted(set(all_schemas()) - NOT_IN_REFERENCE))
 def test_schema_matches_reference_table(name: str) -> None:
     block = _tables()[name]
     rtype = all_schemas()[name]

@@ -101,3 +101,27 @@ def test_heartbeat_thread_beats_until_the_progress_closes() -> None:
         p(Event.now("web", "OS::Nova::Server", "CREATE_IN_PROGRESS"))
         assert out.seen.wait(30), "no heartbeat line"
     assert p._thread is not None and not p._thread.is_alive()
+
+
+def test_machine_readable_listings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  r: {type: OS::Heat::None}\n"
+    )
+    assert run(capsys, "apply", "-t", "s.yaml", "--auto-approve")[0] == 0
+    code, out, _ = run(capsys, "events", "s", "--format", "json")
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and {"address", "type", "status", "time", "id"} <= set(events[0])
+    assert any(e["address"] == "r" and e["status"] == "CREATE_COMPLETE" for e in events)
+    code, out, _ = run(capsys, "template", "show", "s", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["files"][doc["main"]].startswith("heat_template_version")
+    code, out, _ = run(capsys, "state", "list", "s", "--format", "json")
+    assert code == 0 and json.loads(out)["resources"][0]["address"] == "r"
+    code, out, _ = run(capsys, "state", "history", "s", "--format", "json")
+    versions = json.loads(out)["versions"]
+    assert code == 0 and versions[0]["current"] is True and versions[0]["serial"] >= 1
+    code, _out, err = run(capsys, "events", "s", "--format", "yaml")
+    assert code == 1 and "choose one of text, json" in err

@@ -16,6 +16,8 @@ from hotc.providers.native.software_config import (
     SoftwareConfigDriver,
     StructuredConfigDriver,
 )
+from hotc.providers.native.software_deployment import SoftwareDeploymentDriver
+from hotc.providers.native.structured_deployment import StructuredDeploymentDriver
 from hotc.providers.native.swift_signal import SwiftSignalDriver
 from hotc.providers.native.swift_signal_handle import SwiftSignalHandleDriver
 from hotc.providers.native.test_resource import HeatTestResourceDriver
@@ -40,4 +42,7 @@ DRIVERS: Mapping[str, Driver] = {
     "AWS::CloudFormation::WaitConditionHandle": AwsWaitConditionHandleDriver(),
     "OS::Heat::UpdateWaitConditionHandle": AwsWaitConditionHandleDriver(),
     "AWS::CloudFormation::WaitCondition": AwsWaitConditionDriver(),
+    # software deployments, through the server's metadata object in the signal store
+    "OS::Heat::SoftwareDeployment": SoftwareDeploymentDriver(),
+    "OS::Heat::StructuredDeployment": StructuredDeploymentDriver(),
 }

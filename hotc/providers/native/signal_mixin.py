@@ -337,7 +337,10 @@ WAITER_HANDLE_PROPS: Mapping[str, str] = {
 }
 
 
-def signal_key(resources: Mapping[str, Any], address: str, store: Any) -> str:
+DEPLOYMENT_TYPES = frozenset({"OS::Heat::SoftwareDeployment", "OS::Heat::StructuredDeployment"})
+
+
+def signal_key(resources: Mapping[str, Any], address: str, store: Any, stack: str = "") -> str:
     """The store key ``hotc signal STACK ADDRESS`` writes to: the handle's object for a handle, or for a wait
     condition / Swift signal, its handle's. Raises HotcError naming what ADDRESS can be."""
     rs = resources.get(address)
@@ -347,15 +350,22 @@ def signal_key(resources: Mapping[str, Any], address: str, store: Any) -> str:
         handle = (rs.properties or {}).get(WAITER_HANDLE_PROPS[rs.type])
         for other in resources.values():
             if other.physical_id is not None and other.physical_id == handle and other.type in HANDLE_TYPES:
-                return signal_key(resources, other.address, store)
+                return signal_key(resources, other.address, store, stack)
         key = store.key_of_url(str(handle)) if isinstance(handle, str) else None
         if key is None:
             raise HotcError(f"{address}: its handle is not a signal handle of this stack")
         return str(key)
+    if rs.type in DEPLOYMENT_TYPES:
+        if rs.physical_id is None:
+            raise HotcError(f"{address} has not been created yet")
+        raw = store.get(store.key(stack, "deployments", f"{rs.physical_id}/pending"))
+        if not raw:
+            raise HotcError(f"{address} is not waiting for a signal (no apply is running one of its actions)")
+        return str(raw.decode())
     if rs.type not in HANDLE_TYPES:
         raise HotcError(
-            f"{address} is a {rs.type}: hotc signal sends to a wait-condition handle, a wait condition or a "
-            "Swift signal"
+            f"{address} is a {rs.type}: hotc signal sends to a wait-condition handle, a wait condition, a "
+            "Swift signal or a software deployment"
         )
     if rs.physical_id is None:
         raise HotcError(f"{address} has not been created yet")

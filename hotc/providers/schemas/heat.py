@@ -359,7 +359,7 @@ SOFTWARE_DEPLOYMENT = ResourceType(
     name="OS::Heat::SoftwareDeployment",
     properties=_DEPLOYMENT_PROPERTIES,
     attributes=attrs("deploy_stdout", "deploy_stderr", "deploy_status_code"),
-    service="orchestration",
+    service=None,  # in-process, over the signal store (no Heat needed)
     heat_class="heat.engine.resources.openstack.heat.software_deployment.SoftwareDeployment",
 )
 
@@ -371,7 +371,7 @@ STRUCTURED_DEPLOYMENT = ResourceType(
         "input_values_validate": string(default="LAX", constraints=(allowed("LAX", "STRICT"),)),
     },
     attributes=attrs("deploy_stdout", "deploy_stderr", "deploy_status_code"),
-    service="orchestration",
+    service=None,
     heat_class="heat.engine.resources.openstack.heat.structured_config.StructuredDeployment",
 )
 

@@ -5,7 +5,8 @@ Servers carry the hotc stamp in their metadata (``hotc-lineage``, ``hotc-address
 server (a ``networks`` entry that names a ``subnet``, which Nova cannot take) carry it as Neutron tags plus the tag
 ``hotc-internal-port`` and are deleted with the server or when their entry leaves ``networks``.
 
-``user_data_format`` HEAT_CFNTOOLS and SOFTWARE_CONFIG are not wrapped in Heat's multipart cloud-init envelope:
+``user_data_format`` SOFTWARE_CONFIG gets Heat's multipart payload and a metadata object in the signal store
+(:mod:`hotc.providers.native.server_metadata`); HEAT_CFNTOOLS is not wrapped in Heat's cfntools envelope:
 hotc passes ``user_data`` to Nova as is (RAW) and logs that it did."""
 
 from __future__ import annotations
@@ -186,8 +187,15 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
             body["tags"] = list(props["tags"])
         body["metadata"] = merge_metadata(ctx, props.get("metadata"))
         user_data = props.get("user_data") or ""
-        if user_data:
-            fmt = props.get("user_data_format") or "HEAT_CFNTOOLS"
+        fmt = props.get("user_data_format") or "HEAT_CFNTOOLS"
+        metadata_key: str | None = None
+        if fmt == "SOFTWARE_CONFIG":
+            # Heat's multipart payload with the metadata object os-collect-config polls (POLL_TEMP_URL)
+            from hotc.providers.native.server_metadata import create_server_metadata
+
+            payload, metadata_key = create_server_metadata(ctx, str(user_data))
+            body["user_data"] = base64.b64encode(payload.encode()).decode()
+        elif user_data:
             if fmt != "RAW":
                 ctx.log(
                     f"server: user_data_format {fmt} is passed to Nova as RAW user data (hotc does not wrap "
@@ -208,6 +216,10 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         )
         server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body), find_new)
         ctx.record_physical_id(server.id)
+        if metadata_key is not None:
+            from hotc.providers.native.server_metadata import register_server
+
+            register_server(ctx, str(server.id), metadata_key)
         server = self._wait_active(ctx, conn, server.id, "create server")
         self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
         return self._outcome(ctx, conn, server)
@@ -526,6 +538,10 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
             wait_gone(ctx, f"delete server {physical_id}", lambda: live_server(conn, physical_id))
+        if props.get("user_data_format") == "SOFTWARE_CONFIG":
+            from hotc.providers.native.server_metadata import forget_server
+
+            forget_server(ctx, physical_id)  # its metadata object in the signal store
         for port in ours:
             ignore_missing(ctx, f"delete port {port.id}", conn.network.delete_port, port.id)
 

@@ -1,0 +1,156 @@
+"""A SoftwareConfig (group ``script``) deployed to a server on the real test cloud, end to end with the STOCK
+agents (os-collect-config, os-refresh-config, os-apply-config from PyPI; the heat-config hooks and
+heat-config-notify from the heat-agents sdist), unmodified, running on this machine in place of the server's
+image (tests/fixtures/agents.py). The agents get the server's real user_data, read back from Nova; hotc's
+metadata URL and signal URL are presigned URLs into moto's S3."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.agents import AgentImage, cfn_init_data
+from tests.fixtures.cloud import CloudTracker, SharedResources
+from tests.fixtures.s3 import S3Bucket
+
+pytestmark = pytest.mark.cloud
+
+REPO = Path(__file__).resolve().parents[2]
+
+TEMPLATE = """heat_template_version: 2018-08-31
+parameters:
+  image: {type: string}
+  flavor: {type: string}
+  network: {type: string}
+  greeting: {type: string, default: hello}
+resources:
+  config:
+    type: OS::Heat::SoftwareConfig
+    properties:
+      group: script
+      inputs: [{name: greeting}]
+      outputs: [{name: result}]
+      config: |
+        #!/bin/sh
+        echo "$greeting from $deploy_action"
+        echo "to stderr" >&2
+        printf '%s' "$greeting-$deploy_action" > "$heat_outputs_path.result"
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: {get_param: image}
+      flavor: {get_param: flavor}
+      networks: [{network: {get_param: network}}]
+      user_data_format: SOFTWARE_CONFIG
+  deployment:
+    type: OS::Heat::SoftwareDeployment
+    properties:
+      config: {get_resource: config}
+      server: {get_resource: server}
+      input_values: {greeting: {get_param: greeting}}
+      actions: [CREATE, UPDATE, DELETE]
+outputs:
+  stdout: {value: {get_attr: [deployment, deploy_stdout]}}
+  stderr: {value: {get_attr: [deployment, deploy_stderr]}}
+  code: {value: {get_attr: [deployment, deploy_status_code]}}
+  result: {value: {get_attr: [deployment, result]}}
+"""
+
+
+def _env(cloud_env: dict[str, str]) -> dict[str, str]:
+    env = {**cloud_env, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    for k in ("HOTC_BACKEND", "HOTC_SIGNAL_STORE"):
+        env.pop(k, None)
+    env["AWS_ENDPOINT_URL_S3"] = os.environ["AWS_ENDPOINT_URL_S3"]
+    return env
+
+
+def _hotc(cwd: Path, env: dict[str, str], *args: str, background: bool = False) -> Any:
+    cmd = [sys.executable, "-m", "hotc", *args]
+    if background:
+        return subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+
+
+def _user_data(cloud: Any, stack: str, deadline_s: float = 300) -> str:
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        for s in cloud.compute.servers(name=stack):
+            if s.status == "ACTIVE":
+                r = cloud.compute.get(f"/servers/{s.id}", microversion="2.3")
+                r.raise_for_status()
+                return base64.b64decode(r.json()["server"]["OS-EXT-SRV-ATTR:user_data"]).decode()
+        time.sleep(1)
+    raise AssertionError("the server never became ACTIVE")
+
+
+def _outputs(cwd: Path, env: dict[str, str], stack: str) -> dict[str, Any]:
+    r = _hotc(cwd, env, "output", stack, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    return {k: (v.get("value") if isinstance(v, dict) else v) for k, v in json.loads(r.stdout).items()}
+
+
+def test_script_deployment_runs_with_the_stock_agents(
+    cloud: Any,
+    tmp_path: Path,
+    s3_bucket: S3Bucket,
+    hotc_cloud_env: dict[str, str],
+    cloud_shared: SharedResources,
+    cloud_tracker: CloudTracker,
+    heat_agents: AgentImage,
+) -> None:
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    env = _env(hotc_cloud_env)
+    stack = cloud_tracker.name("sd")
+    store = f"s3://{s3_bucket.name}/sig"
+    params = [
+        "--parameter", f"image={cloud_shared.image_name}",
+        "--parameter", f"flavor={cloud_shared.flavor_name}",
+        "--parameter", f"network={cloud_shared.private_network_name}",
+    ]  # fmt: skip
+    apply = _hotc(tmp_path, env, "apply", "-t", "t.yaml", stack, "--auto-approve", "--signal-store", store,
+                  *params, background=True)  # fmt: skip
+    destroyed = False
+    try:
+        user_data = _user_data(cloud, stack)
+        # Heat's SOFTWARE_CONFIG payload: the metadata with the request collector's URL is in cfn-init-data
+        meta = json.loads(cfn_init_data(user_data) or "{}")
+        assert meta["deployments"] == [] and "metadata_url" in meta["os-collect-config"]["request"]
+        heat_agents.boot(user_data)
+        out, err = apply.communicate(timeout=900)
+        assert apply.returncode == 0, out[-3000:] + err[-3000:] + heat_agents.log()[-3000:]
+        got = _outputs(tmp_path, env, stack)
+        assert got["stdout"] == "hello from CREATE\n"
+        assert got["stderr"] == "to stderr\n"
+        assert got["code"] == 0
+        assert got["result"] == "hello-CREATE"  # a declared output, written by the script hook
+
+        # an update of input_values re-runs the config (a new derived config for UPDATE)
+        upd = _hotc(tmp_path, env, "apply", "-t", "t.yaml", stack, "--auto-approve", "--signal-store", store,
+                    *params, "--parameter", "greeting=hi")  # fmt: skip
+        assert upd.returncode == 0, upd.stdout[-3000:] + upd.stderr[-3000:] + heat_agents.log()[-3000:]
+        got = _outputs(tmp_path, env, stack)
+        assert got["result"] == "hi-UPDATE" and got["stdout"] == "hi from UPDATE\n"
+
+        # destroy runs the DELETE action on the server before deleting it
+        gone = _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store)
+        destroyed = gone.returncode == 0
+        assert destroyed, gone.stdout[-3000:] + gone.stderr[-3000:]
+        assert "hi from DELETE" in heat_agents.log()
+        for f in (tmp_path / ".hotc").iterdir():  # no presigned URL in the state or events
+            assert "X-Amz-Signature" not in f.read_text(errors="replace"), f.name
+    finally:
+        if apply.poll() is None:
+            apply.kill()
+        if not destroyed:
+            _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store)
