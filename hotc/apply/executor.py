@@ -35,7 +35,7 @@ from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, bu
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
-from hotc.planner.plan import Action, Plan
+from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import (
     DELETE,
     SNAPSHOT,
@@ -860,7 +860,7 @@ class Executor:
         if cur is None or cur.physical_id is None:
             raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
         deps, policy = self._record(step)
-        old_props = dict(cur.properties)
+        old_props = _planned_old(cur.properties, change)
         old_d, new_d = with_defaults(type_name, old_props), with_defaults(type_name, props)
         changed = frozenset(k for k in set(old_d) | set(new_d) if old_d.get(k) != new_d.get(k))
         self.keeper.commit(
@@ -1204,6 +1204,27 @@ def _patch(s: StackState, addr: str, **changes: Any) -> StackState:
     if rs is None:
         return s
     return s.with_resource(replace(rs, **changes))
+
+
+def _planned_old(recorded: Mapping[str, Any], change: ResourceChange) -> dict[str, Any]:
+    """The properties an update starts from: the recorded ones, except those the plan saw changed outside hotc
+    (a ``--refresh`` plan's ``before`` holds their live values): an update that brings drift back must know
+    what is there now (a network renamed by hand, an interface attached by hand) to undo it."""
+    out = dict(recorded)
+    before = change.before or {}
+    for path in change.changed_paths:
+        key = path.split(".", 1)[0].split("[", 1)[0]
+        if key in before and not _is_masked_value(before[key]):
+            out[key] = before[key]
+    return out
+
+
+def _is_masked_value(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "__sensitive__" in value or any(_is_masked_value(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_is_masked_value(v) for v in value)
+    return False
 
 
 def _kept_secrets(outcome: Outcome, cur: ResourceState | None) -> dict[str, Any]:

@@ -59,6 +59,8 @@ def same_text(given: Any, live: Any) -> bool:
     ``"True"``)."""
     if given == live and type(given) is type(live):
         return True
+    if given in (None, "") and live in (None, ""):  # nothing, however the API spells it
+        return True
     if isinstance(given, bool) or isinstance(live, bool):
         return str(given).lower() == str(live).lower()
     if given is None or live is None:
@@ -117,6 +119,13 @@ class LiveProps:
         """A scalar, written as the template wrote it when the same."""
         if key in self.props:
             self.out[key] = as_given(self.props[key], value)
+
+    def chosen(self, key: str, value: Any) -> None:
+        """A value the cloud picks when the template leaves it empty (an availability zone, an address): an
+        empty recorded value is not compared; a given one is, as :meth:`text`."""
+        if key in self.props:
+            given = self.props[key]
+            self.out[key] = given if given in (None, "") else as_given(given, value)
 
     def name(self, live_name: Any, *, limit: int = 255) -> None:
         if "name" in self.props:
