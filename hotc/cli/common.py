@@ -8,13 +8,14 @@ import sys
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
-from hotc.cli import root
 from hotc.errors import Diagnostic, HotcError, Pos, Severity
-from hotc.parser.api import OUTSIDE_FILE_CODE, LoadedStack, load_stack
+
+if TYPE_CHECKING:
+    from hotc.parser.api import LoadedStack
 
 TemplateOpt = Annotated[Path, typer.Option("-t", "--template", help="HOT template file.")]
 EnvOpt = Annotated[
@@ -123,6 +124,11 @@ def load_for_command(
     errors raise a HotcError carrying them (printed by the CLI), saying that nothing was ``verb``. A command
     that ``embeds_files`` (plan, apply: get_file contents go into saved plans and the state) refuses a get_file
     target outside the template's directory tree unless ``allow_outside_files``."""
+    # deliberate lazy imports: hotc.cli.app imports this module at start-up, before any command runs, and
+    # the parser and the providers behind the composition root cost about half a second
+    from hotc.cli import root
+    from hotc.parser.api import OUTSIDE_FILE_CODE, load_stack
+
     sink = err if err is not None else sys.stderr
     loaded, diags = load_stack(
         str(template),
