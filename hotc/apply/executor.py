@@ -1195,7 +1195,15 @@ def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
     forgotten: Retain)."""
     policy = "Retain" if base.external_id is not None else (base.deletion_policy or "Delete")
     return DeposedInstance(
-        base.physical_id or "", base.properties, base.attributes, type=base.type, deletion_policy=policy
+        base.physical_id or "",
+        base.properties,
+        base.attributes,
+        type=base.type,
+        deletion_policy=policy,
+        sensitive_paths=base.sensitive_paths,
+        sensitive_attributes=secret_attributes(
+            base.sensitive_attributes, base.sensitive_paths, base.attributes
+        ),
     )
 
 

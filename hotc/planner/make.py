@@ -508,6 +508,14 @@ def _imports(ctx: _Ctx, enabled: list[str]) -> dict[str, str]:
             raise HotcError(
                 f"--import {addr}={pid}: {why}{hint}; declare the resource in the template first, then import it"
             )
+        rtype = ctx.schemas(dr.type)
+        if rtype is None or rtype.service is None:
+            what = (
+                "hotc has no schema for it"
+                if rtype is None
+                else "hotc makes it itself; there is no object to take over"
+            )
+            raise HotcError(f"--import {addr}={pid}: {dr.type} cannot be imported ({what})")
         if dr.external_id is not None:
             raise HotcError(
                 f"--import {addr}={pid}: {addr} has an external_id ({dr.external_id}) in the template: it is "

@@ -220,6 +220,9 @@ def test_planned_import_is_shown_and_checked(tmp_path: Path) -> None:
     )
     with pytest.raises(HotcError, match="the template does not declare it"):
         _plan_with_imports(tmp_path, IMP, (("nett", "n-1"),))
+    rs = IMP + "  pw: {type: OS::Heat::RandomString}\n"
+    with pytest.raises(HotcError, match="OS::Heat::RandomString cannot be imported"):
+        _plan_with_imports(tmp_path, rs, (("pw", "x"),))
 
 
 def test_planned_import_records_the_live_properties(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ def test_existing_reuses_the_stored_template_environments_and_parameters(tmp_pat
         tmp_path, "apply", "quickstart", "--existing", "--parameter", "password_length=30", "--auto-approve"
     )
     assert r.returncode == 0, r.stdout + r.stderr
-    outs = json.loads(hotc(tmp_path, "output", "quickstart", "--format", "json").stdout)
+    outs = json.loads(hotc(tmp_path, "output", "quickstart", "--format", "json", "--show-sensitive").stdout)
     assert outs["password_length"]["value"] == 30 and outs["replicas"]["value"] == 3
     assert outs["app_name"]["value"].startswith("cart-prod-")
     # the override is now part of what is stored

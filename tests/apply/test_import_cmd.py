@@ -107,7 +107,7 @@ def test_bulk_import_resolves_references_between_imported_objects(tmp_path: Path
 @pytest.mark.parametrize(
     ("requests", "objects", "message"),
     [
-        ([("pw", "x")], {}, "made by hotc itself"),
+        ([("pw", "x")], {}, "RandomString cannot be imported"),
         ([("net", "n-404")], {}, "there is no OS::Neutron::Net with id n-404"),
         (
             [("net", "n-1"), ("sub", "s-404")],

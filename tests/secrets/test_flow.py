@@ -125,3 +125,41 @@ def test_random_string_id_is_masked_everywhere(workdir: Path, capsys: Any) -> No
     assert "(sensitive)" in shown[6][1]  # show lists it masked, not in clear
     # other physical ids are shown
     assert doc["resources"]["a"]["physical_id"] in shown[6][1]
+
+
+def test_an_old_instance_keeps_its_secrets_masked_while_it_waits_for_deletion() -> None:
+    """During a replacement the new entry starts with nothing sensitive recorded yet (and may read no secret
+    at all): the old instance's secrets, recorded when it was deposed, stay masked in every write."""
+    from hotc.apply.executor import _as_deposed
+    from hotc.state import codec
+    from hotc.state.document import ResourceState, StackState
+
+    old = ResourceState(
+        "rnd",
+        "OS::Heat::RandomString",
+        "s-rnd-abc",
+        "CREATE_COMPLETE",
+        properties={"length": 8, "salt": HIDDEN},
+        attributes={"value": "Rnd0mSecretValue"},
+        sensitive_paths=("salt",),
+        sensitive_attributes=("value",),
+        reference_attribute="value",
+    )
+    new = ResourceState(
+        "rnd",
+        "OS::Heat::RandomString",
+        None,
+        "CREATE_IN_PROGRESS",
+        properties={"length": 16, "salt": "public"},
+        deposed=(_as_deposed(old, "OS::Heat::RandomString"),),
+    )
+    st = StackState.new("s").with_resource(new)
+    data = codec.dumps(st)
+    assert b"Rnd0mSecretValue" not in data and HIDDEN.encode() not in data
+    back = codec.loads(data, "s").resources["rnd"].deposed[0]
+    assert back.sensitive_attributes == ("value",) and back.sensitive_paths == ("salt",)
+    from hotc.state.secrets import normalise_key
+
+    k = normalise_key("a passphrase")
+    clear = codec.loads(codec.dumps(st, k), "s", k).resources["rnd"].deposed[0]
+    assert clear.attributes == {"value": "Rnd0mSecretValue"} and clear.properties["salt"] == HIDDEN
