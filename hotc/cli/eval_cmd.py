@@ -17,6 +17,7 @@ Output: ``text`` prints the value as JSON (strings quoted); ``json`` prints
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -116,6 +117,21 @@ def evaluate_in_stack(expr_text: str, loaded: Any, stack_name: str) -> Any:
         raise HotcError("the expression cannot be evaluated", diagnostics=(exc.diagnostic,)) from None
 
 
+def _reads_hidden(expr_text: str, loaded: Any) -> bool:
+    """Does the expression read a hidden parameter (directly or through a computed parameter name)?"""
+    from hotc.parser.expr import parse_expr_text
+    from hotc.planner.sensitivity import expr_refs
+
+    template = loaded.template
+    hidden = frozenset(getattr(loaded, "hidden_parameters", ()) or ()) | {
+        n for n, p in template.parameters.items() if p.hidden
+    }
+    if not hidden:
+        return False
+    expr, _diags = parse_expr_text(expr_text, template.version, where="outputs", file="<expr>")
+    return expr is not None and expr_refs([expr]).reads_secret(hidden, set(), set())
+
+
 def eval_command(
     expression: ExprArg,
     template: TemplateOpt,
@@ -136,6 +152,15 @@ def eval_command(
         require_values=False,
     )
     value = evaluate_in_stack(expression, loaded, stack_name or template.stem)
+    if _reads_hidden(expression, loaded):
+        # derived from a hidden parameter: never printed (hotc output --show-sensitive is the one way to see a
+        # stored secret; the value given on the command line is the user's own)
+        print("note: the value is derived from a hidden parameter and is not shown", file=sys.stderr)
+        if fmt == "json":
+            typer.echo(json.dumps({"value": "(sensitive)", "known": True, "waits_on": [], "sensitive": True}))
+        else:
+            typer.echo("(sensitive)")
+        return
     if fmt == "json":
         unknown = collect_unknowns(value)
         doc = {

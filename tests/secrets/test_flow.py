@@ -163,3 +163,17 @@ def test_an_old_instance_keeps_its_secrets_masked_while_it_waits_for_deletion() 
     k = normalise_key("a passphrase")
     clear = codec.loads(codec.dumps(st, k), "s", k).resources["rnd"].deposed[0]
     assert clear.attributes == {"value": "Rnd0mSecretValue"} and clear.properties["salt"] == HIDDEN
+
+
+def test_eval_never_prints_a_value_derived_from_a_hidden_parameter(workdir: Path, capsys: Any) -> None:
+    p = ("-t", "s.yaml", "--parameter", f"db_pass={HIDDEN}")
+    code, out, err = hotc(
+        capsys, "eval", "{str_replace: {template: x$P, params: {$P: {get_param: db_pass}}}}", *p
+    )
+    assert (
+        code == 0 and out.strip() == "(sensitive)" and HIDDEN not in out + err and "hidden parameter" in err
+    )
+    code, out, _ = hotc(capsys, "eval", "{get_param: db_pass}", *p, "--format", "json")
+    assert json.loads(out)["value"] == "(sensitive)" and HIDDEN not in out
+    code, out, _ = hotc(capsys, "eval", "{get_param: tag}", *p)
+    assert code == 0 and out.strip() == '"v1"'  # a plain parameter is shown
