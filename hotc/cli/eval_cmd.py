@@ -43,6 +43,7 @@ from hotc.parser.api import (
     parse_expr_text,
     references,
 )
+from hotc.planner.sensitivity import expr_refs
 from hotc.values import Unknown, WaitsOn, collect_unknowns
 
 ExprArg = Annotated[str, typer.Argument(help="The expression, e.g. '{get_attr: \\[web, first_address]}'.")]
@@ -119,9 +120,6 @@ def evaluate_in_stack(expr_text: str, loaded: Any, stack_name: str) -> Any:
 
 def _reads_hidden(expr_text: str, loaded: Any) -> bool:
     """Does the expression read a hidden parameter (directly or through a computed parameter name)?"""
-    from hotc.parser.expr import parse_expr_text
-    from hotc.planner.sensitivity import expr_refs
-
     template = loaded.template
     hidden = frozenset(getattr(loaded, "hidden_parameters", ()) or ()) | {
         n for n, p in template.parameters.items() if p.hidden
