@@ -10,7 +10,7 @@ from typing import Any
 
 from hotc.apply.batches import wait_or_stop
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
-from hotc.apply.session import load_template
+from hotc.cli.common import load_for_command
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.planner.plan import Plan
 from hotc.planner.render_text import render_text
@@ -78,7 +78,7 @@ def run(
     """Plan ``text`` against ``state`` and apply it with an injected pause (kept in ``box["pauses"]``)."""
     path = tmp_path / "t.yaml"
     path.write_text(text)
-    loaded = load_template(path, [], params, {}, io.StringIO())
+    loaded = load_for_command(path, [], params, {}, verb="planned", err=io.StringIO())
     desired = build_desired(loaded, "s", state.lineage, state=state)
     plan = make_plan(desired, state if state.resources else None, PlanOptions())
     sink = MemorySink()
@@ -171,7 +171,7 @@ def test_failure_stops_later_batches_and_the_report_says_which_ran(tmp_path: Pat
 def test_pause_is_interrupted_by_cancel_and_later_batches_never_start(tmp_path: Path) -> None:
     rep, _, _ = run(tmp_path, rg(0, 3600), StackState.new("s"))
     path = tmp_path / "t.yaml"
-    loaded = load_template(path, [], {"v": "b"}, {}, io.StringIO())
+    loaded = load_for_command(path, [], {"v": "b"}, {}, verb="planned", err=io.StringIO())
     desired = build_desired(loaded, "s", rep.state.lineage, state=rep.state)
     plan = make_plan(desired, rep.state, PlanOptions())
     pausing = threading.Event()

@@ -253,7 +253,7 @@ def test_cloud_asg_rolling_flavor_update_keeps_members_in_service_in_batch_order
 
 
 def _state(cwd: Path, stack: str) -> Any:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     st, _ = backend_from_config(None, cwd).read(stack)
     return st
