@@ -9,8 +9,16 @@ import sys
 from pathlib import Path
 
 from hotc.apply.events import resource_event, stack_event
-from hotc.state.backend import Lock, backend_from_config
+from hotc.state import backend_from_config
+from hotc.state.backend import Lock
 from tests.apply.test_cli_apply import QUICKSTART, hotc, popen
+
+
+def _follow(cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``hotc events quickstart --follow`` in its own process, bounded (a hang fails the test)."""
+    p = popen(cwd, "events", "quickstart", "--follow", "--poll", "0.1")
+    out, err = p.communicate(timeout=60)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def _dead_pid() -> int:
@@ -23,7 +31,7 @@ def test_follow_after_the_run_ended_prints_the_events_and_returns(tmp_path: Path
     """The run ended before the follower's first read: today's hang (the end event was in the first read and
     was ignored). Now it prints everything and returns."""
     assert hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--auto-approve").returncode == 0
-    r = hotc(tmp_path, "events", "quickstart", "--follow", "--poll", "0.1", timeout=60)
+    r = _follow(tmp_path)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert any("[web]: CREATE_COMPLETE" in x for x in lines)
@@ -39,7 +47,7 @@ def test_follow_of_a_killed_run_returns_and_says_so(tmp_path: Path) -> None:
     dead = Lock(**{**dead.__dict__, "pid": _dead_pid()})
     (tmp_path / ".hotc" / "quickstart.lock").write_text(json.dumps(dead.to_dict()))
     assert dead.holder_gone()
-    r = hotc(tmp_path, "events", "quickstart", "--follow", "--poll", "0.1", timeout=60)
+    r = _follow(tmp_path)
     assert r.returncode == 1
     assert r.stdout.splitlines()[-1].endswith("UPDATE_IN_PROGRESS: Stack UPDATE started")
     assert "ended without a final stack event" in r.stderr and "Traceback" not in r.stderr
