@@ -570,7 +570,7 @@ class ScopedResolver:
         if attribute == "refs_map":
             return index_path({str(idx[i]): self._member_id(m, i) for i in range(n)}, path, unknown)
         if attribute == "removed_rsrc_list":
-            return []
+            return index_path(sorted(str(i) for i in m.skipped), path, unknown)
         if attribute == "current_size":
             return n
         if attribute.startswith("resource."):
@@ -587,12 +587,10 @@ class ScopedResolver:
         if attribute in ("attributes", "outputs"):
             if not path:
                 raise HotcError(f"get_attr: {m.address} {attribute} needs an attribute name")
-            key_of = (
-                (lambda i: str(idx[i])) if attribute == "attributes" else (lambda i: self._member_id(m, i))
-            )
+            # keyed by member name, as Heat does for both (an AutoScalingGroup's names are its indexes here)
             values = {}
             for i in range(n):
-                k = key_of(i)
+                k = str(idx[i])
                 values[k if isinstance(k, str) else repr(k)] = self._member_attr(
                     m, i, str(path[0]), tuple(path[1:])
                 )

@@ -414,6 +414,12 @@ class _Builder:
             except (TypeError, ValueError) as exc:
                 raise HotcError(f"{where}: {m.address}: count must be an integer, not {count!r}") from exc
             skip = self._removed(props, m.address)
+            if props.get("removal_policies_mode", "append") != "update":
+                # Heat keeps the names removal_policies took out (append mode) even once the policy is gone:
+                # a ResourceGroup always uses the lowest free indexes, so a gap below its highest member in
+                # the state is such a name
+                present = self.state_members.get(m.address, [])
+                skip |= set(range(max(present, default=-1))) - set(present)
             indexes: list[int] = []
             i = 0
             while len(indexes) < count:

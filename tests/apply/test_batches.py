@@ -220,3 +220,42 @@ def test_asg_rolling_updates_keep_min_in_service_with_a_replacement_across_batch
     assert {rs.properties["value"] for rs in rep2.state.resources.values()} == {"b"}
     assert not any(rs.deposed for rs in rep2.state.resources.values())
     del sink
+
+
+REPLACE = """
+heat_template_version: 2018-08-31
+parameters: {v: {type: string, default: x}}
+resources:
+  g:
+    type: OS::Heat::ResourceGroup
+    update_policy: {rolling_update: {max_batch_size: 1, pause_time: 2}}
+    properties:
+      count: 2
+      resource_def: {type: OS::Heat::TestResource, properties: {value: {get_param: v}, update_replace: true}}
+  after:
+    type: OS::Heat::TestResource
+    properties: {value: {get_attr: [g, refs]}}
+"""
+
+
+def test_replacements_in_batches_create_first_and_old_instances_wait_for_dependents(tmp_path: Path) -> None:
+    rep, _, _ = run(tmp_path, REPLACE, StackState.new("s"))
+    assert rep.ok
+    rep2, sink, plan = run(tmp_path, REPLACE, rep.state, {}, v="y")
+    assert rep2.ok, rep2
+    assert [b.members for b in plan.groups[0].batches] == [("g[1]",), ("g[0]",)]
+    ev = [(e.address, e.status, e.reason) for e in sink.events]
+
+    def at(addr: str, status: str, old: bool = False) -> int:
+        return next(
+            i
+            for i, (a, s, r) in enumerate(ev)
+            if a == addr and s == status and (("old instance" in r) == old)
+        )
+
+    # batch 2's replacement starts after batch 1's new instance exists
+    assert at("g[1]", "CREATE_COMPLETE") < at("g[0]", "CREATE_IN_PROGRESS")
+    # an old instance goes only after the resource reading every member points at the new ones
+    assert at("after", "UPDATE_COMPLETE") < at("g[1]", "DELETE_IN_PROGRESS", old=True)
+    assert at("after", "UPDATE_COMPLETE") < at("g[0]", "DELETE_IN_PROGRESS", old=True)
+    assert not any(rs.deposed for rs in rep2.state.resources.values())
