@@ -7,16 +7,18 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hotc.apply.session import ApplyOptions, run_apply
+from hotc.cli.apply import apply_wiring
 from hotc.errors import HotcError
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.providers.base import ActionContext, Outcome
-from hotc.state.backend import backend_from_config
+from hotc.state import backend_from_config
 from tests.apply.fakes import FakeCloud, FakeDriver
 
 
@@ -91,7 +93,7 @@ def apply(
             params=params or {},
             destroy=destroy,
             cwd=tmp,
-            drivers=drivers,
+            wiring=replace(apply_wiring(None), drivers=drivers),
         )
     except HotcError as exc:
         return 1, out.getvalue(), err.getvalue() + exc.message
@@ -251,7 +253,7 @@ def test_planned_import_records_the_live_properties(tmp_path: Path) -> None:
         progress=nullcontext,
         plan_file=tmp_path / "imp.plan",
         cwd=tmp_path,
-        drivers=drivers,
+        wiring=replace(apply_wiring(None), drivers=drivers),
     )
     assert rc == 0, out.getvalue() + err.getvalue()
     assert not [c for c in cloud.calls if c.op != "read"]
