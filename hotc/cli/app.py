@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history)."),
     "suspend": ("apply", "Suspend the stack's resources that can be suspended."),
     "template": ("apply", "The template as last applied (show)."),
+    "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
     "validate": ("validate", "Check a template the way Heat's template validate does."),
 }
 

@@ -19,17 +19,20 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from hotc.cli import root
 from hotc.cli.common import (
     AllowOutsideOpt,
     EnvOpt,
     ParamFileOpt,
     ParamOpt,
     check_format,
+    load_for_command,
     parse_parameter_files,
     parse_parameters,
     stack_name_for,
@@ -44,6 +47,10 @@ from hotc.cli.plan import (
     TargetOpt,
 )
 from hotc.errors import HotcError
+from hotc.parser.api import LoadedStack
+
+if TYPE_CHECKING:
+    from hotc.apply.session import ApplyWiring
 
 TemplateOpt = Annotated[
     Path | None, typer.Option("-t", "--template", help="HOT template file (plan and apply on the spot).")
@@ -101,15 +108,58 @@ def _progress() -> Any:
     return progress_for(sys.stdout)
 
 
-def _run(**kw: Any) -> None:
-    from hotc.apply.session import main_stdin_line, run_apply
+def _stdin_line() -> str:
+    return sys.stdin.readline()
 
+
+def _load_for_apply(
+    template: Path,
+    envs: list[Path],
+    params: Mapping[str, str],
+    pfiles: Mapping[str, Path],
+    *,
+    allow_outside_files: bool = False,
+) -> LoadedStack:
+    """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
+    return load_for_command(
+        template,
+        envs,
+        dict(params),
+        dict(pfiles),
+        verb="applied",
+        embeds_files=True,
+        allow_outside_files=allow_outside_files,
+    )
+
+
+def apply_wiring(os_cloud: str | None) -> ApplyWiring:
+    """What an apply run is made of (the composition root's parts; see :mod:`hotc.cli.root`)."""
+    # deliberate lazy imports in this module: the applier and the planner behind it cost about a second at
+    # start-up, which the read-only commands (output, events, resource ...) never pay
+    from hotc.apply.session import ApplyWiring
+
+    return ApplyWiring(
+        load=_load_for_apply,
+        checks=root.type_checks(),
+        rules=root.constraint_rules(),
+        drivers=root.drivers(),
+        cloud=root.cloud(os_cloud),
+    )
+
+
+def _run(*, opts: Any, **kw: Any) -> None:
+    from hotc.apply.session import run_apply
+
+    out = root.sinks()
+    wiring = apply_wiring(opts.os_cloud)
     code = run_apply(
-        out=sys.stdout,
-        err=sys.stderr,
+        out=out.out,
+        err=out.err,
         interactive=sys.stdin.isatty(),
-        read_line=main_stdin_line,
+        read_line=_stdin_line,
         progress=_progress,
+        wiring=wiring,
+        opts=opts,
         **kw,
     )
     if code:
@@ -257,7 +307,7 @@ def destroy_command(
 
 
 def _state(stack: str, backend: str | None) -> Any:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     b: Any = backend_from_config(backend)
     state, _ = b.read(stack)
@@ -528,7 +578,7 @@ def events_command(
     ``--format json`` writes JSON lines (time, address, type, status, reason, physical_id, id), also with
     --follow."""
     from hotc.apply.events import STACK_TYPE, format_event, nesting_depth
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     if fmt not in ("text", "json"):
         raise HotcError(f"--format {fmt!r}: choose one of text, json")
@@ -554,10 +604,10 @@ def events_command(
         state, _ = b.read(stack)
         if state is None:
             raise HotcError(f"stack {stack!r} has no state and no events in {b.describe()}")
-    show(events)
+    ended = show(events)
     if events:
         last = events[-1].id
-    if not follow:
+    if not follow or ended:  # the run already ended before we looked: nothing more will come
         return
     try:
         while True:
@@ -575,7 +625,7 @@ def check_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloud
     """Check that every resource of the stack still exists (read through its driver); exit 1 if any is missing."""
     from hotc.apply.lifecycle import check_stack
 
-    code = check_stack(stack, backend, os_cloud, sys.stdout, sys.stderr)
+    code = check_stack(stack, backend, root.cloud(os_cloud), sys.stdout, sys.stderr, drivers=root.drivers())
     if code:
         raise typer.Exit(code)
 
@@ -589,7 +639,16 @@ def suspend_command(
     """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
-    code = suspend_resume("suspend", stack, backend, os_cloud, lock_timeout, sys.stdout, sys.stderr)
+    code = suspend_resume(
+        "suspend",
+        stack,
+        backend,
+        root.cloud(os_cloud),
+        lock_timeout,
+        sys.stdout,
+        sys.stderr,
+        drivers=root.drivers(),
+    )
     if code:
         raise typer.Exit(code)
 
@@ -603,7 +662,16 @@ def resume_command(
     """Resume the stack's suspended resources, in dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
-    code = suspend_resume("resume", stack, backend, os_cloud, lock_timeout, sys.stdout, sys.stderr)
+    code = suspend_resume(
+        "resume",
+        stack,
+        backend,
+        root.cloud(os_cloud),
+        lock_timeout,
+        sys.stdout,
+        sys.stderr,
+        drivers=root.drivers(),
+    )
     if code:
         raise typer.Exit(code)
 

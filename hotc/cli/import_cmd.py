@@ -94,6 +94,7 @@ def import_command(
                 "--parameter-file/--file (--parameter only for hidden parameters Heat masks)"
             )
         from hotc.apply.from_heat import run_from_heat
+        from hotc.cli.apply import apply_wiring
 
         code = run_from_heat(
             stack=stack,
@@ -101,10 +102,10 @@ def import_command(
             directory=Path(address),
             abandon=abandon,
             backend_url=backend,
-            os_cloud=os_cloud,
             lock_timeout=lock_timeout,
             out=sys.stdout,
             err=sys.stderr,
+            wiring=apply_wiring(os_cloud),
             params=parse_parameters(parameter),
         )
         if code:
@@ -123,6 +124,7 @@ def import_command(
             raise HotcError("give ADDRESS and ID (hotc import STACK ADDRESS ID -t T), or --file MAP")
         requests = [(address, physical_id)]
     from hotc.apply.importer import run_import
+    from hotc.cli.apply import apply_wiring
 
     code = run_import(
         stack=stack,
@@ -132,10 +134,10 @@ def import_command(
         params=parse_parameters(parameter),
         pfiles=parse_parameter_files(parameter_file),
         backend_url=backend,
-        os_cloud=os_cloud,
         lock_timeout=lock_timeout,
         out=sys.stdout,
         err=sys.stderr,
+        wiring=apply_wiring(os_cloud),
     )
     if code:
         raise typer.Exit(code)

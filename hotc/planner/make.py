@@ -38,6 +38,7 @@ from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, Resource
 from hotc.planner.resolve import index_path
 from hotc.planner.restricted import check_restricted
 from hotc.providers.base import ResourceType
+from hotc.providers.registry import get_schema
 from hotc.state.document import DeposedInstance, ResourceState, StackState
 from hotc.state.secrets import is_masked, withheld, withheld_error
 from hotc.values import Unknown, WaitsOn
@@ -71,10 +72,6 @@ R_EXTERNAL_REMOVED = "replace_because_external_id_removed"
 
 
 def registry_lookup(type_name: str) -> ResourceType | None:
-    try:
-        from hotc.providers.registry import get_schema
-    except ImportError:
-        return None
     return get_schema(type_name)
 
 
@@ -236,6 +233,11 @@ def _make_plan(
                         previous_physical_id=base.physical_id,
                     )
                 )
+                continue
+            if base.external_id is not None:
+                # adopted with external_id: hotc never manages its properties, so they cannot drift; its
+                # attributes are read live (and its disappearance is reported above)
+                srs[addr] = replace(merged, properties=base.properties)
                 continue
             rtype = lookup(base.type)
             b, a = apply_defaults(rtype, base.properties), apply_defaults(rtype, merged.properties)

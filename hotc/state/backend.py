@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from hotc.errors import HotcError
@@ -385,43 +384,3 @@ def backoff_delays(timeout: float, first: float = 0.05, cap: float = 2.0) -> Ite
             return
         yield min(left, delay * (0.5 + random.random()))
         delay = min(cap, delay * 2)
-
-
-# ---------------------------------------------------------------------------------------------- factory
-
-
-def backend_from_config(
-    url: str | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    *,
-    unsafe_no_locking: bool = False,
-    env: dict[str, str] | None = None,
-    options: dict[str, Any] | None = None,
-) -> BaseBackend:
-    """The backend chosen by ``url`` (``--backend``), else env ``HOTC_BACKEND``, else ``hotc.toml``'s
-    ``[backend]`` table in ``cwd``, else the local ``.hotc/`` directory in ``cwd``.
-
-    ``url`` is ``s3://BUCKET[/PREFIX]``, ``local`` / ``local:PATH`` / ``file://PATH``, or a directory path."""
-    from hotc.state.config import resolve_backend_config
-    from hotc.state.secrets import key_from_env
-
-    base = Path(cwd) if cwd is not None else Path.cwd()
-    cfg = resolve_backend_config(url, base, env if env is not None else dict(os.environ))
-    if options:
-        cfg = replace(cfg, options={**cfg.options, **options})
-    key = key_from_env(env)
-    if cfg.kind == "s3":
-        from hotc.state.s3 import S3Backend
-
-        return S3Backend.from_config(cfg, key=key, unsafe_no_locking=unsafe_no_locking)
-    from hotc.state.local import LocalBackend
-
-    # without HOTC_STATE_KEY, a local state keeps its own key beside it (.hotc/state.key) so secrets are
-    # encrypted in the document yet readable by hotc
-    return LocalBackend(
-        Path(cfg.path),
-        key=key,
-        unsafe_no_locking=unsafe_no_locking,
-        key_file=key is None,
-        **{k: v for k, v in cfg.options.items() if k in ("fsync",)},
-    )
