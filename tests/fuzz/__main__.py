@@ -25,6 +25,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-corpus", action="store_true", help="mutate only the built-in seeds")
     ap.add_argument("--replay", type=int, default=None, help="write case N to a directory and stop")
     ap.add_argument("--show", type=int, default=20, help="findings to print in full")
+    ap.add_argument(
+        "--fork",
+        action="store_true",
+        help="run each case in a forked child (slower; by default a case runs inside its worker, which is "
+        "replaced after any finding)",
+    )
     a = ap.parse_args(argv)
     mut = Mutator(a.seed, use_corpus=not a.no_corpus)
     if a.replay is not None:
@@ -41,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     work = [("validate", c) for c in mut.cases(a.cases)]
     # plan cases use other indexes than the validate ones, so they are other templates
     work += [("plan", c) for c in mut.cases(a.plan_cases, start=10_000_000)]
-    with Pool(a.workers) as pool:
+    with Pool(a.workers, inproc=not a.fork) as pool:
         s = pool.run(work, progress=True)
     print(s.report())
     for f in s.findings[: a.show]:
