@@ -8,6 +8,7 @@ every finding with the command that replays it. Exit status 1 when anything was 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import tempfile
 from pathlib import Path
@@ -44,9 +45,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  hotc validate -t t.yaml{envs}\n  hotc plan -t t.yaml{envs} --backend {d}/state")
         return 0
     print(f"fuzz: seed {a.seed}, {len(mut.seeds)} seed templates, {a.workers} workers", flush=True)
-    work = [("validate", c) for c in mut.cases(a.cases)]
-    # plan cases use other indexes than the validate ones, so they are other templates
-    work += [("plan", c) for c in mut.cases(a.plan_cases, start=10_000_000)]
+    # plan cases use other indexes than the validate ones, so they are other templates; made lazily
+    work = itertools.chain(
+        (("validate", c) for c in mut.cases(a.cases)),
+        (("plan", c) for c in mut.cases(a.plan_cases, start=10_000_000)),
+    )
     with Pool(a.workers, inproc=not a.fork) as pool:
         s = pool.run(work, progress=True)
     print(s.report())

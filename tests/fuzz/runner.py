@@ -146,9 +146,8 @@ class Pool:
         self, work: Iterable[tuple[str, Case]], summary: Summary | None = None, progress: bool = False
     ) -> Summary:
         s = summary or Summary()
-        items = list(work)
         lock = threading.Lock()
-        next_item = iter(enumerate(items))
+        next_item = iter(enumerate(work))  # made lazily, one case at a time
         start = time.monotonic()
         done = [0]
 
@@ -177,7 +176,7 @@ class Pool:
                     done[0] += 1
                     if progress and done[0] % 1000 == 0:
                         print(
-                            f"  ... {done[0]}/{len(items)} cases ({s.cases('validate')} validate, "
+                            f"  ... {done[0]} cases ({s.cases('validate')} validate, "
                             f"{s.cases('plan')} plan), {len(s.findings)} findings, "
                             f"{time.monotonic() - start:.0f}s",
                             flush=True,
