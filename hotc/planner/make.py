@@ -234,6 +234,11 @@ def _make_plan(
                     )
                 )
                 continue
+            if base.external_id is not None:
+                # adopted with external_id: hotc never manages its properties, so they cannot drift; its
+                # attributes are read live (and its disappearance is reported above)
+                srs[addr] = replace(merged, properties=base.properties)
+                continue
             rtype = lookup(base.type)
             b, a = apply_defaults(rtype, base.properties), apply_defaults(rtype, merged.properties)
             keys = changed_keys(rtype, b, a)
