@@ -47,6 +47,7 @@ from hotc.parser.environment import (
     resolve_path,
 )
 from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
+from hotc.parser.files import FileReadError, read_limited
 from hotc.parser.functions import GetAttr, GetFile, If
 from hotc.parser.ir import (
     MISSING,
@@ -127,15 +128,11 @@ class _Ctx:
             )
             return None
         try:
-            raw = Path(path).read_bytes()
-        except FileNotFoundError:
-            self.diags.append(error(f"cannot read {what} {path}: no such file", pos, code="file"))
-            return None
-        except IsADirectoryError:
-            self.diags.append(error(f"cannot read {what} {path}: it is a directory", pos, code="file"))
-            return None
-        except OSError as exc:
-            self.diags.append(error(f"cannot read {what} {path}: {exc.strerror or exc}", pos, code="file"))
+            raw = read_limited(path, self.max_size)
+        except FileReadError as exc:
+            code = "too-large" if "maximum allowed size" in str(exc) else "file"
+            shown = path.replace("\x00", "\\0")
+            self.diags.append(error(f"cannot read {what} {shown}: {exc}", pos, code=code))
             return None
         try:
             text = raw.decode("utf-8")
