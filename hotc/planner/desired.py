@@ -481,8 +481,11 @@ def output_error(exc: HotcError) -> str:
 def eval_failure(exc: EvalError) -> HotcError:
     """An evaluation error as a HotcError: the positioned diagnostic carries the details (the CLI prints it
     first), the message says what could not be done."""
+    pos = exc.diagnostic.pos
     return HotcError(
-        f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
+        f"{pos}: the template cannot be evaluated for planning: {exc.diagnostic.message}"
+        if pos is not None
+        else f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
         diagnostics=(exc.diagnostic,),
     )
 

@@ -265,3 +265,23 @@ def test_planned_import_records_the_live_properties(tmp_path: Path) -> None:
     nxt = make_plan(build_desired(loaded, "imp", st.lineage, state=st), st, PlanOptions())
     (c,) = nxt.changes
     assert c.action.value == "update" and set(c.changed_paths) == {"name", "admin_state_up"}
+
+
+def test_refresh_reports_no_property_drift_for_an_external_id_object(tmp_path: Path) -> None:
+    from hotc.planner.refresh import driver_reader, refresh_resources
+
+    cloud, drivers = world()
+    existing(cloud, "net-old", "OS::Neutron::Net", name="legacy")
+    assert apply(tmp_path, drivers, EXT)[0] == 0
+    st = read_state(tmp_path)
+    cloud.objects["net-old"]["props"]["admin_state_up"] = False  # changed by hand: not hotc's business
+    from hotc.cli.common import load_for_command
+
+    loaded = load_for_command(tmp_path / "app.yaml", [], {}, {}, verb="planned")
+    refreshed = refresh_resources(st, driver_reader(st, lambda: None, drivers))
+    plan = make_plan(build_desired(loaded, "app", st.lineage, state=st), st, PlanOptions(), refreshed)
+    assert not plan.resource_drift and not plan.has_changes
+    del cloud.objects["net-old"]  # but its disappearance is reported
+    refreshed = refresh_resources(st, driver_reader(st, lambda: None, drivers))
+    plan = make_plan(build_desired(loaded, "app", st.lineage, state=st), st, PlanOptions(), refreshed)
+    assert [(c.address, c.action.value) for c in plan.resource_drift] == [("old_net", "delete")]
