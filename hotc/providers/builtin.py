@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hotc.providers.base import ActionContext, Outcome
-from hotc.providers.plugins import PluginType
+from hotc.providers.base import ActionContext, Outcome, PluginType
 
 
 class LazyDriver:

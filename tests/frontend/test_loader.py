@@ -9,6 +9,7 @@ import pytest
 
 from hotc.errors import Diagnostic, Severity
 from hotc.parser.api import LoadedStack, load_stack
+from hotc.providers.checks import type_checks
 
 
 def _w(path: Path, text: str) -> Path:
@@ -23,7 +24,9 @@ def _load(
     params = kw.pop("params", {})
     pfiles = kw.pop("pfiles", {})
     require = bool(kw.pop("require_values", False))
-    return load_stack(str(tmpl), [str(e) for e in envs or []], params, pfiles, require_values=require)  # type: ignore[arg-type]
+    return load_stack(
+        str(tmpl), [str(e) for e in envs or []], params, pfiles, require_values=require, checks=type_checks()
+    )  # type: ignore[arg-type]
 
 
 def _errs(diags: list[Diagnostic]) -> list[str]:
@@ -291,7 +294,7 @@ def test_unreadable_template(tmp_path: Path) -> None:
 
 def test_too_large_template(tmp_path: Path) -> None:
     t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\ndescription: " + "x" * 200 + "\n")
-    st, diags = load_stack(str(t), [], {}, {}, require_values=False, max_size=100)
+    st, diags = load_stack(str(t), [], {}, {}, require_values=False, checks=type_checks(), max_size=100)
     assert st is None and any("exceeds the maximum" in m for m in _errs(diags))
 
 

@@ -57,7 +57,7 @@ def applied(cwd: Path, env: dict[str, str], stack: str, *template: str) -> None:
 
 
 def types_of(cwd: Path, stack: str) -> set[str]:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     st, _ = backend_from_config(str(cwd / ".hotc"), cwd).read(stack)
     assert st is not None
@@ -101,7 +101,7 @@ def test_cloud_no_drift_right_after_apply(
 def destroy(cloud: Any, cwd: Path, env: dict[str, str], stack: str) -> None:
     """Destroy the stack; webapp's volume has ``deletion_policy: Snapshot`` and the test cloud has no backup
     service, so hotc keeps it (as it must): forget it, delete it directly, and finish the destroy."""
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     r = hotc(cwd, env, "destroy", stack, "--auto-approve")
     if r.returncode != 0 and "deletion_policy Snapshot: the volume is kept" in r.stdout + r.stderr:
@@ -157,7 +157,7 @@ resources:
 def test_cloud_out_of_band_changes_are_drift_and_refresh_plans_them_back(
     cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     stack = cloud_tracker.name("drift")
     t = tmp_path / "drift.yaml"

@@ -177,3 +177,43 @@ def test_eval_never_prints_a_value_derived_from_a_hidden_parameter(workdir: Path
     assert json.loads(out)["value"] == "(sensitive)" and HIDDEN not in out
     code, out, _ = hotc(capsys, "eval", "{get_param: tag}", *p)
     assert code == 0 and out.strip() == '"v1"'  # a plain parameter is shown
+
+
+ERRORS = """\
+heat_template_version: 2018-08-31
+parameters:
+  p: {type: string, hidden: true}
+resources:
+  a:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: p}}
+  c:
+    type: OS::Heat::TestResource
+    properties: {value: {map_merge: [{get_attr: [a, output]}]}}
+outputs:
+  bad: {value: {map_merge: [{get_attr: [a, output]}]}}
+  worse: {value: {yaql: {expression: '$.data.x.foo()', data: {x: {get_attr: [a, output]}}}}}
+"""
+
+
+def test_evaluation_errors_never_quote_a_sensitive_value(workdir: Path, capsys: Any) -> None:
+    """Heat's evaluation messages quote the value they failed on ("'...' is not a map"): for sensitive
+    properties and outputs the message is withheld (its position kept) in apply, events, the state and plans."""
+    p = ("--parameter", f"p={HIDDEN}")
+    # outputs that fail: stored and shown with the message withheld
+    (workdir / "e.yaml").write_text(ERRORS.split("  c:\n")[0] + "outputs:\n" + ERRORS.split("outputs:\n")[1])
+    code, out, err = hotc(capsys, "apply", "-t", "e.yaml", *p, "--auto-approve")
+    assert code == 0 and "warning: output bad: the value cannot be evaluated" in err, out + err
+    assert HIDDEN not in out + err
+    code, out, err = hotc(capsys, "output", "e")
+    assert "bad = (error: the value cannot be evaluated" in out and "e.yaml:9:" in out and HIDDEN not in out
+    # a resource whose sensitive property fails to evaluate: at plan time (a is known now), and at apply time
+    # in a fresh stack (a is created first)
+    (workdir / "e.yaml").write_text(ERRORS)
+    code, out, err = hotc(capsys, "apply", "-t", "e.yaml", "fresh", *p, "--auto-approve")
+    assert code == 1 and "create c: the value cannot be evaluated; the message is withheld" in err, out + err
+    assert HIDDEN not in out + err
+    for f in (workdir / ".hotc").iterdir():
+        assert HIDDEN.encode() not in f.read_bytes(), f.name
+    code, out, err = hotc(capsys, "plan", "-t", "e.yaml", *p)
+    assert code == 1 and "e.yaml:10:" in err and "withheld" in err and HIDDEN not in out + err
