@@ -552,11 +552,23 @@ def template_show(
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def events_seen_in_progress(events: list[Any]) -> bool:
+    """Whether the newest stack event says a run is still in progress."""
+    from hotc.apply.events import STACK_TYPE
+
+    stack_events = [e for e in events if e.type == STACK_TYPE]
+    return bool(stack_events) and stack_events[-1].status.endswith("_IN_PROGRESS")
+
+
 def events_command(
     stack: StackArg,
     follow: Annotated[
         bool,
-        typer.Option("--follow", help="Keep printing new events until the stack's run ends (or Ctrl-C)."),
+        typer.Option(
+            "--follow",
+            help="Keep printing new events until the run in progress ends (or Ctrl-C); ends at once when no "
+            "run holds the stack's lock.",
+        ),
     ] = False,
     nested_depth: Annotated[
         int | None,
@@ -599,26 +611,42 @@ def events_command(
         sys.stdout.flush()
         return ended
 
+    def running() -> bool:
+        """Whether a run holds the stack's lock (read without touching it; a dead holder's record does not
+        count). Asked *before* reading events: a run that ends after the answer has its end event in the read."""
+        lk = b.peek_lock(stack)
+        return lk is not None and not lk.holder_gone() and not lk.expired_at()
+
+    active = running() if follow else False
     events = b.read_events(stack, after=None)
     if not events and not follow:
         state, _ = b.read(stack)
         if state is None:
             raise HotcError(f"stack {stack!r} has no state and no events in {b.describe()}")
-    ended = show(events)
+    # a run holding the lock after an earlier run's end event: a new run is starting, follow it
+    ended = show(events) and not active
     if events:
         last = events[-1].id
     if not follow or ended:  # the run already ended before we looked: nothing more will come
         return
+    # --follow ends when the run's stack event says it ended, or when no run holds the lock (none was going
+    # on, or it ended before the first read, or it was killed): never waits for a run that is not there
     try:
-        while True:
+        while active and not ended:
             time.sleep(poll)
+            active = running()
             new = b.read_events(stack, after=last)
             if new:
                 last = new[-1].id
-                if show(new):
-                    return
+                ended = show(new)
     except KeyboardInterrupt:
         return
+    if not ended and events_seen_in_progress(b.read_events(stack, after=None)):
+        sys.stderr.write(
+            f"hotc: the run on stack {stack!r} ended without a final stack event (was it killed?); "
+            "its state keeps what it did: run `hotc plan` to see what is left\n"
+        )
+        raise typer.Exit(1)
 
 
 def check_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None) -> None:

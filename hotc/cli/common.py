@@ -80,6 +80,15 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+def display_message(message: str) -> str:
+    """A message as printed: paths of files under the current directory as the user gave them (relative)."""
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return message
+    return message.replace(cwd.rstrip(os.sep) + os.sep, "") if cwd != os.sep else message
+
+
 def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     """Diagnostics as every command prints them: paths as the user gave them, sorted by file and position,
     each problem once."""

@@ -54,6 +54,21 @@ def read_map(path: Path) -> list[tuple[str, str]]:
     return out
 
 
+def import_wiring(os_cloud: str | None) -> Any:
+    """apply's wiring, its loader saying "nothing was imported" when the template has errors."""
+    from dataclasses import replace
+
+    from hotc.cli.apply import apply_wiring
+    from hotc.cli.common import load_for_command
+
+    def load(template: Path, envs: list[Path], params: Any, pfiles: Any, **kw: Any) -> Any:
+        return load_for_command(
+            template, envs, dict(params), dict(pfiles), verb="imported", embeds_files=True, **kw
+        )
+
+    return replace(apply_wiring(os_cloud), load=load)
+
+
 def import_command(
     stack: Annotated[str, typer.Argument(help="The hotc stack to import into.")],
     address: Annotated[
@@ -94,7 +109,6 @@ def import_command(
                 "--parameter-file/--file (--parameter only for hidden parameters Heat masks)"
             )
         from hotc.apply.from_heat import run_from_heat
-        from hotc.cli.apply import apply_wiring
 
         code = run_from_heat(
             stack=stack,
@@ -105,7 +119,7 @@ def import_command(
             lock_timeout=lock_timeout,
             out=sys.stdout,
             err=sys.stderr,
-            wiring=apply_wiring(os_cloud),
+            wiring=import_wiring(os_cloud),
             params=parse_parameters(parameter),
         )
         if code:
@@ -124,7 +138,6 @@ def import_command(
             raise HotcError("give ADDRESS and ID (hotc import STACK ADDRESS ID -t T), or --file MAP")
         requests = [(address, physical_id)]
     from hotc.apply.importer import run_import
-    from hotc.cli.apply import apply_wiring
 
     code = run_import(
         stack=stack,
@@ -137,7 +150,7 @@ def import_command(
         lock_timeout=lock_timeout,
         out=sys.stdout,
         err=sys.stderr,
-        wiring=apply_wiring(os_cloud),
+        wiring=import_wiring(os_cloud),
     )
     if code:
         raise typer.Exit(code)

@@ -144,8 +144,22 @@ _display = display_diagnostics
 
 def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> tuple[Any, list[Any]]:
     """The stack's state and its event history (for duration estimates; empty when it cannot be read)."""
+    from hotc.state.backend import StateNotWritableError
+
     backend: Any = backend_from_config(backend_url)
-    with backend.lock(stack, "plan", timeout=lock_timeout):
+    try:
+        with backend.lock(stack, "plan", timeout=lock_timeout):
+            state, _token = backend.read(stack)
+    except StateNotWritableError as exc:
+        # A plan writes nothing to the state: where the lock cannot be taken because the state is read-only, it
+        # reads without it (as Terraform's -lock=false). A saved plan records the state's serial, and applying
+        # it refuses a state that moved since.
+        print(
+            f"note: the state in {exc.where} is read-only ({exc.reason}): planned without "
+            "taking the state lock (an apply elsewhere may change the state meanwhile; `hotc apply PLANFILE` "
+            "checks that it did not)",
+            file=sys.stderr,
+        )
         state, _token = backend.read(stack)
     events: list[Any] = []
     if state is not None:

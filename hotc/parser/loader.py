@@ -47,6 +47,7 @@ from hotc.parser.environment import (
     resolve_path,
 )
 from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
+from hotc.parser.files import FileReadError, read_limited
 from hotc.parser.functions import GetAttr, GetFile, If
 from hotc.parser.ir import (
     MISSING,
@@ -127,15 +128,11 @@ class _Ctx:
             )
             return None
         try:
-            raw = Path(path).read_bytes()
-        except FileNotFoundError:
-            self.diags.append(error(f"cannot read {what} {path}: no such file", pos, code="file"))
-            return None
-        except IsADirectoryError:
-            self.diags.append(error(f"cannot read {what} {path}: it is a directory", pos, code="file"))
-            return None
-        except OSError as exc:
-            self.diags.append(error(f"cannot read {what} {path}: {exc.strerror or exc}", pos, code="file"))
+            raw = read_limited(path, self.max_size)
+        except FileReadError as exc:
+            code = "too-large" if "maximum allowed size" in str(exc) else "file"
+            shown = path.replace("\x00", "\\0")
+            self.diags.append(error(f"cannot read {what} {shown}: {exc}", pos, code=code))
             return None
         try:
             text = raw.decode("utf-8")
@@ -344,7 +341,7 @@ def _process(
             # to a provider type (the planner may need it), nothing else
             try:
                 rd = (
-                    env.registry.resolve(res.type, rname)
+                    env.registry.resolve(res.type, rname, lc.checks.known)
                     if res.type and not is_template_name(res.type)
                     else None
                 )
@@ -365,7 +362,7 @@ def _process(
         if is_template_name(type_name) and not is_url(type_name):
             lookup = resolve_path(type_name, base)
         try:
-            r = env.registry.resolve(lookup, rname)
+            r = env.registry.resolve(lookup, rname, lc.checks.known)
         except TypeNotFound as exc:
             lc.diags.append(error(exc.message, res.type_pos, code="unknown-type"))
             continue
@@ -498,7 +495,7 @@ def _members_inner(
     )
     child_env = env.child(rname, None)
     try:
-        r = child_env.registry.resolve(lookup, None)
+        r = child_env.registry.resolve(lookup, None, lc.checks.known)
     except TypeNotFound as exc:
         lc.diags.append(warning(f"members of {rname}: {exc.message}", tpos, code="unknown-type"))
         return None

@@ -277,12 +277,6 @@ class DesiredStack:
                 out[name] = (None, output_error(exc))
         return out
 
-    def scoped_resolver(
-        self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
-    ) -> ScopedResolver:
-        """A name-keyed :class:`~hotc.parser.ir.ResourceResolver` for one (nested) stack."""
-        return ScopedResolver(self, self.scopes[scope_prefix], resolver, {} if memo is None else memo)
-
     def context(
         self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
     ) -> EvalContext:
@@ -487,8 +481,11 @@ def output_error(exc: HotcError) -> str:
 def eval_failure(exc: EvalError) -> HotcError:
     """An evaluation error as a HotcError: the positioned diagnostic carries the details (the CLI prints it
     first), the message says what could not be done."""
+    pos = exc.diagnostic.pos
     return HotcError(
-        f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
+        f"{pos}: the template cannot be evaluated for planning: {exc.diagnostic.message}"
+        if pos is not None
+        else f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
         diagnostics=(exc.diagnostic,),
     )
 

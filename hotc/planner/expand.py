@@ -68,12 +68,6 @@ def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
     return []
 
 
-def _prop_exprs(resource: Resource) -> list[tuple[str, Expr]]:
-    if isinstance(resource.properties, MapExpr):
-        return list(resource.properties.items)
-    return []
-
-
 class _Builder:
     def __init__(
         self, loaded: LoadedStack, desired: DesiredStack, state_members: Mapping[str, list[int]]
@@ -85,6 +79,7 @@ class _Builder:
         self.static = UnknownResolver()
         self.memo: dict[Any, Any] = {}
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
+        self.members = 0  # group members planned so far, over every group (see MAX_GROUP_MEMBERS)
         # group address -> member index -> (failed, created_at) from the state (Heat's member order)
         self.member_info: dict[str, dict[int, tuple[bool, str]]] = {}
 
@@ -398,6 +393,15 @@ class _Builder:
             "update_policy": up or {},
         }
 
+    def _count_members(self, where: Any, address: str, what: str, n: int) -> None:
+        _check_size(where, address, what, n)
+        self.members += max(0, n)
+        if self.members > MAX_STACK_MEMBERS:
+            raise HotcError(
+                f"{where}: {address}: {what} {n} brings the groups of this stack to {self.members} members, "
+                f"more than hotc plans ({MAX_STACK_MEMBERS}; Heat's default max_resources_per_stack is 1000)"
+            )
+
     def _expand_group(
         self,
         scope: Scope,
@@ -425,6 +429,7 @@ class _Builder:
                 count = int(count)
             except (TypeError, ValueError) as exc:
                 raise HotcError(f"{where}: {m.address}: count must be an integer, not {count!r}") from exc
+            self._count_members(where, m.address, "count", count)
             skip = self._removed(props, m.address)
             if props.get("removal_policies_mode", "append") != "update":
                 # Heat keeps the names removal_policies took out (append mode) even once the policy is gone:
@@ -458,6 +463,7 @@ class _Builder:
             else:
                 # Heat's update: desired_capacity (0 or unset: the current size) within [min_size, max_size]
                 n = min(max(want or len(existing), lo_i), hi_i)
+            self._count_members(where, m.address, "the size", n)
             indexes = self._asg_members(m.address, existing, n)
             raw = props.get("rolling_updates")
             policy = {
@@ -765,3 +771,17 @@ def build_desired(
     bad template (count not known at plan time, a dependency cycle, …)."""
     with gc_paused():
         return expand(loaded, stack_name, lineage, project_id, state)
+
+
+# The most members hotc plans for one group: ten times Heat's default max_resources_per_stack (1000), which a
+# stock Heat enforces over the whole stack. Far above any real group, far below what exhausts memory.
+MAX_GROUP_MEMBERS = 10_000
+MAX_STACK_MEMBERS = 50_000  # over all the groups of a stack (nested groups multiply)
+
+
+def _check_size(where: Any, address: str, what: str, n: int) -> None:
+    if n > MAX_GROUP_MEMBERS:
+        raise HotcError(
+            f"{where}: {address}: {what} {n} is more members than hotc plans for one group "
+            f"({MAX_GROUP_MEMBERS}; Heat's default max_resources_per_stack is 1000 for the whole stack)"
+        )
