@@ -107,7 +107,6 @@ resources:
 def test_planned_import_in_every_format(tmp_path: Path) -> None:
     import jsonschema
 
-
     schema = json.loads((Path(__file__).resolve().parents[2] / "hotc/planner/plan.schema.json").read_text())
     (tmp_path / "net.yaml").write_text(NET)
     r = hotc(tmp_path, "plan", "-t", "net.yaml", "--import", "net=abc-123", "--format", "json")

@@ -82,14 +82,30 @@ def _hotc(cwd: Path, env: dict[str, str], *args: str, background: bool = False) 
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
-def _user_data(cloud: Any, stack: str, deadline_s: float = 300) -> str:
+def _server_id(cwd: Path, stack: str, deadline_s: float = 300) -> str:
+    """The server's id once hotc recorded it (names are shortened to Nova's limit, so not found by name)."""
+    from hotc.state.backend import backend_from_config
+
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
-        for s in cloud.compute.servers(name=stack):
-            if s.status == "ACTIVE":
-                r = cloud.compute.get(f"/servers/{s.id}", microversion="2.3")
-                r.raise_for_status()
-                return base64.b64decode(r.json()["server"]["OS-EXT-SRV-ATTR:user_data"]).decode()
+        if (cwd / ".hotc" / f"{stack}.json").exists():
+            state, _ = backend_from_config(None, cwd, env={}).read(stack)
+            rs = state.resources.get("server") if state is not None else None
+            if rs is not None and rs.physical_id:
+                return str(rs.physical_id)
+        time.sleep(1)
+    raise AssertionError("hotc never recorded the server")
+
+
+def _user_data(cloud: Any, cwd: Path, stack: str, deadline_s: float = 300) -> str:
+    sid = _server_id(cwd, stack)
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        s = cloud.compute.get_server(sid)
+        if s.status == "ACTIVE":
+            r = cloud.compute.get(f"/servers/{sid}", microversion="2.3")
+            r.raise_for_status()
+            return base64.b64decode(r.json()["server"]["OS-EXT-SRV-ATTR:user_data"]).decode()
         time.sleep(1)
     raise AssertionError("the server never became ACTIVE")
 
@@ -122,7 +138,7 @@ def test_script_deployment_runs_with_the_stock_agents(
                   *params, background=True)  # fmt: skip
     destroyed = False
     try:
-        user_data = _user_data(cloud, stack)
+        user_data = _user_data(cloud, tmp_path, stack)
         # Heat's SOFTWARE_CONFIG payload: the metadata with the request collector's URL is in cfn-init-data
         meta = json.loads(cfn_init_data(user_data) or "{}")
         assert meta["deployments"] == [] and "metadata_url" in meta["os-collect-config"]["request"]
@@ -143,7 +159,8 @@ def test_script_deployment_runs_with_the_stock_agents(
         assert got["result"] == "hi-UPDATE" and got["stdout"] == "hi from UPDATE\n"
 
         # destroy runs the DELETE action on the server before deleting it
-        gone = _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store)
+        gone = _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
+                  "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
         destroyed = gone.returncode == 0
         assert destroyed, gone.stdout[-3000:] + gone.stderr[-3000:]
         assert "hi from DELETE" in heat_agents.log()
@@ -153,4 +170,66 @@ def test_script_deployment_runs_with_the_stock_agents(
         if apply.poll() is None:
             apply.kill()
         if not destroyed:
-            _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store)
+            _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
+                  "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
+
+
+def test_deployment_outputs_match_heats(
+    cloud: Any,
+    tmp_path: Path,
+    s3_bucket: S3Bucket,
+    hotc_cloud_env: dict[str, str],
+    cloud_shared: SharedResources,
+    cloud_tracker: CloudTracker,
+    heat_agents: AgentImage,
+) -> None:
+    """The same template in the cloud's Heat (its default transports: POLL_SERVER_CFN and CFN_SIGNAL through
+    heat-api-cfn), with the same stock agents booted from Heat's server's user_data: the outputs agree."""
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    env = _env(hotc_cloud_env)
+    stack = cloud_tracker.name("sdh")
+    store = f"s3://{s3_bucket.name}/sig"
+    params = {
+        "image": cloud_shared.image_name,
+        "flavor": cloud_shared.flavor_name,
+        "network": cloud_shared.private_network_name,
+    }
+    flags = [a for k, v in params.items() for a in ("--parameter", f"{k}={v}")]
+    apply = _hotc(tmp_path, env, "apply", "-t", "t.yaml", stack, "--auto-approve", "--signal-store", store,
+                  *flags, background=True)  # fmt: skip
+    orch = cloud.orchestration
+    hname = cloud_tracker.name("sdheat")
+    try:
+        heat_agents.boot(_user_data(cloud, tmp_path, stack), name="hotc")
+        out, err = apply.communicate(timeout=900)
+        assert apply.returncode == 0, out[-3000:] + err[-3000:] + heat_agents.log("hotc")[-3000:]
+        ours = _outputs(tmp_path, env, stack)
+
+        hstack = cloud_tracker.track(orch.create_stack(name=hname, template=TEMPLATE, parameters=params,
+                                                        timeout_mins=15))  # fmt: skip
+        deadline = time.monotonic() + 300
+        hserver = None
+        while hserver is None and time.monotonic() < deadline:
+            for r in orch.resources(hstack.id):
+                if r.name == "server" and r.status == "CREATE_COMPLETE":
+                    hserver = r.physical_resource_id
+            time.sleep(2)
+        assert hserver, "Heat's server never completed"
+        r = cloud.compute.get(f"/servers/{hserver}", microversion="2.3")
+        heat_ud = base64.b64decode(r.json()["server"]["OS-EXT-SRV-ATTR:user_data"]).decode()
+        assert json.loads(cfn_init_data(heat_ud) or "{}")["os-collect-config"].get("cfn")
+        heat_agents.boot(heat_ud, name="heat")
+        done = orch.get_stack(hstack.id)
+        deadline = time.monotonic() + 600
+        while done.status.endswith("IN_PROGRESS") and time.monotonic() < deadline:
+            time.sleep(3)
+            done = orch.get_stack(hstack.id)
+        assert done.status == "CREATE_COMPLETE", f"{done.status_reason}\n{heat_agents.log('heat')[-3000:]}"
+        theirs = {o["output_key"]: o["output_value"] for o in done.outputs}
+        assert ours == theirs
+    finally:
+        if apply.poll() is None:
+            apply.kill()
+        heat_agents.stop()
+        _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
+                  "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
