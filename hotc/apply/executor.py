@@ -35,7 +35,7 @@ from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, bu
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.errors import HotcError
-from hotc.planner.plan import Action, Plan
+from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import (
     DELETE,
     SNAPSHOT,
@@ -47,7 +47,7 @@ from hotc.providers.base import (
 )
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
-from hotc.state.secrets import secret_attributes
+from hotc.state.secrets import secret_attributes, withheld_error
 from hotc.values import collect_unknowns, contains_unknown
 
 TAG_LINEAGE = "hotc-lineage"
@@ -420,7 +420,8 @@ class Executor:
         try:
             props = dict(self.desired.resolve_properties(step.address, resolver))
         except HotcError as exc:
-            raise StepFailed(exc.message) from exc
+            # evaluation errors quote the value they failed on: withheld when the properties are sensitive
+            raise StepFailed(withheld_error(exc.message) if change.sensitive_paths else exc.message) from exc
         unknown = collect_unknowns(props)
         if unknown is not None:
             raise StepFailed(f"properties still unknown at apply time: they wait on {unknown!r}")
@@ -860,7 +861,7 @@ class Executor:
         if cur is None or cur.physical_id is None:
             raise StepFailed("the plan updates a resource that the state no longer holds; make a new plan")
         deps, policy = self._record(step)
-        old_props = dict(cur.properties)
+        old_props = _planned_old(cur.properties, change)
         old_d, new_d = with_defaults(type_name, old_props), with_defaults(type_name, props)
         changed = frozenset(k for k in set(old_d) | set(new_d) if old_d.get(k) != new_d.get(k))
         self.keeper.commit(
@@ -1098,6 +1099,8 @@ def resolved_outputs(
             out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
         if collect_unknowns(out.value) is not None:
             out = replace(out, value=None, error="the value is still unknown after the apply")
+        if out.error and out.sensitive:
+            out = replace(out, error=withheld_error(out.error))  # errors quote the value they failed on
         if out.error:
             errors.append(f"output {name}: {out.error}")
         outs[name] = out
@@ -1195,7 +1198,15 @@ def _as_deposed(base: ResourceState, type_name: str) -> DeposedInstance:
     forgotten: Retain)."""
     policy = "Retain" if base.external_id is not None else (base.deletion_policy or "Delete")
     return DeposedInstance(
-        base.physical_id or "", base.properties, base.attributes, type=base.type, deletion_policy=policy
+        base.physical_id or "",
+        base.properties,
+        base.attributes,
+        type=base.type,
+        deletion_policy=policy,
+        sensitive_paths=base.sensitive_paths,
+        sensitive_attributes=secret_attributes(
+            base.sensitive_attributes, base.sensitive_paths, base.attributes
+        ),
     )
 
 
@@ -1204,6 +1215,27 @@ def _patch(s: StackState, addr: str, **changes: Any) -> StackState:
     if rs is None:
         return s
     return s.with_resource(replace(rs, **changes))
+
+
+def _planned_old(recorded: Mapping[str, Any], change: ResourceChange) -> dict[str, Any]:
+    """The properties an update starts from: the recorded ones, except those the plan saw changed outside hotc
+    (a ``--refresh`` plan's ``before`` holds their live values): an update that brings drift back must know
+    what is there now (a network renamed by hand, an interface attached by hand) to undo it."""
+    out = dict(recorded)
+    before = change.before or {}
+    for path in change.changed_paths:
+        key = path.split(".", 1)[0].split("[", 1)[0]
+        if key in before and not _is_masked_value(before[key]):
+            out[key] = before[key]
+    return out
+
+
+def _is_masked_value(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "__sensitive__" in value or any(_is_masked_value(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_is_masked_value(v) for v in value)
+    return False
 
 
 def _kept_secrets(outcome: Outcome, cur: ResourceState | None) -> dict[str, Any]:

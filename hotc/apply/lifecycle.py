@@ -10,6 +10,7 @@ reaches SUSPEND_COMPLETE / RESUME_COMPLETE), which is said in the output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from typing import IO, Any
@@ -18,10 +19,9 @@ import networkx as nx
 
 from hotc.apply.events import resource_event, stack_event
 from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
-from hotc.apply.session import cloud_factory
 from hotc.errors import HotcError
-from hotc.planner.refresh import DriverReader
-from hotc.state.document import ResourceState, StackState
+from hotc.planner.api import DriverReader
+from hotc.state import ResourceState, StackState, backend_from_config
 
 PARALLELISM = 10  # suspend/resume calls in flight at once
 
@@ -71,25 +71,23 @@ def _ctx(state: StackState, rs: ResourceState, opts: ExecOptions) -> ExecContext
 
 
 def _open(stack: str, backend_url: str | None) -> Any:
-    from hotc.state.backend import backend_from_config
-
     return backend_from_config(backend_url)
 
 
 def check_stack(
     stack: str,
     backend_url: str | None,
-    os_cloud: str | None,
+    cloud: Callable[[], Any],
     out: IO[str],
     err: IO[str],
     lock_timeout: float = 0.0,
-    drivers: Any = None,
+    *,
+    drivers: Callable[[str], Any],
 ) -> int:
-    from hotc.providers.drivers import driver_for
-
-    drivers = drivers or driver_for
+    """``cloud``: the run's connection getter; ``drivers``: the type -> driver look-up (both from the CLI's
+    composition root)."""
     backend = _open(stack, backend_url)
-    opts = ExecOptions(cloud=cloud_factory(os_cloud))
+    opts = ExecOptions(cloud=cloud)
     bad = 0
     with backend.lock(stack, "check", timeout=lock_timeout) as lk:
         state, _ = backend.read(stack)
@@ -138,21 +136,19 @@ def suspend_resume(
     action: str,
     stack: str,
     backend_url: str | None,
-    os_cloud: str | None,
+    cloud: Callable[[], Any],
     lock_timeout: float,
     out: IO[str],
     err: IO[str],
-    drivers: Any = None,
+    *,
+    drivers: Callable[[str], Any],
 ) -> int:
-    from hotc.providers.drivers import driver_for
-
-    drivers = drivers or driver_for
     act = action.upper()
     backend = _open(stack, backend_url)
     from hotc.state.signal_store import store_for
 
     # deployments with SUSPEND/RESUME actions run them through the signal store (default configuration)
-    opts = ExecOptions(cloud=cloud_factory(os_cloud), signals=store_for(None, backend_url))
+    opts = ExecOptions(cloud=cloud, signals=store_for(None, backend_url))
     failed = 0
     with backend.lock(stack, action, timeout=lock_timeout) as lk:
         state, _ = backend.read(stack)

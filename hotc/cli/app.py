@@ -1,18 +1,85 @@
 """The ``hotc`` command line: one typer app; each command group lives in its own module with
-``register(app)``. Errors (:class:`hotc.errors.HotcError`) are printed plainly, never as a traceback."""
+``register(app)``, imported only when one of its commands runs (:data:`COMMANDS`). Errors
+(:class:`hotc.errors.HotcError`) are printed plainly, never as a traceback."""
 
 from __future__ import annotations
 
 import importlib
 import os
-import pkgutil
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-import hotc.cli as cli_pkg
-from hotc.cli.common import display_diagnostics
+from hotc.cli.common import display_diagnostics, display_message
 from hotc.errors import HotcError
+
+# Every top-level command: name -> (the module of hotc.cli whose ``register(app)`` adds it, its one-line
+# help). Modules are imported only when their command runs, so start-up pays for typer and this table, not
+# for the parser, the state backends or openstacksdk (issue 16: ``hotc --help`` and ``validate`` start fast).
+# tests/review/test_lazy_cli.py checks the table against what each module registers.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "apply": ("apply", "Make the cloud match a plan (a saved PLANFILE, or one made now from -t)."),
+    "check": ("apply", "Check that every resource of the stack still exists."),
+    "destroy": ("apply", "Delete every resource of the stack."),
+    "eval": ("eval_cmd", "Evaluate one expression against a template's parameters."),
+    "events": ("apply", "The stack's events (resource transitions), oldest first."),
+    "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
+    "graph": ("graph", "Draw the dependency graph of a plan or a stack."),
+    "import": ("import_cmd", "Bring existing cloud objects (or a Heat stack) under hotc's state."),
+    "output": ("apply", "The stack's outputs as of the last apply."),
+    "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
+    "resource": ("apply", "The stack's recorded resources (list, show)."),
+    "resume": ("apply", "Resume the stack's suspended resources."),
+    "show": ("plan", "Render a saved plan or a stack's recorded state."),
+    "signal": ("signal_cmd", "Signal a resource (a wait-condition handle, a deployment, a policy)."),
+    "stack": ("state", "The stacks in the backend (list)."),
+    "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history)."),
+    "suspend": ("apply", "Suspend the stack's resources that can be suspended."),
+    "template": ("apply", "The template as last applied (show)."),
+    "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
+    "validate": ("validate", "Check a template the way Heat's template validate does."),
+}
+
+
+class LazyGroup(TyperGroup):
+    """The root group: lists the commands of :data:`COMMANDS` from the table and imports a command's module
+    when the command is resolved (run, or completed); ``--help`` shows the table's one-line help."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self._loaded: set[str] = set()
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def _load(self, module_name: str) -> None:
+        if module_name in self._loaded:
+            return
+        self._loaded.add(module_name)
+        module = importlib.import_module(f"hotc.cli.{module_name}")
+        sub = typer.Typer()
+        module.register(sub)
+        group = typer.main.get_group(sub)
+        assert isinstance(group, TyperGroup)
+        for name, cmd in group.commands.items():
+            self.commands[name] = cmd
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        cmd = self.commands.get(cmd_name)
+        if cmd is not None:
+            return cmd
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        return TyperCommand(name=cmd_name, help=entry[1], short_help=entry[1])  # for the listing only
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] in COMMANDS:
+            self._load(COMMANDS[args[0]][0])
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
     name="hotc",
@@ -20,6 +87,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
+    cls=LazyGroup,
+    # plain help text: rich's help formatter costs about 0.1 s of start-up (typer.rich_utils, rich.markdown)
+    rich_markup_mode=None,
 )
 
 
@@ -43,22 +113,7 @@ def _root(
     """Plan/apply compiler for OpenStack Heat Orchestration Templates."""
     if no_color:
         os.environ["NO_COLOR"] = "1"  # the process's own setting, read where output is coloured
-    # (a callback keeps typer in sub-command mode even while only one command is registered)
-
-
-def _register_all() -> None:
-    """Wire every command group: each module of ``hotc.cli`` that defines ``register(app)`` (one module per
-    layer, owned by that layer) adds its commands, so adding a group never edits this file."""
-    for info in sorted(pkgutil.iter_modules(cli_pkg.__path__), key=lambda m: m.name):
-        if info.name in ("app", "common") or info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"hotc.cli.{info.name}")
-        register = getattr(module, "register", None)
-        if callable(register):
-            register(app)
-
-
-_register_all()
+    # (a callback keeps typer in sub-command mode; the commands come from LazyGroup)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -68,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     except HotcError as exc:
         for d in display_diagnostics(exc.diagnostics):
             print(str(d), file=sys.stderr)
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {display_message(exc.message)}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -17,6 +17,7 @@ Output: ``text`` prints the value as JSON (strings quoted); ``json`` prints
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -33,6 +34,16 @@ from hotc.cli.common import (
     parse_parameters,
 )
 from hotc.errors import HotcError, Severity
+from hotc.parser.api import (
+    EvalContext,
+    EvalError,
+    UnknownResources,
+    evaluate,
+    evaluate_condition,
+    parse_expr_text,
+    references,
+)
+from hotc.planner.sensitivity import expr_refs
 from hotc.values import Unknown, WaitsOn, collect_unknowns
 
 ExprArg = Annotated[str, typer.Argument(help="The expression, e.g. '{get_attr: \\[web, first_address]}'.")]
@@ -56,10 +67,6 @@ def render(value: Any) -> Any:
 
 def evaluate_in_stack(expr_text: str, loaded: Any, stack_name: str) -> Any:
     """Parse ``expr_text`` with the stack's template version and evaluate it (raises HotcError)."""
-    from hotc.parser.evaluate import EvalError, UnknownResources, evaluate, evaluate_condition, references
-    from hotc.parser.expr import parse_expr_text
-    from hotc.parser.ir import EvalContext
-
     template = loaded.template
     expr, diags = parse_expr_text(expr_text, template.version, where="outputs", file="<expr>")
     errors = [d for d in diags if d.severity is Severity.ERROR]
@@ -111,6 +118,18 @@ def evaluate_in_stack(expr_text: str, loaded: Any, stack_name: str) -> Any:
         raise HotcError("the expression cannot be evaluated", diagnostics=(exc.diagnostic,)) from None
 
 
+def _reads_hidden(expr_text: str, loaded: Any) -> bool:
+    """Does the expression read a hidden parameter (directly or through a computed parameter name)?"""
+    template = loaded.template
+    hidden = frozenset(getattr(loaded, "hidden_parameters", ()) or ()) | {
+        n for n, p in template.parameters.items() if p.hidden
+    }
+    if not hidden:
+        return False
+    expr, _diags = parse_expr_text(expr_text, template.version, where="outputs", file="<expr>")
+    return expr is not None and expr_refs([expr]).reads_secret(hidden, set(), set())
+
+
 def eval_command(
     expression: ExprArg,
     template: TemplateOpt,
@@ -131,6 +150,15 @@ def eval_command(
         require_values=False,
     )
     value = evaluate_in_stack(expression, loaded, stack_name or template.stem)
+    if _reads_hidden(expression, loaded):
+        # derived from a hidden parameter: never printed (hotc output --show-sensitive is the one way to see a
+        # stored secret; the value given on the command line is the user's own)
+        print("note: the value is derived from a hidden parameter and is not shown", file=sys.stderr)
+        if fmt == "json":
+            typer.echo(json.dumps({"value": "(sensitive)", "known": True, "waits_on": [], "sensitive": True}))
+        else:
+            typer.echo("(sensitive)")
+        return
     if fmt == "json":
         unknown = collect_unknowns(value)
         doc = {

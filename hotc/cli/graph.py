@@ -56,7 +56,7 @@ def _from_template(
     from hotc.planner.api import PlanOptions, build_desired, make_plan
     from hotc.planner.cost import estimate, measured_durations
     from hotc.planner.render_graph import from_plan
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     backend: Any = backend_from_config(backend_url)
     state, _ = backend.read(stack)
@@ -78,7 +78,7 @@ def _from_plan_file(path: Path) -> tuple[Any, str]:
 
 def _from_state(stack: str, backend_url: str | None) -> tuple[Any, str]:
     from hotc.planner.render_graph import from_dependencies
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     state, _ = backend_from_config(backend_url).read(stack)
     if state is None:

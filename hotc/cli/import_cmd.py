@@ -54,6 +54,21 @@ def read_map(path: Path) -> list[tuple[str, str]]:
     return out
 
 
+def import_wiring(os_cloud: str | None) -> Any:
+    """apply's wiring, its loader saying "nothing was imported" when the template has errors."""
+    from dataclasses import replace
+
+    from hotc.cli.apply import apply_wiring
+    from hotc.cli.common import load_for_command
+
+    def load(template: Path, envs: list[Path], params: Any, pfiles: Any, **kw: Any) -> Any:
+        return load_for_command(
+            template, envs, dict(params), dict(pfiles), verb="imported", embeds_files=True, **kw
+        )
+
+    return replace(apply_wiring(os_cloud), load=load)
+
+
 def import_command(
     stack: Annotated[str, typer.Argument(help="The hotc stack to import into.")],
     address: Annotated[
@@ -101,10 +116,10 @@ def import_command(
             directory=Path(address),
             abandon=abandon,
             backend_url=backend,
-            os_cloud=os_cloud,
             lock_timeout=lock_timeout,
             out=sys.stdout,
             err=sys.stderr,
+            wiring=import_wiring(os_cloud),
             params=parse_parameters(parameter),
         )
         if code:
@@ -132,10 +147,10 @@ def import_command(
         params=parse_parameters(parameter),
         pfiles=parse_parameter_files(parameter_file),
         backend_url=backend,
-        os_cloud=os_cloud,
         lock_timeout=lock_timeout,
         out=sys.stdout,
         err=sys.stderr,
+        wiring=import_wiring(os_cloud),
     )
     if code:
         raise typer.Exit(code)

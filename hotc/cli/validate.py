@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
+from hotc.cli import root
 from hotc.cli.common import (
     EnvOpt,
     FormatOpt,
@@ -30,9 +31,7 @@ from hotc.cli.common import (
     parse_parameters,
 )
 from hotc.errors import Diagnostic, Severity
-from hotc.parser.api import LoadedStack
-from hotc.parser.ir import MISSING
-from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
+from hotc.parser.api import DEFAULT_MAX_TEMPLATE_SIZE, MISSING, LoadedStack, load_stack
 
 MaxSizeOpt = Annotated[
     int,
@@ -63,14 +62,13 @@ def run_validate(
 ) -> tuple[LoadedStack | None, list[Diagnostic]]:
     """Validate; returns the loaded stack (None when the template is unusable) and every diagnostic, sorted
     by file and position."""
-    from hotc.parser.api import load_stack
-
     stack, diags = load_stack(
         template,
         environments,
         parameters,
         parameter_files,
         require_values=False,
+        checks=root.type_checks(),
         max_size=max_size,
     )
     return stack, sorted(diags, key=_sort_key)

@@ -489,6 +489,15 @@ def parse_parameter_groups(
             continue
         for j, member in enumerate(members):
             mpos = members.pos_of(j) if isinstance(members, PosList) else gpos
+            if isinstance(member, dict | list):  # not a parameter name at all (Heat: not a valid parameter)
+                diags.append(
+                    error(
+                        f"{where}: The grouped parameter {member} does not reference a valid parameter.",
+                        mpos,
+                        code="parameter-groups",
+                    )
+                )
+                continue
             if member in seen:
                 diags.append(
                     error(

@@ -27,9 +27,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos
-from hotc.parser.api import LoadedStack, NestedTemplate, TypeResolution
-from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition
-from hotc.parser.ir import MISSING, EvalContext, Expr, Literal, MapExpr, Resource, Template
+from hotc.parser.api import (
+    MISSING,
+    EvalContext,
+    EvalError,
+    Expr,
+    Literal,
+    MapExpr,
+    NestedTemplate,
+    Resource,
+    Template,
+    TypeResolution,
+    evaluate,
+    evaluate_condition,
+)
 from hotc.planner.resolve import AddressResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
 
@@ -476,8 +487,11 @@ def output_error(exc: HotcError) -> str:
 def eval_failure(exc: EvalError) -> HotcError:
     """An evaluation error as a HotcError: the positioned diagnostic carries the details (the CLI prints it
     first), the message says what could not be done."""
+    pos = exc.diagnostic.pos
     return HotcError(
-        f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
+        f"{pos}: the template cannot be evaluated for planning: {exc.diagnostic.message}"
+        if pos is not None
+        else f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
         diagnostics=(exc.diagnostic,),
     )
 
@@ -570,7 +584,7 @@ class ScopedResolver:
         if attribute == "refs_map":
             return index_path({str(idx[i]): self._member_id(m, i) for i in range(n)}, path, unknown)
         if attribute == "removed_rsrc_list":
-            return []
+            return index_path(sorted(str(i) for i in m.skipped), path, unknown)
         if attribute == "current_size":
             return n
         if attribute.startswith("resource."):
@@ -587,12 +601,10 @@ class ScopedResolver:
         if attribute in ("attributes", "outputs"):
             if not path:
                 raise HotcError(f"get_attr: {m.address} {attribute} needs an attribute name")
-            key_of = (
-                (lambda i: str(idx[i])) if attribute == "attributes" else (lambda i: self._member_id(m, i))
-            )
+            # keyed by member name, as Heat does for both (an AutoScalingGroup's names are its indexes here)
             values = {}
             for i in range(n):
-                k = key_of(i)
+                k = str(idx[i])
                 values[k if isinstance(k, str) else repr(k)] = self._member_attr(
                     m, i, str(path[0]), tuple(path[1:])
                 )
@@ -621,30 +633,11 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def build_desired(
-    loaded: LoadedStack,
-    stack_name: str,
-    lineage: str | None,
-    *,
-    project_id: str | None = None,
-    state: Any = None,
-) -> DesiredStack:
-    """Expand ``loaded`` into a :class:`DesiredStack` (the work is in :mod:`hotc.planner.expand`). ``state``
-    (a StackState, optional) is only read for an AutoScalingGroup's current size when it sets no
-    desired_capacity, and for group members named by physical id in removal_policies. Raises HotcError on a
-    bad template (count not known at plan time, a dependency cycle, …)."""
-    from hotc.planner.expand import expand
-
-    with gc_paused():
-        return expand(loaded, stack_name, lineage, project_id, state)
-
-
 __all__ = [
     "DesiredResource",
     "DesiredStack",
     "Member",
     "Scope",
     "ScopedResolver",
-    "build_desired",
     "gc_paused",
 ]

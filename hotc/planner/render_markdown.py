@@ -296,6 +296,11 @@ def render_markdown(
         for c in plan.resource_drift:
             what = "gone" if c.action is Action.DELETE else "changed: " + ", ".join(c.changed_paths)
             dlines.append(f"- `{c.address}` ({_esc(c.type)}): {_esc(what)}")
+            if c.action is not Action.DELETE:  # each drifted property: recorded -> live
+                dlines.extend(
+                    f"  - `{_esc(path)}`: {_esc(old)} → {_esc(new)}"
+                    for path, old, new, _f in changed_lines(c)
+                )
         dlines.append("")
     outs = [o for o in plan.output_changes if o.action is not Action.NOOP or o.error]
     olines: list[str] = []

@@ -103,6 +103,8 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         for c in plan.resource_drift:
             what = "gone" if c.action is Action.DELETE else "changed: " + ", ".join(c.changed_paths)
             out.append(f"  ~ {c.address} ({c.type}) {what}")
+            if c.action is not Action.DELETE:  # each drifted property: recorded -> live
+                out.extend(f"      {path}: {old} -> {new}" for path, old, new, _f in changed_lines(c))
     if changes:
         out.append("")
         out.append("Resource changes:")

@@ -34,11 +34,25 @@ def openstack_drivers() -> Mapping[str, Driver]:
 
 
 def driver_for(type_name: str) -> Driver | None:
-    """The driver of ``type_name``, or None when hotc has none."""
+    """The driver of ``type_name`` (built-in, or from an installed plugin), or None when hotc has none."""
     d = NATIVE.get(type_name)
     if d is not None:
         return d
-    return openstack_drivers().get(type_name)
+    d = openstack_drivers().get(type_name)
+    if d is not None:
+        return d
+    return plugin_driver(type_name)
+
+
+def plugin_driver(type_name: str) -> Driver | None:
+    from hotc.providers.registry import PLUGINS, builtin_schemas
+
+    if type_name in builtin_schemas() or "::" not in type_name:
+        return None
+    entry = PLUGINS.get(type_name)
+    if entry is None or entry.source.entry_point.endswith("hotc.providers.builtin:resource_types"):
+        return None
+    return entry.type.driver
 
 
 def known_types() -> frozenset[str]:
@@ -61,7 +75,15 @@ UNSUPPORTED_REASONS: Mapping[str, str] = {
 
 def unsupported_reason(type_name: str) -> str:
     """Why hotc cannot create or update ``type_name`` (a type without a driver)."""
-    return UNSUPPORTED_REASONS.get(type_name, "hotc has no driver for it")
+    if type_name in UNSUPPORTED_REASONS:
+        return UNSUPPORTED_REASONS[type_name]
+    from hotc.providers.registry import PLUGINS, builtin_schemas
+
+    if type_name not in builtin_schemas() and "::" in type_name:
+        entry = PLUGINS.get(type_name)
+        if entry is not None and entry.type.unsupported_reason:
+            return f"{entry.type.unsupported_reason} (plugin {entry.source})"
+    return "hotc has no driver for it"
 
 
 def support_problem(type_name: str) -> str | None:

@@ -150,15 +150,17 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
         "deposed": [
             {
                 "physical_id": d.physical_id,
-                "properties": _mask_paths(plain(d.properties, where + ".deposed"), rs.sensitive_paths, key)
-                if rs.sensitive_paths
+                "properties": _mask_paths(plain(d.properties, where + ".deposed"), _deposed_paths(rs, d), key)
+                if rs.sensitive_paths or d.sensitive_paths
                 else plain(d.properties, where + ".deposed"),
                 "attributes": _attributes(
-                    d.attributes, _secret_attrs(rs, d.attributes), key, where + ".deposed"
+                    d.attributes, _deposed_secret_attrs(rs, d), key, where + ".deposed"
                 ),
                 "status": d.status,
                 "type": d.type or rs.type,
                 "deletion_policy": d.deletion_policy,
+                **({"sensitive_paths": list(d.sensitive_paths)} if d.sensitive_paths else {}),
+                **({"sensitive_attributes": list(d.sensitive_attributes)} if d.sensitive_attributes else {}),
             }
             for d in rs.deposed
         ],
@@ -177,6 +179,17 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
 def _secret_attrs(rs: ResourceState, attrs: Mapping[str, Any]) -> tuple[str, ...]:
     """Top-level attribute names stored masked (:func:`hotc.state.secrets.secret_attributes`)."""
     return secrets.secret_attributes(rs.sensitive_attributes, rs.sensitive_paths, attrs)
+
+
+def _deposed_paths(rs: ResourceState, d: DeposedInstance) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*rs.sensitive_paths, *d.sensitive_paths)))
+
+
+def _deposed_secret_attrs(rs: ResourceState, d: DeposedInstance) -> tuple[str, ...]:
+    """An old instance's secret attributes: its own (as recorded when it was deposed) and the resource's."""
+    return secrets.secret_attributes(
+        (*rs.sensitive_attributes, *d.sensitive_attributes), _deposed_paths(rs, d), d.attributes
+    )
 
 
 def _attributes(
@@ -373,18 +386,22 @@ def resource_from_dict(
         dpol = _get(dd, "deletion_policy", str, source, w, "Delete")
         if dpol not in DELETION_POLICIES:
             raise _bad(source, f"{w}.deletion_policy: {dpol!r} is not one of {', '.join(DELETION_POLICIES)}")
+        d_paths = tuple(_get(dd, "sensitive_paths", list, source, w, []))
+        d_attrs = tuple(_get(dd, "sensitive_attributes", list, source, w, []))
+        all_paths = tuple(dict.fromkeys((*paths, *d_paths)))
+        dd_attrs = _get(dd, "attributes", dict, source, w, {})
         deposed.append(
             DeposedInstance(
                 physical_id=_get(dd, "physical_id", str, source, w),
-                properties=_unmask_paths(_get(dd, "properties", dict, source, w, {}), paths, key),
+                properties=_unmask_paths(_get(dd, "properties", dict, source, w, {}), all_paths, key),
                 attributes=_unmask_attributes(
-                    dd_attrs := _get(dd, "attributes", dict, source, w, {}),
-                    secrets.secret_attributes(attr_paths, paths, dd_attrs),
-                    key,
+                    dd_attrs, secrets.secret_attributes((*attr_paths, *d_attrs), all_paths, dd_attrs), key
                 ),
                 status=_get(dd, "status", str, source, w, "REPLACED"),
                 type=_get(dd, "type", str, source, w, rtype),
                 deletion_policy=dpol,
+                sensitive_paths=d_paths,
+                sensitive_attributes=d_attrs,
             )
         )
     return ResourceState(

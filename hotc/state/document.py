@@ -43,6 +43,9 @@ class DeposedInstance:
     status: str = "REPLACED"
     type: str | None = None
     deletion_policy: str = "Delete"  # Delete | Retain | Snapshot
+    # what of the old instance is secret (as it was when it was current): stored masked like the resource's own
+    sensitive_paths: tuple[str, ...] = ()
+    sensitive_attributes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

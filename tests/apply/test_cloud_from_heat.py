@@ -90,15 +90,20 @@ resources:
       network: {get_param: network}
       fixed_ips: [{subnet: {get_param: subnet}}]
       security_groups: [{get_param: sg}]
+  suffix:
+    type: OS::Heat::RandomString
+    properties: {length: 6, character_classes: [{class: lowercase}]}
   server:
     type: OS::Nova::Server
     properties:
       name: {get_param: name}
+      metadata: {suffix: {get_resource: suffix}}
       image: hotc-tiny
       flavor: m1.tiny
       networks: [{port: {get_resource: port}}]
 outputs:
   ip: {value: {get_attr: [port, fixed_ips, 0, ip_address]}}
+  suffix: {value: {get_resource: suffix}}
 """
 
 
@@ -201,7 +206,7 @@ def migrate_plan_update_destroy(
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     r = hotc(tmp, env, "plan", stack, "--existing", "--detailed-exitcode")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    out = json.loads(hotc(tmp, env, "output", stack, "--format", "json").stdout)
+    out = json.loads(hotc(tmp, env, "output", stack, "--format", "json", "--show-sensitive").stdout)
     assert len(out["token"]["value"]) == 12 and out["web_ip"]["value"].startswith(cidr.rsplit(".", 2)[0])
 
     # hotc updates it: a third disk in the group

@@ -182,3 +182,37 @@ def test_import_six_types_then_plan_shows_no_change(
     assert cloud.network.find_network(ids["net"]) is None
     assert cloud.compute.find_server(ids["server"]) is None
     assert cloud.block_storage.find_volume(ids["vol"]) is None
+
+
+def test_planned_import_is_executed_by_apply(
+    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    vol = cloud_tracker.track(cloud.block_storage.create_volume(name=cloud_tracker.name("vol"), size=1))
+    cloud.block_storage.wait_for_status(vol, "available", wait=120)
+    stack = cloud_tracker.name("stk")
+    (tmp_path / "v.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n"
+        f"  vol: {{type: OS::Cinder::Volume, properties: {{name: {vol.name}, size: 1}}}}\n"
+        "  tag: {type: OS::Cinder::Volume, properties: {size: 1}}\n"
+    )
+
+    def count() -> int:
+        return len(
+            [v for v in cloud.block_storage.volumes() if (v.name or "").startswith(cloud_tracker.prefix)]
+        )
+
+    before = count()
+    r = hotc(
+        tmp_path, hotc_cloud_env, "plan", "-t", "v.yaml", stack, "--import", f"vol={vol.id}", "-o", "p.json"
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"will be imported: existing object {vol.id}" in r.stdout
+    r = hotc(tmp_path, hotc_cloud_env, "apply", "p.json")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "1 created" in r.stdout and "1 existing adopted" in r.stdout
+    assert count() == before + 1  # only `tag` was created; `vol` was taken over
+    r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", "v.yaml", stack, "--detailed-exitcode")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert cloud.block_storage.find_volume(vol.id) is None

@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 from hotc.apply.lifecycle import check_stack, suspend_resume
-from hotc.state.backend import backend_from_config
+from hotc.state import backend_from_config
 from hotc.state.document import ResourceState, StackState
 from tests.apply.fakes import FakeCloud, FakeDriver
 

@@ -50,6 +50,11 @@ CASES = [
     ("OS::Heat::ResourceGroup", "anything", "output", {"resource_def": {"type": "OS::Heat::None"}}, True),
     ("OS::Heat::Value", "value", "property", {"value": 1}, True),
     ("OS::Neutron::Net", "subnet_ids", "output", None, True),
+    # no provider schema in hotc: the attribute names of Heat's plugin (hotc.parser.resource_attributes)
+    ("OS::Nova::ServerGroup", "show", "output", None, True),
+    ("OS::Nova::ServerGroup", "members", "output", None, True),
+    ("OS::Keystone::Project", "domain_id", "output", None, True),
+    ("OS::Keystone::Project", "domian_id", "output", None, True),
 ]
 
 

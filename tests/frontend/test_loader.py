@@ -9,6 +9,7 @@ import pytest
 
 from hotc.errors import Diagnostic, Severity
 from hotc.parser.api import LoadedStack, load_stack
+from hotc.providers.checks import type_checks
 
 
 def _w(path: Path, text: str) -> Path:
@@ -23,7 +24,9 @@ def _load(
     params = kw.pop("params", {})
     pfiles = kw.pop("pfiles", {})
     require = bool(kw.pop("require_values", False))
-    return load_stack(str(tmpl), [str(e) for e in envs or []], params, pfiles, require_values=require)  # type: ignore[arg-type]
+    return load_stack(
+        str(tmpl), [str(e) for e in envs or []], params, pfiles, require_values=require, checks=type_checks()
+    )  # type: ignore[arg-type]
 
 
 def _errs(diags: list[Diagnostic]) -> list[str]:
@@ -291,7 +294,7 @@ def test_unreadable_template(tmp_path: Path) -> None:
 
 def test_too_large_template(tmp_path: Path) -> None:
     t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\ndescription: " + "x" * 200 + "\n")
-    st, diags = load_stack(str(t), [], {}, {}, require_values=False, max_size=100)
+    st, diags = load_stack(str(t), [], {}, {}, require_values=False, checks=type_checks(), max_size=100)
     assert st is None and any("exceeds the maximum" in m for m in _errs(diags))
 
 
@@ -507,3 +510,26 @@ def test_template_resource_property_values_checked_against_parameter_types(tmp_p
     assert _errs(diags) == []
     warns = [d for d in diags if d.code == "property" and "is not valid for parameter" in d.message]
     assert len(warns) == 2 and all(w.pos is not None and w.pos.line == 4 for w in warns)
+
+
+def test_get_attr_on_a_type_without_provider_schema_is_checked_against_heats_attribute_names(
+    tmp_path: Path,
+) -> None:
+    """OS::Trove::Instance has no provider schema in hotc; its attribute names come from Heat's plugin."""
+    t = _w(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          db:
+            type: OS::Trove::Instance
+            properties: {flavor: f, size: 1}
+        outputs:
+          ok: {value: {get_attr: [db, hostname]}}
+          bad: {value: {get_attr: [db, hostnme]}}
+        """,
+    )
+    _, diags = _load(t)
+    errs = [d for d in diags if d.severity.value == "error"]
+    assert len(errs) == 1 and errs[0].message.startswith("The Referenced Attribute (db hostnme) is incorrect")
+    assert "hostname, href, show" in errs[0].message and errs[0].pos is not None and errs[0].pos.line == 8

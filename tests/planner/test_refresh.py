@@ -90,3 +90,20 @@ def test_failed_server_is_replaced_only_when_its_live_status_is_broken() -> None
     assert (
         make_plan(d, st, PlanOptions(), {"srv": broken}, schemas=lookup).changes[0].action is Action.REPLACE
     )
+
+
+def test_refresh_only_plan_lists_each_drifted_property_before_and_after() -> None:
+    from hotc.planner.render_markdown import render_markdown
+    from hotc.planner.render_text import render_text
+
+    doc, st = _setup()
+    driver = FakeDriver({"id-a": "x", "id-b": "changed by hand", "id-c": "z"})
+    refreshed = refresh_resources(st, driver_reader(st, cloud=lambda: None, driver_for=lambda t: driver))
+    d = build_desired(stack(doc), "s", st.lineage)
+    plan = make_plan(d, st, PlanOptions(mode="refresh-only"), refreshed, schemas=lookup)
+    text = render_text(plan)
+    assert "~ b (OS::Heat::Value) changed: value" in text
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("value:"))
+    assert "y" in line and "changed by hand" in line and line.index("y") < line.index("changed by hand")
+    md = render_markdown(plan)
+    assert "`value`" in md and "changed by hand" in md

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from hotc.apply.session import load_template
+from hotc.cli.common import load_for_command
 from hotc.errors import HotcError
 from hotc.planner.api import PlanOptions, build_desired, load_plan, make_plan, save_plan
 from hotc.planner.batching import batches
@@ -77,7 +77,7 @@ resources:
 def _plan(tmp_path: Path, text: str, state: StackState | None, **params: str) -> Plan:
     path = tmp_path / "t.yaml"
     path.write_text(text)
-    loaded = load_template(path, [], params, {}, io.StringIO())
+    loaded = load_for_command(path, [], params, {}, verb="planned", err=io.StringIO())
     desired = build_desired(loaded, "s", state.lineage if state else None, state=state)
     return make_plan(desired, state, PlanOptions())
 
@@ -208,3 +208,71 @@ def test_unsupported_temporary_members_of_nested_groups_are_refused_at_plan_time
         )
     with pytest.raises(HotcError, match="temporary member g\\[3\\]"):
         _plan(tmp_path, text, st, v="b")
+
+
+REMOVAL = """
+heat_template_version: 2018-08-31
+parameters:
+  mode: {type: string, default: append}
+  remove: {type: json, default: []}
+resources:
+  g:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 3
+      removal_policies_mode: {get_param: mode}
+      removal_policies: [{resource_list: {get_param: remove}}]
+      resource_def:
+        type: OS::Heat::TestResource
+        properties: {value: a}
+outputs:
+  removed: {value: {get_attr: [g, removed_rsrc_list]}}
+"""
+
+
+def test_removal_policies_names_stay_removed_in_append_mode_only(tmp_path: Path) -> None:
+    removed = _plan(tmp_path, REMOVAL, _state(3), remove='["1"]')
+    assert [c.address for c in removed.changes if c.action.value == "delete"] == ["g[1]"]
+    assert [c.address for c in removed.changes if c.action.value == "create"] == ["g[3]"]
+    (out,) = [o for o in removed.output_changes if o.name == "removed"]
+    assert out.after == ["1"]
+    # after that apply the state holds 0, 2, 3; the policy is dropped from the template
+    st = _state(4).without_resource("g[1]")
+    kept = _plan(tmp_path, REMOVAL, st)
+    assert {c.action.value for c in kept.changes} == {"no-op"}  # append: "1" is never reused
+    reset = _plan(tmp_path, REMOVAL, st, mode="update")
+    assert [c.address for c in reset.changes if c.action.value == "create"] == ["g[1]"]
+    assert [c.address for c in reset.changes if c.action.value == "delete"] == ["g[3]"]
+
+
+def test_group_outputs_are_keyed_by_member_name_and_index_var_reaches_nested_members(tmp_path: Path) -> None:
+    (tmp_path / "member.yaml").write_text(
+        "heat_template_version: 2018-08-31\nparameters: {v: {type: string}}\n"
+        "resources:\n  r: {type: OS::Heat::TestResource, properties: {value: {get_param: v}}}\n"
+        "outputs:\n  val: {value: {get_attr: [r, output]}}\n"
+    )
+    text = """
+heat_template_version: 2018-08-31
+resources:
+  asg:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 2
+      max_size: 2
+      resource: {type: OS::Heat::TestResource, properties: {value: x}}
+  rg:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      index_var: __i__
+      resource_def: {type: member.yaml, properties: {v: member-__i__}}
+outputs:
+  asg_out: {value: {get_attr: [asg, outputs, output]}}
+  rg_attrs: {value: {get_attr: [rg, attributes, val]}}
+"""
+    plan = _plan(tmp_path, text, None)
+    by = {c.address: c for c in plan.changes}
+    assert by["rg[0].r"].after == {"value": "member-0"} and by["rg[1].r"].after == {"value": "member-1"}
+    outs = {o.name: o for o in plan.output_changes}
+    assert sorted(outs["asg_out"].after) == ["0", "1"]  # Heat: member names, not ids
+    assert sorted(outs["rg_attrs"].after) == ["0", "1"]

@@ -125,3 +125,95 @@ def test_random_string_id_is_masked_everywhere(workdir: Path, capsys: Any) -> No
     assert "(sensitive)" in shown[6][1]  # show lists it masked, not in clear
     # other physical ids are shown
     assert doc["resources"]["a"]["physical_id"] in shown[6][1]
+
+
+def test_an_old_instance_keeps_its_secrets_masked_while_it_waits_for_deletion() -> None:
+    """During a replacement the new entry starts with nothing sensitive recorded yet (and may read no secret
+    at all): the old instance's secrets, recorded when it was deposed, stay masked in every write."""
+    from hotc.apply.executor import _as_deposed
+    from hotc.state import codec
+    from hotc.state.document import ResourceState, StackState
+
+    old = ResourceState(
+        "rnd",
+        "OS::Heat::RandomString",
+        "s-rnd-abc",
+        "CREATE_COMPLETE",
+        properties={"length": 8, "salt": HIDDEN},
+        attributes={"value": "Rnd0mSecretValue"},
+        sensitive_paths=("salt",),
+        sensitive_attributes=("value",),
+        reference_attribute="value",
+    )
+    new = ResourceState(
+        "rnd",
+        "OS::Heat::RandomString",
+        None,
+        "CREATE_IN_PROGRESS",
+        properties={"length": 16, "salt": "public"},
+        deposed=(_as_deposed(old, "OS::Heat::RandomString"),),
+    )
+    st = StackState.new("s").with_resource(new)
+    data = codec.dumps(st)
+    assert b"Rnd0mSecretValue" not in data and HIDDEN.encode() not in data
+    back = codec.loads(data, "s").resources["rnd"].deposed[0]
+    assert back.sensitive_attributes == ("value",) and back.sensitive_paths == ("salt",)
+    from hotc.state.secrets import normalise_key
+
+    k = normalise_key("a passphrase")
+    clear = codec.loads(codec.dumps(st, k), "s", k).resources["rnd"].deposed[0]
+    assert clear.attributes == {"value": "Rnd0mSecretValue"} and clear.properties["salt"] == HIDDEN
+
+
+def test_eval_never_prints_a_value_derived_from_a_hidden_parameter(workdir: Path, capsys: Any) -> None:
+    p = ("-t", "s.yaml", "--parameter", f"db_pass={HIDDEN}")
+    code, out, err = hotc(
+        capsys, "eval", "{str_replace: {template: x$P, params: {$P: {get_param: db_pass}}}}", *p
+    )
+    assert (
+        code == 0 and out.strip() == "(sensitive)" and HIDDEN not in out + err and "hidden parameter" in err
+    )
+    code, out, _ = hotc(capsys, "eval", "{get_param: db_pass}", *p, "--format", "json")
+    assert json.loads(out)["value"] == "(sensitive)" and HIDDEN not in out
+    code, out, _ = hotc(capsys, "eval", "{get_param: tag}", *p)
+    assert code == 0 and out.strip() == '"v1"'  # a plain parameter is shown
+
+
+ERRORS = """\
+heat_template_version: 2018-08-31
+parameters:
+  p: {type: string, hidden: true}
+resources:
+  a:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: p}}
+  c:
+    type: OS::Heat::TestResource
+    properties: {value: {map_merge: [{get_attr: [a, output]}]}}
+outputs:
+  bad: {value: {map_merge: [{get_attr: [a, output]}]}}
+  worse: {value: {yaql: {expression: '$.data.x.foo()', data: {x: {get_attr: [a, output]}}}}}
+"""
+
+
+def test_evaluation_errors_never_quote_a_sensitive_value(workdir: Path, capsys: Any) -> None:
+    """Heat's evaluation messages quote the value they failed on ("'...' is not a map"): for sensitive
+    properties and outputs the message is withheld (its position kept) in apply, events, the state and plans."""
+    p = ("--parameter", f"p={HIDDEN}")
+    # outputs that fail: stored and shown with the message withheld
+    (workdir / "e.yaml").write_text(ERRORS.split("  c:\n")[0] + "outputs:\n" + ERRORS.split("outputs:\n")[1])
+    code, out, err = hotc(capsys, "apply", "-t", "e.yaml", *p, "--auto-approve")
+    assert code == 0 and "warning: output bad: the value cannot be evaluated" in err, out + err
+    assert HIDDEN not in out + err
+    code, out, err = hotc(capsys, "output", "e")
+    assert "bad = (error: the value cannot be evaluated" in out and "e.yaml:9:" in out and HIDDEN not in out
+    # a resource whose sensitive property fails to evaluate: at plan time (a is known now), and at apply time
+    # in a fresh stack (a is created first)
+    (workdir / "e.yaml").write_text(ERRORS)
+    code, out, err = hotc(capsys, "apply", "-t", "e.yaml", "fresh", *p, "--auto-approve")
+    assert code == 1 and "create c: the value cannot be evaluated; the message is withheld" in err, out + err
+    assert HIDDEN not in out + err
+    for f in (workdir / ".hotc").iterdir():
+        assert HIDDEN.encode() not in f.read_bytes(), f.name
+    code, out, err = hotc(capsys, "plan", "-t", "e.yaml", *p)
+    assert code == 1 and "e.yaml:10:" in err and "withheld" in err and HIDDEN not in out + err

@@ -145,7 +145,7 @@ class VolumeDriver(ListRead):
         lp.name(vol.name)
         lp.text("size", vol.size)
         lp.text("description", vol.description or "")
-        lp.text("availability_zone", vol.availability_zone)
+        lp.chosen("availability_zone", vol.availability_zone)
         md = user_metadata(vol.metadata)
         given_md = dict(props.get("metadata") or {})
         readonly = md.get("readonly")

@@ -57,7 +57,7 @@ class FloatingIPDriver(NeutronDriver):
             lp.ref(name, raw.get("floating_network_id"), "network", find_network)
         lp.ref("port_id", raw.get("port_id"), "port", find_port)
         for key in ("fixed_ip_address", "floating_ip_address"):
-            lp.put(key, raw.get(key))
+            lp.chosen(key, raw.get(key))
         for key in ("dns_name", "dns_domain"):
             lp.text(key, raw.get(key) or "")
 

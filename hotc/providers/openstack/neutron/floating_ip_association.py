@@ -56,7 +56,7 @@ class FloatingIPAssociationDriver:
             "floatingip_id", props.get("floatingip_id") if props.get("floatingip_id") == fip_id else fip_id
         )
         lp.ref("port_id", port_id, "port", find_port)
-        lp.put("fixed_ip_address", fip.fixed_ip_address)
+        lp.chosen("fixed_ip_address", fip.fixed_ip_address)
         return replace(outcome(fip, {}, physical_id=physical_id), properties=lp.result())
 
     def update(self, ctx, physical_id, old, new, changed):  # type: ignore[no-untyped-def]

@@ -117,8 +117,9 @@ class PortDriver(NeutronDriver):
     def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
         lp.ref("network", raw.get("network_id"), "network", find_network)
         lp.ref("network_id", raw.get("network_id"), "network", find_network)
-        for key in ("admin_state_up", "port_security_enabled", "propagate_uplink_status", "mac_address"):
+        for key in ("admin_state_up", "port_security_enabled", "propagate_uplink_status"):
             lp.put(key, raw.get(key))
+        lp.chosen("mac_address", raw.get("mac_address"))
         lp.text("dns_name", raw.get("dns_name") or "")
         lp.put("binding:vnic_type", raw.get("binding:vnic_type"))
         for key in ("device_id", "device_owner"):

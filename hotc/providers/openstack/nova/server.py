@@ -297,14 +297,14 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
             image = server.image or {}
             live_image = image.get("id") if isinstance(image, Mapping) else getattr(image, "id", None)
             lp.ref("image", live_image, "image", find_image)
-        lp.put("key_name", server.key_name)
-        lp.text("availability_zone", server.availability_zone)
+        lp.text("key_name", server.key_name)
+        lp.chosen("availability_zone", server.availability_zone)
         lp.mapping("metadata", user_metadata(server.metadata))
         if lp.wants("tags") and server.tags is not None:
             lp.put("tags", list(server.tags))
         if lp.wants("config_drive"):
             lp.put("config_drive", str(server.config_drive or "").lower() in ("true", "1"))
-        lp.put("diskConfig", server.disk_config)
+        lp.chosen("diskConfig", server.disk_config)
         if props.get("security_groups"):  # none given: Nova puts the server in "default"
             names = [str(g.get("name")) for g in server.security_groups or [] if isinstance(g, Mapping)]
 

@@ -93,6 +93,10 @@ def _put(body: dict[str, Any], key: str, value: Any) -> None:
         body[key] = value
 
 
+# properties Octavia picks when the template leaves them empty (compared only when given)
+CHOSEN = frozenset({"vip_address", "provider", "availability_zone", "monitor_address", "monitor_port"})
+
+
 class OctaviaChild(ListRead):
     """Create/update/delete of a load balancer child with the LB-ACTIVE dance around each call."""
 
@@ -209,6 +213,8 @@ class OctaviaChild(ListRead):
         for prop, field in self.simple.items():
             if prop == "description":
                 lp.text(prop, raw.get(field) or "")
+            elif prop in CHOSEN:
+                lp.chosen(prop, raw.get(field))
             else:
                 lp.put(prop, raw.get(field))
         lp.put("tags", user_tags(raw.get("tags")))
