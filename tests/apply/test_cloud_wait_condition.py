@@ -106,7 +106,7 @@ def _user_data(cloud: Any, server_id: str) -> str:
 
 def _server_of(cwd: Path, stack: str, deadline_s: float = 300) -> str:
     """The server's id once hotc recorded it (names are shortened to Nova's limit, so not found by name)."""
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
