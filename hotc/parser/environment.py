@@ -746,7 +746,3 @@ def load_registry(rr: Mapping[str, Any]) -> Registry:
     if isinstance(res, Mapping):
         resources = {str(k): v for k, v in res.items() if isinstance(v, Mapping)}
     return Registry(tuple(entries.values()), resources)
-
-
-def empty_environment() -> Environment:
-    return Environment()

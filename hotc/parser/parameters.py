@@ -220,11 +220,6 @@ def constraint_errors(param: Parameter, value: Any, *, skip_custom: bool = True)
     return out
 
 
-def custom_constraints(param: Parameter) -> list[str]:
-    """The custom constraint names on ``param`` (checked only against the cloud)."""
-    return [str(c.spec) for c in param.constraints if c.kind == "custom_constraint"]
-
-
 # -------------------------------------------------------------------------------------- definitions
 
 

@@ -277,12 +277,6 @@ class DesiredStack:
                 out[name] = (None, output_error(exc))
         return out
 
-    def scoped_resolver(
-        self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
-    ) -> ScopedResolver:
-        """A name-keyed :class:`~hotc.parser.ir.ResourceResolver` for one (nested) stack."""
-        return ScopedResolver(self, self.scopes[scope_prefix], resolver, {} if memo is None else memo)
-
     def context(
         self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
     ) -> EvalContext:

@@ -68,12 +68,6 @@ def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
     return []
 
 
-def _prop_exprs(resource: Resource) -> list[tuple[str, Expr]]:
-    if isinstance(resource.properties, MapExpr):
-        return list(resource.properties.items)
-    return []
-
-
 class _Builder:
     def __init__(
         self, loaded: LoadedStack, desired: DesiredStack, state_members: Mapping[str, list[int]]
