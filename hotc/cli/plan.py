@@ -24,8 +24,10 @@ import typer
 
 from hotc.cli import root
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     AllowOutsideOpt,
     EnvOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     check_format,
@@ -177,6 +179,7 @@ def _load(
     pfiles: dict[str, Path],
     warnings: list[Diagnostic] | None = None,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> Any:
     return load_for_command(
         template,
@@ -187,6 +190,7 @@ def _load(
         warnings=warnings,
         embeds_files=True,
         allow_outside_files=allow_outside_files,
+        max_size=max_size,
     )
 
 
@@ -234,6 +238,7 @@ def plan_command(
     exclude: ExcludeOpt = None,
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -279,6 +284,7 @@ def plan_command(
                     exclude=exclude,
                     given=(inputs.parameters, inputs.parameter_files),
                     allow_outside_files=allow_outside_files,
+                    max_size=max_template_size,
                 )
             return
         _plan(
@@ -307,6 +313,7 @@ def plan_command(
             imports=import_,
             exclude=exclude,
             allow_outside_files=allow_outside_files,
+            max_size=max_template_size,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -348,6 +355,7 @@ def _plan(
     exclude: list[str] | None = None,
     given: tuple[dict[str, str], dict[str, Path]] | None = None,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """``given``: parameters and parameter files already parsed (``--existing``)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
@@ -400,7 +408,9 @@ def _plan(
     state, events = _read_state(backend, name, lock_timeout)
     warnings: list[Diagnostic] = []
     if template is not None:
-        loaded = _load(template, list(environment or []), params, pfiles, warnings, allow_outside_files)
+        loaded = _load(
+            template, list(environment or []), params, pfiles, warnings, allow_outside_files, max_size
+        )
         desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
     else:
         if state is None:
