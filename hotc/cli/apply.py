@@ -16,6 +16,7 @@ failed/interrupted apply (the state then holds everything done so far).
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -27,8 +28,10 @@ import typer
 
 from hotc.cli import root
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     AllowOutsideOpt,
     EnvOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     check_format,
@@ -119,6 +122,7 @@ def _load_for_apply(
     pfiles: Mapping[str, Path],
     *,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> LoadedStack:
     """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
     return load_for_command(
@@ -129,17 +133,18 @@ def _load_for_apply(
         verb="applied",
         embeds_files=True,
         allow_outside_files=allow_outside_files,
+        max_size=max_size,
     )
 
 
-def apply_wiring(os_cloud: str | None) -> ApplyWiring:
+def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE) -> ApplyWiring:
     """What an apply run is made of (the composition root's parts; see :mod:`hotc.cli.root`)."""
     # deliberate lazy imports in this module: the applier and the planner behind it cost about a second at
     # start-up, which the read-only commands (output, events, resource ...) never pay
     from hotc.apply.session import ApplyWiring
 
     return ApplyWiring(
-        load=_load_for_apply,
+        load=functools.partial(_load_for_apply, max_size=max_size),
         checks=root.type_checks(),
         rules=root.constraint_rules(),
         drivers=root.drivers(),
@@ -147,11 +152,11 @@ def apply_wiring(os_cloud: str | None) -> ApplyWiring:
     )
 
 
-def _run(*, opts: Any, **kw: Any) -> None:
+def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, **kw: Any) -> None:
     from hotc.apply.session import run_apply
 
     out = root.sinks()
-    wiring = apply_wiring(opts.os_cloud)
+    wiring = apply_wiring(opts.os_cloud, max_size)
     code = run_apply(
         out=out.out,
         err=out.err,
@@ -193,6 +198,7 @@ def apply_command(
     import_: ImportOpt = None,
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -260,6 +266,7 @@ def apply_command(
             _run(
                 stack=name,
                 opts=opts,
+                max_size=max_template_size,
                 template=inputs.template,
                 envs=inputs.environments,
                 params=inputs.parameters,
@@ -269,6 +276,7 @@ def apply_command(
     _run(
         stack=name,
         opts=opts,
+        max_size=max_template_size,
         plan_file=planfile,
         template=template,
         envs=list(environment or []),
