@@ -82,7 +82,7 @@ def lower_bound(res: list[FakeResource], latency: dict[str, float], parallelism:
 
 class LocalSink:
     def __init__(self, root: Path, stack: str, backend: Any = None) -> None:
-        from hotc.state.backend import backend_from_config
+        from hotc.state import backend_from_config
 
         self.backend = backend if backend is not None else backend_from_config(str(root), root)
         self.stack = stack

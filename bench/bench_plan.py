@@ -100,12 +100,16 @@ def _full_state(desired: Any, changed_every: int) -> Any:
 def run_one(n: int, full: bool) -> dict[str, Any]:
     from hotc.parser.api import load_stack
     from hotc.planner.api import PlanOptions, build_desired, check_constraints, make_plan
+    from hotc.providers.checks import type_checks
+    from hotc.providers.openstack import constraints as RULES
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.yaml"
         path.write_text(template_text(n))
         t0 = time.perf_counter()
-        loaded, diags = load_stack(str(path), [], {}, {}, require_values=True, max_size=None)
+        loaded, diags = load_stack(
+            str(path), [], {}, {}, require_values=True, checks=type_checks(), max_size=None
+        )
         t_load = time.perf_counter() - t0
     rss_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     errors = [d for d in diags if d.severity.value == "error"]
@@ -120,7 +124,9 @@ def run_one(n: int, full: bool) -> dict[str, Any]:
     plan = make_plan(desired, state, PlanOptions())
     t_plan = time.perf_counter() - t0
     t0 = time.perf_counter()
-    check_constraints(desired, plan, None)  # what `hotc plan` adds with no cloud: the pure custom constraints
+    check_constraints(
+        desired, plan, None, rules=RULES
+    )  # what `hotc plan` adds with no cloud: the pure custom constraints
     t_constraints = time.perf_counter() - t0
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # the planner's own allocations, measured in a second (untimed) run under tracemalloc

@@ -32,6 +32,7 @@ from hotc.errors import has_errors  # noqa: E402
 from hotc.parser.api import load_stack  # noqa: E402
 from hotc.parser.template import parse_template  # noqa: E402
 from hotc.parser.yamlload import load_document  # noqa: E402
+from hotc.providers.checks import type_checks  # noqa: E402
 from tests.corpus.corpus import find_corpus, read_verdicts  # noqa: E402
 
 
@@ -98,7 +99,12 @@ def bench_corpus(repeat: int) -> None:
         t0 = time.perf_counter()
         for r in rows:
             st, _ = load_stack(
-                str(corpus / r.path), [str(corpus / e) for e in r.env_files], {}, {}, require_values=False
+                str(corpus / r.path),
+                [str(corpus / e) for e in r.env_files],
+                {},
+                {},
+                require_values=False,
+                checks=type_checks(),
             )
             if st is not None:
                 n_res += len(st.template.resources) + sum(
@@ -122,7 +128,9 @@ def bench_generated(n: int, repeat: int, profile: bool) -> None:
         errors = False
         for _ in range(repeat):
             t0, c0 = time.perf_counter(), time.process_time()
-            st, diags = load_stack(path, [], {}, {}, require_values=False, max_size=None)
+            st, diags = load_stack(
+                path, [], {}, {}, require_values=False, checks=type_checks(), max_size=None
+            )
             walls.append(time.perf_counter() - t0)
             cpus.append(time.process_time() - c0)
             nres = len(st.template.resources) if st else 0
@@ -141,7 +149,7 @@ def bench_generated(n: int, repeat: int, profile: bool) -> None:
         if profile:
             prof = cProfile.Profile()
             prof.enable()
-            load_stack(path, [], {}, {}, require_values=False, max_size=None)
+            load_stack(path, [], {}, {}, require_values=False, checks=type_checks(), max_size=None)
             prof.disable()
             pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
 

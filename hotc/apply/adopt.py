@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.parser.ir import MISSING
+from hotc.parser.api import MISSING
 from hotc.providers.base import Outcome, ResourceType
 from hotc.state.document import DeposedInstance, ResourceState
 from hotc.values import Unknown

@@ -47,7 +47,7 @@ from hotc.providers.base import (
 )
 from hotc.state.document import DeposedInstance, OutputState, ResourceState, StackState
 from hotc.state.events import Event, utc_now
-from hotc.state.secrets import secret_attributes
+from hotc.state.secrets import secret_attributes, withheld_error
 from hotc.values import collect_unknowns, contains_unknown
 
 TAG_LINEAGE = "hotc-lineage"
@@ -420,7 +420,8 @@ class Executor:
         try:
             props = dict(self.desired.resolve_properties(step.address, resolver))
         except HotcError as exc:
-            raise StepFailed(exc.message) from exc
+            # evaluation errors quote the value they failed on: withheld when the properties are sensitive
+            raise StepFailed(withheld_error(exc.message) if change.sensitive_paths else exc.message) from exc
         unknown = collect_unknowns(props)
         if unknown is not None:
             raise StepFailed(f"properties still unknown at apply time: they wait on {unknown!r}")
@@ -1092,16 +1093,29 @@ def resolved_outputs(
         except HotcError as exc:
             return None, (exc.message,)
     outs: dict[str, OutputState] = {}
+    descriptions = _output_descriptions(desired)
     for name, v in raw.items():
         out = v if isinstance(v, OutputState) else OutputState(value=v)
+        if descriptions.get(name) and not out.description:
+            out = replace(out, description=descriptions[name])  # the template's, as Heat's output show gives
         if name in getattr(desired, "sensitive_outputs", ()) and not out.sensitive:
             out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
         if collect_unknowns(out.value) is not None:
             out = replace(out, value=None, error="the value is still unknown after the apply")
+        if out.error and out.sensitive:
+            out = replace(out, error=withheld_error(out.error))  # errors quote the value they failed on
         if out.error:
             errors.append(f"output {name}: {out.error}")
         outs[name] = out
     return outs, tuple(errors)
+
+
+def _output_descriptions(desired: Any) -> dict[str, str]:
+    """The root template's output descriptions (empty for a desired stack that has no template)."""
+    scopes = getattr(desired, "scopes", None)
+    root = scopes.get("") if isinstance(scopes, Mapping) else None
+    outputs = getattr(getattr(root, "template", None), "outputs", None) or {}
+    return {n: str(o.description) for n, o in outputs.items() if getattr(o, "description", None)}
 
 
 RECOVERABLE = frozenset({"replace_because_failed", "replace_because_incomplete"})

@@ -72,7 +72,7 @@ def existing_inputs(
     parameters: Mapping[str, str],
     parameter_files: Mapping[str, Path],
 ) -> Iterator[ExistingInputs]:
-    from hotc.parser.api import load_stack
+    from hotc.parser.api import NO_TYPE_CHECKS, load_stack
     from hotc.state.codec import reveal_parameter
 
     record = state.template if state is not None else {}
@@ -95,7 +95,9 @@ def existing_inputs(
         stored_envs = [root / e for e in (record.get("environments") or []) if e in files]
         envs = [*stored_envs, *environments]
         # the parameters' types and defaults, from the template as it will be loaded
-        probe, _diags = load_stack(str(main_path), [str(e) for e in envs], {}, {}, require_values=False)
+        probe, _diags = load_stack(  # only the declared parameters are read: no type checks needed
+            str(main_path), [str(e) for e in envs], {}, {}, require_values=False, checks=NO_TYPE_CHECKS
+        )
         declared = probe.template.parameters if probe is not None else {}
         overridden = set(parameters) | set(parameter_files)
         for e in environments:
@@ -135,7 +137,7 @@ def existing_from_backend(
     cwd: Path | None = None,
 ) -> Iterator[ExistingInputs]:
     """:func:`existing_inputs` for the stack's state in its backend (read under the lock)."""
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     if not stack:
         raise HotcError("--existing needs the STACK name (its stored template is used)")

@@ -40,8 +40,10 @@ from hotc.apply.events import resource_event
 from hotc.apply.executor import ExecContext, resolved_outputs, with_defaults
 from hotc.apply.importer import STACK_ADOPTED, clear_parameter_records, importable, read_one
 from hotc.apply.resolve import StateResolver
+from hotc.apply.session import ApplyWiring, template_record
 from hotc.errors import HotcError
-from hotc.state.document import StackState
+from hotc.planner.api import Plan, PlanOptions, build_desired, make_plan, plan_inputs, template_digest
+from hotc.state import StackState, backend_from_config
 from hotc.state.events import Event, utc_now
 
 MASK = "******"
@@ -288,8 +290,6 @@ def build_state(
     lineage: str | None = None,
 ) -> tuple[StackState, list[Event], list[str]]:
     """hotc's state for the Heat stack (the cloud is only read), its events and notes."""
-    from hotc.apply.session import template_record
-    from hotc.planner.api import Plan, PlanOptions, build_desired, make_plan, template_digest
 
     new = StackState.new(stack)
     if lineage is not None:
@@ -381,7 +381,6 @@ def build_state(
 
 def check_no_changes(loaded: Any, stack: str, state: StackState) -> list[str]:
     """What a plan of the written files would still do right after the migration (should be nothing)."""
-    from hotc.planner.api import PlanOptions, build_desired, make_plan
 
     plan = make_plan(build_desired(loaded, stack, state.lineage, state=state), state, PlanOptions())
     out = [
@@ -403,23 +402,17 @@ def run_from_heat(
     directory: Path,
     abandon: bool,
     backend_url: str | None,
-    os_cloud: str | None,
     lock_timeout: float,
     out: IO[str],
     err: IO[str],
+    wiring: ApplyWiring,
     params: Mapping[str, str] | None = None,
     cwd: Path | None = None,
-    drivers: Callable[[str], Any] | None = None,
-    conn: Any = None,
 ) -> int:
-    """``params``: values of hidden parameters Heat masks (``--parameter``)."""
-    from hotc.apply.session import cloud_factory, load_template
-    from hotc.planner.api import plan_inputs
-    from hotc.providers.drivers import driver_for
-    from hotc.state.backend import backend_from_config
-
-    drivers = drivers or driver_for
-    cloud: Callable[[], Any] = (lambda: conn) if conn is not None else cloud_factory(os_cloud)
+    """``params``: values of hidden parameters Heat masks (``--parameter``); ``wiring``: the loader, drivers
+    and cloud connection (Heat's and the resources'), from the CLI's composition root."""
+    drivers = wiring.drivers
+    cloud = wiring.cloud
     c = cloud()
     hs = fetch(c, heat_stack, export=abandon)
     if hs.status not in AT_REST:
@@ -455,10 +448,8 @@ def run_from_heat(
                 + " (its export API, used with --abandon, gives them when enable_stack_abandon is on): give them "
                 "with --parameter NAME=VALUE; nothing was written"
             )
-        loaded = load_template(root / TEMPLATE_FILE, [root / ENV_FILE], given_text, {}, err)
+        loaded = wiring.load(root / TEMPLATE_FILE, [root / ENV_FILE], given_text, {})
         desired_randoms: list[list[str]] = []
-        from hotc.planner.api import build_desired
-
         for addr, dr in build_desired(loaded, stack, None).resources.items():
             if dr.condition_enabled and dr.type == "OS::Heat::RandomString":
                 desired_randoms.append(heat_path(addr))

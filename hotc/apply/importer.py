@@ -25,9 +25,19 @@ from hotc.apply.adopt import (
 from hotc.apply.events import resource_event
 from hotc.apply.executor import with_defaults
 from hotc.apply.resolve import StateResolver
+from hotc.apply.session import ApplyWiring, template_record
 from hotc.errors import HotcError
-from hotc.planner.plan import ResourceChange
-from hotc.state.document import StackState
+from hotc.planner.api import (
+    PlanOptions,
+    ResourceChange,
+    build_desired,
+    make_plan,
+    plan_inputs,
+    template_digest,
+)
+from hotc.providers.base import ActionContext
+from hotc.providers.registry import get_schema
+from hotc.state import StackState, backend_from_config
 from hotc.state.events import Event, utc_now
 
 STACK_ADOPTED = "ADOPT_COMPLETE"
@@ -43,7 +53,6 @@ class Imported:
 
 def importable(type_name: str, drivers: Callable[[str], Any]) -> str | None:
     """Why ``type_name`` cannot be imported (None when it can): it needs a driver and a cloud object."""
-    from hotc.providers.registry import get_schema
 
     schema = get_schema(type_name)
     if drivers(type_name) is None or schema is None:
@@ -64,7 +73,6 @@ def read_one(
     cloud: Callable[[], Any],
 ) -> tuple[StackState, Event, Imported]:
     """``state`` with the import ``c`` read from the cloud and recorded (HotcError when it cannot be read)."""
-    from hotc.providers.base import ActionContext
     from hotc.providers.registry import get_schema
 
     assert c.import_id is not None
@@ -122,6 +130,7 @@ def read_imports(
 ) -> tuple[StackState, list[Event], list[Imported]]:
     """``state`` with every import of ``changes`` (plan order: dependencies first) read and recorded. Raises
     HotcError at the first object that cannot be read; the caller then writes nothing."""
+
     new = state
     events: list[Event] = []
     done: list[Imported] = []
@@ -155,23 +164,17 @@ def run_import(
     params: Mapping[str, str],
     pfiles: Mapping[str, Path],
     backend_url: str | None,
-    os_cloud: str | None,
     lock_timeout: float,
     out: IO[str],
     err: IO[str],
+    wiring: ApplyWiring,
     cwd: Path | None = None,
-    drivers: Callable[[str], Any] | None = None,
-    cloud: Callable[[], Any] | None = None,
 ) -> int:
-    from hotc.apply.session import cloud_factory, load_template, template_record
-    from hotc.planner.api import PlanOptions, build_desired, make_plan, plan_inputs, template_digest
-    from hotc.providers.drivers import driver_for
-    from hotc.state.backend import backend_from_config
-
+    """``wiring``: the loader, drivers and cloud connection, from the CLI's composition root."""
     if not requests:
         raise HotcError("nothing to import: give ADDRESS ID, or --file MAP")
-    drivers = drivers or driver_for
-    loaded = load_template(template, envs, params, pfiles, err)
+    drivers = wiring.drivers
+    loaded = wiring.load(template, envs, params, pfiles)
     backend: Any = backend_from_config(backend_url, cwd)
     with backend.lock(stack, "import", timeout=lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -185,7 +188,7 @@ def run_import(
             raise HotcError(
                 "; ".join(f"{a}: {why}" for a, why in bad) + "; nothing was imported",
             )
-        new, events, done = read_imports(desired, base, changes, drivers, cloud or cloud_factory(os_cloud))
+        new, events, done = read_imports(desired, base, changes, drivers, wiring.cloud)
         if state is None or not state.template:
             plan = replace(
                 plan,

@@ -1,8 +1,8 @@
 """``hotc check``, ``suspend`` and ``resume``: stack-wide actions on the resources in the state.
 
 check reads every resource the way a refresh does (:class:`hotc.planner.refresh.DriverReader`: one list call
-per type, parallel GETs for the rest) and records CHECK_COMPLETE, or CHECK_FAILED when the object is gone or
-cannot be read (the next plan then replaces it). suspend/resume call the driver's optional
+per type, parallel GETs for the rest) and records CHECK_COMPLETE, or CHECK_FAILED when the object is gone,
+cannot be read, or its live status says it is broken (ERROR, error_*: the next plan then replaces it). suspend/resume call the driver's optional
 ``suspend``/``resume(ctx, physical_id, props)`` level by level along the dependencies (suspend: dependents
 first), the calls of one level in parallel; a type without them has nothing to suspend (as in Heat, it simply
 reaches SUSPEND_COMPLETE / RESUME_COMPLETE), which is said in the output.
@@ -10,6 +10,7 @@ reaches SUSPEND_COMPLETE / RESUME_COMPLETE), which is said in the output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from typing import IO, Any
@@ -18,10 +19,9 @@ import networkx as nx
 
 from hotc.apply.events import resource_event, stack_event
 from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
-from hotc.apply.session import cloud_factory
 from hotc.errors import HotcError
-from hotc.planner.refresh import DriverReader
-from hotc.state.document import ResourceState, StackState
+from hotc.planner.api import DriverReader
+from hotc.state import ResourceState, StackState, backend_from_config
 
 PARALLELISM = 10  # suspend/resume calls in flight at once
 
@@ -46,6 +46,16 @@ def _graph(state: StackState) -> nx.DiGraph:
     return g
 
 
+def _broken_status(attributes: Any) -> str | None:
+    """The live status of a resource when it says the object is broken (ERROR, error_extending, Octavia's
+    provisioning_status ERROR, ...), else None."""
+    show = attributes.get("show") if isinstance(attributes.get("show"), dict) else {}
+    for value in (attributes.get("status"), show.get("status"), show.get("provisioning_status")):
+        if isinstance(value, str) and value.upper().startswith("ERROR"):
+            return value
+    return None
+
+
 def _order(state: StackState) -> list[str]:
     """Addresses in dependency order (what a resource depends on first)."""
     g = _graph(state)
@@ -65,29 +75,29 @@ def _ctx(state: StackState, rs: ResourceState, opts: ExecOptions) -> ExecContext
         cloud=opts.cloud,
         record_physical_id=lambda _p: None,
         tags={TAG_LINEAGE: state.lineage, TAG_ADDRESS: rs.address},
+        signals=opts.signals,
+        lookup=lambda pid: next((r for r in state.resources.values() if r.physical_id == pid), None),
     )
 
 
 def _open(stack: str, backend_url: str | None) -> Any:
-    from hotc.state.backend import backend_from_config
-
     return backend_from_config(backend_url)
 
 
 def check_stack(
     stack: str,
     backend_url: str | None,
-    os_cloud: str | None,
+    cloud: Callable[[], Any],
     out: IO[str],
     err: IO[str],
     lock_timeout: float = 0.0,
-    drivers: Any = None,
+    *,
+    drivers: Callable[[str], Any],
 ) -> int:
-    from hotc.providers.drivers import driver_for
-
-    drivers = drivers or driver_for
+    """``cloud``: the run's connection getter; ``drivers``: the type -> driver look-up (both from the CLI's
+    composition root)."""
     backend = _open(stack, backend_url)
-    opts = ExecOptions(cloud=cloud_factory(os_cloud))
+    opts = ExecOptions(cloud=cloud)
     bad = 0
     with backend.lock(stack, "check", timeout=lock_timeout) as lk:
         state, _ = backend.read(stack)
@@ -115,6 +125,9 @@ def check_stack(
                 assert found is not None
                 state = state.with_resource(replace(rs, attributes=dict(found.attributes) or rs.attributes))
                 rs = state.resources[addr]
+                broken = _broken_status(found.attributes)
+                if broken:
+                    status, reason = "CHECK_FAILED", f"exists, but its status is {broken}"
             if status == "CHECK_FAILED":
                 bad += 1
             state = state.with_resource(replace(rs, status=status, status_reason=reason))
@@ -136,18 +149,19 @@ def suspend_resume(
     action: str,
     stack: str,
     backend_url: str | None,
-    os_cloud: str | None,
+    cloud: Callable[[], Any],
     lock_timeout: float,
     out: IO[str],
     err: IO[str],
-    drivers: Any = None,
+    *,
+    drivers: Callable[[str], Any],
 ) -> int:
-    from hotc.providers.drivers import driver_for
-
-    drivers = drivers or driver_for
     act = action.upper()
     backend = _open(stack, backend_url)
-    opts = ExecOptions(cloud=cloud_factory(os_cloud))
+    from hotc.state.signal_store import store_for
+
+    # deployments with SUSPEND/RESUME actions run them through the signal store (default configuration)
+    opts = ExecOptions(cloud=cloud, signals=store_for(None, backend_url))
     failed = 0
     with backend.lock(stack, action, timeout=lock_timeout) as lk:
         state, _ = backend.read(stack)

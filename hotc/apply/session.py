@@ -1,26 +1,77 @@
 """One apply run from the command line's point of view: load (or plan on the spot), lock, check freshness,
-ask for approval, execute under signal handlers, record the template, report. I/O lives here and in the CLI;
-the executor itself only talks to drivers and a state sink."""
+ask for approval, execute under signal handlers, record the template, report. Everything it needs from the
+outside is handed in by the CLI's composition root (:class:`ApplyWiring`: how to load a template, the type
+checks, the constraint rules, the drivers, the cloud connection), and it writes only to the ``out``/``err``
+streams it is given; the executor itself only talks to drivers and a state sink."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
+from hotc.apply.events import resource_event
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
-from hotc.apply.resolve import StateResolver
+from hotc.apply.resolve import SENSITIVE_MARK, StateResolver
 from hotc.errors import Diagnostic, HotcError, Severity
-from hotc.planner.plan import Action, Plan
-from hotc.state.document import ResourceState, StackState
-from hotc.state.events import Event
+from hotc.parser.api import LoadedStack, TypeChecks
+from hotc.planner.api import (
+    Action,
+    ConstraintRules,
+    DesiredStack,
+    Plan,
+    PlanOptions,
+    build_desired,
+    check_plan_fresh,
+    driver_reader,
+    enforce_constraints,
+    load_plan,
+    loaded_stack_from_plan,
+    make_plan,
+    plan_inputs,
+    refresh_resources,
+    relative_sources,
+    render_text,
+    template_digest,
+)
+from hotc.planner.signals import enforce_plan_support
+from hotc.state import ResourceState, StackState, backend_from_config, hide_parameter
+from hotc.state.events import Event, utc_now
+from hotc.state.signal_store import backend_encrypts, store_for
+
+
+class Loader(Protocol):
+    """Loads a template for a command (template, environments, --parameter values, --parameter-file paths),
+    every value required: problems reported as every command reports them, errors raised as HotcError. A
+    get_file target outside the template's tree is refused unless ``allow_outside_files``."""
+
+    def __call__(
+        self,
+        template: Path,
+        envs: list[Path],
+        params: Mapping[str, str],
+        pfiles: Mapping[str, Path],
+        *,
+        allow_outside_files: bool = False,
+    ) -> LoadedStack: ...
+
+
+@dataclass(frozen=True)
+class ApplyWiring:
+    """What a run needs from the other layers, handed in by the CLI's composition root (``hotc.cli.root``)."""
+
+    load: Loader
+    checks: TypeChecks  # the type checks a saved plan's template is loaded with again
+    rules: ConstraintRules  # the custom constraints an apply that plans on the spot checks, as `hotc plan`
+    drivers: Callable[[str], Any]
+    cloud: Callable[[], Any]  # the run's one lazily made cloud connection
 
 
 class BackendSink:
@@ -37,35 +88,6 @@ class BackendSink:
 
     def append_events(self, events: list[Event]) -> None:
         self.backend.append_events(self.stack, events)
-
-
-def cloud_factory(os_cloud: str | None) -> Callable[[], Any]:
-    """A lazily made, shared openstacksdk connection (``--os-cloud``, else ``OS_CLOUD``/clouds.yaml/``OS_*``)."""
-    lock = threading.Lock()
-    conn: list[Any] = []
-
-    def get() -> Any:
-        with lock:
-            if not conn:
-                try:
-                    import openstack
-                    import openstack.exceptions
-                except ImportError as exc:
-                    raise HotcError(f"openstacksdk is not installed: {exc}") from exc
-                try:
-                    c = openstack.connect(cloud=os_cloud) if os_cloud else openstack.connect()
-                    c.authorize()
-                except Exception as exc:  # noqa: BLE001 -- configuration/auth problems, reported plainly
-                    where = (
-                        f"cloud {os_cloud!r}"
-                        if os_cloud
-                        else "the cloud configured by OS_CLOUD / OS_* / clouds.yaml"
-                    )
-                    raise HotcError(f"cannot connect to {where}: {exc}") from exc
-                conn.append(c)
-            return conn[0]
-
-    return get
 
 
 @dataclass(frozen=True)
@@ -94,31 +116,7 @@ class ApplyOptions:
 
 
 def describe_plan(plan: Plan, color: bool = False) -> str:
-    try:
-        from hotc.planner.render_text import render_text
-    except ImportError:
-        render_text = None  # type: ignore[assignment]
-    if render_text is not None:
-        return render_text(plan, color=color)
-    signs = {
-        Action.CREATE: "+",
-        Action.UPDATE: "~",
-        Action.REPLACE: "-/+",
-        Action.DELETE: "-",
-        Action.FORGET: "x",
-    }
-    lines = [
-        f"  {signs[c.action]} {c.action.value} {c.address} ({c.type})"
-        + (" (old instance)" if c.deposed else "")
-        for c in plan.changes
-        if c.action in signs
-    ]
-    s = plan.summary()
-    lines.append(
-        f"Plan: {s['create']} to create, {s['update']} to update, {s['replace']} to replace, "
-        f"{s['delete']} to delete, {s['forget']} to forget."
-    )
-    return "\n".join(lines) + "\n"
+    return render_text(plan, color=color)
 
 
 def approve(prompt_out: IO[str], read_line: Callable[[], str], interactive: bool, what: str) -> bool:
@@ -169,8 +167,6 @@ def interrupt_handlers(executor: Executor, err: IO[str]) -> Iterator[None]:
 
 
 def parameter_records(loaded: Any, key: bytes | None) -> dict[str, Any]:
-    from hotc.state.codec import hide_parameter
-
     hidden = set(getattr(loaded, "hidden_parameters", ()) or ()) | {
         n for n, p in loaded.template.parameters.items() if p.hidden
     }
@@ -186,11 +182,7 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
             "files": dict(inputs["sources"]),
             "environments": list(inputs.get("environments") or []),
         }
-    from hotc.planner.planfile import relative_sources
-
     root, rel = relative_sources(loaded.sources)
-    import os
-
     main = (
         os.path.relpath(os.path.abspath(loaded.template.path), root).replace(os.sep, "/")
         if root
@@ -253,8 +245,6 @@ def batch_lines(rep: ApplyReport) -> str:
 def print_outputs(state: StackState, out: IO[str]) -> None:
     if not state.outputs:
         return
-    import json
-
     out.write("\nOutputs:\n\n")
     for name in sorted(state.outputs):
         o = state.outputs[name]
@@ -273,28 +263,6 @@ def warn(diags: list[Diagnostic], err: IO[str]) -> None:
             err.write(str(d) + "\n")
 
 
-def load_template(
-    template: Path,
-    envs: list[Path],
-    params: Mapping[str, str],
-    pfiles: Mapping[str, Path],
-    err: IO[str],
-    allow_outside_files: bool = False,
-) -> Any:
-    """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
-    from hotc.cli.common import load_for_command
-
-    return load_for_command(
-        template,
-        envs,
-        dict(params),
-        dict(pfiles),
-        verb="applied",
-        embeds_files=True,
-        allow_outside_files=allow_outside_files,
-    )
-
-
 def unsupported_types(plan: Plan, drivers: Callable[[str], Any]) -> dict[str, list[str]]:
     """Types (with their addresses) that the plan creates, updates or replaces but no driver implements:
     refused before anything runs rather than failing half-way through an apply."""
@@ -305,9 +273,7 @@ def unsupported_types(plan: Plan, drivers: Callable[[str], Any]) -> dict[str, li
     return out
 
 
-def empty_desired(stack: str, lineage: str | None) -> Any:
-    from hotc.planner.desired import DesiredStack
-
+def empty_desired(stack: str, lineage: str | None) -> DesiredStack:
     return DesiredStack(stack, lineage)
 
 
@@ -320,6 +286,7 @@ def run_apply(
     interactive: bool,
     read_line: Callable[[], str],
     progress: Callable[[], Any],
+    wiring: ApplyWiring,
     plan_file: Path | None = None,
     template: Path | None = None,
     envs: list[Path] | None = None,
@@ -327,25 +294,10 @@ def run_apply(
     pfiles: Mapping[str, Path] | None = None,
     destroy: bool = False,
     cwd: Path | None = None,
-    drivers: Callable[[str], Any] | None = None,
 ) -> int:
     """Apply a saved plan, or plan and apply (``destroy``: a destroy plan from the state alone).
     Returns the exit code (0 success, 1 failure); raises HotcError for errors before anything ran."""
-    from hotc.planner.api import (
-        PlanOptions,
-        build_desired,
-        check_plan_fresh,
-        enforce_constraints,
-        load_plan,
-        loaded_stack_from_plan,
-        make_plan,
-        plan_inputs,
-        template_digest,
-    )
-    from hotc.providers.drivers import driver_for
-    from hotc.state.backend import backend_from_config
-
-    drivers = drivers or driver_for
+    drivers = wiring.drivers
     saved: Plan | None = None
     loaded: Any = None
     if plan_file is not None:
@@ -354,31 +306,33 @@ def run_apply(
         if saved.mode == "refresh-only":
             pass  # applies the drift to the state alone: no template needed
         elif saved.inputs.get("sources"):
-            loaded = loaded_stack_from_plan(saved, parameters=params or {})
+            loaded = loaded_stack_from_plan(saved, parameters=params or {}, checks=wiring.checks)
         elif saved.mode != "destroy":
             raise HotcError(
                 f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'"
             )
     elif template is not None and not destroy:
-        loaded = load_template(
-            template, list(envs or []), params or {}, pfiles or {}, err, opts.allow_outside_files
+        loaded = wiring.load(
+            template,
+            list(envs or []),
+            params or {},
+            pfiles or {},
+            allow_outside_files=opts.allow_outside_files,
         )
-    elif not destroy:
+    elif not destroy and not opts.refresh_only:  # --refresh-only works from the stack's state alone
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 
     backend: Any = backend_from_config(opts.backend, cwd)
-    from hotc.state.signal_store import backend_encrypts, store_for
-
     signals = store_for(opts.signal_store, opts.backend, cwd)
     if saved is not None and saved.mode == "refresh-only":
-        return apply_refresh_only(saved, backend, opts, out, drivers)
+        return apply_refresh_only(saved, backend, opts, out, drivers, wiring.cloud)
     if saved is not None and opts.plans_with_options:
         raise HotcError(
             "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
             "--replace and --import to 'hotc plan' instead"
         )
     if opts.refresh_only and saved is None:
-        return refresh_only_now(stack, backend, opts, out, read_line, interactive, drivers)
+        return refresh_only_now(stack, backend, opts, out, err, read_line, interactive, drivers, wiring.cloud)
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -403,7 +357,9 @@ def run_apply(
                 replace=opts.replace,
                 imports=opts.imports,
             )
-            refreshed = live_state(state, opts, drivers, err) if opts.refresh and state.resources else None
+            refreshed = (
+                live_state(state, wiring.cloud, drivers, err) if opts.refresh and state.resources else None
+            )
             plan = make_plan(
                 desired if desired is not None else empty_desired(stack, state.lineage),
                 state if state.serial > 0 or state.resources else None,
@@ -411,9 +367,10 @@ def run_apply(
                 refreshed,
             )
             if desired is not None:  # the same custom-constraint and support checks as `hotc plan`
-                enforce_constraints(desired, plan, opts.os_cloud, err, cloud=cloud_factory(opts.os_cloud))
-                from hotc.planner.signals import enforce_plan_support
-
+                for note in enforce_constraints(
+                    desired, plan, opts.os_cloud, rules=wiring.rules, cloud=wiring.cloud
+                ):
+                    err.write(note + "\n")
                 enforce_plan_support(desired, plan, signals, state_key=backend_encrypts(backend))
             if loaded is not None and template is not None:
                 plan = replace(
@@ -447,7 +404,7 @@ def run_apply(
         ex_opts = ExecOptions(
             parallelism=parallelism,
             timeouts=dict(opts.timeouts),
-            cloud=cloud_factory(opts.os_cloud),
+            cloud=wiring.cloud,
             signals=signals,
         )
         sink = BackendSink(backend, stack, lk)
@@ -505,8 +462,6 @@ def warn_unrecoverable_secrets(state: StackState, key: bytes | None, err: IO[str
 
 
 def _is_masked_or_marked(v: Any) -> bool:
-    from hotc.apply.resolve import SENSITIVE_MARK
-
     return v == SENSITIVE_MARK or (isinstance(v, Mapping) and "__sensitive__" in v)
 
 
@@ -517,8 +472,6 @@ def state_with_drift(
     a changed one takes the live properties the plan showed (sensitive ones stay as recorded) and the
     attributes read again now (``live``). Returns the new state, the events, and the addresses updated and
     removed. Raises HotcError, before anything is written, when the cloud moved again since the plan."""
-    from hotc.apply.events import resource_event
-
     updated: list[str] = []
     removed: list[str] = []
     events: list[Event] = []
@@ -579,13 +532,14 @@ def state_with_drift(
 
 
 def apply_refresh_only(
-    plan: Plan, backend: Any, opts: ApplyOptions, out: IO[str], drivers: Callable[[str], Any]
+    plan: Plan,
+    backend: Any,
+    opts: ApplyOptions,
+    out: IO[str],
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
 ) -> int:
     """Apply a refresh-only plan: write the drift it found into the state; nothing in the cloud changes."""
-    from hotc.planner.api import check_plan_fresh
-    from hotc.planner.refresh import driver_reader
-    from hotc.state.events import utc_now
-
     stack = plan.stack_name
     with backend.lock(stack, "apply", timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -596,7 +550,7 @@ def apply_refresh_only(
                 "cloud was changed.\n"
             )
             return 0
-        reader = driver_reader(state, cloud_factory(opts.os_cloud), drivers)
+        reader = driver_reader(state, cloud, drivers)
         live = {
             c.address: reader(state.resources[c.address])
             for c in plan.resource_drift
@@ -614,13 +568,11 @@ def apply_refresh_only(
 
 
 def live_state(
-    state: StackState, opts: ApplyOptions, drivers: Callable[[str], Any], err: IO[str]
+    state: StackState, cloud: Callable[[], Any], drivers: Callable[[str], Any], err: IO[str]
 ) -> Mapping[str, ResourceState | None] | None:
     """Every recorded resource read from the cloud (``--refresh``), or None (with a note) when it cannot be."""
-    from hotc.planner.refresh import driver_reader, refresh_resources
-
     try:
-        reader = driver_reader(state, cloud_factory(opts.os_cloud), drivers)
+        reader = driver_reader(state, cloud, drivers)
     except HotcError as exc:
         err.write(f"note: {exc.message}; no live data was read and no drift can be reported\n")
         return None
@@ -632,19 +584,19 @@ def refresh_only_now(
     backend: Any,
     opts: ApplyOptions,
     out: IO[str],
+    err: IO[str],
     read_line: Callable[[], str],
     interactive: bool,
     drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
 ) -> int:
     """``hotc apply --refresh-only``: plan the drift now, show it, and once approved record it in the state
     (the plan's freshness is checked again under the lock, so a state moved meanwhile is refused)."""
-    from hotc.planner.api import PlanOptions, make_plan
-
     with backend.lock(stack, "plan", timeout=opts.lock_timeout):
         state, _token = backend.read(stack)
     if state is None:
         raise HotcError(f"stack {stack!r} has no state: there is nothing to refresh")
-    refreshed = live_state(state, opts, drivers, sys.stderr) if state.resources else None
+    refreshed = live_state(state, cloud, drivers, err) if state.resources else None
     plan = make_plan(
         empty_desired(stack, state.lineage), state, PlanOptions(mode="refresh-only"), refreshed or {}
     )
@@ -656,8 +608,4 @@ def refresh_only_now(
     ):
         out.write("\nApply cancelled.\n")
         return 1
-    return apply_refresh_only(plan, backend, opts, out, drivers)
-
-
-def main_stdin_line() -> str:
-    return sys.stdin.readline()
+    return apply_refresh_only(plan, backend, opts, out, drivers, cloud)

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from hotc.cli.common import display_diagnostics
+from hotc.cli.common import display_diagnostics, display_message
 from hotc.errors import HotcError
 
 # Every top-level command: name -> (the module of hotc.cli whose ``register(app)`` adds it, its one-line
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     except HotcError as exc:
         for d in display_diagnostics(exc.diagnostics):
             print(str(d), file=sys.stderr)
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {display_message(exc.message)}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

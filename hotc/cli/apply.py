@@ -16,20 +16,26 @@ failed/interrupted apply (the state then holds everything done so far).
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from hotc.cli import root
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     AllowOutsideOpt,
     EnvOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     check_format,
+    load_for_command,
     parse_parameter_files,
     parse_parameters,
     stack_name_for,
@@ -44,6 +50,10 @@ from hotc.cli.plan import (
     TargetOpt,
 )
 from hotc.errors import HotcError
+from hotc.parser.api import LoadedStack
+
+if TYPE_CHECKING:
+    from hotc.apply.session import ApplyWiring
 
 TemplateOpt = Annotated[
     Path | None, typer.Option("-t", "--template", help="HOT template file (plan and apply on the spot).")
@@ -101,15 +111,60 @@ def _progress() -> Any:
     return progress_for(sys.stdout)
 
 
-def _run(**kw: Any) -> None:
-    from hotc.apply.session import main_stdin_line, run_apply
+def _stdin_line() -> str:
+    return sys.stdin.readline()
 
+
+def _load_for_apply(
+    template: Path,
+    envs: list[Path],
+    params: Mapping[str, str],
+    pfiles: Mapping[str, Path],
+    *,
+    allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
+) -> LoadedStack:
+    """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
+    return load_for_command(
+        template,
+        envs,
+        dict(params),
+        dict(pfiles),
+        verb="applied",
+        embeds_files=True,
+        allow_outside_files=allow_outside_files,
+        max_size=max_size,
+    )
+
+
+def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE) -> ApplyWiring:
+    """What an apply run is made of (the composition root's parts; see :mod:`hotc.cli.root`)."""
+    # deliberate lazy imports in this module: the applier and the planner behind it cost about a second at
+    # start-up, which the read-only commands (output, events, resource ...) never pay
+    from hotc.apply.session import ApplyWiring
+
+    return ApplyWiring(
+        load=functools.partial(_load_for_apply, max_size=max_size),
+        checks=root.type_checks(),
+        rules=root.constraint_rules(),
+        drivers=root.drivers(),
+        cloud=root.cloud(os_cloud),
+    )
+
+
+def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, **kw: Any) -> None:
+    from hotc.apply.session import run_apply
+
+    out = root.sinks()
+    wiring = apply_wiring(opts.os_cloud, max_size)
     code = run_apply(
-        out=sys.stdout,
-        err=sys.stderr,
+        out=out.out,
+        err=out.err,
         interactive=sys.stdin.isatty(),
-        read_line=main_stdin_line,
+        read_line=_stdin_line,
         progress=_progress,
+        wiring=wiring,
+        opts=opts,
         **kw,
     )
     if code:
@@ -143,6 +198,7 @@ def apply_command(
     import_: ImportOpt = None,
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -210,6 +266,7 @@ def apply_command(
             _run(
                 stack=name,
                 opts=opts,
+                max_size=max_template_size,
                 template=inputs.template,
                 envs=inputs.environments,
                 params=inputs.parameters,
@@ -219,6 +276,7 @@ def apply_command(
     _run(
         stack=name,
         opts=opts,
+        max_size=max_template_size,
         plan_file=planfile,
         template=template,
         envs=list(environment or []),
@@ -257,7 +315,7 @@ def destroy_command(
 
 
 def _state(stack: str, backend: str | None) -> Any:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     b: Any = backend_from_config(backend)
     state, _ = b.read(stack)
@@ -502,11 +560,23 @@ def template_show(
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def events_seen_in_progress(events: list[Any]) -> bool:
+    """Whether the newest stack event says a run is still in progress."""
+    from hotc.apply.events import STACK_TYPE
+
+    stack_events = [e for e in events if e.type == STACK_TYPE]
+    return bool(stack_events) and stack_events[-1].status.endswith("_IN_PROGRESS")
+
+
 def events_command(
     stack: StackArg,
     follow: Annotated[
         bool,
-        typer.Option("--follow", help="Keep printing new events until the stack's run ends (or Ctrl-C)."),
+        typer.Option(
+            "--follow",
+            help="Keep printing new events until the run in progress ends (or Ctrl-C); ends at once when no "
+            "run holds the stack's lock.",
+        ),
     ] = False,
     nested_depth: Annotated[
         int | None,
@@ -528,7 +598,7 @@ def events_command(
     ``--format json`` writes JSON lines (time, address, type, status, reason, physical_id, id), also with
     --follow."""
     from hotc.apply.events import STACK_TYPE, format_event, nesting_depth
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     if fmt not in ("text", "json"):
         raise HotcError(f"--format {fmt!r}: choose one of text, json")
@@ -549,33 +619,49 @@ def events_command(
         sys.stdout.flush()
         return ended
 
+    def running() -> bool:
+        """Whether a run holds the stack's lock (read without touching it; a dead holder's record does not
+        count). Asked *before* reading events: a run that ends after the answer has its end event in the read."""
+        lk = b.peek_lock(stack)
+        return lk is not None and not lk.holder_gone() and not lk.expired_at()
+
+    active = running() if follow else False
     events = b.read_events(stack, after=None)
     if not events and not follow:
         state, _ = b.read(stack)
         if state is None:
             raise HotcError(f"stack {stack!r} has no state and no events in {b.describe()}")
-    show(events)
+    # a run holding the lock after an earlier run's end event: a new run is starting, follow it
+    ended = show(events) and not active
     if events:
         last = events[-1].id
-    if not follow:
+    if not follow or ended:  # the run already ended before we looked: nothing more will come
         return
+    # --follow ends when the run's stack event says it ended, or when no run holds the lock (none was going
+    # on, or it ended before the first read, or it was killed): never waits for a run that is not there
     try:
-        while True:
+        while active and not ended:
             time.sleep(poll)
+            active = running()
             new = b.read_events(stack, after=last)
             if new:
                 last = new[-1].id
-                if show(new):
-                    return
+                ended = show(new)
     except KeyboardInterrupt:
         return
+    if not ended and events_seen_in_progress(b.read_events(stack, after=None)):
+        sys.stderr.write(
+            f"hotc: the run on stack {stack!r} ended without a final stack event (was it killed?); "
+            "its state keeps what it did: run `hotc plan` to see what is left\n"
+        )
+        raise typer.Exit(1)
 
 
 def check_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None) -> None:
     """Check that every resource of the stack still exists (read through its driver); exit 1 if any is missing."""
     from hotc.apply.lifecycle import check_stack
 
-    code = check_stack(stack, backend, os_cloud, sys.stdout, sys.stderr)
+    code = check_stack(stack, backend, root.cloud(os_cloud), sys.stdout, sys.stderr, drivers=root.drivers())
     if code:
         raise typer.Exit(code)
 
@@ -589,7 +675,16 @@ def suspend_command(
     """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
-    code = suspend_resume("suspend", stack, backend, os_cloud, lock_timeout, sys.stdout, sys.stderr)
+    code = suspend_resume(
+        "suspend",
+        stack,
+        backend,
+        root.cloud(os_cloud),
+        lock_timeout,
+        sys.stdout,
+        sys.stderr,
+        drivers=root.drivers(),
+    )
     if code:
         raise typer.Exit(code)
 
@@ -603,7 +698,16 @@ def resume_command(
     """Resume the stack's suspended resources, in dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
-    code = suspend_resume("resume", stack, backend, os_cloud, lock_timeout, sys.stdout, sys.stderr)
+    code = suspend_resume(
+        "resume",
+        stack,
+        backend,
+        root.cloud(os_cloud),
+        lock_timeout,
+        sys.stdout,
+        sys.stderr,
+        drivers=root.drivers(),
+    )
     if code:
         raise typer.Exit(code)
 

@@ -8,11 +8,14 @@ import sys
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
 from hotc.errors import Diagnostic, HotcError, Pos, Severity
+
+if TYPE_CHECKING:
+    from hotc.parser.api import LoadedStack
 
 TemplateOpt = Annotated[Path, typer.Option("-t", "--template", help="HOT template file.")]
 EnvOpt = Annotated[
@@ -26,6 +29,15 @@ ParamOpt = Annotated[
 ParamFileOpt = Annotated[
     list[str] | None,
     typer.Option("--parameter-file", help="Parameter value read from a file: KEY=FILE (repeatable)."),
+]
+# Heat's default (``max_template_size``); the parser's own default is the same number (a test checks)
+DEFAULT_MAX_TEMPLATE_SIZE = 512 * 1024
+MaxSizeOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-template-size",
+        help="Largest template or environment accepted, in bytes (Heat's default: 524288).",
+    ),
 ]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
 
@@ -77,6 +89,15 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+def display_message(message: str) -> str:
+    """A message as printed: paths of files under the current directory as the user gave them (relative)."""
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return message
+    return message.replace(cwd.rstrip(os.sep) + os.sep, "") if cwd != os.sep else message
+
+
 def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     """Diagnostics as every command prints them: paths as the user gave them, sorted by file and position,
     each problem once."""
@@ -112,29 +133,36 @@ def load_for_command(
     verb: str,
     require_values: bool = True,
     warnings: list[Diagnostic] | None = None,
+    err: IO[str] | None = None,
     embeds_files: bool = False,
     allow_outside_files: bool = False,
-) -> Any:
-    """``load_stack`` for a command (plan and apply require every value; eval does not): warnings go to
-    stderr (and into ``warnings`` when given), errors raise a HotcError carrying them (printed by the CLI), saying
-    that nothing was ``verb``. A command that ``embeds_files`` (plan, apply: get_file contents go into saved plans
-    and the state) refuses a get_file target outside the template's directory tree unless
-    ``allow_outside_files``."""
-    from hotc.parser.api import load_stack
-    from hotc.parser.loader import OUTSIDE_FILE_CODE
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
+) -> LoadedStack:
+    """``load_stack`` for a command (plan and apply require every value; eval does not), with the type checks
+    of the composition root: warnings go to ``err`` (default: stderr; and into ``warnings`` when given),
+    errors raise a HotcError carrying them (printed by the CLI), saying that nothing was ``verb``. A command
+    that ``embeds_files`` (plan, apply: get_file contents go into saved plans and the state) refuses a get_file
+    target outside the template's directory tree unless ``allow_outside_files``."""
+    # deliberate lazy imports: hotc.cli.app imports this module at start-up, before any command runs, and
+    # the parser and the providers behind the composition root cost about half a second
+    from hotc.cli import root
+    from hotc.parser.api import OUTSIDE_FILE_CODE, load_stack
 
+    sink = err if err is not None else sys.stderr
     loaded, diags = load_stack(
         str(template),
         [str(e) for e in envs],
         params,
         {k: str(v) for k, v in pfiles.items()},
         require_values=require_values,
+        checks=root.type_checks(),
+        max_size=max_size,
     )
     if embeds_files and not allow_outside_files:
         diags = [replace(d, severity=Severity.ERROR) if d.code == OUTSIDE_FILE_CODE else d for d in diags]
     errors = display_diagnostics(d for d in diags if d.severity is Severity.ERROR)
     for d in display_diagnostics(d for d in diags if d.severity is not Severity.ERROR):
-        print(str(d), file=sys.stderr)
+        sink.write(str(d) + "\n")
         if warnings is not None:
             warnings.append(d)
     if errors or loaded is None:

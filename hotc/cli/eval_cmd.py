@@ -23,8 +23,10 @@ from typing import Annotated, Any
 import typer
 
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     EnvOpt,
     FormatOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     TemplateOpt,
@@ -34,6 +36,16 @@ from hotc.cli.common import (
     parse_parameters,
 )
 from hotc.errors import HotcError, Severity
+from hotc.parser.api import (
+    EvalContext,
+    EvalError,
+    UnknownResources,
+    evaluate,
+    evaluate_condition,
+    parse_expr_text,
+    references,
+)
+from hotc.planner.sensitivity import expr_refs
 from hotc.values import Unknown, WaitsOn, collect_unknowns
 
 ExprArg = Annotated[str, typer.Argument(help="The expression, e.g. '{get_attr: \\[web, first_address]}'.")]
@@ -57,10 +69,6 @@ def render(value: Any) -> Any:
 
 def evaluate_in_stack(expr_text: str, loaded: Any, stack_name: str) -> Any:
     """Parse ``expr_text`` with the stack's template version and evaluate it (raises HotcError)."""
-    from hotc.parser.evaluate import EvalError, UnknownResources, evaluate, evaluate_condition, references
-    from hotc.parser.expr import parse_expr_text
-    from hotc.parser.ir import EvalContext
-
     template = loaded.template
     expr, diags = parse_expr_text(expr_text, template.version, where="outputs", file="<expr>")
     errors = [d for d in diags if d.severity is Severity.ERROR]
@@ -114,9 +122,6 @@ def evaluate_in_stack(expr_text: str, loaded: Any, stack_name: str) -> Any:
 
 def _reads_hidden(expr_text: str, loaded: Any) -> bool:
     """Does the expression read a hidden parameter (directly or through a computed parameter name)?"""
-    from hotc.parser.expr import parse_expr_text
-    from hotc.planner.sensitivity import expr_refs
-
     template = loaded.template
     hidden = frozenset(getattr(loaded, "hidden_parameters", ()) or ()) | {
         n for n, p in template.parameters.items() if p.hidden
@@ -135,6 +140,7 @@ def eval_command(
     parameter_file: ParamFileOpt = None,
     fmt: FormatOpt = "text",
     stack_name: StackNameOpt = None,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Evaluate one expression against the template's parameters (resources are unknown until apply)."""
     check_format(fmt, ("text", "json"))
@@ -145,6 +151,7 @@ def eval_command(
         parse_parameter_files(parameter_file),
         verb="evaluated",
         require_values=False,
+        max_size=max_template_size,
     )
     value = evaluate_in_stack(expression, loaded, stack_name or template.stem)
     if _reads_hidden(expression, loaded):

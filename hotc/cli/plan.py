@@ -22,9 +22,12 @@ from typing import Annotated, Any
 
 import typer
 
+from hotc.cli import root
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     AllowOutsideOpt,
     EnvOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     check_format,
@@ -35,6 +38,8 @@ from hotc.cli.common import (
     stack_name_for,
 )
 from hotc.errors import Diagnostic, HotcError
+from hotc.parser.api import LoadedStack, Template, version_named
+from hotc.state import backend_from_config
 
 PLAN_FORMATS = ("text", "json", "markdown")  # and, for `hotc plan` only, sarif
 
@@ -139,17 +144,24 @@ SignalStoreOpt = Annotated[
 _display = display_diagnostics
 
 
-def _print_diags(diags: list[Diagnostic]) -> None:
-    for d in _display(diags):
-        print(str(d), file=sys.stderr)
-
-
 def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> tuple[Any, list[Any]]:
     """The stack's state and its event history (for duration estimates; empty when it cannot be read)."""
-    from hotc.state.backend import backend_from_config
+    from hotc.state.backend import StateNotWritableError
 
     backend: Any = backend_from_config(backend_url)
-    with backend.lock(stack, "plan", timeout=lock_timeout):
+    try:
+        with backend.lock(stack, "plan", timeout=lock_timeout):
+            state, _token = backend.read(stack)
+    except StateNotWritableError as exc:
+        # A plan writes nothing to the state: where the lock cannot be taken because the state is read-only, it
+        # reads without it (as Terraform's -lock=false). A saved plan records the state's serial, and applying
+        # it refuses a state that moved since.
+        print(
+            f"note: the state in {exc.where} is read-only ({exc.reason}): planned without "
+            "taking the state lock (an apply elsewhere may change the state meanwhile; `hotc apply PLANFILE` "
+            "checks that it did not)",
+            file=sys.stderr,
+        )
         state, _token = backend.read(stack)
     events: list[Any] = []
     if state is not None:
@@ -167,6 +179,7 @@ def _load(
     pfiles: dict[str, Path],
     warnings: list[Diagnostic] | None = None,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> Any:
     return load_for_command(
         template,
@@ -177,6 +190,7 @@ def _load(
         warnings=warnings,
         embeds_files=True,
         allow_outside_files=allow_outside_files,
+        max_size=max_size,
     )
 
 
@@ -185,6 +199,7 @@ def _want_color() -> bool:
 
 
 def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: str | None = None) -> str:
+    # deliberate lazy imports of the planner's renderings (start-up speed, as above)
     from hotc.planner.render_json import render_json
     from hotc.planner.render_markdown import render_markdown
     from hotc.planner.render_text import render_text
@@ -223,6 +238,7 @@ def plan_command(
     exclude: ExcludeOpt = None,
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -268,6 +284,7 @@ def plan_command(
                     exclude=exclude,
                     given=(inputs.parameters, inputs.parameter_files),
                     allow_outside_files=allow_outside_files,
+                    max_size=max_template_size,
                 )
             return
         _plan(
@@ -296,6 +313,7 @@ def plan_command(
             imports=import_,
             exclude=exclude,
             allow_outside_files=allow_outside_files,
+            max_size=max_template_size,
         )
     except HotcError as exc:
         if not exc.diagnostics:
@@ -337,12 +355,17 @@ def _plan(
     exclude: list[str] | None = None,
     given: tuple[dict[str, str], dict[str, Path]] | None = None,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """``given``: parameters and parameter files already parsed (``--existing``)."""
+    # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
+    # commands that do not plan never pay
     from hotc.planner.api import (
         DENY_EXIT_CODE,
         PlanOptions,
         build_desired,
+        driver_reader,
+        enforce_constraints,
         evaluate_policy,
         findings,
         load_policy_file,
@@ -350,6 +373,7 @@ def _plan(
         parse_deny_rule,
         parse_import,
         plan_inputs,
+        refresh_resources,
         save_plan,
         template_digest,
     )
@@ -384,37 +408,29 @@ def _plan(
     state, events = _read_state(backend, name, lock_timeout)
     warnings: list[Diagnostic] = []
     if template is not None:
-        loaded = _load(template, list(environment or []), params, pfiles, warnings, allow_outside_files)
+        loaded = _load(
+            template, list(environment or []), params, pfiles, warnings, allow_outside_files, max_size
+        )
         desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
     else:
         if state is None:
             raise HotcError(f"stack {name!r} has no state: there is nothing to destroy or refresh")
-        from hotc.parser.api import LoadedStack
-        from hotc.parser.ir import Template
-        from hotc.parser.versions import version_named
-
         loaded = LoadedStack(template=Template(path="(none)", version=version_named("2018-08-31")))
         desired = build_desired(loaded, name, state.lineage, state=state)
-    from hotc.planner.refresh import lazy_cloud
-
-    cloud = lazy_cloud(os_cloud)  # one connection, made only if something needs the cloud
+    cloud = root.cloud(os_cloud)  # one connection, made only if something needs the cloud
     refreshed = None
     if (mode == "refresh-only" or refresh) and state is not None and state.resources:
-        from hotc.planner.refresh import driver_reader, refresh_resources
-
         try:
-            reader = driver_reader(state, cloud)
+            reader = driver_reader(state, cloud, root.drivers())
         except HotcError as exc:
             print(f"note: {exc.message}; no live data was read and no drift can be reported", file=sys.stderr)
         else:
             refreshed = refresh_resources(state, reader)
     plan = make_plan(desired, state, options, refreshed)
     if template is not None and mode == "normal":
-        from hotc.planner.api import enforce_constraints
-
-        enforce_constraints(desired, plan, os_cloud, sys.stderr, cloud=cloud)
+        for note in enforce_constraints(desired, plan, os_cloud, rules=root.constraint_rules(), cloud=cloud):
+            print(note, file=sys.stderr)
         from hotc.planner.signals import enforce_plan_support
-        from hotc.state.backend import backend_from_config
         from hotc.state.signal_store import backend_encrypts, store_for
 
         enforce_plan_support(
@@ -542,8 +558,6 @@ def show_command(
         sys.stdout.write(render(plan, fmt, hint=f"hotc show {what}", saved_as=what))
         return
     check_format(fmt, ("text", "json"))
-    from hotc.state.backend import backend_from_config
-
     if os.sep in what or what.endswith(".json"):
         raise HotcError(f"{what}: no such plan file")
     state, _ = backend_from_config(backend).read(what)

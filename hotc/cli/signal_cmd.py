@@ -36,7 +36,7 @@ def signal_command(
 ) -> None:
     """Send a signal to a wait-condition handle, as 'openstack stack resource signal' does."""
     from hotc.providers.native.signal_mixin import signal_key
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
     from hotc.state.signal_store import store_for
 
     if data is not None and data_file is not None:

@@ -29,8 +29,7 @@ from typing import Annotated, Any
 import typer
 
 from hotc.errors import HotcError
-from hotc.state import codec
-from hotc.state.backend import BaseBackend, Lock, backend_from_config
+from hotc.state import BaseBackend, Lock, backend_from_config, codec
 from hotc.state.document import ResourceState, StackState
 from hotc.state.secrets import shown_physical_id
 from hotc.state.signals import exit_on_signals

@@ -14,13 +14,15 @@ in ``docs/sarif-rules.md``); the exit code is the same.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
+from hotc.cli import root
 from hotc.cli.common import (
     EnvOpt,
     FormatOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     TemplateOpt,
@@ -30,17 +32,7 @@ from hotc.cli.common import (
     parse_parameters,
 )
 from hotc.errors import Diagnostic, Severity
-from hotc.parser.api import LoadedStack
-from hotc.parser.ir import MISSING
-from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
-
-MaxSizeOpt = Annotated[
-    int,
-    typer.Option(
-        "--max-template-size",
-        help="Largest template or environment accepted, in bytes (Heat's default: 524288).",
-    ),
-]
+from hotc.parser.api import DEFAULT_MAX_TEMPLATE_SIZE, MISSING, LoadedStack, load_stack
 
 
 def _display(d: Diagnostic) -> Diagnostic:
@@ -63,14 +55,13 @@ def run_validate(
 ) -> tuple[LoadedStack | None, list[Diagnostic]]:
     """Validate; returns the loaded stack (None when the template is unusable) and every diagnostic, sorted
     by file and position."""
-    from hotc.parser.api import load_stack
-
     stack, diags = load_stack(
         template,
         environments,
         parameters,
         parameter_files,
         require_values=False,
+        checks=root.type_checks(),
         max_size=max_size,
     )
     return stack, sorted(diags, key=_sort_key)

@@ -1,4 +1,4 @@
-"""Files on disk -> :class:`~hotc.parser.api.LoadedStack` (``load_stack``; re-exported by ``hotc.parser.api``).
+"""Files on disk -> :class:`~hotc.parser.loaded.LoadedStack` (``load_stack``; re-exported by ``hotc.parser.api``).
 
 What it does, in order (every problem is collected; nothing stops at the first error):
 
@@ -16,8 +16,9 @@ What it does, in order (every problem is collected; nothing stops at the first e
 6. resolves parameter values (environment ``parameters``, ``--parameter``, ``--parameter-file``,
    ``parameter_defaults``, template defaults), converted to their types; with ``require_values`` a
    parameter without any value is an error;
-7. calls the provider property-schema validation (``hotc.providers.validation.validate_properties``) for
-   built-in types when that module exists.
+7. checks built-in types' properties and ``get_attr`` attribute names with the injected
+   :class:`~hotc.parser.loaded.TypeChecks` (the provider schemas' checks, ``hotc.providers.checks``, wired by
+   the CLI's composition root; :data:`~hotc.parser.loaded.NO_TYPE_CHECKS` checks none).
 
 Resources whose ``condition`` is known to be false are not checked further (Heat skips them too).
 """
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from hotc.parser.environment import (
     resolve_path,
 )
 from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition, references
+from hotc.parser.files import FileReadError, read_limited
 from hotc.parser.functions import GetAttr, GetFile, If
 from hotc.parser.ir import (
     MISSING,
@@ -58,6 +60,7 @@ from hotc.parser.ir import (
     Resource,
     Template,
 )
+from hotc.parser.loaded import LoadedStack, NestedTemplate, TypeChecks, TypeResolution
 from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
 from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import parse_template
@@ -88,8 +91,6 @@ _DYNAMIC_ATTRS = frozenset(
 #: attributes every template resource has besides its template's outputs
 _TEMPLATE_BASE_ATTRS = frozenset({"show", "OS::stack_id"})
 
-from hotc.parser.api import LoadedStack, NestedTemplate, TypeResolution  # noqa: E402
-
 
 class _StaticResolver:
     """Resources are unknown before apply."""
@@ -106,11 +107,11 @@ class _Ctx:
     """Shared state of one load (the file cache and every diagnostic)."""
 
     max_size: int | None
+    checks: TypeChecks
+    strict: bool  # property checks as a stack create (plan), not as template validate
     diags: list[Diagnostic] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     parsed: dict[str, tuple[Template | None, list[Diagnostic]]] = field(default_factory=dict)
-    validate_props: Callable[[str, Resource], list[Diagnostic]] | None = None
-    attributes: Callable[[str], frozenset[str]] | None = None
     root_dir: str | None = None  # the top-level template's directory: get_file beyond its tree is flagged
 
     def read(self, path: str, pos: Pos | None, what: str) -> str | None:
@@ -127,15 +128,11 @@ class _Ctx:
             )
             return None
         try:
-            raw = Path(path).read_bytes()
-        except FileNotFoundError:
-            self.diags.append(error(f"cannot read {what} {path}: no such file", pos, code="file"))
-            return None
-        except IsADirectoryError:
-            self.diags.append(error(f"cannot read {what} {path}: it is a directory", pos, code="file"))
-            return None
-        except OSError as exc:
-            self.diags.append(error(f"cannot read {what} {path}: {exc.strerror or exc}", pos, code="file"))
+            raw = read_limited(path, self.max_size)
+        except FileReadError as exc:
+            code = "too-large" if "maximum allowed size" in str(exc) else "file"
+            shown = path.replace("\x00", "\\0")
+            self.diags.append(error(f"cannot read {what} {shown}: {exc}", pos, code=code))
             return None
         try:
             text = raw.decode("utf-8")
@@ -161,58 +158,6 @@ class _Ctx:
             result = (t, diags + d)
         self.parsed[path] = result
         return result
-
-
-def _find_validator(strict: bool) -> Callable[[str, Resource], list[Diagnostic]] | None:
-    """The provider property-schema check for built-in types (``hotc.providers.validation``), if present.
-
-    ``strict=False`` mirrors Heat's template validate (only unknown property names are errors),
-    ``strict=True`` a stack create (plan)."""
-    try:
-        from hotc.providers.registry import get_schema
-        from hotc.providers.validation import validate_property_exprs
-    except ImportError:
-        return None
-
-    def check(type_name: str, res: Resource) -> list[Diagnostic]:
-        out: list[Diagnostic] = []
-        if not strict:  # validate: say now what plan will refuse (plan checks what it would create)
-            from hotc.providers.drivers import support_problem
-
-            problem = support_problem(type_name)
-            if problem is not None:
-                out.append(
-                    warning(
-                        f"{type_name}: hotc cannot create or update this type: {problem} (hotc plan refuses it)",
-                        res.type_pos or res.pos,
-                        code="unsupported-type",
-                    )
-                )
-        rtype = get_schema(type_name)
-        if rtype is None or res.external_id is not None:
-            return out  # no schema known (names only), or adopted: Heat does not validate it
-        return out + list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
-
-    return check
-
-
-def _find_attributes() -> Callable[[str], frozenset[str]] | None:
-    """Attribute names of built-in types: from the provider schemas, else from Heat's attribute names
-    (:mod:`hotc.parser.resource_attributes`); empty when neither knows the type."""
-    try:
-        from hotc.providers.registry import get_schema
-    except ImportError:
-        get_schema = None  # type: ignore[assignment]
-
-    def attrs(type_name: str) -> frozenset[str]:
-        rtype = get_schema(type_name) if get_schema is not None else None
-        if rtype is None:
-            return RESOURCE_ATTRIBUTES.get(type_name, frozenset())
-        if rtype.accepts_any_properties:
-            return frozenset()
-        return frozenset(rtype.attributes)
-
-    return attrs
 
 
 def _file_refs(t: Template) -> list[tuple[str, Pos | None]]:
@@ -396,7 +341,7 @@ def _process(
             # to a provider type (the planner may need it), nothing else
             try:
                 rd = (
-                    env.registry.resolve(res.type, rname)
+                    env.registry.resolve(res.type, rname, lc.checks.known)
                     if res.type and not is_template_name(res.type)
                     else None
                 )
@@ -417,7 +362,7 @@ def _process(
         if is_template_name(type_name) and not is_url(type_name):
             lookup = resolve_path(type_name, base)
         try:
-            r = env.registry.resolve(lookup, rname)
+            r = env.registry.resolve(lookup, rname, lc.checks.known)
         except TypeNotFound as exc:
             lc.diags.append(error(exc.message, res.type_pos, code="unknown-type"))
             continue
@@ -450,8 +395,8 @@ def _process(
             if mt is not None:
                 member_types[rname] = mt
         tr = types.get(rname)
-        if lc.validate_props is not None and tr is not None and tr.kind == "builtin":
-            lc.diags.extend(lc.validate_props(tr.type_name, res))
+        if tr is not None and tr.kind == "builtin":
+            lc.diags.extend(lc.checks.properties(tr.type_name, res, lc.strict))
     for rname, pdiags in t.property_diagnostics.items():
         tr1 = types.get(rname)
         if tr1 is None or tr1.kind != "none":
@@ -554,7 +499,7 @@ def _members_inner(
     )
     child_env = env.child(rname, None)
     try:
-        r = child_env.registry.resolve(lookup, None)
+        r = child_env.registry.resolve(lookup, None, lc.checks.known)
     except TypeNotFound as exc:
         lc.diags.append(warning(f"members of {rname}: {exc.message}", tpos, code="unknown-type"))
         return None
@@ -798,8 +743,10 @@ def _check_get_attr_nested(
         if tr.kind == "template" and tr.template_key is not None and tr.template_key in nested:
             nt = nested[tr.template_key].template
             targets[n] = ("template", frozenset(nt.outputs), os.path.basename(nt.path))
-        elif tr.kind == "builtin" and lc.attributes is not None and tr.type_name not in _DYNAMIC_ATTRS:
-            attrs = lc.attributes(tr.type_name)
+        elif tr.kind == "builtin" and tr.type_name not in _DYNAMIC_ATTRS:
+            known = lc.checks.attributes(tr.type_name)
+            # a type the providers do not know: Heat's own attribute names (resource_attributes)
+            attrs = RESOURCE_ATTRIBUTES.get(tr.type_name, frozenset()) if known is None else known
             if attrs:
                 targets[n] = ("builtin", attrs, tr.type_name)
     if not targets:
@@ -898,6 +845,7 @@ def load_stack(
     parameter_files: Mapping[str, str | os.PathLike[str]] | None = None,
     *,
     require_values: bool,
+    checks: TypeChecks,
     max_size: int | None = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> tuple[LoadedStack | None, list[Diagnostic]]:
     """Load a template with its environments and nested templates (see the module doc).
@@ -917,6 +865,7 @@ def load_stack(
             cli_parameters,
             parameter_files,
             require_values=require_values,
+            checks=checks,
             max_size=max_size,
         )
     finally:
@@ -938,13 +887,10 @@ def _load_stack(
     parameter_files: Mapping[str, str | os.PathLike[str]] | None,
     *,
     require_values: bool,
+    checks: TypeChecks,
     max_size: int | None,
 ) -> tuple[LoadedStack | None, list[Diagnostic]]:
-    lc = _Ctx(
-        max_size=max_size,
-        validate_props=_find_validator(strict=require_values),
-        attributes=_find_attributes(),
-    )
+    lc = _Ctx(max_size=max_size, checks=checks, strict=require_values)
     tpath = os.path.abspath(os.fspath(template_path))
     lc.root_dir = os.path.dirname(tpath)
     loaded = lc.template(tpath, None, "template")

@@ -220,11 +220,6 @@ def constraint_errors(param: Parameter, value: Any, *, skip_custom: bool = True)
     return out
 
 
-def custom_constraints(param: Parameter) -> list[str]:
-    """The custom constraint names on ``param`` (checked only against the cloud)."""
-    return [str(c.spec) for c in param.constraints if c.kind == "custom_constraint"]
-
-
 # -------------------------------------------------------------------------------------- definitions
 
 
@@ -489,6 +484,15 @@ def parse_parameter_groups(
             continue
         for j, member in enumerate(members):
             mpos = members.pos_of(j) if isinstance(members, PosList) else gpos
+            if isinstance(member, dict | list):  # not a parameter name at all (Heat: not a valid parameter)
+                diags.append(
+                    error(
+                        f"{where}: The grouped parameter {member} does not reference a valid parameter.",
+                        mpos,
+                        code="parameter-groups",
+                    )
+                )
+                continue
             if member in seen:
                 diags.append(
                     error(

@@ -422,14 +422,6 @@ def _condition_name_refs(expr: Expr | None) -> Iterator[tuple[str, Pos | None]]:
             yield name, pos
 
 
-def _refs(expr: Expr | None, kind: str) -> Iterator[tuple[str, Pos | None]]:
-    if expr is None:
-        return
-    for k, name, pos in references(expr):
-        if k == kind:
-            yield name, pos
-
-
 def find_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
     """Every elementary cycle's representative found by one DFS per strongly connected component
     (Tarjan): each non-trivial component yields one cycle path ``[a, b, …, a]``."""

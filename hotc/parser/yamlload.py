@@ -24,6 +24,26 @@ from hotc.errors import Diagnostic, Pos, error, warning
 
 DEFAULT_MAX_TEMPLATE_SIZE = 512 * 1024  # Heat's max_template_size default (bytes)
 
+# The most values (scalars and containers) a document may expand to through YAML aliases (``*name`` repeats
+# the node anchored ``&name``): about what a template of the maximum size can spell out without aliases.
+# A few hundred bytes of nested aliases (a "billion laughs") would otherwise expand to billions.
+DEFAULT_MAX_VALUES = DEFAULT_MAX_TEMPLATE_SIZE // 4
+
+
+def max_values_for(max_size: int | None) -> int:
+    """The alias expansion bound that goes with a size limit (``--max-template-size``)."""
+    return max(DEFAULT_MAX_VALUES, (max_size or 0) // 4)
+
+
+class _AliasLimit(Exception):
+    """Alias expansion went over the bound, or an alias refers to a node that contains it."""
+
+    def __init__(self, message: str, pos: Pos) -> None:
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+
+
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -112,12 +132,48 @@ class _Builder:
     non-decimal integers, floats, unknown tags) goes through the PyYAML constructor, so the decoded data is
     the same; aliases give the same object (memo on node identity), as in PyYAML."""
 
-    def __init__(self, file: str, diags: list[Diagnostic], loader: Any, anchors: bool = True) -> None:
+    def __init__(
+        self,
+        file: str,
+        diags: list[Diagnostic],
+        loader: Any,
+        anchors: bool = True,
+        max_values: int = DEFAULT_MAX_VALUES,
+        allow_recursive: bool = True,
+    ) -> None:
         self.file = file
         self.diags = diags
         self.loader = loader
         # aliases need an anchor (``&name``) in the text; without one no node is shared and no memo is needed
         self.memo: dict[int, Any] | None = {} if anchors else None
+        # with aliases: what the document expands to is bounded (see DEFAULT_MAX_VALUES). ``expanded`` counts
+        # the values an alias repeats; ``building`` holds the nodes being built (an alias to one is a cycle)
+        self.max_values = max_values
+        self.expanded = 0
+        self.building: set[int] = set()
+        self.sizes: dict[int, int] = {}
+        self.allow_recursive = allow_recursive
+        self.recursive = False
+
+    def _alias(self, node: Any, got: Any) -> Any:
+        """``got``, built for ``node`` earlier, used again by an alias: count what it expands to."""
+        if id(node) in self.building:
+            if self.allow_recursive:
+                self.recursive = True
+                return got  # a recursive structure, as PyYAML builds it
+            raise _AliasLimit(
+                "a YAML alias refers to a node that contains it (a recursive structure); a template cannot "
+                "hold one: write the value out",
+                _mark(self.file, node),
+            )
+        self.expanded += _expanded_size(got, self.sizes)
+        if self.expanded > self.max_values:
+            raise _AliasLimit(
+                f"YAML aliases (*name) expand this document to more than {self.max_values} values (an alias "
+                "bomb?); write the repeated parts out, or use fewer nested aliases",
+                _mark(self.file, node),
+            )
+        return got
 
     def build(self, node: Any) -> Any:
         tag = node.tag
@@ -148,8 +204,9 @@ class _Builder:
         if memo is not None:
             got = memo.get(id(node))
             if got is not None:
-                return got  # type: ignore[no-any-return]
+                return self._alias(node, got)  # type: ignore[no-any-return]
             memo[id(node)] = lst
+            self.building.add(id(node))
         file = self.file
         m = node.start_mark
         p = _new_pos(Pos)
@@ -180,6 +237,8 @@ class _Builder:
                 _set_line(p, m.line + 1)
                 _set_col(p, m.column + 1)
                 append(p)
+        if memo is not None:
+            self.building.discard(id(node))
         return lst
 
     def mapping(self, node: Any) -> PosDict:
@@ -188,8 +247,9 @@ class _Builder:
         if memo is not None:
             got = memo.get(id(node))
             if got is not None:
-                return got  # type: ignore[no-any-return]
+                return self._alias(node, got)  # type: ignore[no-any-return]
             memo[id(node)] = d
+            self.building.add(id(node))
         file = self.file
         m = node.start_mark
         p = _new_pos(Pos)
@@ -247,7 +307,23 @@ class _Builder:
             _set_line(p, m.line + 1)
             _set_col(p, m.column + 1)
             value_pos[key] = p
+        if memo is not None:
+            self.building.discard(id(node))
         return d
+
+
+def _expanded_size(value: Any, sizes: dict[int, int]) -> int:
+    """How many values ``value`` spells out with every shared part repeated (memoised by object identity)."""
+    if not isinstance(value, dict | list):
+        return 1
+    known = sizes.get(id(value))
+    if known is not None:
+        return known
+    total = 1
+    for child in value.values() if isinstance(value, dict) else value:
+        total += _expanded_size(child, sizes) if isinstance(child, dict | list) else 1
+    sizes[id(value)] = total
+    return total
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc]
@@ -354,16 +430,23 @@ def _from_plain(value: Any, pos: Pos) -> Any:
     return value
 
 
-def load_yaml_text(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
-    """Decode YAML text into Pos-containers. Returns (data, diagnostics); data is None on a syntax error."""
+def load_yaml_text(
+    text: str, file: str, max_values: int = DEFAULT_MAX_VALUES, *, allow_recursive: bool = True
+) -> tuple[Any, list[Diagnostic]]:
+    """Decode YAML text into Pos-containers. Returns (data, diagnostics); data is None on a syntax error, on
+    aliases that expand to more than ``max_values`` values, and (unless ``allow_recursive``: PyYAML builds
+    such a structure) on an alias to a node that contains it."""
     diags: list[Diagnostic] = []
     try:
         loader = _Loader(text, file, diags)
         try:
             node = loader.get_single_node()
-            data = None if node is None else _Builder(file, diags, loader, "&" in text).build(node)
+            builder = _Builder(file, diags, loader, "&" in text, max_values, allow_recursive)
+            data = None if node is None else builder.build(node)
         finally:
             loader.dispose()
+    except _AliasLimit as exc:
+        return None, [error(exc.message, exc.pos, code="too-large")]
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         context = getattr(exc, "context", None)
@@ -403,7 +486,11 @@ def load_document(
             json_ok = True
         except ValueError:
             json_ok = False
-    data, diags = load_yaml_text(text, file)
+        except RecursionError:
+            return None, [
+                error(f"the {what} nests lists or mappings too deeply to be read", start, code="syntax")
+            ]
+    data, diags = load_yaml_text(text, file, max_values_for(max_size), allow_recursive=False)
     if json_ok:
         if data is None or data != json_value:
             data, diags = _from_plain(json_value, start), []

@@ -3,10 +3,10 @@
     build_desired(loaded, stack_name, lineage) -> DesiredStack
     make_plan(desired, state, options, refreshed=None) -> Plan
     save_plan(plan, path) / load_plan(path) -> Plan
-    loaded_stack_from_plan(plan, parameters=...) -> LoadedStack
+    loaded_stack_from_plan(plan, parameters=..., checks=...) -> LoadedStack
     check_plan_fresh(plan, state, current_template_digest) -> None   (raises HotcError naming what moved)
     template_digest(loaded) -> str
-    check_constraints(desired, plan, conn=None) -> ConstraintReport   (custom constraints; see below)
+    check_constraints(desired, plan, conn=None, rules=...) -> ConstraintReport   (custom constraints; see below)
 
 Desired state
 -------------
@@ -45,14 +45,15 @@ Plan semantics for the applier
 
 Custom constraints
 ------------------
-``check_constraints(desired, plan, conn)`` checks the root parameters' ``custom_constraint`` and the properties
-of what the plan creates, replaces or changes in place against the type schemas' custom constraints
-(:mod:`hotc.planner.constraints`). Constraints that need no cloud are always checked; the cloud-backed ones
-(``glance.image``, ``nova.flavor``, ``neutron.network`` …) only with an openstacksdk ``conn`` (else
-``ConstraintReport.unchecked`` names them). ``hotc plan`` connects when a cloud is configured (``--os-cloud``,
-``OS_CLOUD``, ``OS_*``) through ``enforce_constraints(desired, plan, os_cloud, err)``: errors are positioned
-diagnostics and fail the plan (HotcError); without a cloud it writes one note naming what was not checked.
-An apply that plans on the spot should make the same call right after ``make_plan``.
+``check_constraints(desired, plan, conn, rules=...)`` checks the root parameters' ``custom_constraint`` and the
+properties of what the plan creates, replaces or changes in place against the type schemas' custom constraints
+(:mod:`hotc.planner.constraints`); what each constraint means comes from ``rules`` (:class:`ConstraintRules`,
+the OpenStack provider's, injected by the CLI's composition root). Constraints that need no cloud are always
+checked; the cloud-backed ones (``glance.image``, ``nova.flavor``, ``neutron.network`` …) only with a ``conn``
+(else ``ConstraintReport.unchecked`` names them). ``hotc plan`` connects when a cloud is configured
+(``--os-cloud``, ``OS_CLOUD``, ``OS_*``) through ``enforce_constraints(desired, plan, os_cloud, rules=...,
+cloud=...)``: errors are positioned diagnostics and fail the plan (HotcError); it returns the notes to show
+(what was not checked and why). An apply that plans on the spot makes the same call right after ``make_plan``.
 
 Saved plans and hidden parameters
 ---------------------------------
@@ -67,12 +68,14 @@ from __future__ import annotations
 
 from hotc.planner.constraints import (
     ConstraintReport,
+    ConstraintRules,
     check_constraints,
     cloud_configured,
     cloud_constraints_needed,
     enforce_constraints,
 )
-from hotc.planner.desired import DesiredResource, DesiredStack, build_desired
+from hotc.planner.desired import DesiredResource, DesiredStack
+from hotc.planner.expand import build_desired
 from hotc.planner.make import make_plan
 from hotc.planner.options import (
     DENY_EXIT_CODE,
@@ -88,11 +91,13 @@ from hotc.planner.planfile import (
     load_plan,
     loaded_stack_from_plan,
     plan_inputs,
+    relative_sources,
     save_plan,
     template_digest,
 )
 from hotc.planner.policy import DenyViolation, check_deny, evaluate_policy, findings
-from hotc.planner.refresh import driver_reader, refresh_resources
+from hotc.planner.refresh import DriverReader, driver_reader, refresh_resources
+from hotc.planner.render_text import render_text
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
 __all__ = [
@@ -100,7 +105,9 @@ __all__ = [
     "Action",
     "AddressResolver",
     "ConstraintReport",
+    "ConstraintRules",
     "DenyRule",
+    "DriverReader",
     "DenyViolation",
     "DesiredResource",
     "DesiredStack",
@@ -128,6 +135,8 @@ __all__ = [
     "parse_import",
     "plan_inputs",
     "refresh_resources",
+    "relative_sources",
+    "render_text",
     "save_plan",
     "template_digest",
 ]

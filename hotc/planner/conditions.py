@@ -16,9 +16,17 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.parser import functions as F
-from hotc.parser.evaluate import EvalError, evaluate_condition
-from hotc.parser.ir import EvalContext, Expr, FunctionCall, ListExpr, MapExpr, Template
+from hotc.parser.api import (
+    EvalContext,
+    EvalError,
+    Expr,
+    FunctionCall,
+    ListExpr,
+    MapExpr,
+    Template,
+    evaluate_condition,
+)
+from hotc.parser.api import functions as F
 from hotc.planner.desired import Scope, _condition_value, _NoResources, condition_params, eval_failure
 from hotc.values import Unknown
 

@@ -1,6 +1,7 @@
 """Custom constraints (``custom_constraint: glance.image`` …) checked at plan time.
 
-:func:`check_constraints` checks, with :mod:`hotc.providers.openstack.constraints`:
+:func:`check_constraints` checks, with the :class:`ConstraintRules` it is given (the OpenStack provider's,
+``hotc.providers.openstack.constraints``, wired by the CLI's composition root: the planner knows no cloud API):
 
 - the root template's parameter values against their ``custom_constraint``;
 - the properties of every resource the plan creates or replaces (and the changed properties of those it
@@ -22,15 +23,34 @@ import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any, Protocol
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
-from hotc.parser.ir import Expr, MapExpr
+from hotc.parser.api import Expr, MapExpr
 from hotc.planner.desired import DesiredStack, gc_paused
+from hotc.planner.make import registry_lookup
 from hotc.planner.plan import Action, Plan, ResourceChange
+from hotc.planner.resolve import UnknownResolver
 from hotc.values import Unknown
 
 SchemaLookup = Callable[[str], Any]
+
+
+class ConstraintRules(Protocol):
+    """What a custom constraint means: the checks of a provider (``hotc.providers.openstack.constraints``
+    satisfies this as a module). ``conn`` is a cloud connection, or None for the checks that need none."""
+
+    def needs_cloud(self, name: str) -> bool: ...
+
+    def check_custom_constraint(self, name: str, value: Any, conn: Any) -> str | None: ...
+
+    def parameter_diagnostics(
+        self, params: Iterable[Any], values: Mapping[str, Any], conn: Any
+    ) -> list[Diagnostic]: ...
+
+    def property_diagnostics(
+        self, rtype: Any, props: Mapping[str, Any], address: str, conn: Any, pos: Pos | None = None
+    ) -> list[Diagnostic]: ...
 
 
 @dataclass(frozen=True)
@@ -102,13 +122,12 @@ def _cloud_names_in(schema: Any, value: Any, needs_cloud: Callable[[str], bool],
 
 
 def cloud_constraints_needed(
-    desired: DesiredStack, plan: Plan, schemas: SchemaLookup | None = None
+    desired: DesiredStack, plan: Plan, *, rules: ConstraintRules, schemas: SchemaLookup | None = None
 ) -> tuple[str, ...]:
     """Names of the cloud-backed custom constraints :func:`check_constraints` would look up for this plan
     (empty: no cloud is needed to check everything)."""
-    from hotc.providers.openstack.constraints import needs_cloud
-
-    lookup = schemas or _registry
+    needs_cloud = rules.needs_cloud
+    lookup = schemas or registry_lookup
     names: set[str] = set()
     cache: SpecCache = {}
     if plan.mode == "normal":
@@ -131,12 +150,6 @@ def cloud_constraints_needed(
             if any(needs_cloud(x) and x not in names for x in specs):  # else nothing new to find here
                 _cloud_names_in(schema, (change.after or {})[k], needs_cloud, names)
     return tuple(sorted(names))
-
-
-def _registry(type_name: str) -> Any:
-    from hotc.planner.make import registry_lookup
-
-    return registry_lookup(type_name)
 
 
 # ------------------------------------------------------------------------------------------ look-up memo
@@ -192,13 +205,13 @@ def _hidden_message(subject: str, spec: str) -> str:
     return f"{subject}: the value (hidden) does not satisfy the custom constraint {spec}"
 
 
-def _parameter_checks(desired: DesiredStack, conn: Any) -> tuple[list[Diagnostic], set[str]]:
+def _parameter_checks(
+    desired: DesiredStack, conn: Any, rules: ConstraintRules
+) -> tuple[list[Diagnostic], set[str]]:
     """Parameter diagnostics, and the raw messages of the failures (to report a value once)."""
-    from hotc.providers.openstack.constraints import (
-        check_custom_constraint,
-        needs_cloud,
-        parameter_diagnostics,
-    )
+    check_custom_constraint = rules.check_custom_constraint
+    needs_cloud = rules.needs_cloud
+    parameter_diagnostics = rules.parameter_diagnostics
 
     out: list[Diagnostic] = []
     failed: set[str] = set()
@@ -229,8 +242,6 @@ def _scope_parameters(
 ) -> Iterator[tuple[str, list[Any], Mapping[str, Any], frozenset[str]]]:
     """(scope address, parameters with a custom constraint, their values, hidden names) for the root and every
     nested stack. A nested stack's values are what its parent feeds it, as far as known before apply."""
-    from hotc.planner.resolve import UnknownResolver
-
     resolver = UnknownResolver()
     memo: dict[Any, Any] = {}
     for prefix, scope in desired.scopes.items():
@@ -252,27 +263,38 @@ def _scope_parameters(
 
 
 def check_constraints(
-    desired: DesiredStack, plan: Plan, conn: Any | None = None, schemas: SchemaLookup | None = None
+    desired: DesiredStack,
+    plan: Plan,
+    conn: Any | None = None,
+    *,
+    rules: ConstraintRules,
+    schemas: SchemaLookup | None = None,
 ) -> ConstraintReport:
-    """Check the plan's custom constraints (see the module docstring). ``conn``: an openstacksdk connection,
-    or None to check only those that need no cloud. Raises HotcError when the cloud cannot answer."""
+    """Check the plan's custom constraints (see the module docstring). ``conn``: a cloud connection, or None
+    to check only those that need no cloud. Raises HotcError when the cloud cannot answer."""
     with gc_paused():  # many small objects over a large heap: no repeated full collections (see gc_paused)
-        return _check(desired, plan, conn, schemas)
+        return _check(desired, plan, conn, rules, schemas)
 
 
 def _check(
-    desired: DesiredStack, plan: Plan, conn: Any | None, schemas: SchemaLookup | None
+    desired: DesiredStack,
+    plan: Plan,
+    conn: Any | None,
+    rules: ConstraintRules,
+    schemas: SchemaLookup | None,
 ) -> ConstraintReport:
-    from hotc.providers.openstack.constraints import needs_cloud, property_diagnostics
-
-    lookup = schemas or _registry
+    needs_cloud = rules.needs_cloud
+    property_diagnostics = rules.property_diagnostics
+    lookup = schemas or registry_lookup
     cache: SpecCache = {}
     memo_conn = _Memo(conn, {}) if conn is not None else None
-    unchecked = () if conn is not None else cloud_constraints_needed(desired, plan, lookup)
+    unchecked = (
+        () if conn is not None else cloud_constraints_needed(desired, plan, rules=rules, schemas=lookup)
+    )
     diags: list[Diagnostic] = []
     failed: set[str] = set()
     if plan.mode == "normal":
-        pdiags, failed = _parameter_checks(desired, memo_conn)
+        pdiags, failed = _parameter_checks(desired, memo_conn, rules)
         diags.extend(pdiags)
     for change in plan.changes:
         keys = _checked_keys(change)
@@ -352,41 +374,36 @@ def enforce_constraints(
     desired: DesiredStack,
     plan: Plan,
     os_cloud: str | None,
-    err: IO[str],
-    cloud: Callable[[], Any] | None = None,
-) -> None:
+    *,
+    rules: ConstraintRules,
+    cloud: Callable[[], Any],
+) -> tuple[str, ...]:
     """What ``hotc plan`` (and an apply that plans on the spot) does with a normal plan: the custom constraints
     that need no cloud always; the cloud-backed ones (glance.image, nova.flavor, ...) when a cloud is configured
-    (:func:`cloud_configured`; it connects only when there is something to look up), else one note on ERR
-    naming what was not checked. A cloud that cannot be reached is a note too (not a verdict on the values).
-    Unmet constraints raise HotcError with the positioned diagnostics. ``cloud``: a lazy connection getter to
-    share (default: :func:`hotc.providers.openstack.auth.connect` of ``os_cloud``)."""
+    (:func:`cloud_configured`; ``cloud()``, the connection getter, is called only when there is something to
+    look up). Returns the notes for the user (what was not checked, and why; a cloud that cannot be reached
+    is a note, not a verdict on the values); the caller shows them. Unmet constraints raise HotcError with
+    the positioned diagnostics."""
     if plan.mode != "normal":
-        return
+        return ()
+    notes: list[str] = []
     conn = None
     configured = cloud_configured(os_cloud)
-    needed = cloud_constraints_needed(desired, plan) if configured else ()
+    needed = cloud_constraints_needed(desired, plan, rules=rules) if configured else ()
     if needed:
-        if cloud is None:
-            from hotc.providers.openstack.auth import connect
-
-            def cloud() -> Any:
-                return connect(os_cloud)
-
         try:
             conn = cloud()
         except HotcError as exc:
-            err.write(
-                f"note: custom constraints {', '.join(needed)} were not checked against the cloud: "
-                f"{exc.message}\n"
+            notes.append(
+                f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}"
             )
     try:
-        report = check_constraints(desired, plan, conn)
+        report = check_constraints(desired, plan, conn, rules=rules)
     except HotcError as exc:  # the cloud could not answer
-        err.write(
-            f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}\n"
+        notes.append(
+            f"note: custom constraints {', '.join(needed)} were not checked against the cloud: {exc.message}"
         )
-        report = check_constraints(desired, plan, None)
+        report = check_constraints(desired, plan, None, rules=rules)
     if report.diagnostics:
         n = len(report.diagnostics)
         raise HotcError(
@@ -394,14 +411,16 @@ def enforce_constraints(
             diagnostics=report.diagnostics,
         )
     if report.unchecked and not configured:
-        err.write(
+        notes.append(
             f"note: no cloud is configured, so the custom constraints {', '.join(report.unchecked)} were not "
-            "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)\n"
+            "checked (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)"
         )
+    return tuple(notes)
 
 
 __all__ = [
     "ConstraintReport",
+    "ConstraintRules",
     "check_constraints",
     "cloud_configured",
     "cloud_constraints_needed",

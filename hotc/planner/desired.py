@@ -27,9 +27,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos
-from hotc.parser.api import LoadedStack, NestedTemplate, TypeResolution
-from hotc.parser.evaluate import EvalError, evaluate, evaluate_condition
-from hotc.parser.ir import MISSING, EvalContext, Expr, Literal, MapExpr, Resource, Template
+from hotc.parser.api import (
+    MISSING,
+    EvalContext,
+    EvalError,
+    Expr,
+    Literal,
+    MapExpr,
+    NestedTemplate,
+    Resource,
+    Template,
+    TypeResolution,
+    evaluate,
+    evaluate_condition,
+)
 from hotc.planner.resolve import AddressResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
 
@@ -270,12 +281,6 @@ class DesiredStack:
                 out[name] = (None, output_error(exc))
         return out
 
-    def scoped_resolver(
-        self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
-    ) -> ScopedResolver:
-        """A name-keyed :class:`~hotc.parser.ir.ResourceResolver` for one (nested) stack."""
-        return ScopedResolver(self, self.scopes[scope_prefix], resolver, {} if memo is None else memo)
-
     def context(
         self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
     ) -> EvalContext:
@@ -480,8 +485,11 @@ def output_error(exc: HotcError) -> str:
 def eval_failure(exc: EvalError) -> HotcError:
     """An evaluation error as a HotcError: the positioned diagnostic carries the details (the CLI prints it
     first), the message says what could not be done."""
+    pos = exc.diagnostic.pos
     return HotcError(
-        f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
+        f"{pos}: the template cannot be evaluated for planning: {exc.diagnostic.message}"
+        if pos is not None
+        else f"the template cannot be evaluated for planning: {exc.diagnostic.message}",
         diagnostics=(exc.diagnostic,),
     )
 
@@ -623,30 +631,11 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def build_desired(
-    loaded: LoadedStack,
-    stack_name: str,
-    lineage: str | None,
-    *,
-    project_id: str | None = None,
-    state: Any = None,
-) -> DesiredStack:
-    """Expand ``loaded`` into a :class:`DesiredStack` (the work is in :mod:`hotc.planner.expand`). ``state``
-    (a StackState, optional) is only read for an AutoScalingGroup's current size when it sets no
-    desired_capacity, and for group members named by physical id in removal_policies. Raises HotcError on a
-    bad template (count not known at plan time, a dependency cycle, …)."""
-    from hotc.planner.expand import expand
-
-    with gc_paused():
-        return expand(loaded, stack_name, lineage, project_id, state)
-
-
 __all__ = [
     "DesiredResource",
     "DesiredStack",
     "Member",
     "Scope",
     "ScopedResolver",
-    "build_desired",
     "gc_paused",
 ]

@@ -1,5 +1,5 @@
 """Expanding a loaded stack into a :class:`~hotc.planner.desired.DesiredStack` (what
-:func:`hotc.planner.desired.build_desired` runs): scopes for the root and every nested stack, members of
+:func:`build_desired` runs): scopes for the root and every nested stack, members of
 groups, conditions, sensitivity of properties fed by hidden parameters, then the dependency graph."""
 
 from __future__ import annotations
@@ -8,9 +8,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.parser.api import LoadedStack, TypeResolution
-from hotc.parser.evaluate import references
-from hotc.parser.ir import Expr, Literal, MapExpr, Resource
+from hotc.parser.api import (
+    Expr,
+    Literal,
+    LoadedStack,
+    MapExpr,
+    Resource,
+    TypeResolution,
+    references,
+)
 from hotc.planner.batching import batches, normalize_policy
 from hotc.planner.conditions import LazyConditions, check_output_conditions
 from hotc.planner.desired import (
@@ -23,10 +29,13 @@ from hotc.planner.desired import (
     _condition_value,
     _resolve_member_type,
     condition_params,
+    gc_paused,
     join,
 )
+from hotc.planner.graph import add_dependencies
 from hotc.planner.resolve import UnknownResolver
 from hotc.planner.sensitivity import SECRET_TYPES, Refs, Sensitivity, expr_refs, propagate
+from hotc.providers.registry import get_schema
 from hotc.values import Unknown, contains_unknown
 
 # ---------------------------------------------------------------------------------------------- building
@@ -55,12 +64,6 @@ def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
     return []
 
 
-def _prop_exprs(resource: Resource) -> list[tuple[str, Expr]]:
-    if isinstance(resource.properties, MapExpr):
-        return list(resource.properties.items)
-    return []
-
-
 class _Builder:
     def __init__(
         self, loaded: LoadedStack, desired: DesiredStack, state_members: Mapping[str, list[int]]
@@ -72,6 +75,7 @@ class _Builder:
         self.static = UnknownResolver()
         self.memo: dict[Any, Any] = {}
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
+        self.members = 0  # group members planned so far, over every group (see MAX_GROUP_MEMBERS)
         # group address -> member index -> (failed, created_at) from the state (Heat's member order)
         self.member_info: dict[str, dict[int, tuple[bool, str]]] = {}
 
@@ -355,6 +359,15 @@ class _Builder:
             "update_policy": up or {},
         }
 
+    def _count_members(self, where: Any, address: str, what: str, n: int) -> None:
+        _check_size(where, address, what, n)
+        self.members += max(0, n)
+        if self.members > MAX_STACK_MEMBERS:
+            raise HotcError(
+                f"{where}: {address}: {what} {n} brings the groups of this stack to {self.members} members, "
+                f"more than hotc plans ({MAX_STACK_MEMBERS}; Heat's default max_resources_per_stack is 1000)"
+            )
+
     def _expand_group(
         self,
         scope: Scope,
@@ -382,6 +395,7 @@ class _Builder:
                 count = int(count)
             except (TypeError, ValueError) as exc:
                 raise HotcError(f"{where}: {m.address}: count must be an integer, not {count!r}") from exc
+            self._count_members(where, m.address, "count", count)
             skip = self._removed(props, m.address)
             if props.get("removal_policies_mode", "append") != "update":
                 # Heat keeps the names removal_policies took out (append mode) even once the policy is gone:
@@ -415,6 +429,7 @@ class _Builder:
             else:
                 # Heat's update: desired_capacity (0 or unset: the current size) within [min_size, max_size]
                 n = min(max(want or len(existing), lo_i), hi_i)
+            self._count_members(where, m.address, "the size", n)
             indexes = self._asg_members(m.address, existing, n)
             raw = props.get("rolling_updates")
             policy = {
@@ -660,9 +675,7 @@ def member_ages(resources: Mapping[str, Any]) -> dict[str, dict[int, tuple[bool,
 def expand(
     loaded: LoadedStack, stack_name: str, lineage: str | None, project_id: str | None, state: Any
 ) -> DesiredStack:
-    """The work of :func:`hotc.planner.desired.build_desired` (which pauses the garbage collector around it)."""
-    from hotc.planner.graph import add_dependencies
-
+    """The work of :func:`build_desired` (which pauses the garbage collector around it)."""
     d = DesiredStack(stack_name, lineage)
     if project_id is not None:
         d._project_id = project_id
@@ -706,7 +719,35 @@ def expand(
 
 
 def _has_secret_attributes(type_name: str) -> bool:
-    from hotc.providers.registry import get_schema
-
     rtype = get_schema(type_name)
     return rtype is not None and any(a.sensitive for a in rtype.attributes.values())
+
+
+def build_desired(
+    loaded: LoadedStack,
+    stack_name: str,
+    lineage: str | None,
+    *,
+    project_id: str | None = None,
+    state: Any = None,
+) -> DesiredStack:
+    """Expand ``loaded`` into a :class:`DesiredStack` (the work is :func:`expand`). ``state``
+    (a StackState, optional) is only read for an AutoScalingGroup's current size when it sets no
+    desired_capacity, and for group members named by physical id in removal_policies. Raises HotcError on a
+    bad template (count not known at plan time, a dependency cycle, …)."""
+    with gc_paused():
+        return expand(loaded, stack_name, lineage, project_id, state)
+
+
+# The most members hotc plans for one group: ten times Heat's default max_resources_per_stack (1000), which a
+# stock Heat enforces over the whole stack. Far above any real group, far below what exhausts memory.
+MAX_GROUP_MEMBERS = 10_000
+MAX_STACK_MEMBERS = 50_000  # over all the groups of a stack (nested groups multiply)
+
+
+def _check_size(where: Any, address: str, what: str, n: int) -> None:
+    if n > MAX_GROUP_MEMBERS:
+        raise HotcError(
+            f"{where}: {address}: {what} {n} is more members than hotc plans for one group "
+            f"({MAX_GROUP_MEMBERS}; Heat's default max_resources_per_stack is 1000 for the whole stack)"
+        )

@@ -38,8 +38,9 @@ from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, Resource
 from hotc.planner.resolve import index_path
 from hotc.planner.restricted import check_restricted
 from hotc.providers.base import ResourceType
+from hotc.providers.registry import get_schema
 from hotc.state.document import DeposedInstance, ResourceState, StackState
-from hotc.state.secrets import is_masked
+from hotc.state.secrets import is_masked, withheld, withheld_error
 from hotc.values import Unknown, WaitsOn
 
 SchemaLookup = Callable[[str], ResourceType | None]
@@ -71,10 +72,6 @@ R_EXTERNAL_REMOVED = "replace_because_external_id_removed"
 
 
 def registry_lookup(type_name: str) -> ResourceType | None:
-    try:
-        from hotc.providers.registry import get_schema
-    except ImportError:
-        return None
     return get_schema(type_name)
 
 
@@ -236,6 +233,11 @@ def _make_plan(
                         previous_physical_id=base.physical_id,
                     )
                 )
+                continue
+            if base.external_id is not None:
+                # adopted with external_id: hotc never manages its properties, so they cannot drift; its
+                # attributes are read live (and its disappearance is reported above)
+                srs[addr] = replace(merged, properties=base.properties)
                 continue
             rtype = lookup(base.type)
             b, a = apply_defaults(rtype, base.properties), apply_defaults(rtype, merged.properties)
@@ -544,7 +546,12 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     d = ctx.desired
     dr = d.resources[addr]
     rtype = ctx.schemas(dr.type)
-    after = d.resolve_properties(addr, resolver, memo)
+    try:
+        after = d.resolve_properties(addr, resolver, memo)
+    except HotcError as exc:
+        if dr.sensitive_paths:
+            raise withheld(exc) from None  # evaluation errors quote the value they failed on
+        raise
     rs = ctx.srs.get(addr)
     base: dict[str, Any] = dict(
         address=addr,
@@ -786,6 +793,8 @@ def _outputs(ctx: _Ctx, resolver: PlanResolver, memo: dict[Any, Any]) -> list[Ou
                 outs.append(OutputChange(name, Action.DELETE, before=old[name].value, sensitive=sensitive))
             continue
         value, err = new[name]
+        if err is not None and (sensitive or (name in old and old[name].sensitive)):
+            err = withheld_error(err)  # evaluation errors quote the value they failed on
         if name not in old:
             outs.append(OutputChange(name, Action.CREATE, after=value, sensitive=sensitive, error=err))
             continue

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.parser.api import LoadedStack
+from hotc.parser.api import LoadedStack, TypeChecks, load_stack
 from hotc.planner.plan import (
     PLAN_FORMAT_VERSION,
     Action,
@@ -332,20 +332,12 @@ def load_plan(path: Path | str) -> Plan:
 # ------------------------------------------------------------------------------------------ reloading
 
 
-def hidden_inputs(plan: Plan) -> list[str]:
-    """Names of hidden parameters the saved plan needs again."""
-    inputs = plan.inputs or {}
-    out = [k for k, v in (inputs.get("parameters") or {}).items() if isinstance(v, dict) and v.get("hidden")]
-    out += [
-        k for k, v in (inputs.get("parameter_files") or {}).items() if isinstance(v, dict) and v.get("hidden")
-    ]
-    return sorted(out)
-
-
-def loaded_stack_from_plan(plan: Plan, parameters: Mapping[str, str] | None = None) -> LoadedStack:
+def loaded_stack_from_plan(
+    plan: Plan, parameters: Mapping[str, str] | None = None, *, checks: TypeChecks
+) -> LoadedStack:
     """Materialise the plan's sources in a temporary directory and load the stack from them.
-    ``parameters``: values of hidden parameters (checked against the stored digests)."""
-    from hotc.parser.api import load_stack
+    ``parameters``: values of hidden parameters (checked against the stored digests); ``checks``: the type
+    checks ``load_stack`` makes (as when the plan was made)."""
 
     inputs = plan.inputs or {}
     if not inputs.get("sources") or not inputs.get("template"):
@@ -393,6 +385,7 @@ def loaded_stack_from_plan(plan: Plan, parameters: Mapping[str, str] | None = No
             cli,
             pfiles,
             require_values=True,
+            checks=checks,
         )
         errors = [d for d in diags if d.severity.value == "error"]
         if loaded is None or errors:

@@ -14,7 +14,6 @@ takes.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -145,15 +144,12 @@ class DriverReader:
 def driver_reader(
     state: StackState,
     cloud: Callable[[], Any],
-    driver_for: DriverLookup | None = None,
+    driver_for: DriverLookup,
     *,
     parallelism: int = DEFAULT_PARALLELISM,
 ) -> DriverReader:
-    """A :class:`DriverReader` using each type's driver (``hotc.providers.drivers.driver_for`` by default)."""
-    if driver_for is None:
-        from hotc.providers.drivers import driver_for as lookup
-
-        driver_for = lookup
+    """A :class:`DriverReader` using each type's driver (``driver_for``: the CLI's composition root gives
+    ``hotc.providers.drivers.driver_for``); ``cloud``: the connection getter."""
     return DriverReader(state, cloud, driver_for, parallelism=parallelism)
 
 
@@ -189,22 +185,3 @@ def _has_masked(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_masked(v) for v in value)
     return False
-
-
-def lazy_cloud(os_cloud: str | None) -> Callable[[], Any]:
-    """An openstacksdk connection made on first use and kept (``--os-cloud``, else OS_CLOUD / OS_* /
-    clouds.yaml, through :func:`hotc.providers.openstack.auth.connect`, whose errors say what to set)."""
-    conn: list[Any] = []
-    lock = threading.Lock()  # a parallel refresh asks from many threads: connect once
-
-    def get() -> Any:
-        with lock:
-            if not conn:
-                try:
-                    from hotc.providers.openstack.auth import connect
-                except ImportError as exc:
-                    raise HotcError(f"talking to the cloud needs openstacksdk: {exc}") from exc
-                conn.append(connect(os_cloud))
-            return conn[0]
-
-    return get

@@ -85,7 +85,7 @@ def text_lines(plan: Plan) -> list[str]:
         for b in r.batches:
             lines.append(
                 f"    batch {b.number} ({b.size} member{'s' if b.size != 1 else ''} after): "
-                + ", ".join(batch_members(plan, r, b))
+                + (", ".join(batch_members(plan, r, b)) or "no member changes")
             )
             if b.pause_after > 0 and b.number < len(r.batches):
                 lines.append(f"    pause {b.pause_after:g} s")
@@ -104,7 +104,7 @@ def markdown_lines(plan: Plan, esc: Any) -> list[str]:
                 if b.pause_after > 0 and b.number < len(r.batches)
                 else ""
             )
-            members = ", ".join(f"`{esc(m)}`" for m in batch_members(plan, r, b))
+            members = ", ".join(f"`{esc(m)}`" for m in batch_members(plan, r, b)) or "no member changes"
             lines.append(f"  {b.number}. batch {b.number} ({b.size} members after): {members}{pause}")
     return lines
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from hotc.parser import functions as F
-from hotc.parser.ir import Expr, FunctionCall, ListExpr, Literal, MapExpr
+from hotc.parser.api import Expr, FunctionCall, ListExpr, Literal, MapExpr
+from hotc.parser.api import functions as F
 
 SECRET_TYPES = frozenset({"OS::Heat::RandomString"})  # a secret as a whole: attributes and reference id
 ANY = "*"  # a resource named by a computed expression: any resource of the scope

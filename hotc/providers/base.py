@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hotc.parser.ir import MISSING
+from hotc.parser.api import MISSING
 
 
 @dataclass(frozen=True)
@@ -242,3 +242,13 @@ def restore_after_failed_replace(
     fn = getattr(driver, "restore_after_failed_replace", None)
     if callable(fn):
         fn(ctx, physical_id, old, new)
+
+
+@dataclass(frozen=True)
+class PluginType:
+    """One resource type a plugin adds (``hotc.providers.plugins``): its schema and its driver (None: it
+    validates and plans, and apply refuses it at plan time with ``unsupported_reason``)."""
+
+    schema: ResourceType
+    driver: Driver | None = None
+    unsupported_reason: str = ""

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hotc.providers.base import ActionContext, Outcome
-from hotc.providers.plugins import PluginType
+from hotc.providers.base import ActionContext, Outcome, PluginType
 
 
 class LazyDriver:
@@ -50,6 +49,12 @@ class LazyDriver:
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         found: str | None = self._driver().find_adoptable(ctx, props)
         return found
+
+    def __getattr__(self, name: str) -> Any:
+        """The driver's optional methods (suspend, resume, prepare_for_replace, ...), where it has them."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._driver(), name)
 
 
 def resource_types() -> Iterator[PluginType]:

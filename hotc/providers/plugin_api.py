@@ -13,11 +13,12 @@ from hotc.providers.base import (
     AttrSchema,
     Driver,
     Outcome,
+    PluginType,
     PropConstraint,
     PropSchema,
     ResourceType,
 )
-from hotc.providers.plugins import ENTRY_POINT_GROUP, PluginType
+from hotc.providers.plugins import ENTRY_POINT_GROUP
 from hotc.providers.schemas._dsl import (
     allowed,
     any_,

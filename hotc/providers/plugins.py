@@ -26,20 +26,11 @@ from importlib import metadata
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.providers.base import Driver, ResourceType
+from hotc.parser.api import MISSING
+from hotc.providers.base import PluginType, ResourceType
 
 ENTRY_POINT_GROUP = "hotc.resource_types"
 BUILTIN_ENTRY_POINT = "hotc.providers.builtin:resource_types"
-
-
-@dataclass(frozen=True)
-class PluginType:
-    """One resource type a plugin adds: its schema and its driver (None: it validates and plans, and apply
-    refuses it at plan time with ``unsupported_reason``)."""
-
-    schema: ResourceType
-    driver: Driver | None = None
-    unsupported_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,8 +143,6 @@ def describe_type(entry: LoadedType, apply_problem: str | None) -> dict[str, Any
     rt = entry.type.schema
 
     def prop(p: Any) -> dict[str, Any]:
-        from hotc.parser.ir import MISSING
-
         out: dict[str, Any] = {
             "type": p.type,
             "required": p.required,

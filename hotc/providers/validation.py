@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error, has_errors, warning
-from hotc.parser.ir import MISSING, Expr, FunctionCall, ListExpr, Literal, MapExpr
+from hotc.parser.api import MISSING, Expr, FunctionCall, ListExpr, Literal, MapExpr
 from hotc.providers.base import PropConstraint, PropSchema, ResourceType
 from hotc.values import Unknown, contains_unknown
 

@@ -9,7 +9,6 @@ from hotc.state.backend import (
     LockHeldError,
     LockLostError,
     StateConflictError,
-    backend_from_config,
 )
 from hotc.state.codec import StateFormatError, content_changed, hide_parameter, reveal_parameter
 from hotc.state.document import (
@@ -21,6 +20,7 @@ from hotc.state.document import (
     StackState,
 )
 from hotc.state.events import Event
+from hotc.state.factory import backend_from_config
 
 __all__ = [
     "FORMAT_VERSION",

@@ -44,6 +44,17 @@ class BackendError(HotcError):
     """The backend could not be reached or refused an operation; nothing was changed."""
 
 
+class StateNotWritableError(BackendError):
+    """The state's location cannot be written (a read-only directory): nothing can be locked or stored there.
+    Reading still works: ``hotc plan`` goes on without the lock. ``where`` names the location, ``reason`` the
+    system's answer (``Read-only file system``)."""
+
+    def __init__(self, message: str, where: str = "", reason: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+        self.reason = reason
+
+
 class LockHeldError(HotcError):
     """Another operation holds the stack's lock."""
 
@@ -113,6 +124,17 @@ class Lock:
         exp = _parse_time(self.expires)
         return exp is not None and (now or datetime.now(UTC)) > exp
 
+    def on_this_host(self) -> bool:
+        return bool(self.host) and self.host == socket.gethostname()
+
+    def holder_gone(self) -> bool:
+        """True when the holder ran on this host and its process is no longer there (killed, crashed), so the
+        lock can be taken over at once instead of waiting for its lease. False whenever that cannot be known:
+        another host, no PID, or a process we may not signal."""
+        if not self.on_this_host() or self.pid <= 0:
+            return False
+        return not process_alive(self.pid, _parse_time(self.created))
+
     def describe(self) -> str:
         s = f"ID {self.id}, operation '{self.operation}' by {self.who} on {self.host} (PID {self.pid}), since {self.created}"
         if self.expires:
@@ -150,6 +172,38 @@ class Lock:
             )
         except (TypeError, ValueError):
             return None
+
+
+def process_alive(pid: int, since: datetime | None = None) -> bool:
+    """Whether process ``pid`` runs on this host. With ``since`` (when the lock was taken), a process that
+    started after it is another one that reuses the PID, so the holder is gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, under another user
+    except OSError:
+        return True
+    started = _process_start(pid)
+    if since is not None and started is not None and started > since + timedelta(seconds=2):
+        return False
+    return True
+
+
+def _process_start(pid: int) -> datetime | None:
+    """When process ``pid`` started (Linux ``/proc``); None where that cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        boot = next(
+            float(line.split()[1])
+            for line in Path("/proc/stat").read_text().splitlines()
+            if line.startswith("btime")
+        )
+        ticks = float(stat.rsplit(")", 1)[1].split()[19])
+        return datetime.fromtimestamp(boot + ticks / os.sysconf("SC_CLK_TCK"), UTC)
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def _fmt(t: datetime) -> str:
@@ -204,6 +258,11 @@ class Backend(Protocol):
     def read_version(self, stack: str, version_id: str) -> StackState: ...
 
     def current_lock(self, stack: str) -> Lock | None: ...
+
+    def peek_lock(self, stack: str) -> Lock | None:
+        """The lock's record as stored, read without taking or touching the lock (None: not held). A record
+        left by a killed holder may still be there: see :meth:`Lock.holder_gone`."""
+        ...
 
     def force_unlock(self, stack: str, lock_id: str) -> Lock: ...
 
@@ -271,6 +330,9 @@ class BaseBackend(ABC):
 
     @abstractmethod
     def current_lock(self, stack: str) -> Lock | None: ...
+
+    @abstractmethod
+    def peek_lock(self, stack: str) -> Lock | None: ...
 
     @abstractmethod
     def force_unlock(self, stack: str, lock_id: str) -> Lock: ...
@@ -385,43 +447,3 @@ def backoff_delays(timeout: float, first: float = 0.05, cap: float = 2.0) -> Ite
             return
         yield min(left, delay * (0.5 + random.random()))
         delay = min(cap, delay * 2)
-
-
-# ---------------------------------------------------------------------------------------------- factory
-
-
-def backend_from_config(
-    url: str | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    *,
-    unsafe_no_locking: bool = False,
-    env: dict[str, str] | None = None,
-    options: dict[str, Any] | None = None,
-) -> BaseBackend:
-    """The backend chosen by ``url`` (``--backend``), else env ``HOTC_BACKEND``, else ``hotc.toml``'s
-    ``[backend]`` table in ``cwd``, else the local ``.hotc/`` directory in ``cwd``.
-
-    ``url`` is ``s3://BUCKET[/PREFIX]``, ``local`` / ``local:PATH`` / ``file://PATH``, or a directory path."""
-    from hotc.state.config import resolve_backend_config
-    from hotc.state.secrets import key_from_env
-
-    base = Path(cwd) if cwd is not None else Path.cwd()
-    cfg = resolve_backend_config(url, base, env if env is not None else dict(os.environ))
-    if options:
-        cfg = replace(cfg, options={**cfg.options, **options})
-    key = key_from_env(env)
-    if cfg.kind == "s3":
-        from hotc.state.s3 import S3Backend
-
-        return S3Backend.from_config(cfg, key=key, unsafe_no_locking=unsafe_no_locking)
-    from hotc.state.local import LocalBackend
-
-    # without HOTC_STATE_KEY, a local state keeps its own key beside it (.hotc/state.key) so secrets are
-    # encrypted in the document yet readable by hotc
-    return LocalBackend(
-        Path(cfg.path),
-        key=key,
-        unsafe_no_locking=unsafe_no_locking,
-        key_file=key is None,
-        **{k: v for k, v in cfg.options.items() if k in ("fsync",)},
-    )

@@ -16,6 +16,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -34,14 +35,21 @@ from hotc.state.backend import (
     LockHeldError,
     LockLostError,
     StateConflictError,
+    StateNotWritableError,
     backoff_delays,
     lock_held_message,
+    process_alive,
     validate_stack_name,
 )
 from hotc.state.document import StackState
 from hotc.state.events import Event, decode_lines, encode_lines
 
 BACKUP_SUFFIX = ".json.backup"
+_READ_ONLY = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+# temp files of a write: ``.STACK.json.PID.XXXXXXXX.tmp`` (+ ``.backup``, the hard link made for the backup);
+# older hotc wrote them without the PID
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+?)\.(?:(?P<pid>\d+)\.)?[A-Za-z0-9_]{8}\.tmp(?:\.backup)?$")
+STALE_TEMP_SECONDS = 60.0
 
 
 def _digest(data: bytes) -> str:
@@ -179,13 +187,25 @@ class LocalBackend(BaseBackend):
     def source(self, stack: str) -> str:
         return str(self.state_path(stack))
 
-    def _ensure_dir(self) -> None:
+    def _ensure_dir(self, stack: str | None = None) -> None:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            if exc.errno in _READ_ONLY:
+                raise StateNotWritableError(
+                    self._not_writable(stack, self.dir, exc), str(self.dir), exc.strerror or str(exc)
+                ) from None
             raise BackendError(
                 f"{self.dir}: error: cannot create the state directory: {exc.strerror}"
             ) from None
+
+    def _not_writable(self, stack: str | None, path: Path, exc: OSError) -> str:
+        what = f"the state of stack '{stack}'" if stack else "the state"
+        return (
+            f"{path}: error: the state directory {self.dir} is not writable ({exc.strerror}): hotc cannot "
+            f"lock or write {what} there. Make it writable, or keep the state elsewhere (--backend DIR or "
+            "s3://BUCKET/PREFIX, HOTC_BACKEND, hotc.toml). Nothing was changed."
+        )
 
     # --- bytes
     def _get(self, stack: str) -> tuple[bytes | None, str | None]:
@@ -198,8 +218,34 @@ class LocalBackend(BaseBackend):
             raise BackendError(f"{path}: error: cannot read the state: {exc.strerror}") from None
         return data, _digest(data)
 
+    def _clean_stale_temps(self, stack: str) -> None:
+        """Remove the temp files a killed writer of ``stack`` left (``.STACK.json.PID.XXXX.tmp`` and their
+        ``.backup`` links). Called under the stack's CAS lock, which every writer holds while its temp files
+        exist, so any found belong to a writer that is gone; to be safe, a file is removed only when the PID
+        in its name no longer runs (or, in the older name without a PID, when it is over a minute old)."""
+        names = (f"{stack}.json", f"{stack}{BACKUP_SUFFIX}")
+        try:
+            entries = list(os.scandir(self.dir))
+        except OSError:
+            return
+        for entry in entries:
+            m = _TEMP_NAME.match(entry.name)
+            if m is None or m.group("name") not in names:
+                continue
+            pid = m.group("pid")
+            try:
+                if pid is not None:
+                    if int(pid) != os.getpid() and process_alive(int(pid)):
+                        continue
+                elif time.time() - entry.stat().st_mtime < STALE_TEMP_SECONDS:
+                    continue
+                os.unlink(entry.path)
+                self.notify(f"removed {entry.path}, left by an interrupted write")
+            except OSError:
+                continue
+
     def _atomic_write(self, path: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -219,7 +265,7 @@ class LocalBackend(BaseBackend):
     def _replace_keeping_backup(self, stack: str, data: bytes, current: bytes | None) -> None:
         """Store ``data`` as the state; the version it replaces becomes the backup (hard-linked, not copied)."""
         state, backup = self.state_path(stack), self.backup_path(stack)
-        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=f".{state.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=f".{state.name}.{os.getpid()}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -246,6 +292,7 @@ class LocalBackend(BaseBackend):
     def _put(self, stack: str, data: bytes, expected: str | None, lock: Lock) -> str:
         self._ensure_dir()
         with self._short_lock(stack, lock):
+            self._clean_stale_temps(stack)
             current, token = self._get(stack)
             if token != expected:
                 raise StateConflictError(
@@ -298,9 +345,16 @@ class LocalBackend(BaseBackend):
             return
         if stack in self._held:
             raise HotcError(f"internal error: stack '{stack}' is already locked by this backend object")
-        self._ensure_dir()
+        self._ensure_dir(stack)
         path = self.lock_path(stack)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno in _READ_ONLY:
+                raise StateNotWritableError(
+                    self._not_writable(stack, path, exc), str(self.dir), exc.strerror or str(exc)
+                ) from None
+            raise BackendError(f"{path}: error: cannot open the lock file: {exc.strerror}") from None
         try:
             delays = backoff_delays(timeout)
             while True:
@@ -352,6 +406,14 @@ class LocalBackend(BaseBackend):
         finally:
             os.close(fd)
 
+    def peek_lock(self, stack: str) -> Lock | None:
+        """The holder named by ``STACK.lock`` (emptied on release; a killed holder leaves its record behind,
+        which :meth:`Lock.holder_gone` recognises). Never takes the OS lock, so it cannot make a concurrent
+        ``lock`` fail."""
+        validate_stack_name(stack)
+        path = self.lock_path(stack)
+        return self._read_lock_info(path) if path.exists() else None
+
     def force_unlock(self, stack: str, lock_id: str) -> Lock:
         validate_stack_name(stack)
         path = self.lock_path(stack)
@@ -386,6 +448,7 @@ class LocalBackend(BaseBackend):
         with self._write_mutex:
             self._check_lock(stack, lock)
             with self._short_lock(stack, lock):
+                self._clean_stale_temps(stack)
                 current, token = self._get(stack)
                 base = self._bases.get(stack)
                 if current is None:

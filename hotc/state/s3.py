@@ -233,6 +233,8 @@ class S3Backend(BaseBackend):
         return self._conditional
 
     def _probe(self) -> bool:
+        """Create a fresh probe object twice with ``If-None-Match: *``: a store that honours conditional writes
+        refuses the second. The probe object is always removed (every version of it), whatever happens."""
         from botocore.exceptions import ClientError
 
         key = (
@@ -240,19 +242,38 @@ class S3Backend(BaseBackend):
             if self.prefix
             else f"{PROBE_DIR}/{uuid.uuid4().hex}"
         )
-        versions = []
-        r = self._call("check the bucket", self.client.put_object, Key=key, Body=b"1", IfNoneMatch="*")
-        versions.append(r.get("VersionId"))
         honoured = False
         try:
-            r = self._call("check the bucket", self.client.put_object, Key=key, Body=b"2", IfNoneMatch="*")
-            versions.append(r.get("VersionId"))
-        except ClientError as exc:
-            honoured = _precondition_failed(exc)
-        except BackendError as exc:  # e.g. 501 NotImplemented for the header
-            log.debug("conditional write probe: %s", exc)
-        # remove the probe for good (each version, so a versioned bucket keeps no trace of it)
-        for vid in versions if all(versions) else [None]:
+            try:
+                self._call("check the bucket", self.client.put_object, Key=key, Body=b"1", IfNoneMatch="*")
+            except ClientError as exc:
+                if not _precondition_failed(exc):
+                    raise BackendError(f"cannot check the bucket: {exc}") from None
+                # The key is new (a random name), so only our own create can be there: its reply was lost,
+                # botocore retried, and the store refused the retry. That is the proof we were after.
+                log.debug("conditional write probe: the retry of the first create got 412")
+                return True
+            try:
+                self._call("check the bucket", self.client.put_object, Key=key, Body=b"2", IfNoneMatch="*")
+            except ClientError as exc:
+                honoured = _precondition_failed(exc)
+            except BackendError as exc:  # e.g. 501 NotImplemented for the header
+                log.debug("conditional write probe: %s", exc)
+            return honoured
+        finally:
+            self._remove_probe(key)
+
+    def _remove_probe(self, key: str) -> None:
+        """Delete the probe object for good: each version on a versioned bucket, so it leaves no trace."""
+        versions: list[str | None] = []
+        try:
+            r = self._call("list the probe's versions", self.client.list_object_versions, Prefix=key)
+            for v in [*r.get("Versions", []), *r.get("DeleteMarkers", [])]:
+                if v.get("Key") == key and v.get("VersionId") not in (None, "null"):
+                    versions.append(str(v["VersionId"]))
+        except Exception as exc:  # noqa: BLE001 - a store without versioning support: plain delete
+            log.debug("listing the probe's versions failed: %s", exc)
+        for vid in versions or [None]:
             try:
                 self._call(
                     "clean up the probe",
@@ -262,7 +283,6 @@ class S3Backend(BaseBackend):
                 )
             except Exception as exc:  # noqa: BLE001 - best effort
                 log.debug("probe clean-up failed: %s", exc)
-        return honoured
 
     # --- bytes
     def _get(self, stack: str) -> tuple[bytes | None, str | None]:
@@ -404,7 +424,8 @@ class S3Backend(BaseBackend):
                 break
             if holder_etag is None:
                 continue  # released in between: try again at once
-            if expired:
+            gone = not expired and holder is not None and holder.holder_gone()
+            if expired or gone:
                 try:
                     r = self._call(
                         f"take over the lock {self._url(key)}",
@@ -416,7 +437,13 @@ class S3Backend(BaseBackend):
                     )
                     etag = str(r["ETag"])
                     who = holder.describe() if holder else "an unreadable lock record"
-                    self.notify(f"took over the expired lock on stack '{stack}' ({who})")
+                    if gone:
+                        self.notify(
+                            f"took over the lock on stack '{stack}' at once: its holder ran on this host and "
+                            f"process {holder.pid if holder else '?'} is gone (killed?) ({who})"
+                        )
+                    else:
+                        self.notify(f"took over the expired lock on stack '{stack}' ({who})")
                     break
                 except ClientError as exc:
                     if not (_precondition_failed(exc) or _not_found(exc)):
@@ -514,6 +541,10 @@ class S3Backend(BaseBackend):
             return None
         return holder or Lock("?", stack, "?", "?", "?", 0, "?")
 
+    def peek_lock(self, stack: str) -> Lock | None:
+        """The lock object's record (an expired one has ``expires`` in the past); one GET."""
+        return self.current_lock(stack)
+
     def lock_expired(self, stack: str) -> bool:
         return self._inspect_lock(stack)[2]
 
@@ -521,24 +552,36 @@ class S3Backend(BaseBackend):
         from botocore.exceptions import ClientError
 
         validate_stack_name(stack)
-        holder, etag, _ = self._inspect_lock(stack)
-        if etag is None:
-            raise HotcError(f"stack '{stack}' is not locked (no {self._url(self._key(stack, LOCK_OBJECT))})")
-        if holder is None or holder.id != lock_id:
-            raise HotcError(
-                f"the lock on stack '{stack}' has a different ID"
-                + (f": it is {holder.describe()}" if holder else " (its record is unreadable)")
-                + f"; nothing was unlocked. Check the ID (`hotc force-unlock {stack} ID`)"
-            )
-        try:
-            self._call(
-                "delete the lock", self.client.delete_object, Key=self._key(stack, LOCK_OBJECT), IfMatch=etag
-            )
-        except ClientError as exc:
-            raise HotcError(
-                f"the lock on stack '{stack}' changed while unlocking ({_code(exc)}); look again"
-            ) from None
-        return holder
+        for _attempt in range(5):
+            holder, etag, _ = self._inspect_lock(stack)
+            if etag is None:
+                raise HotcError(
+                    f"stack '{stack}' is not locked (no {self._url(self._key(stack, LOCK_OBJECT))})"
+                )
+            if holder is None or holder.id != lock_id:
+                raise HotcError(
+                    f"the lock on stack '{stack}' has a different ID"
+                    + (f": it is {holder.describe()}" if holder else " (its record is unreadable)")
+                    + f"; nothing was unlocked. Check the ID (`hotc force-unlock {stack} ID`)"
+                )
+            try:
+                self._call(
+                    "delete the lock",
+                    self.client.delete_object,
+                    Key=self._key(stack, LOCK_OBJECT),
+                    IfMatch=etag,
+                )
+                return holder
+            except ClientError as exc:
+                if _not_found(exc):
+                    return holder
+                if not _precondition_failed(exc):
+                    raise
+                # the holder renewed its lease in between (same ID, new ETag): look again
+        raise HotcError(
+            f"the lock on stack '{stack}' kept changing while unlocking (its holder is renewing it: is it "
+            "still running?); look again"
+        )
 
     # --- the rest of the protocol
     def list_stacks(self) -> list[str]:

@@ -14,6 +14,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -158,4 +159,26 @@ def missing_key_message(source: str, where_key_was: str) -> str:
         f"(or set {KEY_ENV} to the key the state was written with) and run the command again. If the key is "
         "lost for good, the encrypted values cannot be recovered: remove the state (after saving a copy) and "
         "let hotc create the stack again."
+    )
+
+
+_POSITION = re.compile(r"\s*(\([^()]*:\d+:\d+\))\s*$")
+
+
+def withheld_error(message: str) -> str:
+    """An error about a sensitive value, safe to show and store: evaluation messages quote the value they
+    failed on (``"..." is not a map``), so only where it happened is kept."""
+    m = _POSITION.search(message)
+    where = f" {m.group(1)}" if m else ""
+    return "the value cannot be evaluated; the message is withheld because the value is sensitive" + where
+
+
+def withheld(exc: HotcError) -> HotcError:
+    """``exc`` with its message and diagnostics withheld (:func:`withheld_error`), positions kept."""
+    from dataclasses import replace
+
+    return HotcError(
+        withheld_error(exc.message),
+        exit_code=exc.exit_code,
+        diagnostics=tuple(replace(d, message=withheld_error(d.message)) for d in exc.diagnostics),
     )

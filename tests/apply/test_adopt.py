@@ -7,16 +7,18 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hotc.apply.session import ApplyOptions, run_apply
+from hotc.cli.apply import apply_wiring
 from hotc.errors import HotcError
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.providers.base import ActionContext, Outcome
-from hotc.state.backend import backend_from_config
+from hotc.state import backend_from_config
 from tests.apply.fakes import FakeCloud, FakeDriver
 
 
@@ -91,7 +93,7 @@ def apply(
             params=params or {},
             destroy=destroy,
             cwd=tmp,
-            drivers=drivers,
+            wiring=replace(apply_wiring(None), drivers=drivers),
         )
     except HotcError as exc:
         return 1, out.getvalue(), err.getvalue() + exc.message
@@ -251,7 +253,7 @@ def test_planned_import_records_the_live_properties(tmp_path: Path) -> None:
         progress=nullcontext,
         plan_file=tmp_path / "imp.plan",
         cwd=tmp_path,
-        drivers=drivers,
+        wiring=replace(apply_wiring(None), drivers=drivers),
     )
     assert rc == 0, out.getvalue() + err.getvalue()
     assert not [c for c in cloud.calls if c.op != "read"]
@@ -263,3 +265,23 @@ def test_planned_import_records_the_live_properties(tmp_path: Path) -> None:
     nxt = make_plan(build_desired(loaded, "imp", st.lineage, state=st), st, PlanOptions())
     (c,) = nxt.changes
     assert c.action.value == "update" and set(c.changed_paths) == {"name", "admin_state_up"}
+
+
+def test_refresh_reports_no_property_drift_for_an_external_id_object(tmp_path: Path) -> None:
+    from hotc.planner.refresh import driver_reader, refresh_resources
+
+    cloud, drivers = world()
+    existing(cloud, "net-old", "OS::Neutron::Net", name="legacy")
+    assert apply(tmp_path, drivers, EXT)[0] == 0
+    st = read_state(tmp_path)
+    cloud.objects["net-old"]["props"]["admin_state_up"] = False  # changed by hand: not hotc's business
+    from hotc.cli.common import load_for_command
+
+    loaded = load_for_command(tmp_path / "app.yaml", [], {}, {}, verb="planned")
+    refreshed = refresh_resources(st, driver_reader(st, lambda: None, drivers))
+    plan = make_plan(build_desired(loaded, "app", st.lineage, state=st), st, PlanOptions(), refreshed)
+    assert not plan.resource_drift and not plan.has_changes
+    del cloud.objects["net-old"]  # but its disappearance is reported
+    refreshed = refresh_resources(st, driver_reader(st, lambda: None, drivers))
+    plan = make_plan(build_desired(loaded, "app", st.lineage, state=st), st, PlanOptions(), refreshed)
+    assert [(c.address, c.action.value) for c in plan.resource_drift] == [("old_net", "delete")]

@@ -10,9 +10,10 @@ from typing import Any
 
 from hotc.apply.batches import wait_or_stop
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
-from hotc.apply.session import load_template
+from hotc.cli.common import load_for_command
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.planner.plan import Plan
+from hotc.planner.render_text import render_text
 from hotc.providers.drivers import driver_for
 from hotc.state.document import StackState
 from tests.apply.fakes import MemorySink
@@ -67,12 +68,17 @@ class Pauses:
 
 
 def run(
-    tmp_path: Path, text: str, state: StackState, box: dict[str, Any] | None = None, **params: str
+    tmp_path: Path,
+    text: str,
+    state: StackState,
+    box: dict[str, Any] | None = None,
+    drivers: Any = driver_for,
+    **params: str,
 ) -> tuple[ApplyReport, MemorySink, Plan]:
     """Plan ``text`` against ``state`` and apply it with an injected pause (kept in ``box["pauses"]``)."""
     path = tmp_path / "t.yaml"
     path.write_text(text)
-    loaded = load_template(path, [], params, {}, io.StringIO())
+    loaded = load_for_command(path, [], params, {}, verb="planned", err=io.StringIO())
     desired = build_desired(loaded, "s", state.lineage, state=state)
     plan = make_plan(desired, state if state.resources else None, PlanOptions())
     sink = MemorySink()
@@ -83,7 +89,7 @@ def run(
         plan,
         state,
         desired,
-        driver_for,
+        drivers,
         sink,
         ExecOptions(delete_attempts=1, retry_backoff=0.0),
         desired_info=desired.resources,
@@ -165,7 +171,7 @@ def test_failure_stops_later_batches_and_the_report_says_which_ran(tmp_path: Pat
 def test_pause_is_interrupted_by_cancel_and_later_batches_never_start(tmp_path: Path) -> None:
     rep, _, _ = run(tmp_path, rg(0, 3600), StackState.new("s"))
     path = tmp_path / "t.yaml"
-    loaded = load_template(path, [], {"v": "b"}, {}, io.StringIO())
+    loaded = load_for_command(path, [], {"v": "b"}, {}, verb="planned", err=io.StringIO())
     desired = build_desired(loaded, "s", rep.state.lineage, state=rep.state)
     plan = make_plan(desired, rep.state, PlanOptions())
     pausing = threading.Event()
@@ -259,3 +265,39 @@ def test_replacements_in_batches_create_first_and_old_instances_wait_for_depende
     assert at("after", "UPDATE_COMPLETE") < at("g[1]", "DELETE_IN_PROGRESS", old=True)
     assert at("after", "UPDATE_COMPLETE") < at("g[0]", "DELETE_IN_PROGRESS", old=True)
     assert not any(rs.deposed for rs in rep2.state.resources.values())
+
+
+class FailFor:
+    """TestResource's driver, with updates of one address failing (as a cloud error would)."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+
+    def __call__(self, type_name: str) -> Any:
+        real = driver_for(type_name)
+        me = self
+
+        class Wrapped:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(real, name)
+
+            def update(self, ctx: Any, pid: str, old: Any, new: Any, changed: Any) -> Any:
+                if ctx.address == me.address:
+                    raise RuntimeError("the cloud said no")
+                return real.update(ctx, pid, old, new, changed)
+
+        return Wrapped() if real is not None else None
+
+
+def test_a_failed_batch_leaves_a_state_the_next_apply_finishes(tmp_path: Path) -> None:
+    rep, _, _ = run(tmp_path, rg(3, 0), StackState.new("s"))
+    failed, _, _ = run(tmp_path, rg(3, 0), rep.state, drivers=FailFor("g[2]"), v="b")
+    assert [b.status for b in failed.batches] == ["complete", "failed", "not started"]
+    assert "g[4]" in failed.state.resources  # the temporary member of batch 1 is still there
+    again, _, plan = run(tmp_path, rg(3, 0), failed.state, v="b")
+    assert again.ok, again
+    (r,) = plan.groups
+    assert (r.before, r.after) == (5, 4)
+    assert sorted(again.state.resources) == ["g[0]", "g[1]", "g[2]", "g[3]"]
+    assert {rs.properties["value"] for rs in again.state.resources.values()} == {"b"}
+    assert "no member changes" in render_text(plan) or all(b.members for b in r.batches)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.clirun import Result, run_hotc
 
 BAD = """heat_template_version: 2016-10-14
 parameters:
@@ -18,15 +17,8 @@ resources:
 """
 
 
-REPO = Path(__file__).resolve().parents[2]
-
-
 def _diag_lines(cwd: Path, *args: str) -> tuple[int, list[str]]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    env.pop("HOTC_BACKEND", None)
-    r = subprocess.run(
-        [sys.executable, "-m", "hotc", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
+    r = run_hotc(cwd, *args)
     assert "Traceback" not in r.stderr
     return r.returncode, [ln for ln in r.stderr.splitlines() if ln.startswith("bad.yaml:")]
 
@@ -59,13 +51,8 @@ UNSUPPORTED = (
 )
 
 
-def _hotc(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    for k in ("HOTC_BACKEND", "HOTC_SIGNAL_STORE"):
-        env.pop(k, None)
-    return subprocess.run(
-        [sys.executable, "-m", "hotc", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
+def _hotc(cwd: Path, *args: str) -> Result:
+    return run_hotc(cwd, *args)
 
 
 def test_types_without_a_driver_are_plan_errors_and_validate_warnings(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def tail(r: subprocess.CompletedProcess[str]) -> str:
 
 
 def state_of(cwd: Path, stack: str) -> Any:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     st, _ = backend_from_config(None, cwd).read(stack)
     return st
@@ -207,8 +207,8 @@ resources:
   srv:
     type: OS::Nova::Server
     properties:
-      image: hotc-tiny
-      flavor: m1.tiny
+      image: {{image}}
+      flavor: {{flavor}}
       networks: [{port: {get_resource: port0}}]
   attach:
     type: OS::Cinder::VolumeAttachment
@@ -220,11 +220,17 @@ resources:
 
 
 def test_cloud_sigkill_at_random_moments_then_apply_converges(
-    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
     stack = cloud_tracker.name("kill")
     t = tmp_path / "kill.yaml"
-    t.write_text(KILL_STACK)
+    # the server needs the shared image and flavor: asked for through cloud_shared, which makes them on a
+    # fresh cloud (the test passed before only when an earlier test had made them)
+    t.write_text(
+        KILL_STACK.replace("{{image}}", cloud_shared.image_name).replace(
+            "{{flavor}}", cloud_shared.flavor_name
+        )
+    )
     env = {**hotc_cloud_env, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     env.pop("HOTC_BACKEND", None)
     rng = random.Random(os.getpid())

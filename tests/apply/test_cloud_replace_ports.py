@@ -58,7 +58,7 @@ def tail(r: subprocess.CompletedProcess[str]) -> str:
 
 
 def state_of(cwd: Path, stack: str) -> Any:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     st, _ = backend_from_config(None, cwd).read(stack)
     return st

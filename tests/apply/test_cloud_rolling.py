@@ -253,7 +253,101 @@ def test_cloud_asg_rolling_flavor_update_keeps_members_in_service_in_batch_order
 
 
 def _state(cwd: Path, stack: str) -> Any:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     st, _ = backend_from_config(None, cwd).read(stack)
     return st
+
+
+SURGE = """
+heat_template_version: 2018-08-31
+parameters:
+  v: {type: string, default: a}
+resources:
+  g:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 1
+      max_size: 10
+      desired_capacity: 4
+      rolling_updates: {max_batch_size: 2, min_in_service: 3, pause_time: 0}
+      resource:
+        type: OS::Heat::TestResource
+        properties: {value: {get_param: v}}
+"""
+
+
+def test_cloud_asg_min_in_service_surge_matches_heat_counts(
+    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    """4 members, max_batch_size 2, min_in_service 3: Heat grows the group to 5 for two batches, then back to
+    4 -- three batches and one member made and one removed. hotc plans the same batches (5, 5, 4) and the same
+    cloud work (one new member instance, one old one deleted); where Heat leaves one member updated in place
+    on the old value (verified here), hotc leaves none."""
+    heat_name = cloud_tracker.name("heat")
+    st = cloud.orchestration.create_stack(
+        name=heat_name, template=SURGE, parameters={"v": "a"}, timeout_mins=10
+    )
+    cloud_tracker.defer(f"Heat stack {heat_name}", lambda: _delete_heat_stack(cloud, st.id))
+    _wait_stack(cloud, st.id, "CREATE_COMPLETE")
+    (group_res,) = [r for r in cloud.orchestration.resources(st.id) if r.name == "g"]
+    nested = cloud.orchestration.get_stack(group_res.physical_resource_id)
+    before = {r.name: r.physical_resource_id for r in cloud.orchestration.resources(nested)}
+    resp = cloud.orchestration.put(
+        f"/stacks/{heat_name}/{st.id}", json={"template": SURGE, "parameters": {"v": "b"}}
+    )
+    assert resp.status_code == 202, resp.text
+    deadline = time.monotonic() + 60
+    while cloud.orchestration.get_stack(st.id).status == "CREATE_COMPLETE" and time.monotonic() < deadline:
+        time.sleep(1)
+    _wait_stack(cloud, st.id, "UPDATE_COMPLETE")
+    events = cloud.orchestration.get(
+        f"/stacks/{heat_name}/{st.id}/events?nested_depth=2&sort_dir=asc&limit=1000"
+    ).json()["events"]
+    updates = [
+        e for e in events if e["resource_name"] == nested.name and e["resource_status"] == "UPDATE_COMPLETE"
+    ]
+    members = {r.name: r for r in cloud.orchestration.resources(nested)}
+    created = set(members) - set(before)
+    removed = set(before) - set(members)
+    heat_batches = len(updates) - 1  # the rolling batches, then Heat's resize to desired_capacity
+    assert heat_batches == 3 and len(created) == 1 and len(removed) == 1 and len(members) == 4
+    stale = [
+        n
+        for n, r in members.items()
+        if cloud.orchestration.get(f"/stacks/{nested.name}/{nested.id}/resources/{n}")
+        .json()["resource"]["attributes"]
+        .get("output")
+        == "a"
+    ]
+    assert len(stale) == 1  # Heat's own accounting leaves one member updated in place on the old value
+    cloud_tracker.problems.extend(_delete_heat_stack(cloud, st.id))
+
+    # hotc on the same template (in-process members, no cloud objects)
+    (tmp_path / "surge.yaml").write_text(SURGE)
+    made = hotc(tmp_path, hotc_cloud_env, "apply", "-t", "surge.yaml", "surge", "--auto-approve")
+    assert made.returncode == 0, tail(made)
+    plan = hotc(
+        tmp_path,
+        hotc_cloud_env,
+        "plan",
+        "-t",
+        "surge.yaml",
+        "surge",
+        "--parameter",
+        "v=b",
+        "--format",
+        "json",
+    )
+    assert plan.returncode == 0, tail(plan)
+    doc = json.loads(plan.stdout)
+    (group,) = doc["group_changes"]
+    assert [b["size"] for b in group["batches"]] == [5, 5, 4]  # Heat's: 5 members for two batches, then 4
+    actions = [c["actions"] for c in doc["resource_changes"] if c["actions"] != ["no-op"]]
+    assert sorted(map(tuple, actions)) == [("create", "delete")] + [("update",)] * 3  # one made, one removed
+    upd = hotc(
+        tmp_path, hotc_cloud_env, "apply", "-t", "surge.yaml", "surge", "--parameter", "v=b", "--auto-approve"
+    )
+    assert upd.returncode == 0, tail(upd)
+    after = _state(tmp_path, "surge")
+    assert len(after.resources) == 4 and {rs.properties["value"] for rs in after.resources.values()} == {"b"}

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hotc.apply.from_heat import heat_path, local_layout, run_from_heat
+from hotc.cli.apply import apply_wiring
 from hotc.errors import HotcError
 from hotc.planner.api import PlanOptions, build_desired, make_plan
-from hotc.state.backend import backend_from_config
+from hotc.state import backend_from_config
 from tests.apply.test_adopt import existing, world
 
 URL = "file:///home/me/app/nested/app.yaml"
@@ -160,14 +161,12 @@ def migrate(
         directory=Path("mig"),
         abandon=abandon,
         backend_url=str(tmp / "state"),
-        os_cloud=None,
         lock_timeout=0.0,
         out=out,
         err=err,
+        wiring=replace(apply_wiring(None), drivers=lambda t: fake(t) or driver_for(t), cloud=lambda: conn),
         params=params,
         cwd=tmp,
-        drivers=lambda t: fake(t) or driver_for(t),
-        conn=conn,
     )
     return out.getvalue(), err.getvalue()
 

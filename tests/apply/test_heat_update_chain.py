@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from hotc.cli.app import main
-from hotc.state.backend import backend_from_config
+from hotc.state import backend_from_config
 
 pytestmark = pytest.mark.cloud
 

@@ -4,16 +4,18 @@ and every refusal writing nothing."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hotc.apply.importer import run_import
+from hotc.cli.apply import apply_wiring
 from hotc.cli.import_cmd import read_map
 from hotc.errors import HotcError
 from hotc.planner.api import PlanOptions, build_desired, make_plan
-from hotc.state.backend import backend_from_config
+from hotc.state import backend_from_config
 from tests.apply.test_adopt import existing, world
 
 TEMPLATE = """heat_template_version: 2018-08-31
@@ -47,13 +49,11 @@ def do_import(tmp: Path, drivers: Any, requests: list[tuple[str, str]], text: st
         params={},
         pfiles={},
         backend_url=str(tmp / "state"),
-        os_cloud=None,
         lock_timeout=0.0,
         out=out,
         err=io.StringIO(),
+        wiring=replace(apply_wiring(None), drivers=drivers, cloud=lambda: None),
         cwd=tmp,
-        drivers=drivers,
-        cloud=lambda: None,
     )
     return out.getvalue()
 

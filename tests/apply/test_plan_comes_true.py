@@ -136,7 +136,7 @@ def test_a_change_known_only_after_apply_that_keeps_its_value_is_not_made(
 ) -> None:
     """Heat decides each update with the values it has when it gets there: ``a`` is updated in place but its
     ``output`` stays the same, so ``b`` (planned as a possible replace) and ``v`` are left alone."""
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     (work / "s.yaml").write_text(SAME_OUTPUT)
     assert run(capsys, "apply", "-t", "s.yaml", "--parameter", "tag=v1", "--auto-approve")[0] == 0

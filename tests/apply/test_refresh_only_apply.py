@@ -5,17 +5,19 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hotc.apply.session import ApplyOptions, run_apply
+from hotc.cli.apply import apply_wiring
 from hotc.errors import HotcError
 from hotc.planner.api import save_plan
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import ActionContext, Outcome
-from hotc.state.backend import backend_from_config
+from hotc.state import backend_from_config
 from hotc.state.document import ResourceState, StackState
 
 
@@ -62,9 +64,9 @@ def _apply(tmp_path: Path, plan: Plan, driver: LiveDriver) -> tuple[int, str]:
         interactive=False,
         read_line=lambda: "",
         progress=nullcontext,
+        wiring=replace(apply_wiring(None), drivers=lambda _t: driver),
         plan_file=path,
         cwd=tmp_path,
-        drivers=lambda _t: driver,
     )
     return rc, out.getvalue()
 

@@ -92,7 +92,7 @@ def _start_apply(cwd: Path, store: str, *extra: str) -> subprocess.Popen[str]:
 
 def _resource(cwd: Path, stack: str, address: str, deadline_s: float = 60) -> Any:
     """The resource once it is CREATE_COMPLETE in the state (read as hotc reads it, with the local key)."""
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:

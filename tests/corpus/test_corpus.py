@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hotc.errors import Severity, has_errors
 from hotc.parser.api import load_stack
+from hotc.providers.checks import type_checks
 from tests.corpus.corpus import WHAT, Row, find_corpus, read_verdicts
 from tests.inputs import needs_input
 
@@ -42,6 +43,7 @@ def _verdict(row: Row) -> tuple[str, list[str]]:
         {},
         {},
         require_values=False,
+        checks=type_checks(),
     )
     errs = [str(d) for d in diags if d.severity is Severity.ERROR]
     return ("INVALID" if has_errors(diags) else "VALID"), errs
@@ -80,7 +82,12 @@ def test_corpus_invalid_rows_have_positions() -> None:
             continue
         assert CORPUS is not None
         _, diags = load_stack(
-            str(CORPUS / row.path), [str(CORPUS / e) for e in row.env_files], {}, {}, require_values=False
+            str(CORPUS / row.path),
+            [str(CORPUS / e) for e in row.env_files],
+            {},
+            {},
+            require_values=False,
+            checks=type_checks(),
         )
         for d in diags:
             if d.severity is Severity.ERROR:
@@ -108,9 +115,9 @@ def test_no_corpus_input_produces_a_traceback() -> None:
         for as_env in (False, True):
             try:
                 if as_env and anchor is not None:
-                    load_stack(str(anchor), [str(f)], {}, {}, require_values=False)
+                    load_stack(str(anchor), [str(f)], {}, {}, require_values=False, checks=type_checks())
                 else:
-                    load_stack(str(f), [], {}, {}, require_values=True)
+                    load_stack(str(f), [], {}, {}, require_values=True, checks=type_checks())
             except Exception:  # noqa: BLE001 - this test exists to catch any of them
                 failures.append(
                     f"{f} (as {'environment' if as_env else 'template'}):\n{traceback.format_exc()}"

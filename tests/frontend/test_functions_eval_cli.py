@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from hotc.cli.app import app, main
+from tests.clirun import run_hotc
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -112,14 +110,7 @@ def test_eval_bad_template(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "bad.yaml:1:" in err and "2021-04-16" in err
 
 
-def test_eval_subprocess(tmpl: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run(
-        [sys.executable, "-m", "hotc", "eval", "{get_attr: [web, first_address]}", "-t", str(tmpl)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+def test_eval_through_the_entry_point(tmpl: Path) -> None:
+    proc = run_hotc(tmpl.parent, "eval", "{get_attr: [web, first_address]}", "-t", str(tmpl))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == '"(known after apply: web.first_address)"'

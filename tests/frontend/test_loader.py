@@ -5,10 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from hotc.errors import Diagnostic, Severity
 from hotc.parser.api import LoadedStack, load_stack
+from hotc.providers.checks import type_checks
 
 
 def _w(path: Path, text: str) -> Path:
@@ -23,7 +22,9 @@ def _load(
     params = kw.pop("params", {})
     pfiles = kw.pop("pfiles", {})
     require = bool(kw.pop("require_values", False))
-    return load_stack(str(tmpl), [str(e) for e in envs or []], params, pfiles, require_values=require)  # type: ignore[arg-type]
+    return load_stack(
+        str(tmpl), [str(e) for e in envs or []], params, pfiles, require_values=require, checks=type_checks()
+    )  # type: ignore[arg-type]
 
 
 def _errs(diags: list[Diagnostic]) -> list[str]:
@@ -173,8 +174,7 @@ def test_get_file_relative_to_the_template(tmp_path: Path) -> None:
     )
     st, diags = _load(t)
     assert st is not None
-    if not _get_file_parsed(st):
-        pytest.skip("get_file is not parsed by the expression layer yet")
+    assert _get_file_parsed(st), "get_file must be parsed as a function (a file reference), not kept as data"
     assert _errs(diags) == []
     assert st is not None and st.files == {"scripts/boot.sh": "#!/bin/sh\necho hi\n"}
 
@@ -192,10 +192,9 @@ def test_missing_get_file_is_an_error(tmp_path: Path) -> None:
     )
     st, diags = _load(t)
     assert st is not None
-    if not _get_file_parsed(st):
-        pytest.skip("get_file is not parsed by the expression layer yet")
+    assert _get_file_parsed(st), "get_file must be parsed as a function (a file reference), not kept as data"
     d = next(d for d in diags if "nothere.sh" in d.message)
-    assert d.pos is not None and d.pos.line == 5
+    assert d.severity is Severity.ERROR and d.pos is not None and d.pos.line == 5
 
 
 NESTED = """
@@ -291,7 +290,7 @@ def test_unreadable_template(tmp_path: Path) -> None:
 
 def test_too_large_template(tmp_path: Path) -> None:
     t = _w(tmp_path / "t.yaml", "heat_template_version: 2018-08-31\ndescription: " + "x" * 200 + "\n")
-    st, diags = load_stack(str(t), [], {}, {}, require_values=False, max_size=100)
+    st, diags = load_stack(str(t), [], {}, {}, require_values=False, checks=type_checks(), max_size=100)
     assert st is None and any("exceeds the maximum" in m for m in _errs(diags))
 
 

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hotc.parser.api import load_stack
+from hotc.providers.checks import type_checks
 
 KEYS = st.sampled_from(
     [
@@ -49,7 +50,7 @@ def test_random_templates(tmp_path: Path, doc: dict[str, Any]) -> None:
     doc = {"heat_template_version": "2021-04-16", **doc}
     t = _write(tmp_path / "t.yaml", doc)
     for require in (False, True):
-        st_, diags = load_stack(str(t), [], {"a": "1"}, {}, require_values=require)
+        st_, diags = load_stack(str(t), [], {"a": "1"}, {}, require_values=require, checks=type_checks())
         assert isinstance(diags, list)
 
 
@@ -65,5 +66,5 @@ def test_random_environments(tmp_path: Path, env: dict[str, Any]) -> None:
         },
     )
     e = _write(tmp_path / "e.yaml", env)
-    _, diags = load_stack(str(t), [str(e), str(e)], {}, {}, require_values=False)
+    _, diags = load_stack(str(t), [str(e), str(e)], {}, {}, require_values=False, checks=type_checks())
     assert isinstance(diags, list)

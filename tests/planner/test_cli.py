@@ -10,7 +10,8 @@ import pytest
 from hotc.cli.app import main
 from hotc.errors import HotcError
 from hotc.planner.api import check_plan_fresh, load_plan, loaded_stack_from_plan, template_digest
-from hotc.state.backend import backend_from_config
+from hotc.providers.checks import type_checks
+from hotc.state import backend_from_config
 from hotc.state.document import OutputState, ResourceState, StackState
 
 TEMPLATE = """\
@@ -175,13 +176,13 @@ def test_saved_plan_roundtrip_show_and_freshness(work: Path, capsys: pytest.Capt
     assert json.loads(shown_json)["summary"]["update"] == 1
     # the plan reloads its own sources (hidden values given again) and is fresh against the same state
     with pytest.raises(HotcError, match="secret"):
-        loaded_stack_from_plan(plan)
-    loaded = loaded_stack_from_plan(plan, {"secret": "topsecret"})
+        loaded_stack_from_plan(plan, checks=type_checks())
+    loaded = loaded_stack_from_plan(plan, {"secret": "topsecret"}, checks=type_checks())
     assert loaded.files.get("files/data.txt") == "hello\n"
     assert template_digest(loaded) == plan.template_digest
     check_plan_fresh(plan, st, template_digest(loaded))
     with pytest.raises(HotcError, match="differs"):
-        loaded_stack_from_plan(plan, {"secret": "wrong"})
+        loaded_stack_from_plan(plan, {"secret": "wrong"}, checks=type_checks())
     # something moved: serial, lineage, template
     from dataclasses import replace
 

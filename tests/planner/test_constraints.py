@@ -20,6 +20,8 @@ from hotc.planner.api import (
     cloud_constraints_needed,
     make_plan,
 )
+from hotc.providers.checks import type_checks
+from hotc.providers.openstack import constraints as RULES
 from hotc.state.document import ResourceState, StackState
 
 TEMPLATE = """\
@@ -123,7 +125,7 @@ def _plan(
 ) -> tuple[Any, Any]:
     path = tmp_path / "stack.yaml"
     path.write_text(text)
-    loaded, diags = load_stack(str(path), [], params or {}, {}, require_values=True)
+    loaded, diags = load_stack(str(path), [], params or {}, {}, require_values=True, checks=type_checks())
     assert loaded is not None, diags
     desired = build_desired(loaded, "stack", state.lineage if state else None, state=state)
     return desired, make_plan(desired, state, PlanOptions())
@@ -136,7 +138,7 @@ def _lines(report: Any) -> list[str]:
 def test_cloud_constraints_checked_with_positions(tmp_path: Path) -> None:
     desired, plan = _plan(tmp_path, params={"image": "no-such-image"})
     conn = FakeConn()
-    report = check_constraints(desired, plan, conn)
+    report = check_constraints(desired, plan, conn, rules=RULES)
     lines = _lines(report)
     # the parameter fails where its constraint is written; the server property it feeds is not reported again
     assert (
@@ -162,7 +164,7 @@ def test_cloud_constraints_checked_with_positions(tmp_path: Path) -> None:
 def test_each_lookup_is_made_once(tmp_path: Path) -> None:
     desired, plan = _plan(tmp_path)
     conn = FakeConn()
-    check_constraints(desired, plan, conn)
+    check_constraints(desired, plan, conn, rules=RULES)
     # 'cirros' is the image parameter, the server's image and other's image: looked up once
     assert conn.calls["get image cirros"] == 1
     assert conn.calls["list image cirros"] == 1
@@ -171,12 +173,12 @@ def test_each_lookup_is_made_once(tmp_path: Path) -> None:
 
 def test_without_a_cloud_only_pure_constraints_are_checked(tmp_path: Path) -> None:
     desired, plan = _plan(tmp_path, params={"image": "no-such-image", "cidr": "10.0.0.300/24"})
-    report = check_constraints(desired, plan, None)
+    report = check_constraints(desired, plan, None, rules=RULES)
     lines = _lines(report)
     assert len(lines) == 1, lines
     assert lines[0].startswith("24:13: subnet: property cidr: '10.0.0.300/24' is not a valid CIDR"), lines
     assert report.unchecked == ("glance.image", "neutron.network", "nova.flavor")
-    assert cloud_constraints_needed(desired, plan) == report.unchecked
+    assert cloud_constraints_needed(desired, plan, rules=RULES) == report.unchecked
 
 
 def test_resources_left_alone_are_not_checked(tmp_path: Path) -> None:
@@ -204,7 +206,7 @@ def test_resources_left_alone_are_not_checked(tmp_path: Path) -> None:
     )
     desired, plan = _plan(tmp_path, text, state=st, params={"image": "cirros", "token": "cirros"})
     conn = FakeConn()
-    report = check_constraints(desired, plan, conn)
+    report = check_constraints(desired, plan, conn, rules=RULES)
     assert report.diagnostics == ()
     assert not any("gone-image" in k or "m1.tiny" in k for k in conn.calls), conn.calls
     # an update of the name only: still nothing about the image
@@ -213,7 +215,7 @@ def test_resources_left_alone_are_not_checked(tmp_path: Path) -> None:
     )
     assert [c.action.value for c in plan.changes] == ["update"]
     conn = FakeConn()
-    assert check_constraints(desired, plan, conn).diagnostics == ()
+    assert check_constraints(desired, plan, conn, rules=RULES).diagnostics == ()
     assert not any("gone-image" in k for k in conn.calls), conn.calls
 
 
@@ -250,7 +252,7 @@ resources:
 def test_nested_template_parameters_are_checked_once(tmp_path: Path) -> None:
     (tmp_path / "child.yaml").write_text(NESTED_CHILD)
     desired, plan = _plan(tmp_path, NESTED_PARENT, params={"image": "bogus"})
-    report = check_constraints(desired, plan, FakeConn())
+    report = check_constraints(desired, plan, FakeConn(), rules=RULES)
     lines = _lines(report)
     # both instances get the same bad value: one report, at the nested template's constraint, naming the first
     assert lines == [
@@ -258,8 +260,8 @@ def test_nested_template_parameters_are_checked_once(tmp_path: Path) -> None:
     ], lines
     assert report.diagnostics[0].pos is not None and report.diagnostics[0].pos.file.endswith("child.yaml")
     desired, plan = _plan(tmp_path, NESTED_PARENT)
-    assert check_constraints(desired, plan, FakeConn()).diagnostics == ()
-    assert check_constraints(desired, plan, None).unchecked == (
+    assert check_constraints(desired, plan, FakeConn(), rules=RULES).diagnostics == ()
+    assert check_constraints(desired, plan, None, rules=RULES).unchecked == (
         "glance.image",
         "neutron.network",
         "nova.flavor",

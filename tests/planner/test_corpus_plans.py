@@ -10,6 +10,7 @@ from hotc.parser.api import load_stack
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.planner.render_json import render_json
 from hotc.planner.render_text import render_text
+from hotc.providers.checks import type_checks
 from tests.corpus.corpus import WHAT, find_corpus, read_verdicts
 from tests.inputs import missing_input
 
@@ -26,7 +27,7 @@ def test_corpus_templates_plan_without_crashing() -> None:
     for row in rows:
         path = corpus / row.path
         envs = [str(corpus / e) for e in row.env_files]
-        loaded, diags = load_stack(str(path), envs, {}, {}, require_values=False)
+        loaded, diags = load_stack(str(path), envs, {}, {}, require_values=False, checks=type_checks())
         if loaded is None or any(d.severity.value == "error" for d in diags):
             continue
         values = dict(loaded.parameter_values)

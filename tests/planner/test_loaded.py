@@ -9,6 +9,7 @@ import pytest
 
 from hotc.parser.api import load_stack
 from hotc.planner.api import PlanOptions, StateResolver, build_desired, make_plan
+from hotc.providers.checks import type_checks
 
 MAIN = """\
 heat_template_version: 2018-08-31
@@ -110,7 +111,12 @@ def files(tmp_path: Path) -> Path:
 
 def _load(files: Path, **params: str):  # type: ignore[no-untyped-def]
     loaded, diags = load_stack(
-        str(files / "main.yaml"), [str(files / "env.yaml")], params, {}, require_values=True
+        str(files / "main.yaml"),
+        [str(files / "env.yaml")],
+        params,
+        {},
+        require_values=True,
+        checks=type_checks(),
     )
     assert loaded is not None, diags
     assert not [d for d in diags if d.severity.value == "error"], diags
@@ -169,7 +175,7 @@ def test_saved_plan_is_self_contained_with_nested_templates_and_environment(
     out = tmp_path_factory.mktemp("elsewhere") / "p.json"
     save_plan(plan, out)
     shutil.rmtree(files)  # the plan must not need the original files any more
-    again = loaded_stack_from_plan(load_plan(out))
+    again = loaded_stack_from_plan(load_plan(out), checks=type_checks())
     assert template_digest(again) == plan.template_digest
     d2 = build_desired(again, "main", None)
     assert set(d2.resources) == set(d.resources)

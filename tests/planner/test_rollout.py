@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from hotc.apply.session import load_template
+from hotc.cli.common import load_for_command
 from hotc.errors import HotcError
 from hotc.planner.api import PlanOptions, build_desired, load_plan, make_plan, save_plan
 from hotc.planner.batching import batches
@@ -77,7 +77,7 @@ resources:
 def _plan(tmp_path: Path, text: str, state: StackState | None, **params: str) -> Plan:
     path = tmp_path / "t.yaml"
     path.write_text(text)
-    loaded = load_template(path, [], params, {}, io.StringIO())
+    loaded = load_for_command(path, [], params, {}, verb="planned", err=io.StringIO())
     desired = build_desired(loaded, "s", state.lineage if state else None, state=state)
     return make_plan(desired, state, PlanOptions())
 

@@ -51,7 +51,7 @@ def tail(r: subprocess.CompletedProcess[str]) -> str:
 def test_cloud_deletion_policy_snapshot(
     cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
-    from hotc.state.backend import backend_from_config
+    from hotc.state import backend_from_config
 
     stack = cloud_tracker.name("snap")
     t = tmp_path / "t.yaml"

@@ -8,6 +8,7 @@ The SARIF 2.1.0 JSON schema is not shipped by any Python package; the npm packag
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -31,6 +32,15 @@ def _fetch_schema() -> Path:
     target = _cache_dir() / "sarif-2.1.0-rtm.5.json"
     if target.is_file():
         return target
+    _cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(_cache_dir() / "fetch.lock", "a") as lock:  # xdist workers fetch once, not side by side
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.is_file():
+            return target
+        return _npm_fetch(target)
+
+
+def _npm_fetch(target: Path) -> Path:
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError("npm is not installed (apt-get install npm): it fetches the SARIF schema")

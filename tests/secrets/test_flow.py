@@ -177,3 +177,88 @@ def test_eval_never_prints_a_value_derived_from_a_hidden_parameter(workdir: Path
     assert json.loads(out)["value"] == "(sensitive)" and HIDDEN not in out
     code, out, _ = hotc(capsys, "eval", "{get_param: tag}", *p)
     assert code == 0 and out.strip() == '"v1"'  # a plain parameter is shown
+
+
+ERRORS = """\
+heat_template_version: 2018-08-31
+parameters:
+  p: {type: string, hidden: true}
+resources:
+  a:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: p}}
+  c:
+    type: OS::Heat::TestResource
+    properties: {value: {map_merge: [{get_attr: [a, output]}]}}
+outputs:
+  bad: {value: {map_merge: [{get_attr: [a, output]}]}}
+  worse: {value: {yaql: {expression: '$.data.x.foo()', data: {x: {get_attr: [a, output]}}}}}
+"""
+
+
+def test_evaluation_errors_never_quote_a_sensitive_value(workdir: Path, capsys: Any) -> None:
+    """Heat's evaluation messages quote the value they failed on ("'...' is not a map"): for sensitive
+    properties and outputs the message is withheld (its position kept) in apply, events, the state and plans."""
+    p = ("--parameter", f"p={HIDDEN}")
+    # outputs that fail: stored and shown with the message withheld
+    (workdir / "e.yaml").write_text(ERRORS.split("  c:\n")[0] + "outputs:\n" + ERRORS.split("outputs:\n")[1])
+    code, out, err = hotc(capsys, "apply", "-t", "e.yaml", *p, "--auto-approve")
+    assert code == 0 and "warning: output bad: the value cannot be evaluated" in err, out + err
+    assert HIDDEN not in out + err
+    code, out, err = hotc(capsys, "output", "e")
+    assert "bad = (error: the value cannot be evaluated" in out and "e.yaml:9:" in out and HIDDEN not in out
+    # a resource whose sensitive property fails to evaluate: at plan time (a is known now), and at apply time
+    # in a fresh stack (a is created first)
+    (workdir / "e.yaml").write_text(ERRORS)
+    code, out, err = hotc(capsys, "apply", "-t", "e.yaml", "fresh", *p, "--auto-approve")
+    assert code == 1 and "create c: the value cannot be evaluated; the message is withheld" in err, out + err
+    assert HIDDEN not in out + err
+    for f in (workdir / ".hotc").iterdir():
+        assert HIDDEN.encode() not in f.read_bytes(), f.name
+    code, out, err = hotc(capsys, "plan", "-t", "e.yaml", *p)
+    assert code == 1 and "e.yaml:10:" in err and "withheld" in err and HIDDEN not in out + err
+
+
+GROUPS = """\
+heat_template_version: 2018-08-31
+parameters:
+  p: {type: string, hidden: true}
+resources:
+  grp:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def: {type: OS::Heat::RandomString, properties: {length: 12}}
+  tgrp:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def: {type: OS::Heat::TestResource, properties: {value: {get_param: p}}}
+outputs:
+  vals: {value: {get_attr: [grp, value]}}
+  refs: {value: {get_attr: [grp, refs]}}
+  touts: {value: {get_attr: [tgrp, output]}}
+"""
+
+
+def test_group_members_fed_a_secret_are_stored_masked(workdir: Path, capsys: Any) -> None:
+    """A ResourceGroup whose resource_def reads a hidden parameter: every member property is sensitive
+    (``*``) and stored masked; a group of RandomStrings is secret through get_attr (values, refs)."""
+    (workdir / "g.yaml").write_text(GROUPS)
+    p = ("--parameter", f"p={HIDDEN}")
+    code, out, err = hotc(capsys, "apply", "-t", "g.yaml", *p, "--auto-approve")
+    assert code == 0, err
+    code, out, _ = hotc(capsys, "output", "g", "--format", "json", "--show-sensitive")
+    doc = json.loads(out)
+    assert all(o["sensitive"] for o in doc.values()) and doc["touts"]["value"] == [HIDDEN, HIDDEN]
+    randoms = doc["vals"]["value"]
+    assert len(randoms) == 2 and doc["refs"]["value"] == randoms
+    stored = (workdir / ".hotc" / "g.json").read_text()
+    assert HIDDEN not in stored and not any(r in stored for r in randoms)
+    member = json.loads(stored)["resources"]["tgrp[0]"]
+    assert member["sensitive_paths"] == ["*"] and set(member["properties"]["value"]) == {
+        "__sensitive__",
+        "encrypted",
+    }
+    code, out, err = hotc(capsys, "plan", "-t", "g.yaml", *p)
+    assert code == 0 and "No changes" in out, out + err  # the masked values read back for the diff

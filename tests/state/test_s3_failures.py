@@ -152,7 +152,8 @@ def test_probe_runs_once_per_backend(s3_bucket: Any) -> None:
     for _ in range(3):
         with b.lock("web", "apply"):
             pass
-    # probe: two puts and the clean-up of the one stored version, once; then per lock: one put (create) and
+    # probe: two puts, the listing of its versions and the clean-up of the one stored version, once; then per
+    # lock: one put (create) and
     # one delete (release)
     assert calls.count("put_object") == 2 + 3 and calls.count("delete_object") == 1 + 3
     listing = inner.list_object_versions(Bucket=s3_bucket.name, Prefix=s3_bucket.prefix + "/.hotc-probe")
@@ -218,3 +219,45 @@ def test_lost_reply_to_the_lock_create_is_recognised(s3_bucket: Any, proxy: TcpP
         assert proxy.drop_responses == 0
         b.write("web", counter_state("web", 1), lk)
     assert b.current_lock("web") is None
+
+
+def _probe_leftovers(bucket: Any) -> list[str]:
+    """Every object, version or delete marker left under the probe's prefix."""
+    from hotc.state.s3 import PROBE_DIR
+
+    prefix = f"{bucket.prefix}/{PROBE_DIR}/" if bucket.prefix else f"{PROBE_DIR}/"
+    r = bucket.client().list_object_versions(Bucket=bucket.name, Prefix=prefix)
+    return [v["Key"] for v in [*r.get("Versions", []), *r.get("DeleteMarkers", [])]]
+
+
+@pytest.mark.parametrize("lost", [1, 2], ids=["first-create", "second-create"])
+def test_lost_reply_to_the_conditional_write_probe(s3_bucket: Any, proxy: TcpProxy, lost: int) -> None:
+    """A reply of the probe's creates is lost and botocore's retry gets 412: that is proof that the store
+    honours conditional writes (the probe key is new, so only our own create can be there), not an uncaught
+    ClientError; and the probe object is removed, every version of it."""
+    b = S3Backend(
+        s3_bucket.name, s3_bucket.prefix, endpoint_url=proxy.endpoint, path_style=True, max_attempts=3
+    )
+    if lost == 2:
+        b.client.meta.events.register_first(
+            "before-send.s3.PutObject", lambda request, **_: _arm_on_second(proxy, request)
+        )
+    else:
+        proxy.drop_responses = 1
+    assert b.ensure_conditional_writes() is True
+    assert proxy.drop_responses == 0  # a reply was really swallowed
+    assert _probe_leftovers(s3_bucket) == []
+    with b.lock("web", "apply", timeout=0) as lk:
+        b.write("web", counter_state("web", 1), lk)
+    assert counter(b.read("web")[0]) == 1
+
+
+_PUTS: list[str] = []
+
+
+def _arm_on_second(proxy: TcpProxy, request: Any) -> None:
+    """Lose the reply of the second probe create (the one that a store honouring If-None-Match refuses)."""
+    if ".hotc-probe" in request.url:
+        _PUTS.append(request.url)
+        if len(_PUTS) == 2:
+            proxy.drop_responses = 1

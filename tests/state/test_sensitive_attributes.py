@@ -12,8 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from hotc.state import codec, secrets
-from hotc.state.backend import backend_from_config
+from hotc.state import backend_from_config, codec, secrets
 from hotc.state.document import DeposedInstance, ResourceState, StackState
 
 SCHEMA = json.loads((Path(codec.__file__).parent / codec.SCHEMA_FILE).read_text())

@@ -448,12 +448,6 @@ def outcome(resource: Any, attributes: Mapping[str, Any], physical_id: str | Non
     return Outcome(physical_id or resource.id, attrs)
 
 
-def changed_subset(changed: Iterable[str], new: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
-    """``{key: new[key]}`` for the keys in KEYS that changed."""
-    ch = set(changed)
-    return {k: new.get(k) for k in keys if k in ch}
-
-
 def props_get(props: Mapping[str, Any], *names: str) -> Any:
     """The first of several (Heat name, hidden legacy alias) properties that has a value."""
     for n in names:
@@ -467,10 +461,6 @@ def props_get(props: Mapping[str, Any], *names: str) -> Any:
 
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
-
-
-def looks_like_id(value: str) -> bool:
-    return bool(_UUID.match(value))
 
 
 def lookup(
@@ -537,7 +527,9 @@ class Defaulted:
         return _applied(self.inner.create(ctx, self._d(props)))
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        return self.inner.read(ctx, physical_id, self._d(props))  # type: ignore[no-any-return]
+        defaulted = self._d(props)
+        out: Outcome | None = self.inner.read(ctx, physical_id, defaulted)
+        return None if out is None else _written(out, props, defaulted)
 
     def update(
         self,
@@ -561,7 +553,9 @@ class Defaulted:
         fn = getattr(self.inner, "read_many", None)
         if not callable(fn):
             return {}
-        return dict(fn([(c, pid, self._d(props)) for c, pid, props in items]))
+        given = {pid: (props, self._d(props)) for _c, pid, props in items}
+        found = fn([(c, pid, given[pid][1]) for c, pid, _props in items])
+        return {pid: _written(out, *given[pid]) for pid, out in found.items()}
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return self.inner.find_adoptable(ctx, self._d(props))  # type: ignore[no-any-return]
@@ -581,6 +575,15 @@ class Defaulted:
 
     def __getattr__(self, name: str) -> Any:  # extra lifecycle methods (suspend/resume…) of the inner driver
         return getattr(self.inner, name)
+
+
+def _written(out: Outcome, recorded: Mapping[str, Any], defaulted: Mapping[str, Any]) -> Outcome:
+    """A read's live properties written as the template wrote them (``live.as_written``)."""
+    from hotc.providers.openstack.live import as_written
+
+    if out.properties is None:
+        return out
+    return dataclasses.replace(out, properties=as_written(recorded, defaulted, out.properties))
 
 
 def _applied(out: Outcome) -> Outcome:

@@ -165,3 +165,44 @@ class LiveProps:
 
     def result(self) -> dict[str, Any]:
         return dict(self.out)
+
+
+def as_written(
+    recorded: Mapping[str, Any], defaulted: Mapping[str, Any], live: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Live properties written the way the template wrote them: a driver reads with Heat's defaults filled in
+    (``defaulted``), so a live value equal to a defaulted recorded one is given back as recorded (a rule item
+    without its default ``direction``), and a property the template left out whose live value is the schema's
+    default is not reported at all. Only what differs stays in the live form, so a drift shows just that."""
+    out: dict[str, Any] = {}
+    for key, value in live.items():
+        if key in recorded:
+            out[key] = _restore(recorded[key], defaulted.get(key), value)
+        elif key in defaulted and defaulted[key] == value:
+            continue
+        else:
+            out[key] = value
+    return out
+
+
+def _restore(rec: Any, dflt: Any, live: Any) -> Any:
+    if dflt == live:
+        return rec
+    if isinstance(rec, list) and isinstance(dflt, list) and isinstance(live, list) and len(rec) == len(dflt):
+        used: set[int] = set()
+        items = []
+        for item in live:
+            j = next((j for j, d in enumerate(dflt) if j not in used and d == item), None)
+            if j is None:
+                items.append(item)
+            else:
+                used.add(j)
+                items.append(rec[j])
+        return items
+    if isinstance(rec, dict) and isinstance(dflt, dict) and isinstance(live, dict):
+        return {
+            k: _restore(rec[k], dflt.get(k), v) if k in rec else v
+            for k, v in live.items()
+            if k in rec or k not in dflt or dflt[k] != v
+        }
+    return live

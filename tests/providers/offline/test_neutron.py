@@ -10,7 +10,7 @@ import pytest
 
 from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
-from tests.providers.offline.helpers import ctx_for, drift, driver
+from tests.providers.offline.helpers import Recorder, ctx_for, drift, driver
 
 NET, SUBNET, ROUTER, IFACE = (
     "OS::Neutron::Net",
@@ -347,3 +347,67 @@ def test_a_duplicate_rule_in_the_template_is_made_once(conn: FakeConnection) -> 
     out = driver(SG).create(ctx, {"rules": [rule, dict(rule)]})
     mine = [r for r in conn.cloud.all("security_group_rule") if r["security_group_id"] == out.physical_id]
     assert len(mine) == 3
+
+
+def test_router_gateway_with_snat_and_fixed_ips(conn: FakeConnection, seeded: dict[str, Any]) -> None:
+    ctx = ctx_for(conn, "router", ROUTER)
+    r = driver(ROUTER)
+    props: dict[str, Any] = {
+        "external_gateway_info": {
+            "network": "public",
+            "enable_snat": False,
+            "external_fixed_ips": [{"subnet": "public-subnet", "ip_address": "172.24.4.50"}],
+        },
+        "l3_agent_ids": ["agent-1"],
+    }
+    rec = Recorder()
+    out = r.create(ctx_for(conn, "router", ROUTER, rec=rec), props)
+    gw = conn.cloud.get("router", out.physical_id)["external_gateway_info"]
+    assert gw["enable_snat"] is False and gw["external_fixed_ips"][0]["ip_address"] == "172.24.4.50"
+    assert any("l3_agent_ids is not applied" in m for m in rec.logs)
+    live = r.read(ctx, out.physical_id, props)
+    assert drift(ROUTER, props, live) == []
+    assert live.properties["external_gateway_info"]["external_fixed_ips"] == [
+        {"subnet": "public-subnet", "ip_address": "172.24.4.50"}
+    ]
+    gw["enable_snat"] = True
+    gw["external_fixed_ips"] = [dict(gw["external_fixed_ips"][0], ip_address="172.24.4.51")]
+    live = r.read(ctx, out.physical_id, props)
+    assert drift(ROUTER, props, live) == ["external_gateway_info"]
+    assert live.properties["external_gateway_info"]["enable_snat"] is True
+    # the gateway removed: an empty gateway in the template reads as {}
+    r.update(ctx, out.physical_id, props, {"external_gateway_info": {}}, frozenset({"external_gateway_info"}))
+    assert conn.cloud.get("router", out.physical_id)["external_gateway_info"] is None
+    assert (
+        drift(
+            ROUTER, {"external_gateway_info": {}}, r.read(ctx, out.physical_id, {"external_gateway_info": {}})
+        )
+        == []
+    )
+    conn.network.delete_router(out.physical_id)
+    r.delete(ctx, out.physical_id, props)  # gone already: done
+
+
+def test_live_rules_are_written_as_the_template_wrote_them(conn: FakeConnection) -> None:
+    """The driver compares with Heat's defaults filled in; what it reports is the template's own form, so a
+    drift shows only what differs (here: one rule more), not every default."""
+    ctx = ctx_for(conn, "sg", SG)
+    rule = {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22}
+    out = driver(SG).create(ctx, {"rules": [rule]})
+    conn.network.create_security_group_rule(
+        security_group_id=out.physical_id,
+        protocol="udp",
+        direction="ingress",
+        ethertype="IPv4",
+        port_range_min=53,
+        port_range_max=53,
+    )
+    live = driver(SG).read(ctx, out.physical_id, {"rules": [rule]})
+    assert live.properties["rules"][0] == rule  # no direction/ethertype/remote_mode added
+    assert live.properties["rules"][1]["port_range_min"] == 53
+    assert (
+        "admin_state_up"
+        not in driver(NET)
+        .read(ctx_for(conn, "n", NET), driver(NET).create(ctx_for(conn, "n", NET), {}).physical_id, {})
+        .properties
+    )  # the default, not reported

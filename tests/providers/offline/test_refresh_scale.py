@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from hotc.planner.refresh import driver_reader, refresh_resources
+from hotc.providers.drivers import driver_for
 from hotc.state.document import ResourceState, StackState
 from tests.providers.fakesdk import FakeConnection
 from tests.providers.offline.helpers import ctx_for, drift, driver
@@ -56,7 +57,7 @@ def calls_of_a_refresh(n: int, monkeypatch: Any) -> tuple[list[str], StackState,
     conn.seed()
     st = build(conn, n)
     conn.cloud.calls.clear()
-    refreshed = refresh_resources(st, driver_reader(st, lambda: conn))
+    refreshed = refresh_resources(st, driver_reader(st, lambda: conn, driver_for))
     return conn.cloud.methods(), st, refreshed, conn
 
 
@@ -82,7 +83,7 @@ def test_refresh_lists_once_per_type_and_matches_one_get_per_resource(monkeypatc
     gets = [c for c in conn.cloud.calls if c.method.startswith("get_")]
     assert len(gets) == len({(c.method, c.args) for c in gets}) <= 8
     # the same as reading each one on its own, and no drift
-    one_by_one = {rs.address: driver_reader(st, lambda: conn)(rs) for rs in st.resources.values()}
+    one_by_one = {rs.address: driver_reader(st, lambda: conn, driver_for)(rs) for rs in st.resources.values()}
     for addr, live in refreshed.items():
         assert live == one_by_one[addr], addr
         rs = st.resources[addr]
@@ -103,7 +104,7 @@ def test_unlisted_objects_are_read_one_by_one_and_gone_ones_are_none(conn: FakeC
     st = st.with_resource(ResourceState("adopted", NET, foreign.id, "CREATE_COMPLETE", {"name": "foreign"}))
     conn.network.delete_network(st.resources["net1"].physical_id)
     conn.cloud.calls.clear()
-    refreshed = refresh_resources(st, driver_reader(st, lambda: conn))
+    refreshed = refresh_resources(st, driver_reader(st, lambda: conn, driver_for))
     assert refreshed["adopted"] is not None and refreshed["adopted"].properties["name"] == "foreign"
     assert refreshed["net1"] is None
     gets = {c.args[0] for c in conn.cloud.calls if c.method == "get_network"}
@@ -117,7 +118,7 @@ def test_a_refused_list_falls_back_to_gets(conn: FakeConnection) -> None:
     st = build(conn, 3)
     conn.cloud.calls.clear()
     conn.cloud.fail_next("network.networks", *[exceptions.ForbiddenException(message="no", http_status=403)])
-    refreshed = refresh_resources(st, driver_reader(st, lambda: conn))
+    refreshed = refresh_resources(st, driver_reader(st, lambda: conn, driver_for))
     assert all(refreshed[f"net{i}"] is not None for i in range(3))
     assert conn.cloud.count("network.get_network") >= 3
 
@@ -127,5 +128,5 @@ def test_a_busy_object_is_waited_for_through_its_get(conn: FakeConnection) -> No
     srv = conn.cloud.get("server", st.resources["web"].physical_id)
     srv["status"] = "REBUILD"
     conn.cloud.later("server.rebuild", lambda: srv.update(status="ACTIVE"), after=2)
-    refreshed = refresh_resources(st, driver_reader(st, lambda: conn))
+    refreshed = refresh_resources(st, driver_reader(st, lambda: conn, driver_for))
     assert refreshed["web"] is not None and refreshed["web"].attributes["show"]["status"] == "ACTIVE"

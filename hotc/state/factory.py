@@ -1,0 +1,48 @@
+"""Which backend a command uses (``--backend``, ``HOTC_BACKEND``, ``hotc.toml``, else ``.hotc/``):
+:func:`backend_from_config`. Apart from :mod:`hotc.state.backend` (the backend contract), so that the backends
+import the contract and this module imports the backends, never the other way round."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from hotc.state.backend import BaseBackend
+from hotc.state.config import resolve_backend_config
+from hotc.state.local import LocalBackend
+from hotc.state.secrets import key_from_env
+
+
+def backend_from_config(
+    url: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    unsafe_no_locking: bool = False,
+    env: dict[str, str] | None = None,
+    options: dict[str, Any] | None = None,
+) -> BaseBackend:
+    """The backend chosen by ``url`` (``--backend``), else env ``HOTC_BACKEND``, else ``hotc.toml``'s
+    ``[backend]`` table in ``cwd``, else the local ``.hotc/`` directory in ``cwd``.
+
+    ``url`` is ``s3://BUCKET[/PREFIX]``, ``local`` / ``local:PATH`` / ``file://PATH``, or a directory path."""
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    cfg = resolve_backend_config(url, base, env if env is not None else dict(os.environ))
+    if options:
+        cfg = replace(cfg, options={**cfg.options, **options})
+    key = key_from_env(env)
+    if cfg.kind == "s3":
+        # deliberate lazy import: boto3 costs about half a second at start-up, and most runs use a local state
+        from hotc.state.s3 import S3Backend
+
+        return S3Backend.from_config(cfg, key=key, unsafe_no_locking=unsafe_no_locking)
+    # without HOTC_STATE_KEY, a local state keeps its own key beside it (.hotc/state.key) so secrets are
+    # encrypted in the document yet readable by hotc
+    return LocalBackend(
+        Path(cfg.path),
+        key=key,
+        unsafe_no_locking=unsafe_no_locking,
+        key_file=key is None,
+        **{k: v for k, v in cfg.options.items() if k in ("fsync",)},
+    )

@@ -1,0 +1,50 @@
+"""The fuzz harness's bounded budget for the normal test suite: a few hundred mutated templates (the seeds the
+tests write and the shared corpus) through ``hotc validate`` and ``hotc plan``, each in a bounded worker. Not
+one traceback, hang over 5 s of CPU, process over 500 MB or error without a position. The long run is
+``python -m tests.fuzz --cases 20000 --plan-cases 2000`` (or ``bench/bench_fuzz.py``)."""
+
+from __future__ import annotations
+
+import os
+
+from tests.fuzz.mutate import Mutator
+from tests.fuzz.runner import Pool, describe
+
+SEED = int(os.environ.get("HOTC_FUZZ_SEED", "20261201"))
+VALIDATE_CASES = int(os.environ.get("HOTC_FUZZ_CASES", "240"))
+PLAN_CASES = int(os.environ.get("HOTC_FUZZ_PLAN_CASES", "40"))
+
+
+def test_fuzz_budget_finds_nothing() -> None:
+    mut = Mutator(SEED)
+    work = [("validate", c) for c in mut.cases(VALIDATE_CASES)]
+    work += [("plan", c) for c in mut.cases(PLAN_CASES, start=10_000_000)]
+    with Pool(2) as pool:
+        s = pool.run(work)
+    print(s.report())
+    assert s.cases("validate") == VALIDATE_CASES and s.cases("plan") == PLAN_CASES
+    assert not s.findings, "\n\n".join(describe(f, SEED) for f in s.findings[:10])
+
+
+def test_the_harness_detects_what_it_must() -> None:
+    """The classifier is not blind: a hang, a blow-up and an unpositioned error are each reported."""
+    from tests.fuzz.zygote import classify_output
+
+    assert (
+        classify_output(
+            1, "", "t.yaml:3:5: error: bad\nerror: t.yaml: the template has 1 error(s); nothing was planned"
+        )[0]
+        == "ok"
+    )
+    assert classify_output(1, "", "error: something went wrong")[0] == "no-position"
+    assert classify_output(1, "", "Traceback (most recent call last):\n  File ...")[0] == "traceback"
+    with Pool(1, env={"HOTC_FUZZ_CPU": "1", "HOTC_FUZZ_WALL": "20"}) as pool:
+        # yaql with a huge range burns CPU: over the (lowered) CPU limit it is a hang
+        spin = pool.run_case(
+            "validate",
+            {
+                "t.yaml": b"heat_template_version: 2018-08-31\nresources:\n  a:\n    type: OS::Heat::Value\n"
+                b"    properties:\n      value: {yaql: {expression: 'range(0, 100000000).sum()', data: {}}}\n"
+            },
+        )
+    assert spin["kind"] in ("hang", "ok"), spin
