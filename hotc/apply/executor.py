@@ -1093,8 +1093,11 @@ def resolved_outputs(
         except HotcError as exc:
             return None, (exc.message,)
     outs: dict[str, OutputState] = {}
+    descriptions = _output_descriptions(desired)
     for name, v in raw.items():
         out = v if isinstance(v, OutputState) else OutputState(value=v)
+        if descriptions.get(name) and not out.description:
+            out = replace(out, description=descriptions[name])  # the template's, as Heat's output show gives
         if name in getattr(desired, "sensitive_outputs", ()) and not out.sensitive:
             out = replace(out, sensitive=True)  # stored masked, shown as (sensitive), as the plan said
         if collect_unknowns(out.value) is not None:
@@ -1105,6 +1108,14 @@ def resolved_outputs(
             errors.append(f"output {name}: {out.error}")
         outs[name] = out
     return outs, tuple(errors)
+
+
+def _output_descriptions(desired: Any) -> dict[str, str]:
+    """The root template's output descriptions (empty for a desired stack that has no template)."""
+    scopes = getattr(desired, "scopes", None)
+    root = scopes.get("") if isinstance(scopes, Mapping) else None
+    outputs = getattr(getattr(root, "template", None), "outputs", None) or {}
+    return {n: str(o.description) for n, o in outputs.items() if getattr(o, "description", None)}
 
 
 RECOVERABLE = frozenset({"replace_because_failed", "replace_because_incomplete"})

@@ -1,8 +1,8 @@
 """``hotc check``, ``suspend`` and ``resume``: stack-wide actions on the resources in the state.
 
 check reads every resource the way a refresh does (:class:`hotc.planner.refresh.DriverReader`: one list call
-per type, parallel GETs for the rest) and records CHECK_COMPLETE, or CHECK_FAILED when the object is gone or
-cannot be read (the next plan then replaces it). suspend/resume call the driver's optional
+per type, parallel GETs for the rest) and records CHECK_COMPLETE, or CHECK_FAILED when the object is gone,
+cannot be read, or its live status says it is broken (ERROR, error_*: the next plan then replaces it). suspend/resume call the driver's optional
 ``suspend``/``resume(ctx, physical_id, props)`` level by level along the dependencies (suspend: dependents
 first), the calls of one level in parallel; a type without them has nothing to suspend (as in Heat, it simply
 reaches SUSPEND_COMPLETE / RESUME_COMPLETE), which is said in the output.
@@ -46,6 +46,16 @@ def _graph(state: StackState) -> nx.DiGraph:
     return g
 
 
+def _broken_status(attributes: Any) -> str | None:
+    """The live status of a resource when it says the object is broken (ERROR, error_extending, Octavia's
+    provisioning_status ERROR, ...), else None."""
+    show = attributes.get("show") if isinstance(attributes.get("show"), dict) else {}
+    for value in (attributes.get("status"), show.get("status"), show.get("provisioning_status")):
+        if isinstance(value, str) and value.upper().startswith("ERROR"):
+            return value
+    return None
+
+
 def _order(state: StackState) -> list[str]:
     """Addresses in dependency order (what a resource depends on first)."""
     g = _graph(state)
@@ -65,6 +75,8 @@ def _ctx(state: StackState, rs: ResourceState, opts: ExecOptions) -> ExecContext
         cloud=opts.cloud,
         record_physical_id=lambda _p: None,
         tags={TAG_LINEAGE: state.lineage, TAG_ADDRESS: rs.address},
+        signals=opts.signals,
+        lookup=lambda pid: next((r for r in state.resources.values() if r.physical_id == pid), None),
     )
 
 
@@ -113,6 +125,9 @@ def check_stack(
                 assert found is not None
                 state = state.with_resource(replace(rs, attributes=dict(found.attributes) or rs.attributes))
                 rs = state.resources[addr]
+                broken = _broken_status(found.attributes)
+                if broken:
+                    status, reason = "CHECK_FAILED", f"exists, but its status is {broken}"
             if status == "CHECK_FAILED":
                 bad += 1
             state = state.with_resource(replace(rs, status=status, status_reason=reason))
@@ -143,7 +158,10 @@ def suspend_resume(
 ) -> int:
     act = action.upper()
     backend = _open(stack, backend_url)
-    opts = ExecOptions(cloud=cloud)
+    from hotc.state.signal_store import store_for
+
+    # deployments with SUSPEND/RESUME actions run them through the signal store (default configuration)
+    opts = ExecOptions(cloud=cloud, signals=store_for(None, backend_url))
     failed = 0
     with backend.lock(stack, action, timeout=lock_timeout) as lk:
         state, _ = backend.read(stack)

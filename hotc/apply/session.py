@@ -319,7 +319,7 @@ def run_apply(
             pfiles or {},
             allow_outside_files=opts.allow_outside_files,
         )
-    elif not destroy:
+    elif not destroy and not opts.refresh_only:  # --refresh-only works from the stack's state alone
         raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
 
     backend: Any = backend_from_config(opts.backend, cwd)

@@ -16,6 +16,7 @@ failed/interrupted apply (the state then holds everything done so far).
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -27,8 +28,10 @@ import typer
 
 from hotc.cli import root
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     AllowOutsideOpt,
     EnvOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     check_format,
@@ -119,6 +122,7 @@ def _load_for_apply(
     pfiles: Mapping[str, Path],
     *,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> LoadedStack:
     """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
     return load_for_command(
@@ -129,17 +133,18 @@ def _load_for_apply(
         verb="applied",
         embeds_files=True,
         allow_outside_files=allow_outside_files,
+        max_size=max_size,
     )
 
 
-def apply_wiring(os_cloud: str | None) -> ApplyWiring:
+def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE) -> ApplyWiring:
     """What an apply run is made of (the composition root's parts; see :mod:`hotc.cli.root`)."""
     # deliberate lazy imports in this module: the applier and the planner behind it cost about a second at
     # start-up, which the read-only commands (output, events, resource ...) never pay
     from hotc.apply.session import ApplyWiring
 
     return ApplyWiring(
-        load=_load_for_apply,
+        load=functools.partial(_load_for_apply, max_size=max_size),
         checks=root.type_checks(),
         rules=root.constraint_rules(),
         drivers=root.drivers(),
@@ -147,11 +152,11 @@ def apply_wiring(os_cloud: str | None) -> ApplyWiring:
     )
 
 
-def _run(*, opts: Any, **kw: Any) -> None:
+def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, **kw: Any) -> None:
     from hotc.apply.session import run_apply
 
     out = root.sinks()
-    wiring = apply_wiring(opts.os_cloud)
+    wiring = apply_wiring(opts.os_cloud, max_size)
     code = run_apply(
         out=out.out,
         err=out.err,
@@ -193,6 +198,7 @@ def apply_command(
     import_: ImportOpt = None,
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -260,6 +266,7 @@ def apply_command(
             _run(
                 stack=name,
                 opts=opts,
+                max_size=max_template_size,
                 template=inputs.template,
                 envs=inputs.environments,
                 params=inputs.parameters,
@@ -269,6 +276,7 @@ def apply_command(
     _run(
         stack=name,
         opts=opts,
+        max_size=max_template_size,
         plan_file=planfile,
         template=template,
         envs=list(environment or []),
@@ -649,13 +657,74 @@ def events_command(
         raise typer.Exit(1)
 
 
-def check_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None) -> None:
+LifecycleFmtOpt = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        help="text, or json: {stack, status, resources: [{address, type, status, reason, physical_id}]}.",
+    ),
+]
+
+
+def _last_event_id(stack: str, backend: str | None) -> str | None:
+    from hotc.state import backend_from_config
+
+    events = backend_from_config(backend).read_events(stack)
+    return events[-1].id if events else None
+
+
+def _lifecycle(fmt: str, stack: str, backend: str | None, run: Any) -> None:
+    """Run a lifecycle operation (check, suspend, resume); with ``--format json`` print what it recorded
+    (its events: one per resource transition and the stack's outcome) instead of the text lines."""
+    check_format(fmt, ("text", "json"))
+    if fmt == "text":
+        code = run(sys.stdout)
+    else:
+        import io
+
+        from hotc.apply.events import STACK_TYPE
+        from hotc.state import backend_from_config
+
+        before = _last_event_id(stack, backend)
+        code = run(io.StringIO())
+        new = backend_from_config(backend).read_events(stack, after=before)
+        final = [e for e in new if e.type == STACK_TYPE]
+        doc = {
+            "stack": stack,
+            "status": final[-1].status if final else None,
+            "status_reason": final[-1].reason if final else None,
+            "resources": [
+                {
+                    "address": e.address,
+                    "type": e.type,
+                    "status": e.status,
+                    "reason": e.reason,
+                    "physical_id": e.physical_id,
+                }
+                for e in new
+                if e.type != STACK_TYPE and not e.status.endswith("_IN_PROGRESS")
+            ],
+        }
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    if code:
+        raise typer.Exit(code)
+
+
+def check_command(
+    stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None, fmt: LifecycleFmtOpt = "text"
+) -> None:
     """Check that every resource of the stack still exists (read through its driver); exit 1 if any is missing."""
     from hotc.apply.lifecycle import check_stack
 
-    code = check_stack(stack, backend, root.cloud(os_cloud), sys.stdout, sys.stderr, drivers=root.drivers())
-    if code:
-        raise typer.Exit(code)
+    _lifecycle(
+        fmt,
+        stack,
+        backend,
+        lambda out: check_stack(
+            stack, backend, root.cloud(os_cloud), out, sys.stderr, drivers=root.drivers()
+        ),
+    )
 
 
 def suspend_command(
@@ -663,22 +732,26 @@ def suspend_command(
     backend: BackendOpt = None,
     os_cloud: OsCloudOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
+    fmt: LifecycleFmtOpt = "text",
 ) -> None:
     """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
-    code = suspend_resume(
-        "suspend",
+    _lifecycle(
+        fmt,
         stack,
         backend,
-        root.cloud(os_cloud),
-        lock_timeout,
-        sys.stdout,
-        sys.stderr,
-        drivers=root.drivers(),
+        lambda out: suspend_resume(
+            "suspend",
+            stack,
+            backend,
+            root.cloud(os_cloud),
+            lock_timeout,
+            out,
+            sys.stderr,
+            drivers=root.drivers(),
+        ),
     )
-    if code:
-        raise typer.Exit(code)
 
 
 def resume_command(
@@ -686,22 +759,26 @@ def resume_command(
     backend: BackendOpt = None,
     os_cloud: OsCloudOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
+    fmt: LifecycleFmtOpt = "text",
 ) -> None:
     """Resume the stack's suspended resources, in dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
-    code = suspend_resume(
-        "resume",
+    _lifecycle(
+        fmt,
         stack,
         backend,
-        root.cloud(os_cloud),
-        lock_timeout,
-        sys.stdout,
-        sys.stderr,
-        drivers=root.drivers(),
+        lambda out: suspend_resume(
+            "resume",
+            stack,
+            backend,
+            root.cloud(os_cloud),
+            lock_timeout,
+            out,
+            sys.stderr,
+            drivers=root.drivers(),
+        ),
     )
-    if code:
-        raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

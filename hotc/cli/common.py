@@ -30,6 +30,15 @@ ParamFileOpt = Annotated[
     list[str] | None,
     typer.Option("--parameter-file", help="Parameter value read from a file: KEY=FILE (repeatable)."),
 ]
+# Heat's default (``max_template_size``); the parser's own default is the same number (a test checks)
+DEFAULT_MAX_TEMPLATE_SIZE = 512 * 1024
+MaxSizeOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-template-size",
+        help="Largest template or environment accepted, in bytes (Heat's default: 524288).",
+    ),
+]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
 
 
@@ -127,6 +136,7 @@ def load_for_command(
     err: IO[str] | None = None,
     embeds_files: bool = False,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> LoadedStack:
     """``load_stack`` for a command (plan and apply require every value; eval does not), with the type checks
     of the composition root: warnings go to ``err`` (default: stderr; and into ``warnings`` when given),
@@ -146,6 +156,7 @@ def load_for_command(
         {k: str(v) for k, v in pfiles.items()},
         require_values=require_values,
         checks=root.type_checks(),
+        max_size=max_size,
     )
     if embeds_files and not allow_outside_files:
         diags = [replace(d, severity=Severity.ERROR) if d.code == OUTSIDE_FILE_CODE else d for d in diags]

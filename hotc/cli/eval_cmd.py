@@ -23,8 +23,10 @@ from typing import Annotated, Any
 import typer
 
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     EnvOpt,
     FormatOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     TemplateOpt,
@@ -138,6 +140,7 @@ def eval_command(
     parameter_file: ParamFileOpt = None,
     fmt: FormatOpt = "text",
     stack_name: StackNameOpt = None,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Evaluate one expression against the template's parameters (resources are unknown until apply)."""
     check_format(fmt, ("text", "json"))
@@ -148,6 +151,7 @@ def eval_command(
         parse_parameter_files(parameter_file),
         verb="evaluated",
         require_values=False,
+        max_size=max_template_size,
     )
     value = evaluate_in_stack(expression, loaded, stack_name or template.stem)
     if _reads_hidden(expression, loaded):

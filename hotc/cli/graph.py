@@ -20,7 +20,9 @@ from typing import Annotated, Any
 import typer
 
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     EnvOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     check_format,
@@ -52,15 +54,16 @@ def _from_template(
     pfiles: dict[str, Path],
     stack: str,
     backend_url: str | None,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> tuple[Any, str]:
     from hotc.planner.api import PlanOptions, build_desired, make_plan
     from hotc.planner.cost import estimate, measured_durations
-    from hotc.planner.render_graph import from_plan
+    from hotc.planner.render.graph import from_plan
     from hotc.state import backend_from_config
 
     backend: Any = backend_from_config(backend_url)
     state, _ = backend.read(stack)
-    loaded = load_for_command(template, environment, params, pfiles, verb="graphed")
+    loaded = load_for_command(template, environment, params, pfiles, verb="graphed", max_size=max_size)
     desired = build_desired(loaded, stack, state.lineage if state is not None else None, state=state)
     plan = make_plan(desired, state, PlanOptions())
     est = estimate(plan, measured_durations(_events(backend, stack)))
@@ -70,14 +73,14 @@ def _from_template(
 def _from_plan_file(path: Path) -> tuple[Any, str]:
     from hotc.planner.api import load_plan
     from hotc.planner.cost import estimate
-    from hotc.planner.render_graph import from_plan
+    from hotc.planner.render.graph import from_plan
 
     plan = load_plan(path)
     return from_plan(plan, estimate(plan).critical_path), f"plan for stack {plan.stack_name}"
 
 
 def _from_state(stack: str, backend_url: str | None) -> tuple[Any, str]:
-    from hotc.planner.render_graph import from_dependencies
+    from hotc.planner.render.graph import from_dependencies
     from hotc.state import backend_from_config
 
     state, _ = backend_from_config(backend_url).read(stack)
@@ -111,9 +114,10 @@ def graph_command(
     backend: Annotated[
         str | None, typer.Option("--backend", help="State backend (s3://... or a directory).")
     ] = None,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Draw the dependency graph: a plan coloured by action with its critical path, or a stack's state."""
-    from hotc.planner.render_graph import render_dot, render_mermaid
+    from hotc.planner.render.graph import render_dot, render_mermaid
 
     check_format(fmt, GRAPH_FORMATS)
     if template is not None:
@@ -125,6 +129,7 @@ def graph_command(
             parse_parameter_files(parameter_file),
             stack,
             backend,
+            max_template_size,
         )
     elif what is None:
         raise HotcError("give a template with -t, a saved plan file or a stack name")

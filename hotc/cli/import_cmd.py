@@ -18,7 +18,15 @@ from typing import Annotated, Any
 import typer
 import yaml
 
-from hotc.cli.common import EnvOpt, ParamFileOpt, ParamOpt, parse_parameter_files, parse_parameters
+from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
+    EnvOpt,
+    MaxSizeOpt,
+    ParamFileOpt,
+    ParamOpt,
+    parse_parameter_files,
+    parse_parameters,
+)
 from hotc.errors import HotcError
 
 BackendOpt = Annotated[
@@ -54,7 +62,7 @@ def read_map(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def import_wiring(os_cloud: str | None) -> Any:
+def import_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE) -> Any:
     """apply's wiring, its loader saying "nothing was imported" when the template has errors."""
     from dataclasses import replace
 
@@ -63,7 +71,14 @@ def import_wiring(os_cloud: str | None) -> Any:
 
     def load(template: Path, envs: list[Path], params: Any, pfiles: Any, **kw: Any) -> Any:
         return load_for_command(
-            template, envs, dict(params), dict(pfiles), verb="imported", embeds_files=True, **kw
+            template,
+            envs,
+            dict(params),
+            dict(pfiles),
+            verb="imported",
+            embeds_files=True,
+            max_size=max_size,
+            **kw,
         )
 
     return replace(apply_wiring(os_cloud), load=load)
@@ -96,6 +111,7 @@ def import_command(
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Take over existing objects: record them in the stack's state (nothing in the cloud changes)."""
     if from_heat is not None:
@@ -119,7 +135,7 @@ def import_command(
             lock_timeout=lock_timeout,
             out=sys.stdout,
             err=sys.stderr,
-            wiring=import_wiring(os_cloud),
+            wiring=import_wiring(os_cloud, max_template_size),
             params=parse_parameters(parameter),
         )
         if code:
@@ -150,7 +166,7 @@ def import_command(
         lock_timeout=lock_timeout,
         out=sys.stdout,
         err=sys.stderr,
-        wiring=import_wiring(os_cloud),
+        wiring=import_wiring(os_cloud, max_template_size),
     )
     if code:
         raise typer.Exit(code)

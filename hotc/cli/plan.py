@@ -24,8 +24,10 @@ import typer
 
 from hotc.cli import root
 from hotc.cli.common import (
+    DEFAULT_MAX_TEMPLATE_SIZE,
     AllowOutsideOpt,
     EnvOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     check_format,
@@ -177,6 +179,7 @@ def _load(
     pfiles: dict[str, Path],
     warnings: list[Diagnostic] | None = None,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> Any:
     return load_for_command(
         template,
@@ -187,6 +190,7 @@ def _load(
         warnings=warnings,
         embeds_files=True,
         allow_outside_files=allow_outside_files,
+        max_size=max_size,
     )
 
 
@@ -196,9 +200,9 @@ def _want_color() -> bool:
 
 def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: str | None = None) -> str:
     # deliberate lazy imports of the planner's renderings (start-up speed, as above)
-    from hotc.planner.render_json import render_json
-    from hotc.planner.render_markdown import render_markdown
-    from hotc.planner.render_text import render_text
+    from hotc.planner.render.json import render_json
+    from hotc.planner.render.markdown import render_markdown
+    from hotc.planner.render.text import render_text
 
     if fmt == "json":
         return render_json(plan)
@@ -234,6 +238,7 @@ def plan_command(
     exclude: ExcludeOpt = None,
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
+    max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why.
 
@@ -279,6 +284,7 @@ def plan_command(
                     exclude=exclude,
                     given=(inputs.parameters, inputs.parameter_files),
                     allow_outside_files=allow_outside_files,
+                    max_size=max_template_size,
                 )
             return
         _plan(
@@ -307,12 +313,13 @@ def plan_command(
             imports=import_,
             exclude=exclude,
             allow_outside_files=allow_outside_files,
+            max_size=max_template_size,
         )
     except HotcError as exc:
         if not exc.diagnostics:
             raise
         if fmt == "sarif":  # a template that cannot be planned still annotates the pull request
-            from hotc.planner.render_sarif import diagnostic_results, render_sarif
+            from hotc.planner.render.sarif import diagnostic_results, render_sarif
 
             sys.stdout.write(render_sarif(diagnostic_results(_display(exc.diagnostics))))
         raise HotcError(
@@ -348,6 +355,7 @@ def _plan(
     exclude: list[str] | None = None,
     given: tuple[dict[str, str], dict[str, Path]] | None = None,
     allow_outside_files: bool = False,
+    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """``given``: parameters and parameter files already parsed (``--existing``)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
@@ -400,7 +408,9 @@ def _plan(
     state, events = _read_state(backend, name, lock_timeout)
     warnings: list[Diagnostic] = []
     if template is not None:
-        loaded = _load(template, list(environment or []), params, pfiles, warnings, allow_outside_files)
+        loaded = _load(
+            template, list(environment or []), params, pfiles, warnings, allow_outside_files, max_size
+        )
         desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
     else:
         if state is None:
@@ -471,7 +481,7 @@ def _plan(
 
 def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
     from hotc.planner.disruption import disruptions
-    from hotc.planner.render_sarif import diagnostic_results, plan_results, render_sarif
+    from hotc.planner.render.sarif import diagnostic_results, plan_results, render_sarif
 
     positions = {a: r.pos for a, r in desired.resources.items() if r.pos is not None}
     disruptive = frozenset(d.address for d in disruptions(plan) if d.kind == "reboot")

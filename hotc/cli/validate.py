@@ -14,7 +14,7 @@ in ``docs/sarif-rules.md``); the exit code is the same.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -22,6 +22,7 @@ from hotc.cli import root
 from hotc.cli.common import (
     EnvOpt,
     FormatOpt,
+    MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
     TemplateOpt,
@@ -32,14 +33,6 @@ from hotc.cli.common import (
 )
 from hotc.errors import Diagnostic, Severity
 from hotc.parser.api import DEFAULT_MAX_TEMPLATE_SIZE, MISSING, LoadedStack, load_stack
-
-MaxSizeOpt = Annotated[
-    int,
-    typer.Option(
-        "--max-template-size",
-        help="Largest template or environment accepted, in bytes (Heat's default: 524288).",
-    ),
-]
 
 
 def _display(d: Diagnostic) -> Diagnostic:
@@ -142,7 +135,7 @@ def validate_command(
     n_err = sum(1 for d in diags if d.severity is Severity.ERROR)
     n_warn = len(diags) - n_err
     if fmt == "sarif":
-        from hotc.planner.render_sarif import diagnostic_results, render_sarif
+        from hotc.planner.render.sarif import diagnostic_results, render_sarif
 
         typer.echo(render_sarif(diagnostic_results(diags)), nl=False)
     elif fmt == "json":

@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,7 +208,7 @@ class Registry:
         self._top: dict[str, RegistryEntry] = {}
         self._per_resource: dict[str, dict[str, RegistryEntry]] = {}
         self._globs: list[RegistryEntry] = []
-        self._memo: dict[tuple[str, str | None], Resolution | TypeNotFound] = {}
+        self._memo: dict[tuple[str, str | None, Any], Resolution | TypeNotFound] = {}
         for e in entries:
             if len(e.path) == 1:
                 self._top[e.name] = e
@@ -265,16 +265,23 @@ class Registry:
                     out.append(ge)
         return sorted(out, key=RegistryEntry.sort_key)
 
-    def resolve(self, type_name: str, resource_name: str | None = None) -> Resolution:
+    def resolve(
+        self,
+        type_name: str,
+        resource_name: str | None = None,
+        known: Callable[[str], bool] | None = None,
+    ) -> Resolution:
         """How ``type_name`` (of resource ``resource_name``) resolves; raises :class:`TypeNotFound`.
+        ``known`` says which names besides Heat's own types are provider types (installed resource-type
+        plugins; injected by the caller, the parser knows no provider).
 
         Answers are memoised per registry (resource names only matter when a per-resource entry exists)."""
         rn = resource_name if resource_name in self._per_resource else None
-        key = (type_name, rn)
+        key = (type_name, rn, known)
         hit = self._memo.get(key)
         if hit is None:
             try:
-                hit = self._resolve(type_name, rn, (type_name,))
+                hit = self._resolve(type_name, rn, (type_name,), known)
             except TypeNotFound as exc:
                 hit = exc
             self._memo[key] = hit
@@ -282,7 +289,13 @@ class Registry:
             raise hit
         return hit
 
-    def _resolve(self, type_name: str, resource_name: str | None, chain: tuple[str, ...]) -> Resolution:
+    def _resolve(
+        self,
+        type_name: str,
+        resource_name: str | None,
+        chain: tuple[str, ...],
+        known: Callable[[str], bool] | None = None,
+    ) -> Resolution:
         if len(chain) > 20:
             raise TypeNotFound(
                 chain[0], "resource_registry aliases loop: " + " -> ".join(chain[:8]) + " -> ..."
@@ -301,7 +314,7 @@ class Registry:
             if new in chain:
                 raise TypeNotFound(chain[0], "resource_registry aliases loop: " + " -> ".join((*chain, new)))
             try:
-                return self._resolve(new, resource_name, (*chain, new))
+                return self._resolve(new, resource_name, (*chain, new), known)
             except TypeNotFound as exc:
                 if "loop" in exc.message:
                     raise
@@ -310,7 +323,7 @@ class Registry:
             return Resolution("none", type_name, chain=chain)
         if type_name in SERVICE_TEMPLATES:
             return Resolution("service_template", type_name, SERVICE_TEMPLATES[type_name], chain=chain)
-        if resource_types.is_known(type_name):
+        if resource_types.is_known(type_name) or (known is not None and known(type_name)):
             return Resolution("builtin", type_name, chain=chain)
         raise TypeNotFound(chain[0], resource_types.not_found_message(type_name))
 
@@ -733,7 +746,3 @@ def load_registry(rr: Mapping[str, Any]) -> Registry:
     if isinstance(res, Mapping):
         resources = {str(k): v for k, v in res.items() if isinstance(v, Mapping)}
     return Registry(tuple(entries.values()), resources)
-
-
-def empty_environment() -> Environment:
-    return Environment()

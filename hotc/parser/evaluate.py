@@ -17,7 +17,6 @@
         ``file`` (get_file paths), ``ref`` (2013-05-23 ``Ref``: a resource if one has that name, else a
         parameter). Only names written literally are reported; both branches of ``if`` are walked.
     file_paths(expr) -> list[str]      the literal get_file paths (the loader fills ``ctx.files`` with them)
-    select_path(value, path)          Heat's attribute path selection (bad path -> None), for resolvers
 
 Parameters that have no value (``hotc validate`` without values) should be given to the context as
 ``Unknown()``; a get_param of a name absent from ``ctx.parameters`` is an error (undeclared parameter).
@@ -164,22 +163,6 @@ def references(expr: Expr, ctx: EvalContext | None = None) -> Iterator[tuple[str
 def file_paths(expr: Expr) -> list[str]:
     """The get_file paths written literally in ``expr``."""
     return [name for kind, name, _ in references(expr) if kind == "file"]
-
-
-def select_path(value: Any, path: Sequence[Any]) -> Any:
-    """Heat's ``select_from_attribute``: follow str/int keys; any bad step gives None."""
-
-    def step(collection: Any, key: Any) -> Any:
-        if not isinstance(collection, Mapping | Sequence):
-            raise TypeError("can't traverse")
-        if not isinstance(key, str | int):
-            raise TypeError("bad key")
-        return collection[key]  # type: ignore[index]
-
-    try:
-        return reduce(step, path, value)
-    except (KeyError, IndexError, TypeError):
-        return None
 
 
 class UnknownResources:

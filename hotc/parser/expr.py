@@ -708,9 +708,3 @@ def invalid_message(name: str, version: TemplateVersion) -> str:
         f'the function "{name}" is invalid in this context: a condition may only use '
         f"{', '.join(cond)} (and names of other conditions)"
     )
-
-
-def introduced_in(name: str) -> str | None:
-    """The first version in which ``name`` is a function (None: not a HOT function at all)."""
-    spec = grammar().functions.get(name)
-    return spec.introduced() if spec else None

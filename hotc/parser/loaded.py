@@ -29,6 +29,9 @@ class TypeChecks:
 
     properties: Callable[[str, Resource, bool], Sequence[Diagnostic]]
     attributes: Callable[[str], frozenset[str] | None]
+    # names that are provider types besides Heat's own (installed resource-type plugins): the registry
+    # resolves them as built-in types instead of "could not be found"
+    known: Callable[[str], bool] = field(default=lambda _name: False)
 
 
 def _no_properties(_type_name: str, _resource: Resource, _strict: bool) -> Sequence[Diagnostic]:

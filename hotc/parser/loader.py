@@ -341,7 +341,7 @@ def _process(
             # to a provider type (the planner may need it), nothing else
             try:
                 rd = (
-                    env.registry.resolve(res.type, rname)
+                    env.registry.resolve(res.type, rname, lc.checks.known)
                     if res.type and not is_template_name(res.type)
                     else None
                 )
@@ -362,7 +362,7 @@ def _process(
         if is_template_name(type_name) and not is_url(type_name):
             lookup = resolve_path(type_name, base)
         try:
-            r = env.registry.resolve(lookup, rname)
+            r = env.registry.resolve(lookup, rname, lc.checks.known)
         except TypeNotFound as exc:
             lc.diags.append(error(exc.message, res.type_pos, code="unknown-type"))
             continue
@@ -397,6 +397,10 @@ def _process(
         tr = types.get(rname)
         if tr is not None and tr.kind == "builtin":
             lc.diags.extend(lc.checks.properties(tr.type_name, res, lc.strict))
+    for rname, pdiags in t.property_diagnostics.items():
+        tr1 = types.get(rname)
+        if tr1 is None or tr1.kind != "none":
+            lc.diags.extend(pdiags)
     _check_get_attr_nested(lc, t, types, nested, ctx, conds)
     return _Loaded(t, types, files, nested, dict(values), member_types)
 
@@ -495,7 +499,7 @@ def _members_inner(
     )
     child_env = env.child(rname, None)
     try:
-        r = child_env.registry.resolve(lookup, None)
+        r = child_env.registry.resolve(lookup, None, lc.checks.known)
     except TypeNotFound as exc:
         lc.diags.append(warning(f"members of {rname}: {exc.message}", tpos, code="unknown-type"))
         return None

@@ -332,16 +332,6 @@ def load_plan(path: Path | str) -> Plan:
 # ------------------------------------------------------------------------------------------ reloading
 
 
-def hidden_inputs(plan: Plan) -> list[str]:
-    """Names of hidden parameters the saved plan needs again."""
-    inputs = plan.inputs or {}
-    out = [k for k, v in (inputs.get("parameters") or {}).items() if isinstance(v, dict) and v.get("hidden")]
-    out += [
-        k for k, v in (inputs.get("parameter_files") or {}).items() if isinstance(v, dict) and v.get("hidden")
-    ]
-    return sorted(out)
-
-
 def loaded_stack_from_plan(
     plan: Plan, parameters: Mapping[str, str] | None = None, *, checks: TypeChecks
 ) -> LoadedStack:

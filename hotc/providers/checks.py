@@ -40,9 +40,14 @@ def _attributes(type_name: str) -> frozenset[str] | None:
     return frozenset(rtype.attributes)
 
 
+def _known(type_name: str) -> bool:
+    """A provider type besides Heat's own: a type an installed resource-type plugin declares."""
+    return "::" in type_name and get_schema(type_name) is not None
+
+
 def type_checks() -> TypeChecks:
-    """Property and attribute checks of every built-in type hotc has a schema for."""
-    return TypeChecks(properties=_properties, attributes=_attributes)
+    """Property and attribute checks of every type hotc has a schema for (built-in and from plugins)."""
+    return TypeChecks(properties=_properties, attributes=_attributes, known=_known)
 
 
 __all__ = ["type_checks"]

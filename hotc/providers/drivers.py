@@ -55,10 +55,6 @@ def plugin_driver(type_name: str) -> Driver | None:
     return entry.type.driver
 
 
-def known_types() -> frozenset[str]:
-    return frozenset(NATIVE) | frozenset(openstack_drivers())
-
-
 #: why hotc cannot apply a type Heat knows (shown by plan errors and validate warnings)
 UNSUPPORTED_REASONS: Mapping[str, str] = {
     "OS::Heat::SoftwareDeploymentGroup": "deployment groups are not implemented yet (use one "

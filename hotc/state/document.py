@@ -12,7 +12,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Any
 
 # 2: a deposed instance carries its ``type`` and ``deletion_policy`` as fields (in 1 they were ``hotc:type``,
@@ -22,10 +21,6 @@ FORMAT_VERSION = 2
 # Resource statuses, as Heat names them (ACTION_STATUS).
 IN_PROGRESS_SUFFIX = "_IN_PROGRESS"
 FAILED_SUFFIX = "_FAILED"
-
-
-def _frozen_map(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(m or {}))
 
 
 @dataclass(frozen=True)

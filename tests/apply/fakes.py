@@ -30,8 +30,15 @@ class Call:
     policy: str | None = None  # the deletion_policy a delete was called with
 
 
+GATE_TIMEOUT = 30.0  # a gate never released is a test bug: fail instead of hanging
+
+
 class FakeCloud:
-    """Records every call with its start/end time; resources live in ``objects``."""
+    """Records every call with its start/end time; resources live in ``objects``.
+
+    Tests that depend on the order of concurrent calls use gates, not latencies: ``gate(op, address)`` makes
+    that call wait (after recording its physical id) until the test calls ``.set()`` on the event it returns;
+    ``ended(op, address)`` is an event set when that call has returned (or raised)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -45,6 +52,15 @@ class FakeCloud:
         self.fail_times: dict[tuple[str, str], int] = {}  # fail only this many times
         self.hooks: dict[tuple[str, str], Callable[[ActionContext], None]] = {}
         self.reuse_on_create = False
+        self.gates: dict[tuple[str, str], threading.Event] = {}
+        self._ended: dict[tuple[str, str], threading.Event] = {}
+
+    def gate(self, op: str, address: str) -> threading.Event:
+        return self.gates.setdefault((op, address), threading.Event())
+
+    def ended(self, op: str, address: str) -> threading.Event:
+        with self.lock:
+            return self._ended.setdefault((op, address), threading.Event())
 
     def _enter(self, op: str, address: str, pid: str | None) -> Call:
         c = Call(op, address, pid, time.monotonic())
@@ -58,8 +74,13 @@ class FakeCloud:
         with self.lock:
             self.in_flight -= 1
             c.end = time.monotonic()
+            done = self._ended.setdefault((c.op, c.address), threading.Event())
+        done.set()
 
     def _delay(self, op: str, address: str) -> None:
+        gate = self.gates.get((op, address))
+        if gate is not None and not gate.wait(GATE_TIMEOUT):
+            raise CloudError(f"test gate for {op} {address} was never released")
         d = self.latency.get((op, address), self.latency.get(("*", address), self.default_latency))
         if d:
             time.sleep(d)

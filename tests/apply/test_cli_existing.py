@@ -126,3 +126,17 @@ def test_planned_import_in_every_format(tmp_path: Path) -> None:
     assert r.returncode == 1 and "the template does not declare it" in r.stderr
     r = hotc(tmp_path, "plan", "-t", "net.yaml", "--import", "net")
     assert r.returncode == 1 and "expected ADDRESS=ID" in r.stderr
+
+
+def test_apply_refresh_only_from_the_stack_alone(tmp_path: Path) -> None:
+    r = hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--auto-approve")
+    assert r.returncode == 0, r.stderr
+    serial = state_of(tmp_path, "quickstart").serial
+    r = hotc(tmp_path, "apply", "quickstart", "--refresh-only", "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "No drift" in r.stdout
+    assert state_of(tmp_path, "quickstart").serial == serial  # nothing to record, nothing written
+    r = hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--refresh", "--refresh-only")
+    assert r.returncode == 1 and "cannot be combined" in r.stderr
+    r = hotc(tmp_path, "apply", "nothing", "--refresh-only", "--auto-approve")
+    assert r.returncode == 1 and "no state" in r.stderr

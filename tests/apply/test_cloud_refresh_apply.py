@@ -32,5 +32,14 @@ def test_apply_refresh_undoes_an_out_of_band_change(
     assert r.returncode == 0, r.stdout + r.stderr
     assert "admin_state_up" in r.stdout and "1 updated" in r.stdout
     assert cloud.network.get_network(net_id).is_admin_state_up is True
+    # apply --refresh-only (from the stack alone) records an out-of-band change; the next plan wants it back
+    cloud.network.update_network(net_id, admin_state_up=False)
+    r = hotc(tmp_path, hotc_cloud_env, "apply", stack, "--refresh-only", "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 resource(s) updated from the cloud: net" in r.stdout
+    assert cloud.network.get_network(net_id).is_admin_state_up is False  # the cloud was not changed
+    r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", "net.yaml", stack, "--format", "json")
+    (net,) = [c for c in json.loads(r.stdout)["resource_changes"] if c["address"] == "net"]
+    assert net["actions"] == ["update"] and net["changed_paths"] == [["admin_state_up"]]
     r = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert r.returncode == 0, r.stdout + r.stderr

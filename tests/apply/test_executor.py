@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import replace
+from typing import Any
 
 from hotc.apply.executor import ExecOptions, Executor, execute
 from hotc.planner.plan import Action
 from hotc.state.document import DeposedInstance, ResourceState, StackState
 from hotc.values import Unknown
 from tests.apply.fakes import (
+    GATE_TIMEOUT,
     FakeCloud,
     FakeDesired,
     FakeDriver,
@@ -95,16 +96,23 @@ def test_no_barriers_slow_branch_does_not_delay_independent_branch():
         FakeResource("b3", depends_on=("b2",)),
     ]
     cloud, drivers, desired = setup(res)
-    cloud.latency[("create", "a1")] = 0.6
-    cloud.default_latency = 0.05
-    t0 = time.monotonic()
-    rep, _ = run(create_plan(desired), StackState.new("teststack"), desired, drivers)
-    wall = time.monotonic() - t0
+    a1_gate = cloud.gate("create", "a1")  # a1 is held in flight until the whole b branch is done
+    result: dict[str, Any] = {}
+    runner = threading.Thread(
+        target=lambda: result.update(
+            rep=run(create_plan(desired), StackState.new("teststack"), desired, drivers)
+        )
+    )
+    runner.start()
+    try:
+        assert cloud.ended("create", "b3").wait(GATE_TIMEOUT), "the fast branch waited for the slow one"
+        assert not cloud.ended("create", "a1").is_set() and not cloud.calls_for("create", "a2")
+    finally:
+        a1_gate.set()
+        runner.join(GATE_TIMEOUT)
+    rep, _ = result["rep"]
     assert rep.ok
-    a1 = cloud.calls_for("create", "a1")[0]
-    b3 = cloud.calls_for("create", "b3")[0]
-    assert b3.end < a1.end, "the fast branch waited for the slow one"
-    assert wall < 0.6 + 0.05 + 0.4  # critical path a1+a2 plus slack
+    assert cloud.calls_for("create", "a2")[0].start >= cloud.calls_for("create", "a1")[0].end
 
 
 def test_parallelism_caps_calls_in_flight():
@@ -143,9 +151,11 @@ def test_failure_stops_scheduling_lets_in_flight_finish_and_saves_state():
         + [FakeResource("child", depends_on=("bad",))]
     )
     cloud, drivers, desired = setup(res)
-    cloud.latency[("create", "bad")] = 0.05
-    cloud.latency[("create", "slow")] = 0.4
     cloud.fail[("create", "bad")] = "Quota exceeded for instances (HTTP 403)"
+    # slow is held in flight until bad has failed (the two start first: parallelism 2, plan order)
+    slow_gate = cloud.gate("create", "slow")
+    bad_done = cloud.ended("create", "bad")
+    threading.Thread(target=lambda: bad_done.wait(GATE_TIMEOUT) and slow_gate.set(), daemon=True).start()
     rep, sink = run(
         create_plan(desired), StackState.new("teststack"), desired, drivers, opts=replace(OPTS, parallelism=2)
     )
@@ -168,7 +178,6 @@ def test_failure_stops_scheduling_lets_in_flight_finish_and_saves_state():
 def test_cancel_acts_like_a_failure_without_error():
     res = [FakeResource("first")] + [FakeResource(f"n{i}", depends_on=("first",)) for i in range(3)]
     cloud, drivers, desired = setup(res)
-    cloud.latency[("create", "first")] = 0.3
     sink = MemorySink()
     ex = Executor(
         create_plan(desired),
@@ -179,7 +188,8 @@ def test_cancel_acts_like_a_failure_without_error():
         OPTS,
         desired_info=desired.resources,
     )
-    threading.Timer(0.1, ex.cancel, args=("interrupted (SIGINT)",)).start()
+    # the interrupt arrives while "first" is in flight (from inside its create call)
+    cloud.hooks[("create", "first")] = lambda _ctx: ex.cancel("interrupted (SIGINT)")
     rep = ex.run()
     assert rep.interrupted and not rep.ok and not rep.failed
     assert [d.address for d in rep.done] == ["first"]

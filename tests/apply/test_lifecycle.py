@@ -130,3 +130,24 @@ def test_a_failed_suspend_starts_nothing_after_its_level(tmp_path: Path) -> None
     st, _ = backend_from_config(str(tmp_path), tmp_path).read("life")
     assert st.resources["srv"].status == "SUSPEND_FAILED" and st.status == "SUSPEND_FAILED"
     assert st.resources["net"].status == "CREATE_COMPLETE"
+
+
+def test_check_fails_a_resource_whose_live_status_is_broken(tmp_path: Path) -> None:
+    _stack(tmp_path)
+    cloud = FakeCloud()
+    cloud.objects.update(
+        {
+            "n1": {"props": {}, "tags": {}, "statuses": ["ACTIVE"]},
+            "s1": {"props": {}, "tags": {}, "statuses": ["ERROR"]},
+            "g1": {"props": {}, "tags": {}},
+        }
+    )
+    drv = FakeDriver(cloud)
+    err = io.StringIO()
+    assert check_stack("life", str(tmp_path), None, io.StringIO(), err, drivers=lambda t: drv) == 1
+    st, _ = backend_from_config(str(tmp_path), tmp_path).read("life")
+    assert (
+        st.resources["srv"].status == "CHECK_FAILED"
+        and "status is ERROR" in st.resources["srv"].status_reason
+    )
+    assert st.resources["net"].status == "CHECK_COMPLETE" and st.resources["gone"].status == "CHECK_COMPLETE"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import email
 import string
-import time
+import types
 import uuid
 
 import pytest
@@ -12,6 +12,7 @@ import pytest
 from hotc.apply.executor import ExecContext
 from hotc.errors import HotcError
 from hotc.providers.drivers import driver_for
+from hotc.providers.native import test_resource
 from hotc.providers.native.random_string import generate
 from hotc.providers.native.value import convert
 from hotc.state.document import ResourceState
@@ -99,14 +100,15 @@ def test_value_types():
     ).attributes == {"value": [1]}
 
 
-def test_test_resource_create_wait_fail_and_update():
+def test_test_resource_create_wait_fail_and_update(monkeypatch: pytest.MonkeyPatch) -> None:
     d = driver_for("OS::Heat::TestResource")
     rec: list[str] = []
-    t0 = time.monotonic()
+    slept: list[float] = []  # the waits the driver asks for, instead of measuring the clock
+    monkeypatch.setattr(test_resource, "time", types.SimpleNamespace(sleep=slept.append))
     out = d.create(
         ctx("t", recorded=rec), {"value": "hello", "action_wait_secs": {"create": 0.2}, "wait_secs": 5}
     )
-    assert 0.2 <= time.monotonic() - t0 < 1.0
+    assert slept == [0.2]  # action_wait_secs.create wins over wait_secs
     assert (
         out.attributes == {"output": "hello"}
         and rec == [out.physical_id]
@@ -119,8 +121,10 @@ def test_test_resource_create_wait_fail_and_update():
     with pytest.raises(HotcError, match="failed"):
         d.update(ctx("t"), out.physical_id, {"value": "a"}, {"value": "a", "fail": True}, frozenset({"fail"}))
     d.delete(ctx("t"), out.physical_id, {"fail": True})  # delete never fails
+    slept.clear()
     with pytest.raises(HotcError, match="timed out"):
         d.create(ctx("t", timeout=0.1), {"wait_secs": -1})
+    assert slept == [0.1]  # -1 waits for the whole action timeout, then fails
 
 
 def test_config_family():

@@ -273,7 +273,7 @@ def main() -> None:
     import hotc.cli.app  # noqa: F401
     import hotc.providers.drivers as drivers
 
-    drivers.known_types()
+    drivers.openstack_drivers()  # every driver module imported once, before forking
     _warm_up()
     for k in [k for k in os.environ if k.startswith("OS_") or k in ("HOTC_BACKEND", "HOTC_STATE_KEY")]:
         del os.environ[k]

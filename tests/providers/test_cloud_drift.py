@@ -14,6 +14,9 @@ from typing import Any
 
 import pytest
 
+from tests.providers.test_openstack_glance import web_server  # noqa: F401, F811 -- the fixture
+from tests.providers.test_openstack_nova import PUBKEY
+
 pytestmark = pytest.mark.cloud
 
 REPO = Path(__file__).resolve().parents[2]
@@ -256,3 +259,66 @@ def test_cloud_out_of_band_changes_are_drift_and_refresh_plans_them_back(
         assert drift_of(tmp_path, hotc_cloud_env, stack, *template, "--parameter", "size=2") == {}
     finally:
         destroy(cloud, tmp_path, hotc_cloud_env, stack)
+
+
+def test_cloud_no_drift_for_the_types_the_examples_do_not_have(
+    cloud: Any,
+    cloud_shared: Any,
+    cloud_tracker: Any,
+    web_server: str,  # noqa: F811
+) -> None:
+    """KeyPair, Flavor, SecurityGroupRule, FloatingIPAssociation and WebImage: made through their drivers, read
+    back with no drift, and each out-of-band change found. (The test cloud has no Swift: the Container driver is
+    tested offline.)"""
+    from tests.providers.offline.helpers import drift, driver
+    from tests.providers.test_openstack_common import make_ctx
+
+    lineage = cloud_tracker.name("lin")
+    made: list[tuple[str, str, dict[str, Any]]] = []
+
+    def make(address: str, type_name: str, props: dict[str, Any]) -> tuple[Any, str]:
+        ctx = make_ctx(cloud, address, type_name, lineage=lineage, stack=cloud_tracker.name("s"))
+        out = driver(type_name).create(ctx, props)
+        made.append((address, type_name, props | {"__pid": out.physical_id}))
+        assert drift(type_name, props, driver(type_name).read(ctx, out.physical_id, props)) == [], type_name
+        return ctx, out.physical_id
+
+    try:
+        kp_props = {"name": cloud_tracker.name("kp"), "public_key": PUBKEY}
+        make("kp", "OS::Nova::KeyPair", kp_props)
+        fl_props = {"name": cloud_tracker.name("fl"), "ram": 64, "vcpus": 1, "extra_specs": {"hw:x": "1"}}
+        fl_ctx, fl_id = make("fl", "OS::Nova::Flavor", fl_props)
+        sg = cloud.network.create_security_group(name=cloud_tracker.name("sg"))
+        cloud_tracker.track(sg)
+        rule_props = {"security_group": sg.id, "port_range_min": 443, "port_range_max": 443}
+        make("rule", "OS::Neutron::SecurityGroupRule", rule_props)
+        port = cloud.network.create_port(
+            name=cloud_tracker.name("port"), network_id=cloud_shared.private_network_id
+        )
+        cloud_tracker.track(port)
+        fip_ctx, fip_id = make("fip", "OS::Neutron::FloatingIP", {"floating_network": "public"})
+        assoc = {"floatingip_id": fip_id, "port_id": port.id}
+        make("assoc", "OS::Neutron::FloatingIPAssociation", assoc)
+        img_props = {
+            "location": f"{web_server}/image.raw",
+            "disk_format": "raw",
+            "container_format": "bare",
+            "name": cloud_tracker.name("img"),
+            "tags": ["t1"],
+            "min_ram": 1,
+        }
+        img_ctx, img_id = make("img", "OS::Glance::WebImage", img_props)
+        # out of band
+        cloud.compute.update_flavor_extra_specs_property(fl_id, "hw:x", "2")
+        cloud.image.update_image(img_id, min_ram=7)
+        assert drift(
+            "OS::Nova::Flavor", fl_props, driver("OS::Nova::Flavor").read(fl_ctx, fl_id, fl_props)
+        ) == ["extra_specs"]
+        assert drift(
+            "OS::Glance::WebImage", img_props, driver("OS::Glance::WebImage").read(img_ctx, img_id, img_props)
+        ) == ["min_ram"]
+    finally:
+        for address, type_name, props in reversed(made):
+            pid = props.pop("__pid")
+            ctx = make_ctx(cloud, address, type_name, lineage=lineage)
+            driver(type_name).delete(ctx, pid, props)

@@ -125,3 +125,71 @@ def test_machine_readable_listings(
     assert code == 0 and versions[0]["current"] is True and versions[0]["serial"] >= 1
     code, _out, err = run(capsys, "events", "s", "--format", "yaml")
     assert code == 1 and "choose one of text, json" in err
+
+
+def test_output_descriptions_come_from_the_template(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  r: {type: OS::Heat::None}\n"
+        "outputs:\n  url:\n    description: Where the app answers\n    value: http://x\n  bare: {value: 1}\n"
+    )
+    assert run(capsys, "apply", "-t", "s.yaml", "--auto-approve")[0] == 0
+    code, out, _ = run(capsys, "output", "s", "--format", "json")
+    doc = json.loads(out)
+    assert (
+        code == 0
+        and doc["url"]["description"] == "Where the app answers"
+        and doc["bare"]["description"] == ""
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate", "-t", "big.yaml"],
+        ["plan", "-t", "big.yaml"],
+        ["apply", "-t", "big.yaml", "--auto-approve"],
+        ["eval", "{get_param: p}", "-t", "big.yaml"],
+        ["graph", "-t", "big.yaml"],
+    ],
+)
+def test_every_command_that_loads_a_template_takes_max_template_size(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hotc.cli.common import DEFAULT_MAX_TEMPLATE_SIZE
+    from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE as PARSER_DEFAULT
+
+    assert DEFAULT_MAX_TEMPLATE_SIZE == PARSER_DEFAULT
+    monkeypatch.chdir(tmp_path)
+    filler = "#" + "x" * 200 + "\n"
+    body = "heat_template_version: 2018-08-31\nparameters:\n  p: {type: string, default: v}\n"
+    body += "resources:\n  r: {type: OS::Heat::None}\n" + filler * 3000  # about 600 KB, over Heat's 512 KiB
+    (tmp_path / "big.yaml").write_text(body)
+    code, _out, err = run(capsys, *argv)
+    assert code == 1 and "--max-template-size" in err + _out
+    code, out, err = run(capsys, *argv, "--max-template-size", "2000000")
+    assert code == 0, err
+
+
+def test_check_suspend_resume_report_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  r: {type: OS::Heat::RandomString}\n"
+        "  v: {type: OS::Heat::Value, properties: {value: 1}}\n"
+    )
+    assert run(capsys, "apply", "-t", "s.yaml", "--auto-approve")[0] == 0
+    code, out, _ = run(capsys, "check", "s", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["status"] == "CHECK_COMPLETE"
+    assert sorted((r["address"], r["status"]) for r in doc["resources"]) == [
+        ("r", "CHECK_COMPLETE"),
+        ("v", "CHECK_COMPLETE"),
+    ]
+    for verb, final in (("suspend", "SUSPEND_COMPLETE"), ("resume", "RESUME_COMPLETE")):
+        code, out, _ = run(capsys, verb, "s", "--format", "json")
+        doc = json.loads(out)
+        assert code == 0 and doc["status"] == final and doc["stack"] == "s"

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +137,8 @@ def test_s3_backend_commands(capsys: Any, s3_bucket: Any) -> None:
     lk = lock_cm.__enter__()
     try:
         code, _, err = hotc(capsys, "state", "mv", "web", "app.db", "db", "--backend", s3_bucket.url)
-        assert code == 1 and f"hotc force-unlock web {lk.id}" in err
+        # the hint can be pasted as it is: it repeats the --backend that was used
+        assert code == 1 and f"hotc force-unlock web {lk.id} --backend {s3_bucket.url}`" in err
         code, out, _ = hotc(capsys, "force-unlock", "web", lk.id, "--backend", s3_bucket.url)
         assert code == 0 and "Unlocked" in out
     finally:
@@ -185,10 +185,8 @@ def test_lock_released_on_signal(kind: str, sig: int, tmp_path: Path, request: A
     assert b.current_lock("web") is None  # released on the way out
     if kind == "local":
         assert (tmp_path / ".hotc" / "web.lock").read_text() == ""
-    t = time.monotonic()
-    with b.lock("web", "apply", timeout=0):
+    with b.lock("web", "apply", timeout=0):  # taken at once (timeout 0 raises if anyone still held it)
         pass
-    assert time.monotonic() - t < 5
 
 
 def test_history_without_bucket_versioning_says_so(capsys: Any, moto_s3: Any, monkeypatch: Any) -> None:

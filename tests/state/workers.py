@@ -50,15 +50,21 @@ def increment_locked(spec: Spec, stack: str, n: int, results: Any) -> None:
     results.put(("done", os.getpid()))
 
 
-def increment_cas_only(spec: Spec, stack: str, n: int, results: Any) -> None:
-    """No lock at all (--unsafe-no-locking): only the compare-and-swap write protects the counter."""
+def increment_cas_only(spec: Spec, stack: str, n: int, results: Any, read_together: Any) -> None:
+    """No lock at all (--unsafe-no-locking): only the compare-and-swap write protects the counter. The first
+    increment of every worker writes after all of them have read the same version (``read_together``, a
+    barrier): all but one of those writes must be refused as conflicts."""
     b = spec.make(unsafe=True)
     conflicts = 0
+    first = True
     with b.lock(stack, "increment") as lk:  # a stand-in lock in unsafe mode
         for _ in range(n):
             while True:
                 st, _ = b.read(stack)
                 base = st if st is not None else counter_state(stack, 0, LINEAGE)
+                if first:
+                    read_together.wait()
+                    first = False
                 try:
                     b.write(stack, replace(base, outputs={"counter": OutputState(value=counter(st) + 1)}), lk)
                     break

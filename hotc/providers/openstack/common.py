@@ -448,12 +448,6 @@ def outcome(resource: Any, attributes: Mapping[str, Any], physical_id: str | Non
     return Outcome(physical_id or resource.id, attrs)
 
 
-def changed_subset(changed: Iterable[str], new: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
-    """``{key: new[key]}`` for the keys in KEYS that changed."""
-    ch = set(changed)
-    return {k: new.get(k) for k in keys if k in ch}
-
-
 def props_get(props: Mapping[str, Any], *names: str) -> Any:
     """The first of several (Heat name, hidden legacy alias) properties that has a value."""
     for n in names:
@@ -467,10 +461,6 @@ def props_get(props: Mapping[str, Any], *names: str) -> Any:
 
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
-
-
-def looks_like_id(value: str) -> bool:
-    return bool(_UUID.match(value))
 
 
 def lookup(

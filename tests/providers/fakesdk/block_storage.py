@@ -190,7 +190,7 @@ class BlockStorageProxy(Proxy):
             raise not_found(f"Backup {oid(value)}")
         self.cloud.drop("backup", oid(value))
 
-    def restore_backup(self, backup: Any, volume_id: str | None = None, name: str | None = None) -> Any:
+    def restore_backup(self, backup: Any, volume: Any = None, name: str | None = None) -> Any:
         b = self.cloud.get("backup", oid(backup), "Backup")
         if b["status"] != "available":
             raise bad_request(f"Backup status must be available (is {b['status']})")

@@ -96,7 +96,8 @@ class ImageProxy(Proxy):
             raise conflict(f"Not allowed to reactivate image in status '{obj['status']}'")
         obj["status"] = "active"
 
-    def add_member(self, image: Any, member_id: str) -> Any:
+    def add_member(self, image: Any, **attrs: Any) -> Any:
+        member_id = str(attrs["member_id"])
         obj = self._get(image)
         if obj.get("visibility") != "shared":
             raise conflict(f"Only shared images have members (image {obj['id']} is {obj.get('visibility')})")

@@ -327,9 +327,8 @@ class NetworkProxy(Proxy):
             raise conflict(f"Router {rid} still has ports")
         self.cloud.drop("router", rid)
 
-    def add_interface_to_router(
-        self, router: Any, subnet_id: Any = None, port_id: Any = None
-    ) -> dict[str, Any]:
+    def add_interface_to_router(self, router: Any, subnet: Any = None, port: Any = None) -> dict[str, Any]:
+        subnet_id, port_id = subnet, port
         rid = oid(router)
         self.cloud.get("router", rid)
         if subnet_id:
@@ -355,7 +354,8 @@ class NetworkProxy(Proxy):
             pid = p["id"]
         return {"id": rid, "port_id": pid, "subnet_id": subnet_id}
 
-    def remove_interface_from_router(self, router: Any, subnet_id: Any = None, port_id: Any = None) -> None:
+    def remove_interface_from_router(self, router: Any, subnet: Any = None, port: Any = None) -> None:
+        subnet_id, port_id = subnet, port
         rid = oid(router)
         for p in self.cloud.all("port"):
             if p.get("device_id") != rid or not str(p.get("device_owner")).startswith(
