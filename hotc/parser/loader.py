@@ -397,6 +397,10 @@ def _process(
         tr = types.get(rname)
         if tr is not None and tr.kind == "builtin":
             lc.diags.extend(lc.checks.properties(tr.type_name, res, lc.strict))
+    for rname, pdiags in t.property_diagnostics.items():
+        tr1 = types.get(rname)
+        if tr1 is None or tr1.kind != "none":
+            lc.diags.extend(pdiags)
     _check_get_attr_nested(lc, t, types, nested, ctx, conds)
     return _Loaded(t, types, files, nested, dict(values), member_types)
 
