@@ -75,6 +75,8 @@ def _ctx(state: StackState, rs: ResourceState, opts: ExecOptions) -> ExecContext
         cloud=opts.cloud,
         record_physical_id=lambda _p: None,
         tags={TAG_LINEAGE: state.lineage, TAG_ADDRESS: rs.address},
+        signals=opts.signals,
+        lookup=lambda pid: next((r for r in state.resources.values() if r.physical_id == pid), None),
     )
 
 
@@ -156,7 +158,10 @@ def suspend_resume(
 ) -> int:
     act = action.upper()
     backend = _open(stack, backend_url)
-    opts = ExecOptions(cloud=cloud)
+    from hotc.state.signal_store import store_for
+
+    # deployments with SUSPEND/RESUME actions run them through the signal store (default configuration)
+    opts = ExecOptions(cloud=cloud, signals=store_for(None, backend_url))
     failed = 0
     with backend.lock(stack, action, timeout=lock_timeout) as lk:
         state, _ = backend.read(stack)

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hotc.errors import Pos
+from hotc.errors import Diagnostic, Pos
 
 # ---------------------------------------------------------------------------------------------- expressions
 
@@ -161,6 +161,9 @@ class Template:
     resources: Mapping[str, Resource] = field(default_factory=dict)
     outputs: Mapping[str, Output] = field(default_factory=dict)
     pos: Pos | None = None
+    # what parsing found wrong in each resource's properties: reported by the loader unless the resource
+    # resolves to OS::Heat::None, whose properties Heat discards unchecked
+    property_diagnostics: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------------- evaluation

@@ -83,6 +83,7 @@ class _Parser:
         self.file = file
         self.top = data.pos if isinstance(data, PosDict) and data.pos else Pos(file, 1, 1)
         self.diags: list[Diagnostic] = []
+        self.property_diags: dict[str, tuple[Diagnostic, ...]] = {}
 
     def err(self, msg: str, pos: Pos | None, code: str = "structure") -> None:
         self.diags.append(error(msg, pos or self.top, code=code))
@@ -253,7 +254,13 @@ class _Parser:
             if key not in body:
                 return None
             p = _val_pos(body, key, kpos)
+            before = len(self.diags)
             e = self.expr(body[key], version, key, p)
+            if key == "properties" and len(self.diags) > before:
+                # kept apart: Heat discards the properties of a resource that resolves to OS::Heat::None
+                # unchecked (the loader knows the type once the registry has been applied)
+                self.property_diags[name] = tuple(self.diags[before:])
+                del self.diags[before:]
             if not isinstance(e, MapExpr | FunctionCall):
                 self.err(
                     f"Resource {name} {key} type must be object (a mapping or a function), not a "
@@ -734,6 +741,7 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
         resources=resources,
         outputs=outputs,
         pos=p.top,
+        property_diagnostics=p.property_diags,
     )
     check_references(t, p.diags)
     return t, p.diags

@@ -44,6 +44,8 @@ from hotc.parser.api import (
 from hotc.planner.resolve import AddressResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
 
+NONE_TYPE = "OS::Heat::None"
+
 GROUP_TYPES = ("OS::Heat::ResourceGroup", "OS::Heat::AutoScalingGroup")
 STACK_TYPE = "OS::Heat::Stack"
 NAMESPACE = uuid.UUID("6f1c2a7e-5b0e-4c52-9a47-0d1f3f2b9c11")
@@ -211,6 +213,8 @@ class DesiredStack:
             return self._member_properties(scope, res.name, res.index or 0, resolver, memo)
         member = scope.members[res.name]
         assert member.resource is not None
+        if member.kind == "leaf" and member.type == NONE_TYPE:
+            return {}  # Heat discards an OS::Heat::None's properties unevaluated
         if only is not None and isinstance(member.resource.properties, MapExpr):
             ctx = self._ctx(scope, resolver, memo)
             out: dict[str, Any] = {}

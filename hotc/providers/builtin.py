@@ -50,6 +50,12 @@ class LazyDriver:
         found: str | None = self._driver().find_adoptable(ctx, props)
         return found
 
+    def __getattr__(self, name: str) -> Any:
+        """The driver's optional methods (suspend, resume, prepare_for_replace, ...), where it has them."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._driver(), name)
+
 
 def resource_types() -> Iterator[PluginType]:
     """Every built-in schema with a driver resolved on first use; whether apply supports a type is answered

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -82,14 +83,30 @@ def _hotc(cwd: Path, env: dict[str, str], *args: str, background: bool = False) 
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
-def _user_data(cloud: Any, stack: str, deadline_s: float = 300) -> str:
+def _server_id(cwd: Path, stack: str, deadline_s: float = 300) -> str:
+    """The server's id once hotc recorded it (names are shortened to Nova's limit, so not found by name)."""
+    from hotc.state import backend_from_config
+
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
-        for s in cloud.compute.servers(name=stack):
-            if s.status == "ACTIVE":
-                r = cloud.compute.get(f"/servers/{s.id}", microversion="2.3")
-                r.raise_for_status()
-                return base64.b64decode(r.json()["server"]["OS-EXT-SRV-ATTR:user_data"]).decode()
+        if (cwd / ".hotc" / f"{stack}.json").exists():
+            state, _ = backend_from_config(None, cwd, env={}).read(stack)
+            rs = state.resources.get("server") if state is not None else None
+            if rs is not None and rs.physical_id:
+                return str(rs.physical_id)
+        time.sleep(1)
+    raise AssertionError("hotc never recorded the server")
+
+
+def _user_data(cloud: Any, cwd: Path, stack: str, deadline_s: float = 300) -> str:
+    sid = _server_id(cwd, stack)
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        s = cloud.compute.get_server(sid)
+        if s.status == "ACTIVE":
+            r = cloud.compute.get(f"/servers/{sid}", microversion="2.3")
+            r.raise_for_status()
+            return base64.b64decode(r.json()["server"]["OS-EXT-SRV-ATTR:user_data"]).decode()
         time.sleep(1)
     raise AssertionError("the server never became ACTIVE")
 
@@ -122,7 +139,7 @@ def test_script_deployment_runs_with_the_stock_agents(
                   *params, background=True)  # fmt: skip
     destroyed = False
     try:
-        user_data = _user_data(cloud, stack)
+        user_data = _user_data(cloud, tmp_path, stack)
         # Heat's SOFTWARE_CONFIG payload: the metadata with the request collector's URL is in cfn-init-data
         meta = json.loads(cfn_init_data(user_data) or "{}")
         assert meta["deployments"] == [] and "metadata_url" in meta["os-collect-config"]["request"]
@@ -143,7 +160,8 @@ def test_script_deployment_runs_with_the_stock_agents(
         assert got["result"] == "hi-UPDATE" and got["stdout"] == "hi from UPDATE\n"
 
         # destroy runs the DELETE action on the server before deleting it
-        gone = _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store)
+        gone = _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
+                  "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
         destroyed = gone.returncode == 0
         assert destroyed, gone.stdout[-3000:] + gone.stderr[-3000:]
         assert "hi from DELETE" in heat_agents.log()
@@ -153,4 +171,97 @@ def test_script_deployment_runs_with_the_stock_agents(
         if apply.poll() is None:
             apply.kill()
         if not destroyed:
-            _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store)
+            _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
+                  "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
+
+
+def _notified(image: AgentImage, name: str, deadline_s: float = 300) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What 55-heat-config handed heat-config-notify on that "server": (the derived config it ran, the signal
+    body it sent), from the agents' own deployed/ directory."""
+    deployed = image.work / name / "up" / "var" / "lib" / "heat-config" / "deployed"
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        for f in sorted(deployed.glob("*.notify.json")) if deployed.is_dir() else []:
+            config = json.loads((deployed / f.name.replace(".notify.json", ".json")).read_text())
+            return config, json.loads(f.read_text())
+        time.sleep(2)
+    raise AssertionError(f"the agents never signalled: {image.log(name)[-3000:]}")
+
+
+def test_deployment_outputs_match_heats(
+    cloud: Any,
+    tmp_path: Path,
+    s3_bucket: S3Bucket,
+    hotc_cloud_env: dict[str, str],
+    cloud_shared: SharedResources,
+    cloud_tracker: CloudTracker,
+    heat_agents: AgentImage,
+) -> None:
+    """The same template in the cloud's Heat (its default transports: POLL_SERVER_CFN through heat-api-cfn, and
+    CFN_SIGNAL), with the same stock agents booted from Heat's server's user_data. The agents' derived config
+    and signal for Heat agree with hotc's (inputs but the transport-specific ones, and the outputs hotc shows).
+    Heat's engine itself cannot take the signal on this test cloud (its stack-domain user fails with Keystone's
+    "Authentication cannot be scoped to multiple targets"), so what Heat would make of the signal is compared
+    through the body its agents sent, which Heat's rules turn into the same outputs."""
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    env = _env(hotc_cloud_env)
+    stack = cloud_tracker.name("sdh")
+    store = f"s3://{s3_bucket.name}/sig"
+    params = {
+        "image": cloud_shared.image_name,
+        "flavor": cloud_shared.flavor_name,
+        "network": cloud_shared.private_network_name,
+    }
+    flags = [a for k, v in params.items() for a in ("--parameter", f"{k}={v}")]
+    apply = _hotc(tmp_path, env, "apply", "-t", "t.yaml", stack, "--auto-approve", "--signal-store", store,
+                  *flags, background=True)  # fmt: skip
+    orch = cloud.orchestration
+    try:
+        heat_agents.boot(_user_data(cloud, tmp_path, stack), name="hotc")
+        out, err = apply.communicate(timeout=900)
+        assert apply.returncode == 0, out[-3000:] + err[-3000:] + heat_agents.log("hotc")[-3000:]
+        ours = _outputs(tmp_path, env, stack)
+        our_config, our_signal = _notified(heat_agents, "hotc")
+
+        hstack = cloud_tracker.track(orch.create_stack(name=cloud_tracker.name("sdheat"), template=TEMPLATE,
+                                                        parameters=params, timeout_mins=15))  # fmt: skip
+        deadline = time.monotonic() + 300
+        hserver = None
+        while hserver is None and time.monotonic() < deadline:
+            for r in orch.resources(hstack.id):
+                if r.name == "server" and r.status == "CREATE_COMPLETE":
+                    hserver = r.physical_resource_id
+            time.sleep(2)
+        assert hserver, "Heat's server never completed"
+        r = cloud.compute.get(f"/servers/{hserver}", microversion="2.3")
+        heat_ud = base64.b64decode(r.json()["server"]["OS-EXT-SRV-ATTR:user_data"]).decode()
+        assert json.loads(cfn_init_data(heat_ud) or "{}")["os-collect-config"].get("cfn")
+        heat_agents.boot(heat_ud, name="heat")
+        heat_config, heat_signal = _notified(heat_agents, "heat")
+    finally:
+        if apply.poll() is None:
+            apply.kill()
+        heat_agents.stop()
+        _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
+              "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
+
+    assert our_signal == heat_signal  # the same hook output for the same config
+    # Heat's rules on that body give what hotc shows
+    assert ours == {
+        "stdout": heat_signal["deploy_stdout"],
+        "stderr": heat_signal["deploy_stderr"],
+        "code": heat_signal["deploy_status_code"],
+        "result": heat_signal["result"],
+    }
+    transport = {"deploy_signal_id", "deploy_signal_verb", "deploy_signal_transport", "deploy_server_id",
+                 "deploy_stack_id"}  # fmt: skip
+    mine = {i["name"]: i["value"] for i in our_config["inputs"] if i["name"] not in transport}
+    theirs = {i["name"]: i["value"] for i in heat_config["inputs"] if i["name"] not in transport}
+    assert mine == theirs
+    assert [i["name"] for i in our_config["inputs"]] == [i["name"] for i in heat_config["inputs"]]
+    for k in ("group", "config", "outputs", "options"):
+        assert our_config[k] == heat_config[k], k
+    assert our_config["inputs"][0] == heat_config["inputs"][0]  # a declared input, as Heat shapes it
+    # named after the config resource's physical name, STACK-config-<12 characters>, as Heat does
+    assert re.fullmatch(re.escape(stack) + r"-config-[a-z0-9]{12}", our_config["name"]), our_config["name"]
+    assert re.fullmatch(r".*-sdheat-config-[a-z0-9]{12}", heat_config["name"]), heat_config["name"]

@@ -104,14 +104,19 @@ def _user_data(cloud: Any, server_id: str) -> str:
     return base64.b64decode(raw).decode()
 
 
-def _server_of(cloud: Any, name_part: str, deadline_s: float = 300) -> str:
+def _server_of(cwd: Path, stack: str, deadline_s: float = 300) -> str:
+    """The server's id once hotc recorded it (names are shortened to Nova's limit, so not found by name)."""
+    from hotc.state import backend_from_config
+
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
-        for s in cloud.compute.servers(name=name_part):
-            if s.status == "ACTIVE":
-                return str(s.id)
+        if (cwd / ".hotc" / f"{stack}.json").exists():
+            state, _ = backend_from_config(None, cwd, env={}).read(stack)
+            rs = state.resources.get("server") if state is not None else None
+            if rs is not None and rs.physical_id and rs.status == "CREATE_COMPLETE":
+                return str(rs.physical_id)
         time.sleep(1)
-    raise AssertionError(f"no ACTIVE server named like {name_part}")
+    raise AssertionError("hotc never created the server")
 
 
 def _run_like_cloud_init(user_data: str) -> subprocess.CompletedProcess[str]:
@@ -169,7 +174,7 @@ def test_server_user_data_curl_completes_a_count_2_wait_condition_as_heat_does(
     cwd, env, stack, store, params = setup
     proc = _apply(cwd, env, stack, store, params)
     try:
-        user_data = _user_data(cloud, _server_of(cloud, stack))
+        user_data = _user_data(cloud, _server_of(cwd, stack))
         assert "X-Amz-Signature" in user_data and "curl -i -X PUT" in user_data
         ran = _run_like_cloud_init(user_data)
         assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -220,7 +225,7 @@ def test_a_failure_signal_from_the_server_fails_the_apply_with_its_reason(
     cwd, env, stack, store, params = setup
     proc = _apply(cwd, env, stack, store, {**params, "status": "FAILURE"})
     try:
-        _run_like_cloud_init(_user_data(cloud, _server_of(cloud, stack)))
+        _run_like_cloud_init(_user_data(cloud, _server_of(cwd, stack)))
         out, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:

@@ -234,5 +234,14 @@ class DeploymentMixin:
         for k in store.keys_under(store.key(ctx.stack_name, DEPLOYMENTS, physical_id) + "/"):
             store.delete_all(k)
 
+    def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        """``hotc suspend``: runs the SUSPEND action on the server when ``actions`` has it (as Heat)."""
+        if "SUSPEND" in self._actions(props):
+            self._run(ctx, physical_id, props, "SUSPEND")
+
+    def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+        if "RESUME" in self._actions(props):
+            self._run(ctx, physical_id, props, "RESUME")
+
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return None

@@ -10,7 +10,9 @@ YAML of ``cloud_config``; MultipartMime's is a MIME multipart message built from
 from __future__ import annotations
 
 import email
+import hashlib
 import os
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from email.mime.multipart import MIMEMultipart
@@ -24,16 +26,40 @@ from hotc.providers.base import DELETE, ActionContext, Outcome
 UNGROUPED = "Heat::Ungrouped"
 
 
+def _io(item: Any, output: bool) -> dict[str, Any]:
+    """An input or output as Heat's software config holds it: ``description`` (and an input's ``default``)
+    default to ``""``, ``type`` to String; an input's ``replace_on_change`` is kept only when true, an output's
+    ``error_output`` always."""
+    d = dict(item) if isinstance(item, Mapping) else {"name": item}
+    out: dict[str, Any] = {"name": d.get("name"), "description": d.get("description") or ""}
+    out["type"] = d.get("type") or "String"
+    if output:
+        out["error_output"] = bool(d.get("error_output", False))
+    else:
+        out["default"] = d.get("default", "") if d.get("default") is not None else ""
+        if d.get("replace_on_change"):
+            out["replace_on_change"] = True
+    return out
+
+
+def _name(ctx: ActionContext, cid: str) -> str:
+    """Heat names a config after its resource's physical name, ``STACK-NAME-<12 characters>`` (here derived
+    from the config's id, so it is the same on every read)."""
+    res = re.sub(r"[^A-Za-z0-9_-]+", "-", ctx.address).strip("-")
+    tail = "".join(c for c in hashlib.sha256(cid.encode()).hexdigest() if c.isalpha() or c.isdigit())[:12]
+    return f"{ctx.stack_name}-{res}-{tail}"
+
+
 def _show(cid: str, ctx: ActionContext, group: str, config: Any, props: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "config": config,
         "show": {
             "id": cid,
-            "name": ctx.address,
+            "name": _name(ctx, cid),
             "group": group,
             "config": config,
-            "inputs": list(props.get("inputs") or []),
-            "outputs": list(props.get("outputs") or []),
+            "inputs": [_io(i, False) for i in props.get("inputs") or []],
+            "outputs": [_io(o, True) for o in props.get("outputs") or []],
             "options": dict(props.get("options") or {}),
         },
     }
