@@ -342,4 +342,35 @@ FLAVOR = ResourceType(
     heat_class="heat.engine.resources.openstack.nova.flavor.NovaFlavor",
 )
 
-TYPES = (SERVER, KEYPAIR, FLAVOR)
+# -------------------------------------------------------------------------------------------- ServerGroup
+
+
+def server_group_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Heat asks for "a list of exactly one policy" and, from microversion 2.64, creates the group with the
+    first one only (``policy=policies[0]``): a list of several is refused here instead of silently cut."""
+    pols = props.get("policies")
+    if isinstance(pols, list) and known(pols) and len(pols) != 1:
+        return [("policies", f"a server group takes exactly one policy, got {len(pols)}")]
+    return []
+
+
+SERVER_GROUP = ResourceType(
+    name="OS::Nova::ServerGroup",
+    properties={
+        "name": string(),
+        "policies": list_(
+            string(),
+            default=["anti-affinity"],
+            constraints=(allowed("anti-affinity", "affinity", "soft-anti-affinity", "soft-affinity"),),
+        ),
+        "rules": map_({"max_server_per_host": number()}),
+    },
+    attributes=attrs(),
+    validators=(server_group_validate,),
+    # ServerGroup.needs_replace_failed: a FAILED group is kept when it still exists
+    failed_replace=lambda live: live is None,
+    service="compute",
+    heat_class="heat.engine.resources.openstack.nova.server_group.ServerGroup",
+)
+
+TYPES = (SERVER, KEYPAIR, FLAVOR, SERVER_GROUP)
