@@ -622,7 +622,10 @@ def _nested(
     if loaded is None:
         return
     child_t, child_diags = loaded
-    lc.diags.extend(child_diags)
+    lc.diags.extend(
+        _deferred(d) if not lc.strict and "is invalid: Invalid default" in d.message else d
+        for d in child_diags
+    )
     if child_t is None:
         return
     # properties -> the nested template's parameters
@@ -696,9 +699,27 @@ def _nested(
     vals.update({k: v for k, v in child_values.items()})
     lc.diags.extend(d for d in vdiags if d.severity.value == "error")
     child_env = env.child(rname, r.entry)
+    before = len(lc.diags)
     sub = _process(lc, child_t, child_env, vals, depth + 1, (*stack, key))
+    if not lc.strict:
+        # Heat's template validate (validate_res_tmpl_only) loads a nested template and turns its parameters
+        # into the resource's properties, nothing more: what is wrong inside it fails the create only
+        lc.diags[before:] = [_deferred(d) for d in lc.diags[before:]]
     sc.nested[key] = NestedTemplate(
         template=child_t, types=sub.types, files=sub.files, nested=sub.nested, member_types=sub.member_types
+    )
+
+
+def _deferred(d: Diagnostic) -> Diagnostic:
+    """An error inside a nested template, as ``hotc validate`` reports it: a warning (Heat's template validate
+    does not look there; its stack create, and hotc plan, reject it)."""
+    if d.severity is not Severity.ERROR:
+        return d
+    return warning(
+        f"{d.message} (inside a nested template: Heat's template validate does not check it there; "
+        "creating the stack would fail)",
+        d.pos,
+        code=d.code,
     )
 
 

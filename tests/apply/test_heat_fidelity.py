@@ -248,3 +248,55 @@ def test_results_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
         seen.append(r.stdout)
     assert json.loads(seen[0])["plain"]["value"] == ["apple", "date", "fig", "kiwi", "lime", "pear", "plum"]
     assert seen[0] == seen[1]
+
+
+# ------------------------------------------------------------------ nested templates validated as Heat does
+
+
+@pytest.mark.parametrize(
+    ("child", "fragment"),
+    [
+        (
+            "parameters:\n  p: {type: string, default: abc, constraints: [{length: {max: 2}}]}\nresources: {}\n",
+            "Invalid default abc",
+        ),
+        ("resources:\n  x: {type: OS::No::Such}\n", "OS::No::Such"),
+    ],
+    ids=["nested-default-violates-constraint", "nested-unknown-type"],
+)
+def test_inside_a_nested_template_validate_warns_and_plan_rejects(
+    work: Path, capsys: pytest.CaptureFixture[str], child: str, fragment: str
+) -> None:
+    # Heat 27: POST /validate of the parent 200; POST /stacks 400 (validate_nested_stack at create)
+    (work / "child.yaml").write_text("heat_template_version: '2018-08-31'\n" + child)
+    (work / "parent.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  c: {type: child.yaml}\n"
+    )
+    code, out, err = run(capsys, "validate", "-t", "parent.yaml")
+    assert code == 0, out + err
+    assert fragment in out + err and "creating the stack would fail" in out + err
+    code, out, err = run(capsys, "plan", "-t", "parent.yaml")
+    assert code != 0 and fragment in out + err
+    code, out, err = run(capsys, "validate", "-t", "child.yaml")  # the template itself: Heat rejects it
+    assert code != 0 and fragment in out + err
+
+
+# ------------------------------------------------------------------ an argument shape Heat checks at create only
+
+
+def test_a_str_split_short_of_arguments_errors_only_its_output(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Heat 27: validate OK; CREATE_COMPLETE; good = 2; bad = null with Heat's str_split message
+    (work / "s.yaml").write_text(
+        "heat_template_version: 2018-08-31\noutputs:\n  bad: {value: {str_split: [',']}}\n  good: {value: 2}\n"
+    )
+    code, out, err = run(capsys, "validate", "-t", "s.yaml")
+    assert code == 0, out + err
+    assert "creating the stack gives this output an error" in out + err
+    code, out, err = run(capsys, "apply", "-t", "s.yaml", "--auto-approve")
+    assert code == 0, out + err
+    got = outputs(capsys, "s")
+    assert got["good"]["value"] == 2  # type: ignore[index]
+    assert got["bad"]["value"] is None  # type: ignore[index]
+    assert 'Incorrect arguments to "str_split" should be' in got["bad"]["error"]  # type: ignore[index]
