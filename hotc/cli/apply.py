@@ -657,13 +657,74 @@ def events_command(
         raise typer.Exit(1)
 
 
-def check_command(stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None) -> None:
+LifecycleFmtOpt = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        help="text, or json: {stack, status, resources: [{address, type, status, reason, physical_id}]}.",
+    ),
+]
+
+
+def _last_event_id(stack: str, backend: str | None) -> str | None:
+    from hotc.state import backend_from_config
+
+    events = backend_from_config(backend).read_events(stack)
+    return events[-1].id if events else None
+
+
+def _lifecycle(fmt: str, stack: str, backend: str | None, run: Any) -> None:
+    """Run a lifecycle operation (check, suspend, resume); with ``--format json`` print what it recorded
+    (its events: one per resource transition and the stack's outcome) instead of the text lines."""
+    check_format(fmt, ("text", "json"))
+    if fmt == "text":
+        code = run(sys.stdout)
+    else:
+        import io
+
+        from hotc.apply.events import STACK_TYPE
+        from hotc.state import backend_from_config
+
+        before = _last_event_id(stack, backend)
+        code = run(io.StringIO())
+        new = backend_from_config(backend).read_events(stack, after=before)
+        final = [e for e in new if e.type == STACK_TYPE]
+        doc = {
+            "stack": stack,
+            "status": final[-1].status if final else None,
+            "status_reason": final[-1].reason if final else None,
+            "resources": [
+                {
+                    "address": e.address,
+                    "type": e.type,
+                    "status": e.status,
+                    "reason": e.reason,
+                    "physical_id": e.physical_id,
+                }
+                for e in new
+                if e.type != STACK_TYPE and not e.status.endswith("_IN_PROGRESS")
+            ],
+        }
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    if code:
+        raise typer.Exit(code)
+
+
+def check_command(
+    stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None, fmt: LifecycleFmtOpt = "text"
+) -> None:
     """Check that every resource of the stack still exists (read through its driver); exit 1 if any is missing."""
     from hotc.apply.lifecycle import check_stack
 
-    code = check_stack(stack, backend, root.cloud(os_cloud), sys.stdout, sys.stderr, drivers=root.drivers())
-    if code:
-        raise typer.Exit(code)
+    _lifecycle(
+        fmt,
+        stack,
+        backend,
+        lambda out: check_stack(
+            stack, backend, root.cloud(os_cloud), out, sys.stderr, drivers=root.drivers()
+        ),
+    )
 
 
 def suspend_command(
@@ -671,22 +732,26 @@ def suspend_command(
     backend: BackendOpt = None,
     os_cloud: OsCloudOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
+    fmt: LifecycleFmtOpt = "text",
 ) -> None:
     """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
-    code = suspend_resume(
-        "suspend",
+    _lifecycle(
+        fmt,
         stack,
         backend,
-        root.cloud(os_cloud),
-        lock_timeout,
-        sys.stdout,
-        sys.stderr,
-        drivers=root.drivers(),
+        lambda out: suspend_resume(
+            "suspend",
+            stack,
+            backend,
+            root.cloud(os_cloud),
+            lock_timeout,
+            out,
+            sys.stderr,
+            drivers=root.drivers(),
+        ),
     )
-    if code:
-        raise typer.Exit(code)
 
 
 def resume_command(
@@ -694,22 +759,26 @@ def resume_command(
     backend: BackendOpt = None,
     os_cloud: OsCloudOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
+    fmt: LifecycleFmtOpt = "text",
 ) -> None:
     """Resume the stack's suspended resources, in dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
-    code = suspend_resume(
-        "resume",
+    _lifecycle(
+        fmt,
         stack,
         backend,
-        root.cloud(os_cloud),
-        lock_timeout,
-        sys.stdout,
-        sys.stderr,
-        drivers=root.drivers(),
+        lambda out: suspend_resume(
+            "resume",
+            stack,
+            backend,
+            root.cloud(os_cloud),
+            lock_timeout,
+            out,
+            sys.stderr,
+            drivers=root.drivers(),
+        ),
     )
-    if code:
-        raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

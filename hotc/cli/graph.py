@@ -58,7 +58,7 @@ def _from_template(
 ) -> tuple[Any, str]:
     from hotc.planner.api import PlanOptions, build_desired, make_plan
     from hotc.planner.cost import estimate, measured_durations
-    from hotc.planner.render_graph import from_plan
+    from hotc.planner.render.graph import from_plan
     from hotc.state import backend_from_config
 
     backend: Any = backend_from_config(backend_url)
@@ -73,14 +73,14 @@ def _from_template(
 def _from_plan_file(path: Path) -> tuple[Any, str]:
     from hotc.planner.api import load_plan
     from hotc.planner.cost import estimate
-    from hotc.planner.render_graph import from_plan
+    from hotc.planner.render.graph import from_plan
 
     plan = load_plan(path)
     return from_plan(plan, estimate(plan).critical_path), f"plan for stack {plan.stack_name}"
 
 
 def _from_state(stack: str, backend_url: str | None) -> tuple[Any, str]:
-    from hotc.planner.render_graph import from_dependencies
+    from hotc.planner.render.graph import from_dependencies
     from hotc.state import backend_from_config
 
     state, _ = backend_from_config(backend_url).read(stack)
@@ -117,7 +117,7 @@ def graph_command(
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Draw the dependency graph: a plan coloured by action with its critical path, or a stack's state."""
-    from hotc.planner.render_graph import render_dot, render_mermaid
+    from hotc.planner.render.graph import render_dot, render_mermaid
 
     check_format(fmt, GRAPH_FORMATS)
     if template is not None:

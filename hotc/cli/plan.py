@@ -200,9 +200,9 @@ def _want_color() -> bool:
 
 def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: str | None = None) -> str:
     # deliberate lazy imports of the planner's renderings (start-up speed, as above)
-    from hotc.planner.render_json import render_json
-    from hotc.planner.render_markdown import render_markdown
-    from hotc.planner.render_text import render_text
+    from hotc.planner.render.json import render_json
+    from hotc.planner.render.markdown import render_markdown
+    from hotc.planner.render.text import render_text
 
     if fmt == "json":
         return render_json(plan)
@@ -319,7 +319,7 @@ def plan_command(
         if not exc.diagnostics:
             raise
         if fmt == "sarif":  # a template that cannot be planned still annotates the pull request
-            from hotc.planner.render_sarif import diagnostic_results, render_sarif
+            from hotc.planner.render.sarif import diagnostic_results, render_sarif
 
             sys.stdout.write(render_sarif(diagnostic_results(_display(exc.diagnostics))))
         raise HotcError(
@@ -481,7 +481,7 @@ def _plan(
 
 def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
     from hotc.planner.disruption import disruptions
-    from hotc.planner.render_sarif import diagnostic_results, plan_results, render_sarif
+    from hotc.planner.render.sarif import diagnostic_results, plan_results, render_sarif
 
     positions = {a: r.pos for a, r in desired.resources.items() if r.pos is not None}
     disruptive = frozenset(d.address for d in disruptions(plan) if d.kind == "reboot")

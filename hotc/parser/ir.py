@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hotc.errors import Pos
+from hotc.errors import Diagnostic, Pos
 
 # ---------------------------------------------------------------------------------------------- expressions
 
@@ -141,6 +141,9 @@ class Output:
     description: str | None = None
     condition: Expr | None = None
     pos: Pos | None = None
+    # an argument shape Heat reports only when it resolves this output (the stack is still created): the
+    # output's error, and ``value`` is then a placeholder
+    value_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,9 @@ class Template:
     resources: Mapping[str, Resource] = field(default_factory=dict)
     outputs: Mapping[str, Output] = field(default_factory=dict)
     pos: Pos | None = None
+    # what parsing found wrong in each resource's properties: reported by the loader unless the resource
+    # resolves to OS::Heat::None, whose properties Heat discards unchecked
+    property_diagnostics: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------------- evaluation

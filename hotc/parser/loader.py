@@ -277,6 +277,21 @@ def _condition_known(condition: Expr | None, ctx: EvalContext, conds: Mapping[st
     return v if isinstance(v, bool) else None
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """One template being processed, as its helpers need it (instead of long parameter lists): the template,
+    its merged environment, how deep it is nested and the chain of templates above it, its evaluation
+    context and directory, and where the nested templates it uses are recorded."""
+
+    template: Template
+    env: Environment
+    depth: int
+    stack: tuple[str, ...]
+    ctx: EvalContext
+    base: str  # the template's directory: relative paths resolve against it
+    nested: dict[str, NestedTemplate]
+
+
 @dataclass
 class _Loaded:
     template: Template
@@ -334,6 +349,7 @@ def _process(
     types: dict[str, TypeResolution] = {}
     member_types: dict[str, TypeResolution] = {}
     nested: dict[str, NestedTemplate] = {}
+    sc = _Scope(t, env, depth, stack, ctx, base, nested)
     for rname, res in t.resources.items():
         enabled = _enabled(res, ctx, conds)
         if enabled is False:
@@ -386,17 +402,21 @@ def _process(
         else:
             key = r.template or lookup
             types[rname] = TypeResolution("template", type_name, key)
-            _nested(lc, t, rname, res, r, key, env, depth, stack, nested, ctx)
+            _nested(lc, sc, rname, res, r, key)
         _check_deletion_policy(lc, res, types.get(rname), ctx)
         _check_update_policy(lc, res, types.get(rname))
         tr0 = types.get(rname)
         if tr0 is not None and tr0.kind == "builtin" and tr0.type_name in _MEMBER_KEYS:
-            mt = _members(lc, t, rname, res, tr0.type_name, env, depth, stack, nested, ctx, base)
+            mt = _members(lc, sc, rname, res, tr0.type_name)
             if mt is not None:
                 member_types[rname] = mt
         tr = types.get(rname)
         if tr is not None and tr.kind == "builtin":
             lc.diags.extend(lc.checks.properties(tr.type_name, res, lc.strict))
+    for rname, pdiags in t.property_diagnostics.items():
+        tr1 = types.get(rname)
+        if tr1 is None or tr1.kind != "none":
+            lc.diags.extend(pdiags)
     _check_get_attr_nested(lc, t, types, nested, ctx, conds)
     return _Loaded(t, types, files, nested, dict(values), member_types)
 
@@ -409,25 +429,13 @@ _MEMBER_KEYS = {
 }
 
 
-def _members(
-    lc: _Ctx,
-    t: Template,
-    rname: str,
-    res: Resource,
-    type_name: str,
-    env: Environment,
-    depth: int,
-    stack: tuple[str, ...],
-    nested: dict[str, NestedTemplate],
-    ctx: EvalContext,
-    base: str,
-) -> TypeResolution | None:
+def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) -> TypeResolution | None:
     """What the members of a group (or the nested stack of an OS::Heat::Stack) are; nested templates they use
     are loaded and validated like template resources. Heat's own template validate does not look inside
     groups, so an unknown member type is a warning (a group of 0 members never resolves it)."""
     start = len(lc.diags)
     try:
-        return _members_inner(lc, t, rname, res, type_name, env, depth, stack, nested, ctx, base)
+        return _members_inner(lc, sc, rname, res, type_name)
     finally:
         # Heat's template validate does not look inside groups and nested stacks: what is found there is
         # reported, but as warnings (a group of 0 members, for instance, never creates one)
@@ -442,39 +450,22 @@ def _members(
                 )
 
 
-def _members_inner(
-    lc: _Ctx,
-    t: Template,
-    rname: str,
-    res: Resource,
-    type_name: str,
-    env: Environment,
-    depth: int,
-    stack: tuple[str, ...],
-    nested: dict[str, NestedTemplate],
-    ctx: EvalContext,
-    base: str,
-) -> TypeResolution | None:
+def _members_inner(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) -> TypeResolution | None:
     props = res.properties
     if not isinstance(props, MapExpr):
         return None
     body = props.get(_MEMBER_KEYS[type_name])
     if type_name == "OS::Heat::Stack":
         if isinstance(body, GetFile) and _literal_str(body.path) is not None:
-            path = resolve_path(str(_literal_str(body.path)), base)
+            path = resolve_path(str(_literal_str(body.path)), sc.base)
             params = props.get("parameters")
             _nested(
                 lc,
-                t,
+                sc,
                 rname,
                 res,
                 Resolution("template", type_name, path),
                 path,
-                env,
-                depth,
-                stack,
-                nested,
-                ctx,
                 props=params if isinstance(params, MapExpr) else None,
                 where=body.pos,
                 prop_path=f"resources.{rname}.properties.parameters",
@@ -489,11 +480,11 @@ def _members_inner(
     if member_type is None:
         return None
     lookup = (
-        resolve_path(member_type, base)
+        resolve_path(member_type, sc.base)
         if is_template_name(member_type) and not is_url(member_type)
         else member_type
     )
-    child_env = env.child(rname, None)
+    child_env = sc.env.child(rname, None)
     try:
         r = child_env.registry.resolve(lookup, None, lc.checks.known)
     except TypeNotFound as exc:
@@ -509,16 +500,12 @@ def _members_inner(
     member_props = body.get("properties")
     _nested(
         lc,
-        t,
+        sc,
         rname,
         res,
         r,
         key,
-        child_env,
-        depth,
-        stack,
-        nested,
-        ctx,
+        env=child_env,
         props=member_props if isinstance(member_props, MapExpr) or member_props is None else None,
         where=tpos,
         prop_path=f"resources.{rname}.properties.{_MEMBER_KEYS[type_name]}.properties",
@@ -597,17 +584,13 @@ def _check_deletion_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None, c
 
 def _nested(
     lc: _Ctx,
-    parent: Template,
+    sc: _Scope,
     rname: str,
     res: Resource,
     r: Resolution,
     key: str,
-    env: Environment,
-    depth: int,
-    stack: tuple[str, ...],
-    nested: dict[str, NestedTemplate],
-    ctx: EvalContext,
     *,
+    env: Environment | None = None,
     props: Expr | None | bool = False,
     where: Pos | None = None,
     prop_path: str | None = None,
@@ -615,7 +598,11 @@ def _nested(
 ) -> None:
     """Load, validate and record the template ``key`` used by resource ``rname`` (a template resource, the
     members of a group, or an OS::Heat::Stack). ``props`` (default: the resource's properties) feed the nested
-    template's parameters; ``parameters_given=False`` skips the checks of missing/unknown parameters."""
+    template's parameters; ``parameters_given=False`` skips the checks of missing/unknown parameters. ``env``:
+    the environment the nested template is resolved in (default: the scope's; a group's members use the
+    group's child environment)."""
+    env = env if env is not None else sc.env
+    stack, depth = sc.stack, sc.depth
     where = where or res.type_pos
     prop_path = prop_path or f"resources.{rname}.properties"
     if key in stack:
@@ -635,7 +622,10 @@ def _nested(
     if loaded is None:
         return
     child_t, child_diags = loaded
-    lc.diags.extend(child_diags)
+    lc.diags.extend(
+        _deferred(d) if not lc.strict and "is invalid: Invalid default" in d.message else d
+        for d in child_diags
+    )
     if child_t is None:
         return
     # properties -> the nested template's parameters
@@ -660,7 +650,7 @@ def _nested(
                 )
                 continue
             try:
-                v = evaluate(pexpr, ctx)
+                v = evaluate(pexpr, sc.ctx)
             except (EvalError, KeyError, TypeError, ValueError):
                 continue
             if v is not None and not _has_unknown(v):
@@ -709,9 +699,27 @@ def _nested(
     vals.update({k: v for k, v in child_values.items()})
     lc.diags.extend(d for d in vdiags if d.severity.value == "error")
     child_env = env.child(rname, r.entry)
+    before = len(lc.diags)
     sub = _process(lc, child_t, child_env, vals, depth + 1, (*stack, key))
-    nested[key] = NestedTemplate(
+    if not lc.strict:
+        # Heat's template validate (validate_res_tmpl_only) loads a nested template and turns its parameters
+        # into the resource's properties, nothing more: what is wrong inside it fails the create only
+        lc.diags[before:] = [_deferred(d) for d in lc.diags[before:]]
+    sc.nested[key] = NestedTemplate(
         template=child_t, types=sub.types, files=sub.files, nested=sub.nested, member_types=sub.member_types
+    )
+
+
+def _deferred(d: Diagnostic) -> Diagnostic:
+    """An error inside a nested template, as ``hotc validate`` reports it: a warning (Heat's template validate
+    does not look there; its stack create, and hotc plan, reject it)."""
+    if d.severity is not Severity.ERROR:
+        return d
+    return warning(
+        f"{d.message} (inside a nested template: Heat's template validate does not check it there; "
+        "creating the stack would fail)",
+        d.pos,
+        code=d.code,
     )
 
 

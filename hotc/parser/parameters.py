@@ -580,7 +580,16 @@ def resolve_values(
         try:
             value = convert_value(param.type, raw)
         except ParameterValueError as exc:
-            if what == "template-default":
+            if what == "template-default" and not require_values:
+                # Heat's template validate does not convert a template default; its create pre-flight does
+                why = f"the default is not a valid {param.type}" if param.hidden else str(exc)
+                diags.append(
+                    warning(
+                        f"Parameter '{name}' is invalid: {why}; creating the stack would fail",
+                        vpos,
+                        code="parameter-value",
+                    )
+                )
                 continue
             sev = error if (require_values or what == "value") else warning
             why = f"the value is not a valid {param.type} (hidden parameter)" if param.hidden else str(exc)

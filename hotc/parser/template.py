@@ -83,6 +83,7 @@ class _Parser:
         self.file = file
         self.top = data.pos if isinstance(data, PosDict) and data.pos else Pos(file, 1, 1)
         self.diags: list[Diagnostic] = []
+        self.property_diags: dict[str, tuple[Diagnostic, ...]] = {}
 
     def err(self, msg: str, pos: Pos | None, code: str = "structure") -> None:
         self.diags.append(error(msg, pos or self.top, code=code))
@@ -253,7 +254,13 @@ class _Parser:
             if key not in body:
                 return None
             p = _val_pos(body, key, kpos)
+            before = len(self.diags)
             e = self.expr(body[key], version, key, p)
+            if key == "properties" and len(self.diags) > before:
+                # kept apart: Heat discards the properties of a resource that resolves to OS::Heat::None
+                # unchecked (the loader knows the type once the registry has been applied)
+                self.property_diags[name] = tuple(self.diags[before:])
+                del self.diags[before:]
             if not isinstance(e, MapExpr | FunctionCall):
                 self.err(
                     f"Resource {name} {key} type must be object (a mapping or a function), not a "
@@ -382,7 +389,17 @@ class _Parser:
                     kpos,
                 )
                 continue
+            before = len(self.diags)
             value = self.expr(body["value"], version, "outputs", _val_pos(body, "value", kpos))
+            value_error = _create_time_output_error(self.diags[before:])
+            if value_error is not None:
+                # Heat's validate accepts it; at create only this output carries the error
+                del self.diags[before:]
+                self.warn(
+                    f"output {name}: {value_error.message}; creating the stack gives this output an error",
+                    value_error.pos,
+                    code="function-args",
+                )
             cond = None
             if "condition" in body and has_conditions(version):
                 cond = self.expr(
@@ -390,6 +407,7 @@ class _Parser:
                 )
             desc = body.get("description")
             out[str(name)] = Output(
+                value_error=_HEAT_STR_SPLIT if value_error is not None else None,
                 name=str(name),
                 value=value,
                 description=str(desc) if desc is not None else None,
@@ -681,6 +699,23 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         )
 
 
+_HEAT_STR_SPLIT = (
+    'Incorrect arguments to "str_split" should be: "str_split" : [ ",", "apples,pears", <index>]'
+)
+
+
+def _create_time_output_error(found: list[Diagnostic]) -> Diagnostic | None:
+    """The argument shape an output's value has wrong, when Heat finds it only on resolving that output (its
+    ``str_split`` checks its argument count then, not when it parses the template); None otherwise."""
+    if not found or any(
+        d.code != "function-args"
+        or not d.message.startswith('invalid arguments to "str_split": too few arguments')
+        for d in found
+    ):
+        return None
+    return found[0]
+
+
 # ------------------------------------------------------------------------------------------ public
 
 
@@ -734,6 +769,7 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
         resources=resources,
         outputs=outputs,
         pos=p.top,
+        property_diagnostics=p.property_diags,
     )
     check_references(t, p.diags)
     return t, p.diags

@@ -97,7 +97,7 @@ from hotc.planner.planfile import (
 )
 from hotc.planner.policy import DenyViolation, check_deny, evaluate_policy, findings
 from hotc.planner.refresh import DriverReader, driver_reader, refresh_resources
-from hotc.planner.render_text import render_text
+from hotc.planner.render.text import render_text
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
 __all__ = [

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from hotc.errors import Diagnostic, HotcError, Pos
+from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.api import (
     MISSING,
     EvalContext,
@@ -43,6 +43,8 @@ from hotc.parser.api import (
 )
 from hotc.planner.resolve import AddressResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
+
+NONE_TYPE = "OS::Heat::None"
 
 GROUP_TYPES = ("OS::Heat::ResourceGroup", "OS::Heat::AutoScalingGroup")
 STACK_TYPE = "OS::Heat::Stack"
@@ -211,6 +213,8 @@ class DesiredStack:
             return self._member_properties(scope, res.name, res.index or 0, resolver, memo)
         member = scope.members[res.name]
         assert member.resource is not None
+        if member.kind == "leaf" and member.type == NONE_TYPE:
+            return {}  # Heat discards an OS::Heat::None's properties unevaluated
         if only is not None and isinstance(member.resource.properties, MapExpr):
             ctx = self._ctx(scope, resolver, memo)
             out: dict[str, Any] = {}
@@ -410,6 +414,10 @@ class DesiredStack:
             return None
         if not self._output_enabled(scope, out.condition):
             return None
+        if out.value_error is not None:
+            raise HotcError(
+                out.value_error, diagnostics=(error(out.value_error, out.value.pos or out.pos, code="eval"),)
+            )
         key = ("output", scope.prefix, name, id(resolver))
         if key in memo:
             return memo[key]

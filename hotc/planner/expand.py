@@ -9,18 +9,16 @@ from typing import Any
 
 from hotc.errors import HotcError
 from hotc.parser.api import (
-    EvalContext,
-    EvalError,
     Expr,
     Literal,
     LoadedStack,
     MapExpr,
     Resource,
     TypeResolution,
-    evaluate_condition,
     references,
 )
 from hotc.planner.batching import batches, normalize_policy
+from hotc.planner.conditions import LazyConditions, check_output_conditions
 from hotc.planner.desired import (
     GROUP_TYPES,
     STACK_TYPE,
@@ -29,10 +27,8 @@ from hotc.planner.desired import (
     Member,
     Scope,
     _condition_value,
-    _NoResources,
     _resolve_member_type,
     condition_params,
-    eval_failure,
     gc_paused,
     join,
 )
@@ -106,41 +102,9 @@ class _Builder:
             stack_id=root_id,
         )
 
-    def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> dict[str, bool]:
-        t = scope.template
-        params = condition_params(params)
-        done: dict[str, bool] = {}
-        pending = dict(t.conditions)
-        # conditions may name each other: evaluate in dependency order
-        while pending:
-            progressed = False
-            for name, cond in list(pending.items()):
-                ctx = EvalContext(
-                    version=t.version,
-                    parameters=params,
-                    resolver=_NoResources(),
-                    conditions=done,
-                    files=scope.files,
-                )
-                try:
-                    value = evaluate_condition(cond.expr, ctx)
-                except EvalError as exc:
-                    if any(n in pending and n != name for n in _condition_names(cond.expr)):
-                        continue
-                    raise eval_failure(exc) from exc
-                except KeyError:
-                    continue
-                if isinstance(value, Unknown):
-                    raise HotcError(
-                        f"{cond.pos or t.path}: condition {name!r} depends on a value known only after apply"
-                    )
-                done[name] = bool(value)
-                del pending[name]
-                progressed = True
-            if not progressed:
-                names = ", ".join(sorted(pending))
-                raise HotcError(f"{t.path}: conditions refer to each other in a cycle: {names}")
-        return done
+    def eval_conditions(self, scope: Scope, params: Mapping[str, Any]) -> Mapping[str, bool]:
+        """The scope's conditions, each evaluated when first asked for (Heat is lazy about them)."""
+        return LazyConditions(scope.template, condition_params(params), scope.files)
 
     # walking ------------------------------------------------------------------------------------------
     def build_scope(self, scope: Scope, params: Mapping[str, Any], inherited: frozenset[str]) -> None:
@@ -290,6 +254,8 @@ class _Builder:
         for oname, out in t.outputs.items():
             if out.value is not None and sens.reads_secret(expr_refs([out.value]), scope.hidden):
                 scope.sensitive_outputs.add(oname)
+        # Heat resolves the outputs' conditions when it loads the stack: one failing rejects the stack
+        check_output_conditions(scope)
 
     def _child_sensitive(self, m: Member) -> bool:
         if m.kind == "nested":

@@ -278,6 +278,8 @@ class BaseBackend(ABC):
         self.unsafe_no_locking = unsafe_no_locking
         # where warnings go (a lock taken over, a lock that could not be released); the CLI prints them
         self.notify: Callable[[str], None] = logging.getLogger("hotc.state").warning
+        # " --backend URL" when the user chose this backend with --backend: hints that name a command repeat it
+        self.cli_flag = ""
         self._write_mutex = threading.RLock()
         # per stack: (token, state) last read or written by this object -- the base of the next CAS write
         self._bases: dict[str, tuple[str | None, StackState | None]] = {}
@@ -416,21 +418,24 @@ def validate_stack_name(stack: str) -> None:
         )
 
 
-def lock_held_message(stack: str, holder: Lock | None, expired: bool, where: str) -> str:
+def lock_held_message(stack: str, holder: Lock | None, expired: bool, where: str, flag: str = "") -> str:
+    """Who holds the lock and what to do; ``flag`` is the ``--backend`` the user gave (repeated in the
+    force-unlock command so that it can be pasted as it is)."""
     if holder is None:
         return (
             f"the state of stack '{stack}' is locked ({where}) by another operation whose details could not "
-            f"be read; wait for it to finish or, if it died, run `hotc force-unlock {stack} LOCK_ID`"
+            f"be read; wait for it to finish or, if it died, run `hotc force-unlock {stack} LOCK_ID{flag}`"
         )
     if expired:
         return (
             f"the state of stack '{stack}' is locked by an operation whose lease EXPIRED at {holder.expires}: "
             f"{holder.describe()}. The process probably died. If it is no longer running, run "
-            f"`hotc force-unlock {stack} {holder.id}`"
+            f"`hotc force-unlock {stack} {holder.id}{flag}`"
         )
     return (
         f"the state of stack '{stack}' is locked by another operation: {holder.describe()}. Wait for it to "
-        f"finish (or pass --lock-timeout SECONDS to wait); if it died, run `hotc force-unlock {stack} {holder.id}`"
+        f"finish (or pass --lock-timeout SECONDS to wait); if it died, run "
+        f"`hotc force-unlock {stack} {holder.id}{flag}`"
     )
 
 

@@ -83,9 +83,16 @@ def _map_at(value: Any, path: tuple[str | int, ...], fn: Any) -> Any:
     return value
 
 
+def _expand_all(props: Mapping[str, Any], paths: tuple[str, ...]) -> tuple[str, ...]:
+    """``*`` (every property: a group member whose resource_def reads a secret) as the top-level keys."""
+    if "*" not in paths:
+        return paths
+    return tuple(dict.fromkeys([*(p for p in paths if p != "*"), *(str(k) for k in props)]))
+
+
 def _mask_paths(props: dict[str, Any], paths: tuple[str, ...], key: bytes | None) -> dict[str, Any]:
     out: Any = props
-    for p in paths:
+    for p in _expand_all(props, paths):
         out = _map_at(out, parse_path(p), lambda v: v if secrets.is_masked(v) else secrets.mask(v, key))
     return dict(out)
 
@@ -94,7 +101,7 @@ def _unmask_paths(props: dict[str, Any], paths: tuple[str, ...], key: bytes | No
     if key is None:
         return props
     out: Any = props
-    for p in paths:
+    for p in _expand_all(props, paths):
         out = _map_at(out, parse_path(p), lambda v: secrets.unmask(v, key))
     return dict(out)
 

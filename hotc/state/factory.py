@@ -5,6 +5,7 @@ import the contract and this module imports the backends, never the other way ro
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,17 +33,22 @@ def backend_from_config(
     if options:
         cfg = replace(cfg, options={**cfg.options, **options})
     key = key_from_env(env)
+    backend: BaseBackend
     if cfg.kind == "s3":
         # deliberate lazy import: boto3 costs about half a second at start-up, and most runs use a local state
         from hotc.state.s3 import S3Backend
 
-        return S3Backend.from_config(cfg, key=key, unsafe_no_locking=unsafe_no_locking)
-    # without HOTC_STATE_KEY, a local state keeps its own key beside it (.hotc/state.key) so secrets are
-    # encrypted in the document yet readable by hotc
-    return LocalBackend(
-        Path(cfg.path),
-        key=key,
-        unsafe_no_locking=unsafe_no_locking,
-        key_file=key is None,
-        **{k: v for k, v in cfg.options.items() if k in ("fsync",)},
-    )
+        backend = S3Backend.from_config(cfg, key=key, unsafe_no_locking=unsafe_no_locking)
+    else:
+        # without HOTC_STATE_KEY, a local state keeps its own key beside it (.hotc/state.key) so secrets are
+        # encrypted in the document yet readable by hotc
+        backend = LocalBackend(
+            Path(cfg.path),
+            key=key,
+            unsafe_no_locking=unsafe_no_locking,
+            key_file=key is None,
+            **{k: v for k, v in cfg.options.items() if k in ("fsync",)},
+        )
+    if url:  # hints that name a command (force-unlock) repeat the --backend the user gave
+        backend.cli_flag = f" --backend {shlex.quote(url)}"
+    return backend

@@ -372,7 +372,9 @@ class LocalBackend(BaseBackend):
                             break
                         time.sleep(0.02)
                         holder = self._read_lock_info(path)
-                    raise LockHeldError(lock_held_message(stack, holder, False, str(path)), holder)
+                    raise LockHeldError(
+                        lock_held_message(stack, holder, False, str(path), self.cli_flag), holder
+                    )
                 time.sleep(delay)
             lk = Lock.new(stack, operation)
             os.ftruncate(fd, 0)

@@ -452,7 +452,7 @@ class S3Backend(BaseBackend):
             delay = next(delays, None)
             if delay is None:
                 raise LockHeldError(
-                    lock_held_message(stack, holder, expired, self._url(key)), holder, expired
+                    lock_held_message(stack, holder, expired, self._url(key), self.cli_flag), holder, expired
                 )
             time.sleep(delay)
         held = _Held(lock=lk, etag=etag)
@@ -531,7 +531,7 @@ class S3Backend(BaseBackend):
         except HotcError as exc:
             self.notify(
                 f"could not release the lock on stack '{stack}' ({exc.message}); it expires by itself "
-                f"{self.lease_seconds:g}s after its last renewal, or run `hotc force-unlock {stack} {held.lock.id}`"
+                f"{self.lease_seconds:g}s after its last renewal, or run `hotc force-unlock {stack} {held.lock.id}{self.cli_flag}`"
             )
 
     def current_lock(self, stack: str) -> Lock | None:

@@ -13,7 +13,7 @@ from hotc.apply.executor import ApplyReport, ExecOptions, Executor
 from hotc.cli.common import load_for_command
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.planner.plan import Plan
-from hotc.planner.render_text import render_text
+from hotc.planner.render.text import render_text
 from hotc.providers.drivers import driver_for
 from hotc.state.document import StackState
 from tests.apply.fakes import MemorySink

@@ -8,6 +8,7 @@ every finding with the command that replays it. Exit status 1 when anything was 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-corpus", action="store_true", help="mutate only the built-in seeds")
     ap.add_argument("--replay", type=int, default=None, help="write case N to a directory and stop")
     ap.add_argument("--show", type=int, default=20, help="findings to print in full")
+    ap.add_argument(
+        "--fork",
+        action="store_true",
+        help="run each case in a forked child (slower; by default a case runs inside its worker, which is "
+        "replaced after any finding)",
+    )
     a = ap.parse_args(argv)
     mut = Mutator(a.seed, use_corpus=not a.no_corpus)
     if a.replay is not None:
@@ -38,10 +45,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  hotc validate -t t.yaml{envs}\n  hotc plan -t t.yaml{envs} --backend {d}/state")
         return 0
     print(f"fuzz: seed {a.seed}, {len(mut.seeds)} seed templates, {a.workers} workers", flush=True)
-    work = [("validate", c) for c in mut.cases(a.cases)]
-    # plan cases use other indexes than the validate ones, so they are other templates
-    work += [("plan", c) for c in mut.cases(a.plan_cases, start=10_000_000)]
-    with Pool(a.workers) as pool:
+    # plan cases use other indexes than the validate ones, so they are other templates; made lazily
+    work = itertools.chain(
+        (("validate", c) for c in mut.cases(a.cases)),
+        (("plan", c) for c in mut.cases(a.plan_cases, start=10_000_000)),
+    )
+    with Pool(a.workers, inproc=not a.fork) as pool:
         s = pool.run(work, progress=True)
     print(s.report())
     for f in s.findings[: a.show]:

@@ -9,6 +9,7 @@ resource types) and on the text (byte flips, truncation, alias bombs, deep nesti
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Iterator
@@ -17,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 SEEDS: tuple[str, ...] = (
     """heat_template_version: 2018-08-31
@@ -171,8 +175,14 @@ def _corpus_templates() -> list[Path]:
         from tests.corpus.corpus import find_corpus, read_verdicts
     except ImportError:
         return []
+    from tests.inputs import inputs_required
+
     root = find_corpus()
     if root is None:
+        if inputs_required():  # under CI the corpus seeds are required, as for every corpus test
+            raise RuntimeError(
+                "the shared HOT corpus is required (CI / HOTC_REQUIRE_CORPUS) but was not found"
+            )
         return []
     out = []
     for row in read_verdicts(root):
@@ -195,6 +205,7 @@ class Mutator:
     def __init__(self, seed: int, use_corpus: bool = True) -> None:
         self.seed = seed
         self.seeds: list[tuple[str, str]] = [(f"seed{i}", s) for i, s in enumerate(SEEDS)]
+        self._cache: dict[int, Any] = {}
         if use_corpus:
             for p in _corpus_templates():
                 try:
@@ -204,19 +215,25 @@ class Mutator:
                 if len(text) <= 30_000:
                     self.seeds.append((str(p.name), text))
 
+    def _parsed(self, which: int) -> Any:
+        """Seed ``which`` decoded once (cases get a deep copy)."""
+        if which not in self._cache:
+            try:
+                self._cache[which] = yaml.load(self.seeds[which][1], Loader=_LOADER)
+            except yaml.YAMLError:
+                self._cache[which] = None
+        return self._cache[which]
+
     def cases(self, count: int, start: int = 0) -> Iterator[Case]:
         for i in range(start, start + count):
             yield self.make_case(i)
 
     def make_case(self, index: int) -> Case:
         rng = random.Random(self.seed * 1_000_003 + index)
-        name, text = self.seeds[rng.randrange(len(self.seeds))]
+        which = rng.randrange(len(self.seeds))
+        name, text = self.seeds[which]
         applied: list[str] = []
-        data: Any
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            data = None
+        data: Any = copy.deepcopy(self._parsed(which))
         if isinstance(data, dict) and rng.random() < 0.85:
             for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 5))):
                 applied.append(self._mutate_tree(rng, data))
@@ -247,7 +264,7 @@ class Mutator:
         try:
             if rng.random() < 0.1:
                 return json.dumps(data, default=str)
-            return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000)
+            return yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=10_000)
         except (yaml.YAMLError, ValueError, TypeError, RecursionError):
             return yaml.safe_dump({"heat_template_version": "2018-08-31", "resources": {}})
 
@@ -348,8 +365,6 @@ class Mutator:
                 parent.pop(key)
             return "delete"
         if op == 5:
-            import copy
-
             other_parent, other_key = rng.choice(nodes)
             parent[key] = copy.deepcopy(other_parent[other_key])
             return "copy"

@@ -101,3 +101,38 @@ def test_a_mapping_in_parameter_groups(pool: Pool, mode: str) -> None:
         in res["output"]
     )
     assert "does not reference a valid parameter" in res["output"]
+
+
+CHILD = b"heat_template_version: 2018-08-31\nparameters:\n  label: {type: string}\nresources: {}\n"
+
+
+@pytest.mark.parametrize(
+    ("template", "says"),
+    [
+        (
+            HEAD
+            + "resources:\n  a:\n    type: OS::Heat::Value\n    properties: {value: {str_split: [',', 3]}}\n",
+            "error: t.yaml:5:25: the template cannot be evaluated for planning: ",
+        ),
+        (
+            HEAD
+            + "parameters:\n  d: {type: json, default: {}}\nresources:\n  grp:\n    type: OS::Heat::ResourceGroup\n"
+            "    properties: {count: 2, resource_def: {get_param: d}}\n",
+            "error: t.yaml:5:3: grp: resource_def must be a map with a 'type'",
+        ),
+        (
+            HEAD + "parameters:\n  p: {type: json, default: {}}\nresources:\n  c:\n    type: child.yaml\n"
+            "    properties: {get_param: p}\n",
+            "error: child.yaml:3:3: nested stack c: parameter 'label' has no value",
+        ),
+        (
+            HEAD + "resources:\n  grp:\n    type: OS::Heat::ResourceGroup\n"
+            "    properties: {count: 100000000, resource_def: {type: OS::Heat::None}}\n",
+            "error: t.yaml:3:3: grp: count 100000000 is more members than hotc plans for one group",
+        ),
+    ],
+    ids=["evaluation", "resource_def", "nested-parameter", "huge-group"],
+)
+def test_plan_only_errors_carry_a_position(pool: Pool, template: str, says: str) -> None:
+    res = _run(pool, "plan", template, **{"child.yaml": CHILD})
+    assert says in res["output"], res["output"]

@@ -8,8 +8,8 @@ from dataclasses import replace
 from hotc.errors import HotcError
 from hotc.parser.api import load_stack
 from hotc.planner.api import PlanOptions, build_desired, make_plan
-from hotc.planner.render_json import render_json
-from hotc.planner.render_text import render_text
+from hotc.planner.render.json import render_json
+from hotc.planner.render.text import render_text
 from hotc.providers.checks import type_checks
 from tests.corpus.corpus import WHAT, find_corpus, read_verdicts
 from tests.inputs import missing_input

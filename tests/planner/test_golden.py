@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from hotc.planner.plan import Plan
-from hotc.planner.render_json import render_json
-from hotc.planner.render_markdown import render_markdown
-from hotc.planner.render_text import render_text
+from hotc.planner.render.json import render_json
+from hotc.planner.render.markdown import render_markdown
+from hotc.planner.render.text import render_text
 from tests.planner import test_two_tier as two
 from tests.planner.helpers import plan_of, stack, state
 

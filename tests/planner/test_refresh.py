@@ -93,8 +93,8 @@ def test_failed_server_is_replaced_only_when_its_live_status_is_broken() -> None
 
 
 def test_refresh_only_plan_lists_each_drifted_property_before_and_after() -> None:
-    from hotc.planner.render_markdown import render_markdown
-    from hotc.planner.render_text import render_text
+    from hotc.planner.render.markdown import render_markdown
+    from hotc.planner.render.text import render_text
 
     doc, st = _setup()
     driver = FakeDriver({"id-a": "x", "id-b": "changed by hand", "id-c": "z"})

@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 
 from hotc.planner.plan import Action, Plan, ResourceChange
-from hotc.planner.render_json import plan_json, render_json, unknown_mask
-from hotc.planner.render_markdown import GITHUB_COMMENT_LIMIT, render_markdown
-from hotc.planner.render_text import render_text
+from hotc.planner.render.json import plan_json, render_json, unknown_mask
+from hotc.planner.render.markdown import GITHUB_COMMENT_LIMIT, render_markdown
+from hotc.planner.render.text import render_text
 from hotc.values import Unknown
 from tests.planner import test_two_tier as two
 from tests.planner.helpers import plan_of, stack, state

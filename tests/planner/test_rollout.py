@@ -15,9 +15,9 @@ from hotc.errors import HotcError
 from hotc.planner.api import PlanOptions, build_desired, load_plan, make_plan, save_plan
 from hotc.planner.batching import batches
 from hotc.planner.plan import Plan
-from hotc.planner.render_json import plan_json
-from hotc.planner.render_markdown import render_markdown
-from hotc.planner.render_text import render_text
+from hotc.planner.render.json import plan_json
+from hotc.planner.render.markdown import render_markdown
+from hotc.planner.render.text import render_text
 from hotc.state.document import ResourceState, StackState
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "hotc/planner/plan.schema.json").read_text())

@@ -171,3 +171,25 @@ def test_every_command_that_loads_a_template_takes_max_template_size(
     assert code == 1 and "--max-template-size" in err + _out
     code, out, err = run(capsys, *argv, "--max-template-size", "2000000")
     assert code == 0, err
+
+
+def test_check_suspend_resume_report_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  r: {type: OS::Heat::RandomString}\n"
+        "  v: {type: OS::Heat::Value, properties: {value: 1}}\n"
+    )
+    assert run(capsys, "apply", "-t", "s.yaml", "--auto-approve")[0] == 0
+    code, out, _ = run(capsys, "check", "s", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["status"] == "CHECK_COMPLETE"
+    assert sorted((r["address"], r["status"]) for r in doc["resources"]) == [
+        ("r", "CHECK_COMPLETE"),
+        ("v", "CHECK_COMPLETE"),
+    ]
+    for verb, final in (("suspend", "SUSPEND_COMPLETE"), ("resume", "RESUME_COMPLETE")):
+        code, out, _ = run(capsys, verb, "s", "--format", "json")
+        doc = json.loads(out)
+        assert code == 0 and doc["status"] == final and doc["stack"] == "s"

@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 import yaml
 
-from hotc.planner.render_json import render_json
-from hotc.planner.render_markdown import GITHUB_COMMENT_LIMIT
+from hotc.planner.render.json import render_json
+from hotc.planner.render.markdown import GITHUB_COMMENT_LIMIT
 
 REPO = Path(__file__).resolve().parents[2]
 CI = REPO / "examples" / "ci"

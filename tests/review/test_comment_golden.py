@@ -9,7 +9,7 @@ from pathlib import Path
 from hotc.planner.options import parse_deny_rule
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.policy import evaluate_policy, findings
-from hotc.planner.render_markdown import GITHUB_COMMENT_LIMIT, render_markdown
+from hotc.planner.render.markdown import GITHUB_COMMENT_LIMIT, render_markdown
 from hotc.planner.review import with_review
 from hotc.values import Unknown
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from hotc.cli.app import app, main
 from hotc.planner.plan import Action, Plan, ResourceChange
-from hotc.planner.render_graph import from_plan, render_dot, render_mermaid
+from hotc.planner.render.graph import from_plan, render_dot, render_mermaid
 
 runner = CliRunner()
 

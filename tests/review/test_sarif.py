@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hotc.cli.app import app
-from hotc.planner.render_sarif import PLAN_RULES, TEMPLATE_RULES, all_rules
+from hotc.planner.render.sarif import PLAN_RULES, TEMPLATE_RULES, all_rules
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()

@@ -217,3 +217,48 @@ def test_evaluation_errors_never_quote_a_sensitive_value(workdir: Path, capsys: 
         assert HIDDEN.encode() not in f.read_bytes(), f.name
     code, out, err = hotc(capsys, "plan", "-t", "e.yaml", *p)
     assert code == 1 and "e.yaml:10:" in err and "withheld" in err and HIDDEN not in out + err
+
+
+GROUPS = """\
+heat_template_version: 2018-08-31
+parameters:
+  p: {type: string, hidden: true}
+resources:
+  grp:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def: {type: OS::Heat::RandomString, properties: {length: 12}}
+  tgrp:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def: {type: OS::Heat::TestResource, properties: {value: {get_param: p}}}
+outputs:
+  vals: {value: {get_attr: [grp, value]}}
+  refs: {value: {get_attr: [grp, refs]}}
+  touts: {value: {get_attr: [tgrp, output]}}
+"""
+
+
+def test_group_members_fed_a_secret_are_stored_masked(workdir: Path, capsys: Any) -> None:
+    """A ResourceGroup whose resource_def reads a hidden parameter: every member property is sensitive
+    (``*``) and stored masked; a group of RandomStrings is secret through get_attr (values, refs)."""
+    (workdir / "g.yaml").write_text(GROUPS)
+    p = ("--parameter", f"p={HIDDEN}")
+    code, out, err = hotc(capsys, "apply", "-t", "g.yaml", *p, "--auto-approve")
+    assert code == 0, err
+    code, out, _ = hotc(capsys, "output", "g", "--format", "json", "--show-sensitive")
+    doc = json.loads(out)
+    assert all(o["sensitive"] for o in doc.values()) and doc["touts"]["value"] == [HIDDEN, HIDDEN]
+    randoms = doc["vals"]["value"]
+    assert len(randoms) == 2 and doc["refs"]["value"] == randoms
+    stored = (workdir / ".hotc" / "g.json").read_text()
+    assert HIDDEN not in stored and not any(r in stored for r in randoms)
+    member = json.loads(stored)["resources"]["tgrp[0]"]
+    assert member["sensitive_paths"] == ["*"] and set(member["properties"]["value"]) == {
+        "__sensitive__",
+        "encrypted",
+    }
+    code, out, err = hotc(capsys, "plan", "-t", "g.yaml", *p)
+    assert code == 0 and "No changes" in out, out + err  # the masked values read back for the diff

@@ -151,6 +151,9 @@ def _read_everything(run: Run, label: str) -> None:
         for fmt in ("text", "json"):
             run(label, "resource", "show", "s", addr, "--format", fmt, *b)
             run(label, "state", "show", "s", addr, "--format", fmt, *b)
+    for fmt in ("dot", "mermaid"):
+        run(label, "graph", "s", "--format", fmt, *b)
+    run(label, "check", "s", *b, expect=None)
     run(label, "state", "pull", "s", *b)
     run(label, "state", "history", "s", *b)
     run(label, "template", "show", "s", *b)
@@ -161,6 +164,8 @@ def _plan_everything(run: Run, label: str, workdir: Path, *params: str) -> Path:
     args = ("plan", "-t", "root.yaml", "s", *params, *run.backend)
     for fmt in PLAN_FORMATS:
         run(label, *args, "--format", fmt)
+    run(label, "validate", "-t", "root.yaml", *params, "--format", "json")
+    run(label, "graph", "-t", "root.yaml", *params)
     saved = workdir / f"{label}.plan.json"
     run(label, *args, "-o", str(saved))
     for fmt in ("text", "json", "markdown"):

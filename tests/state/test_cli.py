@@ -137,7 +137,8 @@ def test_s3_backend_commands(capsys: Any, s3_bucket: Any) -> None:
     lk = lock_cm.__enter__()
     try:
         code, _, err = hotc(capsys, "state", "mv", "web", "app.db", "db", "--backend", s3_bucket.url)
-        assert code == 1 and f"hotc force-unlock web {lk.id}" in err
+        # the hint can be pasted as it is: it repeats the --backend that was used
+        assert code == 1 and f"hotc force-unlock web {lk.id} --backend {s3_bucket.url}`" in err
         code, out, _ = hotc(capsys, "force-unlock", "web", lk.id, "--backend", s3_bucket.url)
         assert code == 0 and "Unlocked" in out
     finally:

@@ -17,9 +17,9 @@ from hotc.planner.present import (
     string_diff,
     summary_line,
 )
-from hotc.planner.render_groups import split_changes
-from hotc.planner.render_groups import summary_line as group_summary
-from hotc.planner.render_groups import text_lines as group_text_lines
+from hotc.planner.render.groups import split_changes
+from hotc.planner.render.groups import summary_line as group_summary
+from hotc.planner.render.groups import text_lines as group_text_lines
 from hotc.state.secrets import shown_physical_id
 
 SYMBOL = {"create": "+", "update": "~", "rebuild": "~!", "replace": "-/+", "delete": "-", "forget": "x"}

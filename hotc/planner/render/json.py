@@ -22,7 +22,7 @@ from typing import Any
 
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.present import SENSITIVE, mask, split_path, summary_counts
-from hotc.planner.render_groups import groups_json
+from hotc.planner.render.groups import groups_json
 from hotc.state.secrets import shown_physical_id
 from hotc.values import Unknown
 

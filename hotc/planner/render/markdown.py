@@ -30,9 +30,9 @@ from hotc.planner.present import (
     string_diff,
     summary_counts,
 )
-from hotc.planner.render_groups import markdown_lines as group_markdown_lines
-from hotc.planner.render_groups import split_changes
-from hotc.planner.render_groups import summary_line as group_summary
+from hotc.planner.render.groups import markdown_lines as group_markdown_lines
+from hotc.planner.render.groups import split_changes
+from hotc.planner.render.groups import summary_line as group_summary
 from hotc.state.secrets import shown_physical_id
 
 GITHUB_COMMENT_LIMIT = 65536
@@ -216,7 +216,7 @@ def _review_lines(plan: Plan) -> list[str]:
 
 
 def _graph_block(plan: Plan) -> str:
-    from hotc.planner.render_graph import from_plan, render_mermaid
+    from hotc.planner.render.graph import from_plan, render_mermaid
 
     changed = [c for c in plan.changes if c.action is not Action.NOOP]
     if not changed or len(changed) > 60:
