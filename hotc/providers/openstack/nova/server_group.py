@@ -37,9 +37,10 @@ class ServerGroupDriver(ListRead):
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
-        policies = list(props.get("policies") or ["anti-affinity"])
-        if len(policies) != 1:
-            raise ProviderError(f"server group: exactly one policy is needed, got {policies}")
+        policies = list(props.get("policies") or [])
+        if not policies:
+            raise ProviderError("server group: policies is empty (Nova needs one policy)")
+        # Heat (Nova >= 2.64) creates the group with the first policy of the list
         name = physical_name(ctx, props.get("name"))
         body: dict[str, Any] = {"name": name, "policy": policies[0]}
         rules = props.get("rules")
@@ -72,12 +73,21 @@ class ServerGroupDriver(ListRead):
     def read_outcome(self, ctx: ActionContext, conn: Any, group: Any, props: Mapping[str, Any]) -> Outcome:
         lp = LiveProps(ctx, conn, props)
         lp.name(group.name)
-        lp.put("policies", live_policies(group))
+        live = live_policies(group)
+        given = props.get("policies")
+        # a longer list, as Heat takes it, is the live group when its first policy is the live one
+        same = isinstance(given, list) and len(live) == 1 and given[:1] == live
+        lp.put("policies", given if same else live)
         if "rules" in props:
-            given = props.get("rules")
-            live = dict(group.rules or {})
+            given_rules = props.get("rules")
+            live_rules = dict(group.rules or {})
             # no rules given and none set: report the recorded value as it was written (None or {})
-            lp.put("rules", given if not live and not given else _as_given_rules(given, live))
+            lp.put(
+                "rules",
+                given_rules
+                if not live_rules and not given_rules
+                else _as_given_rules(given_rules, live_rules),
+            )
         return replace(outcome(group, {}), properties=lp.result())
 
     def update(
