@@ -243,6 +243,54 @@ def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
     return known
 
 
+def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapping[str, Any]) -> None:
+    """Heat's validate resolves every resource's and every output's condition (and the conditions those name):
+    one that fails to evaluate (not merely unknown for want of a parameter value) rejects the template. A
+    condition nothing asks for is never evaluated (its errors are not reported). An undeclared parameter is
+    left to the reference checks (Heat's validate lets an output's condition name one)."""
+    asked: list[str] = []
+
+    def report(exc: EvalError) -> None:
+        if "is not declared in the template" not in exc.diagnostic.message:
+            lc.diags.append(exc.diagnostic)
+
+    c2 = EvalContext(
+        version=ctx.version,
+        parameters=ctx.parameters,
+        resolver=ctx.resolver,
+        conditions=conds,
+        files=ctx.files,
+        resource_names=ctx.resource_names,
+        template_path=ctx.template_path,
+    )
+    held: list[Expr | None] = [r.condition for r in t.resources.values()]
+    held.extend(o.condition for o in t.outputs.values())
+    for cond in held:
+        if cond is None:
+            continue
+        if isinstance(cond, Literal):
+            if isinstance(cond.value, str):
+                asked.append(cond.value)
+            continue
+        asked.extend(name for kind, name, _ in references(cond) if kind == "condition")
+        try:
+            evaluate_condition(cond, c2)
+        except EvalError as exc:
+            report(exc)
+    seen: set[str] = set()
+    while asked:
+        name = asked.pop()
+        if name in seen or name not in t.conditions:
+            continue
+        seen.add(name)
+        expr = t.conditions[name].expr
+        asked.extend(n for kind, n, _ in references(expr) if kind == "condition")
+        try:
+            evaluate_condition(expr, c2, definition=True)
+        except EvalError as exc:
+            report(exc)
+
+
 def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
     """True/False when a resource's condition is known, None when unknown."""
     return _condition_known(res.condition, ctx, conds)
@@ -346,6 +394,7 @@ def _process(
                 lc.diags.append(warning(outside, pos, code=OUTSIDE_FILE_CODE))
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
+    _check_asked_conditions(lc, t, ctx, conds)
     types: dict[str, TypeResolution] = {}
     member_types: dict[str, TypeResolution] = {}
     nested: dict[str, NestedTemplate] = {}

@@ -300,3 +300,18 @@ def test_a_str_split_short_of_arguments_errors_only_its_output(
     assert got["good"]["value"] == 2  # type: ignore[index]
     assert got["bad"]["value"] is None  # type: ignore[index]
     assert 'Incorrect arguments to "str_split" should be' in got["bad"]["error"]  # type: ignore[index]
+
+
+def test_validate_rejects_an_output_condition_that_cannot_be_evaluated(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Heat 27: POST /validate refuses it (the outputs' conditions are resolved when validate loads them)
+    (work / "v.yaml").write_text(
+        "heat_template_version: 2018-08-31\nconditions:\n"
+        "  broken: {equals: [{yaql: {expression: '1/0', data: {}}}, 1]}\n"
+        "  unused: {equals: [{yaql: {expression: '1/0', data: {}}}, 2]}\n"
+        "outputs:\n  o: {value: 1, condition: broken}\n"
+    )
+    code, out, err = run(capsys, "validate", "-t", "v.yaml")
+    assert code != 0 and "ZeroDivisionError" in out + err
+    assert (out + err).count("ZeroDivisionError") == 1  # the condition nothing asks for is not evaluated
