@@ -39,6 +39,7 @@ from hotc.errors import Diagnostic, Pos, error
 from hotc.parser import functions as F
 from hotc.parser.ir import EvalContext, Expr, FunctionCall, ListExpr, Literal, MapExpr
 from hotc.parser.versions import PSEUDO_PARAMETERS
+from hotc.parser.yaqlsupport import YaqlSet
 from hotc.values import Unknown, WaitsOn, collect_unknowns
 
 
@@ -243,8 +244,8 @@ def _unknown_in(*values: Any) -> Unknown | None:
 
 
 def _is_seq(value: Any) -> bool:
-    """collections.abc.Sequence but not str (Heat's 'a list')."""
-    return isinstance(value, list | tuple)
+    """collections.abc.Sequence but not str (Heat's 'a list'); a yaql set is none."""
+    return isinstance(value, list | tuple) and not isinstance(value, YaqlSet)
 
 
 def _json(value: Any) -> str:
@@ -682,7 +683,7 @@ def _filter(e: F.Filter, ctx: EvalContext) -> Any:
         return sequence
     if not sequence:
         return sequence
-    if not isinstance(sequence, list):
+    if not isinstance(sequence, list) or isinstance(sequence, YaqlSet):
         raise _fail(f'"{e.name}" only works with lists', _pos(e.sequence))
     values = _arg(e.values, ctx)
     unknown = _unknown_in(values, sequence)
@@ -690,7 +691,7 @@ def _filter(e: F.Filter, ctx: EvalContext) -> Any:
         return unknown
     if not values:
         return sequence
-    if not isinstance(values, list):
+    if not isinstance(values, list) or isinstance(values, YaqlSet):
         raise _fail(f'"{e.name}" filters a list of values', _pos(e.values))
     return [i for i in sequence if i not in values]
 
@@ -790,7 +791,7 @@ def _contains(e: F.Contains, ctx: EvalContext) -> Any:
     unknown = _unknown_in(value, sequence)
     if unknown is not None:
         return unknown
-    if not isinstance(sequence, list | tuple | str):
+    if not isinstance(sequence, list | tuple | str) or isinstance(sequence, YaqlSet):
         raise _fail(f'Second argument to "{e.name}" should be a sequence.', _pos(e.sequence))
     try:
         return value in sequence

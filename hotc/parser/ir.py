@@ -141,6 +141,9 @@ class Output:
     description: str | None = None
     condition: Expr | None = None
     pos: Pos | None = None
+    # an argument shape Heat reports only when it resolves this output (the stack is still created): the
+    # output's error, and ``value`` is then a placeholder
+    value_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

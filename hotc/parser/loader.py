@@ -243,6 +243,54 @@ def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
     return known
 
 
+def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapping[str, Any]) -> None:
+    """Heat's validate resolves every resource's and every output's condition (and the conditions those name):
+    one that fails to evaluate (not merely unknown for want of a parameter value) rejects the template. A
+    condition nothing asks for is never evaluated (its errors are not reported). An undeclared parameter is
+    left to the reference checks (Heat's validate lets an output's condition name one)."""
+    asked: list[str] = []
+
+    def report(exc: EvalError) -> None:
+        if "is not declared in the template" not in exc.diagnostic.message:
+            lc.diags.append(exc.diagnostic)
+
+    c2 = EvalContext(
+        version=ctx.version,
+        parameters=ctx.parameters,
+        resolver=ctx.resolver,
+        conditions=conds,
+        files=ctx.files,
+        resource_names=ctx.resource_names,
+        template_path=ctx.template_path,
+    )
+    held: list[Expr | None] = [r.condition for r in t.resources.values()]
+    held.extend(o.condition for o in t.outputs.values())
+    for cond in held:
+        if cond is None:
+            continue
+        if isinstance(cond, Literal):
+            if isinstance(cond.value, str):
+                asked.append(cond.value)
+            continue
+        asked.extend(name for kind, name, _ in references(cond) if kind == "condition")
+        try:
+            evaluate_condition(cond, c2)
+        except EvalError as exc:
+            report(exc)
+    seen: set[str] = set()
+    while asked:
+        name = asked.pop()
+        if name in seen or name not in t.conditions:
+            continue
+        seen.add(name)
+        expr = t.conditions[name].expr
+        asked.extend(n for kind, n, _ in references(expr) if kind == "condition")
+        try:
+            evaluate_condition(expr, c2, definition=True)
+        except EvalError as exc:
+            report(exc)
+
+
 def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
     """True/False when a resource's condition is known, None when unknown."""
     return _condition_known(res.condition, ctx, conds)
@@ -275,6 +323,21 @@ def _condition_known(condition: Expr | None, ctx: EvalContext, conds: Mapping[st
     except (EvalError, KeyError, TypeError, ValueError, RecursionError):
         return None
     return v if isinstance(v, bool) else None
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """One template being processed, as its helpers need it (instead of long parameter lists): the template,
+    its merged environment, how deep it is nested and the chain of templates above it, its evaluation
+    context and directory, and where the nested templates it uses are recorded."""
+
+    template: Template
+    env: Environment
+    depth: int
+    stack: tuple[str, ...]
+    ctx: EvalContext
+    base: str  # the template's directory: relative paths resolve against it
+    nested: dict[str, NestedTemplate]
 
 
 @dataclass
@@ -331,9 +394,11 @@ def _process(
                 lc.diags.append(warning(outside, pos, code=OUTSIDE_FILE_CODE))
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
+    _check_asked_conditions(lc, t, ctx, conds)
     types: dict[str, TypeResolution] = {}
     member_types: dict[str, TypeResolution] = {}
     nested: dict[str, NestedTemplate] = {}
+    sc = _Scope(t, env, depth, stack, ctx, base, nested)
     for rname, res in t.resources.items():
         enabled = _enabled(res, ctx, conds)
         if enabled is False:
@@ -386,12 +451,12 @@ def _process(
         else:
             key = r.template or lookup
             types[rname] = TypeResolution("template", type_name, key)
-            _nested(lc, t, rname, res, r, key, env, depth, stack, nested, ctx)
+            _nested(lc, sc, rname, res, r, key)
         _check_deletion_policy(lc, res, types.get(rname), ctx)
         _check_update_policy(lc, res, types.get(rname))
         tr0 = types.get(rname)
         if tr0 is not None and tr0.kind == "builtin" and tr0.type_name in _MEMBER_KEYS:
-            mt = _members(lc, t, rname, res, tr0.type_name, env, depth, stack, nested, ctx, base)
+            mt = _members(lc, sc, rname, res, tr0.type_name)
             if mt is not None:
                 member_types[rname] = mt
         tr = types.get(rname)
@@ -413,25 +478,13 @@ _MEMBER_KEYS = {
 }
 
 
-def _members(
-    lc: _Ctx,
-    t: Template,
-    rname: str,
-    res: Resource,
-    type_name: str,
-    env: Environment,
-    depth: int,
-    stack: tuple[str, ...],
-    nested: dict[str, NestedTemplate],
-    ctx: EvalContext,
-    base: str,
-) -> TypeResolution | None:
+def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) -> TypeResolution | None:
     """What the members of a group (or the nested stack of an OS::Heat::Stack) are; nested templates they use
     are loaded and validated like template resources. Heat's own template validate does not look inside
     groups, so an unknown member type is a warning (a group of 0 members never resolves it)."""
     start = len(lc.diags)
     try:
-        return _members_inner(lc, t, rname, res, type_name, env, depth, stack, nested, ctx, base)
+        return _members_inner(lc, sc, rname, res, type_name)
     finally:
         # Heat's template validate does not look inside groups and nested stacks: what is found there is
         # reported, but as warnings (a group of 0 members, for instance, never creates one)
@@ -446,39 +499,22 @@ def _members(
                 )
 
 
-def _members_inner(
-    lc: _Ctx,
-    t: Template,
-    rname: str,
-    res: Resource,
-    type_name: str,
-    env: Environment,
-    depth: int,
-    stack: tuple[str, ...],
-    nested: dict[str, NestedTemplate],
-    ctx: EvalContext,
-    base: str,
-) -> TypeResolution | None:
+def _members_inner(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) -> TypeResolution | None:
     props = res.properties
     if not isinstance(props, MapExpr):
         return None
     body = props.get(_MEMBER_KEYS[type_name])
     if type_name == "OS::Heat::Stack":
         if isinstance(body, GetFile) and _literal_str(body.path) is not None:
-            path = resolve_path(str(_literal_str(body.path)), base)
+            path = resolve_path(str(_literal_str(body.path)), sc.base)
             params = props.get("parameters")
             _nested(
                 lc,
-                t,
+                sc,
                 rname,
                 res,
                 Resolution("template", type_name, path),
                 path,
-                env,
-                depth,
-                stack,
-                nested,
-                ctx,
                 props=params if isinstance(params, MapExpr) else None,
                 where=body.pos,
                 prop_path=f"resources.{rname}.properties.parameters",
@@ -493,11 +529,11 @@ def _members_inner(
     if member_type is None:
         return None
     lookup = (
-        resolve_path(member_type, base)
+        resolve_path(member_type, sc.base)
         if is_template_name(member_type) and not is_url(member_type)
         else member_type
     )
-    child_env = env.child(rname, None)
+    child_env = sc.env.child(rname, None)
     try:
         r = child_env.registry.resolve(lookup, None, lc.checks.known)
     except TypeNotFound as exc:
@@ -513,16 +549,12 @@ def _members_inner(
     member_props = body.get("properties")
     _nested(
         lc,
-        t,
+        sc,
         rname,
         res,
         r,
         key,
-        child_env,
-        depth,
-        stack,
-        nested,
-        ctx,
+        env=child_env,
         props=member_props if isinstance(member_props, MapExpr) or member_props is None else None,
         where=tpos,
         prop_path=f"resources.{rname}.properties.{_MEMBER_KEYS[type_name]}.properties",
@@ -601,17 +633,13 @@ def _check_deletion_policy(lc: _Ctx, res: Resource, tr: TypeResolution | None, c
 
 def _nested(
     lc: _Ctx,
-    parent: Template,
+    sc: _Scope,
     rname: str,
     res: Resource,
     r: Resolution,
     key: str,
-    env: Environment,
-    depth: int,
-    stack: tuple[str, ...],
-    nested: dict[str, NestedTemplate],
-    ctx: EvalContext,
     *,
+    env: Environment | None = None,
     props: Expr | None | bool = False,
     where: Pos | None = None,
     prop_path: str | None = None,
@@ -619,7 +647,11 @@ def _nested(
 ) -> None:
     """Load, validate and record the template ``key`` used by resource ``rname`` (a template resource, the
     members of a group, or an OS::Heat::Stack). ``props`` (default: the resource's properties) feed the nested
-    template's parameters; ``parameters_given=False`` skips the checks of missing/unknown parameters."""
+    template's parameters; ``parameters_given=False`` skips the checks of missing/unknown parameters. ``env``:
+    the environment the nested template is resolved in (default: the scope's; a group's members use the
+    group's child environment)."""
+    env = env if env is not None else sc.env
+    stack, depth = sc.stack, sc.depth
     where = where or res.type_pos
     prop_path = prop_path or f"resources.{rname}.properties"
     if key in stack:
@@ -639,7 +671,10 @@ def _nested(
     if loaded is None:
         return
     child_t, child_diags = loaded
-    lc.diags.extend(child_diags)
+    lc.diags.extend(
+        _deferred(d) if not lc.strict and "is invalid: Invalid default" in d.message else d
+        for d in child_diags
+    )
     if child_t is None:
         return
     # properties -> the nested template's parameters
@@ -664,7 +699,7 @@ def _nested(
                 )
                 continue
             try:
-                v = evaluate(pexpr, ctx)
+                v = evaluate(pexpr, sc.ctx)
             except (EvalError, KeyError, TypeError, ValueError):
                 continue
             if v is not None and not _has_unknown(v):
@@ -713,9 +748,27 @@ def _nested(
     vals.update({k: v for k, v in child_values.items()})
     lc.diags.extend(d for d in vdiags if d.severity.value == "error")
     child_env = env.child(rname, r.entry)
+    before = len(lc.diags)
     sub = _process(lc, child_t, child_env, vals, depth + 1, (*stack, key))
-    nested[key] = NestedTemplate(
+    if not lc.strict:
+        # Heat's template validate (validate_res_tmpl_only) loads a nested template and turns its parameters
+        # into the resource's properties, nothing more: what is wrong inside it fails the create only
+        lc.diags[before:] = [_deferred(d) for d in lc.diags[before:]]
+    sc.nested[key] = NestedTemplate(
         template=child_t, types=sub.types, files=sub.files, nested=sub.nested, member_types=sub.member_types
+    )
+
+
+def _deferred(d: Diagnostic) -> Diagnostic:
+    """An error inside a nested template, as ``hotc validate`` reports it: a warning (Heat's template validate
+    does not look there; its stack create, and hotc plan, reject it)."""
+    if d.severity is not Severity.ERROR:
+        return d
+    return warning(
+        f"{d.message} (inside a nested template: Heat's template validate does not check it there; "
+        "creating the stack would fail)",
+        d.pos,
+        code=d.code,
     )
 
 

@@ -389,7 +389,17 @@ class _Parser:
                     kpos,
                 )
                 continue
+            before = len(self.diags)
             value = self.expr(body["value"], version, "outputs", _val_pos(body, "value", kpos))
+            value_error = _create_time_output_error(self.diags[before:])
+            if value_error is not None:
+                # Heat's validate accepts it; at create only this output carries the error
+                del self.diags[before:]
+                self.warn(
+                    f"output {name}: {value_error.message}; creating the stack gives this output an error",
+                    value_error.pos,
+                    code="function-args",
+                )
             cond = None
             if "condition" in body and has_conditions(version):
                 cond = self.expr(
@@ -397,6 +407,7 @@ class _Parser:
                 )
             desc = body.get("description")
             out[str(name)] = Output(
+                value_error=_HEAT_STR_SPLIT if value_error is not None else None,
                 name=str(name),
                 value=value,
                 description=str(desc) if desc is not None else None,
@@ -686,6 +697,23 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 code="cycle",
             )
         )
+
+
+_HEAT_STR_SPLIT = (
+    'Incorrect arguments to "str_split" should be: "str_split" : [ ",", "apples,pears", <index>]'
+)
+
+
+def _create_time_output_error(found: list[Diagnostic]) -> Diagnostic | None:
+    """The argument shape an output's value has wrong, when Heat finds it only on resolving that output (its
+    ``str_split`` checks its argument count then, not when it parses the template); None otherwise."""
+    if not found or any(
+        d.code != "function-args"
+        or not d.message.startswith('invalid arguments to "str_split": too few arguments')
+        for d in found
+    ):
+        return None
+    return found[0]
 
 
 # ------------------------------------------------------------------------------------------ public

@@ -5,6 +5,7 @@ The parser and root context are built once per process (a memo of immutable conf
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any
 
 LIMIT_ITERATORS = 200
@@ -55,11 +56,22 @@ def evaluate_yaql(expression: str, data: Any) -> Any:
     return _plain(result)
 
 
+class YaqlSet(list[Any]):
+    """A yaql result that is a set in Heat (``keys()``, ``toSet()``, ``union()``...). It reads and stores as a
+    list, but it is no ``collections.abc.Sequence``, so the functions that want one (``list_join``,
+    ``list_concat``, ``filter``, ``repeat``, ``contains``) reject it as Heat does. Its items are in a fixed
+    order (by their JSON text), never in hash order: nothing in hotc depends on ``PYTHONHASHSEED``."""
+
+
+def _order_key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, frozenset | set):
-        return [_plain(v) for v in value]
+        return YaqlSet(sorted((_plain(v) for v in value), key=_order_key))
     return value

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from hotc.errors import Diagnostic, HotcError, Pos
+from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.api import (
     MISSING,
     EvalContext,
@@ -414,6 +414,10 @@ class DesiredStack:
             return None
         if not self._output_enabled(scope, out.condition):
             return None
+        if out.value_error is not None:
+            raise HotcError(
+                out.value_error, diagnostics=(error(out.value_error, out.value.pos or out.pos, code="eval"),)
+            )
         key = ("output", scope.prefix, name, id(resolver))
         if key in memo:
             return memo[key]

@@ -224,7 +224,7 @@ def test_deployment_outputs_match_heats(
         our_config, our_signal = _notified(heat_agents, "hotc")
 
         hstack = cloud_tracker.track(orch.create_stack(name=cloud_tracker.name("sdheat"), template=TEMPLATE,
-                                                        parameters=params, timeout_mins=15))  # fmt: skip
+                                                        parameters=params, timeout_mins=5))  # fmt: skip
         deadline = time.monotonic() + 300
         hserver = None
         while hserver is None and time.monotonic() < deadline:
@@ -241,9 +241,11 @@ def test_deployment_outputs_match_heats(
     finally:
         if apply.poll() is None:
             apply.kill()
+        # destroyed while the agents still run (its DELETE action needs them), then the agents stop
+        gone = _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
+                     "--timeout", "OS::Heat::SoftwareDeployment=120")  # fmt: skip
         heat_agents.stop()
-        _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
-              "--timeout", "OS::Heat::SoftwareDeployment=60")  # fmt: skip
+    assert gone.returncode == 0, gone.stdout[-2000:] + gone.stderr[-2000:]
 
     assert our_signal == heat_signal  # the same hook output for the same config
     # Heat's rules on that body give what hotc shows

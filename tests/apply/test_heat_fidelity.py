@@ -183,3 +183,135 @@ def test_a_default_of_the_wrong_type_passes_validate_and_fails_apply(
     assert code != 0
     assert "Parameter 'p' is invalid" in out + err and reason in out + err
     assert not (work / ".hotc" / "d.json").exists()
+
+
+# ------------------------------------------------------------------ yaql results typed as Heat types them
+
+YAQL_SETS = """\
+heat_template_version: 2018-08-31
+outputs:
+  join: {value: {list_join: [',', {yaql: {expression: '$.data.keys()', data: {a: 1, b: 2}}}]}}
+  concat: {value: {list_concat: [{yaql: {expression: '$.data.toSet()', data: [1, 2]}}, [3]]}}
+  filter: {value: {filter: [[1], {yaql: {expression: '$.data.toSet()', data: [1, 2]}}]}}
+  repeat: {value: {repeat: {template: v<%x%>, for_each: {'%x%': {yaql: {expression: '$.data.toSet()', data: [x]}}}}}}
+  contains: {value: {contains: [x, {yaql: {expression: '$.data.toSet()', data: [x, y]}}]}}
+  length: {value: {yaql: {expression: '$.data.toSet().len()', data: [x, y, x]}}}
+  plain: {value: {yaql: {expression: '$.data.toSet()', data: [pear, apple, fig, kiwi, plum, date, lime]}}}
+  list: {value: {list_join: [',', {yaql: {expression: '$.data.select($)', data: [x, y]}}]}}
+"""
+
+
+def test_a_yaql_set_is_no_list_for_the_list_functions(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Heat 27: CREATE_COMPLETE; join/concat/filter/repeat/contains carry these errors, the others resolve
+    (work / "y.yaml").write_text(YAQL_SETS)
+    code, out, err = run(capsys, "apply", "-t", "y.yaml", "--auto-approve")
+    assert code == 0, out + err
+    got = outputs(capsys, "y")
+    errors = {k: v.get("error") for k, v in got.items()}  # type: ignore[union-attr]
+    assert '"list_join" must operate on a list' in str(errors["join"])
+    assert "Items to concat must be lists" in str(errors["concat"])
+    assert '"filter" only works with lists' in str(errors["filter"])
+    assert 'for_each" argument to "repeat" must be lists or maps' in str(errors["repeat"])
+    assert 'Second argument to "contains" should be a sequence.' in str(errors["contains"])
+    assert got["length"]["value"] == 2  # type: ignore[index]
+    assert got["list"]["value"] == "x,y"  # type: ignore[index]
+    assert sorted(got["plain"]["value"]) == ["apple", "date", "fig", "kiwi", "lime", "pear", "plum"]  # type: ignore[index]
+
+
+def test_results_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    """The same template applied under two PYTHONHASHSEEDs gives the same outputs, byte for byte (a set's order
+    must never leak)."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    seen = []
+    import shutil
+
+    d = tmp_path
+    (d / "y.yaml").write_text(YAQL_SETS)
+    for seed in ("1", "2"):
+        shutil.rmtree(d / ".hotc", ignore_errors=True)
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(repo), "NO_COLOR": "1"}
+        env.pop("HOTC_BACKEND", None)
+        for argv in (["apply", "-t", "y.yaml", "--auto-approve"], ["output", "y", "--format", "json"]):
+            r = subprocess.run(
+                [sys.executable, "-m", "hotc", *argv],
+                cwd=d,
+                env=env,
+                text=True,
+                capture_output=True,
+                timeout=120,
+            )
+            assert r.returncode == 0, r.stdout + r.stderr
+        seen.append(r.stdout)
+    assert json.loads(seen[0])["plain"]["value"] == ["apple", "date", "fig", "kiwi", "lime", "pear", "plum"]
+    assert seen[0] == seen[1]
+
+
+# ------------------------------------------------------------------ nested templates validated as Heat does
+
+
+@pytest.mark.parametrize(
+    ("child", "fragment"),
+    [
+        (
+            "parameters:\n  p: {type: string, default: abc, constraints: [{length: {max: 2}}]}\nresources: {}\n",
+            "Invalid default abc",
+        ),
+        ("resources:\n  x: {type: OS::No::Such}\n", "OS::No::Such"),
+    ],
+    ids=["nested-default-violates-constraint", "nested-unknown-type"],
+)
+def test_inside_a_nested_template_validate_warns_and_plan_rejects(
+    work: Path, capsys: pytest.CaptureFixture[str], child: str, fragment: str
+) -> None:
+    # Heat 27: POST /validate of the parent 200; POST /stacks 400 (validate_nested_stack at create)
+    (work / "child.yaml").write_text("heat_template_version: '2018-08-31'\n" + child)
+    (work / "parent.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  c: {type: child.yaml}\n"
+    )
+    code, out, err = run(capsys, "validate", "-t", "parent.yaml")
+    assert code == 0, out + err
+    assert fragment in out + err and "creating the stack would fail" in out + err
+    code, out, err = run(capsys, "plan", "-t", "parent.yaml")
+    assert code != 0 and fragment in out + err
+    code, out, err = run(capsys, "validate", "-t", "child.yaml")  # the template itself: Heat rejects it
+    assert code != 0 and fragment in out + err
+
+
+# ------------------------------------------------------------------ an argument shape Heat checks at create only
+
+
+def test_a_str_split_short_of_arguments_errors_only_its_output(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Heat 27: validate OK; CREATE_COMPLETE; good = 2; bad = null with Heat's str_split message
+    (work / "s.yaml").write_text(
+        "heat_template_version: 2018-08-31\noutputs:\n  bad: {value: {str_split: [',']}}\n  good: {value: 2}\n"
+    )
+    code, out, err = run(capsys, "validate", "-t", "s.yaml")
+    assert code == 0, out + err
+    assert "creating the stack gives this output an error" in out + err
+    code, out, err = run(capsys, "apply", "-t", "s.yaml", "--auto-approve")
+    assert code == 0, out + err
+    got = outputs(capsys, "s")
+    assert got["good"]["value"] == 2  # type: ignore[index]
+    assert got["bad"]["value"] is None  # type: ignore[index]
+    assert 'Incorrect arguments to "str_split" should be' in got["bad"]["error"]  # type: ignore[index]
+
+
+def test_validate_rejects_an_output_condition_that_cannot_be_evaluated(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Heat 27: POST /validate refuses it (the outputs' conditions are resolved when validate loads them)
+    (work / "v.yaml").write_text(
+        "heat_template_version: 2018-08-31\nconditions:\n"
+        "  broken: {equals: [{yaql: {expression: '1/0', data: {}}}, 1]}\n"
+        "  unused: {equals: [{yaql: {expression: '1/0', data: {}}}, 2]}\n"
+        "outputs:\n  o: {value: 1, condition: broken}\n"
+    )
+    code, out, err = run(capsys, "validate", "-t", "v.yaml")
+    assert code != 0 and "ZeroDivisionError" in out + err
+    assert (out + err).count("ZeroDivisionError") == 1  # the condition nothing asks for is not evaluated

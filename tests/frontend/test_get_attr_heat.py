@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from hotc.errors import has_errors
-from hotc.parser.loader import load_stack
+from hotc.parser.api import load_stack
+from hotc.providers.checks import type_checks
 
 pytestmark = pytest.mark.cloud
 
@@ -77,7 +78,7 @@ def test_get_attr_verdict_matches_heat(
         heat_ok, heat_msg = False, str(exc)
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(doc))
-    _, diags = load_stack(str(path), [], {}, {}, require_values=False)
+    _, diags = load_stack(str(path), [], {}, {}, require_values=False, checks=type_checks())
     hotc_ok = not has_errors(diags)
     assert hotc_ok == heat_ok, f"Heat: {heat_ok} {heat_msg}; hotc: {[str(d) for d in diags]}"
     if not heat_ok:

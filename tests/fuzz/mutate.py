@@ -175,8 +175,14 @@ def _corpus_templates() -> list[Path]:
         from tests.corpus.corpus import find_corpus, read_verdicts
     except ImportError:
         return []
+    from tests.inputs import inputs_required
+
     root = find_corpus()
     if root is None:
+        if inputs_required():  # under CI the corpus seeds are required, as for every corpus test
+            raise RuntimeError(
+                "the shared HOT corpus is required (CI / HOTC_REQUIRE_CORPUS) but was not found"
+            )
         return []
     out = []
     for row in read_verdicts(root):

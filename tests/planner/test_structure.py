@@ -332,22 +332,29 @@ def test_refresh_drift_gone_object_is_replaced():
 
 
 def test_output_that_cannot_be_evaluated_is_an_output_error_not_a_plan_error():
-    doc = {
-        "resources": {
-            "g": {
-                "type": "OS::Heat::ResourceGroup",
-                "properties": {"count": 0, "resource_def": {"type": "OS::Heat::RandomString"}},
-            }
-        },
-        "outputs": {
-            "first": {"value": {"get_attr": ["g", "resource.0.value"]}},
-            "all": {"value": {"get_attr": ["g", "value"]}},
-        },
-    }
-    plan = plan_of(stack(doc))
+    def doc(member: dict) -> dict:
+        return {
+            "resources": {
+                "g": {
+                    "type": "OS::Heat::ResourceGroup",
+                    "properties": {"count": 0, "resource_def": member},
+                }
+            },
+            "outputs": {
+                "first": {"value": {"get_attr": ["g", "resource.0.value"]}},
+                "all": {"value": {"get_attr": ["g", "value"]}},
+            },
+        }
+
+    plan = plan_of(stack(doc({"type": "OS::Heat::Value", "properties": {"value": 1}})))
     outs = {o.name: o for o in plan.output_changes}
     assert outs["first"].error is not None and "no member '0'" in outs["first"].error
     assert outs["all"].error is None and outs["all"].after == []
+    # an output reading secrets (a group of RandomStrings) errors the same way, its message withheld
+    plan = plan_of(stack(doc({"type": "OS::Heat::RandomString"})))
+    outs = {o.name: o for o in plan.output_changes}
+    assert outs["first"].sensitive and outs["first"].error is not None and "withheld" in outs["first"].error
+    assert outs["all"].error is None
 
 
 def test_removal_policies_skip_listed_members_by_index_or_physical_id():

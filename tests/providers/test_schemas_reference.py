@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,12 +22,21 @@ REFERENCE = find_reference()
 pytestmark = needs_input(REFERENCE, "the Heat reference heat-hot.md (set HOTC_REFERENCE)")
 
 
+# Tables of the types the reference leaves out, written from Heat's plugins in the reference's format.
+MORE_TABLES = Path(__file__).with_name("heat_schema_tables_more.md")
+
+
 def _tables() -> dict[str, str]:
     assert REFERENCE is not None
-    text = REFERENCE.read_text()
-    section = text[text.index("### 2.6") : text.index("## 3.")]
-    blocks = re.split(r"^#### ", section, flags=re.M)[1:]
-    return {b.split("\n", 1)[0].strip(): b for b in blocks}
+    out: dict[str, str] = {}
+    for text in (REFERENCE.read_text(), MORE_TABLES.read_text()):
+        section = text[text.index("### 2.6") : text.index("## 3.")]
+        blocks = re.split(r"^#### ", section, flags=re.M)[1:]
+        for b in blocks:
+            name = b.split("\n", 1)[0].strip()
+            assert name not in out, f"{name} has two tables"
+            out[name] = b
+    return out
 
 
 def _rows(block: str) -> list[list[str]]:

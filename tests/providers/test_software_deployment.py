@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import email
 import json
-import os
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,6 +21,7 @@ from hotc.providers.native.server_metadata import create_server_metadata, regist
 from hotc.providers.native.software_deployment import SoftwareDeploymentDriver
 from hotc.providers.native.structured_deployment import substitute
 from hotc.state.signal_store import SignalStore, SignalStoreConfig
+from tests.clirun import Result, run_hotc
 from tests.fixtures.s3 import S3Bucket
 
 REPO = Path(__file__).resolve().parents[2]
@@ -216,28 +215,27 @@ resources:
 """
 
 
-def _plan(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
+def _plan(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> Result:
+    """``hotc plan`` in-process (no cloud configured, no signal store)."""
     (tmp_path / "t.yaml").write_text(text)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    for k in ("HOTC_BACKEND", "HOTC_SIGNAL_STORE", "OS_CLOUD", "OS_AUTH_URL"):
-        env.pop(k, None)
-    return subprocess.run([sys.executable, "-m", "hotc", "plan", "-t", "t.yaml"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    for k in ("OS_CLOUD", "OS_AUTH_URL"):
+        monkeypatch.delenv(k, raising=False)
+    return run_hotc(tmp_path, "plan", "-t", "t.yaml")
 
 
-def test_deployments_that_need_heat_are_plan_errors(tmp_path: Path) -> None:
-    r = _plan(tmp_path, PLAN_T % ("SOFTWARE_CONFIG", ", signal_transport: HEAT_SIGNAL"))
+def test_deployments_that_need_heat_are_plan_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = _plan(tmp_path, PLAN_T % ("SOFTWARE_CONFIG", ", signal_transport: HEAT_SIGNAL"), monkeypatch)
     assert r.returncode == 1
     assert (
         "deployment: OS::Heat::SoftwareDeployment: signal_transport HEAT_SIGNAL needs Heat's API" in r.stderr
     )
     assert "use TEMP_URL_SIGNAL" in r.stderr
-    r = _plan(tmp_path, PLAN_T % ("RAW", ""))
+    r = _plan(tmp_path, PLAN_T % ("RAW", ""), monkeypatch)
     assert "the server server must have user_data_format: SOFTWARE_CONFIG" in r.stderr
     r = _plan(tmp_path, (PLAN_T % ("SOFTWARE_CONFIG", "")).replace(
         "user_data_format: SOFTWARE_CONFIG", "user_data_format: SOFTWARE_CONFIG, software_config_transport: ZAQAR_MESSAGE"
-    ))  # fmt: skip
+    ), monkeypatch)  # fmt: skip
     assert "software_config_transport ZAQAR_MESSAGE needs the Zaqar messaging service" in r.stderr
     assert "use POLL_TEMP_URL" in r.stderr
-    r = _plan(tmp_path, PLAN_T % ("SOFTWARE_CONFIG", ""))
+    r = _plan(tmp_path, PLAN_T % ("SOFTWARE_CONFIG", ""), monkeypatch)
     assert r.returncode == 1 and "server, deployment: signals need the signal store" in r.stderr

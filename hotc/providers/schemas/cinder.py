@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotc.providers.base import ResourceType
-from hotc.providers.schemas._dsl import attrs, boolean, custom, integer, map_, range_, string
+from hotc.providers.schemas._dsl import attrs, boolean, custom, integer, list_, map_, range_, string
 from hotc.providers.schemas._rules import changed, failed_replace_on_status, known
 
 SERVICE = "block-storage"
@@ -116,4 +116,30 @@ VOLUME_ATTACHMENT = ResourceType(
     heat_class="heat.engine.resources.openstack.cinder.volume.CinderVolumeAttachment",
 )
 
-TYPES = (VOLUME, VOLUME_ATTACHMENT)
+
+def volume_type_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``CinderVolumeType.validate``: ``projects`` cannot be given to a public volume type."""
+    projects, public = props.get("projects"), props.get("is_public", True)
+    if projects and known(projects, public) and public:
+        return [("projects", 'can not specify property "projects" if the volume type is public')]
+    return []
+
+
+VOLUME_TYPE = ResourceType(
+    name="OS::Cinder::VolumeType",
+    properties={
+        "name": string(required=True, update=True),
+        "metadata": map_(update=True),
+        "is_public": boolean(default=True, update=True),
+        "description": string(update=True),
+        "projects": list_(
+            string(constraints=(custom("keystone.project"),)), default=[], update=True, set_like=True
+        ),
+    },
+    attributes=attrs(),
+    validators=(volume_type_validate,),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.cinder.volume_type.CinderVolumeType",
+)
+
+TYPES = (VOLUME, VOLUME_ATTACHMENT, VOLUME_TYPE)

@@ -1,0 +1,18 @@
+"""Keystone look-ups the identity types (and others naming projects, such as volume type access) share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hotc.providers.base import ActionContext
+from hotc.providers.openstack.common import lookup
+
+
+def find_project(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    """A project by id or unique name."""
+    return lookup(ctx, "project", value, conn.identity.get_project, lambda v: conn.identity.projects(name=v))
+
+
+def find_domain(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    """A domain by id or unique name (``default`` is the default domain's id)."""
+    return lookup(ctx, "domain", value, conn.identity.get_domain, lambda v: conn.identity.domains(name=v))
