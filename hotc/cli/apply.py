@@ -152,21 +152,50 @@ def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE
     )
 
 
-def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, **kw: Any) -> None:
+def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, fmt: str = "text", **kw: Any) -> None:
+    """Run an apply or destroy. ``fmt`` json: the plan and the progress go to stderr, and what the run
+    recorded is printed on stdout as one JSON document (see docs/json-output.md)."""
     from hotc.apply.session import run_apply
 
+    check_format(fmt, ("text", "json"))
     out = root.sinks()
     wiring = apply_wiring(opts.os_cloud, max_size)
-    code = run_apply(
-        out=out.out,
-        err=out.err,
-        interactive=sys.stdin.isatty(),
-        read_line=_stdin_line,
-        progress=_progress,
-        wiring=wiring,
-        opts=opts,
-        **kw,
-    )
+    if fmt == "text":
+        code = run_apply(
+            out=out.out,
+            err=out.err,
+            interactive=sys.stdin.isatty(),
+            read_line=_stdin_line,
+            progress=_progress,
+            wiring=wiring,
+            opts=opts,
+            **kw,
+        )
+    else:
+        if not opts.auto_approve and kw.get("plan_file") is None:
+            raise HotcError(
+                "--format json needs --auto-approve (or a saved PLANFILE): approval is interactive"
+            )
+        from hotc.apply.progress import progress_for
+
+        stack = kw.get("stack") or ""
+        if not stack and kw.get("plan_file") is not None:
+            from hotc.planner.api import load_plan
+
+            stack = load_plan(kw["plan_file"]).stack_name
+        before = _last_event_id(stack, opts.backend) if stack else None
+        code = run_apply(
+            out=out.err,
+            err=out.err,
+            interactive=False,
+            read_line=_stdin_line,
+            progress=lambda: progress_for(sys.stderr),
+            wiring=wiring,
+            opts=opts,
+            **kw,
+        )
+        doc = _run_doc(stack, opts.backend, before)
+        sys.stdout.write(json.dumps({**doc, "exit_code": code}, indent=2) + "\n")
     if code:
         raise typer.Exit(code)
 
@@ -199,6 +228,12 @@ def apply_command(
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="text, or json: progress on stderr, what the run recorded on stdout."
+        ),
+    ] = "text",
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -267,6 +302,7 @@ def apply_command(
                 stack=name,
                 opts=opts,
                 max_size=max_template_size,
+                fmt=fmt,
                 template=inputs.template,
                 envs=inputs.environments,
                 params=inputs.parameters,
@@ -277,6 +313,7 @@ def apply_command(
         stack=name,
         opts=opts,
         max_size=max_template_size,
+        fmt=fmt,
         plan_file=planfile,
         template=template,
         envs=list(environment or []),
@@ -294,6 +331,12 @@ def destroy_command(
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
     signal_store: SignalStoreOpt = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="text, or json: progress on stderr, what the run recorded on stdout."
+        ),
+    ] = "text",
 ) -> None:
     """Delete every resource of STACK (from its state alone); Retain resources are forgotten, not deleted."""
     from hotc.apply.session import ApplyOptions
@@ -308,7 +351,7 @@ def destroy_command(
         timeouts=timeouts,
         signal_store=signal_store,
     )
-    _run(stack=stack, opts=opts, destroy=True)
+    _run(stack=stack, opts=opts, destroy=True, fmt=fmt)
 
 
 # ------------------------------------------------------------------------------------------ read commands
@@ -674,6 +717,32 @@ def _last_event_id(stack: str, backend: str | None) -> str | None:
     return events[-1].id if events else None
 
 
+def _run_doc(stack: str, backend: str | None, before: str | None) -> dict[str, Any]:
+    """What a run recorded, from its events: the stack's final status and one entry per resource
+    transition that ended (the ``--format json`` document of apply, destroy, check, suspend, resume)."""
+    from hotc.apply.events import STACK_TYPE
+    from hotc.state import backend_from_config
+
+    new = backend_from_config(backend).read_events(stack, after=before)
+    final = [e for e in new if e.type == STACK_TYPE]
+    return {
+        "stack": stack,
+        "status": final[-1].status if final else None,
+        "status_reason": final[-1].reason if final else None,
+        "resources": [
+            {
+                "address": e.address,
+                "type": e.type,
+                "status": e.status,
+                "reason": e.reason,
+                "physical_id": e.physical_id,
+            }
+            for e in new
+            if e.type != STACK_TYPE and not e.status.endswith("_IN_PROGRESS")
+        ],
+    }
+
+
 def _lifecycle(fmt: str, stack: str, backend: str | None, run: Any) -> None:
     """Run a lifecycle operation (check, suspend, resume); with ``--format json`` print what it recorded
     (its events: one per resource transition and the stack's outcome) instead of the text lines."""
@@ -683,30 +752,9 @@ def _lifecycle(fmt: str, stack: str, backend: str | None, run: Any) -> None:
     else:
         import io
 
-        from hotc.apply.events import STACK_TYPE
-        from hotc.state import backend_from_config
-
         before = _last_event_id(stack, backend)
         code = run(io.StringIO())
-        new = backend_from_config(backend).read_events(stack, after=before)
-        final = [e for e in new if e.type == STACK_TYPE]
-        doc = {
-            "stack": stack,
-            "status": final[-1].status if final else None,
-            "status_reason": final[-1].reason if final else None,
-            "resources": [
-                {
-                    "address": e.address,
-                    "type": e.type,
-                    "status": e.status,
-                    "reason": e.reason,
-                    "physical_id": e.physical_id,
-                }
-                for e in new
-                if e.type != STACK_TYPE and not e.status.endswith("_IN_PROGRESS")
-            ],
-        }
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        sys.stdout.write(json.dumps(_run_doc(stack, backend, before), indent=2) + "\n")
     if code:
         raise typer.Exit(code)
 

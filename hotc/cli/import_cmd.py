@@ -112,8 +112,20 @@ def import_command(
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="text, or json: the messages on stderr, what was recorded on stdout."
+        ),
+    ] = "text",
 ) -> None:
     """Take over existing objects: record them in the stack's state (nothing in the cloud changes)."""
+    if fmt not in ("text", "json"):
+        raise HotcError(f"--format {fmt!r}: choose one of text, json")
+    from hotc.cli.apply import _last_event_id
+
+    before = _last_event_id(stack, backend)
+    out = sys.stdout if fmt == "text" else sys.stderr
     if from_heat is not None:
         if address is None or physical_id is not None:
             raise HotcError(
@@ -133,13 +145,12 @@ def import_command(
             abandon=abandon,
             backend_url=backend,
             lock_timeout=lock_timeout,
-            out=sys.stdout,
+            out=out,
             err=sys.stderr,
             wiring=import_wiring(os_cloud, max_template_size),
             params=parse_parameters(parameter),
         )
-        if code:
-            raise typer.Exit(code)
+        _print_doc(fmt, stack, backend, before, code)
         return
     if abandon:
         raise HotcError("--abandon goes with --from-heat")
@@ -164,10 +175,19 @@ def import_command(
         pfiles=parse_parameter_files(parameter_file),
         backend_url=backend,
         lock_timeout=lock_timeout,
-        out=sys.stdout,
+        out=out,
         err=sys.stderr,
         wiring=import_wiring(os_cloud, max_template_size),
     )
+    _print_doc(fmt, stack, backend, before, code)
+
+
+def _print_doc(fmt: str, stack: str, backend: str | None, before: str | None, code: int) -> None:
+    """``--format json``: what the import recorded (its events), then the exit code."""
+    if fmt == "json":
+        from hotc.cli.apply import _run_doc
+
+        sys.stdout.write(json.dumps({**_run_doc(stack, backend, before), "exit_code": code}, indent=2) + "\n")
     if code:
         raise typer.Exit(code)
 

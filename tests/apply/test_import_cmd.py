@@ -149,3 +149,28 @@ def test_bad_maps(tmp_path: Path, text: str, message: str) -> None:
     p.write_text(text)
     with pytest.raises(HotcError, match=message):
         read_map(p)
+
+
+def test_import_format_json_prints_what_was_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    import hotc.cli.import_cmd as import_cmd
+    from hotc.cli.app import main
+    from hotc.providers.drivers import driver_for
+
+    cloud, fake = world()
+    existing(cloud, "n-9", "OS::Neutron::Net", name="app-net")
+    wiring = replace(apply_wiring(None), drivers=lambda t: fake(t) or driver_for(t), cloud=lambda: None)
+    monkeypatch.setattr(import_cmd, "import_wiring", lambda *_a, **_k: wiring)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "app.yaml").write_text(TEMPLATE)
+    with pytest.raises(SystemExit) as done:
+        main(["import", "app", "net", "n-9", "-t", "app.yaml", "--format", "json"])
+    assert done.value.code in (0, None)
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["exit_code"] == 0 and doc["stack"] == "app"
+    assert [(r["address"], r["physical_id"]) for r in doc["resources"]] == [("net", "n-9")]
+    assert "Imported net (OS::Neutron::Net): n-9" in err

@@ -193,3 +193,26 @@ def test_check_suspend_resume_report_json(
         code, out, _ = run(capsys, verb, "s", "--format", "json")
         doc = json.loads(out)
         assert code == 0 and doc["status"] == final and doc["stack"] == "s"
+
+
+def test_apply_and_destroy_report_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  v: {type: OS::Heat::Value, properties: {value: 1}}\n"
+    )
+    code, _out, err = run(capsys, "apply", "-t", "s.yaml", "--format", "json")
+    assert code == 1 and "needs --auto-approve" in err
+    code, out, err = run(capsys, "apply", "-t", "s.yaml", "--auto-approve", "--format", "json")
+    doc = json.loads(out)  # stdout holds the document alone; the plan and progress went to stderr
+    assert code == 0 and doc["exit_code"] == 0 and doc["status"] == "CREATE_COMPLETE"
+    assert [(r["address"], r["status"]) for r in doc["resources"]] == [("v", "CREATE_COMPLETE")]
+    assert "v: CREATE_COMPLETE" in err
+    assert run(capsys, "plan", "-t", "s.yaml", "-o", "p.json")[0] == 0
+    code, out, _ = run(capsys, "apply", "p.json", "--format", "json")
+    assert code == 0 and json.loads(out)["stack"] == "s"
+    code, out, _ = run(capsys, "destroy", "s", "--auto-approve", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["status"] == "DELETE_COMPLETE"
+    assert [(r["address"], r["status"]) for r in doc["resources"]] == [("v", "DELETE_COMPLETE")]
