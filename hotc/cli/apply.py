@@ -775,14 +775,9 @@ def check_command(
     )
 
 
-def suspend_command(
-    stack: StackArg,
-    backend: BackendOpt = None,
-    os_cloud: OsCloudOpt = None,
-    lock_timeout: LockTimeoutOpt = 0.0,
-    fmt: LifecycleFmtOpt = "text",
+def _suspend_resume(
+    action: str, stack: str, backend: str | None, os_cloud: str | None, lock_timeout: float, fmt: str
 ) -> None:
-    """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
     from hotc.apply.lifecycle import suspend_resume
 
     _lifecycle(
@@ -790,7 +785,7 @@ def suspend_command(
         stack,
         backend,
         lambda out: suspend_resume(
-            "suspend",
+            action,
             stack,
             backend,
             root.cloud(os_cloud),
@@ -800,6 +795,17 @@ def suspend_command(
             drivers=root.drivers(),
         ),
     )
+
+
+def suspend_command(
+    stack: StackArg,
+    backend: BackendOpt = None,
+    os_cloud: OsCloudOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    fmt: LifecycleFmtOpt = "text",
+) -> None:
+    """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
+    _suspend_resume("suspend", stack, backend, os_cloud, lock_timeout, fmt)
 
 
 def resume_command(
@@ -810,23 +816,7 @@ def resume_command(
     fmt: LifecycleFmtOpt = "text",
 ) -> None:
     """Resume the stack's suspended resources, in dependency order."""
-    from hotc.apply.lifecycle import suspend_resume
-
-    _lifecycle(
-        fmt,
-        stack,
-        backend,
-        lambda out: suspend_resume(
-            "resume",
-            stack,
-            backend,
-            root.cloud(os_cloud),
-            lock_timeout,
-            out,
-            sys.stderr,
-            drivers=root.drivers(),
-        ),
-    )
+    _suspend_resume("resume", stack, backend, os_cloud, lock_timeout, fmt)
 
 
 def register(app: typer.Typer) -> None:
