@@ -39,9 +39,16 @@ def test_the_harness_detects_what_it_must() -> None:
     assert classify_output(1, "", "error: something went wrong")[0] == "no-position"
     assert classify_output(1, "", "Traceback (most recent call last):\n  File ...")[0] == "traceback"
     case = {"t.yaml": SEEDS[0].encode()}
-    # limits so low that any real case crosses them: the harness must report it, in both worker modes
+    # a case that surely needs more than the CPU limit (300 resources to plan; a warm worker plans a tiny seed
+    # in under the timer's resolution), and limits so low that any real case crosses them: the harness must
+    # report it, in both worker modes
+    big = "heat_template_version: 2018-08-31\nresources:\n" + "".join(
+        f"  r{i}: {{type: OS::Heat::Value, properties: {{value: {{list_join: ['-', [a, b, c]]}}}}}}\n"
+        for i in range(300)
+    )
+    slow = {"t.yaml": big.encode()}
     for inproc in (False, True):
         with Pool(1, env={"HOTC_FUZZ_CPU": "0.005", "HOTC_FUZZ_WALL": "30"}, inproc=inproc) as pool:
-            assert pool.run_case("plan", case)["kind"] == "hang"
+            assert pool.run_case("plan", slow)["kind"] == "hang"
         with Pool(1, env={"HOTC_FUZZ_RSS_MB": "1"}, inproc=inproc) as pool:
             assert pool.run_case("validate", case)["kind"] == "memory"

@@ -43,8 +43,19 @@ _SUMMARIES = (
 )
 
 
-class CaseTimeout(Exception):
-    pass
+class CaseTimeout(BaseException):
+    """Raised by the CPU alarm. A BaseException (as KeyboardInterrupt) so that no ``except Exception`` in
+    hotc or a library turns the alarm into an ordinary error."""
+
+
+def _caused_by_alarm(exc: BaseException | None) -> bool:
+    seen = 0
+    while exc is not None and seen < 50:
+        if isinstance(exc, CaseTimeout):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
 
 
 def _on_alarm(_sig: int, _frame: Any) -> None:
@@ -118,9 +129,11 @@ def _execute(args: list[str]) -> dict[str, Any]:
     except MemoryError:
         signal.setitimer(signal.ITIMER_PROF, 0)
         kind, detail = "memory", "MemoryError:\n" + traceback.format_exc()[-2000:]
-    except BaseException:  # noqa: BLE001 -- anything escaping the CLI is a traceback
+    except BaseException as exc:  # noqa: BLE001 -- anything escaping the CLI is a traceback
         signal.setitimer(signal.ITIMER_PROF, 0)
         kind, detail = "traceback", traceback.format_exc()[-3000:]
+        if _caused_by_alarm(exc):  # the alarm fired inside a handler that raised something else
+            kind = "hang"
     signal.setitimer(signal.ITIMER_PROF, 0)
     output = (out.getvalue() + err.getvalue())[-4000:]
     return {"kind": kind, "detail": detail, "exit": code, "output": output}
