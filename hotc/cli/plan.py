@@ -244,55 +244,18 @@ def plan_command(
 
     Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present (only with
     --detailed-exitcode), 3 a --deny / --policy-file rule is violated (the plan is printed, not saved)."""
-    try:
-        if existing:
-            from hotc.apply.existing import existing_from_backend
 
-            with existing_from_backend(
-                backend,
-                stack,
-                lock_timeout,
-                template,
-                list(environment or []),
-                parse_parameters(parameter),
-                parse_parameter_files(parameter_file),
-            ) as inputs:
-                _plan(
-                    stack,
-                    inputs.template,
-                    inputs.environments,
-                    None,
-                    None,
-                    out,
-                    fmt,
-                    detailed_exitcode,
-                    destroy,
-                    refresh_only,
-                    target,
-                    replace_,
-                    deny,
-                    policy_file,
-                    parallelism,
-                    backend,
-                    lock_timeout,
-                    refresh,
-                    os_cloud,
-                    warn,
-                    prices,
-                    signal_store,
-                    imports=import_,
-                    exclude=exclude,
-                    given=(inputs.parameters, inputs.parameter_files),
-                    allow_outside_files=allow_outside_files,
-                    max_size=max_template_size,
-                )
-            return
+    def run(
+        tpl: Path | None,
+        envs: list[Path] | None,
+        given: tuple[dict[str, str], dict[str, Path]] | None = None,
+    ) -> None:
         _plan(
             stack,
-            template,
-            environment,
-            parameter,
-            parameter_file,
+            tpl,
+            envs,
+            None if given else parameter,
+            None if given else parameter_file,
             out,
             fmt,
             detailed_exitcode,
@@ -312,9 +275,27 @@ def plan_command(
             signal_store,
             imports=import_,
             exclude=exclude,
+            given=given,
             allow_outside_files=allow_outside_files,
             max_size=max_template_size,
         )
+
+    try:
+        if existing:
+            from hotc.apply.existing import existing_from_backend
+
+            with existing_from_backend(
+                backend,
+                stack,
+                lock_timeout,
+                template,
+                list(environment or []),
+                parse_parameters(parameter),
+                parse_parameter_files(parameter_file),
+            ) as inputs:
+                run(inputs.template, inputs.environments, (inputs.parameters, inputs.parameter_files))
+        else:
+            run(template, environment)
     except HotcError as exc:
         if not exc.diagnostics:
             raise
