@@ -105,6 +105,15 @@ def _timeouts(values: list[str] | None) -> dict[str, float]:
     return out
 
 
+# apply, destroy and import: text, or json (the plan, progress and messages on stderr; the run's record on stdout)
+RunFmtOpt = Annotated[
+    str,
+    typer.Option(
+        "--format", "-f", help="text, or json: progress on stderr, what the run recorded on stdout."
+    ),
+]
+
+
 def _progress() -> Any:
     from hotc.apply.progress import progress_for
 
@@ -228,12 +237,7 @@ def apply_command(
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format", "-f", help="text, or json: progress on stderr, what the run recorded on stdout."
-        ),
-    ] = "text",
+    fmt: RunFmtOpt = "text",
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -331,12 +335,7 @@ def destroy_command(
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
     signal_store: SignalStoreOpt = None,
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format", "-f", help="text, or json: progress on stderr, what the run recorded on stdout."
-        ),
-    ] = "text",
+    fmt: RunFmtOpt = "text",
 ) -> None:
     """Delete every resource of STACK (from its state alone); Retain resources are forgotten, not deleted."""
     from hotc.apply.session import ApplyOptions

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import typer
 import yaml
 
+from hotc.cli.apply import RunFmtOpt
 from hotc.cli.common import (
     DEFAULT_MAX_TEMPLATE_SIZE,
     EnvOpt,
@@ -112,12 +113,7 @@ def import_command(
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format", "-f", help="text, or json: the messages on stderr, what was recorded on stdout."
-        ),
-    ] = "text",
+    fmt: RunFmtOpt = "text",
 ) -> None:
     """Take over existing objects: record them in the stack's state (nothing in the cloud changes)."""
     if fmt not in ("text", "json"):
