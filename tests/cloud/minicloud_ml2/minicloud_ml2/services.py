@@ -62,7 +62,11 @@ def register():
 
     _DRIVERS.append(
         TrunkDriver(
-            NAME, _VIF_TYPES, (trunk_consts.SEGMENTATION_TYPE_VLAN,), agent_type=None, can_trunk_bound_port=True
+            NAME,
+            _VIF_TYPES,
+            (trunk_consts.SEGMENTATION_TYPE_VLAN,),
+            agent_type=None,
+            can_trunk_bound_port=True,
         )
     )
     _DRIVERS.append(
