@@ -96,6 +96,8 @@ class Member:
     # ResourceGroup, {"rolling_updates": {...}} for an AutoScalingGroup); see hotc.planner.rollout
     policy: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     temporary_addresses: tuple[str, ...] = ()  # group: members its rolling update may create for a while
+    # AutoScalingGroup: min_size, max_size, cooldown, current (size before this plan), properties_digest
+    scaling: Mapping[str, Any] = field(default_factory=dict)
     skipped: tuple[int, ...] = ()  # ResourceGroup: indexes removal_policies took out (never reused)
 
 

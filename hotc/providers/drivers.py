@@ -57,7 +57,6 @@ def plugin_driver(type_name: str) -> Driver | None:
 
 #: why hotc cannot apply a type Heat knows (shown by plan errors and validate warnings)
 UNSUPPORTED_REASONS: Mapping[str, str] = {
-    "OS::Heat::ScalingPolicy": "its alarm_url/signal_url need Heat's signal API, which hotc does not have",
     "OS::Heat::Stack": "a remote stack needs a Heat service to create it in",
 }
 

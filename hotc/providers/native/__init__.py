@@ -11,6 +11,7 @@ from hotc.providers.native.aws_wait_condition_handle import AwsWaitConditionHand
 from hotc.providers.native.deployed_server import DeployedServerDriver
 from hotc.providers.native.none import NoneDriver
 from hotc.providers.native.random_string import RandomStringDriver
+from hotc.providers.native.scaling_policy import ScalingPolicyDriver
 from hotc.providers.native.software_component import SoftwareComponentDriver
 from hotc.providers.native.software_config import (
     CloudConfigDriver,
@@ -55,4 +56,6 @@ DRIVERS: Mapping[str, Driver] = {
     "OS::Heat::StructuredDeploymentGroup": StructuredDeploymentGroupDriver(),
     "OS::Heat::StructuredDeployments": StructuredDeploymentGroupDriver(),
     "OS::Heat::DeployedServer": DeployedServerDriver(),
+    # scaling: the policy's URLs into the signal store (its signals are executed by hotc.apply.scaling)
+    "OS::Heat::ScalingPolicy": ScalingPolicyDriver(),
 }
