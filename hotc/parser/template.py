@@ -7,15 +7,17 @@ Checks, each reported with the most specific position (all of them at once, not 
 - the version (``heat_template_version``; CFN formats are named and refused), the top-level sections allowed
   by that version;
 - parameters and parameter_groups (:mod:`hotc.parser.parameters`);
-- the ``conditions`` section: definitions, references between conditions (undefined names, cycles);
+- the ``conditions`` section: definitions (their references, resolved lazily as in Heat, are checked by the
+  loader);
 - resources: a mapping of mappings with a literal string ``type``; keys allowed by the version; the shapes
   of ``properties``/``metadata``/``update_policy`` (map or function), ``depends_on`` (string or list of
   strings naming resources), ``deletion_policy`` (one of the version's policies), ``description`` (string),
   ``condition`` and ``external_id``;
 - outputs: mappings with a ``value`` and only the version's keys;
 - references: get_resource/get_attr/depends_on targets must be resources of the template; conditions named
-  by resources, outputs, ``if`` and condition functions must be defined; get_param of an undeclared
-  parameter is an error where Heat evaluates it at validate (conditions, deletion_policy) and a warning
+  by resources' and outputs' ``condition`` must be defined (those an ``if`` or a condition names: the
+  loader, where the values say which branch Heat parses); get_param of an undeclared parameter is an error
+  where Heat evaluates it at validate (resource and output conditions, deletion_policy) and a warning
   elsewhere (Heat's validate does not check it there, but the create would fail);
 - names shared by a parameter and a resource (Heat refuses them);
 - resource dependency cycles (depends_on + get_resource + get_attr), naming the cycle.
@@ -85,6 +87,8 @@ class _Parser:
         self.top = data.pos if isinstance(data, PosDict) and data.pos else Pos(file, 1, 1)
         self.diags: list[Diagnostic] = []
         self.property_diags: dict[str, tuple[Diagnostic, ...]] = {}
+        # what a parent's template validate checks of this template (see Template.interface_diagnostics)
+        self.interface: list[Diagnostic] = []
 
     def err(self, msg: str, pos: Pos | None, code: str = "structure") -> None:
         self.diags.append(error(msg, pos or self.top, code=code))
@@ -358,6 +362,7 @@ class _Parser:
             return {}
         if not isinstance(section, dict):
             self.err(f"outputs must contain a map of output maps. Found a {_kind(section)} instead", spos)
+            self.interface.append(self.diags[-1])
             return {}
         allowed = allowed_output_keys(version)
         out: dict[str, Output] = {}
@@ -370,6 +375,7 @@ class _Parser:
                     f"Found a {_kind(body)} instead",
                     kpos if body is None else vpos,
                 )
+                self.interface.append(self.diags[-1])
                 continue
             for key in body:
                 if key not in allowed:
@@ -384,11 +390,22 @@ class _Parser:
                         "valid keys are: " + ", ".join(sorted(allowed)),
                         _key_pos(body, key, kpos),
                     )
+                    # ... but a template resource's template has its outputs section checked by the parent's
+                    # validate (the outputs become the resource's attributes), which rejects the key
+                    self.interface.append(
+                        error(
+                            f'Output validation error: outputs.{name}: "{key}" is not a valid keyword inside an '
+                            f"output definition{hint}; valid keys are: " + ", ".join(sorted(allowed)),
+                            _key_pos(body, key, kpos) or self.top,
+                            code="structure",
+                        )
+                    )
             if "value" not in body:
                 self.err(
                     f"Output validation error: outputs.{name}: Each output definition must contain a value key.",
                     kpos,
                 )
+                self.interface.append(self.diags[-1])
                 continue
             before = len(self.diags)
             value = self.expr(body["value"], version, "outputs", _val_pos(body, "value", kpos))
@@ -562,27 +579,9 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 )
             )
 
-    # conditions section: references between conditions, cycles, parameters
-    cgraph: dict[str, list[str]] = {}
-    for cname, cond in conds.items():
-        cgraph[cname] = []
-        for kind, name, pos in references(cond.expr):
-            if kind == "condition":
-                if name not in conds:
-                    cond_ref(name, pos, f"in condition {cname}")
-                else:
-                    cgraph[cname].append(name)
-            elif kind == "param":
-                param_ref(name, pos, f"in condition {cname}", hard=True)
-    for cycle in find_cycles(cgraph):
-        first = conds[cycle[0]]
-        diags.append(
-            error(
-                f'Circular definition for condition "{cycle[0]}": ' + " -> ".join(cycle),
-                first.pos,
-                code="reference",
-            )
-        )
+    # The conditions section's references (parameters, other conditions, cycles) and the conditions an `if`
+    # names are checked by the loader, with the parameter values: Heat resolves a condition only when something
+    # it evaluates asks for it, and parses only the branch of an `if` that is taken.
 
     dup = sorted(set(t.parameters) & set(resources))
     for name in dup:
@@ -643,8 +642,6 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         ):
             for name, pos in refs(expr, "param"):
                 param_ref(name, pos, f"in {rname}.{part}", hard=False)
-            for name, pos in refs(expr, "condition"):
-                cond_ref(name, pos, f"in {rname}.{part}")
         for name, pos in refs(res.deletion_policy, "param"):
             param_ref(name, pos, f"in {rname}.deletion_policy", hard=True)
         for name, pos in refs(res.external_id, "param"):
@@ -678,8 +675,6 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 )
         for name, pos in refs(out.value, "param"):
             param_ref(name, pos, f"in output {oname}", hard=False)
-        for name, pos in refs(out.value, "condition"):
-            cond_ref(name, pos, f"in output {oname}")
         if out.condition is not None:
             for name, pos in _condition_name_refs(out.condition):
                 cond_ref(name, pos, f"in output {oname} condition")
@@ -779,8 +774,11 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
             _val_pos(data, "description", None),
         )
     psec, ppos = p.section("parameters")
-    params, pd = parse_parameters(psec, version, ppos)
+    default_diags: list[Diagnostic] = []
+    params, pd = parse_parameters(psec, version, ppos, default_diags)
     p.diags.extend(pd)
+    # a template resource's template: the parent's validate reads the parameter definitions, not the defaults
+    p.interface.extend(d for d in pd if not any(d is x for x in default_diags))
     gsec, gpos = p.section("parameter_groups")
     # parameters with broken definitions are still names the groups may list
     all_names = frozenset(psec) if isinstance(psec, dict) else frozenset(params)
@@ -809,6 +807,7 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
         outputs=outputs,
         pos=p.top,
         property_diagnostics=p.property_diags,
+        interface_diagnostics=tuple(p.interface),
     )
     check_references(t, p.diags)
     return t, p.diags
