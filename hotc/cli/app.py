@@ -13,6 +13,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from hotc.cli.common import display_diagnostics, display_message
+from hotc.cli.params import lighten
 from hotc.errors import HotcError
 
 # Every top-level command: name -> (the module of hotc.cli whose ``register(app)`` adds it, its one-line
@@ -40,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "template": ("apply", "The template as last applied (show)."),
     "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
     "validate": ("validate", "Check a template the way Heat's template validate does."),
+    "watch": ("watch_cmd", "Execute a stack's scaling signals as they arrive (a long-running reconciler)."),
 }
 
 
@@ -75,10 +77,18 @@ class LazyGroup(TyperGroup):
             return None
         return TyperCommand(name=cmd_name, help=entry[1], short_help=entry[1])  # for the listing only
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        lighten(self, ctx, deep=False)  # no pydantic on the way to a command (hotc/cli/params.py)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and args[0] in COMMANDS:
             self._load(COMMANDS[args[0]][0])
-        return super().resolve_command(ctx, args)
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None:
+            lighten(cmd, ctx)
+        return name, cmd, rest
 
 
 app = typer.Typer(

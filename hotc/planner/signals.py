@@ -30,6 +30,7 @@ STORE_TYPES = frozenset(
         "OS::Heat::UpdateWaitConditionHandle",
         "OS::Heat::SoftwareDeployment",
         "OS::Heat::StructuredDeployment",
+        "OS::Heat::ScalingPolicy",
     }
 )
 HANDLE_TYPES = frozenset(
@@ -115,6 +116,9 @@ def store_needs(plan: Plan) -> StoreNeeds:
         if c.type == "OS::Heat::WaitConditionHandle" and (props or {}).get("signal_transport") == "NO_SIGNAL":
             continue
         used.append(c.address)
+        if c.type == "OS::Heat::ScalingPolicy" and c.action in _APPLIED:
+            multi.append(c.address)  # every signal to its URL must be kept until it is executed
+            continue
         prop = COUNT_PROPS.get(c.type)
         if prop is not None and c.action in _APPLIED:
             n = (c.after or {}).get(prop, 1)

@@ -64,7 +64,6 @@ UNSUPPORTED_REASONS: Mapping[str, str] = {
     "OS::Heat::SoftwareDeployments": "deployment groups are not implemented yet",
     "OS::Heat::StructuredDeployments": "deployment groups are not implemented yet",
     "OS::Heat::SoftwareComponent": "software components are not implemented yet (use OS::Heat::SoftwareConfig)",
-    "OS::Heat::ScalingPolicy": "its alarm_url/signal_url need Heat's signal API, which hotc does not have",
     "OS::Heat::Stack": "a remote stack needs a Heat service to create it in",
 }
 

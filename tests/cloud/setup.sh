@@ -36,22 +36,37 @@ if [ "${1:-}" = "--reset" ]; then
   rm -rf $MC/state $MC/run $MC/wsgi $MC/etc; mkdir -p $MC/etc $MC/log $MC/run $MC/state
 fi
 
-# the service venv is keyed by constraints.txt: a changed pin set rebuilds it
-STAMP=$(cat $HERE/constraints.txt $HERE/minicloud_ml2/pyproject.toml $HERE/minicloud_ml2/minicloud_ml2/__init__.py | sha256sum | cut -c1-16)
-if [ "$(cat $MC/venv/.hotc-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $MC/venv/bin/heat-engine ]; then
+# the service venv is keyed by constraints.txt (venv/.hotc-venv-stamp): a changed pin set rebuilds it. The ML2
+# binder package is keyed apart (venv/.hotc-ml2-stamp): a change to it reinstalls only that package and restarts
+# neutron, so editing the binder never rebuilds the venv under the other services.
+VENV_STAMP=$(sha256sum < $HERE/constraints.txt | cut -c1-16)
+ML2_STAMP=$(cd $HERE/minicloud_ml2 && find . -type f \( -name '*.py' -o -name '*.toml' \) -not -path '*/build/*' -not -path '*.egg-info*' | sort \
+  | xargs cat | sha256sum | cut -c1-16)
+if [ ! -f $MC/venv/.hotc-venv-stamp ] && [ -f $MC/venv/.hotc-stamp ] && [ -x $MC/venv/bin/heat-engine ]; then
+  # a venv built before the stamps were split (venv/.hotc-stamp over constraints + binder): same pins, keep it
+  echo "$VENV_STAMP" > $MC/venv/.hotc-venv-stamp
+fi
+quiet() { "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }; return ${PIPESTATUS[0]}; }
+if [ "$(cat $MC/venv/.hotc-venv-stamp 2>/dev/null)" != "$VENV_STAMP" ] || [ ! -x $MC/venv/bin/heat-engine ]; then
   step "service venv + pip install (pinned by constraints.txt)"
   bash $HERE/stop.sh >/dev/null 2>&1 || true
   rm -rf $MC/venv
   $PY -m venv $MC/venv
   # this machine's pip.conf names local indexes that may not exist: pip warns twice per package; drop those lines
-  quiet() { "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }; return ${PIPESTATUS[0]}; }
   quiet $V/pip install -q -U pip setuptools wheel
   quiet $V/pip install -q -c $HERE/constraints.txt \
     keystone openstack-placement nova neutron cinder glance octavia openstack-heat \
     openstacksdk python-openstackclient PyMySQL gunicorn
+  echo "$VENV_STAMP" > $MC/venv/.hotc-venv-stamp
+fi
+if [ "$(cat $MC/venv/.hotc-ml2-stamp 2>/dev/null)" != "$ML2_STAMP" ]; then
+  step "ML2 binder (minicloud_ml2) into the service venv"
   rm -rf $MC/src-ml2 && cp -r $HERE/minicloud_ml2 $MC/src-ml2   # build outside the (maybe read-only) source tree
-  quiet $V/pip install -q $MC/src-ml2
-  echo "$STAMP" > $MC/venv/.hotc-stamp
+  rm -rf $MC/src-ml2/build $MC/src-ml2/*.egg-info
+  quiet $V/pip install -q --no-deps --no-build-isolation --force-reinstall $MC/src-ml2
+  # a running neutron still has the old binder loaded: restart only neutron (30-neutron.sh starts it again)
+  for n in neutron-api neutron-rpc; do if pid_alive $n; then bash $HERE/stop.sh $n; fi; done
+  echo "$ML2_STAMP" > $MC/venv/.hotc-ml2-stamp
 fi
 render $HERE/etc/clouds.yaml $MC/etc/clouds.yaml
 export OS_CLIENT_CONFIG_FILE=$MC/etc/clouds.yaml OS_CLOUD=hotc-test

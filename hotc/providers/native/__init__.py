@@ -10,6 +10,7 @@ from hotc.providers.native.aws_wait_condition import AwsWaitConditionDriver
 from hotc.providers.native.aws_wait_condition_handle import AwsWaitConditionHandleDriver
 from hotc.providers.native.none import NoneDriver
 from hotc.providers.native.random_string import RandomStringDriver
+from hotc.providers.native.scaling_policy import ScalingPolicyDriver
 from hotc.providers.native.software_config import (
     CloudConfigDriver,
     MultipartMimeDriver,
@@ -45,4 +46,6 @@ DRIVERS: Mapping[str, Driver] = {
     # software deployments, through the server's metadata object in the signal store
     "OS::Heat::SoftwareDeployment": SoftwareDeploymentDriver(),
     "OS::Heat::StructuredDeployment": StructuredDeploymentDriver(),
+    # scaling: the policy's URLs into the signal store (its signals are executed by hotc.apply.scaling)
+    "OS::Heat::ScalingPolicy": ScalingPolicyDriver(),
 }

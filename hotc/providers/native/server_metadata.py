@@ -15,16 +15,16 @@ reads at first boot).
 
 from __future__ import annotations
 
-import email
 import json
 import uuid
 from collections.abc import Mapping
-from email.mime.multipart import MIMEMultipart
-from email.mime.text import MIMEText
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hotc.errors import HotcError
 from hotc.providers.base import ActionContext
+
+if TYPE_CHECKING:  # the email package costs ~20 ms of start-up: imported where a MIME message is made
+    from email.mime.text import MIMEText
 
 SERVERS = "servers"
 INDEX = "server-index"
@@ -65,6 +65,8 @@ def handle_part(data, ctype, filename, payload):
 
 
 def _part(text: str, subtype: str, filename: str) -> MIMEText:
+    from email.mime.text import MIMEText
+
     try:
         text.encode("us-ascii")
         charset = "us-ascii"
@@ -77,6 +79,9 @@ def _part(text: str, subtype: str, filename: str) -> MIMEText:
 
 def software_config_user_data(user_data: str, metadata: Mapping[str, Any]) -> str:
     """Heat's SOFTWARE_CONFIG user_data: the multipart payload around the template's user_data."""
+    import email
+    from email.mime.multipart import MIMEMultipart
+
     parts: list[MIMEText] = [
         _part(CLOUD_CONFIG, "cloud-config", "cloud-config"),
         _part(BOOTHOOK, "cloud-boothook", "boothook.sh"),

@@ -365,7 +365,7 @@ def signal_key(resources: Mapping[str, Any], address: str, store: Any, stack: st
     if rs.type not in HANDLE_TYPES:
         raise HotcError(
             f"{address} is a {rs.type}: hotc signal sends to a wait-condition handle, a wait condition, a "
-            "Swift signal or a software deployment"
+            "Swift signal, a software deployment or a scaling policy"
         )
     if rs.physical_id is None:
         raise HotcError(f"{address} has not been created yet")

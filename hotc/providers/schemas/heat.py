@@ -238,7 +238,15 @@ SCALING_POLICY = ResourceType(
         "cooldown": number(update=True),
         "min_adjustment_step": integer(update=True, constraints=(range_(min=0),)),
     },
-    attributes=attrs("alarm_url", "signal_url"),
+    # hotc: both are URLs into the signal store (credentials): signal_url a presigned PUT, alarm_url the
+    # watcher's receiver when one is configured (an alarm service POSTs), else the same PUT URL
+    attributes={
+        **attrs(),
+        **{
+            n: AttrSchema(description="a URL that triggers the policy (a credential)", sensitive=True)
+            for n in ("alarm_url", "signal_url")
+        },
+    },
     heat_class="heat.engine.resources.openstack.heat.scaling_policy.AutoScalingPolicy",
 )
 

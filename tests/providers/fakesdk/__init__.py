@@ -15,6 +15,7 @@ from typing import Any
 from tests.providers.fakesdk.block_storage import BlockStorageProxy
 from tests.providers.fakesdk.compute import ComputeProxy
 from tests.providers.fakesdk.core import Cloud, FakeClock, Gate, conflict, not_found
+from tests.providers.fakesdk.identity import IdentityProxy
 from tests.providers.fakesdk.image import ImageProxy
 from tests.providers.fakesdk.load_balancer import LoadBalancerProxy
 from tests.providers.fakesdk.network import NetworkProxy
@@ -31,6 +32,7 @@ class FakeConnection:
         self.compute = ComputeProxy(self.cloud, self.network, self.image, self.block_storage)
         self.load_balancer = LoadBalancerProxy(self.cloud)
         self.object_store = ObjectStoreProxy(self.cloud)
+        self.identity = IdentityProxy(self.cloud)
         self.clock = FakeClock(self.cloud)
 
     def seed(self) -> dict[str, Any]:

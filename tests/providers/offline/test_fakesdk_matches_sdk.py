@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from openstack.block_storage.v3._proxy import Proxy as BlockStorage
 from openstack.compute.v2._proxy import Proxy as Compute
+from openstack.identity.v3._proxy import Proxy as Identity
 from openstack.image.v2._proxy import Proxy as Image
 from openstack.load_balancer.v2._proxy import Proxy as LoadBalancer
 from openstack.network.v2._proxy import Proxy as Network
@@ -17,6 +18,7 @@ from openstack.object_store.v1._proxy import Proxy as ObjectStore
 
 from tests.providers.fakesdk.block_storage import BlockStorageProxy
 from tests.providers.fakesdk.compute import ComputeProxy
+from tests.providers.fakesdk.identity import IdentityProxy
 from tests.providers.fakesdk.image import ImageProxy
 from tests.providers.fakesdk.load_balancer import LoadBalancerProxy
 from tests.providers.fakesdk.network import NetworkProxy
@@ -29,6 +31,7 @@ PAIRS = [
     (LoadBalancerProxy, LoadBalancer),
     (ImageProxy, Image),
     (ObjectStoreProxy, ObjectStore),
+    (IdentityProxy, Identity),
 ]
 
 

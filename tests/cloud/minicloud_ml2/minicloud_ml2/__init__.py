@@ -2,7 +2,8 @@
 
 Binds any port that asks for a host (nova-compute with the fake virt driver,
 Octavia noop, ...) to the first segment with vif_type 'ovs' and marks it ACTIVE,
-so no L2 agent / OVN is needed. Not for production.
+so no L2 agent / OVN is needed. It also registers agentless trunk and QoS drivers
+(``services``), so the trunk and qos service plugins load. Not for production.
 """
 
 from neutron_lib import constants
@@ -12,7 +13,9 @@ from neutron_lib.plugins.ml2 import api
 
 class BindAllMechanismDriver(api.MechanismDriver):
     def initialize(self):
-        pass
+        from minicloud_ml2 import services
+
+        services.register()
 
     @property
     def connectivity(self):
