@@ -30,6 +30,11 @@ STORE_TYPES = frozenset(
         "OS::Heat::UpdateWaitConditionHandle",
         "OS::Heat::SoftwareDeployment",
         "OS::Heat::StructuredDeployment",
+        "OS::Heat::SoftwareDeploymentGroup",
+        "OS::Heat::StructuredDeploymentGroup",
+        "OS::Heat::SoftwareDeployments",
+        "OS::Heat::StructuredDeployments",
+        "OS::Heat::DeployedServer",
         "OS::Heat::ScalingPolicy",
     }
 )
@@ -42,6 +47,15 @@ HANDLE_TYPES = frozenset(
     }
 )
 DEPLOYMENT_TYPES = frozenset({"OS::Heat::SoftwareDeployment", "OS::Heat::StructuredDeployment"})
+GROUP_TYPES = frozenset(
+    {
+        "OS::Heat::SoftwareDeploymentGroup",
+        "OS::Heat::StructuredDeploymentGroup",
+        "OS::Heat::SoftwareDeployments",
+        "OS::Heat::StructuredDeployments",
+    }
+)
+DEPLOYED_SERVER = "OS::Heat::DeployedServer"
 SERVER = "OS::Nova::Server"
 #: server config transports that need a service hotc does not have
 SERVICE_CONFIG_TRANSPORTS: Mapping[str, str] = {
@@ -79,7 +93,7 @@ def transport_problem(type_name: str, props: Mapping[str, Any]) -> str | None:
         return None
     if type_name == "OS::Heat::WaitConditionHandle":
         return f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; {HANDLE_TRANSPORT_HINT}"
-    if type_name in DEPLOYMENT_TYPES:
+    if type_name in DEPLOYMENT_TYPES or type_name in GROUP_TYPES:
         return (
             f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; use TEMP_URL_SIGNAL "
             "(the server PUTs its outputs to a presigned URL; what hotc does when signal_transport is not given) "
@@ -93,6 +107,10 @@ def config_transport_problem(props: Mapping[str, Any]) -> str | None:
     t = props.get("software_config_transport")
     if props.get("user_data_format") != "SOFTWARE_CONFIG" or not isinstance(t, str):
         return None
+    return _config_transport_problem(t)
+
+
+def _config_transport_problem(t: Any) -> str | None:
     if t in SERVICE_CONFIG_TRANSPORTS:
         return (
             f"software_config_transport {t} needs {SERVICE_CONFIG_TRANSPORTS[t]}, which hotc does not have; use "
@@ -156,6 +174,8 @@ def check_plan_support(
         problem = transport_problem(c.type, c.after or {})
         if c.type == SERVER:
             problem = config_transport_problem(c.after or {})
+        elif c.type == DEPLOYED_SERVER:
+            problem = _config_transport_problem((c.after or {}).get("software_config_transport"))
         if problem is not None:
             out.append(error(f"{c.address}: {c.type}: {problem}", pos, "unsupported-option"))
         if c.type in DEPLOYMENT_TYPES:

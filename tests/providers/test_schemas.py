@@ -61,6 +61,12 @@ EXPECTED_TYPES = {
     "AWS::CloudFormation::WaitCondition": None,
     "AWS::CloudFormation::WaitConditionHandle": None,
     "OS::Heat::Stack": "orchestration",
+    "OS::Heat::SoftwareDeploymentGroup": None,
+    "OS::Heat::SoftwareDeployments": None,
+    "OS::Heat::StructuredDeploymentGroup": None,
+    "OS::Heat::StructuredDeployments": None,
+    "OS::Heat::SoftwareComponent": None,
+    "OS::Heat::DeployedServer": None,
 }
 
 
