@@ -188,6 +188,8 @@ class Executor:
         }
         self._cancel = threading.Event()
         self._cancel_reason = ""
+        # set as soon as a driver call fails (before its failure is written to the state): scheduling stops
+        self._failing = threading.Event()
         self._keeper: StateKeeper | None = None
         self._durations = Durations(self.options.expected)
         self._throttle = Throttle(self.options.parallelism)
@@ -241,7 +243,7 @@ class Executor:
         abandoned = False
         try:
             while True:
-                if self._cancel.is_set():
+                if self._cancel.is_set() or self._failing.is_set():
                     stopping = True
                 while ready and not stopping and in_flight < self._throttle.limit:
                     _, _, key = heapq.heappop(ready)
@@ -697,6 +699,7 @@ class Executor:
             outcome = self._timed(type_name, "CREATE", lambda: driver.create(ctx, new_d))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            self._failing.set()  # nothing new starts from now on, even before the failure is recorded
             for dep in reversed(lent):  # Heat's restore_prev_rsrc: the old instance gets back what it lent
                 try:
                     restore_after_failed_replace(
@@ -926,6 +929,7 @@ class Executor:
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            self._failing.set()  # nothing new starts from now on, even before the failure is recorded
             self.keeper.commit(
                 lambda s: _patch(s, addr, status="UPDATE_FAILED", status_reason=reason),
                 (resource_event(addr, type_name, "UPDATE_FAILED", reason, cur.physical_id),),
@@ -1013,6 +1017,7 @@ class Executor:
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            self._failing.set()  # nothing new starts from now on, even before the failure is recorded
 
             def mark(s: StackState) -> StackState:
                 rs = s.resources.get(addr)
@@ -1080,6 +1085,7 @@ class Executor:
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            self._failing.set()  # nothing new starts from now on, even before the failure is recorded
             self.keeper.commit(
                 lambda s: _patch(s, addr, status="DELETE_FAILED", status_reason=reason),
                 (resource_event(addr, cur.type, "DELETE_FAILED", reason, pid),),
