@@ -27,6 +27,7 @@ Resource *types* are resolved and checked by the loader (they depend on the envi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -408,7 +409,7 @@ class _Parser:
                 continue
             before = len(self.diags)
             value = self.expr(body["value"], version, "outputs", _val_pos(body, "value", kpos))
-            value_error = _create_time_output_error(self.diags[before:])
+            value_error = _create_time_output_error(self.diags[before:], body["value"])
             if value_error is not None:
                 # Heat's validate accepts it; at create only this output carries the error
                 del self.diags[before:]
@@ -424,7 +425,7 @@ class _Parser:
                 )
             desc = body.get("description")
             out[str(name)] = Output(
-                value_error=_HEAT_STR_SPLIT if value_error is not None else None,
+                value_error=_output_error_text(value_error),
                 name=str(name),
                 value=value,
                 description=str(desc) if desc is not None else None,
@@ -698,17 +699,55 @@ _HEAT_STR_SPLIT = (
     'Incorrect arguments to "str_split" should be: "str_split" : [ ",", "apples,pears", <index>]'
 )
 
+#: Functions whose arguments Heat looks at only when it resolves them (in ``result()``, not when it parses the
+#: template or in ``validate()``, heat/engine/hot/functions.py): a bad argument shape inside an output is
+#: then that output's error at create, and ``template validate`` accepts the template.
+_RESULT_TIME_ARGS = frozenset(
+    {
+        "get_param",
+        "get_file",
+        "map_merge",
+        "map_replace",
+        "digest",
+        "list_concat",
+        "list_concat_unique",
+        "str_split",
+    }
+)
+_ARGS_OF = re.compile(r'invalid arguments to "([^"]+)"|"([^"]+)" is missing ')
 
-def _create_time_output_error(found: list[Diagnostic]) -> Diagnostic | None:
-    """The argument shape an output's value has wrong, when Heat finds it only on resolving that output (its
-    ``str_split`` checks its argument count then, not when it parses the template); None otherwise."""
-    if not found or any(
-        d.code != "function-args"
-        or not d.message.startswith('invalid arguments to "str_split": too few arguments')
-        for d in found
-    ):
+
+def _create_time_output_error(found: list[Diagnostic], raw: Any) -> Diagnostic | None:
+    """The argument shape an output's value has wrong, when Heat finds it only on resolving that output (the
+    functions of :data:`_RESULT_TIME_ARGS`); None otherwise (an error of ``template validate``)."""
+    if not found:
         return None
+    for d in found:
+        m = _ARGS_OF.match(d.message) if d.code == "function-args" else None
+        if m is None or (m.group(1) or m.group(2)) not in _RESULT_TIME_ARGS:
+            return None
+    if _str_split_of_scalar(raw):
+        return None  # StrSplit's __init__ refuses a string or a map as its whole argument
     return found[0]
+
+
+def _output_error_text(d: Diagnostic | None) -> str | None:
+    """The error a deferred output carries: Heat's own words where they are known (str_split's count)."""
+    if d is None:
+        return None
+    if d.message.startswith('invalid arguments to "str_split": too few arguments'):
+        return _HEAT_STR_SPLIT
+    return d.message
+
+
+def _str_split_of_scalar(raw: Any) -> bool:
+    if isinstance(raw, dict):
+        if len(raw) == 1 and "str_split" in raw and isinstance(raw["str_split"], (str, dict)):
+            return True
+        return any(_str_split_of_scalar(v) for v in raw.values())
+    if isinstance(raw, list):
+        return any(_str_split_of_scalar(v) for v in raw)
+    return False
 
 
 # ------------------------------------------------------------------------------------------ public
