@@ -203,13 +203,18 @@ def enforce_plan_support(
         return
     diags = check_plan_support(desired, plan)
     needs = store_needs(plan)
-    handles = [c.address for c in plan.changes if c.type in HANDLE_TYPES and c.action in _APPLIED]
+    handles = [
+        c.address
+        for c in plan.changes
+        if (c.type in HANDLE_TYPES or c.type == DEPLOYED_SERVER) and c.action in _APPLIED
+    ]
     if handles and not state_key:
         diags.append(
             error(
-                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state, and this "
-                "state backend has no encryption key: set HOTC_STATE_KEY (without it the next plan could not "
-                "read the URL back and would replace every server whose user_data holds it)",
+                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state (so is "
+                "a deployed server's metadata URL), and this state backend has no encryption key: set "
+                "HOTC_STATE_KEY (without it the next plan could not read the URL back and would replace every "
+                "server whose user_data holds it)",
                 getattr((getattr(desired, "resources", {}) or {}).get(handles[0]), "pos", None),
                 "state-key",
             )

@@ -45,7 +45,7 @@ class World:
     resources: dict[str, _Rs] = field(default_factory=dict)
     logs: list[str] = field(default_factory=list)
 
-    def ctx(self, address: str, type_name: str, timeout: float = 30) -> Any:
+    def ctx(self, address: str, type_name: str, timeout: float = 30, record: Any = None) -> Any:
         @dataclass(frozen=True)
         class Ctx(ActionContext):
             lookup: Any = None
@@ -57,7 +57,7 @@ class World:
             lineage="lin-1",
             timeout=timeout,
             cloud=lambda: None,
-            record_physical_id=lambda _p: None,
+            record_physical_id=record or (lambda _p: None),
             log=self.logs.append,
             signals=lambda: self.store,
             lookup=self.resources.get,
@@ -233,6 +233,52 @@ def test_a_group_deploys_to_every_server_and_maps_its_outputs_by_name(world: Wor
     assert sorted(agent.actions()) == [("srv-a", "web", "DELETE"), ("srv-c", "cache", "DELETE")]
     assert _metadata(world, "srv-a")["deployments"] == [] and _metadata(world, "srv-c")["deployments"] == []
     assert world.store.keys_under(world.store.key("st", "deployments", str(out.physical_id)) + "/") == []
+
+
+def test_hotc_signal_reaches_the_member_a_group_waits_on(world: World, agent: Agent) -> None:
+    """``hotc signal STACK GROUP[KEY]``: the signal object of the action member KEY waits on (no agent on
+    that server here: the signal stands in for it)."""
+    from hotc.providers.native.signal_mixin import signal_key
+    from hotc.providers.native.software_config import SoftwareConfigDriver
+    from hotc.state.document import ResourceState
+
+    cid = world.config(SoftwareConfigDriver(), SCRIPT)
+    agent.urls["srv-a"] = world.server("srv-a")
+    world.server("srv-b")  # no agent polls it
+    ids: list[str] = []
+    result: list[Any] = []
+    props = {"config": cid, "servers": {"web": "srv-a", "db": "srv-b"}}
+
+    def run() -> None:
+        try:
+            result.append(
+                SoftwareDeploymentGroupDriver().create(world.ctx("deps", GROUP, record=ids.append), props)
+            )
+        except Exception as exc:  # noqa: BLE001
+            result.append(exc)
+
+    t = threading.Thread(target=run)
+    t.start()
+    deadline = time.monotonic() + 20
+    while not ids and time.monotonic() < deadline:
+        time.sleep(0.1)
+    state = {"deps": ResourceState("deps", GROUP, ids[0], "CREATE_IN_PROGRESS")}
+    with pytest.raises(HotcError, match=r"signal one of its members, deps\[NAME\]"):
+        signal_key(state, "deps", world.store, "st")
+    with pytest.raises(HotcError, match="deps\\[nope\\] is not waiting for a signal"):
+        signal_key(state, "deps[nope]", world.store, "st")
+    key = None
+    while key is None and time.monotonic() < deadline:
+        try:
+            key = signal_key(state, "deps[db]", world.store, "st")
+        except HotcError:
+            time.sleep(0.2)
+    assert key is not None
+    world.store.put(key, json.dumps({"deploy_stdout": "by hand", "deploy_status_code": 0}).encode())
+    t.join(30)
+    out = result[0]
+    assert isinstance(out, Outcome), out
+    assert out.attributes["deploy_stdouts"] == {"web": "web CREATE hello", "db": "by hand"}
 
 
 def test_a_member_that_fails_fails_the_group_naming_it(world: World, agent: Agent) -> None:
