@@ -67,12 +67,13 @@ def is_sensitive_path(path: str, sensitive_paths: Iterable[str]) -> bool:
 # what json.dumps(..., ensure_ascii=False) writes for a string, without its per-call set-up (a plan of 10,000
 # resources formats tens of thousands of scalars)
 _json_str: Any = json.encoder.encode_basestring
-_SCALAR_JSON: dict[Any, str] = {True: "true", False: "false", None: "null"}
+_SCALAR_JSON: dict[bool | None, str] = {True: "true", False: "false", None: "null"}
 
 
 def fmt(value: Any, limit: int = 200) -> str:
     """One-line rendering of a value: Unknown -> (known after apply)."""
     t = type(value)
+    text: str
     if t is str:
         if value == SENSITIVE:
             return SENSITIVE
