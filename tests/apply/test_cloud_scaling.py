@@ -158,6 +158,9 @@ def test_cloud_asg_scales_through_alarm_url_with_cooldown_as_heat_does(
     s3_bucket: S3Bucket,
     tmp_path: Path,
 ) -> None:
+    # its own connection with a long API timeout: the shared cloud can be slow to answer while other sessions
+    # load it (the fixture's 30 s were seen to run out)
+    cloud = connect(cloud_config, timeout=300)
     (tmp_path / "t.yaml").write_text(TEMPLATE)
     (tmp_path / "member.yaml").write_text(MEMBER)
     stack = cloud_tracker.name("scale")
@@ -222,9 +225,7 @@ def test_cloud_asg_scales_through_alarm_url_with_cooldown_as_heat_does(
     assert gone.returncode == 0, gone.stdout[-2000:] + gone.stderr[-2000:]
     assert hotc_counts == [1, 2, 1, 1]
 
-    # the same template under the cloud's Heat: the same member counts (its own connection with a long API
-    # timeout: the shared Heat can be slow to answer while other sessions load it)
-    cloud = connect(cloud_config, timeout=300)
+    # the same template under the cloud's Heat: the same member counts
     name = cloud_tracker.name("heat")
     hs = cloud.orchestration.create_stack(
         name=name, template=TEMPLATE, files={"member.yaml": MEMBER}, parameters=_params(cloud_shared)
