@@ -892,6 +892,7 @@ class Executor:
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
+            wait=False,  # written with the next commit that waits (see StateKeeper.commit)
         )
 
     def _update(self, step: Step, props: dict[str, Any]) -> None:
@@ -1094,6 +1095,7 @@ class Executor:
         self.keeper.commit(
             lambda s: s.without_resource(addr),
             (resource_event(addr, cur.type, "DELETE_COMPLETE", "state changed", pid),),
+            wait=False,
         )
 
     def _forget(self, step: Step) -> None:
