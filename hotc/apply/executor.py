@@ -193,6 +193,9 @@ class Executor:
         self._keeper: StateKeeper | None = None
         self._durations = Durations(self.options.expected)
         self._throttle = Throttle(self.options.parallelism)
+        self._lookups: dict[
+            Any, Any
+        ] = {}  # catalog look-ups shared by the run's actions (ActionContext.lookups)
 
     # ----------------------------------------------------------------------------------------------- control
 
@@ -420,6 +423,7 @@ class Executor:
             lookup=lookup,
             expected=self._durations.expected(type_name, action) if action else None,
             on_call=self._call_watcher(address),
+            lookups=self._lookups,
         )
 
     def _call_watcher(self, address: str) -> Callable[[float, int | None], None]:
