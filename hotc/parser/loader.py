@@ -34,6 +34,7 @@ from typing import Any
 from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
 from hotc.parser import resource_types
 from hotc.parser.collector import gc_paused
+from hotc.parser.custom_constraints import HEAT_CUSTOM_CONSTRAINTS
 from hotc.parser.environment import (
     Environment,
     EnvironmentFile,
@@ -244,6 +245,23 @@ def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
             v = Unknown.of(f"condition {name}")
         known[name] = v if isinstance(v, bool | Unknown) else Unknown.of(f"condition {name}")
     return known
+
+
+def _check_custom_constraint_names(lc: _Ctx, t: Template) -> None:
+    """A ``custom_constraint`` Heat does not have: its template validate accepts it (custom constraints are not
+    checked there), its stack create refuses every value ("constraint not found"): a warning for validate, an
+    error for plan."""
+    for p in t.parameters.values():
+        for c in p.constraints:
+            if c.kind != "custom_constraint" or c.spec in HEAT_CUSTOM_CONSTRAINTS:
+                continue
+            msg = (
+                f"Parameter '{p.name}': Heat has no custom constraint {c.spec!r}; creating the stack would fail "
+                f'("... does not validate {c.spec} (constraint not found)")'
+            )
+            lc.diags.append(
+                (error if lc.strict else warning)(msg, c.pos or p.pos, code="parameter-definition")
+            )
 
 
 def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapping[str, Any]) -> None:
@@ -484,6 +502,7 @@ def _process(
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
     _check_asked_conditions(lc, t, ctx, conds)
+    _check_custom_constraint_names(lc, t)
     types: dict[str, TypeResolution] = {}
     member_types: dict[str, TypeResolution] = {}
     nested: dict[str, NestedTemplate] = {}
