@@ -18,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
 
+from hotc.apply.durations import learned
 from hotc.apply.events import resource_event
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
 from hotc.apply.resolve import SENSITIVE_MARK, StateResolver
@@ -429,6 +430,7 @@ def run_apply(
             timeouts=dict(opts.timeouts),
             cloud=wiring.cloud,
             signals=signals,
+            expected=history_durations(backend, stack),
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
@@ -472,6 +474,15 @@ def run_apply(
         print_outputs(final, out)
     warn_unrecoverable_secrets(final, getattr(backend, "key", None), err)
     return 0 if rep.ok else 1
+
+
+def history_durations(backend: Any, stack: str) -> dict[str, float]:
+    """How long each type's actions took on this stack before (its events), for the waits to poll around; empty
+    when the events cannot be read (they only tune polling)."""
+    try:
+        return learned(backend.read_events(stack))
+    except HotcError:
+        return {}
 
 
 def utc_datetime() -> datetime:

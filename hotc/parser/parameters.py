@@ -309,7 +309,11 @@ def _parse_constraint(entry: Any, version: TemplateVersion, pos: Pos | None) -> 
 
 
 def parse_parameter(
-    name: str, data: Any, version: TemplateVersion, pos: Pos | None
+    name: str,
+    data: Any,
+    version: TemplateVersion,
+    pos: Pos | None,
+    defaults_out: list[Diagnostic] | None = None,
 ) -> tuple[Parameter | None, list[Diagnostic]]:
     """One parameter definition -> IR, checked as Heat's ``HOTParamSchema.from_dict`` and ``validate`` do."""
     diags: list[Diagnostic] = []
@@ -368,7 +372,10 @@ def parse_parameter(
                 )
             )
     if not diags and default is not MISSING:
-        diags.extend(check_default(param, pos_of(data, "default") or pos))
+        found = check_default(param, pos_of(data, "default") or pos)
+        diags.extend(found)
+        if defaults_out is not None:
+            defaults_out.extend(found)
     return param, diags
 
 
@@ -387,6 +394,19 @@ def check_default(
     """Check a default (the template's, or one from ``parameter_defaults``) against the non-custom
     constraints, as Heat's template validate does. ``Invalid default`` is an error, as in Heat."""
     val = param.default if value is MISSING else value
+    if param.type == "json" and isinstance(val, str):
+        # Heat checks a json default as written (a string: its length is the string's); whether it parses as
+        # JSON is found only when the stack is created (resolve_values: a warning, an error for plan)
+        msgs = [m for c in param.constraints if (m := _json_text_constraint(c, val)) is not None]
+        if not msgs:
+            return []
+        return [
+            error(
+                f"Parameter '{param.name}' is invalid: Invalid {source} {val} ({msgs[0]})",
+                pos,
+                code="parameter-definition",
+            )
+        ]
     if param.type == "comma_delimited_list" and not isinstance(val, list):
         if not isinstance(val, str):
             return [
@@ -409,10 +429,21 @@ def check_default(
     ]
 
 
+def _json_text_constraint(c: Constraint, text: str) -> str | None:
+    if c.kind == "custom_constraint":
+        return None
+    return check_constraint(c, "json", text)
+
+
 def parse_parameters(
-    section: Any, version: TemplateVersion, pos: Pos | None
+    section: Any, version: TemplateVersion, pos: Pos | None, defaults_out: list[Diagnostic] | None = None
 ) -> tuple[dict[str, Parameter], list[Diagnostic]]:
-    """The ``parameters`` section -> ``{name: Parameter}`` (definitions with errors are left out)."""
+    """The ``parameters`` section -> ``{name: Parameter}`` (definitions with errors are left out).
+
+    ``defaults_out``, when given, also receives the diagnostics about defaults (a default failing its
+    constraints, a comma_delimited_list default that is no list): Heat checks those with the whole template
+    (``Schema.validate``), not when it only reads the definitions (``HOTParamSchema.from_dict``) as it does for
+    a template resource's template."""
     if section is None:
         return {}, []
     if not isinstance(section, dict):
@@ -430,7 +461,7 @@ def parse_parameters(
         if not isinstance(name, str):
             diags.append(error(f"parameter name {name!r} must be a string", ppos, code="structure"))
             continue
-        p, d = parse_parameter(name, data, version, ppos)
+        p, d = parse_parameter(name, data, version, ppos, defaults_out)
         diags.extend(d)
         if p is not None:
             params[name] = p
@@ -591,15 +622,27 @@ def resolve_values(
                     )
                 )
                 continue
-            sev = error if (require_values or what == "value") else warning
+            # Heat's template validate does not check values (strict_validate off), its create pre-flight does:
+            # a warning for validate, an error for plan
             why = f"the value is not a valid {param.type} (hidden parameter)" if param.hidden else str(exc)
-            diags.append(sev(f"Parameter '{name}' is invalid: {why}", vpos, code="parameter-value"))
+            diags.append(_value_problem(f"Parameter '{name}' is invalid: {why}", vpos, require_values))
             continue
-        if what == "value" or (require_values and what == "default"):
+        json_text_default = what == "template-default" and param.type == "json" and isinstance(raw, str)
+        if what in ("value", "default") or json_text_default:
+            # values, parameter_defaults and (a json default written as text was checked as text with the
+            # definition, as Heat's validate does) the parsed json default: checked by the create
             for msg in _hidden_safe(param, raw, constraint_errors(param, raw)):
-                diags.append(error(f"Parameter '{name}' is invalid: {msg}", vpos, code="parameter-value"))
+                diags.append(_value_problem(f"Parameter '{name}' is invalid: {msg}", vpos, require_values))
         out[name] = value
     return out, diags
+
+
+def _value_problem(message: str, pos: Pos | None, require_values: bool) -> Diagnostic:
+    """A parameter value that its type or constraints refuse: an error where the stack is to be created
+    (``require_values``: plan, apply), a warning for validate (Heat's template validate accepts it)."""
+    if require_values:
+        return error(message, pos, code="parameter-value")
+    return warning(f"{message}; creating the stack would fail", pos, code="parameter-value")
 
 
 def _hidden_safe(param: Parameter, raw: Any, msgs: list[str]) -> list[str]:

@@ -57,6 +57,10 @@ def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
     return resources, params
 
 
+#: the sensitivity of a scope with no hidden parameter and no secret resource: nothing is secret
+_NOTHING_SECRET = Sensitivity({}, frozenset(), frozenset())
+
+
 def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
     """(top-level property key, its references) of a resource; ``*`` for properties given as one expression."""
     if isinstance(resource.properties, MapExpr):
@@ -166,9 +170,7 @@ class _Builder:
         # sensitivity (hotc.planner.sensitivity): hidden parameters and secret resource values, through every
         # property, attribute and get_attr/get_resource of the scope, to a fixed point; recomputed whenever a
         # nested stack (or group) turns out to have sensitive outputs
-        sens_refs = {
-            name: _sensitivity_refs(m.resource) for name, m in scope.members.items() if m.resource is not None
-        }
+        sens_refs: dict[str, list[tuple[str, Refs]]] | None = None  # made when something can be secret
         carriers = {n for n, m in scope.members.items() if m.kind != "disabled"}
         seeds = {n for n, m in scope.members.items() if m.kind == "leaf" and m.type in SECRET_TYPES}
         # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
@@ -177,6 +179,15 @@ class _Builder:
         }
 
         def sensitivity() -> Sensitivity:
+            nonlocal sens_refs
+            if not scope.hidden and not seeds and not seeds_attrs:
+                return _NOTHING_SECRET  # what propagate gives then, without walking every property
+            if sens_refs is None:
+                sens_refs = {
+                    name: _sensitivity_refs(m.resource)
+                    for name, m in scope.members.items()
+                    if m.resource is not None
+                }
             return propagate(sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers)
 
         sens = sensitivity()
@@ -261,6 +272,8 @@ class _Builder:
                         object.__setattr__(d.resources[a], "sensitive_paths", ("*",))
         # this stack's outputs derived from hidden values (read by the parent's get_attr)
         for oname, out in t.outputs.items():
+            if sens is _NOTHING_SECRET:
+                break
             if out.value is not None and sens.reads_secret(expr_refs([out.value]), scope.hidden):
                 scope.sensitive_outputs.add(oname)
         # Heat resolves the outputs' conditions when it loads the stack: one failing rejects the stack
