@@ -1,6 +1,8 @@
-"""Validate throughput: the shared corpus (templates/s, resources/s) and a generated 10,000-resource template.
+"""Validate throughput: the shared corpus (templates/s, resources/s) and a generated 10,000-resource template;
+with ``--targets``, every front-end figure of issue 16 as whole processes, with Heat's side.
 
     python bench/bench_validate.py [--resources N] [--repeat R] [--profile]
+    python bench/bench_validate.py --targets [--heat] [--rounds N] [--sizes 1,10000,100000]
 
 Prints figures; it asserts nothing (speed targets are benchmarks, not tests). The aim: the 10k-resource
 template parses and validates in under 1 s.
@@ -10,20 +12,34 @@ decode (text -> positioned data, ``load_document``), IR (``parse_template``, exp
 checks (everything else ``load_stack`` does: types, property schemas, references...). CPU time
 (``time.process_time``) is printed next to wall time because on a shared machine wall time mostly measures
 the other processes.
+
+``--targets`` prints the table of issue 16's front-end targets: ``hotc validate`` of a one-resource template,
+the 119 templates of the shared corpus (104 top-level, 15 nested, each with its environments) validated in one
+process warm, and ``hotc validate`` / ``hotc plan`` (empty local state) of the generated template at each size,
+each a whole process measured by ``os.wait4`` (CPU = user + system, peak RSS), median of ``--rounds``. With
+``--heat`` it measures the test cloud's Heat 27 on the same inputs in the same run, interleaved round by round:
+``openstack orchestration template validate`` of the one-resource template (a whole client process: its wall
+time, since Heat's own CPU is spent in other processes), the 119 templates through ``bench/heat_validate.py``
+(one client process, warm: the wall time of the loop), and the generated templates (Heat refuses a template
+over its ``max_template_size``, 512 KiB, before parsing it; it says so).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import cProfile
 import gc
+import json
 import os
 import pstats
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -180,12 +196,204 @@ def phases(path: str, text: str, total: float, total_cpu: float, repeat: int) ->
     )
 
 
+# ------------------------------------------------------------------------------------------ --targets
+
+ONE = "heat_template_version: 2018-08-31\nresources:\n  r:\n    type: OS::Heat::RandomString\n"
+HEAT_PY = Path(os.environ.get("HOTC_CLOUD_PYTHON", "/opt/hotc-cloud/venv/bin/python"))
+HEAT_ENV = {"OS_CLIENT_CONFIG_FILE": "/opt/hotc-cloud/etc/clouds.yaml", "OS_CLOUD": "hotc-test"}
+HEAT_MAX_TEMPLATE_SIZE = 512 * 1024
+
+
+def _child_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "NO_COLOR": "1", "PYTHONPATH": str(REPO), **extra}
+
+
+def whole_process(argv: list[str], cwd: str, env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run ``argv`` to its end; its own CPU seconds (user + system), peak RSS (MB), wall seconds, exit code."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env or _child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return {
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss": usage.ru_maxrss / 1024,
+        "wall": time.perf_counter() - t0,
+        "rc": proc.returncode,
+    }
+
+
+CORPUS_119 = """
+import sys, time
+sys.path.insert(0, {repo!r})
+from hotc.parser.api import load_stack
+from hotc.providers.checks import type_checks
+jobs = {jobs!r}
+def once():
+    for t, envs in jobs:
+        load_stack(t, envs, {{}}, {{}}, require_values=False, checks=type_checks())
+once()  # warm: imports, the grammar, the shape cache
+best = min((lambda c: (once(), time.process_time() - c)[1])(time.process_time()) for _ in range({repeat}))
+print(best)
+"""
+
+
+def corpus_119() -> list[tuple[str, list[str]]]:
+    """The shared corpus's own templates (not the ones extracted from Python tests): 104 top-level, 15 nested."""
+    import csv
+
+    corpus = find_corpus(REPO / "tests" / "corpus" / "x")
+    if corpus is None:
+        return []
+    jobs: list[tuple[str, list[str]]] = []
+    with open(corpus / "HEAT_VERDICTS.tsv", newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh, delimiter="\t"):
+            if r["path"].startswith("extracted/"):
+                continue
+            envs = [str(corpus / e) for e in (r.get("robust_env_files") or "").split(";") if e]
+            jobs.append((str(corpus / r["path"]), envs))
+    return jobs
+
+
+def _heat(jobs: list[tuple[str, list[str]]]) -> dict[str, Any]:
+    payload = json.dumps([{"template": t, "environments": e} for t, e in jobs])
+    proc = subprocess.run(
+        [str(HEAT_PY), str(REPO / "bench" / "heat_validate.py")],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **HEAT_ENV},
+        timeout=900,
+    )
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def bench_targets(rounds: int, sizes: list[int], heat: bool) -> None:
+    compileall.compile_dir(str(REPO / "hotc"), quiet=1)  # the figures of an installed hotc (bytecode cached)
+    py = sys.executable
+    hotc = [py, "-m", "hotc"]
+    rows: list[tuple[str, str, str, str]] = []  # measure, hotc, Heat, target
+    with tempfile.TemporaryDirectory() as work:
+        Path(work, "one.yaml").write_text(ONE)
+        one: list[dict[str, float]] = []
+        heat_one: list[float] = []
+        for _ in range(rounds):
+            one.append(whole_process([*hotc, "validate", "-t", "one.yaml"], work))
+            if heat and HEAT_PY.exists():
+                cmd = [
+                    str(HEAT_PY.parent / "openstack"),
+                    "orchestration",
+                    "template",
+                    "validate",
+                    "-t",
+                    "one.yaml",
+                ]
+                heat_one.append(whole_process(cmd, work, {**os.environ, **HEAT_ENV})["wall"])
+        cpu = statistics.median(r["cpu"] for r in one)
+        rows.append(
+            (
+                "hotc validate, 1-resource template, whole process",
+                f"{cpu:.3f} s CPU",
+                f"{statistics.median(heat_one):.2f} s wall (client process)" if heat_one else "-",
+                f"≤ 0.20 s CPU: {'met' if cpu <= 0.20 else 'NOT met'}",
+            )
+        )
+        jobs = corpus_119()
+        if jobs:
+            code = CORPUS_119.format(repo=str(REPO), jobs=jobs, repeat=3)
+            warm: list[float] = []
+            heat_walls: list[float] = []
+            heat_note = ""
+            for _ in range(rounds):
+                out = subprocess.run(
+                    [py, "-c", code], capture_output=True, text=True, env=_child_env(), check=True
+                ).stdout
+                warm.append(float(out.strip().splitlines()[-1]))
+                if heat and HEAT_PY.exists():
+                    h = _heat(jobs)
+                    if "wall" in h:
+                        heat_walls.append(h["wall"])
+                        heat_note = f" ({h['ok']} accepted, {h['failed']} refused)"
+                    else:
+                        heat_note = f" (failed: {h['error']})"
+            best = statistics.median(warm)
+            rows.append(
+                (
+                    f"{len(jobs)} corpus templates in one process, warm",
+                    f"{best:.3f} s CPU",
+                    f"{statistics.median(heat_walls):.2f} s wall{heat_note}"
+                    if heat_walls
+                    else heat_note or "-",
+                    f"≤ 0.15 s: {'met' if best <= 0.15 else 'NOT met'}",
+                )
+            )
+        limits = {
+            10_000: {"validate": (1.0, 150), "plan": (1.5, None)},
+            100_000: {"validate": (8.0, 1024), "plan": (12.0, 1024)},
+        }
+        for n in sizes:
+            if n <= 1:
+                continue
+            path = Path(work, f"gen{n}.yaml")
+            text = generate(n)
+            path.write_text(text)
+            heat_cell = "-"
+            if heat:
+                heat_cell = (
+                    f"refused before parsing: {len(text.encode()) // 1024} KiB > max_template_size 512 KiB"
+                    if len(text.encode()) > HEAT_MAX_TEMPLATE_SIZE
+                    else "-"
+                )
+            for cmd in ("validate", "plan"):
+                runs = [
+                    whole_process(
+                        [*hotc, cmd, "-t", path.name, "--max-template-size", str(len(text) * 2)], work
+                    )
+                    for _ in range(rounds if n <= 10_000 else 1)
+                ]
+                if any(r["rc"] not in (0, 2) for r in runs):
+                    rows.append((f"{n:,} resources, hotc {cmd}", f"FAILED (exit {runs[0]['rc']})", "-", "-"))
+                    continue
+                cpu = statistics.median(r["cpu"] for r in runs)
+                rss = max(r["rss"] for r in runs)
+                target = limits.get(n, {}).get(cmd)
+                verdict = "-"
+                if target is not None:
+                    ok = cpu <= target[0] and (target[1] is None or rss <= target[1])
+                    want = f"≤ {target[0]} s" + (f", ≤ {target[1]} MB" if target[1] else "")
+                    verdict = f"{want}: {'met' if ok else 'NOT met'}"
+                rows.append(
+                    (
+                        f"{n:,} resources, hotc {cmd}, whole process",
+                        f"{cpu:.2f} s CPU, {rss:.0f} MB",
+                        heat_cell if cmd == "validate" else "-",
+                        verdict,
+                    )
+                )
+    print(f"issue 16 front-end targets (median of {rounds} rounds; hotc and Heat interleaved)")
+    widths = [max(len(r[i]) for r in rows + [("measure", "hotc", "Heat 27", "target")]) for i in range(4)]
+    for r in [("measure", "hotc", "Heat 27", "target"), *rows]:
+        print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--resources", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--targets", action="store_true", help="the issue-16 table of whole-process figures")
+    ap.add_argument("--heat", action="store_true", help="with --targets: Heat's side, from the test cloud")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--sizes", default="1,10000,100000")
     args = ap.parse_args()
+    if args.targets:
+        bench_targets(args.rounds, [int(x) for x in args.sizes.split(",")], args.heat)
+        return
     bench_corpus(args.repeat)
     bench_generated(args.resources, args.repeat, args.profile)
 

@@ -13,13 +13,27 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
 
+from hotc.apply.durations import learned
 from hotc.apply.events import resource_event
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
 from hotc.apply.resolve import SENSITIVE_MARK, StateResolver
+from hotc.apply.scaling import (
+    ScalingRun,
+    acknowledge,
+    decide_signals,
+    decision_event,
+    decision_line,
+    group_states,
+    has_policies,
+    pending_signals,
+    policy_types,
+    with_decisions,
+)
 from hotc.errors import Diagnostic, HotcError, Severity
 from hotc.parser.api import LoadedStack, TypeChecks
 from hotc.planner.api import (
@@ -144,10 +158,14 @@ def interrupt_handlers(executor: Executor, err: IO[str]) -> Iterator[None]:
         yield
         return
     count = [0]
+    old: dict[int, Any] = {}
 
-    def handler(signum: int, _frame: FrameType | None) -> None:
+    def handler(signum: int, frame: FrameType | None) -> None:
         name = signal.Signals(signum).name
         count[0] += 1
+        chained = old.get(signum)
+        if callable(chained) and chained is not signal.default_int_handler:
+            chained(signum, frame)  # a long-running caller's own handler (hotc watch: stop after this run)
         if count[0] == 1:
             err.write(
                 f"\n{name}: stopping: no new actions are started; waiting for the ones in flight to finish "
@@ -158,7 +176,7 @@ def interrupt_handlers(executor: Executor, err: IO[str]) -> Iterator[None]:
         else:
             raise KeyboardInterrupt
 
-    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    old.update({s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)})
     try:
         yield
     finally:
@@ -344,8 +362,14 @@ def run_apply(
                 return 0
             state = StackState.new(stack)
         desired = None
+        scaling: ScalingRun | None = None
         if loaded is not None and (saved is None or saved.mode != "destroy"):
             desired = build_desired(loaded, stack, state.lineage, state=state)
+            if saved is None and not destroy and has_policies(state):
+                # pending ScalingPolicy signals: decided now, their resizes part of this plan
+                scaling, state, desired = execute_pending_signals(
+                    state, desired, loaded, stack, backend, lk, signals, err
+                )
         if saved is not None:
             plan = saved
         else:
@@ -406,6 +430,7 @@ def run_apply(
             timeouts=dict(opts.timeouts),
             cloud=wiring.cloud,
             signals=signals,
+            expected=history_durations(backend, stack),
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
@@ -424,6 +449,9 @@ def run_apply(
             with interrupt_handlers(executor, err):
                 rep = executor.run()
         final = rep.state
+        if desired is not None and plan.mode == "normal":
+            # each AutoScalingGroup's size, properties and cooldown (hotc.apply.scaling)
+            final = group_states(final, desired, scaling, utc_datetime(), rep.ok)
         if loaded is not None and plan.mode != "destroy" and rep.ok:
             final = backend.write(
                 stack,
@@ -436,12 +464,58 @@ def run_apply(
                 lk,
             )
         elif plan.mode == "destroy" and rep.ok:
-            final = backend.write(stack, replace(final, template={}, template_digest=None, parameters={}), lk)
+            final = backend.write(
+                stack, replace(final, template={}, template_digest=None, parameters={}, groups={}), lk
+            )
+        elif final is not rep.state:
+            final = backend.write(stack, final, lk)
     print_report(rep, plan, out, err)
     if rep.ok and plan.mode != "destroy":
         print_outputs(final, out)
     warn_unrecoverable_secrets(final, getattr(backend, "key", None), err)
     return 0 if rep.ok else 1
+
+
+def history_durations(backend: Any, stack: str) -> dict[str, float]:
+    """How long each type's actions took on this stack before (its events), for the waits to poll around; empty
+    when the events cannot be read (they only tune polling)."""
+    try:
+        return learned(backend.read_events(stack))
+    except HotcError:
+        return {}
+
+
+def utc_datetime() -> datetime:
+    return datetime.now(UTC)
+
+
+def execute_pending_signals(
+    state: StackState,
+    desired: DesiredStack,
+    loaded: Any,
+    stack: str,
+    backend: Any,
+    lock: Any,
+    signals: Callable[[], Any],
+    err: IO[str],
+) -> tuple[ScalingRun | None, StackState, DesiredStack]:
+    """Decide the signals waiting for the stack's ScalingPolicies (:mod:`hotc.apply.scaling`), under the lock:
+    one line each on ``err``, an event each, recorded in the state (written now, with the signals
+    acknowledged, so each is executed once); the accepted ones resize their groups in the desired stack."""
+    store = signals()
+    pending = pending_signals(state, store)
+    if not pending:
+        return None, state, desired
+    run = decide_signals(state, desired, pending, utc_datetime())
+    for d in run.decisions:
+        err.write(decision_line(d) + "\n")
+    if run.sizes:
+        desired = build_desired(loaded, stack, state.lineage, state=state, sizes=run.sizes)
+    types = policy_types(state)
+    state = backend.write(stack, with_decisions(state, run.decisions, utc_now()), lock)
+    backend.append_events(stack, [decision_event(d, types(d.policy)) for d in run.decisions])
+    acknowledge(store, run)
+    return run, state, desired
 
 
 def warn_unrecoverable_secrets(state: StackState, key: bytes | None, err: IO[str]) -> None:

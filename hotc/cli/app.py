@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "template": ("apply", "The template as last applied (show)."),
     "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
     "validate": ("validate", "Check a template the way Heat's template validate does."),
+    "watch": ("watch_cmd", "Execute a stack's scaling signals as they arrive (a long-running reconciler)."),
 }
 
 

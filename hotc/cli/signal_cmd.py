@@ -2,7 +2,12 @@
 wait-condition handle (or the wait condition / Swift signal that waits on it), or a software deployment whose
 action an apply is waiting for (the data is what heat-config-notify would send: deploy_stdout, ...). The signal is written to the
 handle's object in the signal store with hotc's own credentials, exactly as an instance's curl would; a running
-apply that waits on it sees it at its next poll."""
+apply that waits on it sees it at its next poll.
+
+For a ScalingPolicy (Heat's signal runs the policy at once), the signal is stored as pending and then executed
+as ``hotc apply STACK --existing --auto-approve`` executes pending signals: decided under the stack's lock
+(cooldown, min/max), the group resized, the decision an event and part of the state. ``--pending`` only stores
+it (for ``hotc watch`` or the next apply to execute)."""
 
 from __future__ import annotations
 
@@ -33,8 +38,25 @@ def signal_command(
         str | None,
         typer.Option("--signal-store", help="The signal store s3://BUCKET/PREFIX (default: as for apply)."),
     ] = None,
+    pending: Annotated[
+        bool,
+        typer.Option(
+            "--pending",
+            help="ScalingPolicy: only store the signal (hotc watch or the next apply executes it).",
+        ),
+    ] = False,
+    lock_timeout: Annotated[
+        float, typer.Option("--lock-timeout", help="ScalingPolicy: seconds to wait for the state lock.")
+    ] = 0.0,
+    os_cloud: Annotated[
+        str | None,
+        typer.Option("--os-cloud", help="ScalingPolicy: cloud name in clouds.yaml (for the resize)."),
+    ] = None,
 ) -> None:
-    """Send a signal to a wait-condition handle, as 'openstack stack resource signal' does."""
+    """Send a signal to a wait-condition handle, a deployment or a scaling policy, as 'openstack stack
+    resource signal' does (a scaling policy is executed at once unless --pending)."""
+    from hotc.apply.scaling import policy_key
+    from hotc.planner.scaling import POLICY_TYPES
     from hotc.providers.native.signal_mixin import signal_key
     from hotc.state import backend_from_config
     from hotc.state.signal_store import store_for
@@ -58,6 +80,31 @@ def signal_command(
     if state is None:
         raise HotcError(f"stack {stack!r} has no state")
     store = store_for(signal_store, backend)()
+    rs = state.resources.get(address)
+    if rs is not None and rs.type in POLICY_TYPES:
+        key = policy_key(rs)
+        if not rs.physical_id or key is None:
+            raise HotcError(f"{address} has not been created yet")
+        store.put(key, body)
+        if pending:
+            print(
+                f"Signal stored for {address}: hotc watch {stack} or the next apply executes it.",
+                file=sys.stderr,
+            )
+            return
+        print(f"Signal sent to {address}; executing it.", file=sys.stderr)
+        from hotc.cli.apply import apply_command
+
+        apply_command(
+            target=stack,
+            existing=True,
+            auto_approve=True,
+            backend=backend,
+            signal_store=signal_store,
+            lock_timeout=lock_timeout,
+            os_cloud=os_cloud,
+        )
+        return
     key = signal_key(state.resources, address, store, stack)
     store.put(key, body)
     print(f"Signal sent to {address}.", file=sys.stderr)

@@ -20,6 +20,7 @@ expression from text (:func:`parse_expr_text`) and template versions (:func:`ver
 from __future__ import annotations
 
 from hotc.parser import functions
+from hotc.parser.collector import gc_paused
 from hotc.parser.evaluate import EvalError, UnknownResources, evaluate, evaluate_condition, references
 from hotc.parser.expr import parse_expr_text
 from hotc.parser.ir import (
@@ -60,6 +61,7 @@ __all__ = [
     "evaluate",
     "evaluate_condition",
     "functions",
+    "gc_paused",
     "load_stack",
     "parse_expr_text",
     "references",

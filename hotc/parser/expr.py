@@ -20,9 +20,7 @@ becomes ``Literal(None)`` (a removed/invalid function keeps its node: it fails w
 
 from __future__ import annotations
 
-from typing import Any
-
-from lark import Token, Tree
+from typing import TYPE_CHECKING, Any
 
 from hotc.errors import Diagnostic, Pos, error, warning
 from hotc.parser import functions as F
@@ -38,6 +36,12 @@ from hotc.parser.grammar import (
 )
 from hotc.parser.ir import Expr, ListExpr, Literal, MapExpr, TemplateVersion
 from hotc.parser.yamlload import PosDict, PosList
+
+if TYPE_CHECKING:  # lark is imported only when an expression needs the parser (issue 16: start-up)
+    from lark import Tree
+
+# A parse tree's children are lark Trees (rules) and Tokens (leaf indices); a Token is a str, a Tree is not, so
+# the builder tells them apart without importing lark.
 
 #: Contexts a snippet can be parsed in:
 #:
@@ -354,6 +358,11 @@ _REPEAT_STYLE = {"FN_REPEAT": "list", "FN_REPEAT_MAP": "map", "FN_REPEAT_NESTED"
 _OPENERS = frozenset({"LS", "MS"})
 
 
+def _token_type(node: Any) -> str | None:
+    """The terminal of a parse-tree Token; None for a Tree."""
+    return getattr(node, "type", None) if isinstance(node, str) else None
+
+
 class _Builder:
     """Parse tree + leaves -> IR nodes."""
 
@@ -369,8 +378,8 @@ class _Builder:
         return leaf
 
     def build(self, node: Any) -> Expr:
-        if type(node) is Token:
-            value, pos = self.leaves[node.value]
+        if isinstance(node, str):  # a Token: its value is the index of its leaf
+            value, pos = self.leaves[getattr(node, "value")]  # noqa: B009
             return Literal(value, pos)
         method = _DISPATCH.get(node.data)
         if method is None:  # pragma: no cover - grammar and builder out of step
@@ -382,7 +391,7 @@ class _Builder:
         """(name, pos, terminal, argument children without the list/map openers)."""
         head: Any = tree.children[0]
         name, pos = self.leaf(head)
-        rest = [c for c in tree.children[1:] if not (isinstance(c, Token) and c.type in _OPENERS)]
+        rest = [c for c in tree.children[1:] if _token_type(c) not in _OPENERS]
         return str(name), pos, head.type, rest
 
     def items(
@@ -391,7 +400,7 @@ class _Builder:
         """Keyword items (``kw`` subtrees) of a map-form argument; checks the required keys."""
         out: dict[str, Any] = {}
         for c in children:
-            if isinstance(c, Tree) and c.data == "kw":
+            if not isinstance(c, str) and c.data == "kw":
                 key, value = c.children
                 out[str(self.leaf(key)[0])] = value
         missing = [k for k in required if k not in out]
@@ -447,10 +456,10 @@ class _Builder:
     def b_get_param(self, tree: Tree[Any]) -> Expr:
         name, pos, _, args = self.call_head(tree)
         (arg,) = args
-        if isinstance(arg, Tree) and arg.data == "param_path":
+        if not isinstance(arg, str) and arg.data == "param_path":
             parts = [self.build(c) for c in arg.children[1:]]
             return F.GetParam(name, pos, parts[0], tuple(parts[1:]))
-        if isinstance(arg, Token):
+        if isinstance(arg, str):  # a Token
             return F.GetParam(name, pos, self.build(arg))
         return F.GetParam(name, pos, self.build(arg), (), whole=True)
 
@@ -523,7 +532,7 @@ class _Builder:
         head: Any = tree.children[0]
         name, pos = self.leaf(head)
         rest: list[Any] = tree.children[1:]
-        if rest and isinstance(rest[0], Token) and rest[0].type == "LS":
+        if rest and _token_type(rest[0]) == "LS":
             _, lpos = self.leaf(rest[0])
             return str(name), pos, head.type, ListExpr(tuple(self.build(c) for c in rest[1:]), lpos)
         return str(name), pos, head.type, self.build(rest[0])

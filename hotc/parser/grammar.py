@@ -9,7 +9,7 @@ A call subtree of decoded YAML is parsed like this:
    list starts/ends, scalars) and a compact *shape code* per leaf (kind, scalar type, and the key name where
    it can matter: function names and keyword keys).
 2. The shape codes, the version and the start symbol key a cache of parse results. On a miss, lark parses a
-   token stream produced by :class:`_NodeLexer`, whose tokens carry leaf indices; the lexer asks the parser
+   token stream produced by :class:`~hotc.parser.grammar_lexer.NodeLexer`, whose tokens carry leaf indices; the lexer asks the parser
    state which terminals are acceptable to type function names (normal vs condition context) and keyword
    keys. The resulting tree (or the syntax error) is cached: the same shape never goes through lark twice.
 3. :mod:`hotc.parser.expr` turns the tree plus the leaves into IR nodes.
@@ -18,16 +18,12 @@ A call subtree of decoded YAML is parsed like this:
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
-
-import lark
-from lark.exceptions import UnexpectedInput, UnexpectedToken
-from lark.lexer import Lexer, Token
-from lark.parsers.lalr_analysis import Shift
 
 from hotc.errors import Pos
 from hotc.parser import versions as V
@@ -91,18 +87,10 @@ class Grammar:
             )
             for name, entry in spec["functions"].items()
         }
-        self.lark = lark.Lark(
-            _read_text("hot.lark"),
-            parser="lalr",
-            lexer=_NodeLexer,
-            start=[START_CALL, START_CONDITION, START_CONDITION_REF],
-            maybe_placeholders=False,
-            cache=True,  # lark keeps the LALR tables in a temp file keyed by the grammar's hash
-        )
-        terminals = {sym.name for rule in self.lark.rules for sym in rule.expansion if sym.is_term}
-        # keyword keys: every K_<NAME> terminal of the grammar
-        self.keywords: dict[str, str] = {t[2:].lower(): t for t in terminals if t.startswith("K_")}
-        self.terminals = frozenset(terminals)
+        self._text = _read_text("hot.lark")
+        # keyword keys: every K_<NAME> terminal of the grammar, read from its text, so that lark is imported only
+        # when a call's shape has to be parsed (tests/frontend/test_grammar.py holds this equal to lark's view)
+        self.keywords: dict[str, str] = {t[2:].lower(): t for t in _keyword_terminals(self._text)}
         # per version: name -> normal terminal, name -> condition terminal
         self._tables: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
         for date in V.VERSIONS:
@@ -113,6 +101,16 @@ class Grammar:
             }
             self._tables[date] = (normal, cond)
         self._cache: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+
+    @functools.cached_property
+    def lark(self) -> Any:
+        """The LALR parser, built (from lark's cache of the tables) on the first parse that needs it."""
+        return _make_lark(self._text)
+
+    @property
+    def terminals(self) -> frozenset[str]:
+        """Every terminal the grammar's rules use."""
+        return frozenset(sym.name for rule in self.lark.rules for sym in rule.expansion if sym.is_term)
 
     # ------------------------------------------------------------------------------------------ tables
 
@@ -171,10 +169,14 @@ class Grammar:
         return ParseResult(cached, leaves, None)
 
     def _parse_uncached(self, data: Any, pos: Pos | None, version: TemplateVersion, start: str) -> Any:
+        from lark.exceptions import UnexpectedInput, UnexpectedToken
+        from lark.lexer import Token
+
         normal, cond = self._tables[version.date]
+        parser = self.lark
         job = _LexJob(data, pos, normal, cond, self.keywords, self.functions)
         try:
-            return self.lark.parse(job, start=start)
+            return parser.parse(job, start=start)
         except UnexpectedToken as exc:
             tok = exc.token
             idx = tok.value if isinstance(tok, Token) and isinstance(tok.value, int) else -1
@@ -204,6 +206,27 @@ class ParseResult:
     tree: Any  # lark.Tree | None
     leaves: list[Leaf]
     error: SyntaxFailure | None
+
+
+def _keyword_terminals(text: str) -> set[str]:
+    """The K_<NAME> terminals a lark grammar text names (comments left out)."""
+    code = "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+    return set(re.findall(r"\bK_[A-Z0-9_]+\b", code))
+
+
+def _make_lark(text: str) -> Any:
+    import lark
+
+    from hotc.parser.grammar_lexer import NodeLexer
+
+    return lark.Lark(
+        text,
+        parser="lalr",
+        lexer=NodeLexer,
+        start=[START_CALL, START_CONDITION, START_CONDITION_REF],
+        maybe_placeholders=False,
+        cache=True,  # lark keeps the LALR tables in a temp file keyed by the grammar's hash
+    )
 
 
 @functools.cache
@@ -321,24 +344,29 @@ class _LexJob:
         self.enclosing: dict[int, int] = {}
         self.counter = 0
         self.calls: list[int] = []
+        from lark.lexer import Token
+        from lark.parsers.lalr_analysis import Shift
+
+        self._token = Token
+        self._shift = Shift
 
     def _next(self) -> int:
         i = self.counter
         self.counter += 1
         return i
 
-    def _tok(self, type_: str, idx: int) -> Token:
+    def _tok(self, type_: str, idx: int) -> Any:
         self.enclosing[idx] = self.calls[-1] if self.calls else -1
-        return Token(type_, idx)
+        return self._token(type_, idx)
 
-    def walk(self, node: Any, parser_state: Any) -> Iterator[Token]:
+    def walk(self, node: Any, parser_state: Any) -> Iterator[Any]:
         if isinstance(node, dict):
             if len(node) == 1:
                 ((k, v),) = node.items()
                 if isinstance(k, str) and k in self.all_names:
                     map_idx = self._next()
                     key_idx = self._next()
-                    term = self._function_terminal(k, _can_shift(parser_state, "FN_INVALID"))
+                    term = self._function_terminal(k, _can_shift(parser_state, "FN_INVALID", self._shift))
                     if term is not None:
                         yield self._tok(term, map_idx)
                         self.calls.append(map_idx)
@@ -357,7 +385,7 @@ class _LexJob:
                 term = "KEY"
                 if isinstance(k, str):
                     kw = self.keywords.get(k)
-                    if kw is not None and _can_shift(parser_state, kw):
+                    if kw is not None and _can_shift(parser_state, kw, self._shift):
                         term = kw
                 yield self._tok(term, idx)
                 yield from self.walk(v, parser_state)
@@ -382,7 +410,7 @@ class _LexJob:
         return self.normal.get(name)
 
 
-def _can_shift(parser_state: Any, terminal: str) -> bool:
+def _can_shift(parser_state: Any, terminal: str, shift: Any) -> bool:
     """Would the LALR parser in ``parser_state`` shift ``terminal`` (after any reductions)? Exact, unlike
     looking at the current state's lookaheads, which LALR state merging makes too wide."""
     states = parser_state.parse_conf.states
@@ -392,7 +420,7 @@ def _can_shift(parser_state: Any, terminal: str) -> bool:
         if action is None:
             return False
         kind, arg = action
-        if kind is Shift:
+        if kind is shift:
             return True
         size = len(arg.expansion)
         if size:
@@ -401,19 +429,6 @@ def _can_shift(parser_state: Any, terminal: str) -> bool:
         if goto is None:
             return False
         stack.append(goto[1])
-
-
-class _NodeLexer(Lexer):
-    """lark custom lexer over a :class:`_LexJob` (interface 1: sees the parser state)."""
-
-    __future_interface__ = 1
-
-    def __init__(self, lexer_conf: Any) -> None:
-        pass
-
-    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Token]:
-        job: _LexJob = lexer_state.text
-        return job.walk(job.data, parser_state)
 
 
 # ------------------------------------------------------------------------------------------ messages

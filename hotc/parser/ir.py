@@ -167,6 +167,11 @@ class Template:
     # what parsing found wrong in each resource's properties: reported by the loader unless the resource
     # resolves to OS::Heat::None, whose properties Heat discards unchecked
     property_diagnostics: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
+    # what Heat checks of this template when a parent's template validate loads it as the interface of a template
+    # resource (TemplateResource: the document, the version, the parameter definitions, the outputs section's
+    # shape): the errors among these reject the parent's validate; the template's other problems are found only
+    # when the nested stack is created (StackResource.validate_nested_stack)
+    interface_diagnostics: tuple[Diagnostic, ...] = ()
 
 
 # ------------------------------------------------------------------------------------------- evaluation

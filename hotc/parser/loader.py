@@ -25,15 +25,15 @@ Resources whose ``condition`` is known to be false are not checked further (Heat
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
 from hotc.parser import resource_types
+from hotc.parser.collector import gc_paused
 from hotc.parser.environment import (
     Environment,
     EnvironmentFile,
@@ -63,7 +63,7 @@ from hotc.parser.ir import (
 from hotc.parser.loaded import LoadedStack, NestedTemplate, TypeChecks, TypeResolution
 from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
 from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
-from hotc.parser.template import parse_template
+from hotc.parser.template import find_cycles, parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
 from hotc.values import Unknown
 
@@ -155,6 +155,9 @@ class _Ctx:
             result: tuple[Template | None, list[Diagnostic]] = (None, diags)
         else:
             t, d = parse_template(data, path)
+            if t is not None and diags:
+                # the document's own problems are part of what a parent's validate finds in it
+                t = replace(t, interface_diagnostics=(*diags, *t.interface_diagnostics))
             result = (t, diags + d)
         self.parsed[path] = result
         return result
@@ -244,11 +247,16 @@ def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
 
 
 def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapping[str, Any]) -> None:
-    """Heat's validate resolves every resource's and every output's condition (and the conditions those name):
-    one that fails to evaluate (not merely unknown for want of a parameter value) rejects the template. A
-    condition nothing asks for is never evaluated (its errors are not reported). An undeclared parameter is
-    left to the reference checks (Heat's validate lets an output's condition name one)."""
+    """Conditions checked as Heat's validate resolves them (``Conditions.is_enabled``, lazily). Heat resolves
+    every resource's and every output's ``condition``, and the condition of each ``if`` it parses: those in
+    every resource's definition (parsed before its own condition is looked at) and in the value of every output
+    that is not disabled, the taken branch only (``If.parse_args``). A condition so asked for (and the ones it
+    names) must evaluate: an ``if`` naming no defined condition, a parameter that is not declared, a cycle
+    reject the template. What only a condition nothing asks for, or a branch not taken, gets wrong is never
+    resolved by Heat, which accepts it: a warning. Undeclared parameters in a resource's or an output's own
+    ``condition`` are reported by the template checks."""
     asked: list[str] = []
+    declared = set(t.parameters)
 
     def report(exc: EvalError) -> None:
         if "is not declared in the template" not in exc.diagnostic.message:
@@ -277,6 +285,9 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
             evaluate_condition(cond, c2)
         except EvalError as exc:
             report(exc)
+    src = lc.sources.get(os.path.abspath(t.path))
+    if src is None or "if" in src:
+        asked.extend(_if_conditions(lc, t, ctx, c2, conds))
     seen: set[str] = set()
     while asked:
         name = asked.pop()
@@ -284,11 +295,89 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
             continue
         seen.add(name)
         expr = t.conditions[name].expr
-        asked.extend(n for kind, n, _ in references(expr) if kind == "condition")
+        for kind, n, pos in references(expr):
+            if kind == "condition":
+                asked.append(n)
+            elif kind == "param" and n not in declared:
+                # Heat resolves every function of a condition it evaluates (condition names lazily)
+                lc.diags.append(
+                    error(
+                        f"The Parameter ({n}) was not provided: get_param names a parameter that is not declared "
+                        f"(in condition {name})",
+                        pos,
+                        code="reference",
+                    )
+                )
         try:
             evaluate_condition(expr, c2, definition=True)
         except EvalError as exc:
             report(exc)
+    graph = {
+        n: [m for kind, m, _ in references(c.expr) if kind == "condition" and m in t.conditions]
+        for n, c in t.conditions.items()
+    }
+    for cycle in find_cycles(graph):
+        used = any(n in seen for n in cycle)
+        msg = f'Circular definition for condition "{cycle[0]}": ' + " -> ".join(cycle)
+        if not used:
+            msg += _UNUSED_CONDITION
+        lc.diags.append((error if used else warning)(msg, t.conditions[cycle[0]].pos, code="reference"))
+    for cname, c in t.conditions.items():
+        if cname in seen:
+            continue
+        for kind, n, pos in references(c.expr):
+            if kind == "param" and n not in declared:
+                msg = f"condition {cname}: get_param names the undeclared parameter {n!r}"
+            elif kind == "condition" and n not in t.conditions:
+                msg = f'condition {cname}: Invalid condition "{n}" (no condition of that name is defined)'
+            else:
+                continue
+            lc.diags.append(warning(msg + _UNUSED_CONDITION, pos, code="reference"))
+
+
+_UNUSED_CONDITION = (
+    "; nothing Heat evaluates asks for this condition, so Heat accepts the template, but anything that comes "
+    "to use the condition fails"
+)
+
+
+def _if_conditions(
+    lc: _Ctx, t: Template, ctx: EvalContext, c2: EvalContext, conds: Mapping[str, Any]
+) -> list[str]:
+    """The conditions named by the ``if``s Heat parses (see :func:`_check_asked_conditions`); an ``if`` naming
+    no defined condition is an error. A branch not taken is not looked into (both, when the condition is not
+    known before the parameters have values)."""
+    exprs: list[tuple[Expr, str]] = []
+    for rname, r in t.resources.items():
+        for part, e in (
+            ("properties", r.properties),
+            ("metadata", r.metadata),
+            ("update_policy", r.update_policy),
+            ("deletion_policy", r.deletion_policy),
+            ("external_id", r.external_id),
+        ):
+            if e is not None and type(e) is not Literal:
+                exprs.append((e, f"in {rname}.{part}"))
+    for oname, o in t.outputs.items():
+        if o.value is not None and _condition_known(o.condition, ctx, conds) is not False:
+            exprs.append((o.value, f"in output {oname}"))
+    out: list[str] = []
+    for e, where in exprs:
+        for kind, name, pos in references(e, c2):
+            if kind != "condition":
+                continue
+            if name in t.conditions:
+                out.append(name)
+                continue
+            known = ", ".join(sorted(t.conditions)) or "none are defined"
+            lc.diags.append(
+                error(
+                    f'Invalid condition "{name}" ({where}); defined conditions: {known}',
+                    pos,
+                    code="reference",
+                )
+            )
+    return out
 
 
 def _enabled(res: Resource, ctx: EvalContext, conds: Mapping[str, Any]) -> bool | None:
@@ -490,7 +579,9 @@ def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) ->
         # reported, but as warnings (a group of 0 members, for instance, never creates one)
         for i in range(start, len(lc.diags)):
             d = lc.diags[i]
-            if d.severity is Severity.ERROR:
+            # ... except a member template that cannot be read: heatclient (which sends every template a
+            # `type` names, members' included) refuses to validate, and hotc could never create a member
+            if d.severity is Severity.ERROR and d.code != "file":
                 lc.diags[i] = Diagnostic(
                     Severity.WARNING,
                     f"{d.message} (inside {rname}: fails when a member is created)",
@@ -671,12 +762,10 @@ def _nested(
     if loaded is None:
         return
     child_t, child_diags = loaded
-    lc.diags.extend(
-        _deferred(d) if not lc.strict and "is invalid: Invalid default" in d.message else d
-        for d in child_diags
-    )
     if child_t is None:
+        lc.diags.extend(child_diags)
         return
+    lc.diags.extend(_child_diagnostics(child_t, child_diags, lc.strict))
     # properties -> the nested template's parameters
     child_values: dict[str, Any] = {}
     if props is False:
@@ -737,16 +826,23 @@ def _nested(
                 )
             )
     defaults = {k: (v, env.default_pos.get(k)) for k, v in env.parameter_defaults.items()}
+    # the parameters the parent does not set take their defaults (parameter_defaults, then the template's)
     vals, vdiags = resolve_values(
-        child_t.parameters,
+        {k: p for k, p in child_t.parameters.items() if k not in given},
         {},
         defaults,
         require_values=False,
         template_pos=child_t.pos,
     )
-    # values from properties override (not checked strictly: they may still be unknown at plan time)
-    vals.update({k: v for k, v in child_values.items()})
-    lc.diags.extend(d for d in vdiags if d.severity.value == "error")
+    # values from properties (not checked strictly: they may still be unknown at plan time)
+    vals.update(child_values)
+    for d in vdiags:
+        if d.severity is Severity.ERROR:
+            lc.diags.append(d)
+        elif d.code == "parameter-value":
+            # a default that is not of its parameter's type: the nested stack's create rejects it (Heat's
+            # template validate of the parent does not look): an error for hotc plan, a warning for validate
+            lc.diags.append(error(d.message, d.pos, code=d.code) if lc.strict else d)
     child_env = env.child(rname, r.entry)
     before = len(lc.diags)
     sub = _process(lc, child_t, child_env, vals, depth + 1, (*stack, key))
@@ -757,6 +853,24 @@ def _nested(
     sc.nested[key] = NestedTemplate(
         template=child_t, types=sub.types, files=sub.files, nested=sub.nested, member_types=sub.member_types
     )
+
+
+def _child_diagnostics(child_t: Template, child_diags: list[Diagnostic], strict: bool) -> list[Diagnostic]:
+    """What parsing a template resource's template found, as the parent reports it. Heat's template validate
+    (``validate_res_tmpl_only``) only builds the resource's interface from it (TemplateResource: the document,
+    the version, the parameter definitions and the outputs section): errors there are errors, every other one
+    is a warning (found when the nested stack is created, as ``hotc plan`` does: there all are errors)."""
+    interface = child_t.interface_diagnostics
+    # the interface's own errors that plain parsing reports otherwise (an unknown output key: a warning in a
+    # top-level template, an error in a template resource's); they replace that report
+    extra = [i for i in interface if i.severity is Severity.ERROR and not any(d is i for d in child_diags)]
+    replaced = {i.pos for i in extra}
+    out = [
+        d if strict or any(d is i for i in interface) else _deferred(d)
+        for d in child_diags
+        if not (d.severity is Severity.WARNING and d.pos in replaced)
+    ]
+    return out + extra
 
 
 def _deferred(d: Diagnostic) -> Diagnostic:
@@ -906,12 +1020,10 @@ def load_stack(
     Returns (None, diagnostics) when the template itself cannot be read or parsed; otherwise a LoadedStack
     and every diagnostic (errors included: callers check :func:`hotc.errors.has_errors`).
 
-    The cyclic garbage collector is paused while loading: decoding builds hundreds of thousands of small
-    objects and no cycles, and the collector's repeated passes over them cost about three quarters of the
-    time of a large template. It is restored (if it was on) before returning."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    The cyclic garbage collector is paused while loading (:func:`hotc.parser.collector.gc_paused`): decoding
+    builds hundreds of thousands of small objects and no cycles, and the collector's repeated passes over them
+    cost about three quarters of the time of a large template."""
+    with gc_paused():
         return _load_stack(
             template_path,
             env_paths,
@@ -921,16 +1033,6 @@ def load_stack(
             checks=checks,
             max_size=max_size,
         )
-    finally:
-        if was_enabled:
-            # Everything allocated while loading is still in the youngest generation, so the first collection
-            # after re-enabling would walk all of it (~0.25 s for 10,000 resources). freeze+unfreeze moves every
-            # tracked object to the oldest generation in O(1): still collectable, but not walked again until a
-            # full collection is due. Skipped when the caller keeps objects frozen itself.
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 def _load_stack(

@@ -309,7 +309,11 @@ def _parse_constraint(entry: Any, version: TemplateVersion, pos: Pos | None) -> 
 
 
 def parse_parameter(
-    name: str, data: Any, version: TemplateVersion, pos: Pos | None
+    name: str,
+    data: Any,
+    version: TemplateVersion,
+    pos: Pos | None,
+    defaults_out: list[Diagnostic] | None = None,
 ) -> tuple[Parameter | None, list[Diagnostic]]:
     """One parameter definition -> IR, checked as Heat's ``HOTParamSchema.from_dict`` and ``validate`` do."""
     diags: list[Diagnostic] = []
@@ -368,7 +372,10 @@ def parse_parameter(
                 )
             )
     if not diags and default is not MISSING:
-        diags.extend(check_default(param, pos_of(data, "default") or pos))
+        found = check_default(param, pos_of(data, "default") or pos)
+        diags.extend(found)
+        if defaults_out is not None:
+            defaults_out.extend(found)
     return param, diags
 
 
@@ -410,9 +417,14 @@ def check_default(
 
 
 def parse_parameters(
-    section: Any, version: TemplateVersion, pos: Pos | None
+    section: Any, version: TemplateVersion, pos: Pos | None, defaults_out: list[Diagnostic] | None = None
 ) -> tuple[dict[str, Parameter], list[Diagnostic]]:
-    """The ``parameters`` section -> ``{name: Parameter}`` (definitions with errors are left out)."""
+    """The ``parameters`` section -> ``{name: Parameter}`` (definitions with errors are left out).
+
+    ``defaults_out``, when given, also receives the diagnostics about defaults (a default failing its
+    constraints, a comma_delimited_list default that is no list): Heat checks those with the whole template
+    (``Schema.validate``), not when it only reads the definitions (``HOTParamSchema.from_dict``) as it does for
+    a template resource's template."""
     if section is None:
         return {}, []
     if not isinstance(section, dict):
@@ -430,7 +442,7 @@ def parse_parameters(
         if not isinstance(name, str):
             diags.append(error(f"parameter name {name!r} must be a string", ppos, code="structure"))
             continue
-        p, d = parse_parameter(name, data, version, ppos)
+        p, d = parse_parameter(name, data, version, ppos, defaults_out)
         diags.extend(d)
         if p is not None:
             params[name] = p

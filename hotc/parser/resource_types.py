@@ -280,7 +280,19 @@ def not_found_message(name: str) -> str:
     )
 
 
+#: HIDDEN types whose Heat plugin still works (hidden from Heat's type list, deprecated, not a placeholder):
+#: name -> what to use instead
+HIDDEN_WORKING: Final[dict[str, str]] = {
+    "OS::Neutron::RouterGateway": "the external_gateway_info property of OS::Neutron::Router",
+}
+
+
 def hidden_message(name: str) -> str:
+    if name in HIDDEN_WORKING:
+        return (
+            f"resource type {name} is deprecated and hidden in Heat (it still works, in Heat and in hotc); "
+            f"use {HIDDEN_WORKING[name]}"
+        )
     return (
         f"resource type {name} is retired in Heat: it is kept only as a placeholder that does nothing; "
         "use its replacement"

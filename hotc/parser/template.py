@@ -7,15 +7,17 @@ Checks, each reported with the most specific position (all of them at once, not 
 - the version (``heat_template_version``; CFN formats are named and refused), the top-level sections allowed
   by that version;
 - parameters and parameter_groups (:mod:`hotc.parser.parameters`);
-- the ``conditions`` section: definitions, references between conditions (undefined names, cycles);
+- the ``conditions`` section: definitions (their references, resolved lazily as in Heat, are checked by the
+  loader);
 - resources: a mapping of mappings with a literal string ``type``; keys allowed by the version; the shapes
   of ``properties``/``metadata``/``update_policy`` (map or function), ``depends_on`` (string or list of
   strings naming resources), ``deletion_policy`` (one of the version's policies), ``description`` (string),
   ``condition`` and ``external_id``;
 - outputs: mappings with a ``value`` and only the version's keys;
 - references: get_resource/get_attr/depends_on targets must be resources of the template; conditions named
-  by resources, outputs, ``if`` and condition functions must be defined; get_param of an undeclared
-  parameter is an error where Heat evaluates it at validate (conditions, deletion_policy) and a warning
+  by resources' and outputs' ``condition`` must be defined (those an ``if`` or a condition names: the
+  loader, where the values say which branch Heat parses); get_param of an undeclared parameter is an error
+  where Heat evaluates it at validate (resource and output conditions, deletion_policy) and a warning
   elsewhere (Heat's validate does not check it there, but the create would fail);
 - names shared by a parameter and a resource (Heat refuses them);
 - resource dependency cycles (depends_on + get_resource + get_attr), naming the cycle.
@@ -25,6 +27,7 @@ Resource *types* are resolved and checked by the loader (they depend on the envi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -84,6 +87,8 @@ class _Parser:
         self.top = data.pos if isinstance(data, PosDict) and data.pos else Pos(file, 1, 1)
         self.diags: list[Diagnostic] = []
         self.property_diags: dict[str, tuple[Diagnostic, ...]] = {}
+        # what a parent's template validate checks of this template (see Template.interface_diagnostics)
+        self.interface: list[Diagnostic] = []
 
     def err(self, msg: str, pos: Pos | None, code: str = "structure") -> None:
         self.diags.append(error(msg, pos or self.top, code=code))
@@ -357,6 +362,7 @@ class _Parser:
             return {}
         if not isinstance(section, dict):
             self.err(f"outputs must contain a map of output maps. Found a {_kind(section)} instead", spos)
+            self.interface.append(self.diags[-1])
             return {}
         allowed = allowed_output_keys(version)
         out: dict[str, Output] = {}
@@ -369,6 +375,7 @@ class _Parser:
                     f"Found a {_kind(body)} instead",
                     kpos if body is None else vpos,
                 )
+                self.interface.append(self.diags[-1])
                 continue
             for key in body:
                 if key not in allowed:
@@ -383,15 +390,26 @@ class _Parser:
                         "valid keys are: " + ", ".join(sorted(allowed)),
                         _key_pos(body, key, kpos),
                     )
+                    # ... but a template resource's template has its outputs section checked by the parent's
+                    # validate (the outputs become the resource's attributes), which rejects the key
+                    self.interface.append(
+                        error(
+                            f'Output validation error: outputs.{name}: "{key}" is not a valid keyword inside an '
+                            f"output definition{hint}; valid keys are: " + ", ".join(sorted(allowed)),
+                            _key_pos(body, key, kpos) or self.top,
+                            code="structure",
+                        )
+                    )
             if "value" not in body:
                 self.err(
                     f"Output validation error: outputs.{name}: Each output definition must contain a value key.",
                     kpos,
                 )
+                self.interface.append(self.diags[-1])
                 continue
             before = len(self.diags)
             value = self.expr(body["value"], version, "outputs", _val_pos(body, "value", kpos))
-            value_error = _create_time_output_error(self.diags[before:])
+            value_error = _create_time_output_error(self.diags[before:], body["value"])
             if value_error is not None:
                 # Heat's validate accepts it; at create only this output carries the error
                 del self.diags[before:]
@@ -407,7 +425,7 @@ class _Parser:
                 )
             desc = body.get("description")
             out[str(name)] = Output(
-                value_error=_HEAT_STR_SPLIT if value_error is not None else None,
+                value_error=_output_error_text(value_error),
                 name=str(name),
                 value=value,
                 description=str(desc) if desc is not None else None,
@@ -561,27 +579,9 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 )
             )
 
-    # conditions section: references between conditions, cycles, parameters
-    cgraph: dict[str, list[str]] = {}
-    for cname, cond in conds.items():
-        cgraph[cname] = []
-        for kind, name, pos in references(cond.expr):
-            if kind == "condition":
-                if name not in conds:
-                    cond_ref(name, pos, f"in condition {cname}")
-                else:
-                    cgraph[cname].append(name)
-            elif kind == "param":
-                param_ref(name, pos, f"in condition {cname}", hard=True)
-    for cycle in find_cycles(cgraph):
-        first = conds[cycle[0]]
-        diags.append(
-            error(
-                f'Circular definition for condition "{cycle[0]}": ' + " -> ".join(cycle),
-                first.pos,
-                code="reference",
-            )
-        )
+    # The conditions section's references (parameters, other conditions, cycles) and the conditions an `if`
+    # names are checked by the loader, with the parameter values: Heat resolves a condition only when something
+    # it evaluates asks for it, and parses only the branch of an `if` that is taken.
 
     dup = sorted(set(t.parameters) & set(resources))
     for name in dup:
@@ -642,8 +642,6 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         ):
             for name, pos in refs(expr, "param"):
                 param_ref(name, pos, f"in {rname}.{part}", hard=False)
-            for name, pos in refs(expr, "condition"):
-                cond_ref(name, pos, f"in {rname}.{part}")
         for name, pos in refs(res.deletion_policy, "param"):
             param_ref(name, pos, f"in {rname}.deletion_policy", hard=True)
         for name, pos in refs(res.external_id, "param"):
@@ -677,8 +675,6 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 )
         for name, pos in refs(out.value, "param"):
             param_ref(name, pos, f"in output {oname}", hard=False)
-        for name, pos in refs(out.value, "condition"):
-            cond_ref(name, pos, f"in output {oname}")
         if out.condition is not None:
             for name, pos in _condition_name_refs(out.condition):
                 cond_ref(name, pos, f"in output {oname} condition")
@@ -703,17 +699,55 @@ _HEAT_STR_SPLIT = (
     'Incorrect arguments to "str_split" should be: "str_split" : [ ",", "apples,pears", <index>]'
 )
 
+#: Functions whose arguments Heat looks at only when it resolves them (in ``result()``, not when it parses the
+#: template or in ``validate()``, heat/engine/hot/functions.py): a bad argument shape inside an output is
+#: then that output's error at create, and ``template validate`` accepts the template.
+_RESULT_TIME_ARGS = frozenset(
+    {
+        "get_param",
+        "get_file",
+        "map_merge",
+        "map_replace",
+        "digest",
+        "list_concat",
+        "list_concat_unique",
+        "str_split",
+    }
+)
+_ARGS_OF = re.compile(r'invalid arguments to "([^"]+)"|"([^"]+)" is missing ')
 
-def _create_time_output_error(found: list[Diagnostic]) -> Diagnostic | None:
-    """The argument shape an output's value has wrong, when Heat finds it only on resolving that output (its
-    ``str_split`` checks its argument count then, not when it parses the template); None otherwise."""
-    if not found or any(
-        d.code != "function-args"
-        or not d.message.startswith('invalid arguments to "str_split": too few arguments')
-        for d in found
-    ):
+
+def _create_time_output_error(found: list[Diagnostic], raw: Any) -> Diagnostic | None:
+    """The argument shape an output's value has wrong, when Heat finds it only on resolving that output (the
+    functions of :data:`_RESULT_TIME_ARGS`); None otherwise (an error of ``template validate``)."""
+    if not found:
         return None
+    for d in found:
+        m = _ARGS_OF.match(d.message) if d.code == "function-args" else None
+        if m is None or (m.group(1) or m.group(2)) not in _RESULT_TIME_ARGS:
+            return None
+    if _str_split_of_scalar(raw):
+        return None  # StrSplit's __init__ refuses a string or a map as its whole argument
     return found[0]
+
+
+def _output_error_text(d: Diagnostic | None) -> str | None:
+    """The error a deferred output carries: Heat's own words where they are known (str_split's count)."""
+    if d is None:
+        return None
+    if d.message.startswith('invalid arguments to "str_split": too few arguments'):
+        return _HEAT_STR_SPLIT
+    return d.message
+
+
+def _str_split_of_scalar(raw: Any) -> bool:
+    if isinstance(raw, dict):
+        if len(raw) == 1 and "str_split" in raw and isinstance(raw["str_split"], (str, dict)):
+            return True
+        return any(_str_split_of_scalar(v) for v in raw.values())
+    if isinstance(raw, list):
+        return any(_str_split_of_scalar(v) for v in raw)
+    return False
 
 
 # ------------------------------------------------------------------------------------------ public
@@ -740,8 +774,11 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
             _val_pos(data, "description", None),
         )
     psec, ppos = p.section("parameters")
-    params, pd = parse_parameters(psec, version, ppos)
+    default_diags: list[Diagnostic] = []
+    params, pd = parse_parameters(psec, version, ppos, default_diags)
     p.diags.extend(pd)
+    # a template resource's template: the parent's validate reads the parameter definitions, not the defaults
+    p.interface.extend(d for d in pd if not any(d is x for x in default_diags))
     gsec, gpos = p.section("parameter_groups")
     # parameters with broken definitions are still names the groups may list
     all_names = frozenset(psec) if isinstance(psec, dict) else frozenset(params)
@@ -770,6 +807,7 @@ def parse_template(data: Any, file: str) -> tuple[Template | None, list[Diagnost
         outputs=outputs,
         pos=p.top,
         property_diagnostics=p.property_diags,
+        interface_diagnostics=tuple(p.interface),
     )
     check_references(t, p.diags)
     return t, p.diags

@@ -18,11 +18,9 @@ an :class:`~hotc.planner.resolve.AddressResolver` (plan time: state + Unknown; a
 
 from __future__ import annotations
 
-import gc
 import json
 import uuid
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +38,7 @@ from hotc.parser.api import (
     TypeResolution,
     evaluate,
     evaluate_condition,
+    gc_paused,
 )
 from hotc.planner.resolve import AddressResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
@@ -96,6 +95,8 @@ class Member:
     # ResourceGroup, {"rolling_updates": {...}} for an AutoScalingGroup); see hotc.planner.rollout
     policy: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     temporary_addresses: tuple[str, ...] = ()  # group: members its rolling update may create for a while
+    # AutoScalingGroup: min_size, max_size, cooldown, current (size before this plan), properties_digest
+    scaling: Mapping[str, Any] = field(default_factory=dict)
     skipped: tuple[int, ...] = ()  # ResourceGroup: indexes removal_policies took out (never reused)
 
 
@@ -619,20 +620,6 @@ class ScopedResolver:
             return {"refs": [self._member_id(m, i) for i in range(n)]}
         # any other attribute: the list of that attribute over the members
         return [self._member_attr(m, i, attribute, path) for i in range(n)]
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one planning step: the step allocates many small objects that
-    live until it ends, and repeated full collections over a large heap make it quadratic. The previous setting
-    is restored on exit."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 __all__ = [

@@ -13,8 +13,6 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from hotc.providers.base import PropSchema, ResourceType
 from hotc.values import Unknown, WaitsOn
 
@@ -137,6 +135,8 @@ def detail_paths(
     rtype: ResourceType | None, before: Mapping[str, Any], after: Mapping[str, Any], keys: list[str]
 ) -> list[str]:
     """Dotted paths (``networks[1].port``) of what changed inside the changed keys (deepdiff)."""
+    from deepdiff import DeepDiff  # with pydantic ~0.1 s of start-up: imported when a change has detail
+
     props = rtype.properties if rtype is not None else {}
     paths: list[str] = []
     for k in keys:
@@ -170,6 +170,8 @@ def _set_paths(key: str, before: Any, after: Any) -> list[str]:
             continue
         if bi in a_plain or ai in b_plain:  # an item moved rather than changed in place
             return [key]
+        from deepdiff import DeepDiff
+
         dd = DeepDiff(bi, ai, view="tree")
         out.extend(sorted({_path_of(f"{key}[{i}]", item) for items in dd.values() for item in items}))
     return out or [key]

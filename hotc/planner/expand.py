@@ -4,6 +4,8 @@ groups, conditions, sensitivity of properties fed by hidden parameters, then the
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -55,6 +57,10 @@ def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
     return resources, params
 
 
+#: the sensitivity of a scope with no hidden parameter and no secret resource: nothing is secret
+_NOTHING_SECRET = Sensitivity({}, frozenset(), frozenset())
+
+
 def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
     """(top-level property key, its references) of a resource; ``*`` for properties given as one expression."""
     if isinstance(resource.properties, MapExpr):
@@ -66,11 +72,18 @@ def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
 
 class _Builder:
     def __init__(
-        self, loaded: LoadedStack, desired: DesiredStack, state_members: Mapping[str, list[int]]
+        self,
+        loaded: LoadedStack,
+        desired: DesiredStack,
+        state_members: Mapping[str, list[int]],
+        groups: Mapping[str, Any] | None = None,
+        sizes: Mapping[str, int] | None = None,
     ) -> None:
         self.loaded = loaded
         self.d = desired
         self.state_members = state_members  # group address -> indexes present in state
+        self.groups = groups or {}  # AutoScalingGroup address -> its GroupState (size, cooldown, ...)
+        self.sizes = sizes or {}  # AutoScalingGroup address -> the size a scaling decision gives it
         self.state_ids: dict[str, str] = {}  # physical id -> address, from the state
         self.static = UnknownResolver()
         self.memo: dict[Any, Any] = {}
@@ -157,9 +170,7 @@ class _Builder:
         # sensitivity (hotc.planner.sensitivity): hidden parameters and secret resource values, through every
         # property, attribute and get_attr/get_resource of the scope, to a fixed point; recomputed whenever a
         # nested stack (or group) turns out to have sensitive outputs
-        sens_refs = {
-            name: _sensitivity_refs(m.resource) for name, m in scope.members.items() if m.resource is not None
-        }
+        sens_refs: dict[str, list[tuple[str, Refs]]] | None = None  # made when something can be secret
         carriers = {n for n, m in scope.members.items() if m.kind != "disabled"}
         seeds = {n for n, m in scope.members.items() if m.kind == "leaf" and m.type in SECRET_TYPES}
         # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
@@ -168,6 +179,15 @@ class _Builder:
         }
 
         def sensitivity() -> Sensitivity:
+            nonlocal sens_refs
+            if not scope.hidden and not seeds and not seeds_attrs:
+                return _NOTHING_SECRET  # what propagate gives then, without walking every property
+            if sens_refs is None:
+                sens_refs = {
+                    name: _sensitivity_refs(m.resource)
+                    for name, m in scope.members.items()
+                    if m.resource is not None
+                }
             return propagate(sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers)
 
         sens = sensitivity()
@@ -252,6 +272,8 @@ class _Builder:
                         object.__setattr__(d.resources[a], "sensitive_paths", ("*",))
         # this stack's outputs derived from hidden values (read by the parent's get_attr)
         for oname, out in t.outputs.items():
+            if sens is _NOTHING_SECRET:
+                break
             if out.value is not None and sens.reads_secret(expr_refs([out.value]), scope.hidden):
                 scope.sensitive_outputs.add(oname)
         # Heat resolves the outputs' conditions when it loads the stack: one failing rejects the stack
@@ -384,6 +406,7 @@ class _Builder:
         where = res.pos or scope.template.path
         skip: set[int] = set()
         policy: dict[str, Mapping[str, Any]]
+        scaling: dict[str, Any] = {}
         if m.type == "OS::Heat::ResourceGroup":
             count = props.get("count", 1)
             rdef = props.get("resource_def")
@@ -421,16 +444,37 @@ class _Builder:
             try:
                 lo_i, hi_i = int(lo or 0), int(hi or 0)
                 want = int(cap) if cap is not None else None
+                cooldown = props.get("cooldown")
+                cooldown_i = (
+                    int(cooldown) if cooldown is not None and not isinstance(cooldown, Unknown) else None
+                )
             except (TypeError, ValueError) as exc:
                 raise HotcError(f"{where}: {m.address}: sizes must be integers") from exc
-            if not existing:
+            recorded = self.groups.get(m.address)
+            # the group's current size: what the state recorded (scaling changes it apart from the template),
+            # else (a format-2 state) its members
+            current = recorded.size if recorded is not None else len(existing)
+            digest = properties_digest(props)
+            if m.address in self.sizes:
+                n = self.sizes[m.address]  # a scaling decision (hotc.planner.scaling), already within bounds
+            elif not existing and recorded is None:
                 # Heat's first size: desired_capacity if set (and not 0), else min_size
                 n = want if want else lo_i
+            elif recorded is not None and recorded.properties_digest == digest:
+                # the group's properties did not change: Heat does not update it, its size stays
+                n = current
             else:
                 # Heat's update: desired_capacity (0 or unset: the current size) within [min_size, max_size]
-                n = min(max(want or len(existing), lo_i), hi_i)
+                n = min(max(want or current, lo_i), hi_i)
             self._count_members(where, m.address, "the size", n)
             indexes = self._asg_members(m.address, existing, n)
+            scaling = {
+                "min_size": lo_i,
+                "max_size": hi_i,
+                "cooldown": cooldown_i,
+                "current": current,
+                "properties_digest": digest,
+            }
             raw = props.get("rolling_updates")
             policy = {
                 "rolling_updates": normalize_policy(
@@ -439,7 +483,7 @@ class _Builder:
                 or {},
                 # Heat runs the rolling update at min(desired_capacity or current, current) members, then
                 # resizes the group to its new size
-                "size": {"rolling_target": min(want or len(existing), len(existing))},
+                "size": {"rolling_target": min(want or current, len(existing))},
             }
         if not isinstance(rdef, dict) or not isinstance(rdef.get("type"), str):
             what = "resource_def" if m.type == "OS::Heat::ResourceGroup" else "resource"
@@ -459,6 +503,7 @@ class _Builder:
             member_nested=kind == "nested",
             member_type=key or mtype,
             policy=policy,
+            scaling=scaling,
             skipped=skipped,
             temporary_addresses=tuple(f"{m.address}[{i}]" for i in temporary) if kind != "nested" else (),
         )
@@ -672,8 +717,21 @@ def member_ages(resources: Mapping[str, Any]) -> dict[str, dict[int, tuple[bool,
     return out
 
 
+def properties_digest(props: Mapping[str, Any]) -> str:
+    """A digest of a group's evaluated properties (values known after apply by what they wait on): Heat
+    resizes an AutoScalingGroup to its desired_capacity only when the group is updated, i.e. when these
+    change."""
+    text = json.dumps(props, sort_keys=True, default=repr, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
 def expand(
-    loaded: LoadedStack, stack_name: str, lineage: str | None, project_id: str | None, state: Any
+    loaded: LoadedStack,
+    stack_name: str,
+    lineage: str | None,
+    project_id: str | None,
+    state: Any,
+    sizes: Mapping[str, int] | None = None,
 ) -> DesiredStack:
     """The work of :func:`build_desired` (which pauses the garbage collector around it)."""
     d = DesiredStack(stack_name, lineage)
@@ -704,7 +762,7 @@ def expand(
                     lst = state_members.setdefault(g, [])
                     if idx not in lst:
                         lst.append(idx)
-    b = _Builder(loaded, d, state_members)
+    b = _Builder(loaded, d, state_members, getattr(state, "groups", None), sizes)
     if state is not None:
         b.state_ids = {rs.physical_id: addr for addr, rs in state.resources.items() if rs.physical_id}
         b.member_info = member_ages(state.resources)
@@ -730,13 +788,15 @@ def build_desired(
     *,
     project_id: str | None = None,
     state: Any = None,
+    sizes: Mapping[str, int] | None = None,
 ) -> DesiredStack:
     """Expand ``loaded`` into a :class:`DesiredStack` (the work is :func:`expand`). ``state``
     (a StackState, optional) is only read for an AutoScalingGroup's current size when it sets no
-    desired_capacity, and for group members named by physical id in removal_policies. Raises HotcError on a
+    desired_capacity, and for group members named by physical id in removal_policies. ``sizes`` (group address
+    -> size) are scaling decisions: those AutoScalingGroups get that size. Raises HotcError on a
     bad template (count not known at plan time, a dependency cycle, …)."""
     with gc_paused():
-        return expand(loaded, stack_name, lineage, project_id, state)
+        return expand(loaded, stack_name, lineage, project_id, state, sizes)
 
 
 # The most members hotc plans for one group: ten times Heat's default max_resources_per_stack (1000), which a

@@ -9,7 +9,8 @@ order is a creation order. Sources of edges:
   Port -> Subnets of its network; Server -> Subnets of its networks (and every Subnet whose network is not
   known); Router with an external gateway -> Subnets of that network; FloatingIP -> Router whose gateway is its
   floating network, and -> RouterInterface on the subnet of its port; FloatingIPAssociation -> RouterInterface
-  on the subnet of its port.
+  on the subnet of its port; RouterGateway (legacy) -> RouterInterfaces of its router and Subnets of its network;
+  FloatingIP -> RouterGateway on its floating network.
 
 A cycle is an error naming the cycle.
 """
@@ -35,7 +36,8 @@ ROUTER = "OS::Neutron::Router"
 ROUTER_IF = "OS::Neutron::RouterInterface"
 FIP = "OS::Neutron::FloatingIP"
 FIP_ASSOC = "OS::Neutron::FloatingIPAssociation"
-IMPLICIT_TYPES = frozenset({SUBNET, PORT, SERVER, ROUTER, ROUTER_IF, FIP, FIP_ASSOC})
+ROUTER_GW = "OS::Neutron::RouterGateway"
+IMPLICIT_TYPES = frozenset({SUBNET, PORT, SERVER, ROUTER, ROUTER_IF, FIP, FIP_ASSOC, ROUTER_GW})
 
 Key = tuple[str, str] | None
 
@@ -45,9 +47,10 @@ _NEEDED: dict[str, frozenset[str]] = {
     PORT: frozenset({"network", "network_id", "fixed_ips"}),
     SERVER: frozenset({"networks"}),
     ROUTER: frozenset({"external_gateway_info"}),
-    ROUTER_IF: frozenset({"subnet", "subnet_id"}),
+    ROUTER_IF: frozenset({"subnet", "subnet_id", "router", "router_id"}),
     FIP: frozenset({"floating_network", "floating_network_id", "port_id"}),
     FIP_ASSOC: frozenset({"port_id"}),
+    ROUTER_GW: frozenset({"router_id", "network", "network_id"}),
 }
 
 
@@ -158,11 +161,30 @@ def _scope_edges(
             if k is not None:
                 edges.extend((s, router) for s in by_net.get(k, []))
                 routers_by_gw.setdefault(k, []).append(router)
+    # the legacy RouterGateway: after the router's interfaces and the subnets of its network (Heat's
+    # RouterGateway.add_dependencies); floating IPs on that network come after it
+    gws_by_net: dict[Key, list[str]] = {}
+    if types.get(ROUTER_GW):
+        if_by_router: dict[Key, list[str]] = {}
+        for ri in types.get(ROUTER_IF, []):
+            rk = ref_key(p(ri).get("router") or p(ri).get("router_id"))
+            if rk is not None:
+                if_by_router.setdefault(rk, []).append(ri)
+        for gw in types[ROUTER_GW]:
+            gp = p(gw)
+            rk = ref_key(gp.get("router_id"))
+            if rk is not None:
+                edges.extend((ri, gw) for ri in if_by_router.get(rk, []))
+            nk = ref_key(gp.get("network") or gp.get("network_id"))
+            if nk is not None:
+                edges.extend((s, gw) for s in by_net.get(nk, []))
+                gws_by_net.setdefault(nk, []).append(gw)
     for fip in types.get(FIP, []):
         fp = p(fip)
         fnet = ref_key(fp.get("floating_network") or fp.get("floating_network_id"))
         if fnet is not None:
             edges.extend((r, fip) for r in routers_by_gw.get(fnet, []))
+            edges.extend((g, fip) for g in gws_by_net.get(fnet, []))
         for dep in explicit.get(fip, ()):
             edges.extend((ri, fip) for ri in interfaces_for_port(("addr", dep)))
     for assoc in types.get(FIP_ASSOC, []):

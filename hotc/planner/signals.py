@@ -30,6 +30,12 @@ STORE_TYPES = frozenset(
         "OS::Heat::UpdateWaitConditionHandle",
         "OS::Heat::SoftwareDeployment",
         "OS::Heat::StructuredDeployment",
+        "OS::Heat::SoftwareDeploymentGroup",
+        "OS::Heat::StructuredDeploymentGroup",
+        "OS::Heat::SoftwareDeployments",
+        "OS::Heat::StructuredDeployments",
+        "OS::Heat::DeployedServer",
+        "OS::Heat::ScalingPolicy",
     }
 )
 HANDLE_TYPES = frozenset(
@@ -41,6 +47,15 @@ HANDLE_TYPES = frozenset(
     }
 )
 DEPLOYMENT_TYPES = frozenset({"OS::Heat::SoftwareDeployment", "OS::Heat::StructuredDeployment"})
+GROUP_TYPES = frozenset(
+    {
+        "OS::Heat::SoftwareDeploymentGroup",
+        "OS::Heat::StructuredDeploymentGroup",
+        "OS::Heat::SoftwareDeployments",
+        "OS::Heat::StructuredDeployments",
+    }
+)
+DEPLOYED_SERVER = "OS::Heat::DeployedServer"
 SERVER = "OS::Nova::Server"
 #: server config transports that need a service hotc does not have
 SERVICE_CONFIG_TRANSPORTS: Mapping[str, str] = {
@@ -78,7 +93,7 @@ def transport_problem(type_name: str, props: Mapping[str, Any]) -> str | None:
         return None
     if type_name == "OS::Heat::WaitConditionHandle":
         return f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; {HANDLE_TRANSPORT_HINT}"
-    if type_name in DEPLOYMENT_TYPES:
+    if type_name in DEPLOYMENT_TYPES or type_name in GROUP_TYPES:
         return (
             f"signal_transport {t} needs {SERVICE_TRANSPORTS[t]}, which hotc does not have; use TEMP_URL_SIGNAL "
             "(the server PUTs its outputs to a presigned URL; what hotc does when signal_transport is not given) "
@@ -92,6 +107,10 @@ def config_transport_problem(props: Mapping[str, Any]) -> str | None:
     t = props.get("software_config_transport")
     if props.get("user_data_format") != "SOFTWARE_CONFIG" or not isinstance(t, str):
         return None
+    return _config_transport_problem(t)
+
+
+def _config_transport_problem(t: Any) -> str | None:
     if t in SERVICE_CONFIG_TRANSPORTS:
         return (
             f"software_config_transport {t} needs {SERVICE_CONFIG_TRANSPORTS[t]}, which hotc does not have; use "
@@ -115,6 +134,9 @@ def store_needs(plan: Plan) -> StoreNeeds:
         if c.type == "OS::Heat::WaitConditionHandle" and (props or {}).get("signal_transport") == "NO_SIGNAL":
             continue
         used.append(c.address)
+        if c.type == "OS::Heat::ScalingPolicy" and c.action in _APPLIED:
+            multi.append(c.address)  # every signal to its URL must be kept until it is executed
+            continue
         prop = COUNT_PROPS.get(c.type)
         if prop is not None and c.action in _APPLIED:
             n = (c.after or {}).get(prop, 1)
@@ -152,6 +174,8 @@ def check_plan_support(
         problem = transport_problem(c.type, c.after or {})
         if c.type == SERVER:
             problem = config_transport_problem(c.after or {})
+        elif c.type == DEPLOYED_SERVER:
+            problem = _config_transport_problem((c.after or {}).get("software_config_transport"))
         if problem is not None:
             out.append(error(f"{c.address}: {c.type}: {problem}", pos, "unsupported-option"))
         if c.type in DEPLOYMENT_TYPES:
@@ -179,13 +203,18 @@ def enforce_plan_support(
         return
     diags = check_plan_support(desired, plan)
     needs = store_needs(plan)
-    handles = [c.address for c in plan.changes if c.type in HANDLE_TYPES and c.action in _APPLIED]
+    handles = [
+        c.address
+        for c in plan.changes
+        if (c.type in HANDLE_TYPES or c.type == DEPLOYED_SERVER) and c.action in _APPLIED
+    ]
     if handles and not state_key:
         diags.append(
             error(
-                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state, and this "
-                "state backend has no encryption key: set HOTC_STATE_KEY (without it the next plan could not "
-                "read the URL back and would replace every server whose user_data holds it)",
+                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state (so is "
+                "a deployed server's metadata URL), and this state backend has no encryption key: set "
+                "HOTC_STATE_KEY (without it the next plan could not read the URL back and would replace every "
+                "server whose user_data holds it)",
                 getattr((getattr(desired, "resources", {}) or {}).get(handles[0]), "pos", None),
                 "state-key",
             )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hotc.errors import Diagnostic, warning
-from hotc.parser.api import Resource, TypeChecks
+from hotc.parser.api import Literal, MapExpr, Resource, TypeChecks
 from hotc.providers.drivers import support_problem
 from hotc.providers.registry import get_schema
 from hotc.providers.validation import validate_property_exprs
@@ -25,10 +25,65 @@ def _properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnos
                     code="unsupported-type",
                 )
             )
+        out += _service_options(type_name, res)
     rtype = get_schema(type_name)
     if rtype is None or res.external_id is not None:
         return out  # no schema known (names only), or adopted: Heat does not validate it
     return out + list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
+
+
+#: options naming a service hotc does not have, per type: (property, value) -> what it needs, what to use
+_DEPLOY_HINT = (
+    "use TEMP_URL_SIGNAL (the server PUTs its outputs to a presigned URL; hotc's default) or NO_SIGNAL"
+)
+_CONFIG_HINT = "use POLL_TEMP_URL (os-collect-config polls a presigned URL; hotc's default)"
+_NEEDS = {
+    "CFN_SIGNAL": "Heat's CloudFormation-compatible API (heat-api-cfn)",
+    "HEAT_SIGNAL": "Heat's API",
+    "ZAQAR_SIGNAL": "the Zaqar messaging service",
+    "POLL_SERVER_CFN": "Heat's CloudFormation-compatible API (heat-api-cfn)",
+    "POLL_SERVER_HEAT": "Heat's API",
+    "ZAQAR_MESSAGE": "the Zaqar messaging service",
+}
+_DEPLOYMENTS = (
+    "OS::Heat::SoftwareDeployment",
+    "OS::Heat::StructuredDeployment",
+    "OS::Heat::SoftwareDeploymentGroup",
+    "OS::Heat::StructuredDeploymentGroup",
+    "OS::Heat::SoftwareDeployments",
+    "OS::Heat::StructuredDeployments",
+)
+_SERVICE_OPTIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    **{
+        t: ("signal_transport", ("CFN_SIGNAL", "HEAT_SIGNAL", "ZAQAR_SIGNAL"), _DEPLOY_HINT)
+        for t in _DEPLOYMENTS
+    },
+    "OS::Heat::DeployedServer": (
+        "software_config_transport",
+        ("POLL_SERVER_CFN", "POLL_SERVER_HEAT", "ZAQAR_MESSAGE"),
+        _CONFIG_HINT,
+    ),
+}
+
+
+def _service_options(type_name: str, res: Resource) -> list[Diagnostic]:
+    """validate: an option the template gives explicitly that needs a service hotc does not have (the plan
+    refuses it; given by a function, only the plan can tell)."""
+    found = _SERVICE_OPTIONS.get(type_name)
+    if found is None or not isinstance(res.properties, MapExpr):
+        return []
+    prop, values, hint = found
+    expr = res.properties.get(prop)
+    if not isinstance(expr, Literal) or expr.value not in values:
+        return []
+    return [
+        warning(
+            f"{type_name}: {prop} {expr.value} needs {_NEEDS[expr.value]}, which hotc does not have; {hint} "
+            "(hotc plan refuses it)",
+            expr.pos or res.pos,
+            code="unsupported-option",
+        )
+    ]
 
 
 def _attributes(type_name: str) -> frozenset[str] | None:

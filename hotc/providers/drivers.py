@@ -57,14 +57,6 @@ def plugin_driver(type_name: str) -> Driver | None:
 
 #: why hotc cannot apply a type Heat knows (shown by plan errors and validate warnings)
 UNSUPPORTED_REASONS: Mapping[str, str] = {
-    "OS::Heat::SoftwareDeploymentGroup": "deployment groups are not implemented yet (use one "
-    "OS::Heat::SoftwareDeployment per server)",
-    "OS::Heat::StructuredDeploymentGroup": "deployment groups are not implemented yet (use one "
-    "OS::Heat::StructuredDeployment per server)",
-    "OS::Heat::SoftwareDeployments": "deployment groups are not implemented yet",
-    "OS::Heat::StructuredDeployments": "deployment groups are not implemented yet",
-    "OS::Heat::SoftwareComponent": "software components are not implemented yet (use OS::Heat::SoftwareConfig)",
-    "OS::Heat::ScalingPolicy": "its alarm_url/signal_url need Heat's signal API, which hotc does not have",
     "OS::Heat::Stack": "a remote stack needs a Heat service to create it in",
 }
 

@@ -14,9 +14,11 @@ from hotc.state.codec import StateFormatError, content_changed, hide_parameter, 
 from hotc.state.document import (
     FORMAT_VERSION,
     DeposedInstance,
+    GroupState,
     OutputState,
     ParameterRecord,
     ResourceState,
+    ScalingDecision,
     StackState,
 )
 from hotc.state.events import Event
@@ -29,6 +31,7 @@ __all__ = [
     "BaseBackend",
     "DeposedInstance",
     "Event",
+    "GroupState",
     "HistoryEntry",
     "Lock",
     "LockHeldError",
@@ -36,6 +39,7 @@ __all__ = [
     "OutputState",
     "ParameterRecord",
     "ResourceState",
+    "ScalingDecision",
     "StackState",
     "StateConflictError",
     "StateFormatError",

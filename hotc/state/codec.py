@@ -19,9 +19,11 @@ from hotc.state import secrets
 from hotc.state.document import (
     FORMAT_VERSION,
     DeposedInstance,
+    GroupState,
     OutputState,
     ParameterRecord,
     ResourceState,
+    ScalingDecision,
     StackState,
 )
 
@@ -225,9 +227,30 @@ def output_to_dict(name: str, out: OutputState, key: bytes | None) -> dict[str, 
     return {"value": value, "description": out.description, "sensitive": out.sensitive, "error": out.error}
 
 
+def group_to_dict(g: GroupState) -> dict[str, Any]:
+    return {
+        "size": g.size,
+        "properties_digest": g.properties_digest,
+        "cooldown_end": g.cooldown_end,
+        "decisions": [
+            {
+                "time": d.time,
+                "policy": d.policy,
+                "signal": d.signal,
+                "accepted": d.accepted,
+                "before": d.before,
+                "after": d.after,
+                "reason": d.reason,
+            }
+            for d in g.decisions
+        ],
+    }
+
+
 def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
     """Everything of ``state``'s JSON form but its resources."""
     return {
+        "groups": {a: group_to_dict(g) for a, g in sorted(state.groups.items())},
         "format_version": FORMAT_VERSION,
         "lineage": state.lineage,
         "serial": state.serial,
@@ -471,6 +494,37 @@ def output_from_dict(name: str, d: Any, source: str, key: bytes | None) -> Outpu
     )
 
 
+def group_from_dict(addr: str, d: Any, source: str) -> GroupState:
+    where = f"groups.{addr}"
+    if not isinstance(d, dict):
+        raise _bad(source, f"{where}: expected an object")
+    size = _get(d, "size", int, source, where)
+    if size < 0:
+        raise _bad(source, f"{where}.size is negative")
+    decisions = []
+    for i, dd in enumerate(_get(d, "decisions", list, source, where, [])):
+        w = f"{where}.decisions[{i}]"
+        if not isinstance(dd, dict):
+            raise _bad(source, f"{w}: expected an object")
+        decisions.append(
+            ScalingDecision(
+                time=_get(dd, "time", str, source, w),
+                policy=_get(dd, "policy", str, source, w),
+                signal=_get(dd, "signal", str, source, w, ""),
+                accepted=_get(dd, "accepted", bool, source, w),
+                before=_get(dd, "before", int, source, w),
+                after=_get(dd, "after", int, source, w),
+                reason=_get(dd, "reason", str, source, w, ""),
+            )
+        )
+    return GroupState(
+        size=size,
+        properties_digest=_get(d, "properties_digest", (str, _NULL), source, where, None),
+        cooldown_end=_get(d, "cooldown_end", (str, _NULL), source, where, None),
+        decisions=tuple(decisions),
+    )
+
+
 def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> StackState:
     if not isinstance(d, dict):
         raise _bad(source, "the document is not a JSON object")
@@ -512,6 +566,10 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
         },
         created_at=_get(d, "created_at", (str, _NULL), source, where, None),
         updated_at=_get(d, "updated_at", (str, _NULL), source, where, None),
+        # format 3 (a format-2 document has no groups)
+        groups={
+            a: group_from_dict(a, g, source) for a, g in _get(d, "groups", dict, source, where, {}).items()
+        },
     )
 
 

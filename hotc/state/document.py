@@ -16,7 +16,9 @@ from typing import Any
 
 # 2: a deposed instance carries its ``type`` and ``deletion_policy`` as fields (in 1 they were ``hotc:type``,
 # ``hotc:deletion_policy`` and ``hotc:retain`` keys inside its attributes; the reader upgrades them).
-FORMAT_VERSION = 2
+# 3: ``groups``: an AutoScalingGroup's current size, cooldown and scaling decisions, kept apart from the
+# template (a format-2 document has none: the reader gives ``{}``).
+FORMAT_VERSION = 3
 
 # Resource statuses, as Heat names them (ACTION_STATUS).
 IN_PROGRESS_SUFFIX = "_IN_PROGRESS"
@@ -107,6 +109,37 @@ class OutputState:
 
 
 @dataclass(frozen=True)
+class ScalingDecision:
+    """One scaling signal as hotc decided it: ``accepted`` (the group was resized from ``before`` to
+    ``after``) or refused with ``reason`` (cooldown, no change in capacity, ...)."""
+
+    time: str
+    policy: str  # the ScalingPolicy's address
+    signal: str  # where the signal came from (``hotc signal``, signal_url, alarm_url) and its id
+    accepted: bool
+    before: int
+    after: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GroupState:
+    """What an OS::Heat::AutoScalingGroup knows beyond its members (Heat keeps it in the group's nested stack
+    and metadata): its current ``size`` (what scaling made it, apart from the template's desired_capacity),
+    ``properties_digest`` (the group's properties as last applied: Heat resizes to desired_capacity only when
+    they change), ``cooldown_end`` (ISO time before which a scaling signal is refused) and the latest
+    scaling ``decisions`` (newest last, at most :data:`MAX_DECISIONS`)."""
+
+    size: int
+    properties_digest: str | None = None
+    cooldown_end: str | None = None
+    decisions: tuple[ScalingDecision, ...] = ()
+
+
+MAX_DECISIONS = 50
+
+
+@dataclass(frozen=True)
 class StackState:
     lineage: str
     serial: int
@@ -123,6 +156,7 @@ class StackState:
     outputs: Mapping[str, OutputState] = field(default_factory=dict)
     created_at: str | None = None
     updated_at: str | None = None
+    groups: Mapping[str, GroupState] = field(default_factory=dict)  # AutoScalingGroup address -> its state
 
     @staticmethod
     def new(stack_name: str) -> StackState:

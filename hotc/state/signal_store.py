@@ -17,6 +17,11 @@ Where: ``--signal-store s3://BUCKET/PREFIX``, else env ``HOTC_SIGNAL_STORE``, el
 
 ``HOTC_SIGNAL_URL_LIFETIME`` overrides ``url_lifetime``. Presigned URLs are credentials: callers keep them as
 sensitive values (masked in plans and outputs, encrypted in the state).
+
+An alarm service (Aodh) POSTs to a ScalingPolicy's ``alarm_url``, which a presigned S3 URL cannot take (its
+signature fixes the method, and S3 has no POST of an object body). ``receiver_url`` (``[signals] receiver_url``
+or ``HOTC_SIGNAL_RECEIVER``) is where ``hotc watch --listen`` receives such POSTs: the base URL the alarm
+service reaches it at (``http://10.0.0.5:8787``). Without it, ``alarm_url`` is the presigned PUT URL.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from hotc.errors import HotcError
 from hotc.state.config import CONFIG_FILE, BackendConfig
 
 STORE_ENV = "HOTC_SIGNAL_STORE"
+RECEIVER_ENV = "HOTC_SIGNAL_RECEIVER"
 LIFETIME_ENV = "HOTC_SIGNAL_URL_LIFETIME"
 MAX_LIFETIME = 604800  # SigV4 presigned URLs are valid for at most 7 days
 DEFAULT_LIFETIME = MAX_LIFETIME
@@ -48,6 +54,7 @@ _OPTIONS: dict[str, Any] = {
     "region": str,
     "profile": str,
     "url_lifetime": int,
+    "receiver_url": str,
 }
 
 
@@ -58,6 +65,9 @@ class SignalStoreConfig:
     options: Mapping[str, Any] = field(default_factory=dict)  # endpoint_url, path_style, region, profile
     url_lifetime: int = DEFAULT_LIFETIME
     origin: str = "default"
+    receiver_url: str | None = (
+        None  # where `hotc watch --listen` takes alarm POSTs (see the module docstring)
+    )
 
     def describe(self) -> str:
         return f"s3://{self.bucket}/{self.prefix}" + (f" (from {self.origin})" if self.origin else "")
@@ -140,7 +150,15 @@ def resolve_signal_store(
         lifetime = _lifetime(table["url_lifetime"], toml_origin)
     else:
         lifetime = DEFAULT_LIFETIME
-    return SignalStoreConfig(bucket, prefix, options, lifetime, origin)
+    receiver = env.get(RECEIVER_ENV) or table.get("receiver_url") or None
+    if receiver is not None and not str(receiver).startswith(("http://", "https://")):
+        raise HotcError(
+            f"{RECEIVER_ENV if env.get(RECEIVER_ENV) else toml_origin}: the signal receiver URL {receiver!r} "
+            "must be an http:// or https:// URL (where `hotc watch --listen` is reached)"
+        )
+    return SignalStoreConfig(
+        bucket, prefix, options, lifetime, origin, str(receiver).rstrip("/") if receiver else None
+    )
 
 
 NO_STORE_HINT = (
@@ -293,6 +311,45 @@ class SignalStore:
         except KeyError:
             return None
         return r.get("LastModified")
+
+    def pending(self, key: str) -> list[tuple[str, Any, bytes]]:
+        """Every stored version of ``key`` as (version id, last modified, body), oldest first: the signals a
+        consumer has not acknowledged (:meth:`acknowledge`) yet."""
+        found: list[tuple[str, Any]] = []
+        kw: dict[str, Any] = {"Prefix": key}
+        while True:
+            try:
+                r = self._call("list signal versions", self.client.list_object_versions, **kw)
+            except KeyError:
+                return []
+            for v in r.get("Versions") or []:
+                if v.get("Key") == key:
+                    found.append((str(v.get("VersionId") or "null"), v.get("LastModified")))
+            if not r.get("IsTruncated"):
+                break
+            kw = {
+                "Prefix": key,
+                "KeyMarker": r.get("NextKeyMarker"),
+                "VersionIdMarker": r.get("NextVersionIdMarker"),
+            }
+        out: list[tuple[str, Any, bytes]] = []
+        for vid, modified in sorted(found, key=lambda f: (f[1] is None, f[1])):
+            extra = {"VersionId": vid} if vid != "null" else {}
+            try:
+                r = self._call("read a signal", self.client.get_object, Key=key, **extra)
+            except KeyError:
+                continue
+            out.append((vid, modified, r["Body"].read()))
+        return out
+
+    def acknowledge(self, key: str, version_ids: list[str]) -> None:
+        """Remove those versions of ``key`` (signals consumed); versions stored meanwhile stay pending."""
+        for vid in version_ids:
+            extra = {"VersionId": vid} if vid != "null" else {}
+            try:
+                self._call("delete a consumed signal", self.client.delete_object, Key=key, **extra)
+            except KeyError:
+                pass
 
     def delete_all(self, key: str) -> None:
         """Remove ``key`` and every stored version of it (idempotent)."""

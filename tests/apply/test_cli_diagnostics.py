@@ -46,8 +46,8 @@ UNSUPPORTED = (
     "resources:\n"
     "  s: {type: OS::Heat::RandomString}\n"
     "  p:\n"
-    "    type: OS::Heat::ScalingPolicy\n"
-    "    properties: {auto_scaling_group_id: g, scaling_adjustment: 1, adjustment_type: change_in_capacity}\n"
+    "    type: OS::Zaqar::Queue\n"
+    "    properties: {name: q}\n"
 )
 
 
@@ -61,14 +61,11 @@ def test_types_without_a_driver_are_plan_errors_and_validate_warnings(tmp_path: 
     (tmp_path / "t.yaml").write_text(UNSUPPORTED)
     v = _hotc(tmp_path, "validate", "-t", "t.yaml")
     assert v.returncode == 0, v.stderr
-    assert "t.yaml:5:11: warning: OS::Heat::ScalingPolicy: hotc cannot create or update this type" in v.stdout
+    assert "t.yaml:5:11: warning: OS::Zaqar::Queue: hotc cannot create or update this type" in v.stdout
     for args in (("plan", "-t", "t.yaml"), ("apply", "-t", "t.yaml", "--auto-approve")):
         r = _hotc(tmp_path, *args)
         assert r.returncode == 1 and "Traceback" not in r.stderr
-        assert (
-            "t.yaml:4:3: error: p: hotc cannot create or update OS::Heat::ScalingPolicy: its alarm_url"
-            in (r.stderr)
-        )
+        assert "t.yaml:4:3: error: p: hotc cannot create or update OS::Zaqar::Queue: " in (r.stderr)
         assert "Plan for stack" not in r.stdout  # no green plan was shown
     assert not list((tmp_path / ".hotc").glob("*.json"))  # the RandomString was not created either
 

@@ -417,3 +417,31 @@ def test_random_snippets_never_crash(data: object, version: str, where: str) -> 
         list(references(expr, c))
     except EvalError as exc:
         assert exc.diagnostic.message
+
+
+def test_keyword_keys_read_from_the_grammar_text_are_the_terminals_lark_builds() -> None:
+    # the keyword table is read from hot.lark's text so that lark loads only when a shape must be parsed
+    g = grammar()
+    from_lark = {t for t in g.terminals if t.startswith("K_")}
+    assert from_lark and set(g.keywords.values()) == from_lark
+    assert all(g.keywords[t[2:].lower()] == t for t in from_lark)
+
+
+def test_a_template_of_one_function_form_validates_without_importing_lark(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "t.yaml").write_text(
+        "heat_template_version: 2018-08-31\nparameters:\n  n: {type: string, default: x}\n"
+        "resources:\n  r:\n    type: OS::Heat::Value\n    properties: {value: {get_param: n}}\n"
+        "  s:\n    type: OS::Heat::Value\n    properties: {value: {get_resource: r}}\n"
+    )
+    code = (
+        "import sys\nfrom hotc.cli.app import main\n"
+        "try:\n    main(['validate', '-t', 't.yaml'])\nexcept SystemExit as e:\n    assert not e.code\n"
+        "print('lark' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stdout

@@ -321,15 +321,17 @@ def test_condition_references_and_cycles() -> None:
     """
     errs = _errors(text)
     msgs = [e.message for e in errs]
-    assert _at(_one_error(text, 'Invalid condition "ghost"')) == (6, 26)
-    cyc = _one_error(text, "Circular definition for condition")
-    assert "c1 -> c2 -> c1" in cyc.message and _at(cyc) == (7, 3)
-    assert _at(_one_error(text, "The Parameter (undeclared) was not provided")) == (9, 16)
+    # what Heat always resolves: every resource's and every output's own condition
     assert _at(_one_error(text, 'Invalid condition "nope"')) == (11, 40)
-    assert _at(_one_error(text, 'Invalid condition "missing_cond"')) == (16, 16)
     assert _at(_one_error(text, 'Invalid condition "gone"')) == (18, 34)
-    assert not any('Invalid condition "is_prod"' in m for m in msgs)
-    assert len([m for m in msgs if "Circular" in m]) == 1
+    # the rest depends on what Heat comes to resolve (the values say which `if` branch it parses and which
+    # conditions are asked for): the loader checks it, tests/frontend/test_lazy_conditions.py
+    assert sorted(msgs) == sorted(
+        [
+            'Invalid condition "nope" (in r.condition); defined conditions: c1, c2, is_prod, p, weird',
+            'Invalid condition "gone" (in output o condition); defined conditions: c1, c2, is_prod, p, weird',
+        ]
+    )
 
 
 def test_resources_section_without_names_gets_one_clear_error() -> None:

@@ -82,6 +82,8 @@ def test_schema_matches_reference_table(name: str) -> None:
             problems.append(f"{prop}: required {req!r} != {s.required}")
         if (upd == "yes") != s.update_allowed:
             problems.append(f"{prop}: update_allowed {upd!r} != {s.update_allowed}")
+        if ("immutable" in upd) != s.immutable:
+            problems.append(f"{prop}: immutable {upd!r} != {s.immutable}")
         problems.extend(f"{prop}: {p}" for p in _nested_problems(s, notes))
         if default and not default.endswith("..."):
             try:

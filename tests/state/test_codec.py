@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).parent / "golden"
 SCHEMA = json.loads((Path(codec.__file__).parent / codec.SCHEMA_FILE).read_text())
 
 
-CURRENT = ["full-v2.json", "minimal-v2.json", "deposed-v2.json"]
+CURRENT = ["full-v3.json", "minimal-v3.json", "deposed-v3.json", "groups-v3.json"]
 
 
 @pytest.mark.parametrize("name", CURRENT)
@@ -35,11 +35,34 @@ def test_golden_round_trip_is_byte_exact(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["full", "minimal", "deposed"])
-def test_format_1_documents_upgrade_to_format_2(name: str) -> None:
-    """A state written by format 1 reads, and is written back as exactly the format-2 golden document."""
-    old = (GOLDEN / f"{name}-v1.json").read_bytes()
-    assert json.loads(old)["format_version"] == 1
-    assert codec.dumps(codec.loads(old, name)) == (GOLDEN / f"{name}-v2.json").read_bytes()
+@pytest.mark.parametrize("old_version", [1, 2])
+def test_older_documents_upgrade_to_the_current_format(name: str, old_version: int) -> None:
+    """A state written by format 1 or 2 reads, and is written back as exactly the format-3 golden document
+    (format 3 adds ``groups``, which an older document does not have)."""
+    old = (GOLDEN / f"{name}-v{old_version}.json").read_bytes()
+    assert json.loads(old)["format_version"] == old_version
+    assert FORMAT_VERSION == 3
+    st = codec.loads(old, name)
+    assert st.groups == {}
+    assert codec.dumps(st) == (GOLDEN / f"{name}-v3.json").read_bytes()
+
+
+def test_group_state_reads_into_the_model() -> None:
+    st = codec.loads((GOLDEN / "groups-v3.json").read_bytes(), "groups")
+    g = st.groups["asg"]
+    assert g.size == 3 and g.cooldown_end == "2026-12-01T12:05:00.000000Z"
+    assert [(d.policy, d.accepted, d.before, d.after) for d in g.decisions] == [
+        ("scale_up", True, 2, 3),
+        ("scale_up", False, 3, 3),
+    ]
+    assert g.decisions[1].reason == "due to cooldown, cooldown 300"
+
+
+def test_a_group_with_a_negative_size_is_refused() -> None:
+    d = json.loads((GOLDEN / "groups-v3.json").read_text())
+    d["groups"]["asg"]["size"] = -1
+    with pytest.raises(StateFormatError, match=r"groups\.asg\.size is negative"):
+        codec.state_from_dict(d, "s")
 
 
 def test_format_1_deposed_attribute_keys_become_fields() -> None:
@@ -61,14 +84,14 @@ def test_format_1_deposed_attribute_keys_become_fields() -> None:
 
 
 def test_a_deposed_instance_with_an_unknown_policy_is_refused() -> None:
-    d = json.loads((GOLDEN / "deposed-v2.json").read_text())
+    d = json.loads((GOLDEN / "deposed-v3.json").read_text())
     d["resources"]["servers[0]"]["deposed"][0]["deletion_policy"] = "Shred"
     with pytest.raises(StateFormatError, match=r"deposed\[0\]\.deletion_policy"):
         codec.state_from_dict(d, "s")
 
 
 def test_golden_full_document_reads_into_the_model() -> None:
-    st = codec.loads((GOLDEN / "full-v2.json").read_bytes(), "full")
+    st = codec.loads((GOLDEN / "full-v3.json").read_bytes(), "full")
     want = full_state()
     assert st.lineage == want.lineage and st.serial == 7 and st.stack_name == "web"
     assert set(st.resources) == {"net", "servers[0]", "app.db"}

@@ -90,7 +90,13 @@ class DeploymentMixin:
         return dict(show)
 
     def _derived(
-        self, ctx: ActionContext, pid: str, props: Mapping[str, Any], action: str, signal_url: str | None
+        self,
+        ctx: ActionContext,
+        pid: str,
+        props: Mapping[str, Any],
+        action: str,
+        signal_url: str | None,
+        resource_name: str | None = None,
     ) -> dict[str, Any]:
         src = self._source(ctx, props)
         values = dict(props.get("input_values") or {})
@@ -101,9 +107,9 @@ class DeploymentMixin:
             item["value"] = values.pop(name) if name in values else item.get("default")
             item.setdefault("type", "String")
             inputs.append(item)
-        for name, value in values.items():
-            inputs.append({"name": name, "type": "String", "value": value})
-        name = ctx.address.rsplit(".", 1)[-1]
+        for extra, value in values.items():
+            inputs.append({"name": extra, "type": "String", "value": value})
+        name = resource_name or ctx.address.rsplit(".", 1)[-1]
         transport = _transport(props)
         inputs += [
             _input("deploy_server_id", props.get("server"), "ID of the server being deployed to"),
@@ -130,7 +136,19 @@ class DeploymentMixin:
 
     # ------------------------------------------------------------------------------------------ running
 
-    def _run(self, ctx: ActionContext, pid: str, props: Mapping[str, Any], action: str) -> Outcome:
+    def _run(
+        self,
+        ctx: ActionContext,
+        pid: str,
+        props: Mapping[str, Any],
+        action: str,
+        *,
+        name: str | None = None,
+        entry: str | None = None,
+    ) -> Outcome:
+        """Run ``action`` on the server: publish the derived config and wait for the hook's signal. ``name``:
+        the deployment's resource name (``deploy_resource_name``; a group's member key), ``entry``: its key in the
+        server's metadata (default: this resource's address)."""
         store = ctx.signals()
         transport = _transport(props)
         key = (
@@ -139,9 +157,9 @@ class DeploymentMixin:
             else None
         )
         url = store.presign(key, "PUT") if key is not None else None
-        derived = self._derived(ctx, pid, props, action, url)
+        derived = self._derived(ctx, pid, props, action, url, name)
         server = str(props.get("server"))
-        push_deployment(ctx, server, ctx.address, derived)
+        push_deployment(ctx, server, entry or ctx.address, derived)
         base = {CONFIG_ATTR: derived["id"]}
         if key is None:
             ctx.log(
@@ -193,12 +211,32 @@ class DeploymentMixin:
     def _actions(self, props: Mapping[str, Any]) -> set[str]:
         return {str(a) for a in (props.get("actions") or ["CREATE", "UPDATE"])}
 
+    def wants(self, ctx: ActionContext, props: Mapping[str, Any], action: str) -> bool:
+        """Whether ``action`` runs anything on the server, as Heat's ``_handle_action`` decides: for a
+        SoftwareComponent's config (group ``component``) the actions of its ``configs``, else ``actions``."""
+        if props.get("config"):
+            try:
+                src = self._source(ctx, props)
+            except HotcError:
+                src = {}
+            if src.get("group") == "component":
+                configs = (
+                    (src.get("config") or {}).get("configs")
+                    if isinstance(src.get("config"), Mapping)
+                    else None
+                )
+                valid = {
+                    str(a) for c in configs or [] if isinstance(c, Mapping) for a in c.get("actions") or []
+                }
+                return action in valid
+        return action in self._actions(props)
+
     # ------------------------------------------------------------------------------------------ driver
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         pid = str(uuid.uuid4())
         ctx.record_physical_id(pid)
-        if "CREATE" not in self._actions(props):
+        if not self.wants(ctx, props, "CREATE"):
             return Outcome(pid, {a: None for a in OUTPUT_ATTRS})
         return self._run(ctx, pid, props, "CREATE")
 
@@ -210,7 +248,7 @@ class DeploymentMixin:
         new: Mapping[str, Any],
         changed: frozenset[str],
     ) -> Outcome:
-        if "UPDATE" not in self._actions(new):
+        if not self.wants(ctx, new, "UPDATE"):
             return self.read(ctx, physical_id, new) or Outcome(physical_id)
         return self._run(ctx, physical_id, new, "UPDATE")
 
@@ -222,25 +260,38 @@ class DeploymentMixin:
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
     ) -> None:
+        self.remove(ctx, physical_id, props)
+
+    def remove(
+        self,
+        ctx: ActionContext,
+        physical_id: str,
+        props: Mapping[str, Any],
+        *,
+        name: str | None = None,
+        entry: str | None = None,
+    ) -> None:
+        """Heat's delete of a deployment: run the DELETE action when the deployment has one (unless the
+        server is gone), take its config out of the server's metadata, remove its signal objects."""
         server = str(props.get("server"))
-        if "DELETE" in self._actions(props):
+        if self.wants(ctx, props, "DELETE"):
             try:
-                self._run(ctx, physical_id, props, "DELETE")
+                self._run(ctx, physical_id, props, "DELETE", name=name, entry=entry)
             except HotcError as exc:
                 if "has no software-config metadata" not in exc.message:  # the server is gone: nothing to run
                     raise
-        push_deployment(ctx, server, ctx.address, None)
+        push_deployment(ctx, server, entry or ctx.address, None)
         store = ctx.signals()
         for k in store.keys_under(store.key(ctx.stack_name, DEPLOYMENTS, physical_id) + "/"):
             store.delete_all(k)
 
     def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
         """``hotc suspend``: runs the SUSPEND action on the server when ``actions`` has it (as Heat)."""
-        if "SUSPEND" in self._actions(props):
+        if self.wants(ctx, props, "SUSPEND"):
             self._run(ctx, physical_id, props, "SUSPEND")
 
     def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        if "RESUME" in self._actions(props):
+        if self.wants(ctx, props, "RESUME"):
             self._run(ctx, physical_id, props, "RESUME")
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:

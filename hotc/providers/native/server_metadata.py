@@ -103,12 +103,15 @@ def software_config_user_data(user_data: str, metadata: Mapping[str, Any]) -> st
     return MIMEMultipart(_subparts=parts).as_string()
 
 
-def metadata_document(store: Any, key: str, deployments: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """The metadata os-collect-config sees: deployments sorted by config name, and a fresh GET URL."""
+def metadata_document(
+    store: Any, key: str, deployments: list[Mapping[str, Any]], collectors: list[str] | None = None
+) -> dict[str, Any]:
+    """The metadata os-collect-config sees: deployments sorted by config name, and a fresh GET URL.
+    ``collectors``: Heat's list for the server type (a Nova server's starts with ``ec2``)."""
     return {
         "deployments": sorted(deployments, key=lambda d: str(d.get("name") or "")),
         "os-collect-config": {
-            "collectors": list(COLLECTORS),
+            "collectors": list(collectors if collectors is not None else COLLECTORS),
             "request": {"metadata_url": store.presign(key, "GET")},
             "cfn": None,
             "heat": None,
@@ -119,12 +122,21 @@ def metadata_document(store: Any, key: str, deployments: list[Mapping[str, Any]]
 
 def create_server_metadata(ctx: ActionContext, user_data: str) -> tuple[str, str]:
     """Make a new server's metadata object (no deployments yet). Returns (user_data payload, object key)."""
+    doc, key = new_metadata_object(ctx)
+    return software_config_user_data(user_data, doc), key
+
+
+def new_metadata_object(
+    ctx: ActionContext, collectors: list[str] | None = None, name: str | None = None
+) -> tuple[dict[str, Any], str]:
+    """Make a server's metadata object with no deployments (``name``: its object name, default a fresh
+    UUID). Returns (the metadata document, the object's key)."""
     store = ctx.signals()
-    key = store.key(ctx.stack_name, SERVERS, str(uuid.uuid4()))
-    doc = metadata_document(store, key, [])
+    key = store.key(ctx.stack_name, SERVERS, name or str(uuid.uuid4()))
+    doc = metadata_document(store, key, [], collectors)
     store.put(key, json.dumps(doc).encode())
     store.put(key + ".deployments", b"{}")
-    return software_config_user_data(user_data, doc), key
+    return doc, key
 
 
 def register_server(ctx: ActionContext, server_id: str, key: str) -> None:
@@ -168,4 +180,21 @@ def push_deployment(ctx: ActionContext, server_id: str, name: str, config: Mappi
         else:
             entries[name] = dict(config)
         store.put(key + ".deployments", json.dumps(entries).encode())
-        store.put(key, json.dumps(metadata_document(store, key, list(entries.values()))).encode())
+        store.put(
+            key,
+            json.dumps(
+                metadata_document(store, key, list(entries.values()), _collectors(store, key))
+            ).encode(),
+        )
+
+
+def _collectors(store: Any, key: str) -> list[str] | None:
+    """The collectors the server's metadata was made with (a DeployedServer's differ from a Nova server's)."""
+    raw = store.get(key)
+    try:
+        doc = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    occ = doc.get("os-collect-config") if isinstance(doc, dict) else None
+    found = occ.get("collectors") if isinstance(occ, dict) else None
+    return [str(c) for c in found] if isinstance(found, list) else None

@@ -238,7 +238,15 @@ SCALING_POLICY = ResourceType(
         "cooldown": number(update=True),
         "min_adjustment_step": integer(update=True, constraints=(range_(min=0),)),
     },
-    attributes=attrs("alarm_url", "signal_url"),
+    # hotc: both are URLs into the signal store (credentials): signal_url a presigned PUT, alarm_url the
+    # watcher's receiver when one is configured (an alarm service POSTs), else the same PUT URL
+    attributes={
+        **attrs(),
+        **{
+            n: AttrSchema(description="a URL that triggers the policy (a credential)", sensitive=True)
+            for n in ("alarm_url", "signal_url")
+        },
+    },
     heat_class="heat.engine.resources.openstack.heat.scaling_policy.AutoScalingPolicy",
 )
 
@@ -373,6 +381,146 @@ STRUCTURED_DEPLOYMENT = ResourceType(
     attributes=attrs("deploy_stdout", "deploy_stderr", "deploy_status_code"),
     service=None,
     heat_class="heat.engine.resources.openstack.heat.structured_config.StructuredDeployment",
+)
+
+_GROUP_POLICY = {
+    "rolling_update": map_(
+        {
+            "max_batch_size": integer(default=1, constraints=(range_(min=1),)),
+            "pause_time": number(default=0, constraints=(range_(min=0),)),
+        }
+    ),
+    "batch_create": map_(
+        {
+            "max_batch_size": integer(default=1, constraints=(range_(min=1),)),
+            "pause_time": number(default=0, constraints=(range_(min=0),)),
+        }
+    ),
+}
+_GROUP_PROPERTIES = {
+    "servers": map_(required=True, update=True),
+    **{k: v for k, v in _DEPLOYMENT_PROPERTIES.items() if k != "server"},
+}
+_GROUP_ATTRS = attrs("deploy_stdouts", "deploy_stderrs", "deploy_status_codes")
+
+SOFTWARE_DEPLOYMENT_GROUP = ResourceType(
+    name="OS::Heat::SoftwareDeploymentGroup",
+    properties=_GROUP_PROPERTIES,
+    attributes=_GROUP_ATTRS,
+    update_policy=_GROUP_POLICY,
+    heat_class="heat.engine.resources.openstack.heat.software_deployment.SoftwareDeploymentGroup",
+)
+
+SOFTWARE_DEPLOYMENTS = ResourceType(
+    name="OS::Heat::SoftwareDeployments",
+    properties=_GROUP_PROPERTIES,
+    attributes=_GROUP_ATTRS,
+    update_policy=_GROUP_POLICY,
+    support="hidden",
+    description="deprecated: use OS::Heat::SoftwareDeploymentGroup",
+    heat_class="heat.engine.resources.openstack.heat.software_deployment.SoftwareDeployments",
+)
+
+_STRUCTURED_GROUP_PROPERTIES = {
+    **_GROUP_PROPERTIES,
+    "input_key": string(default="get_input"),
+    "input_values_validate": string(default="LAX", constraints=(allowed("LAX", "STRICT"),)),
+}
+
+STRUCTURED_DEPLOYMENT_GROUP = ResourceType(
+    name="OS::Heat::StructuredDeploymentGroup",
+    properties=_STRUCTURED_GROUP_PROPERTIES,
+    attributes=_GROUP_ATTRS,
+    update_policy=_GROUP_POLICY,
+    heat_class="heat.engine.resources.openstack.heat.structured_config.StructuredDeploymentGroup",
+)
+
+STRUCTURED_DEPLOYMENTS = ResourceType(
+    name="OS::Heat::StructuredDeployments",
+    properties=_STRUCTURED_GROUP_PROPERTIES,
+    attributes=_GROUP_ATTRS,
+    update_policy=_GROUP_POLICY,
+    support="hidden",
+    description="deprecated: use OS::Heat::StructuredDeploymentGroup",
+    heat_class="heat.engine.resources.openstack.heat.structured_config.StructuredDeployments",
+)
+
+
+def component_actions_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``SoftwareComponent.validate``: one lifecycle action belongs to one config at most."""
+    configs = props.get("configs")
+    if not known(configs) or not isinstance(configs, list):
+        return []
+    seen: set[str] = set()
+    for i, item in enumerate(configs):
+        actions = item.get("actions", ["CREATE", "UPDATE"]) if isinstance(item, Mapping) else None
+        if not known(actions) or not isinstance(actions, list):
+            continue
+        if any(a in seen for a in actions):
+            return [
+                (
+                    f"configs[{i}].actions",
+                    "Defining more than one configuration for the same action in SoftwareComponent is not "
+                    "allowed.",
+                )
+            ]
+        seen.update(a for a in actions if isinstance(a, str))
+    return []
+
+
+SOFTWARE_COMPONENT = ResourceType(
+    name="OS::Heat::SoftwareComponent",
+    properties={
+        "configs": list_(
+            map_(
+                {
+                    "actions": list_(string(), default=["CREATE", "UPDATE"], constraints=(length_(min=1),)),
+                    "config": string(),
+                    "tool": string(required=True),
+                }
+            ),
+            required=True,
+            constraints=(length_(min=1),),
+        ),
+        "inputs": list_(_INPUT),
+        "outputs": list_(_OUTPUT),
+        "options": map_(),
+    },
+    attributes=attrs("config"),
+    validators=(component_actions_validate,),
+    heat_class="heat.engine.resources.openstack.heat.software_component.SoftwareComponent",
+)
+
+_CONFIG_TRANSPORTS = ("POLL_SERVER_CFN", "POLL_SERVER_HEAT", "POLL_TEMP_URL", "ZAQAR_MESSAGE")
+
+DEPLOYED_SERVER = ResourceType(
+    name="OS::Heat::DeployedServer",
+    properties={
+        "name": string(update=True),
+        "metadata": map_(update=True),  # deprecated in Heat: ignored
+        # Heat's default is the engine option default_software_config_transport (POLL_SERVER_CFN unless set);
+        # hotc serves POLL_TEMP_URL only (the plan refuses the others)
+        "software_config_transport": string(
+            default="POLL_SERVER_CFN", update=True, constraints=(allowed(*_CONFIG_TRANSPORTS),)
+        ),
+        "deployment_swift_data": map_(
+            {
+                "container": string(constraints=(length_(min=1),)),
+                "object": string(constraints=(length_(min=1),)),
+            },
+            default={},
+            update=True,
+        ),
+    },
+    attributes={
+        **attrs("name"),
+        "os_collect_config": AttrSchema(
+            description="the os-collect-config settings for the server (holds a presigned URL: a credential)",
+            type="map",
+            sensitive=True,
+        ),
+    },
+    heat_class="heat.engine.resources.openstack.heat.deployed_server.DeployedServer",
 )
 
 # ---------------------------------------------------------------------------------------- wait conditions
@@ -520,6 +668,12 @@ TYPES = (
     SOFTWARE_DEPLOYMENT,
     STRUCTURED_CONFIG,
     STRUCTURED_DEPLOYMENT,
+    SOFTWARE_DEPLOYMENT_GROUP,
+    SOFTWARE_DEPLOYMENTS,
+    STRUCTURED_DEPLOYMENT_GROUP,
+    STRUCTURED_DEPLOYMENTS,
+    SOFTWARE_COMPONENT,
+    DEPLOYED_SERVER,
     CLOUD_CONFIG,
     MULTIPART_MIME,
     WAIT_CONDITION,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,6 +14,7 @@ from hotc.providers.schemas._dsl import (
     boolean,
     custom,
     integer,
+    length_,
     list_,
     map_,
     range_,
@@ -512,6 +514,275 @@ SECURITY_GROUP_RULE = ResourceType(
     heat_class="heat.engine.resources.openstack.neutron.security_group_rule.SecurityGroupRule",
 )
 
+# -------------------------------------------------------------------------------------------- RouterGateway
+
+ROUTER_GATEWAY = ResourceType(
+    name="OS::Neutron::RouterGateway",
+    properties={
+        "router_id": string(required=True, constraints=(custom("neutron.router"),)),
+        "network_id": string(constraints=(custom("neutron.network"),), hidden=True, alias_of="network"),
+        "network": string(constraints=(custom("neutron.network"),)),
+    },
+    attributes=attrs(),
+    service="network",
+    # Heat's support status is HIDDEN (deprecated since 2014.1), yet the plugin still sets the gateway
+    support="deprecated",
+    description="The gateway of a router on an external network (deprecated in Heat: use the router's "
+    "external_gateway_info).",
+    heat_class="heat.engine.resources.openstack.neutron.router.RouterGateway",
+)
+
+# ------------------------------------------------------------------------------------------------- QoS
+
+QOS_POLICY = ResourceType(
+    name="OS::Neutron::QoSPolicy",
+    properties={
+        "name": string(update=True),
+        "description": string(update=True),
+        "shared": boolean(default=False, update=True),
+        "tenant_id": string(),
+    },
+    attributes=attrs(rules="list"),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.qos.QoSPolicy",
+)
+
+_QOS_RULE_BASE = {
+    "policy": string(required=True, constraints=(custom("neutron.qos_policy"),)),
+    "tenant_id": string(),
+}
+_DIRECTIONS = ("egress", "ingress")
+
+QOS_BANDWIDTH_LIMIT_RULE = ResourceType(
+    name="OS::Neutron::QoSBandwidthLimitRule",
+    properties={
+        "max_kbps": integer(required=True, update=True, constraints=(range_(min=0),)),
+        "max_burst_kbps": integer(default=0, update=True, constraints=(range_(min=0),)),
+        "direction": string(default="egress", update=True, constraints=(allowed(*_DIRECTIONS),)),
+        **_QOS_RULE_BASE,
+    },
+    attributes=attrs(),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.qos.QoSBandwidthLimitRule",
+)
+
+DSCP_MARKS = (0, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 46, 48, 56)
+
+QOS_DSCP_MARKING_RULE = ResourceType(
+    name="OS::Neutron::QoSDscpMarkingRule",
+    properties={
+        "dscp_mark": integer(required=True, update=True, constraints=(allowed(*DSCP_MARKS),)),
+        **_QOS_RULE_BASE,
+    },
+    attributes=attrs(),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.qos.QoSDscpMarkingRule",
+)
+
+QOS_MINIMUM_BANDWIDTH_RULE = ResourceType(
+    name="OS::Neutron::QoSMinimumBandwidthRule",
+    properties={
+        "min_kbps": integer(required=True, update=True, constraints=(range_(min=0),)),
+        "direction": string(default="egress", update=True, constraints=(allowed(*_DIRECTIONS),)),
+        **_QOS_RULE_BASE,
+    },
+    attributes=attrs(),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.qos.QoSMinimumBandwidthRule",
+)
+
+QOS_MINIMUM_PACKET_RATE_RULE = ResourceType(
+    name="OS::Neutron::QoSMinimumPacketRateRule",
+    properties={
+        "min_kpps": integer(required=True, update=True, constraints=(range_(min=0),)),
+        "direction": string(default="egress", update=True, constraints=(allowed("any", *_DIRECTIONS),)),
+        **_QOS_RULE_BASE,
+    },
+    attributes=attrs(),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.qos.QoSMinimumPacketRateRule",
+)
+
+# ------------------------------------------------------------------------------------------------ Trunk
+
+TRUNK = ResourceType(
+    name="OS::Neutron::Trunk",
+    properties={
+        "name": string(update=True),
+        # immutable: a new parent port makes Heat's update fail (it does not replace the trunk)
+        "port": string(required=True, immutable=True, constraints=(custom("neutron.port"),)),
+        "sub_ports": list_(
+            map_(
+                {
+                    "port": string(required=True, constraints=(custom("neutron.port"),)),
+                    "segmentation_type": string(required=True, constraints=(allowed("vlan"),)),
+                    "segmentation_id": integer(required=True, constraints=(range_(min=1, max=4094),)),
+                }
+            ),
+            update=True,
+            set_like=True,  # Heat's handle_update removes the subports no longer listed and adds the new ones
+        ),
+        "description": string(update=True),
+        "admin_state_up": boolean(update=True),
+    },
+    attributes=attrs(port_id="string", stable=("port_id",)),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.trunk.Trunk",
+)
+
+# ------------------------------------------------------------------------------------------- SubnetPool
+
+
+def subnetpool_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``SubnetPool._validate_prefix_bounds``: min_prefixlen <= default_prefixlen <= max_prefixlen
+    (a bound of 0 or absent is not checked, as in Heat)."""
+    lo, dflt, hi = (props.get(k) for k in ("min_prefixlen", "default_prefixlen", "max_prefixlen"))
+    if not known(lo, dflt, hi) or not all(v is None or isinstance(v, int) for v in (lo, dflt, hi)):
+        return []
+
+    def bad(k1: str, v1: Any, k2: str, v2: Any) -> tuple[str, str]:
+        return (k2, f"Illegal prefix bounds: {k1}={v1}, {k2}={v2}.")
+
+    if lo and hi and lo > hi:
+        return [bad("max_prefixlen", hi, "min_prefixlen", lo)]
+    if dflt:
+        if hi and dflt > hi:
+            return [bad("max_prefixlen", hi, "default_prefixlen", dflt)]
+        if lo and lo > dflt:
+            return [bad("min_prefixlen", lo, "default_prefixlen", dflt)]
+    return []
+
+
+def _covered(old: list[str], new: list[str]) -> bool | None:
+    """Whether the address space of the OLD prefixes is inside that of the NEW ones (None: not CIDRs)."""
+    try:
+        olds = [ipaddress.ip_network(str(p), strict=False) for p in old]
+        news = [ipaddress.ip_network(str(p), strict=False) for p in new]
+    except ValueError:
+        return None
+    for net in olds:
+        left = [net]
+        for n in news:
+            if n.version != net.version:
+                continue
+            nxt: list[Any] = []
+            for piece in left:
+                if piece.subnet_of(n):  # type: ignore[arg-type]
+                    continue
+                if n.subnet_of(piece):  # type: ignore[arg-type]
+                    nxt.extend(piece.address_exclude(n))  # type: ignore[arg-type]
+                else:
+                    nxt.append(piece)
+            left = nxt
+        if left:
+            return False
+    return True
+
+
+def subnetpool_update_check(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``SubnetPool._validate_prefixes_for_update``: new ``prefixes`` must be a superset of the old."""
+    o, n = old.get("prefixes"), new.get("prefixes")
+    if (
+        not changed(old, new, "prefixes")
+        or not known(o, n)
+        or not isinstance(o, list)
+        or not isinstance(n, list)
+    ):
+        return []
+    if _covered(o, n) is False:
+        return [
+            (
+                "prefixes",
+                f"Property prefixes updated value {sorted(map(str, n))} should be superset of existing value "
+                f"{sorted(map(str, o))}.",
+            )
+        ]
+    return []
+
+
+SUBNET_POOL = ResourceType(
+    name="OS::Neutron::SubnetPool",
+    properties={
+        "name": string(update=True),
+        "prefixes": list_(
+            string(constraints=(custom("net_cidr"),)),
+            required=True,
+            update=True,
+            constraints=(length_(min=1),),
+        ),
+        "address_scope": string(update=True, constraints=(custom("neutron.address_scope"),)),
+        "default_quota": integer(update=True, constraints=(range_(min=0),)),
+        "default_prefixlen": integer(update=True, constraints=(range_(min=0),)),
+        "min_prefixlen": integer(update=True, constraints=(range_(min=0),)),
+        "max_prefixlen": integer(update=True, constraints=(range_(min=0),)),
+        "is_default": boolean(default=False, update=True),
+        "tenant_id": string(),
+        "shared": boolean(default=False),
+        "tags": list_(string(), update=True, set_like=True),
+    },
+    attributes=attrs(),
+    validators=(subnetpool_validate,),
+    update_checks=(subnetpool_update_check,),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.subnetpool.SubnetPool",
+)
+
+# ----------------------------------------------------------------------------------------- AddressScope
+
+ADDRESS_SCOPE = ResourceType(
+    name="OS::Neutron::AddressScope",
+    properties={
+        "name": string(update=True),
+        "shared": boolean(default=False, update=True),
+        "tenant_id": string(constraints=(custom("keystone.project"),)),
+        "ip_version": integer(default=4, constraints=(allowed(4, 6),)),
+    },
+    attributes=attrs(),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.address_scope.AddressScope",
+)
+
+# ------------------------------------------------------------------------------------------ ProviderNet
+
+PROVIDER_NETWORK_TYPES = ("local", "vlan", "vxlan", "gre", "geneve", "flat")
+
+
+def provider_net_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``ProviderNet.validate``: no ``segmentation_id`` on local/flat networks, no ``physical_network``
+    on vxlan/gre/geneve/local networks."""
+    out: list[tuple[str, str]] = []
+    kind, seg, phys = props.get("network_type"), props.get("segmentation_id"), props.get("physical_network")
+    if not known(kind, seg, phys):
+        return out
+    if seg and kind in ("local", "flat"):
+        out.append(("segmentation_id", f"a {kind} network takes no segmentation_id"))
+    if phys and kind in ("vxlan", "gre", "geneve", "local"):
+        out.append(("physical_network", f"a {kind} network takes no physical_network"))
+    return out
+
+
+PROVIDER_NET = ResourceType(
+    name="OS::Neutron::ProviderNet",
+    properties={
+        "name": string(update=True),
+        "network_type": string(required=True, update=True, constraints=(allowed(*PROVIDER_NETWORK_TYPES),)),
+        "physical_network": string(update=True),
+        "segmentation_id": string(update=True),
+        "admin_state_up": boolean(default=True, update=True),
+        "shared": boolean(default=True, update=True),
+        "port_security_enabled": boolean(update=True),
+        "router_external": boolean(default=False, update=True),
+        "dns_domain": string(update=True, constraints=(custom("dns_domain"),)),
+        "availability_zone_hints": list_(update=True),
+        "tags": list_(string(), update=True, set_like=True),
+        "tenant_id": string(),
+    },
+    attributes=attrs(status="string", subnets="list", segments="list"),
+    validators=(provider_net_validate,),
+    service="network",
+    heat_class="heat.engine.resources.openstack.neutron.provider_net.ProviderNet",
+)
+
 # NeutronResource.needs_replace_failed: a FAILED Neutron resource is replaced only when it is gone or its live
 # status is ERROR; one without a status field (subnet, security group, …) is updated in place instead.
 _NEUTRON_FAILED = failed_replace_on_status("ERROR", missing_status=False)
@@ -528,5 +799,15 @@ TYPES = tuple(
         FLOATING_IP_ASSOCIATION,
         SECURITY_GROUP,
         SECURITY_GROUP_RULE,
+        ROUTER_GATEWAY,
+        QOS_POLICY,
+        QOS_BANDWIDTH_LIMIT_RULE,
+        QOS_DSCP_MARKING_RULE,
+        QOS_MINIMUM_BANDWIDTH_RULE,
+        QOS_MINIMUM_PACKET_RATE_RULE,
+        TRUNK,
+        SUBNET_POOL,
+        ADDRESS_SCOPE,
+        PROVIDER_NET,
     )
 )

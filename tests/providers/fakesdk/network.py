@@ -1,6 +1,7 @@
 """The fake network proxy (Neutron): networks, subnets with IP allocation, ports, routers and their interfaces,
 floating IPs, security groups (with Neutron's default egress rules) and rules, tags, and Neutron's refusals
-(an address in use, a duplicate rule, a network/subnet/router/group still in use: 409)."""
+(an address in use, a duplicate rule, a network/subnet/router/group still in use, a trunk's parent port: 409);
+address scopes, subnet pools, QoS policies and rules, trunks in ``network_extras``."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ import ipaddress
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from openstack.network.v2.address_scope import AddressScope
 from openstack.network.v2.floating_ip import FloatingIP
 from openstack.network.v2.network import Network
 from openstack.network.v2.port import Port
+from openstack.network.v2.qos_bandwidth_limit_rule import QoSBandwidthLimitRule
+from openstack.network.v2.qos_dscp_marking_rule import QoSDSCPMarkingRule
+from openstack.network.v2.qos_minimum_bandwidth_rule import QoSMinimumBandwidthRule
+from openstack.network.v2.qos_minimum_packet_rate_rule import QoSMinimumPacketRateRule
 from openstack.network.v2.qos_policy import QoSPolicy
 from openstack.network.v2.router import Router
 from openstack.network.v2.security_group import SecurityGroup
@@ -18,8 +24,10 @@ from openstack.network.v2.security_group_rule import SecurityGroupRule
 from openstack.network.v2.segment import Segment
 from openstack.network.v2.subnet import Subnet
 from openstack.network.v2.subnet_pool import SubnetPool
+from openstack.network.v2.trunk import Trunk
 
 from tests.providers.fakesdk.core import Cloud, Proxy, bad_request, conflict, not_found, oid, select
+from tests.providers.fakesdk.network_extras import NetworkExtras
 
 CLASSES: dict[str, Any] = {
     "network": Network,
@@ -32,8 +40,14 @@ CLASSES: dict[str, Any] = {
     "qos_policy": QoSPolicy,
     "subnet_pool": SubnetPool,
     "segment": Segment,
+    "address_scope": AddressScope,
+    "trunk": Trunk,
+    "qos_bandwidth_limit_rule": QoSBandwidthLimitRule,
+    "qos_dscp_marking_rule": QoSDSCPMarkingRule,
+    "qos_minimum_bandwidth_rule": QoSMinimumBandwidthRule,
+    "qos_minimum_packet_rate_rule": QoSMinimumPacketRateRule,
 }
-TAGGED = ("network", "subnet", "port", "router", "ip", "security_group")
+TAGGED = ("network", "subnet", "port", "router", "ip", "security_group", "qos_policy", "subnet_pool", "trunk")
 
 
 def _rule_identity(r: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -49,7 +63,7 @@ def _rule_identity(r: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
-class NetworkProxy(Proxy):
+class NetworkProxy(NetworkExtras, Proxy):
     service = "network"
 
     def __init__(self, cloud: Cloud) -> None:
@@ -62,6 +76,8 @@ class NetworkProxy(Proxy):
             data["security_group_rules"] = [
                 dict(r) for r in self.cloud.all("security_group_rule") if r["security_group_id"] == obj["id"]
             ]
+        if kind == "qos_policy":
+            data["rules"] = self._policy_rules(obj["id"])
         if kind == "network":
             data["subnets"] = [s["id"] for s in self.cloud.all("subnet") if s["network_id"] == obj["id"]]
         return CLASSES[kind].existing(**data)
@@ -271,6 +287,8 @@ class NetworkProxy(Proxy):
             if not ignore_missing:
                 raise not_found(f"port {pid}")
             return
+        if any(t["port_id"] == pid for t in self.cloud.all("trunk")):
+            raise conflict(f"Port {pid} is currently a parent port for trunk")
         for fip in self.cloud.all("ip"):
             if fip.get("port_id") == pid:
                 fip.update(port_id=None, fixed_ip_address=None, status="DOWN")
@@ -516,12 +534,6 @@ class NetworkProxy(Proxy):
 
     def qos_policies(self, **query: Any) -> Iterator[Any]:
         return self._list("qos_policy", query)
-
-    def get_subnet_pool(self, value: Any) -> Any:
-        return self._res("subnet_pool", self.cloud.get("subnet_pool", oid(value)))
-
-    def subnet_pools(self, **query: Any) -> Iterator[Any]:
-        return self._list("subnet_pool", query)
 
     def get_segment(self, value: Any) -> Any:
         return self._res("segment", self.cloud.get("segment", oid(value)))

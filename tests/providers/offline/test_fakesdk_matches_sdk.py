@@ -22,11 +22,13 @@ from tests.providers.fakesdk.identity import IdentityProxy
 from tests.providers.fakesdk.image import ImageProxy
 from tests.providers.fakesdk.load_balancer import LoadBalancerProxy
 from tests.providers.fakesdk.network import NetworkProxy
+from tests.providers.fakesdk.network_extras import NetworkExtras
 from tests.providers.fakesdk.object_store import ObjectStoreProxy
 
 PAIRS = [
     (ComputeProxy, Compute),
     (NetworkProxy, Network),
+    (NetworkExtras, Network),
     (BlockStorageProxy, BlockStorage),
     (LoadBalancerProxy, LoadBalancer),
     (ImageProxy, Image),

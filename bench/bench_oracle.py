@@ -1,0 +1,53 @@
+"""The differential oracle at scale: the generator's cases (tests/oracle/generate.py, seed 14) through hotc
+(validate, plan -o, apply of that plan, output --format json), compared with the test cloud's Heat 27 answers
+recorded in tests/oracle/data/ (refresh: ``python -m tests.oracle.refresh --cases N``).
+
+    .venv/bin/python bench/bench_oracle.py [--cases 5200] [--seed 14] [--samples 2]
+
+Prints the agreement table by Heat's verdict, by function/feature, by heat_template_version and by the
+generator's intent, then the disagreements grouped by cause (each with example cases), then the run's figures.
+Cases the cache has no answer for are counted and left out (run the refresh for them)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.oracle import cache  # noqa: E402
+from tests.oracle.report import agreement, run_cases, tables  # noqa: E402
+from tests.oracle.run import SEED, unique_cases  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--cases", type=int, default=5200)
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--samples", type=int, default=2)
+    args = ap.parse_args()
+    answers = cache.load()
+    cases = unique_cases(args.seed, args.cases)
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-oracle-") as root:
+        results, missing = run_cases(cases, answers, Path(root))
+    took = time.perf_counter() - t0
+    print(
+        f"Heat {cache.HEAT_VERSION} (cache {cache.path_for().name}), seed {args.seed}: {len(cases)} cases generated, "
+        f"{len(results)} with Heat's answer, {len(missing)} not in the cache"
+    )
+    print()
+    print(tables(results, args.samples))
+    print()
+    print(
+        f"hotc side: {len(results)} cases in {took:.1f} s ({1000 * took / max(1, len(results)):.0f} ms per case)"
+    )
+    print(f"agreement: {100 * agreement(results):.2f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
