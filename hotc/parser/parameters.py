@@ -394,6 +394,19 @@ def check_default(
     """Check a default (the template's, or one from ``parameter_defaults``) against the non-custom
     constraints, as Heat's template validate does. ``Invalid default`` is an error, as in Heat."""
     val = param.default if value is MISSING else value
+    if param.type == "json" and isinstance(val, str):
+        # Heat checks a json default as written (a string: its length is the string's); whether it parses as
+        # JSON is found only when the stack is created (resolve_values: a warning, an error for plan)
+        msgs = [m for c in param.constraints if (m := _json_text_constraint(c, val)) is not None]
+        if not msgs:
+            return []
+        return [
+            error(
+                f"Parameter '{param.name}' is invalid: Invalid {source} {val} ({msgs[0]})",
+                pos,
+                code="parameter-definition",
+            )
+        ]
     if param.type == "comma_delimited_list" and not isinstance(val, list):
         if not isinstance(val, str):
             return [
@@ -414,6 +427,12 @@ def check_default(
             code="parameter-definition",
         )
     ]
+
+
+def _json_text_constraint(c: Constraint, text: str) -> str | None:
+    if c.kind == "custom_constraint":
+        return None
+    return check_constraint(c, "json", text)
 
 
 def parse_parameters(
@@ -603,15 +622,27 @@ def resolve_values(
                     )
                 )
                 continue
-            sev = error if (require_values or what == "value") else warning
+            # Heat's template validate does not check values (strict_validate off), its create pre-flight does:
+            # a warning for validate, an error for plan
             why = f"the value is not a valid {param.type} (hidden parameter)" if param.hidden else str(exc)
-            diags.append(sev(f"Parameter '{name}' is invalid: {why}", vpos, code="parameter-value"))
+            diags.append(_value_problem(f"Parameter '{name}' is invalid: {why}", vpos, require_values))
             continue
-        if what == "value" or (require_values and what == "default"):
+        json_text_default = what == "template-default" and param.type == "json" and isinstance(raw, str)
+        if what in ("value", "default") or json_text_default:
+            # values, parameter_defaults and (a json default written as text was checked as text with the
+            # definition, as Heat's validate does) the parsed json default: checked by the create
             for msg in _hidden_safe(param, raw, constraint_errors(param, raw)):
-                diags.append(error(f"Parameter '{name}' is invalid: {msg}", vpos, code="parameter-value"))
+                diags.append(_value_problem(f"Parameter '{name}' is invalid: {msg}", vpos, require_values))
         out[name] = value
     return out, diags
+
+
+def _value_problem(message: str, pos: Pos | None, require_values: bool) -> Diagnostic:
+    """A parameter value that its type or constraints refuse: an error where the stack is to be created
+    (``require_values``: plan, apply), a warning for validate (Heat's template validate accepts it)."""
+    if require_values:
+        return error(message, pos, code="parameter-value")
+    return warning(f"{message}; creating the stack would fail", pos, code="parameter-value")
 
 
 def _hidden_safe(param: Parameter, raw: Any, msgs: list[str]) -> list[str]:
