@@ -359,6 +359,38 @@ _UNUSED_CONDITION = (
 )
 
 
+def _check_outputs_of_disabled(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapping[str, Any]) -> None:
+    """An output that is not disabled naming a resource whose condition is false: Heat's validate resolves
+    the output's references against the enabled resources only (``GetResource``/``GetAtt`` ``validate``) and
+    rejects the template. The taken branch of an ``if`` only, as Heat parses it."""
+    disabled = {n for n, r in t.resources.items() if _enabled(r, ctx, conds) is False}
+    if not disabled:
+        return
+    c2 = EvalContext(
+        version=ctx.version,
+        parameters=ctx.parameters,
+        resolver=ctx.resolver,
+        conditions=conds,
+        files=ctx.files,
+        resource_names=ctx.resource_names,
+        template_path=ctx.template_path,
+    )
+    for oname, o in t.outputs.items():
+        if o.value is None or o.value_error is not None or _condition_known(o.condition, ctx, conds) is False:
+            continue
+        for kind, name, pos in references(o.value, c2):
+            if kind == "resource" and name in disabled:
+                lc.diags.append(
+                    error(
+                        f'outputs.{oname}.value: The specified reference "{name}" (in unknown) is incorrect: '
+                        f"the resource {name} is not created (its condition is false) and output {oname} "
+                        "has no condition that is false with it",
+                        pos,
+                        code="reference",
+                    )
+                )
+
+
 def _if_conditions(
     lc: _Ctx, t: Template, ctx: EvalContext, c2: EvalContext, conds: Mapping[str, Any]
 ) -> list[str]:
@@ -502,6 +534,7 @@ def _process(
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
     _check_asked_conditions(lc, t, ctx, conds)
+    _check_outputs_of_disabled(lc, t, ctx, conds)
     _check_custom_constraint_names(lc, t)
     types: dict[str, TypeResolution] = {}
     member_types: dict[str, TypeResolution] = {}

@@ -189,6 +189,26 @@ def check_plan_support(
                         "deployment-server",
                     )
                 )
+        if c.type in GROUP_TYPES:
+            servers_map = (c.after or {}).get("servers")
+            named = {
+                w.address
+                for v in (servers_map.values() if isinstance(servers_map, Mapping) else ())
+                if isinstance(v, Unknown)
+                for w in v.waits_on
+                if not w.attribute
+            }
+            for o in plan.changes:
+                if o.address in named and o.type == SERVER:
+                    if (o.after or {}).get("user_data_format") != "SOFTWARE_CONFIG":
+                        out.append(
+                            error(
+                                f"{c.address}: the server {o.address} must have user_data_format: "
+                                "SOFTWARE_CONFIG since there are software deployments on it (as Heat requires)",
+                                pos,
+                                "deployment-server",
+                            )
+                        )
     return out
 
 

@@ -74,6 +74,12 @@ def unsupported_reason(type_name: str) -> str:
     return "hotc has no driver for it"
 
 
+#: types the planner expands into their members (they need no driver of their own)
+EXPANDED_TYPES = frozenset({"OS::Heat::ResourceGroup", "OS::Heat::AutoScalingGroup"})
+
+
 def support_problem(type_name: str) -> str | None:
-    """Why hotc cannot apply ``type_name``, or None when a driver implements it."""
+    """Why hotc cannot apply ``type_name``, or None when a driver implements it (or the planner expands it)."""
+    if type_name in EXPANDED_TYPES:
+        return None
     return None if driver_for(type_name) is not None else unsupported_reason(type_name)

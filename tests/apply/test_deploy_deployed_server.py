@@ -181,3 +181,73 @@ def test_deployed_servers_match_heat(
         image.stop()
     assert {k: ours[k] for k in DEPLOYMENT_OUTPUTS} == {k: theirs[k] for k in DEPLOYMENT_OUTPUTS}
     assert ours["stdouts"] == {"one": "hello from one CREATE\n", "two": "hello from two CREATE\n"}
+
+
+FAILING = """heat_template_version: 2018-08-31
+resources:
+  config:
+    type: OS::Heat::SoftwareConfig
+    properties:
+      group: script
+      outputs: [{name: problem, error_output: true}]
+      config: |
+        #!/bin/sh
+        echo "broken" >&2
+        printf 'disk full' > "$heat_outputs_path.problem"
+        exit 3
+  bm: {type: OS::Heat::DeployedServer}
+  dep:
+    type: OS::Heat::SoftwareDeployment
+    properties: {config: {get_resource: config}, server: {get_resource: bm}}
+outputs:
+  occ: {value: {get_attr: [bm, os_collect_config]}}
+"""
+
+
+@pytest.mark.cloud
+def test_a_failing_deployment_fails_as_in_heat(
+    cloud: Any, tmp_path: Path, s3_bucket: S3Bucket, heat_agents: AgentImage, cloud_tracker: Any
+) -> None:
+    """A script that exits 3 and flags an error_output: Heat's stack fails with the deployment's reason, and
+    hotc's apply fails with the same reason."""
+    orch = cloud.orchestration
+    hstack = cloud_tracker.track(orch.create_stack(name=cloud_tracker.name("dsfail"), template=FAILING,
+                                                    timeout_mins=5))  # fmt: skip
+    reason = None
+    try:
+        booted = False
+        deadline = time.monotonic() + 300
+        while reason is None and time.monotonic() < deadline:
+            for r in orch.resources(hstack.id):
+                if r.name == "bm" and not booted and r.status == "CREATE_COMPLETE":
+                    res = orch.get(f"/stacks/{hstack.name}/{hstack.id}/resources/bm").json()["resource"]
+                    heat_agents.boot("", name="heat-bm", occ=res["attributes"]["os_collect_config"])
+                    booted = True
+                if r.name == "dep" and r.status == "CREATE_FAILED":
+                    reason = r.status_reason
+            time.sleep(2)
+    finally:
+        heat_agents.stop()
+    assert reason is not None, "Heat's deployment never failed"
+    heat_failure = reason.split("Deployment to server failed: ", 1)[1]
+    assert (
+        heat_failure
+        == "deploy_status_code : Deployment exited with non-zero status code: 3, problem : disk full"
+    )
+
+    image = AgentImage(heat_agents.venv, heat_agents.src, tmp_path / "agents-hotc")
+    image.work.mkdir()
+    (tmp_path / "t.yaml").write_text(FAILING)
+    store = ["--signal-store", f"s3://{s3_bucket.name}/sig"]
+    try:
+        r = _hotc(tmp_path, "apply", "-t", "t.yaml", "dsf", "--auto-approve", *store, "--target", "bm")
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        image.boot("", name="bm", occ=_output(tmp_path, "dsf", "occ"))
+        r = _hotc(tmp_path, "apply", "-t", "t.yaml", "dsf", "--auto-approve", *store)
+        assert r.returncode != 0
+        text = r.stdout + r.stderr
+        assert f"Deployment to server failed: {heat_failure}" in text, text[-3000:]
+        r = _hotc(tmp_path, "destroy", "dsf", "--auto-approve", *store)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    finally:
+        image.stop()

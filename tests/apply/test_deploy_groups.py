@@ -410,6 +410,14 @@ def test_groups_and_deployed_servers_validate_and_plan(
     assert r.returncode == 1
     assert "deps: OS::Heat::SoftwareDeploymentGroup: signal_transport ZAQAR_SIGNAL needs" in r.stderr
 
+    # batches are not done: validate says so
+    (tmp_path / "t.yaml").write_text(
+        (GROUP_T % ("", "")).replace("    type: OS::Heat::SoftwareDeploymentGroup\n",
+                                     "    type: OS::Heat::SoftwareDeploymentGroup\n    update_policy: {batch_create: {}}\n")
+    )  # fmt: skip
+    r = run_hotc(tmp_path, "validate", "-t", "t.yaml")
+    assert r.returncode == 0 and "batches are not honoured" in r.stdout + r.stderr, r.stdout + r.stderr
+
     # an explicit CFN_SIGNAL (Heat's default when not given, which hotc serves as TEMP_URL_SIGNAL) is refused too
     (tmp_path / "t.yaml").write_text(GROUP_T % ("", "\n      signal_transport: CFN_SIGNAL"))
     r = run_hotc(tmp_path, "validate", "-t", "t.yaml")
@@ -427,6 +435,28 @@ def test_groups_and_deployed_servers_validate_and_plan(
         "ds: OS::Heat::DeployedServer: software_config_transport POLL_SERVER_HEAT needs Heat's API"
         in r.stderr
     )
+
+
+def test_a_group_on_a_server_without_software_config_is_a_plan_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for k in ("OS_CLOUD", "OS_AUTH_URL", "HOTC_SIGNAL_STORE"):
+        monkeypatch.delenv(k, raising=False)
+    (tmp_path / "t.yaml").write_text("""heat_template_version: 2018-08-31
+resources:
+  config: {type: OS::Heat::SoftwareConfig, properties: {group: script, config: "#!/bin/sh"}}
+  good: {type: OS::Nova::Server, properties: {image: img, flavor: f, user_data_format: SOFTWARE_CONFIG}}
+  raw: {type: OS::Nova::Server, properties: {image: img, flavor: f, user_data_format: RAW}}
+  deps:
+    type: OS::Heat::SoftwareDeploymentGroup
+    properties:
+      config: {get_resource: config}
+      servers: {a: {get_resource: good}, b: {get_resource: raw}}
+""")
+    r = run_hotc(tmp_path, "plan", "-t", "t.yaml")
+    assert r.returncode == 1
+    assert "deps: the server raw must have user_data_format: SOFTWARE_CONFIG" in r.stderr, r.stderr
+    assert "the server good must" not in r.stderr
 
 
 def test_a_component_with_two_configs_for_one_action_is_refused(tmp_path: Path) -> None:

@@ -183,6 +183,9 @@ def test_pending_signals_wait_for_the_next_apply_and_are_decided_in_order(work: 
         r = hotc(cwd, "signal", "t", "up", "--pending", "--signal-store", store)
         assert r.returncode == 0 and "Signal stored" in r.stderr
     assert len(members(cwd)) == 2
+    p = hotc(cwd, "plan", "-t", "t.yaml", "--signal-store", store, "--parameter", "cooldown=3600")
+    assert p.returncode == 0 and "note: 2 scaling signal(s) pending for up" in p.stderr, p.stderr
+    assert "No changes" in p.stdout  # a plan does not execute them
     r = apply(cwd, store, "--parameter", "cooldown=3600")
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("scaling:")]
     assert len(lines) == 2 and "asg 2 → 3 members" in lines[0] and "refused: due to cooldown" in lines[1]
@@ -219,3 +222,32 @@ def test_the_urls_are_secrets(work: tuple[Path, str]) -> None:
     assert url not in raw
     shown = hotc(cwd, "output", "t", "up_url")
     assert url not in shown.stdout + shown.stderr
+
+
+def test_min_adjustment_step_needs_percent_change_as_in_heat(work: tuple[Path, str]) -> None:
+    """Heat's AutoScalingPolicy.validate (at create): min_adjustment_step only with percent_change_in_capacity.
+    validate warns (Heat's template validate accepts it), plan refuses it; the group itself is never reported
+    as a type hotc cannot apply (it is expanded into its members)."""
+    cwd, store = work
+    text = TEMPLATE.replace(
+        "      adjustment_type: {get_param: kind}\n      scaling_adjustment: {get_param: adjustment}\n"
+        "      cooldown: {get_param: cooldown}\n",
+        "      adjustment_type: KIND\n      scaling_adjustment: 1\n      min_adjustment_step: 1\n",
+        1,
+    )
+    # hotc runs a type's cross-property checks only when every property is literal (here the group is named,
+    # not given with get_resource)
+    text = text.replace("auto_scaling_group_id: {get_resource: asg}", "auto_scaling_group_id: asg", 1)
+    assert "KIND" in text
+    (cwd / "t.yaml").write_text(text.replace("KIND", "change_in_capacity"))
+    v = hotc(cwd, "validate", "-t", "t.yaml")
+    assert v.returncode == 0, v.stdout
+    assert (
+        "warning: OS::Heat::ScalingPolicy: min_adjustment_step property should only be specified" in v.stdout
+    )
+    assert "AutoScalingGroup: hotc cannot create" not in v.stdout
+    p = hotc(cwd, "plan", "-t", "t.yaml", "--signal-store", store)
+    assert p.returncode == 1 and "min_adjustment_step property should only be specified" in p.stderr, p.stderr
+    (cwd / "t.yaml").write_text(text.replace("KIND", "percent_change_in_capacity"))
+    p = hotc(cwd, "plan", "-t", "t.yaml", "--signal-store", store)
+    assert p.returncode == 0, p.stderr
