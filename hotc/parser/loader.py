@@ -861,7 +861,9 @@ def _nested(
                     if lc.strict:
                         lc.diags.append(error(msg, pos, code="property"))
                     else:
-                        lc.diags.append(warning(msg + "; creating the stack would fail", pos, code="property"))
+                        lc.diags.append(
+                            warning(msg + "; creating the stack would fail", pos, code="property")
+                        )
     for pname, param in child_t.parameters.items():
         if (
             parameters_given
