@@ -30,10 +30,12 @@ from hotc.apply.adopt import (
     without_unknowns,
 )
 from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
+from hotc.apply.durations import Durations
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
+from hotc.apply.throttle import Throttle
 from hotc.errors import HotcError
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import (
@@ -94,6 +96,8 @@ class ExecOptions:
     retry_backoff: float = 2.0  # first retry delay (doubles)
     cloud: Callable[[], Any] = _no_cloud
     signals: Callable[[], Any] = _no_signal_store  # the signal store (hotc.state.signal_store), lazily
+    # how long each "TYPE ACTION" usually takes on this stack (hotc.apply.durations.learned): waits poll around it
+    expected: Mapping[str, float] = field(default_factory=dict)
 
     def timeout_for(self, type_name: str) -> float:
         """``timeouts[type]``, else ``timeouts["*"]`` (every type), else the type's default."""
@@ -184,7 +188,14 @@ class Executor:
         }
         self._cancel = threading.Event()
         self._cancel_reason = ""
+        # set as soon as a driver call fails (before its failure is written to the state): scheduling stops
+        self._failing = threading.Event()
         self._keeper: StateKeeper | None = None
+        self._durations = Durations(self.options.expected)
+        self._throttle = Throttle(self.options.parallelism)
+        self._lookups: dict[
+            Any, Any
+        ] = {}  # catalog look-ups shared by the run's actions (ActionContext.lookups)
 
     # ----------------------------------------------------------------------------------------------- control
 
@@ -235,9 +246,9 @@ class Executor:
         abandoned = False
         try:
             while True:
-                if self._cancel.is_set():
+                if self._cancel.is_set() or self._failing.is_set():
                     stopping = True
-                while ready and not stopping and in_flight < parallelism:
+                while ready and not stopping and in_flight < self._throttle.limit:
                     _, _, key = heapq.heappop(ready)
                     started.add(key)
                     if g.steps[key].kind == BATCH:
@@ -260,6 +271,7 @@ class Executor:
                 else:
                     in_flight -= 1
                 if res.ok:
+                    self._throttle.completed()
                     done.append(res)
                     for d in g.dependents[res.key]:
                         remaining[d] -= 1
@@ -367,9 +379,15 @@ class Executor:
         return d
 
     def _ctx(
-        self, address: str, type_name: str, on_id: Callable[[str], None], tag: str | None = None
+        self,
+        address: str,
+        type_name: str,
+        on_id: Callable[[str], None],
+        tag: str | None = None,
+        action: str | None = None,
     ) -> ExecContext:
-        """The driver context; ``tag`` is the address stamp of the instance (see :func:`instance_tag`)."""
+        """The driver context; ``tag`` is the address stamp of the instance (see :func:`instance_tag`);
+        ``action`` (CREATE, UPDATE, DELETE) gives the driver the usual duration of that action of the type."""
         lineage = self._initial.lineage
 
         def lookup(pid: str) -> ResourceState | None:
@@ -403,7 +421,34 @@ class Executor:
             signals=self.options.signals,
             cancelled=self._cancel.is_set,
             lookup=lookup,
+            expected=self._durations.expected(type_name, action) if action else None,
+            on_call=self._call_watcher(address),
+            lookups=self._lookups,
         )
+
+    def _call_watcher(self, address: str) -> Callable[[float, int | None], None]:
+        """``ActionContext.on_call``: the cloud's busy signals (429, 503, 409, a much slower answer than usual)
+        lower the number of actions in flight (:class:`~hotc.apply.throttle.Throttle`)."""
+        log = self._logger(address)
+
+        def watch(seconds: float, status: int | None) -> None:
+            if status in (429, 503, 409):
+                reason: str | None = f"the cloud answered HTTP {status}"
+            elif status is None:
+                reason = self._throttle.answered(seconds)
+            else:
+                reason = None
+            if reason is not None and self._throttle.congested(reason):
+                log(f"the cloud is busy ({self._throttle.signals[-1]})")
+
+        return watch
+
+    def _timed(self, type_name: str, action: str, fn: Callable[[], Any]) -> Any:
+        """``fn()``, its duration learned for ``(type_name, action)`` when it succeeds."""
+        t0 = time.monotonic()
+        result = fn()
+        self._durations.observe(type_name, action, time.monotonic() - t0)
+        return result
 
     def _logger(self, address: str) -> Callable[[str], None]:
         on_log = self._on_log
@@ -644,7 +689,7 @@ class Executor:
         def on_id(pid: str) -> None:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
-        ctx = self._ctx(addr, type_name, on_id, instance_tag(entry))
+        ctx = self._ctx(addr, type_name, on_id, instance_tag(entry), "CREATE")
         new_d = with_defaults(type_name, props)
         lent: list[DeposedInstance] = []  # old instances that let go of something for the replacement
         try:
@@ -655,9 +700,10 @@ class Executor:
                         driver, ctx, dep.physical_id, with_defaults(type_name, dep.properties), new_d
                     ):
                         lent.pop()
-            outcome = driver.create(ctx, new_d)
+            outcome = self._timed(type_name, "CREATE", lambda: driver.create(ctx, new_d))
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            self._failing.set()  # nothing new starts from now on, even before the failure is recorded
             for dep in reversed(lent):  # Heat's restore_prev_rsrc: the old instance gets back what it lent
                 try:
                     restore_after_failed_replace(
@@ -850,6 +896,7 @@ class Executor:
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
+            wait=False,  # written with the next commit that waits (see StateKeeper.commit)
         )
 
     def _update(self, step: Step, props: dict[str, Any]) -> None:
@@ -880,9 +927,14 @@ class Executor:
             self.keeper.commit(lambda s: _patch(s, addr, physical_id=pid))
 
         try:
-            outcome = driver.update(self._ctx(addr, type_name, on_id), cur.physical_id, old_d, new_d, changed)
+            pid0 = cur.physical_id
+            ctx = self._ctx(addr, type_name, on_id, action="UPDATE")
+            outcome = self._timed(
+                type_name, "UPDATE", lambda: driver.update(ctx, pid0, old_d, new_d, changed)
+            )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            self._failing.set()  # nothing new starts from now on, even before the failure is recorded
             self.keeper.commit(
                 lambda s: _patch(s, addr, status="UPDATE_FAILED", status_reason=reason),
                 (resource_event(addr, type_name, "UPDATE_FAILED", reason, cur.physical_id),),
@@ -906,7 +958,7 @@ class Executor:
         delay = self.options.retry_backoff
         for i in range(attempts):
             try:
-                driver.delete(ctx, pid, props, policy=policy)
+                self._timed(ctx.type, "DELETE", lambda: driver.delete(ctx, pid, props, policy=policy))
                 return
             except Exception:
                 if i == attempts - 1 or self._cancel.is_set():
@@ -963,13 +1015,14 @@ class Executor:
         try:
             self._delete_call(
                 driver,
-                self._ctx(addr, type_name, lambda _p: None),
+                self._ctx(addr, type_name, lambda _p: None, action="DELETE"),
                 dep.physical_id,
                 with_defaults(type_name, dep.properties),
                 dep.deletion_policy,
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            self._failing.set()  # nothing new starts from now on, even before the failure is recorded
 
             def mark(s: StackState) -> StackState:
                 rs = s.resources.get(addr)
@@ -1030,13 +1083,14 @@ class Executor:
         try:
             self._delete_call(
                 driver,
-                self._ctx(addr, cur.type, lambda _p: None),
+                self._ctx(addr, cur.type, lambda _p: None, action="DELETE"),
                 pid,
                 with_defaults(cur.type, cur.properties),
                 cur.deletion_policy,
             )
         except Exception as exc:  # noqa: BLE001
             reason = _err(exc)
+            self._failing.set()  # nothing new starts from now on, even before the failure is recorded
             self.keeper.commit(
                 lambda s: _patch(s, addr, status="DELETE_FAILED", status_reason=reason),
                 (resource_event(addr, cur.type, "DELETE_FAILED", reason, pid),),
@@ -1045,6 +1099,7 @@ class Executor:
         self.keeper.commit(
             lambda s: s.without_resource(addr),
             (resource_event(addr, cur.type, "DELETE_COMPLETE", "state changed", pid),),
+            wait=False,
         )
 
     def _forget(self, step: Step) -> None:

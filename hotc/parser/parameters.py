@@ -204,6 +204,54 @@ def check_constraint(c: Constraint, param_type: str, value: Any) -> str | None:
     return c.description or default_msg
 
 
+def template_property_problem(param: Parameter, value: Any) -> str | None:
+    """Why the stack create refuses ``value`` as the property that feeds ``param`` of a template resource's
+    template, or None. Heat turns each parameter into a property (``Schema.from_parameter``: string -> String,
+    number -> Number, boolean -> Boolean, comma_delimited_list -> List and json -> Map, both converting) and
+    checks the property's value and constraints (custom ones aside) before the create; a value the parameter
+    itself would still refuse (text that is no JSON) is found when the nested stack is created."""
+    t = param.type
+    v: Any = value
+    if t == "string":
+        if isinstance(v, bool | int) and not isinstance(v, str):
+            v = str(v)
+        elif not isinstance(v, str):
+            return f"Value must be a string; got {_py_repr(v)}"
+    elif t == "number":
+        try:
+            v = str_to_num(v)
+        except (TypeError, ValueError) as exc:
+            return str(exc)
+    elif t == "boolean":
+        if isinstance(v, str) and v.lower() in ("true", "false"):
+            v = v.lower() == "true"
+        elif not isinstance(v, bool):
+            shown = v.lower() if isinstance(v, str) else _py_repr(v)
+            return f'"{shown}" is not a valid boolean'
+    elif t == "comma_delimited_list":
+        if isinstance(v, str):
+            v = [x.strip() for x in v.split(",")] if v else []
+        elif not isinstance(v, list):
+            return f'"{_py_repr(v)}" is not a list'
+    elif t == "json":
+        if isinstance(v, list):
+            v = json.dumps(v)
+        elif not isinstance(v, dict | str):
+            return f'"{_py_repr(v)}" is not a map'
+    for c in param.constraints:
+        if c.kind == "custom_constraint":
+            continue
+        msg = check_constraint(c, "string" if isinstance(v, str) else t, v)
+        if msg is not None:
+            return msg
+    return None
+
+
+def _py_repr(v: Any) -> str:
+    """A value as Heat's messages show it (Python's repr: ['a', 'b'], {'a': 1}, True)."""
+    return repr(v)
+
+
 def constraint_errors(param: Parameter, value: Any, *, skip_custom: bool = True) -> list[str]:
     """Messages for every constraint of ``param`` that ``value`` (raw or converted) violates."""
     try:
@@ -394,6 +442,19 @@ def check_default(
     """Check a default (the template's, or one from ``parameter_defaults``) against the non-custom
     constraints, as Heat's template validate does. ``Invalid default`` is an error, as in Heat."""
     val = param.default if value is MISSING else value
+    if param.type == "json" and isinstance(val, str):
+        # Heat checks a json default as written (a string: its length is the string's); whether it parses as
+        # JSON is found only when the stack is created (resolve_values: a warning, an error for plan)
+        msgs = [m for c in param.constraints if (m := _json_text_constraint(c, val)) is not None]
+        if not msgs:
+            return []
+        return [
+            error(
+                f"Parameter '{param.name}' is invalid: Invalid {source} {val} ({msgs[0]})",
+                pos,
+                code="parameter-definition",
+            )
+        ]
     if param.type == "comma_delimited_list" and not isinstance(val, list):
         if not isinstance(val, str):
             return [
@@ -414,6 +475,12 @@ def check_default(
             code="parameter-definition",
         )
     ]
+
+
+def _json_text_constraint(c: Constraint, text: str) -> str | None:
+    if c.kind == "custom_constraint":
+        return None
+    return check_constraint(c, "json", text)
 
 
 def parse_parameters(
@@ -603,15 +670,27 @@ def resolve_values(
                     )
                 )
                 continue
-            sev = error if (require_values or what == "value") else warning
+            # Heat's template validate does not check values (strict_validate off), its create pre-flight does:
+            # a warning for validate, an error for plan
             why = f"the value is not a valid {param.type} (hidden parameter)" if param.hidden else str(exc)
-            diags.append(sev(f"Parameter '{name}' is invalid: {why}", vpos, code="parameter-value"))
+            diags.append(_value_problem(f"Parameter '{name}' is invalid: {why}", vpos, require_values))
             continue
-        if what == "value" or (require_values and what == "default"):
+        json_text_default = what == "template-default" and param.type == "json" and isinstance(raw, str)
+        if what in ("value", "default") or json_text_default:
+            # values, parameter_defaults and (a json default written as text was checked as text with the
+            # definition, as Heat's validate does) the parsed json default: checked by the create
             for msg in _hidden_safe(param, raw, constraint_errors(param, raw)):
-                diags.append(error(f"Parameter '{name}' is invalid: {msg}", vpos, code="parameter-value"))
+                diags.append(_value_problem(f"Parameter '{name}' is invalid: {msg}", vpos, require_values))
         out[name] = value
     return out, diags
+
+
+def _value_problem(message: str, pos: Pos | None, require_values: bool) -> Diagnostic:
+    """A parameter value that its type or constraints refuse: an error where the stack is to be created
+    (``require_values``: plan, apply), a warning for validate (Heat's template validate accepts it)."""
+    if require_values:
+        return error(message, pos, code="parameter-value")
+    return warning(f"{message}; creating the stack would fail", pos, code="parameter-value")
 
 
 def _hidden_safe(param: Parameter, raw: Any, msgs: list[str]) -> list[str]:

@@ -189,6 +189,26 @@ def check_plan_support(
                         "deployment-server",
                     )
                 )
+        if c.type in GROUP_TYPES:
+            servers_map = (c.after or {}).get("servers")
+            named = {
+                w.address
+                for v in (servers_map.values() if isinstance(servers_map, Mapping) else ())
+                if isinstance(v, Unknown)
+                for w in v.waits_on
+                if not w.attribute
+            }
+            for o in plan.changes:
+                if o.address in named and o.type == SERVER:
+                    if (o.after or {}).get("user_data_format") != "SOFTWARE_CONFIG":
+                        out.append(
+                            error(
+                                f"{c.address}: the server {o.address} must have user_data_format: "
+                                "SOFTWARE_CONFIG since there are software deployments on it (as Heat requires)",
+                                pos,
+                                "deployment-server",
+                            )
+                        )
     return out
 
 
@@ -203,13 +223,18 @@ def enforce_plan_support(
         return
     diags = check_plan_support(desired, plan)
     needs = store_needs(plan)
-    handles = [c.address for c in plan.changes if c.type in HANDLE_TYPES and c.action in _APPLIED]
+    handles = [
+        c.address
+        for c in plan.changes
+        if (c.type in HANDLE_TYPES or c.type == DEPLOYED_SERVER) and c.action in _APPLIED
+    ]
     if handles and not state_key:
         diags.append(
             error(
-                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state, and this "
-                "state backend has no encryption key: set HOTC_STATE_KEY (without it the next plan could not "
-                "read the URL back and would replace every server whose user_data holds it)",
+                f"{', '.join(handles[:5])}: a signal handle's URL is a secret kept encrypted in the state (so is "
+                "a deployed server's metadata URL), and this state backend has no encryption key: set "
+                "HOTC_STATE_KEY (without it the next plan could not read the URL back and would replace every "
+                "server whose user_data holds it)",
                 getattr((getattr(desired, "resources", {}) or {}).get(handles[0]), "pos", None),
                 "state-key",
             )

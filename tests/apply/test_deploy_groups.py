@@ -45,7 +45,7 @@ class World:
     resources: dict[str, _Rs] = field(default_factory=dict)
     logs: list[str] = field(default_factory=list)
 
-    def ctx(self, address: str, type_name: str, timeout: float = 30) -> Any:
+    def ctx(self, address: str, type_name: str, timeout: float = 30, record: Any = None) -> Any:
         @dataclass(frozen=True)
         class Ctx(ActionContext):
             lookup: Any = None
@@ -57,7 +57,7 @@ class World:
             lineage="lin-1",
             timeout=timeout,
             cloud=lambda: None,
-            record_physical_id=lambda _p: None,
+            record_physical_id=record or (lambda _p: None),
             log=self.logs.append,
             signals=lambda: self.store,
             lookup=self.resources.get,
@@ -235,6 +235,52 @@ def test_a_group_deploys_to_every_server_and_maps_its_outputs_by_name(world: Wor
     assert world.store.keys_under(world.store.key("st", "deployments", str(out.physical_id)) + "/") == []
 
 
+def test_hotc_signal_reaches_the_member_a_group_waits_on(world: World, agent: Agent) -> None:
+    """``hotc signal STACK GROUP[KEY]``: the signal object of the action member KEY waits on (no agent on
+    that server here: the signal stands in for it)."""
+    from hotc.providers.native.signal_mixin import signal_key
+    from hotc.providers.native.software_config import SoftwareConfigDriver
+    from hotc.state.document import ResourceState
+
+    cid = world.config(SoftwareConfigDriver(), SCRIPT)
+    agent.urls["srv-a"] = world.server("srv-a")
+    world.server("srv-b")  # no agent polls it
+    ids: list[str] = []
+    result: list[Any] = []
+    props = {"config": cid, "servers": {"web": "srv-a", "db": "srv-b"}}
+
+    def run() -> None:
+        try:
+            result.append(
+                SoftwareDeploymentGroupDriver().create(world.ctx("deps", GROUP, record=ids.append), props)
+            )
+        except Exception as exc:  # noqa: BLE001
+            result.append(exc)
+
+    t = threading.Thread(target=run)
+    t.start()
+    deadline = time.monotonic() + 20
+    while not ids and time.monotonic() < deadline:
+        time.sleep(0.1)
+    state = {"deps": ResourceState("deps", GROUP, ids[0], "CREATE_IN_PROGRESS")}
+    with pytest.raises(HotcError, match=r"signal one of its members, deps\[NAME\]"):
+        signal_key(state, "deps", world.store, "st")
+    with pytest.raises(HotcError, match="deps\\[nope\\] is not waiting for a signal"):
+        signal_key(state, "deps[nope]", world.store, "st")
+    key = None
+    while key is None and time.monotonic() < deadline:
+        try:
+            key = signal_key(state, "deps[db]", world.store, "st")
+        except HotcError:
+            time.sleep(0.2)
+    assert key is not None
+    world.store.put(key, json.dumps({"deploy_stdout": "by hand", "deploy_status_code": 0}).encode())
+    t.join(30)
+    out = result[0]
+    assert isinstance(out, Outcome), out
+    assert out.attributes["deploy_stdouts"] == {"web": "web CREATE hello", "db": "by hand"}
+
+
 def test_a_member_that_fails_fails_the_group_naming_it(world: World, agent: Agent) -> None:
     from hotc.providers.native.software_config import SoftwareConfigDriver
 
@@ -364,6 +410,14 @@ def test_groups_and_deployed_servers_validate_and_plan(
     assert r.returncode == 1
     assert "deps: OS::Heat::SoftwareDeploymentGroup: signal_transport ZAQAR_SIGNAL needs" in r.stderr
 
+    # batches are not done: validate says so
+    (tmp_path / "t.yaml").write_text(
+        (GROUP_T % ("", "")).replace("    type: OS::Heat::SoftwareDeploymentGroup\n",
+                                     "    type: OS::Heat::SoftwareDeploymentGroup\n    update_policy: {batch_create: {}}\n")
+    )  # fmt: skip
+    r = run_hotc(tmp_path, "validate", "-t", "t.yaml")
+    assert r.returncode == 0 and "batches are not honoured" in r.stdout + r.stderr, r.stdout + r.stderr
+
     # an explicit CFN_SIGNAL (Heat's default when not given, which hotc serves as TEMP_URL_SIGNAL) is refused too
     (tmp_path / "t.yaml").write_text(GROUP_T % ("", "\n      signal_transport: CFN_SIGNAL"))
     r = run_hotc(tmp_path, "validate", "-t", "t.yaml")
@@ -381,6 +435,28 @@ def test_groups_and_deployed_servers_validate_and_plan(
         "ds: OS::Heat::DeployedServer: software_config_transport POLL_SERVER_HEAT needs Heat's API"
         in r.stderr
     )
+
+
+def test_a_group_on_a_server_without_software_config_is_a_plan_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for k in ("OS_CLOUD", "OS_AUTH_URL", "HOTC_SIGNAL_STORE"):
+        monkeypatch.delenv(k, raising=False)
+    (tmp_path / "t.yaml").write_text("""heat_template_version: 2018-08-31
+resources:
+  config: {type: OS::Heat::SoftwareConfig, properties: {group: script, config: "#!/bin/sh"}}
+  good: {type: OS::Nova::Server, properties: {image: img, flavor: f, user_data_format: SOFTWARE_CONFIG}}
+  raw: {type: OS::Nova::Server, properties: {image: img, flavor: f, user_data_format: RAW}}
+  deps:
+    type: OS::Heat::SoftwareDeploymentGroup
+    properties:
+      config: {get_resource: config}
+      servers: {a: {get_resource: good}, b: {get_resource: raw}}
+""")
+    r = run_hotc(tmp_path, "plan", "-t", "t.yaml")
+    assert r.returncode == 1
+    assert "deps: the server raw must have user_data_format: SOFTWARE_CONFIG" in r.stderr, r.stderr
+    assert "the server good must" not in r.stderr
 
 
 def test_a_component_with_two_configs_for_one_action_is_refused(tmp_path: Path) -> None:

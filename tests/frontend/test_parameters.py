@@ -378,10 +378,14 @@ def test_resolve_values_require_values() -> None:
     assert vals == {} and any("The Parameter (s) was not provided" in d.message for d in diags)
 
 
-def test_bad_given_value_is_an_error() -> None:
+def test_bad_given_value_is_an_error_where_the_stack_is_created() -> None:
+    """Heat's template validate checks no given value; its create pre-flight refuses it."""
     params = {"n": Parameter("n", "number")}
-    _, diags = resolve_values(params, {"n": ("abc", None, "--parameter")}, {}, require_values=False)
+    _, diags = resolve_values(params, {"n": ("abc", None, "--parameter")}, {}, require_values=True)
     assert [d.severity for d in diags] == [Severity.ERROR]
+    _, diags = resolve_values(params, {"n": ("abc", None, "--parameter")}, {}, require_values=False)
+    assert [d.severity for d in diags] == [Severity.WARNING]
+    assert "creating the stack would fail" in diags[0].message
 
 
 def test_hidden_values_never_shown() -> None:

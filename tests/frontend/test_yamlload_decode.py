@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from hotc.errors import Pos, Severity
-from hotc.parser.yamlload import PosDict, PosList, load_yaml_text
+from hotc.parser.yamlload import _UNUSUAL, PosDict, PosList, _from_events, _from_nodes, load_yaml_text
 from tests.corpus.corpus import WHAT, find_corpus
 from tests.inputs import missing_input
 
@@ -193,3 +193,66 @@ def test_every_corpus_yaml_decodes_like_pyyaml() -> None:
             raise AssertionError(f"{path}: {exc}") from exc
     assert len(files) > 600
     assert compared > 40_000
+
+
+# -------------------------------------------------------------------- the event path and the node path
+
+
+def _same_positions(a: Any, b: Any, path: str = "$") -> None:
+    if isinstance(a, dict):
+        assert (a.pos, a.key_pos, a.value_pos) == (b.pos, b.key_pos, b.value_pos), path
+        for k in a:
+            _same_positions(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert (a.pos, a.item_pos) == (b.pos, b.item_pos), path
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same_positions(x, y, f"{path}[{i}]")
+
+
+def test_the_event_path_decodes_every_plain_corpus_file_as_the_node_path_does() -> None:
+    # most documents are decoded from libyaml's event stream (no node tree); the rest go through the node
+    # path: both must give the same data, positions and diagnostics wherever the event path answers
+    files = _corpus_yaml_files()
+    if not files:
+        missing_input(WHAT)
+    by_events = 0
+    for path in files:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        try:
+            ev_data, ev_diags = _from_events(text, str(path))
+        except yaml.YAMLError:
+            with pytest.raises(yaml.YAMLError):
+                _from_nodes(text, str(path), 10**6, True)
+            continue
+        if ev_data is _UNUSUAL:
+            continue
+        by_events += 1
+        node_data, node_diags = _from_nodes(text, str(path), 10**6, True)
+        _same(ev_data, node_data)
+        _same_positions(ev_data, node_data)
+        assert ev_diags == node_diags, path
+    assert by_events > 0.9 * len(files), (by_events, len(files))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x {b: 1}\nc: *x\n",  # anchor and alias
+        "a: !!str 1\n",  # explicit tag
+        "a: !!set {x, y}\n",
+        "base: &b {x: 1}\nc:\n  <<: *b\n  y: 2\n",  # merge key
+        "? [a, b]\n: c\n",  # a key that is a list
+        "a: 1\n---\nb: 2\n",  # two documents
+    ],
+)
+def test_unusual_documents_go_through_the_node_path(text: str) -> None:
+    assert _from_events(text, "t.yaml")[0] is _UNUSUAL
+    data, diags = load_yaml_text(text, "t.yaml")  # decoded as the node path decodes it
+    try:
+        want, want_diags = _from_nodes(text, "t.yaml", 10**6, True)
+    except yaml.YAMLError:
+        assert data is None and diags and diags[0].severity is Severity.ERROR
+        return
+    _same(data, want)
+    _same_positions(data, want)
+    assert diags == want_diags

@@ -234,7 +234,7 @@ def test_wait_gone_treats_404_as_gone(monkeypatch: pytest.MonkeyPatch) -> None:
             raise v
         return v
 
-    monkeypatch.setattr(common, "POLL_START", 0.0)
+    monkeypatch.setattr(common, "pause", lambda _s: None)
     common.wait_gone(make_ctx(None, "r"), "volume", get)
 
 

@@ -60,6 +60,12 @@ TEMPLATE_RULES: dict[str, Rule] = {
             "unsupported-type", "UnsupportedType", "hotc cannot apply this resource type or option."
         ),
         _template_rule(
+            "unsupported-option",
+            "UnsupportedOption",
+            "An option needs a service hotc does not have (hotc plan refuses it).",
+            "warning",
+        ),
+        _template_rule(
             "restricted-action", "RestrictedAction", "A change needs an action restricted_actions forbids."
         ),
         _template_rule("property", "Property", "A resource property is invalid for its type."),

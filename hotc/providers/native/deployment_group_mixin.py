@@ -16,6 +16,7 @@ member is left alone. The group's attributes are maps of key to the member's att
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +31,28 @@ MEMBERS_ATTR = "hotc:members"  # key -> member id (the object prefix of its sign
 GROUP_ATTRS = {"deploy_stdouts": "deploy_stdout", "deploy_stderrs": "deploy_stderr",
                "deploy_status_codes": "deploy_status_code"}  # fmt: skip
 MAX_PARALLEL = 16
+
+
+def _safe(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", key)
+
+
+def member_id(gid: str, key: str) -> str:
+    """A new member's id: ``GROUP/KEY-HEX`` (the prefix of its signal objects, so ``hotc signal STACK
+    GROUP[KEY]`` finds the action it waits on)."""
+    return f"{gid}/{_safe(key)}-{uuid.uuid4().hex}"
+
+
+def pending_member_key(store: Any, stack: str, gid: str, key: str) -> str | None:
+    """The signal object the member ``key`` of the group ``gid`` waits on now (None: it waits on nothing)."""
+    prefix = store.key(stack, "deployments", gid) + "/"
+    pattern = re.compile(re.escape(prefix + _safe(key)) + r"-[0-9a-f]{32}/pending$")
+    for k in store.keys_under(prefix):
+        if pattern.match(k):
+            raw = store.get(k)
+            if raw:
+                return str(raw.decode())
+    return None
 
 
 def member_props(props: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -70,7 +93,7 @@ class DeploymentGroupMixin:
     def _create_member(
         self, ctx: ActionContext, gid: str, key: str, props: Mapping[str, Any]
     ) -> tuple[str, Outcome]:
-        mid = f"{gid}/{uuid.uuid4().hex}"
+        mid = member_id(gid, key)
         if not self.member.wants(ctx, props, "CREATE"):
             return mid, Outcome(mid, {a: None for a in OUTPUT_ATTRS})
         return mid, self.member._run(ctx, mid, props, "CREATE", name=key, entry=self._entry(ctx, key))

@@ -169,7 +169,8 @@ class DeploymentMixin:
         pending = store.key(ctx.stack_name, DEPLOYMENTS, f"{pid}/{PENDING}")
         store.put(pending, key.encode(), "text/plain")  # where `hotc signal` sends while this action waits
         try:
-            details = self._wait(ctx, store, key, action, derived["id"])
+            label = f"{name} {action}" if name else action  # a group's member: say which
+            details = self._wait(ctx, store, key, label, derived["id"])
         finally:
             store.delete_all(pending)
         values, failure = outcome_of_signal(details, derived["outputs"])

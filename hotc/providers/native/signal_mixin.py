@@ -13,6 +13,7 @@ The presigned URL is a credential: every attribute that holds it is listed in ``
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import time
 import uuid
@@ -338,12 +339,37 @@ WAITER_HANDLE_PROPS: Mapping[str, str] = {
 
 
 DEPLOYMENT_TYPES = frozenset({"OS::Heat::SoftwareDeployment", "OS::Heat::StructuredDeployment"})
+DEPLOYMENT_GROUP_TYPES = frozenset(
+    {
+        "OS::Heat::SoftwareDeploymentGroup",
+        "OS::Heat::StructuredDeploymentGroup",
+        "OS::Heat::SoftwareDeployments",
+        "OS::Heat::StructuredDeployments",
+    }
+)
 
 
 def signal_key(resources: Mapping[str, Any], address: str, store: Any, stack: str = "") -> str:
     """The store key ``hotc signal STACK ADDRESS`` writes to: the handle's object for a handle, or for a wait
     condition / Swift signal, its handle's. Raises HotcError naming what ADDRESS can be."""
     rs = resources.get(address)
+    member = re.fullmatch(r"(.+)\[([^\]]+)\]", address)
+    if rs is None and member is not None and member.group(1) in resources:
+        group = resources[member.group(1)]
+        if group.type in DEPLOYMENT_GROUP_TYPES:
+            from hotc.providers.native.deployment_group_mixin import pending_member_key
+
+            if group.physical_id is None:
+                raise HotcError(f"{member.group(1)} has not been created yet")
+            found = pending_member_key(store, stack, str(group.physical_id), member.group(2))
+            if found is None:
+                raise HotcError(
+                    f"{address} is not waiting for a signal (no apply is running an action of member "
+                    f"{member.group(2)!r} of {member.group(1)})"
+                )
+            return found
+    if rs is not None and rs.type in DEPLOYMENT_GROUP_TYPES:
+        raise HotcError(f"{address} is a {rs.type}: signal one of its members, {address}[NAME]")
     if rs is None:
         raise HotcError(f"{address}: no such resource in the state (see 'hotc resource list')")
     if rs.type in WAITER_HANDLE_PROPS:

@@ -20,15 +20,14 @@ from typing import Any, TypeVar
 
 from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
+from hotc.providers.openstack.polling import Poll
 
 T = TypeVar("T")
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
 
-# Waits poll at this interval, growing to POLL_MAX.
-POLL_START = 0.5
-POLL_MAX = 3.0
+# Waits sleep between polls as hotc.providers.openstack.polling decides (adaptive).
 # Retries of transient errors.
 RETRY_ATTEMPTS = 6
 RETRY_BASE = 0.5
@@ -137,11 +136,13 @@ def call(
     """
     delay = RETRY_BASE
     for attempt in range(1, attempts + 1):
+        t0 = now()
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         except HotcError:
             raise
         except Exception as exc:
+            _told(ctx, now() - t0, exc)
             if attempt < attempts and retry_if(exc):
                 wait = retry_after(exc) or delay * (0.75 + random.random() / 2)
                 if ctx is not None:
@@ -150,7 +151,15 @@ def call(
                 delay = min(delay * 2, RETRY_CAP)
                 continue
             raise translate(exc, what) from exc
+        _told(ctx, now() - t0, None)
+        return result
     raise AssertionError("unreachable")
+
+
+def _told(ctx: ActionContext | None, seconds: float, exc: BaseException | None) -> None:
+    """Tell the run about a cloud call (``ActionContext.on_call``): how long it took and how it failed."""
+    if ctx is not None:
+        ctx.on_call(seconds, None if exc is None else (status_of(exc) or 0))
 
 
 def create_once(
@@ -167,11 +176,13 @@ def create_once(
     delay = RETRY_BASE
     conflicts = 0
     for attempt in range(1, attempts + 1):
+        t0 = now()
         try:
-            return create()
+            made = create()
         except HotcError:
             raise
         except Exception as exc:
+            _told(ctx, now() - t0, exc)
             conflicts += status_of(exc) == 409
             # a conflict on a create is mostly for good (address or port in use): retry it only twice
             if attempt < attempts and is_transient(exc) and conflicts <= CREATE_CONFLICT_RETRIES:
@@ -189,15 +200,21 @@ def create_once(
                         return found
                 continue
             raise translate(exc, what) from exc
+        _told(ctx, now() - t0, None)
+        return made
     raise AssertionError("unreachable")
 
 
 def fresh_finder(
-    ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]]
+    ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]], *, unique: bool = False
 ) -> Callable[[], Any]:
     """A ``find_existing`` for :func:`create_once` that can only return something made after this call: it
     lists the matches now (before the create) and later returns the newest match that was not there then.
-    So a replacement never mistakes the instance it replaces (same stamp, maybe same name) for its own."""
+    So a replacement never mistakes the instance it replaces (same stamp, maybe same name) for its own.
+    ``unique``: the matches are by a name made for this create (:func:`physical_name`'s random suffix), so
+    nothing can match before it: no list call up front (one call less per create)."""
+    if unique:
+        return lambda: newest(list_matches())
     try:
         before = {str(r.id) for r in list_matches()}
     except Exception as exc:  # cannot tell old from new: then never adopt on a retry
@@ -236,10 +253,12 @@ def wait_for(
     clock = clock or now
     limit = timeout if timeout is not None else (ctx.timeout or 600.0)
     deadline = clock() + limit
-    interval = POLL_START
+    poll = Poll(clock, getattr(ctx, "expected", None))
     last: Any = None
     while True:
+        t0 = clock()
         obj = call(ctx, what, get)
+        poll.answered(clock() - t0)
         last = obj
         if ready(obj):
             return obj
@@ -252,8 +271,7 @@ def wait_for(
             raise ProviderError(
                 f"{what}: timed out after {limit:.0f}s (last status: {describe_status(last)})"
             )
-        sleep(interval)
-        interval = min(interval * 1.5, POLL_MAX)
+        sleep(min(poll.interval(), max(0.0, deadline - clock())))
 
 
 def describe_status(obj: Any) -> str:
@@ -474,6 +492,35 @@ def lookup(
     if name_or_id is None or name_or_id == "":
         raise ProviderError(f"no {kind} given")
     value = str(name_or_id)
+    shared = getattr(ctx, "lookups", None)
+    if shared is not None and (kind, value) in shared:
+        return shared[(kind, value)]
+    found = _lookup(ctx, kind, value, get, by_name)
+    if shared is not None and _catalog(kind, found):
+        shared[(kind, value)] = found
+    return found
+
+
+CATALOG_KINDS = frozenset({"flavor", "image"})
+
+
+def _catalog(kind: str, found: Any) -> bool:
+    """Whether a look-up's answer may be shared by the run's actions: flavors and images, and networks that are
+    shared or external (what templates name, and what stacks seldom make and replace within one run)."""
+    if kind in CATALOG_KINDS:
+        return True
+    return kind == "network" and bool(
+        getattr(found, "is_router_external", False) or getattr(found, "is_shared", False)
+    )
+
+
+def _lookup(
+    ctx: ActionContext | None,
+    kind: str,
+    value: str,
+    get: Callable[[str], Any],
+    by_name: Callable[[str], Iterable[Any]],
+) -> Any:
     try:
         found = call(ctx, f"look up {kind} {value!r}", get, value)
         if found is not None:

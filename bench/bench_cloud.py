@@ -1,0 +1,463 @@
+"""Apply speed on the real test cloud: hotc against the cloud's own Heat, same templates, same machine.
+
+For each case (the multitier example, the two-tier web app example, a group of 30 servers) and each round
+(3 by default), the benchmark runs create, update, check and delete through hotc (the ``hotc`` command, as a
+user runs it: whole process, local state in a temporary directory) and through Heat (the orchestration API of
+the test cloud, polled every 0.25 s so Heat's figure is its own time, not a client's polling period),
+interleaved: hotc first in odd rounds, Heat first in even rounds, never both at once. It prints each phase's wall
+time for both, the median over the rounds and the ratio hotc / Heat.
+
+Updates: multitier changes ``app_version`` (both servers' metadata, in place) and ``web_b_revision`` (web_b's
+user_data: web_b is replaced and takes over its port); the web app resizes both servers (m1.small -> m1.tiny);
+the group changes its servers' metadata. Deletes delete everything.
+
+hotc's per-resource timeline of the first round's create (``--timeline``, on by default) comes from running
+hotc under a probe (``bench/bench_cloud.py --probe FILE -- hotc-args``) that records, per resource step, the
+step's wall time, the time spent inside HTTP requests (API time), the time spent sleeping between polls and
+retries (waiting), and the rest (hotc's own overhead: evaluation, state writes, scheduling).
+
+    OS_CLIENT_CONFIG_FILE=/opt/hotc-cloud/etc/clouds.yaml OS_CLOUD=hotc-test \\
+        .venv/bin/python bench/bench_cloud.py [--rounds 3] [--cases multitier,webapp,group30] [--parallelism N]
+
+Stacks are named ``hotc-t-bench-...`` so the test cloud's janitor sweeps what a killed run leaves behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+PHASES = ("create", "update", "check", "delete")
+POLL = 0.25  # how often the bench polls Heat for a stack's status
+
+GROUP_TEMPLATE = """heat_template_version: 2018-08-31
+parameters:
+  count: {type: number, default: 30}
+  version: {type: string, default: "1"}
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {get_param: count}
+      resource_def:
+        type: OS::Nova::Server
+        properties:
+          image: hotc-tiny
+          flavor: m1.tiny
+          networks: [{network: hotc-private}]
+          metadata: {version: {get_param: version}}
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    template: Path
+    environments: tuple[Path, ...]
+    create_params: dict[str, str]
+    update_params: dict[str, str]
+    files: dict[str, Path] = field(default_factory=dict)  # names the templates use -> files (for Heat)
+
+
+def cases(tmp: Path) -> dict[str, Case]:
+    group = tmp / "group30.yaml"
+    group.write_text(GROUP_TEMPLATE)
+    return {
+        "multitier": Case(
+            "multitier",
+            EXAMPLES / "multitier.yaml",
+            (EXAMPLES / "multitier-production.env.yaml",),
+            {},
+            {"app_version": "2", "web_b_revision": "2"},
+        ),
+        "webapp": Case(
+            "webapp",
+            EXAMPLES / "webapp.yaml",
+            (EXAMPLES / "webapp-env.yaml",),
+            {"image": "hotc-tiny", "with_volume": "false", "flavor": "m1.small"},
+            {"image": "hotc-tiny", "with_volume": "false", "flavor": "m1.tiny"},
+            {"lib/app_server.yaml": EXAMPLES / "lib" / "app_server.yaml"},
+        ),
+        "group30": Case("group30", group, (), {}, {"version": "2"}),
+    }
+
+
+# ------------------------------------------------------------------------------------------------ hotc side
+
+
+class Hotc:
+    """Runs the hotc command (under the probe) in its own working directory."""
+
+    def __init__(self, case: Case, stack: str, parallelism: int | None) -> None:
+        self.case = case
+        self.stack = stack
+        self.cwd = Path(tempfile.mkdtemp(prefix="hotc-bench-cloud-"))
+        self.parallelism = parallelism
+        self.timelines: dict[str, list[dict[str, Any]]] = {}
+
+    def _run(self, phase: str, *args: str) -> float:
+        probe = self.cwd / f"{phase}.probe.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--probe", str(probe), "--", *args]
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, cwd=self.cwd, capture_output=True, text=True, env=os.environ.copy())
+        wall = time.monotonic() - t0
+        if r.returncode != 0:
+            raise SystemExit(f"hotc {phase} of {self.stack} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+        if probe.exists():
+            self.timelines[phase] = json.loads(probe.read_text())
+        return wall
+
+    def _template_args(self, params: dict[str, str]) -> list[str]:
+        out = ["-t", str(self.case.template)]
+        for e in self.case.environments:
+            out += ["-e", str(e)]
+        for k, v in params.items():
+            out += ["--parameter", f"{k}={v}"]
+        if self.parallelism:
+            out += ["--parallelism", str(self.parallelism)]
+        return out
+
+    def create(self) -> float:
+        return self._run(
+            "create", "apply", *self._template_args(self.case.create_params), self.stack, "--auto-approve"
+        )
+
+    def update(self) -> float:
+        return self._run(
+            "update", "apply", *self._template_args(self.case.update_params), self.stack, "--auto-approve"
+        )
+
+    def check(self) -> float:
+        return self._run("check", "check", self.stack)
+
+    def delete(self) -> float:
+        extra = ["--parallelism", str(self.parallelism)] if self.parallelism else []
+        return self._run("delete", "destroy", self.stack, "--auto-approve", *extra)
+
+
+# ------------------------------------------------------------------------------------------------ Heat side
+
+
+def load_yaml(path: Path) -> Any:
+    import yaml
+
+    return yaml.safe_load(path.read_text())
+
+
+class Heat:
+    """The same case through the test cloud's Heat (openstacksdk's orchestration proxy)."""
+
+    def __init__(self, conn: Any, case: Case, stack: str) -> None:
+        self.conn = conn
+        self.case = case
+        self.stack = stack
+        self.id: str | None = None
+        env: dict[str, Any] = {}
+        for e in case.environments:
+            for section, value in (load_yaml(e) or {}).items():
+                env.setdefault(section, {}).update(value)
+        self.environment = env
+        self.template = (
+            case.template.read_text()
+        )  # Heat parses the text (a dict would lose the version's type)
+        self.files = {name: p.read_text() for name, p in case.files.items()}
+
+    def _wait(self, action: str) -> None:
+        proxy = self.conn.orchestration
+        while True:
+            time.sleep(POLL)
+            try:
+                st = proxy.get_stack(self.id)
+            except Exception as exc:  # noqa: BLE001
+                if action == "DELETE" and type(exc).__name__ in ("NotFoundException", "ResourceNotFound"):
+                    return
+                raise
+            status = str(st.status)
+            if status == f"{action}_COMPLETE":
+                return
+            if status.endswith("_FAILED"):
+                raise SystemExit(f"Heat {action} of {self.stack} failed: {st.status_reason}")
+
+    def create(self) -> float:
+        t0 = time.monotonic()
+        st = self.conn.orchestration.create_stack(
+            name=self.stack,
+            template=self.template,
+            environment=self.environment,
+            files=self.files,
+            parameters=self.case.create_params,
+            timeout_mins=30,
+        )
+        self.id = st.id
+        self._wait("CREATE")
+        return time.monotonic() - t0
+
+    def update(self) -> float:
+        t0 = time.monotonic()
+        st = self.conn.orchestration.get_stack(self.id)
+        self.conn.orchestration.update_stack(
+            st,
+            template=self.template,
+            environment=self.environment,
+            files=self.files,
+            parameters=self.case.update_params,
+            timeout_mins=30,
+        )
+        self._wait("UPDATE")
+        return time.monotonic() - t0
+
+    def check(self) -> float:
+        t0 = time.monotonic()
+        st = self.conn.orchestration.get_stack(self.id)
+        self.conn.orchestration.check_stack(st)
+        self._wait("CHECK")
+        return time.monotonic() - t0
+
+    def delete(self) -> float:
+        t0 = time.monotonic()
+        self.conn.orchestration.delete_stack(self.id)
+        self._wait("DELETE")
+        return time.monotonic() - t0
+
+
+# ------------------------------------------------------------------------------------------------ the probe
+
+
+def probe(out: Path, argv: list[str]) -> None:
+    """Run hotc's CLI in this process, recording per step: wall, time inside HTTP requests, time asleep."""
+    from keystoneauth1 import session as ks_session
+
+    from hotc.apply import executor
+    from hotc.providers.openstack import common
+
+    lock = threading.Lock()
+    current: dict[int, dict[str, Any]] = {}  # thread id -> the step it runs
+    steps: list[dict[str, Any]] = []
+    t_start = time.monotonic()
+
+    outside = {"step": "(outside steps: planning, look-ups)", "start": 0.0, "api": 0.0, "wait": 0.0}
+    outside.update(calls=0, sleeps=0, requests=[])
+
+    def account(key: str, seconds: float, what: str = "") -> None:
+        rec = current.get(threading.get_ident(), outside)
+        with lock:
+            rec[key] += seconds
+            rec["calls" if key == "api" else "sleeps"] += 1
+            if what:
+                rec["requests"].append(f"{what} {seconds:.2f}")
+
+    orig_request = ks_session.Session.request
+
+    def request(self: Any, *a: Any, **kw: Any) -> Any:
+        t0 = time.monotonic()
+        try:
+            return orig_request(self, *a, **kw)
+        finally:
+            url, method = (list(a) + [kw.get("url", ""), kw.get("method", "")])[:2]
+            account("api", time.monotonic() - t0, f"{method} {str(url).split('?')[0][-60:]}")
+
+    orig_pause = common.pause
+
+    def pause(seconds: float) -> None:
+        t0 = time.monotonic()
+        orig_pause(seconds)
+        account("wait", time.monotonic() - t0)
+
+    orig_sleep = executor.time.sleep
+
+    orig_run_step = executor.Executor._run_step
+
+    def run_step(self: Any, step: Any, results: Any) -> None:
+        rec = {"step": step.label, "start": time.monotonic() - t_start, "api": 0.0, "wait": 0.0}
+        rec.update(calls=0, sleeps=0, requests=[])
+        current[threading.get_ident()] = rec
+        try:
+            orig_run_step(self, step, results)
+        finally:
+            rec["end"] = time.monotonic() - t_start
+            current.pop(threading.get_ident(), None)
+            with lock:
+                steps.append(rec)
+
+    ks_session.Session.request = request  # type: ignore[method-assign]
+    common.pause = pause
+    executor.Executor._run_step = run_step  # type: ignore[method-assign]
+    del orig_sleep
+    from hotc.cli.app import main
+
+    code = 0
+    try:
+        main(argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    finally:
+        total = time.monotonic() - t_start
+        outside["end"] = total
+        out.write_text(json.dumps([{"step": "(process)", "start": 0.0, "end": total}, outside, *steps]))
+    sys.exit(code)
+
+
+def print_timeline(name: str, rows: list[dict[str, Any]]) -> None:
+    proc = next((r for r in rows if r["step"] == "(process)"), None)
+    outside = next((r for r in rows if r["step"].startswith("(outside")), None)
+    steps = sorted((r for r in rows if not r["step"].startswith("(")), key=lambda r: r["start"])
+    if not steps:
+        return
+    print(f"\nhotc timeline, {name} (seconds from the process start; wall = API + waiting + hotc overhead)")
+    print(
+        f"  {'step':<44} {'start':>6} {'end':>6} {'wall':>6} {'API':>6} {'calls':>5} {'wait':>6} {'hotc':>6}"
+    )
+    tot = {"wall": 0.0, "api": 0.0, "wait": 0.0, "own": 0.0}
+    for r in steps:
+        wall = r["end"] - r["start"]
+        own = max(0.0, wall - r["api"] - r["wait"])
+        tot["wall"] += wall
+        tot["api"] += r["api"]
+        tot["wait"] += r["wait"]
+        tot["own"] += own
+        print(
+            f"  {r['step'][:44]:<44} {r['start']:>6.2f} {r['end']:>6.2f} {wall:>6.2f} {r['api']:>6.2f} "
+            f"{r['calls']:>5} {r['wait']:>6.2f} {own:>6.2f}"
+        )
+    first = steps[0]["start"]
+    last = max(r["end"] for r in steps)
+    print(
+        f"  {'sum over steps':<44} {'':>6} {'':>6} {tot['wall']:>6.2f} {tot['api']:>6.2f} {'':>5} "
+        f"{tot['wait']:>6.2f} {tot['own']:>6.2f}"
+    )
+    if outside is not None:
+        print(
+            f"  cloud calls outside the steps (planning: constraints, look-ups): {outside['calls']}, {outside['api']:.2f} s"
+        )
+    if proc is not None:
+        print(
+            f"  process {proc['end']:.2f} s: start-up and planning until the first step {first:.2f} s, steps "
+            f"{last - first:.2f} s, after the last step {proc['end'] - last:.2f} s"
+        )
+
+
+# ------------------------------------------------------------------------------------------------ main
+
+
+def connect() -> Any:
+    import warnings
+
+    import openstack
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        conn = openstack.connect()
+    conn.authorize()
+    return conn
+
+
+def run_case(conn: Any, case: Case, rounds: int, parallelism: int | None, timeline: bool) -> dict[str, Any]:
+    results: dict[str, dict[str, list[float]]] = {
+        "hotc": {p: [] for p in PHASES},
+        "heat": {p: [] for p in PHASES},
+    }
+    for rnd in range(rounds):
+        tag = uuid.uuid4().hex[:6]
+        hotc = Hotc(case, f"hotc-t-bench-{case.name}-h{tag}", parallelism)
+        heat = Heat(conn, case, f"hotc-t-bench-{case.name}-s{tag}")
+        sides: list[tuple[str, Any]] = [("hotc", hotc), ("heat", heat)]
+        if rnd % 2:
+            sides.reverse()
+        for phase in PHASES:
+            for side, runner in sides:
+                fn: Callable[[], float] = getattr(runner, phase)
+                secs = fn()
+                results[side][phase].append(secs)
+                print(f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s", flush=True)
+        if timeline and rnd == 0:
+            for phase in ("create", "delete"):
+                if phase in hotc.timelines:
+                    print_timeline(f"{case.name} {phase}", hotc.timelines[phase])
+    return results
+
+
+def sweep(conn: Any, case: Case, values: list[int], rounds: int) -> None:
+    """Create and delete through hotc at each parallelism, and through Heat, interleaved (the default parallelism
+    is chosen from these figures)."""
+    walls: dict[str, dict[str, list[float]]] = {}
+    for rnd in range(rounds):
+        runners: list[tuple[str, Any]] = [
+            (f"hotc p={v}", Hotc(case, f"hotc-t-bench-{case.name}-p{v}-{uuid.uuid4().hex[:6]}", v))
+            for v in values
+        ]
+        runners.insert(
+            rnd % (len(runners) + 1),
+            ("heat", Heat(conn, case, f"hotc-t-bench-{case.name}-s{uuid.uuid4().hex[:6]}")),
+        )
+        for side, runner in runners:
+            for phase in ("create", "delete"):
+                secs = getattr(runner, phase)()
+                walls.setdefault(side, {}).setdefault(phase, []).append(secs)
+                print(f"  {case.name} round {rnd + 1} {phase:<6} {side:<10} {secs:7.2f} s", flush=True)
+    heat = walls["heat"]
+    print(
+        f"\n{'side':<12} {'create s':>9} {'delete s':>9} {'create/Heat':>11} {'delete/Heat':>11}  (medians)"
+    )
+    for side, w in walls.items():
+        c, d = statistics.median(w["create"]), statistics.median(w["delete"])
+        hc, hd = statistics.median(heat["create"]), statistics.median(heat["delete"])
+        print(f"{side:<12} {c:>9.2f} {d:>9.2f} {c / hc:>11.2f} {d / hd:>11.2f}")
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--probe":
+        sep = sys.argv.index("--")
+        probe(Path(sys.argv[2]), sys.argv[sep + 1 :])
+        return
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cases", default="multitier,webapp,group30")
+    ap.add_argument(
+        "--parallelism", type=int, default=None, help="hotc's --parallelism (default: hotc's own)"
+    )
+    ap.add_argument("--no-timeline", action="store_true")
+    ap.add_argument(
+        "--sweep",
+        default="",
+        help="parallelism values (10,30,60): create/delete of each case at each, and Heat",
+    )
+    args = ap.parse_args()
+    os.environ.setdefault("OS_CLIENT_CONFIG_FILE", "/opt/hotc-cloud/etc/clouds.yaml")
+    os.environ.setdefault("OS_CLOUD", "hotc-test")
+    conn = connect()
+    tmp = Path(tempfile.mkdtemp(prefix="hotc-bench-cloud-"))
+    table: list[tuple[str, str, float, float]] = []
+    if args.sweep:
+        for name in args.cases.split(","):
+            print(f"{name}: parallelism sweep {args.sweep}, {args.rounds} round(s)", flush=True)
+            sweep(conn, cases(tmp)[name], [int(v) for v in args.sweep.split(",")], args.rounds)
+        return
+    for name in args.cases.split(","):
+        case = cases(tmp)[name]
+        print(f"{name}: {args.rounds} round(s), interleaved", flush=True)
+        res = run_case(conn, case, args.rounds, args.parallelism, not args.no_timeline)
+        for phase in PHASES:
+            table.append(
+                (name, phase, statistics.median(res["hotc"][phase]), statistics.median(res["heat"][phase]))
+            )
+    print(f"\n{'case':<10} {'phase':<7} {'hotc s':>8} {'Heat s':>8} {'hotc/Heat':>9}   (medians, wall)")
+    for name, phase, h, s in table:
+        print(f"{name:<10} {phase:<7} {h:>8.2f} {s:>8.2f} {h / s:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

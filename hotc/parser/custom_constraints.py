@@ -1,0 +1,86 @@
+"""The custom constraint names a stock Heat 27 registers (its ``heat.constraints`` entry points), as data.
+
+A parameter's ``custom_constraint`` must name one of them: Heat's template validate does not look (it skips
+custom constraints), its stack create refuses a value with ``"X" does not validate NAME (constraint not
+found)``. Which of them hotc can check, and how, is the providers' business (``hotc.providers.openstack.
+constraints``); this is only what exists.
+"""
+
+from __future__ import annotations
+
+HEAT_CUSTOM_CONSTRAINTS: frozenset[str] = frozenset(
+    {
+        "barbican.container",
+        "barbican.secret",
+        "blazar.reservation",
+        "cinder.backup",
+        "cinder.qos_specs",
+        "cinder.snapshot",
+        "cinder.volume",
+        "cinder.vtype",
+        "cron_expression",
+        "designate.zone",
+        "dns_domain",
+        "dns_name",
+        "expiration",
+        "glance.image",
+        "ip_addr",
+        "ip_or_cidr",
+        "ironic.node",
+        "ironic.portgroup",
+        "iso_8601",
+        "json_string",
+        "keystone.domain",
+        "keystone.group",
+        "keystone.project",
+        "keystone.region",
+        "keystone.role",
+        "keystone.service",
+        "keystone.user",
+        "mac_addr",
+        "magnum.cluster_template",
+        "manila.share_network",
+        "manila.share_snapshot",
+        "manila.share_type",
+        "mistral.workflow",
+        "net_cidr",
+        "neutron.address_scope",
+        "neutron.flow_classifier",
+        "neutron.lbaas.listener",
+        "neutron.lbaas.loadbalancer",
+        "neutron.lbaas.pool",
+        "neutron.lbaas.provider",
+        "neutron.network",
+        "neutron.port",
+        "neutron.port_pair",
+        "neutron.port_pair_group",
+        "neutron.qos_policy",
+        "neutron.router",
+        "neutron.security_group",
+        "neutron.segment",
+        "neutron.subnet",
+        "neutron.subnetpool",
+        "neutron.taas.tap_flow",
+        "neutron.taas.tap_service",
+        "nova.flavor",
+        "nova.host",
+        "nova.keypair",
+        "nova.network",
+        "nova.server",
+        "octavia.availabilityzone",
+        "octavia.availabilityzoneprofile",
+        "octavia.flavor",
+        "octavia.flavorprofile",
+        "octavia.l7policy",
+        "octavia.listener",
+        "octavia.loadbalancer",
+        "octavia.pool",
+        "rel_dns_name",
+        "test_constr",
+        "timezone",
+        "trove.flavor",
+        "zaqar.queue",
+    }
+)
+
+__all__ = ["HEAT_CUSTOM_CONSTRAINTS"]

@@ -1,0 +1,61 @@
+"""How long a wait sleeps between two polls of the cloud (adaptive polling).
+
+A fixed schedule is either slow (a 0.5 s first interval adds up to half a second to every Octavia child, whose
+noop-driver transitions take a tenth of that) or wasteful. hotc sleeps in proportion to how long it has waited
+(:data:`FRACTION`), between :data:`POLL_MIN` and :data:`POLL_MAX`: a transition is seen at most about a fifth
+of its duration late, and a wait of T seconds costs about log(T / POLL_MIN) / log(1 + FRACTION) polls.
+
+When the stack's own history says how long this type's action usually takes (``ActionContext.expected``,
+learned from the stack's events by :mod:`hotc.apply.durations`), the first sleep goes most of the way there in
+one step (at most :data:`POLL_MAX` at a time, so a much faster run is still seen soon) and the polls around the
+expected end are tight (5 % of the expected duration): fewer calls, and the end seen sooner.
+
+A wait never sleeps less than its last poll took to answer: a cloud whose answers slow down (an overloaded
+API) is polled less often, so the waits do not crowd out the calls that make progress.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+POLL_MIN = 0.1  # seconds: the shortest sleep between two polls
+POLL_MAX = 3.0  # seconds: the longest
+FRACTION = 0.2  # sleep at most this fraction of the time waited so far
+LEAD = 0.7  # with an expected duration: the first polls skip to this fraction of it
+WINDOW = 1.5  # ... and stay tight until this multiple of it
+TIGHT = 0.05  # ... polling every this fraction of it (at least POLL_MIN)
+
+
+class Poll:
+    """The sleeps of one wait. ``expected``: the action's usual duration, if known, counted from the start of
+    the wait (the calls before it, such as the create's POST, are short next to what is waited for)."""
+
+    def __init__(self, clock: Callable[[], float], expected: float | None = None) -> None:
+        self.clock = clock
+        self.start = clock()
+        self.expected = expected if expected is not None and expected > 0 else None
+        self.last_answer = 0.0  # seconds the last poll took to answer
+
+    def answered(self, seconds: float) -> None:
+        """The last poll took ``seconds``: a busy cloud is not polled more often than it answers."""
+        self.last_answer = max(0.0, seconds)
+
+    def interval(self) -> float:
+        """Seconds to sleep before the next poll: the schedule's, and never less than the last poll took to
+        answer (a cloud answering slowly is busy: polling it harder would slow everyone down)."""
+        return min(POLL_MAX, max(self._scheduled(), self.last_answer))
+
+    def _scheduled(self) -> float:
+        now = self.clock()
+        waited = max(0.0, now - self.start)
+        base = min(POLL_MAX, max(POLL_MIN, FRACTION * waited))
+        e = self.expected
+        if e is None:
+            return base
+        since = waited
+        lead = LEAD * e - since
+        if lead > base:
+            return min(lead, POLL_MAX)
+        if since < WINDOW * e:
+            return max(POLL_MIN, min(base, TIGHT * e))
+        return base
