@@ -420,6 +420,7 @@ def _plan(
             store_for(signal_store, backend),
             state_key=backend_encrypts(backend_from_config(backend)),
         )
+        _note_pending_signals(state, store_for(signal_store, backend))
     if template is not None:
         plan = replace(
             plan,
@@ -458,6 +459,26 @@ def _plan(
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
     if detailed_exitcode and (plan.has_changes or plan.resource_drift):
         raise typer.Exit(2)
+
+
+def _note_pending_signals(state: Any, store: Any) -> None:
+    """Say when ScalingPolicy signals wait in the store: ``hotc apply -t`` (or ``hotc watch``) executes them
+    and its plan shows the resize; this plan (and a plan file saved from it) does not."""
+    from hotc.apply.scaling import has_policies, pending_signals
+
+    if not has_policies(state):
+        return
+    try:
+        pending = pending_signals(state, store())
+    except HotcError:
+        return
+    if pending:
+        names = ", ".join(sorted({p.policy for p in pending}))
+        print(
+            f"note: {len(pending)} scaling signal(s) pending for {names}: this plan does not include them; "
+            "'hotc apply -t ...' (or 'hotc watch') executes them and its plan shows the resize",
+            file=sys.stderr,
+        )
 
 
 def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:

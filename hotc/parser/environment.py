@@ -557,11 +557,20 @@ def _check_registry(rr: Mapping[str, Any], file: str, depth: int = 0) -> list[Di
 
 
 def _merge_list(old: Any, new: Any) -> Any:
+    """Heat's ``merge_list``: lists extend, comma-delimited strings join; a list and a string do not mix."""
     if not old:
         return new
     if isinstance(new, list):
-        return list(old) + list(new) if isinstance(old, list) else new
-    return ",".join([str(old), str(new)])
+        if not isinstance(old, list):
+            raise TypeError(f"cannot extend {_shown(old)} with a list")
+        return list(old) + list(new)
+    if not isinstance(old, str) or not isinstance(new, str):
+        raise TypeError(f"cannot join {_shown(old)} and {_shown(new)}")
+    return ",".join([old, new])
+
+
+def _shown(v: Any) -> str:
+    return json.dumps(v) if not isinstance(v, str) else repr(v)
 
 
 def _merge_map(old: Any, new: Mapping[str, Any], deep: bool = False) -> Any:
@@ -597,9 +606,9 @@ def _merge_params(
     diags: list[Diagnostic],
     keep_undeclared: bool = False,
 ) -> dict[str, Any]:
-    default = strategies.get("default", "overwrite") if strategies else "overwrite"
-    if default not in MERGE_STRATEGIES:
-        default = "overwrite"
+    # Heat's get_param_merge_strategy: an unknown strategy falls back to the file's default, even an unknown
+    # one (which then merges as overwrite, but conflicts with any other)
+    default = str(strategies.get("default", "overwrite")) if strategies else "overwrite"
     for key, value in new.items():
         if key in param_types and value is not None:
             s = strategies.get(key, chosen.get(key, default)) if strategies else chosen.get(key, default)
@@ -634,18 +643,25 @@ def _merge_params(
                 pos_map[key] = pos_of(new, key) or pos_map.get(key) or Pos(env_file, 1, 1)
             continue
         s = chosen.get(key, "overwrite")
-        if s == "overwrite":
+        if s not in ("merge", "deep_merge"):
             out[key] = value
             continue
         ptype = param_types[key]
         try:
+            # Heat's parse_param and param_merge: a json value is read as JSON; any other must be a string or a
+            # list (a number merges only as text, which Heat then fails to add)
             if ptype == "json":
-                pv = json.loads(value) if isinstance(value, str) else json.loads(json.dumps(value))
+                pv = json.loads(value if isinstance(value, str) else json.dumps(value)) if value else value
                 out[key] = _merge_map(out.get(key, {}), pv, deep=(s == "deep_merge"))
+            elif not isinstance(value, (str, list)):
+                raise ValueError(f"{_shown(value)} is not a string or a list")
             elif ptype == "comma_delimited_list":
                 out[key] = _merge_list(out.get(key), value)
             elif ptype == "string":
-                out[key] = str(out.get(key, "")) + str(value)
+                old_s = out.get(key, "")
+                if not isinstance(old_s, str) or not isinstance(value, str):
+                    raise TypeError(f"cannot join {_shown(old_s)} and {_shown(value)}")
+                out[key] = old_s + value
             elif ptype == "number":
                 out[key] = out.get(key, 0) + value
             else:

@@ -62,7 +62,7 @@ from hotc.parser.ir import (
     Template,
 )
 from hotc.parser.loaded import LoadedStack, NestedTemplate, TypeChecks, TypeResolution
-from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
+from hotc.parser.parameters import resolve_values, template_property_problem
 from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import find_cycles, parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
@@ -359,6 +359,38 @@ _UNUSED_CONDITION = (
 )
 
 
+def _check_outputs_of_disabled(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapping[str, Any]) -> None:
+    """An output that is not disabled naming a resource whose condition is false: Heat's validate resolves
+    the output's references against the enabled resources only (``GetResource``/``GetAtt`` ``validate``) and
+    rejects the template. The taken branch of an ``if`` only, as Heat parses it."""
+    disabled = {n for n, r in t.resources.items() if _enabled(r, ctx, conds) is False}
+    if not disabled:
+        return
+    c2 = EvalContext(
+        version=ctx.version,
+        parameters=ctx.parameters,
+        resolver=ctx.resolver,
+        conditions=conds,
+        files=ctx.files,
+        resource_names=ctx.resource_names,
+        template_path=ctx.template_path,
+    )
+    for oname, o in t.outputs.items():
+        if o.value is None or o.value_error is not None or _condition_known(o.condition, ctx, conds) is False:
+            continue
+        for kind, name, pos in references(o.value, c2):
+            if kind == "resource" and name in disabled:
+                lc.diags.append(
+                    error(
+                        f'outputs.{oname}.value: The specified reference "{name}" (in unknown) is incorrect: '
+                        f"the resource {name} is not created (its condition is false) and output {oname} "
+                        "has no condition that is false with it",
+                        pos,
+                        code="reference",
+                    )
+                )
+
+
 def _if_conditions(
     lc: _Ctx, t: Template, ctx: EvalContext, c2: EvalContext, conds: Mapping[str, Any]
 ) -> list[str]:
@@ -502,6 +534,7 @@ def _process(
     ctx = _eval_ctx(t, values, files)
     conds = _conditions(t, ctx)
     _check_asked_conditions(lc, t, ctx, conds)
+    _check_outputs_of_disabled(lc, t, ctx, conds)
     _check_custom_constraint_names(lc, t)
     types: dict[str, TypeResolution] = {}
     member_types: dict[str, TypeResolution] = {}
@@ -813,21 +846,24 @@ def _nested(
             if v is not None and not _has_unknown(v):
                 child_values[pname] = v
                 param = child_t.parameters[pname]
-                try:
-                    convert_value(param.type, v)
-                    problems = constraint_errors(param, v)
-                except ParameterValueError as exc:
-                    problems = [str(exc)]
-                for msg in problems[:1]:
+                # Heat's template validate checks no property value (strict_validate off); the create's
+                # pre-flight does, against the property schema made from the parameter
+                problem = template_property_problem(param, v)
+                if problem is not None:
                     shown = "(hidden)" if param.hidden else repr(v)
-                    lc.diags.append(
-                        warning(
-                            f"{prop_path}.{pname}: the value {shown} is not valid for parameter {pname!r} "
-                            f"({param.type}) of {os.path.basename(key)}: {msg}; creating the stack would fail",
-                            pexpr.pos or ppos or res.pos,
-                            code="property",
-                        )
+                    if param.hidden and str(v) in problem:
+                        problem = "the value does not satisfy the parameter's type or constraints"
+                    msg = (
+                        f"Property error: {prop_path}.{pname}: the value {shown} is not valid for parameter "
+                        f"{pname!r} ({param.type}) of {os.path.basename(key)}: {problem}"
                     )
+                    pos = pexpr.pos or ppos or res.pos
+                    if lc.strict:
+                        lc.diags.append(error(msg, pos, code="property"))
+                    else:
+                        lc.diags.append(
+                            warning(msg + "; creating the stack would fail", pos, code="property")
+                        )
     for pname, param in child_t.parameters.items():
         if (
             parameters_given

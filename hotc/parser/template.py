@@ -55,6 +55,7 @@ from hotc.parser.versions import (
     allowed_output_keys,
     allowed_resource_keys,
     allowed_sections,
+    at_least,
     has_conditions,
     parse_version,
     version_error_message,
@@ -409,7 +410,7 @@ class _Parser:
                 continue
             before = len(self.diags)
             value = self.expr(body["value"], version, "outputs", _val_pos(body, "value", kpos))
-            value_error = _create_time_output_error(self.diags[before:], body["value"])
+            value_error = _create_time_output_error(self.diags[before:], body["value"], version)
             if value_error is not None:
                 # Heat's validate accepts it; at create only this output carries the error
                 del self.diags[before:]
@@ -717,18 +718,57 @@ _RESULT_TIME_ARGS = frozenset(
 _ARGS_OF = re.compile(r'invalid arguments to "([^"]+)"|"([^"]+)" is missing ')
 
 
-def _create_time_output_error(found: list[Diagnostic], raw: Any) -> Diagnostic | None:
-    """The argument shape an output's value has wrong, when Heat finds it only on resolving that output (the
-    functions of :data:`_RESULT_TIME_ARGS`); None otherwise (an error of ``template validate``)."""
+#: Functions whose argument *shape* Heat checks when it parses (``__init__``), the types of the items inside
+#: only on resolving: :func:`_heat_parses` states those parse-time checks, so an item of the wrong type
+#: inside an output is that output's error at create.
+_SHAPE_AT_PARSE = frozenset(
+    {"list_join", "str_replace", "str_replace_strict", "str_replace_vstrict", "filter", "contains"}
+)
+
+
+def _create_time_output_error(
+    found: list[Diagnostic], raw: Any, version: TemplateVersion
+) -> Diagnostic | None:
+    """The argument an output's value has wrong, when Heat finds it only on resolving that output (the
+    functions of :data:`_RESULT_TIME_ARGS`, and the items inside the functions of :data:`_SHAPE_AT_PARSE`);
+    None otherwise (an error of ``template validate``)."""
     if not found:
         return None
     for d in found:
         m = _ARGS_OF.match(d.message) if d.code == "function-args" else None
-        if m is None or (m.group(1) or m.group(2)) not in _RESULT_TIME_ARGS:
+        if m is None or (m.group(1) or m.group(2)) not in _RESULT_TIME_ARGS | _SHAPE_AT_PARSE:
             return None
-    if _str_split_of_scalar(raw):
-        return None  # StrSplit's __init__ refuses a string or a map as its whole argument
+    if not _heat_parses(raw, version):
+        return None
     return found[0]
+
+
+def _heat_parses(raw: Any, version: TemplateVersion) -> bool:
+    """Whether Heat's parse of ``raw`` (an output's value) passes the argument checks its function classes make
+    when they are built: ``str_split`` refuses a string or a map as its whole argument, ``list_join`` anything
+    but a list of two (from 2015-10-15: at least two), ``str_replace*`` anything but a map with ``template``
+    and ``params`` (a map or a call), ``filter``/``contains`` anything but a list of two."""
+    if isinstance(raw, list):
+        return all(_heat_parses(v, version) for v in raw)
+    if not isinstance(raw, dict):
+        return True
+    if len(raw) == 1:
+        ((fn, arg),) = raw.items()
+        if fn == "str_split" and isinstance(arg, (str, dict)):
+            return False
+        if fn == "list_join":
+            multi = at_least(version, "2015-10-15")
+            if not isinstance(arg, list) or (len(arg) < 2 if multi else len(arg) != 2):
+                return False
+        if fn in ("str_replace", "str_replace_strict", "str_replace_vstrict"):
+            if not isinstance(arg, dict) or "template" not in arg or "params" not in arg:
+                return False
+            params = arg["params"]
+            if not isinstance(params, dict):
+                return False
+        if fn in ("filter", "contains") and (not isinstance(arg, list) or len(arg) != 2):
+            return False
+    return all(_heat_parses(v, version) for v in raw.values())
 
 
 def _output_error_text(d: Diagnostic | None) -> str | None:
@@ -738,16 +778,6 @@ def _output_error_text(d: Diagnostic | None) -> str | None:
     if d.message.startswith('invalid arguments to "str_split": too few arguments'):
         return _HEAT_STR_SPLIT
     return d.message
-
-
-def _str_split_of_scalar(raw: Any) -> bool:
-    if isinstance(raw, dict):
-        if len(raw) == 1 and "str_split" in raw and isinstance(raw["str_split"], (str, dict)):
-            return True
-        return any(_str_split_of_scalar(v) for v in raw.values())
-    if isinstance(raw, list):
-        return any(_str_split_of_scalar(v) for v in raw)
-    return False
 
 
 # ------------------------------------------------------------------------------------------ public

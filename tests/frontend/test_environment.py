@@ -234,14 +234,37 @@ def test_merge_overwrite_by_default() -> None:
 
 def test_merge_strategy_merge_per_type() -> None:
     files = _files(
-        "parameter_merge_strategies: {default: merge}\nparameters: {s: ab, n: 1, l: 'x', j: {k1: 1}}\n",
-        "parameters: {s: cd, n: 2, l: 'y', j: {k2: 2}}\n",
+        "parameter_merge_strategies: {default: merge}\nparameters: {s: ab, l: 'x', j: {k1: 1}}\n",
+        "parameters: {s: cd, l: 'y', j: {k2: 2}}\n",
     )
-    env, d = merge_environments(
-        files, {"s": "string", "n": "number", "l": "comma_delimited_list", "j": "json"}
-    )
+    env, d = merge_environments(files, {"s": "string", "l": "comma_delimited_list", "j": "json"})
     assert d == [], d
-    assert env.parameters == {"s": "abcd", "n": 3, "l": "x,y", "j": {"k1": 1, "k2": 2}}
+    assert env.parameters == {"s": "abcd", "l": "x,y", "j": {"k1": 1, "k2": 2}}
+
+
+def test_merge_strategy_errors_where_heat_does() -> None:
+    # Heat 27 (the differential oracle's cases): a number merges only as a string or a list (its parse_param),
+    # so merging numbers is a 400; a list does not join a string; an unknown strategy falls back to the
+    # file's default, and an unknown default then conflicts with a later file's overwrite
+    for texts, types in (
+        (
+            ("parameter_merge_strategies: {default: merge}\nparameters: {n: 1}\n", "parameters: {n: 2}\n"),
+            {"n": "number"},
+        ),
+        (
+            ("parameter_merge_strategies: {l: merge}\nparameters: {l: [x, y]}\n", "parameters: {l: c}\n"),
+            {"l": "comma_delimited_list"},
+        ),
+        (
+            (
+                "parameter_merge_strategies: {default: bogus}\nparameters: {l: 'a,b'}\n",
+                "parameter_defaults: {l: 'a,b'}\n",
+            ),
+            {"l": "comma_delimited_list"},
+        ),
+    ):
+        _, d = merge_environments(_files(*texts), types)
+        assert d and d[0].severity.value == "error", texts
 
 
 def test_merge_deep_merge_json() -> None:

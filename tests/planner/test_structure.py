@@ -341,15 +341,19 @@ def test_output_that_cannot_be_evaluated_is_an_output_error_not_a_plan_error():
                 }
             },
             "outputs": {
-                "first": {"value": {"get_attr": ["g", "resource.0.value"]}},
+                # a group's value attribute is a list: str_split of it cannot be evaluated
+                "first": {"value": {"str_split": [",", {"get_attr": ["g", "value"]}]}},
                 "all": {"value": {"get_attr": ["g", "value"]}},
+                # a member attribute of a group with no members reads as null, as in Heat 27
+                "missing": {"value": {"get_attr": ["g", "resource.0.value"]}},
             },
         }
 
     plan = plan_of(stack(doc({"type": "OS::Heat::Value", "properties": {"value": 1}})))
     outs = {o.name: o for o in plan.output_changes}
-    assert outs["first"].error is not None and "no member '0'" in outs["first"].error
+    assert outs["first"].error is not None and "str_split" in outs["first"].error
     assert outs["all"].error is None and outs["all"].after == []
+    assert outs["missing"].error is None and outs["missing"].after is None
     # an output reading secrets (a group of RandomStrings) errors the same way, its message withheld
     plan = plan_of(stack(doc({"type": "OS::Heat::RandomString"})))
     outs = {o.name: o for o in plan.output_changes}

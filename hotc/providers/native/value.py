@@ -65,8 +65,10 @@ def convert(value: Any, type_: str | None) -> Any:
 
 class ValueDriver:
     def _attrs(self, props: Mapping[str, Any]) -> dict[str, Any]:
-        if "value" not in props:
-            raise HotcError("property value is required")
+        if props.get("value") is None:
+            # an explicit null (the planner drops null properties): Heat creates the resource and its value
+            # attribute is null; a template that leaves the property out is refused by validate already
+            return {"value": None}
         return {"value": convert(props.get("value"), props.get("type"))}
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
