@@ -249,9 +249,12 @@ def probe(out: Path, argv: list[str]) -> None:
     steps: list[dict[str, Any]] = []
     t_start = time.monotonic()
 
+    outside = {"step": "(outside steps: planning, look-ups)", "start": 0.0, "api": 0.0, "wait": 0.0}
+    outside.update(calls=0, sleeps=0, requests=[])
+
     def account(key: str, seconds: float, what: str = "") -> None:
-        rec = current.get(threading.get_ident())
-        if rec is not None:
+        rec = current.get(threading.get_ident(), outside)
+        with lock:
             rec[key] += seconds
             rec["calls" if key == "api" else "sleeps"] += 1
             if what:
@@ -303,13 +306,15 @@ def probe(out: Path, argv: list[str]) -> None:
         code = int(exc.code or 0)
     finally:
         total = time.monotonic() - t_start
-        out.write_text(json.dumps([{"step": "(process)", "start": 0.0, "end": total}, *steps]))
+        outside["end"] = total
+        out.write_text(json.dumps([{"step": "(process)", "start": 0.0, "end": total}, outside, *steps]))
     sys.exit(code)
 
 
 def print_timeline(name: str, rows: list[dict[str, Any]]) -> None:
     proc = next((r for r in rows if r["step"] == "(process)"), None)
-    steps = sorted((r for r in rows if r["step"] != "(process)"), key=lambda r: r["start"])
+    outside = next((r for r in rows if r["step"].startswith("(outside")), None)
+    steps = sorted((r for r in rows if not r["step"].startswith("(")), key=lambda r: r["start"])
     if not steps:
         return
     print(f"\nhotc timeline, {name} (seconds from the process start; wall = API + waiting + hotc overhead)")
@@ -334,6 +339,10 @@ def print_timeline(name: str, rows: list[dict[str, Any]]) -> None:
         f"  {'sum over steps':<44} {'':>6} {'':>6} {tot['wall']:>6.2f} {tot['api']:>6.2f} {'':>5} "
         f"{tot['wait']:>6.2f} {tot['own']:>6.2f}"
     )
+    if outside is not None:
+        print(
+            f"  cloud calls outside the steps (planning: constraints, look-ups): {outside['calls']}, {outside['api']:.2f} s"
+        )
     if proc is not None:
         print(
             f"  process {proc['end']:.2f} s: start-up and planning until the first step {first:.2f} s, steps "

@@ -37,6 +37,7 @@ from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.apply.throttle import Throttle
 from hotc.errors import HotcError
+from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import (
     DELETE,
@@ -89,7 +90,7 @@ def _no_signal_store() -> Any:
 
 @dataclass(frozen=True)
 class ExecOptions:
-    parallelism: int = 10
+    parallelism: int = DEFAULT_PARALLELISM
     timeouts: Mapping[str, float] = field(default_factory=dict)  # per type, overriding TYPE_TIMEOUTS
     default_timeout: float = DEFAULT_TIMEOUT
     delete_attempts: int = 3  # a delete is idempotent: retried with backoff
@@ -193,6 +194,9 @@ class Executor:
         self._keeper: StateKeeper | None = None
         self._durations = Durations(self.options.expected)
         self._throttle = Throttle(self.options.parallelism)
+        self._lookups: dict[
+            Any, Any
+        ] = {}  # catalog look-ups shared by the run's actions (ActionContext.lookups)
 
     # ----------------------------------------------------------------------------------------------- control
 
@@ -420,6 +424,7 @@ class Executor:
             lookup=lookup,
             expected=self._durations.expected(type_name, action) if action else None,
             on_call=self._call_watcher(address),
+            lookups=self._lookups,
         )
 
     def _call_watcher(self, address: str) -> Callable[[float, int | None], None]:
@@ -892,6 +897,7 @@ class Executor:
                 reference_attribute=outcome.reference_attribute,
             ),
             (resource_event(addr, type_name, status, reason, pid),),
+            wait=False,  # written with the next commit that waits (see StateKeeper.commit)
         )
 
     def _update(self, step: Step, props: dict[str, Any]) -> None:
@@ -1094,6 +1100,7 @@ class Executor:
         self.keeper.commit(
             lambda s: s.without_resource(addr),
             (resource_event(addr, cur.type, "DELETE_COMPLETE", "state changed", pid),),
+            wait=False,
         )
 
     def _forget(self, step: Step) -> None:

@@ -2,16 +2,17 @@
 
 check reads every resource the way a refresh does (:class:`hotc.planner.refresh.DriverReader`: one list call
 per type, parallel GETs for the rest) and records CHECK_COMPLETE, or CHECK_FAILED when the object is gone,
-cannot be read, or its live status says it is broken (ERROR, error_*: the next plan then replaces it). suspend/resume call the driver's optional
-``suspend``/``resume(ctx, physical_id, props)`` level by level along the dependencies (suspend: dependents
-first), the calls of one level in parallel; a type without them has nothing to suspend (as in Heat, it simply
+cannot be read, or its live status says it is broken (ERROR, error_*: the next plan then replaces it).
+suspend/resume call the driver's optional ``suspend``/``resume(ctx, physical_id, props)`` along the dependency
+graph as the apply does (suspend: dependents first): each resource as soon as what it waits for is done, up to
+PARALLELISM calls at once; a type without them has nothing to suspend (as in Heat, it simply
 reaches SUSPEND_COMPLETE / RESUME_COMPLETE), which is said in the output.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import IO, Any
 
@@ -21,21 +22,10 @@ from hotc.apply.events import resource_event, stack_event
 from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
 from hotc.errors import HotcError
 from hotc.planner.api import DriverReader
+from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.state import ResourceState, StackState, backend_from_config
 
-PARALLELISM = 10  # suspend/resume calls in flight at once
-
-
-def _levels(state: StackState, *, reverse: bool) -> list[list[str]]:
-    """Addresses by dependency level: what depends on nothing first (resume), or, with ``reverse`` (suspend),
-    what nothing depends on first. Within a level, sorted."""
-    g = _graph(state)
-    if reverse:
-        g = g.reverse()
-    try:
-        return [sorted(level) for level in nx.topological_generations(g)]
-    except nx.NetworkXUnfeasible:
-        return [sorted(state.resources)]
+PARALLELISM = DEFAULT_PARALLELISM  # suspend/resume calls in flight at once
 
 
 def _graph(state: StackState) -> nx.DiGraph:
@@ -145,6 +135,22 @@ def check_stack(
     return 1 if bad else 0
 
 
+def _prerequisites(state: StackState, *, reverse: bool) -> dict[str, set[str]]:
+    """What each resource waits for: what it depends on (resume), or, with ``reverse`` (suspend), what depends on
+    it (dependents first, as Heat)."""
+    deps = {
+        a: {d for d in rs.dependencies if d in state.resources and d != a}
+        for a, rs in state.resources.items()
+    }
+    if not reverse:
+        return deps
+    out: dict[str, set[str]] = {a: set() for a in state.resources}
+    for a, ds in deps.items():
+        for d in ds:
+            out[d].add(a)
+    return out
+
+
 def suspend_resume(
     action: str,
     stack: str,
@@ -155,7 +161,12 @@ def suspend_resume(
     err: IO[str],
     *,
     drivers: Callable[[str], Any],
+    parallelism: int = PARALLELISM,
 ) -> int:
+    """Suspend or resume every resource along the dependency graph, as the apply runs: each resource starts as
+    soon as what it waits for is done (suspend: its dependents; resume: its dependencies), up to
+    ``parallelism`` calls at once, no level-by-level barriers. A failure starts nothing new; calls in flight
+    finish; the state records each transition."""
     act = action.upper()
     backend = _open(stack, backend_url)
     from hotc.state.signal_store import store_for
@@ -168,12 +179,28 @@ def suspend_resume(
         if state is None:
             raise HotcError(f"stack {stack!r} has no state: nothing to {action}")
         backend.append_events(stack, [stack_event(stack, f"{act}_IN_PROGRESS", f"Stack {action} started")])
-        # level by level along the dependencies (dependents first for suspend, as Heat), the calls of one level
-        # in parallel; a failure lets the level finish and starts nothing after it
-        with ThreadPoolExecutor(max_workers=PARALLELISM, thread_name_prefix=f"hotc-{action}") as pool:
-            for level in _levels(state, reverse=action == "suspend"):
+        waits = _prerequisites(state, reverse=action == "suspend")
+        dependents: dict[str, set[str]] = {a: set() for a in waits}
+        for a, ws in waits.items():
+            for w in ws:
+                dependents[w].add(a)
+        left = {a: set(ws) for a, ws in waits.items()}
+        ready = sorted(a for a, ws in left.items() if not ws)
+        finished: set[str] = set()
+
+        def finish(addr: str) -> None:
+            finished.add(addr)
+            for d in sorted(dependents[addr]):
+                left[d].discard(addr)
+                if not left[d] and d not in finished:
+                    ready.append(d)
+
+        with ThreadPoolExecutor(max_workers=max(1, parallelism), thread_name_prefix=f"hotc-{action}") as pool:
+            running: dict[Future[Any], str] = {}
+            while True:
                 calls: list[tuple[str, Any]] = []
-                for addr in level:
+                while ready and not failed and len(running) + len(calls) < parallelism:
+                    addr = ready.pop(0)
                     rs = state.resources[addr]
                     driver = drivers(rs.type)
                     fn = getattr(driver, action, None) if driver is not None else None
@@ -186,36 +213,41 @@ def suspend_resume(
                             )
                         state = state.with_resource(replace(rs, status=f"{act}_COMPLETE", status_reason=note))
                         out.write(f"{addr}: {act}_COMPLETE ({note})\n")
+                        finish(addr)
                         continue
                     state = state.with_resource(replace(rs, status=f"{act}_IN_PROGRESS"))
                     calls.append((addr, fn))
-                if not calls:
-                    continue
-                state = backend.write(stack, state, lk)
-                backend.append_events(
-                    stack,
-                    [
-                        resource_event(
-                            a,
-                            state.resources[a].type,
-                            f"{act}_IN_PROGRESS",
-                            "",
-                            state.resources[a].physical_id,
-                        )
-                        for a, _fn in calls
-                    ],
-                )
-                running = {
-                    pool.submit(
-                        fn,
-                        _ctx(state, state.resources[a], opts),
-                        state.resources[a].physical_id,
-                        state.resources[a].properties,
-                    ): a
-                    for a, fn in calls
-                }
-                for fut in as_completed(running):
-                    addr = running[fut]
+                if calls:  # the starts of this round in one write, before their calls go out
+                    state = backend.write(stack, state, lk)
+                    backend.append_events(
+                        stack,
+                        [
+                            resource_event(
+                                a,
+                                state.resources[a].type,
+                                f"{act}_IN_PROGRESS",
+                                "",
+                                state.resources[a].physical_id,
+                            )
+                            for a, _fn in calls
+                        ],
+                    )
+                    for a, fn in calls:
+                        rs = state.resources[a]
+                        running[pool.submit(fn, _ctx(state, rs, opts), rs.physical_id, rs.properties)] = a
+                if not running:
+                    if ready and not failed:
+                        continue  # resources with nothing to do made others ready
+                    stuck = sorted(a for a in left if a not in finished)
+                    if stuck and not failed and not ready:  # a dependency cycle: the rest in name order
+                        ready.extend(stuck)
+                        for a in stuck:
+                            left[a].clear()
+                        continue
+                    break
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in sorted(done, key=lambda f: running[f]):
+                    addr = running.pop(fut)
                     rs = state.resources[addr]
                     exc = fut.exception()
                     if exc is not None:
@@ -226,14 +258,13 @@ def suspend_resume(
                     else:
                         reason, status = "", f"{act}_COMPLETE"
                         out.write(f"{addr}: {act}_COMPLETE\n")
+                        finish(addr)
                     state = backend.write(
                         stack, state.with_resource(replace(rs, status=status, status_reason=reason)), lk
                     )
                     backend.append_events(
                         stack, [resource_event(addr, rs.type, status, reason, rs.physical_id)]
                     )
-                if failed:
-                    break
         final = f"{act}_FAILED" if failed else f"{act}_COMPLETE"
         state = backend.write(stack, replace(state, status=final), lk)
         backend.append_events(stack, [stack_event(stack, final, "")])

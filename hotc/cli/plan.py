@@ -39,6 +39,7 @@ from hotc.cli.common import (
 )
 from hotc.errors import Diagnostic, HotcError
 from hotc.parser.api import LoadedStack, Template, version_named
+from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.state import backend_from_config
 
 PLAN_FORMATS = ("text", "json", "markdown")  # and, for `hotc plan` only, sarif
@@ -226,7 +227,7 @@ def plan_command(
     replace_: ReplaceOpt = None,
     deny: DenyOpt = None,
     policy_file: PolicyOpt = None,
-    parallelism: ParallelOpt = 10,
+    parallelism: ParallelOpt = DEFAULT_PARALLELISM,
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
     refresh: RefreshOpt = False,
@@ -420,6 +421,7 @@ def _plan(
             store_for(signal_store, backend),
             state_key=backend_encrypts(backend_from_config(backend)),
         )
+        _note_pending_signals(state, store_for(signal_store, backend))
     if template is not None:
         plan = replace(
             plan,
@@ -458,6 +460,26 @@ def _plan(
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
     if detailed_exitcode and (plan.has_changes or plan.resource_drift):
         raise typer.Exit(2)
+
+
+def _note_pending_signals(state: Any, store: Any) -> None:
+    """Say when ScalingPolicy signals wait in the store: ``hotc apply -t`` (or ``hotc watch``) executes them
+    and its plan shows the resize; this plan (and a plan file saved from it) does not."""
+    from hotc.apply.scaling import has_policies, pending_signals
+
+    if not has_policies(state):
+        return
+    try:
+        pending = pending_signals(state, store())
+    except HotcError:
+        return
+    if pending:
+        names = ", ".join(sorted({p.policy for p in pending}))
+        print(
+            f"note: {len(pending)} scaling signal(s) pending for {names}: this plan does not include them; "
+            "'hotc apply -t ...' (or 'hotc watch') executes them and its plan shows the resize",
+            file=sys.stderr,
+        )
 
 
 def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:

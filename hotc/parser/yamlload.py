@@ -14,6 +14,7 @@ YAML timestamps stay strings (``heat_template_version: 2016-10-14``), as in Heat
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -312,6 +313,17 @@ class _Builder:
         return d
 
 
+_RESOLVER: Any = yaml.resolver.Resolver()  # SafeLoader's implicit resolvers (the class the C loaders use too)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _plain_tag(value: str) -> str:
+    """The tag YAML 1.1 gives a plain scalar: it depends only on the text, so it is a pure memo over every
+    document of the process (keys and common values repeat across templates)."""
+    tag: str = _RESOLVER.resolve(_ScalarNode, value, _PLAIN)
+    return tag
+
+
 class _Unusual(Exception):
     """The event stream holds something :class:`_EventBuilder` leaves to the node path."""
 
@@ -338,7 +350,6 @@ class _EventBuilder:
         self.diags = diags
         self.loader = loader
         self.get = loader.get_event
-        self.resolve = loader.resolve
 
     def document(self) -> Any:
         get, peek = self.get, self.loader.peek_event
@@ -375,7 +386,7 @@ class _EventBuilder:
         v = ev.value
         if not ev.implicit[0]:  # quoted
             return v
-        tag = self.resolve(_ScalarNode, v, _PLAIN)
+        tag = _plain_tag(v)
         if tag == _STR or tag == _TIMESTAMP:
             return v
         if tag == _NULL:
@@ -483,19 +494,15 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
 
     def __init__(self, stream: Any, file: str, diags: list[Diagnostic]) -> None:
         super().__init__(stream)
-        self._tag_of_plain: dict[str, str] = {}
         self.hotc_file = file
         self.hotc_diags = diags
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        # The tag of a plain scalar depends only on its text: memoised per document (keys and common values
-        # repeat); quoted scalars are strings; collections keep their default tag.
+        # The tag of a plain scalar depends only on its text (see _plain_tag); quoted scalars are strings;
+        # collections keep their default tag.
         if kind is _ScalarNode:
             if implicit[0]:
-                tag = self._tag_of_plain.get(value)
-                if tag is None:
-                    tag = self._tag_of_plain[value] = super().resolve(kind, value, implicit)
-                return tag
+                return _plain_tag(value)
             return _STR
         return _MAP if kind is _MappingNode else _SEQ
 

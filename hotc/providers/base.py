@@ -165,6 +165,9 @@ class ActionContext:
     # told of every cloud call a driver makes through the shared helpers: its duration in seconds and, when it
     # failed, the HTTP status (None: success): how the run learns that the cloud is busy (429, 503, 409, slow)
     on_call: Callable[[float, int | None], None] = lambda _seconds, _status: None
+    # name look-ups of catalog objects (flavors, images, shared or external networks) shared by the actions of
+    # one run, so thirty servers of one flavor look it up once; None: every look-up asks the cloud
+    lookups: dict[Any, Any] | None = None
 
 
 def _no_signal_store() -> Any:

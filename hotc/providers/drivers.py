@@ -65,6 +65,11 @@ def unsupported_reason(type_name: str) -> str:
     """Why hotc cannot create or update ``type_name`` (a type without a driver)."""
     if type_name in UNSUPPORTED_REASONS:
         return UNSUPPORTED_REASONS[type_name]
+    from hotc.providers.missing_services import service_reason
+
+    by_service = service_reason(type_name)
+    if by_service is not None:
+        return by_service
     from hotc.providers.registry import PLUGINS, builtin_schemas
 
     if type_name not in builtin_schemas() and "::" in type_name:
@@ -74,6 +79,12 @@ def unsupported_reason(type_name: str) -> str:
     return "hotc has no driver for it"
 
 
+#: types the planner expands into their members (they need no driver of their own)
+EXPANDED_TYPES = frozenset({"OS::Heat::ResourceGroup", "OS::Heat::AutoScalingGroup"})
+
+
 def support_problem(type_name: str) -> str | None:
-    """Why hotc cannot apply ``type_name``, or None when a driver implements it."""
+    """Why hotc cannot apply ``type_name``, or None when a driver implements it (or the planner expands it)."""
+    if type_name in EXPANDED_TYPES:
+        return None
     return None if driver_for(type_name) is not None else unsupported_reason(type_name)

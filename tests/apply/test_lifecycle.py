@@ -151,3 +151,39 @@ def test_check_fails_a_resource_whose_live_status_is_broken(tmp_path: Path) -> N
         and "status is ERROR" in st.resources["srv"].status_reason
     )
     assert st.resources["net"].status == "CHECK_COMPLETE" and st.resources["gone"].status == "CHECK_COMPLETE"
+
+
+def test_resume_runs_along_the_graph_without_waiting_for_a_whole_level(tmp_path: Path) -> None:
+    """``slow`` and ``net`` have no dependencies; ``app`` depends on ``net`` only. app is resumed as soon as net
+    is, while slow is still in flight: slow's resume waits for app's to start (level by level, app would wait
+    for slow and the run would fail)."""
+    import threading
+
+    st = StackState.new("life")
+    st = st.with_resource(ResourceState("net", "Fake::Server", "n1", "CREATE_COMPLETE"))
+    st = st.with_resource(ResourceState("slow", "Fake::Server", "x1", "CREATE_COMPLETE"))
+    st = st.with_resource(
+        ResourceState("app", "Fake::Server", "a1", "CREATE_COMPLETE", dependencies=("net",))
+    )
+    b = backend_from_config(str(tmp_path), tmp_path)
+    with b.lock("life", "test") as lk:
+        b.write("life", st, lk)
+    app_started = threading.Event()
+    calls: list[str] = []
+
+    class Graph(Suspendable):
+        def resume(self, ctx, pid, props):  # type: ignore[no-untyped-def]
+            if ctx.address == "app":
+                app_started.set()
+            if ctx.address == "slow" and not app_started.wait(30):
+                raise RuntimeError("app was not resumed while slow was in flight")
+            super().resume(ctx, pid, props)
+
+    drv = Graph(FakeCloud(), calls)
+    out, err = io.StringIO(), io.StringIO()
+    assert suspend_resume("resume", "life", str(tmp_path), None, 0, out, err, drivers=lambda t: drv) == 0, (
+        err.getvalue()
+    )
+    assert calls.index("resume net") < calls.index("resume app") < calls.index("resume slow")
+    st2, _ = backend_from_config(str(tmp_path), tmp_path).read("life")
+    assert {rs.status for rs in st2.resources.values()} == {"RESUME_COMPLETE"}

@@ -95,3 +95,14 @@ def test_the_last_sleep_stops_at_the_deadline() -> None:
     else:
         raise AssertionError("no timeout")
     assert clock.t <= 1.0 + 1e-9
+
+
+def test_a_slowly_answering_cloud_is_polled_less_often() -> None:
+    clock = Clock()
+    p = Poll(clock)
+    p.answered(1.5)  # the last GET took 1.5 s
+    assert p.interval() == 1.5
+    p.answered(20.0)
+    assert p.interval() == POLL_MAX
+    p.answered(0.01)
+    assert p.interval() == POLL_MIN

@@ -206,11 +206,15 @@ def create_once(
 
 
 def fresh_finder(
-    ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]]
+    ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]], *, unique: bool = False
 ) -> Callable[[], Any]:
     """A ``find_existing`` for :func:`create_once` that can only return something made after this call: it
     lists the matches now (before the create) and later returns the newest match that was not there then.
-    So a replacement never mistakes the instance it replaces (same stamp, maybe same name) for its own."""
+    So a replacement never mistakes the instance it replaces (same stamp, maybe same name) for its own.
+    ``unique``: the matches are by a name made for this create (:func:`physical_name`'s random suffix), so
+    nothing can match before it: no list call up front (one call less per create)."""
+    if unique:
+        return lambda: newest(list_matches())
     try:
         before = {str(r.id) for r in list_matches()}
     except Exception as exc:  # cannot tell old from new: then never adopt on a retry
@@ -252,7 +256,9 @@ def wait_for(
     poll = Poll(clock, getattr(ctx, "expected", None))
     last: Any = None
     while True:
+        t0 = clock()
         obj = call(ctx, what, get)
+        poll.answered(clock() - t0)
         last = obj
         if ready(obj):
             return obj
@@ -486,6 +492,35 @@ def lookup(
     if name_or_id is None or name_or_id == "":
         raise ProviderError(f"no {kind} given")
     value = str(name_or_id)
+    shared = getattr(ctx, "lookups", None)
+    if shared is not None and (kind, value) in shared:
+        return shared[(kind, value)]
+    found = _lookup(ctx, kind, value, get, by_name)
+    if shared is not None and _catalog(kind, found):
+        shared[(kind, value)] = found
+    return found
+
+
+CATALOG_KINDS = frozenset({"flavor", "image"})
+
+
+def _catalog(kind: str, found: Any) -> bool:
+    """Whether a look-up's answer may be shared by the run's actions: flavors and images, and networks that are
+    shared or external (what templates name, and what stacks seldom make and replace within one run)."""
+    if kind in CATALOG_KINDS:
+        return True
+    return kind == "network" and bool(
+        getattr(found, "is_router_external", False) or getattr(found, "is_shared", False)
+    )
+
+
+def _lookup(
+    ctx: ActionContext | None,
+    kind: str,
+    value: str,
+    get: Callable[[str], Any],
+    by_name: Callable[[str], Iterable[Any]],
+) -> Any:
     try:
         found = call(ctx, f"look up {kind} {value!r}", get, value)
         if found is not None:

@@ -9,6 +9,9 @@ When the stack's own history says how long this type's action usually takes (``A
 learned from the stack's events by :mod:`hotc.apply.durations`), the first sleep goes most of the way there in
 one step (at most :data:`POLL_MAX` at a time, so a much faster run is still seen soon) and the polls around the
 expected end are tight (5 % of the expected duration): fewer calls, and the end seen sooner.
+
+A wait never sleeps less than its last poll took to answer: a cloud whose answers slow down (an overloaded
+API) is polled less often, so the waits do not crowd out the calls that make progress.
 """
 
 from __future__ import annotations
@@ -31,9 +34,18 @@ class Poll:
         self.clock = clock
         self.start = clock()
         self.expected = expected if expected is not None and expected > 0 else None
+        self.last_answer = 0.0  # seconds the last poll took to answer
+
+    def answered(self, seconds: float) -> None:
+        """The last poll took ``seconds``: a busy cloud is not polled more often than it answers."""
+        self.last_answer = max(0.0, seconds)
 
     def interval(self) -> float:
-        """Seconds to sleep before the next poll."""
+        """Seconds to sleep before the next poll: the schedule's, and never less than the last poll took to
+        answer (a cloud answering slowly is busy: polling it harder would slow everyone down)."""
+        return min(POLL_MAX, max(self._scheduled(), self.last_answer))
+
+    def _scheduled(self) -> float:
         now = self.clock()
         waited = max(0.0, now - self.start)
         base = min(POLL_MAX, max(POLL_MIN, FRACTION * waited))

@@ -225,6 +225,22 @@ AUTO_SCALING_GROUP = ResourceType(
     heat_class="heat.engine.resources.openstack.heat.autoscaling_group.AutoScalingResourceGroup",
 )
 
+
+def scaling_policy_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``AutoScalingPolicy.validate``: ``min_adjustment_step`` only with percent_change_in_capacity
+    (Heat's ResourcePropertyValueDependency, found at create)."""
+    kind, step = props.get("adjustment_type"), props.get("min_adjustment_step")
+    if not known(kind, step) or step is None or kind == "percent_change_in_capacity":
+        return []
+    return [
+        (
+            "min_adjustment_step",
+            "min_adjustment_step property should only be specified for adjustment_type with value "
+            "percent_change_in_capacity.",
+        )
+    ]
+
+
 SCALING_POLICY = ResourceType(
     name="OS::Heat::ScalingPolicy",
     properties={
@@ -247,6 +263,7 @@ SCALING_POLICY = ResourceType(
             for n in ("alarm_url", "signal_url")
         },
     },
+    validators=(scaling_policy_validate,),
     heat_class="heat.engine.resources.openstack.heat.scaling_policy.AutoScalingPolicy",
 )
 

@@ -213,6 +213,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
                 for s in conn.compute.servers(details=True, name=f"^{re.escape(name)}$")
                 if has_stamp(ctx, metadata=s.metadata or {})
             ],
+            unique=not props.get("name"),  # a generated name: no server has it before this create
         )
         server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body), find_new)
         ctx.record_physical_id(server.id)

@@ -55,6 +55,35 @@ def find_pool(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
     return lookup(ctx, "pool", value, conn.load_balancer.get_pool, lambda v: conn.load_balancer.pools(name=v))
 
 
+def find_l7_policy(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(
+        ctx,
+        "L7 policy",
+        value,
+        conn.load_balancer.get_l7_policy,
+        lambda v: conn.load_balancer.l7_policies(name=v),
+    )
+
+
+def find_flavor_profile(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(
+        ctx,
+        "load balancer flavor profile",
+        value,
+        conn.load_balancer.get_flavor_profile,
+        lambda v: conn.load_balancer.flavor_profiles(name=v),
+    )
+
+
+def lb_of_listener(ctx: ActionContext | None, conn: Any, listener_ref: Any) -> str:
+    """The load balancer of a listener (given by name or id)."""
+    listener = find_listener(ctx, conn, listener_ref)
+    lb_id = _first_id(listener.load_balancers)
+    if not lb_id:
+        raise ProviderError(f"listener {listener.id} belongs to no load balancer")
+    return lb_id
+
+
 def find_lb_flavor(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
     return lookup(
         ctx,
