@@ -62,7 +62,7 @@ from hotc.parser.ir import (
     Template,
 )
 from hotc.parser.loaded import LoadedStack, NestedTemplate, TypeChecks, TypeResolution
-from hotc.parser.parameters import ParameterValueError, constraint_errors, convert_value, resolve_values
+from hotc.parser.parameters import resolve_values, template_property_problem
 from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import find_cycles, parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
@@ -846,21 +846,24 @@ def _nested(
             if v is not None and not _has_unknown(v):
                 child_values[pname] = v
                 param = child_t.parameters[pname]
-                try:
-                    convert_value(param.type, v)
-                    problems = constraint_errors(param, v)
-                except ParameterValueError as exc:
-                    problems = [str(exc)]
-                for msg in problems[:1]:
+                # Heat's template validate checks no property value (strict_validate off); the create's
+                # pre-flight does, against the property schema made from the parameter
+                problem = template_property_problem(param, v)
+                if problem is not None:
                     shown = "(hidden)" if param.hidden else repr(v)
-                    lc.diags.append(
-                        warning(
-                            f"{prop_path}.{pname}: the value {shown} is not valid for parameter {pname!r} "
-                            f"({param.type}) of {os.path.basename(key)}: {msg}; creating the stack would fail",
-                            pexpr.pos or ppos or res.pos,
-                            code="property",
-                        )
+                    if param.hidden and str(v) in problem:
+                        problem = "the value does not satisfy the parameter's type or constraints"
+                    msg = (
+                        f"Property error: {prop_path}.{pname}: the value {shown} is not valid for parameter "
+                        f"{pname!r} ({param.type}) of {os.path.basename(key)}: {problem}"
                     )
+                    pos = pexpr.pos or ppos or res.pos
+                    if lc.strict:
+                        lc.diags.append(error(msg, pos, code="property"))
+                    else:
+                        lc.diags.append(
+                            warning(msg + "; creating the stack would fail", pos, code="property")
+                        )
     for pname, param in child_t.parameters.items():
         if (
             parameters_given

@@ -204,6 +204,54 @@ def check_constraint(c: Constraint, param_type: str, value: Any) -> str | None:
     return c.description or default_msg
 
 
+def template_property_problem(param: Parameter, value: Any) -> str | None:
+    """Why the stack create refuses ``value`` as the property that feeds ``param`` of a template resource's
+    template, or None. Heat turns each parameter into a property (``Schema.from_parameter``: string -> String,
+    number -> Number, boolean -> Boolean, comma_delimited_list -> List and json -> Map, both converting) and
+    checks the property's value and constraints (custom ones aside) before the create; a value the parameter
+    itself would still refuse (text that is no JSON) is found when the nested stack is created."""
+    t = param.type
+    v: Any = value
+    if t == "string":
+        if isinstance(v, bool | int) and not isinstance(v, str):
+            v = str(v)
+        elif not isinstance(v, str):
+            return f"Value must be a string; got {_py_repr(v)}"
+    elif t == "number":
+        try:
+            v = str_to_num(v)
+        except (TypeError, ValueError) as exc:
+            return str(exc)
+    elif t == "boolean":
+        if isinstance(v, str) and v.lower() in ("true", "false"):
+            v = v.lower() == "true"
+        elif not isinstance(v, bool):
+            shown = v.lower() if isinstance(v, str) else _py_repr(v)
+            return f'"{shown}" is not a valid boolean'
+    elif t == "comma_delimited_list":
+        if isinstance(v, str):
+            v = [x.strip() for x in v.split(",")] if v else []
+        elif not isinstance(v, list):
+            return f'"{_py_repr(v)}" is not a list'
+    elif t == "json":
+        if isinstance(v, list):
+            v = json.dumps(v)
+        elif not isinstance(v, dict | str):
+            return f'"{_py_repr(v)}" is not a map'
+    for c in param.constraints:
+        if c.kind == "custom_constraint":
+            continue
+        msg = check_constraint(c, "string" if isinstance(v, str) else t, v)
+        if msg is not None:
+            return msg
+    return None
+
+
+def _py_repr(v: Any) -> str:
+    """A value as Heat's messages show it (Python's repr: ['a', 'b'], {'a': 1}, True)."""
+    return repr(v)
+
+
 def constraint_errors(param: Parameter, value: Any, *, skip_custom: bool = True) -> list[str]:
     """Messages for every constraint of ``param`` that ``value`` (raw or converted) violates."""
     try:

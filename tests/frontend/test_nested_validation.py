@@ -180,3 +180,78 @@ def test_what_is_wrong_inside_a_member_template_stays_a_warning(tmp_path: Path) 
     )
     diags = _load(parent)
     assert _errors(diags) == [] and any("OS::No::Such" in d.message for d in diags)
+
+
+#: the parent passes a property to the nested template's parameter ``p``: name -> (p's definition, the
+#: properties, Heat 27's validate verdict, its create pre-flight verdict: ``POST /stacks/preview``). Heat's
+#: validate checks only the property names; the create checks each value against the property made from the
+#: parameter (string, number, boolean, comma_delimited_list -> list, json -> map, constraints).
+PROPERTY_CASES: dict[str, tuple[str, str, str, str]] = {
+    "allowedcdl": (
+        "{type: comma_delimited_list, constraints: [{allowed_values: [a, b]}]}",
+        "{p: 'a, c'}",
+        "VALID",
+        "INVALID",
+    ),
+    "booltonum": ("{type: number}", "{p: true}", "VALID", "VALID"),
+    "customunknown": (
+        "{type: string, constraints: [{custom_constraint: no.such}]}",
+        "{p: x}",
+        "VALID",
+        "INVALID",
+    ),
+    "defaultbad_passed": (
+        "{type: string, default: ab, constraints: [{length: {min: 5}}]}",
+        "{p: abcdef}",
+        "VALID",
+        "INVALID",
+    ),
+    "floattostr": ("{type: string}", "{p: 1.5}", "VALID", "INVALID"),
+    "inttobool": ("{type: boolean}", "{p: 1}", "VALID", "INVALID"),
+    "listtojson": ("{type: json}", "{p: [1, 2]}", "VALID", "VALID"),
+    "listtostr": ("{type: string}", "{p: [a, b]}", "VALID", "INVALID"),
+    "maptocdl": ("{type: comma_delimited_list}", "{p: {a: 1}}", "VALID", "INVALID"),
+    "missing": ("{type: string}", "", "VALID", "INVALID"),
+    "numrange": ("{type: number, constraints: [{range: {max: 3}}]}", "{p: '5'}", "VALID", "INVALID"),
+    "numtojson": ("{type: json}", "{p: 5}", "VALID", "INVALID"),
+    "numtostr": ("{type: string}", "{p: 5}", "VALID", "VALID"),
+    "strlen_json": (
+        "{type: json, constraints: [{length: {max: 3}}]}",
+        "{p: '{\"a\": 1}'}",
+        "VALID",
+        "INVALID",
+    ),
+    "strtocdl": (
+        "{type: comma_delimited_list, constraints: [{length: {min: 2}}]}",
+        "{p: 'a'}",
+        "VALID",
+        "INVALID",
+    ),
+    "strtojson": ("{type: json}", "{p: 'nope{'}", "VALID", "VALID"),
+    "truetobool": ("{type: boolean}", "{p: 'TRUE'}", "VALID", "VALID"),
+    "unknownprop": ("{type: string, default: x}", "{q: abc}", "INVALID", "INVALID"),
+    "violates": ("{type: string, constraints: [{length: {min: 5}}]}", "{p: ab}", "VALID", "INVALID"),
+    "wrongtype": ("{type: number}", "{p: abc}", "VALID", "INVALID"),
+    "wrongtypedef_passed": ("{type: number, default: abc}", "{p: 5}", "VALID", "VALID"),
+    "yestobool": ("{type: boolean}", "{p: 'yes'}", "VALID", "INVALID"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PROPERTY_CASES))
+def test_properties_fed_to_a_nested_template_checked_where_heat_checks_them(
+    tmp_path: Path, case: str
+) -> None:
+    from tests.clirun import run_hotc
+
+    param, props, heat_validate, heat_create = PROPERTY_CASES[case]
+    _w(tmp_path / "child.yaml", V + f"parameters:\n  p: {param}\n")
+    parent = tmp_path / "parent.yaml"
+    parent.write_text(
+        V + "resources:\n  r:\n    type: child.yaml\n" + (f"    properties: {props}\n" if props else "")
+    )
+    diags = _load(parent)
+    assert ("INVALID" if _errors(diags) else "VALID") == heat_validate, [d.message for d in diags]
+    if heat_validate == "VALID" and heat_create == "INVALID":
+        assert any("creating the stack" in d.message for d in diags), [d.message for d in diags]
+    r = run_hotc(tmp_path, "plan", "-t", str(parent))
+    assert ("VALID" if r.returncode in (0, 2) else "INVALID") == heat_create, r.stdout + r.stderr
