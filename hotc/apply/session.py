@@ -55,6 +55,7 @@ from hotc.planner.api import (
     render_text,
     template_digest,
 )
+from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.planner.signals import enforce_plan_support
 from hotc.state import ResourceState, StackState, backend_from_config, hide_parameter
 from hotc.state.events import Event, utc_now
@@ -106,7 +107,7 @@ class BackendSink:
 
 @dataclass(frozen=True)
 class ApplyOptions:
-    parallelism: int = 10
+    parallelism: int = DEFAULT_PARALLELISM
     auto_approve: bool = False
     lock_timeout: float = 0.0
     backend: str | None = None
@@ -426,7 +427,11 @@ def run_apply(
                 f"hotc has no driver to create or update {listed}; nothing was applied. Map the type to "
                 "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
             )
-        parallelism = opts.parallelism if saved is None or opts.parallelism != 10 else saved.parallelism
+        parallelism = (
+            opts.parallelism
+            if saved is None or opts.parallelism != DEFAULT_PARALLELISM
+            else saved.parallelism
+        )
         ex_opts = ExecOptions(
             parallelism=parallelism,
             timeouts=dict(opts.timeouts),
