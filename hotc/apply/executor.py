@@ -37,6 +37,7 @@ from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.apply.throttle import Throttle
 from hotc.errors import HotcError
+from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import (
     DELETE,
@@ -89,7 +90,7 @@ def _no_signal_store() -> Any:
 
 @dataclass(frozen=True)
 class ExecOptions:
-    parallelism: int = 10
+    parallelism: int = DEFAULT_PARALLELISM
     timeouts: Mapping[str, float] = field(default_factory=dict)  # per type, overriding TYPE_TIMEOUTS
     default_timeout: float = DEFAULT_TIMEOUT
     delete_attempts: int = 3  # a delete is idempotent: retried with backoff

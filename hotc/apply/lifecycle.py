@@ -22,9 +22,10 @@ from hotc.apply.events import resource_event, stack_event
 from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
 from hotc.errors import HotcError
 from hotc.planner.api import DriverReader
+from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.state import ResourceState, StackState, backend_from_config
 
-PARALLELISM = 10  # suspend/resume calls in flight at once
+PARALLELISM = DEFAULT_PARALLELISM  # suspend/resume calls in flight at once
 
 
 def _graph(state: StackState) -> nx.DiGraph:

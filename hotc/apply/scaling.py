@@ -140,6 +140,22 @@ def decide_signals(
             )
             continue
         m = groups[group]
+        failed = _failed_members(state, group)
+        if failed:
+            # Heat's adjust: "NOT performing scaling adjustment, when status is not COMPLETE"
+            run.decisions.append(
+                Decision(
+                    p.policy,
+                    group,
+                    label,
+                    False,
+                    len(m.member_addresses),
+                    len(m.member_addresses),
+                    f"the group is not COMPLETE ({', '.join(failed[:3])} failed): apply the stack to repair it",
+                    None,
+                )
+            )
+            continue
         recorded = state.groups.get(group)
         if group not in cooldowns:
             cooldowns[group] = recorded.cooldown_end if recorded is not None else None
@@ -159,6 +175,13 @@ def decide_signals(
                 run.cooldowns[group] = d.cooldown_end
     run.sizes = sizes
     return run
+
+
+def _failed_members(state: StackState, group: str) -> list[str]:
+    prefix = group + "["
+    return sorted(
+        a for a, rs in state.resources.items() if a.startswith(prefix) and (rs.failed or rs.in_progress)
+    )
 
 
 def decision_event(d: Decision, policy_type: str, outcome: str | None = None) -> Event:

@@ -55,6 +55,7 @@ from hotc.planner.api import (
     render_text,
     template_digest,
 )
+from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.planner.signals import enforce_plan_support
 from hotc.state import ResourceState, StackState, backend_from_config, hide_parameter
 from hotc.state.events import Event, utc_now
@@ -106,7 +107,7 @@ class BackendSink:
 
 @dataclass(frozen=True)
 class ApplyOptions:
-    parallelism: int = 10
+    parallelism: int = DEFAULT_PARALLELISM
     auto_approve: bool = False
     lock_timeout: float = 0.0
     backend: str | None = None
@@ -367,9 +368,7 @@ def run_apply(
             desired = build_desired(loaded, stack, state.lineage, state=state)
             if saved is None and not destroy and has_policies(state):
                 # pending ScalingPolicy signals: decided now, their resizes part of this plan
-                scaling, state, desired = execute_pending_signals(
-                    state, desired, loaded, stack, backend, lk, signals, err
-                )
+                scaling, desired = decide_pending_signals(state, desired, loaded, stack, signals, err)
         if saved is not None:
             plan = saved
         else:
@@ -409,6 +408,8 @@ def run_apply(
             )
             if not plan.has_changes:
                 out.write("\nNo changes. The stack matches the template.\n")
+                if scaling is not None:  # every signal refused: recorded all the same
+                    record_decisions(scaling, state, stack, backend, lk, signals)
                 return 0
             if not opts.auto_approve:
                 what = (
@@ -417,6 +418,8 @@ def run_apply(
                 if not approve(out, read_line, interactive, what):
                     out.write("\nApply cancelled.\n")
                     return 1
+        if scaling is not None:  # approved: the decisions are recorded and the signals consumed
+            state = record_decisions(scaling, state, stack, backend, lk, signals)
         unsupported = unsupported_types(plan, drivers)
         if unsupported:
             listed = "; ".join(f"{t} ({', '.join(a)})" for t, a in sorted(unsupported.items()))
@@ -424,7 +427,11 @@ def run_apply(
                 f"hotc has no driver to create or update {listed}; nothing was applied. Map the type to "
                 "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
             )
-        parallelism = opts.parallelism if saved is None or opts.parallelism != 10 else saved.parallelism
+        parallelism = (
+            opts.parallelism
+            if saved is None or opts.parallelism != DEFAULT_PARALLELISM
+            else saved.parallelism
+        )
         ex_opts = ExecOptions(
             parallelism=parallelism,
             timeouts=dict(opts.timeouts),
@@ -489,33 +496,39 @@ def utc_datetime() -> datetime:
     return datetime.now(UTC)
 
 
-def execute_pending_signals(
+def decide_pending_signals(
     state: StackState,
     desired: DesiredStack,
     loaded: Any,
     stack: str,
-    backend: Any,
-    lock: Any,
     signals: Callable[[], Any],
     err: IO[str],
-) -> tuple[ScalingRun | None, StackState, DesiredStack]:
-    """Decide the signals waiting for the stack's ScalingPolicies (:mod:`hotc.apply.scaling`), under the lock:
-    one line each on ``err``, an event each, recorded in the state (written now, with the signals
-    acknowledged, so each is executed once); the accepted ones resize their groups in the desired stack."""
-    store = signals()
-    pending = pending_signals(state, store)
+) -> tuple[ScalingRun | None, DesiredStack]:
+    """Decide the signals waiting for the stack's ScalingPolicies (:mod:`hotc.apply.scaling`), under the lock,
+    one line each on ``err``: the accepted ones resize their groups in the desired stack (so the plan shows
+    it). Nothing is written until :func:`record_decisions` (an apply that is not approved leaves the signals
+    pending)."""
+    pending = pending_signals(state, signals())
     if not pending:
-        return None, state, desired
+        return None, desired
     run = decide_signals(state, desired, pending, utc_datetime())
     for d in run.decisions:
         err.write(decision_line(d) + "\n")
     if run.sizes:
         desired = build_desired(loaded, stack, state.lineage, state=state, sizes=run.sizes)
+    return run, desired
+
+
+def record_decisions(
+    run: ScalingRun, state: StackState, stack: str, backend: Any, lock: Any, signals: Callable[[], Any]
+) -> StackState:
+    """Record ``run``'s decisions before the resize runs: in the state (written now), as events, and the
+    signals acknowledged in the store, so each is executed once."""
     types = policy_types(state)
     state = backend.write(stack, with_decisions(state, run.decisions, utc_now()), lock)
     backend.append_events(stack, [decision_event(d, types(d.policy)) for d in run.decisions])
-    acknowledge(store, run)
-    return run, state, desired
+    acknowledge(signals(), run)
+    return state
 
 
 def warn_unrecoverable_secrets(state: StackState, key: bytes | None, err: IO[str]) -> None:

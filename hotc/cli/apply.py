@@ -51,6 +51,7 @@ from hotc.cli.plan import (
 )
 from hotc.errors import HotcError
 from hotc.parser.api import LoadedStack
+from hotc.planner.options import DEFAULT_PARALLELISM
 
 if TYPE_CHECKING:
     from hotc.apply.session import ApplyWiring
@@ -67,7 +68,12 @@ AutoApproveOpt = Annotated[
     bool, typer.Option("--auto-approve", help="Apply without asking for approval (CI).")
 ]
 ParallelOpt = Annotated[
-    int, typer.Option("--parallelism", min=1, help="Cloud calls in flight at most (default 10).")
+    int,
+    typer.Option(
+        "--parallelism",
+        min=1,
+        help=f"Actions in flight at most (default {DEFAULT_PARALLELISM}; fewer while the cloud is busy).",
+    ),
 ]
 OsCloudOpt = Annotated[
     str | None,
@@ -222,7 +228,7 @@ def apply_command(
     parameter: ParamOpt = None,
     parameter_file: ParamFileOpt = None,
     auto_approve: AutoApproveOpt = False,
-    parallelism: ParallelOpt = 10,
+    parallelism: ParallelOpt = DEFAULT_PARALLELISM,
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
@@ -329,7 +335,7 @@ def apply_command(
 def destroy_command(
     stack: StackArg,
     auto_approve: AutoApproveOpt = False,
-    parallelism: ParallelOpt = 10,
+    parallelism: ParallelOpt = DEFAULT_PARALLELISM,
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,

@@ -39,6 +39,7 @@ from hotc.cli.common import (
 )
 from hotc.errors import Diagnostic, HotcError
 from hotc.parser.api import LoadedStack, Template, version_named
+from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.state import backend_from_config
 
 PLAN_FORMATS = ("text", "json", "markdown")  # and, for `hotc plan` only, sarif
@@ -226,7 +227,7 @@ def plan_command(
     replace_: ReplaceOpt = None,
     deny: DenyOpt = None,
     policy_file: PolicyOpt = None,
-    parallelism: ParallelOpt = 10,
+    parallelism: ParallelOpt = DEFAULT_PARALLELISM,
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
     refresh: RefreshOpt = False,

@@ -136,7 +136,7 @@ class Plan:
     targets: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()  # --exclude: left out with their dependents
     replace_requests: tuple[str, ...] = ()
-    parallelism: int = 10
+    parallelism: int = 40  # hotc.planner.options.DEFAULT_PARALLELISM
     format_version: str = PLAN_FORMAT_VERSION
     # Self-contained inputs for a saved plan: template path, environments, sources (path -> text),
     # parameter values (hidden ones protected). The applier reloads the stack from these.

@@ -65,6 +65,11 @@ def unsupported_reason(type_name: str) -> str:
     """Why hotc cannot create or update ``type_name`` (a type without a driver)."""
     if type_name in UNSUPPORTED_REASONS:
         return UNSUPPORTED_REASONS[type_name]
+    from hotc.providers.missing_services import service_reason
+
+    by_service = service_reason(type_name)
+    if by_service is not None:
+        return by_service
     from hotc.providers.registry import PLUGINS, builtin_schemas
 
     if type_name not in builtin_schemas() and "::" in type_name:

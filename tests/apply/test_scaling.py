@@ -23,6 +23,7 @@ parameters:
   adjustment: {type: number, default: 1}
   kind: {type: string, default: change_in_capacity}
   label: {type: string, default: one}
+  fail: {type: boolean, default: false}
 resources:
   asg:
     type: OS::Heat::AutoScalingGroup
@@ -32,7 +33,7 @@ resources:
       desired_capacity: 2
       resource:
         type: OS::Heat::TestResource
-        properties: {value: {get_param: label}}
+        properties: {value: {get_param: label}, fail: {get_param: fail}}
   up:
     type: OS::Heat::ScalingPolicy
     properties:
@@ -50,6 +51,8 @@ outputs:
   size: {value: {get_attr: [asg, current_size]}}
   refs: {value: {get_attr: [asg, refs_map]}}
   values: {value: {get_attr: [asg, outputs_list, output]}}
+  by_member: {value: {get_attr: [asg, outputs, output]}}
+  ref_list: {value: {get_attr: [asg, refs]}}
   up_url: {value: {get_attr: [up, signal_url]}}
   alarm_url: {value: {get_attr: [up, alarm_url]}}
 """
@@ -186,6 +189,11 @@ def test_pending_signals_wait_for_the_next_apply_and_are_decided_in_order(work: 
     p = hotc(cwd, "plan", "-t", "t.yaml", "--signal-store", store, "--parameter", "cooldown=3600")
     assert p.returncode == 0 and "note: 2 scaling signal(s) pending for up" in p.stderr, p.stderr
     assert "No changes" in p.stdout  # a plan does not execute them
+    # an apply that is not approved executes nothing and leaves them pending
+    r = hotc(cwd, "apply", "-t", "t.yaml", "--signal-store", store, "--parameter", "cooldown=3600")
+    assert r.returncode == 1 and "needs approval" in r.stderr, r.stdout + r.stderr
+    assert "asg (OS::Heat::AutoScalingGroup): 2 → 3 members" in r.stdout  # what it would have done
+    assert len(members(cwd)) == 2 and not state(cwd).groups["asg"].decisions
     r = apply(cwd, store, "--parameter", "cooldown=3600")
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("scaling:")]
     assert len(lines) == 2 and "asg 2 → 3 members" in lines[0] and "refused: due to cooldown" in lines[1]
@@ -200,6 +208,14 @@ def test_scale_down_removes_the_oldest_member_first(work: tuple[Path, str]) -> N
     r = hotc(cwd, "signal", "t", "down", "--signal-store", store)
     assert "asg 3 → 2 members" in r.stderr
     assert members(cwd) == ["asg[1]", "asg[2]"]
+    # the group's attributes follow its members (Heat's current_size, refs, refs_map, outputs, outputs_list)
+    st = state(cwd)
+    ids = [st.resources[a].physical_id for a in ("asg[1]", "asg[2]")]
+    out = outputs(cwd)
+    assert out["size"] == 2
+    assert out["refs"] == {"1": ids[0], "2": ids[1]}
+    assert sorted(out["ref_list"]) == sorted(ids)
+    assert out["by_member"] == {"1": "one", "2": "one"} and out["values"] == ["one", "one"]
 
 
 def test_a_changed_group_goes_back_to_desired_capacity(work: tuple[Path, str]) -> None:
@@ -251,3 +267,21 @@ def test_min_adjustment_step_needs_percent_change_as_in_heat(work: tuple[Path, s
     (cwd / "t.yaml").write_text(text.replace("KIND", "percent_change_in_capacity"))
     p = hotc(cwd, "plan", "-t", "t.yaml", "--signal-store", store)
     assert p.returncode == 0, p.stderr
+
+
+def test_a_group_with_failed_members_is_not_scaled(work: tuple[Path, str]) -> None:
+    """Heat's adjust does nothing while the group is not COMPLETE; the signal is refused and recorded."""
+    cwd, store = work
+    apply(cwd, store)
+    r = hotc(
+        cwd, "apply", "-t", "t.yaml", "--auto-approve", "--signal-store", store, "--parameter", "fail=true"
+    )
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert any(rs.failed for a, rs in state(cwd).resources.items() if a.startswith("asg["))
+    hotc(cwd, "signal", "t", "up", "--pending", "--signal-store", store)
+    r = hotc(
+        cwd, "apply", "-t", "t.yaml", "--auto-approve", "--signal-store", store, "--parameter", "fail=true"
+    )
+    assert "refused: the group is not COMPLETE" in r.stderr, r.stderr
+    assert len(members(cwd)) == 2
+    assert state(cwd).groups["asg"].decisions[-1].accepted is False

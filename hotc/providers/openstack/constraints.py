@@ -221,6 +221,11 @@ CHECKS: dict[str, Check] = {
     "cinder.vtype": _finder(
         "volume type", lambda c: c.block_storage.get_type, _in(lambda c: c.block_storage.types())
     ),
+    "cinder.qos_specs": _finder(
+        "QoS specs",
+        lambda c: c.block_storage.get_qos_spec,
+        lambda c: lambda v: c.block_storage.qos_specs(name=v),
+    ),
     # octavia
     "octavia.loadbalancer": _finder(
         "load balancer",
@@ -239,6 +244,16 @@ CHECKS: dict[str, Check] = {
         "load balancer flavor",
         lambda c: c.load_balancer.get_flavor,
         lambda c: lambda v: c.load_balancer.flavors(name=v),
+    ),
+    "octavia.l7policy": _finder(
+        "L7 policy",
+        lambda c: c.load_balancer.get_l7_policy,
+        lambda c: lambda v: c.load_balancer.l7_policies(name=v),
+    ),
+    "octavia.flavorprofile": _finder(
+        "load balancer flavor profile",
+        lambda c: c.load_balancer.get_flavor_profile,
+        lambda c: lambda v: c.load_balancer.flavor_profiles(name=v),
     ),
     "octavia.availabilityzone": _finder(
         "load balancer availability zone",

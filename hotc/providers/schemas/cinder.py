@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotc.providers.base import ResourceType
-from hotc.providers.schemas._dsl import attrs, boolean, custom, integer, list_, map_, range_, string
+from hotc.providers.schemas._dsl import allowed, attrs, boolean, custom, integer, list_, map_, range_, string
 from hotc.providers.schemas._rules import changed, failed_replace_on_status, known
 
 SERVICE = "block-storage"
@@ -142,4 +142,44 @@ VOLUME_TYPE = ResourceType(
     heat_class="heat.engine.resources.openstack.cinder.volume_type.CinderVolumeType",
 )
 
-TYPES = (VOLUME, VOLUME_ATTACHMENT, VOLUME_TYPE)
+QOS_SPECS = ResourceType(
+    name="OS::Cinder::QoSSpecs",
+    properties={
+        "name": string(),
+        "specs": map_(required=True, update=True),
+    },
+    attributes=attrs(),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.cinder.qos_specs.QoSSpecs",
+)
+
+QOS_ASSOCIATION = ResourceType(
+    name="OS::Cinder::QoSAssociation",
+    properties={
+        "qos_specs": string(required=True, constraints=(custom("cinder.qos_specs"),)),
+        "volume_types": list_(
+            string(constraints=(custom("cinder.vtype"),)), required=True, update=True, set_like=True
+        ),
+    },
+    attributes=attrs(),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.cinder.qos_specs.QoSAssociation",
+)
+
+ENCRYPTED_VOLUME_TYPE = ResourceType(
+    name="OS::Cinder::EncryptedVolumeType",
+    properties={
+        "provider": string(required=True, update=True),
+        "control_location": string(
+            default="front-end", update=True, constraints=(allowed("front-end", "back-end"),)
+        ),
+        "cipher": string(update=True, constraints=(allowed("aes-xts-plain64", "aes-cbc-essiv"),)),
+        "key_size": integer(update=True),
+        "volume_type": string(required=True, constraints=(custom("cinder.vtype"),)),
+    },
+    attributes=attrs(),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.cinder.encrypted_volume_type.CinderEncryptedVolumeType",
+)
+
+TYPES = (VOLUME, VOLUME_ATTACHMENT, VOLUME_TYPE, QOS_SPECS, QOS_ASSOCIATION, ENCRYPTED_VOLUME_TYPE)

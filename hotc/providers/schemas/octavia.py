@@ -6,7 +6,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotc.providers.base import ResourceType
-from hotc.providers.schemas._dsl import allowed, attrs, boolean, custom, integer, list_, map_, range_, string
+from hotc.providers.schemas._dsl import (
+    allowed,
+    attrs,
+    boolean,
+    custom,
+    integer,
+    list_,
+    map_,
+    number,
+    range_,
+    string,
+)
 from hotc.providers.schemas._rules import known
 
 SERVICE = "load-balancer"
@@ -170,4 +181,137 @@ HEALTH_MONITOR = ResourceType(
     heat_class="heat.engine.resources.openstack.octavia.health_monitor.HealthMonitor",
 )
 
-TYPES = (LOADBALANCER, LISTENER, POOL, POOL_MEMBER, HEALTH_MONITOR)
+
+def l7policy_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``L7Policy.validate``: REJECT takes neither redirect; REDIRECT_TO_POOL needs ``redirect_pool`` and
+    no ``redirect_url``; REDIRECT_TO_URL the other way round."""
+    action, pool, url = props.get("action"), props.get("redirect_pool"), props.get("redirect_url")
+    if not known(action, pool, url):
+        return []
+    if action == "REJECT" and (pool is not None or url is not None):
+        return [
+            (
+                "action",
+                "Properties redirect_pool and redirect_url are not required when action type is set to REJECT.",
+            )
+        ]
+    if action == "REDIRECT_TO_POOL":
+        if url is not None:
+            return [
+                (
+                    "redirect_url",
+                    "redirect_url property should only be specified for action with value REDIRECT_TO_URL.",
+                )
+            ]
+        if pool is None:
+            return [
+                (
+                    "redirect_pool",
+                    "Property redirect_pool is required when action type is set to REDIRECT_TO_POOL.",
+                )
+            ]
+    if action == "REDIRECT_TO_URL":
+        if pool is not None:
+            return [
+                (
+                    "redirect_pool",
+                    "redirect_pool property should only be specified for action with value REDIRECT_TO_POOL.",
+                )
+            ]
+        if url is None:
+            return [
+                (
+                    "redirect_url",
+                    "Property redirect_url is required when action type is set to REDIRECT_TO_URL.",
+                )
+            ]
+    return []
+
+
+L7POLICY = ResourceType(
+    name="OS::Octavia::L7Policy",
+    properties={
+        "name": string(update=True),
+        "description": string(update=True),
+        "admin_state_up": boolean(default=True, update=True),
+        "action": string(
+            required=True,
+            update=True,
+            constraints=(allowed("REJECT", "REDIRECT_TO_POOL", "REDIRECT_TO_URL"),),
+        ),
+        "redirect_pool": string(update=True, constraints=(custom("octavia.pool"),)),
+        "redirect_url": string(update=True),
+        "position": number(update=True, constraints=(range_(min=1),)),
+        "listener": string(required=True, constraints=(custom("octavia.listener"),)),
+    },
+    attributes=attrs(rules="list"),
+    validators=(l7policy_validate,),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.octavia.l7policy.L7Policy",
+)
+
+
+def l7rule_validate(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Mirrors ``L7Rule.validate``: HEADER and COOKIE rules need a ``key``."""
+    kind, key = props.get("type"), props.get("key")
+    if known(kind, key) and kind in ("HEADER", "COOKIE") and key is None:
+        return [
+            (
+                "key",
+                "Property key is missing. This property should be specified for rules of HEADER and COOKIE types.",
+            )
+        ]
+    return []
+
+
+L7RULE = ResourceType(
+    name="OS::Octavia::L7Rule",
+    properties={
+        "admin_state_up": boolean(default=True, update=True),
+        "l7policy": string(required=True, constraints=(custom("octavia.l7policy"),)),
+        "type": string(
+            required=True,
+            update=True,
+            constraints=(allowed("HOST_NAME", "PATH", "FILE_TYPE", "HEADER", "COOKIE"),),
+        ),
+        "compare_type": string(
+            required=True,
+            update=True,
+            constraints=(allowed("REGEX", "STARTS_WITH", "ENDS_WITH", "CONTAINS", "EQUAL_TO"),),
+        ),
+        "invert": boolean(default=False, update=True),
+        "key": string(update=True),
+        "value": string(required=True, update=True),
+    },
+    attributes=attrs(),
+    validators=(l7rule_validate,),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.octavia.l7rule.L7Rule",
+)
+
+FLAVOR = ResourceType(
+    name="OS::Octavia::Flavor",
+    properties={
+        "description": string(default="", update=True),
+        "enabled": boolean(default=True, update=True),
+        "name": string(update=True),
+        "flavor_profile": string(required=True, constraints=(custom("octavia.flavorprofile"),)),
+    },
+    attributes=attrs(flavor_profile_id="string"),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.octavia.flavor.Flavor",
+)
+
+FLAVOR_PROFILE = ResourceType(
+    name="OS::Octavia::FlavorProfile",
+    properties={
+        "name": string(update=True),
+        "flavor_data": string(required=True, update=True, constraints=(custom("json_string"),)),
+        "provider_name": string(update=True),
+    },
+    attributes=attrs(),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.octavia.flavor_profile.FlavorProfile",
+)
+
+TYPES = (LOADBALANCER, LISTENER, POOL, POOL_MEMBER, HEALTH_MONITOR, L7POLICY, L7RULE, FLAVOR, FLAVOR_PROFILE)

@@ -9,12 +9,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from openstack.block_storage.v3.backup import Backup
+from openstack.block_storage.v3.qos_spec import QoSSpec, QoSSpecAssociation
 from openstack.block_storage.v3.service import Service
 from openstack.block_storage.v3.snapshot import Snapshot
-from openstack.block_storage.v3.type import Type
+from openstack.block_storage.v3.type import Type, TypeEncryption
 from openstack.block_storage.v3.volume import Volume
 
-from tests.providers.fakesdk.core import Cloud, Proxy, bad_request, not_found, oid
+from tests.providers.fakesdk.core import Cloud, Proxy, Response, bad_request, conflict, not_found, oid
 
 
 class BlockStorageProxy(Proxy):
@@ -26,7 +27,17 @@ class BlockStorageProxy(Proxy):
         self.fail_create = False
         for name in ("lvmdriver-1", "__DEFAULT__"):
             tid = cloud.new_id("type")
-            cloud.put("volume_type", {"id": tid, "name": name, "extra_specs": {}})
+            cloud.put(
+                "volume_type",
+                {
+                    "id": tid,
+                    "name": name,
+                    "extra_specs": {},
+                    "is_public": True,
+                    "description": None,
+                    "_access": [],
+                },
+            )
 
     def _res(self, obj: Mapping[str, Any]) -> Any:
         return Volume.existing(**{k: v for k, v in obj.items() if not k.startswith("_")})
@@ -135,12 +146,209 @@ class BlockStorageProxy(Proxy):
         self._vol(value)["metadata"]["readonly"] = "True" if readonly else "False"
 
     # -- types and snapshots
+    def _type(self, value: Any) -> dict[str, Any]:
+        return self.cloud.get("volume_type", oid(value), "Volume type")
+
+    def _type_res(self, obj: Mapping[str, Any]) -> Any:
+        return Type.existing(**{k: v for k, v in obj.items() if not k.startswith("_")})
+
     def get_type(self, value: Any) -> Any:
-        return Type.existing(**self.cloud.get("volume_type", oid(value), "Volume type"))
+        return self._type_res(self._type(value))
 
     def types(self, **query: Any) -> Iterator[Any]:
+        # Cinder lists only public types unless an admin asks with is_public=None
+        for t in list(self.cloud.all("volume_type")):
+            if t.get("is_public", True) or query.get("is_public") == "None":
+                yield self._type_res(t)
+
+    def create_type(self, **body: Any) -> Any:
+        name = body.get("name")
+        if any(t["name"] == name for t in self.cloud.all("volume_type")):
+            raise conflict(f"Volume Type {name} already exists.")
+        obj = {
+            "id": self.cloud.new_id("volume_type"),
+            "name": name,
+            "description": body.get("description"),
+            "is_public": body.get("is_public", True) is not False,
+            "extra_specs": {str(k): str(v) for k, v in (body.get("extra_specs") or {}).items()},
+            "_access": [],
+        }
+        return self._type_res(self.cloud.put("volume_type", obj))
+
+    def put(self, url: str, json: Any = None, **_kw: Any) -> Response:
+        """The raw PUTs drivers make: a volume type's update (``is_public`` as Cinder's update takes it) and
+        setting keys of QoS specs (a flat map)."""
+        parts = url.strip("/").split("/")
+        if len(parts) == 2 and parts[0] == "types":
+            obj = self.cloud.find("volume_type", parts[1])
+            if obj is None:
+                return Response(404, {"itemNotFound": {"message": "Volume type not found"}})
+            body = dict((json or {}).get("volume_type") or {})
+            if "name" in body and any(
+                t["name"] == body["name"] and t["id"] != obj["id"] for t in self.cloud.all("volume_type")
+            ):
+                return Response(409, {"conflictingRequest": {"message": "Volume type name exists"}})
+            obj.update(body)
+            return Response(200, {"volume_type": dict(obj)})
+        if len(parts) == 2 and parts[0] == "qos-specs":
+            obj = self.cloud.find("qos_specs", parts[1])
+            if obj is None:
+                return Response(404, {"itemNotFound": {"message": "QoS specs not found"}})
+            keys = {str(k): str(v) for k, v in ((json or {}).get("qos_specs") or {}).items()}
+            obj["specs"].update(keys)
+            return Response(200, {"qos_specs": keys})
+        return Response(404, {"itemNotFound": {"message": url}})
+
+    def post(self, url: str, json: Any = None, **_kw: Any) -> Response:
+        """The raw create of QoS specs: ``{"qos_specs": {"name": ..., KEY: VALUE}}``."""
+        if url.strip("/") != "qos-specs":
+            return Response(404, {"itemNotFound": {"message": url}})
+        specs = {str(k): v for k, v in ((json or {}).get("qos_specs") or {}).items()}
+        name = specs.pop("name", None)
+        consumer = specs.pop("consumer", "back-end")
+        if not name:
+            return Response(400, {"badRequest": {"message": "Please specify a name for QoS specs."}})
+        if any(not isinstance(v, str) for v in specs.values()):
+            return Response(400, {"badRequest": {"message": "Value for key is not a string or unicode"}})
+        if any(q["name"] == name for q in self.cloud.all("qos_specs")):
+            return Response(409, {"conflictingRequest": {"message": f"QoS Specs {name} already exists."}})
+        obj = {"id": self.cloud.new_id("qos_specs"), "name": name, "consumer": consumer, "specs": specs}
+        self.cloud.put("qos_specs", obj)
+        return Response(200, {"qos_specs": dict(obj)})
+
+    def delete_type(self, value: Any, ignore_missing: bool = True) -> None:
+        tid = oid(value)
+        if self.cloud.find("volume_type", tid) is None:
+            if not ignore_missing:
+                raise not_found(f"Volume type {tid}")
+            return
+        if any(
+            v.get("volume_type") == self.cloud.get("volume_type", tid)["name"]
+            for v in self.cloud.all("volume")
+        ):
+            raise bad_request(f"Target volume type {tid} is still in use.")
+        self.cloud.drop("volume_type", tid)
+        self.cloud.drop("encryption", tid)
+
+    def update_type_extra_specs(self, type: Any, **extra_specs: Any) -> dict[str, str]:  # noqa: A002
+        obj = self._type(type)
+        obj["extra_specs"].update({str(k): str(v) for k, v in extra_specs.items()})
+        return dict(obj["extra_specs"])
+
+    def delete_type_extra_specs(self, type: Any, keys: list[str]) -> None:  # noqa: A002
+        obj = self._type(type)
+        for k in keys:
+            obj["extra_specs"].pop(k, None)
+
+    def get_type_access(self, type: Any) -> list[dict[str, str]]:  # noqa: A002
+        obj = self._type(type)
+        if obj.get("is_public", True):
+            raise not_found("Access list not available for public volume types.")
+        return [{"volume_type_id": obj["id"], "project_id": p} for p in obj["_access"]]
+
+    def add_type_access(self, type: Any, project_id: str) -> None:  # noqa: A002
+        obj = self._type(type)
+        if project_id in obj["_access"]:
+            raise conflict(f"Volume type access for {obj['id']}/{project_id} already exists.")
+        obj["_access"].append(project_id)
+
+    def remove_type_access(self, type: Any, project_id: str) -> None:  # noqa: A002
+        obj = self._type(type)
+        if project_id not in obj["_access"]:
+            raise not_found(f"Volume type access not found for {obj['id']}/{project_id}.")
+        obj["_access"].remove(project_id)
+
+    # -- QoS specs
+    def _qos(self, value: Any) -> dict[str, Any]:
+        return self.cloud.get("qos_specs", oid(value), "QoS specs")
+
+    def get_qos_spec(self, qos_spec: Any) -> Any:
+        return QoSSpec.existing(**self._qos(qos_spec))
+
+    def qos_specs(self, **query: Any) -> Iterator[Any]:
+        for q in list(self.cloud.all("qos_specs")):
+            yield QoSSpec.existing(**q)
+
+    def delete_qos_spec_metadata(self, qos_spec: Any, keys: Any) -> None:
+        obj = self._qos(qos_spec)
+        for k in keys:
+            if k not in obj["specs"]:
+                raise bad_request(f"QoS spec key {k} not found")
+            obj["specs"].pop(k)
+
+    def associate_qos_spec(self, qos_spec: Any, vol_type_id: str) -> None:
+        obj = self._qos(qos_spec)
+        t = self._type(vol_type_id)
+        other = t.get("_qos")
+        if other not in (None, obj["id"]):
+            raise bad_request(f"Type {t['id']} is already associated with another qos specs: {other}")
+        t["_qos"] = obj["id"]
+
+    def disassociate_qos_spec(self, qos_spec: Any, vol_type_id: str) -> None:
+        obj = self._qos(qos_spec)
+        t = self._type(vol_type_id)
+        if t.get("_qos") == obj["id"]:
+            t["_qos"] = None
+
+    def disassociate_all_qos_spec(self, qos_spec: Any) -> None:
+        obj = self._qos(qos_spec)
         for t in self.cloud.all("volume_type"):
-            yield Type.existing(**t)
+            if t.get("_qos") == obj["id"]:
+                t["_qos"] = None
+
+    def qos_spec_associations(self, qos_spec: Any) -> Iterator[Any]:
+        obj = self._qos(qos_spec)
+        for t in list(self.cloud.all("volume_type")):
+            if t.get("_qos") == obj["id"]:
+                yield QoSSpecAssociation.existing(association_type="volume_type", id=t["id"], name=t["name"])
+
+    def delete_qos_spec(self, qos_spec: Any, ignore_missing: bool = True, *, force: bool = False) -> None:
+        qid = oid(qos_spec)
+        if self.cloud.find("qos_specs", qid) is None:
+            if not ignore_missing:
+                raise not_found(f"QoS specs {qid}")
+            return
+        if not force and any(t.get("_qos") == qid for t in self.cloud.all("volume_type")):
+            raise bad_request("Qos specs still in use.")
+        self.cloud.drop("qos_specs", qid)
+
+    # -- encryption of volume types (Cinder answers an empty one for a type without)
+    def get_type_encryption(self, volume_type: Any) -> Any:
+        t = self._type(volume_type)
+        enc = self.cloud.find("encryption", t["id"])
+        return TypeEncryption.existing(**(enc or {}))
+
+    def create_type_encryption(self, volume_type: Any, **attrs: Any) -> Any:
+        t = self._type(volume_type)
+        if self.cloud.find("encryption", t["id"]) is not None:
+            raise bad_request(f"Volume type encryption for type {t['id']} already exists.")
+        if any(v.get("volume_type") == t["name"] for v in self.cloud.all("volume")):
+            raise bad_request(f"Volume type {t['id']} is in use by volumes.")
+        if not attrs.get("provider"):
+            raise bad_request("Invalid input for field/attribute provider")
+        eid = self.cloud.new_id("encryption")
+        enc = {k: attrs.get(k) for k in ("provider", "cipher", "key_size", "control_location")}
+        enc.update(id=t["id"], encryption_id=eid, volume_type_id=t["id"])
+        self.cloud.put("encryption", enc)
+        return TypeEncryption.existing(**enc)
+
+    def update_type_encryption(self, encryption: Any = None, volume_type: Any = None, **attrs: Any) -> Any:
+        t = self._type(volume_type)
+        enc = self.cloud.find("encryption", t["id"])
+        if enc is None:
+            raise not_found(f"Volume type encryption for type {t['id']} does not exist.")
+        enc.update(attrs)
+        return TypeEncryption.existing(**enc)
+
+    def delete_type_encryption(
+        self, encryption: Any = None, volume_type: Any = None, ignore_missing: bool = True
+    ) -> None:
+        t = self._type(volume_type)
+        if self.cloud.find("encryption", t["id"]) is None:
+            if not ignore_missing:
+                raise not_found(f"Volume type encryption for type {t['id']} does not exist.")
+            return
+        self.cloud.drop("encryption", t["id"])
 
     def get_snapshot(self, value: Any) -> Any:
         return Snapshot.existing(**self.cloud.get("snapshot", oid(value), "Snapshot"))

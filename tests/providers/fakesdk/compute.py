@@ -19,6 +19,7 @@ from openstack.compute.v2.flavor import Flavor
 from openstack.compute.v2.keypair import Keypair
 from openstack.compute.v2.server import Server
 from openstack.compute.v2.server_action import ServerAction
+from openstack.compute.v2.server_group import ServerGroup
 from openstack.compute.v2.server_interface import ServerInterface
 from openstack.compute.v2.volume_attachment import VolumeAttachment
 
@@ -527,3 +528,40 @@ class ComputeProxy(Proxy, adapter.Adapter):  # an Adapter: Server.set_tags(sessi
         if obj["os-flavor-access:is_public"]:
             raise not_found("Access list not available for public flavors.")
         return [{"flavor_id": obj["id"], "tenant_id": t} for t in obj["_access"]]
+
+    # -- server groups (Nova >= 2.64: one ``policy``, ``rules``; nothing can be changed)
+    def create_server_group(self, **body: Any) -> Any:
+        policy = body.get("policy")
+        if policy not in ("affinity", "anti-affinity", "soft-affinity", "soft-anti-affinity"):
+            raise bad_request(f"Invalid input for field/attribute policy: {policy!r}")
+        rules = dict(body.get("rules") or {})
+        if rules and policy != "anti-affinity":
+            raise bad_request("Only anti-affinity policy supports rules.")
+        if any(not isinstance(v, int) or v < 1 for v in rules.values()):
+            raise bad_request("Invalid input for field/attribute max_server_per_host.")
+        obj = {
+            "id": self.cloud.new_id("server_group"),
+            "name": body.get("name"),
+            "policy": policy,
+            "rules": rules,
+            "member_ids": [],
+            "metadata": {},
+            "project_id": self.cloud.project_id,
+        }
+        self.cloud.put("server_group", obj)
+        return ServerGroup.existing(**obj)
+
+    def get_server_group(self, value: Any) -> Any:
+        return ServerGroup.existing(**self.cloud.get("server_group", oid(value), "Server group"))
+
+    def server_groups(self, **query: Any) -> Iterator[Any]:
+        for g in list(self.cloud.all("server_group")):
+            yield ServerGroup.existing(**g)
+
+    def delete_server_group(self, value: Any, ignore_missing: bool = True) -> None:
+        gid = oid(value)
+        if self.cloud.find("server_group", gid) is None:
+            if not ignore_missing:
+                raise not_found(f"Instance group {gid} could not be found.")
+            return
+        self.cloud.drop("server_group", gid)

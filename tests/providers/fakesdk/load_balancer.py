@@ -6,11 +6,15 @@ Knob: ``member_delete_errors`` (how many member deletes end in ERROR, the noop d
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from openstack.load_balancer.v2.flavor import Flavor
+from openstack.load_balancer.v2.flavor_profile import FlavorProfile
 from openstack.load_balancer.v2.health_monitor import HealthMonitor
+from openstack.load_balancer.v2.l7_policy import L7Policy
+from openstack.load_balancer.v2.l7_rule import L7Rule
 from openstack.load_balancer.v2.listener import Listener
 from openstack.load_balancer.v2.load_balancer import LoadBalancer
 from openstack.load_balancer.v2.member import Member
@@ -25,6 +29,9 @@ CLASSES: dict[str, Any] = {
     "member": Member,
     "health_monitor": HealthMonitor,
     "lb_flavor": Flavor,
+    "lb_flavor_profile": FlavorProfile,
+    "l7_policy": L7Policy,
+    "l7_rule": L7Rule,
 }
 READ_ONLY = {
     "listener": ("protocol", "protocol_port"),
@@ -49,6 +56,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "backup": False,
     },
     "health_monitor": {},
+    "l7_policy": {"redirect_pool_id": None, "redirect_url": None, "redirect_prefix": None, "rules": []},
+    "l7_rule": {"invert": False, "key": None},
 }
 
 
@@ -65,6 +74,8 @@ class LoadBalancerProxy(Proxy):
         if kind == "load_balancer":
             data["listeners"] = [{"id": x["id"]} for x in self.cloud.all("listener") if x["_lb"] == obj["id"]]
             data["pools"] = [{"id": x["id"]} for x in self.cloud.all("pool") if x["_lb"] == obj["id"]]
+        if kind == "l7_policy":
+            data["rules"] = [{"id": r["id"]} for r in self.cloud.all("l7_rule") if r["_policy"] == obj["id"]]
         if kind == "pool":
             data["members"] = [{"id": m["id"]} for m in self.cloud.all("member") if m["_pool"] == obj["id"]]
         return CLASSES[kind].existing(**data)
@@ -216,6 +227,10 @@ class LoadBalancerProxy(Proxy):
                 if kind == "pool":
                     for m in [m for m in self.cloud.all("member") if m["_pool"] == obj["id"]]:
                         self.cloud.drop("member", m["id"])
+                if kind == "l7_policy":
+                    for r in [r for r in self.cloud.all("l7_rule") if r["_policy"] == obj["id"]]:
+                        self.cloud.drop("l7_rule", r["id"])
+                    self._renumber(obj["listener_id"])
 
         self._child_change(lb, obj, "PENDING_DELETE", gone)
 
@@ -327,3 +342,147 @@ class LoadBalancerProxy(Proxy):
 
     def flavors(self, **query: Any) -> Iterator[Any]:
         return self._list("lb_flavor", query)
+
+    def _flavor_kind(self, kind: str, value: Any) -> dict[str, Any]:
+        return self.cloud.get(kind, oid(value), "Flavor" if kind == "lb_flavor" else "Flavor profile")
+
+    def create_flavor(self, **body: Any) -> Any:
+        self._flavor_kind("lb_flavor_profile", body.get("flavor_profile_id"))
+        if any(f["name"] == body.get("name") for f in self.cloud.all("lb_flavor")):
+            raise conflict(f"A flavor named {body.get('name')} already exists")
+        obj = {"id": self.cloud.new_id("lb_flavor"), "description": "", "enabled": True, "tags": []}
+        obj.update({"enabled" if k == "is_enabled" else k: v for k, v in body.items()})
+        return self._res("lb_flavor", self.cloud.put("lb_flavor", obj))
+
+    def update_flavor(self, value: Any, **body: Any) -> Any:
+        obj = self._flavor_kind("lb_flavor", value)
+        if "flavor_profile_id" in body:
+            raise bad_request("Invalid input for field/attribute flavor_profile_id: read-only")
+        obj.update({"enabled" if k == "is_enabled" else k: v for k, v in body.items()})
+        return self._res("lb_flavor", obj)
+
+    def delete_flavor(self, value: Any, ignore_missing: bool = True) -> None:
+        fid = oid(value)
+        if self.cloud.find("lb_flavor", fid) is None:
+            if not ignore_missing:
+                raise not_found(f"Flavor {fid}")
+            return
+        if any(lb.get("flavor_id") == fid for lb in self.cloud.all("load_balancer")):
+            raise conflict(f"Flavor {fid} is in use")
+        self.cloud.drop("lb_flavor", fid)
+
+    def create_flavor_profile(self, **body: Any) -> Any:
+        if body.get("provider_name") not in (None, "amphora"):
+            raise bad_request(f"Provider '{body.get('provider_name')}' is not enabled.")
+        try:
+            json.loads(body.get("flavor_data") or "")
+        except ValueError as exc:
+            raise bad_request("Invalid input for field/attribute flavor_data: not JSON") from exc
+        obj = {"id": self.cloud.new_id("lb_flavor_profile"), "provider_name": "amphora"}
+        obj.update({k: v for k, v in body.items() if v is not None})
+        return self._res("lb_flavor_profile", self.cloud.put("lb_flavor_profile", obj))
+
+    def get_flavor_profile(self, value: Any) -> Any:
+        return self._res("lb_flavor_profile", self._flavor_kind("lb_flavor_profile", value))
+
+    def flavor_profiles(self, **query: Any) -> Iterator[Any]:
+        return self._list("lb_flavor_profile", query)
+
+    def update_flavor_profile(self, value: Any, **body: Any) -> Any:
+        obj = self._flavor_kind("lb_flavor_profile", value)
+        if any(f["flavor_profile_id"] == obj["id"] for f in self.cloud.all("lb_flavor")):
+            raise conflict(f"Flavor profile {obj['id']} is in use and cannot be modified.")
+        obj.update(body)
+        return self._res("lb_flavor_profile", obj)
+
+    def delete_flavor_profile(self, value: Any, ignore_missing: bool = True) -> None:
+        pid = oid(value)
+        if self.cloud.find("lb_flavor_profile", pid) is None:
+            if not ignore_missing:
+                raise not_found(f"Flavor profile {pid}")
+            return
+        if any(f["flavor_profile_id"] == pid for f in self.cloud.all("lb_flavor")):
+            raise conflict(f"Flavor profile {pid} is in use by a flavor")
+        self.cloud.drop("lb_flavor_profile", pid)
+
+    # -- L7 policies and rules
+    def _renumber(self, listener_id: str) -> None:
+        alive = [p for p in self.cloud.all("l7_policy") if p["listener_id"] == listener_id]
+        alive = [p for p in alive if p["provisioning_status"] != "PENDING_DELETE"]
+        for i, p in enumerate(sorted(alive, key=lambda p: p["position"]), start=1):
+            p["position"] = i
+
+    def _place(self, obj: dict[str, Any], position: Any) -> None:
+        others = [
+            p
+            for p in self.cloud.all("l7_policy")
+            if p["listener_id"] == obj["listener_id"] and p["id"] != obj["id"]
+        ]
+        others.sort(key=lambda p: p["position"])
+        at = len(others) if position is None else max(0, min(int(position) - 1, len(others)))
+        others.insert(at, obj)
+        for i, p in enumerate(others, start=1):
+            p["position"] = i
+
+    def create_l7_policy(self, **body: Any) -> Any:
+        listener = self._child("listener", body.get("listener_id"))
+        action = body.get("action")
+        if action == "REDIRECT_TO_POOL":
+            self._child("pool", body.get("redirect_pool_id"))
+        position = body.pop("position", None)
+        obj = self._base("l7_policy", body)
+        obj["_lb"] = listener["_lb"]
+        obj["position"] = 0
+        self._child_change(self._lb(listener["_lb"]), obj, "PENDING_CREATE")
+        self.cloud.put("l7_policy", obj)
+        self._place(obj, position)
+        return self._res("l7_policy", obj)
+
+    def get_l7_policy(self, value: Any) -> Any:
+        return self._res("l7_policy", self._child("l7_policy", value))
+
+    def l7_policies(self, **query: Any) -> Iterator[Any]:
+        return self._list("l7_policy", query)
+
+    def update_l7_policy(self, value: Any, **body: Any) -> Any:
+        if "listener_id" in body:
+            raise bad_request("Invalid input for field/attribute listener_id: read-only")
+        position = body.pop("position", None)
+        if body.get("action") == "REJECT":
+            body.update(redirect_pool_id=None, redirect_url=None)
+        out = self._update_child("l7_policy", value, body)
+        if position is not None:
+            self._place(self._child("l7_policy", value), position)
+        return out
+
+    def delete_l7_policy(self, value: Any, ignore_missing: bool = True) -> None:
+        self._delete_child("l7_policy", value, ignore_missing)
+
+    def create_l7_rule(self, l7_policy: Any, **body: Any) -> Any:
+        policy = self._child("l7_policy", l7_policy)
+        if body.get("type") in ("HEADER", "COOKIE") and not body.get("key"):
+            raise bad_request("L7 rule of type HEADER or COOKIE needs a key")
+        return self._create_child(
+            "l7_rule", policy["_lb"], body, _policy=policy["id"], l7policy_id=policy["id"]
+        )
+
+    def get_l7_rule(self, l7rule: Any, l7_policy: Any) -> Any:
+        r = self._child("l7_rule", l7rule)
+        if r["_policy"] != oid(l7_policy):
+            raise not_found(f"L7 rule {oid(l7rule)} in policy {oid(l7_policy)}")
+        return self._res("l7_rule", r)
+
+    def l7_rules(self, l7_policy: Any, **query: Any) -> Iterator[Any]:
+        self._child("l7_policy", l7_policy)
+        return self._list("l7_rule", query, _policy=oid(l7_policy))
+
+    def update_l7_rule(self, l7rule: Any, l7_policy: Any, **body: Any) -> Any:
+        if "value" in body:  # as openstacksdk: its _update has a parameter of that name
+            raise TypeError("Proxy._update() got multiple values for argument 'value'")
+        self.get_l7_rule(l7rule, l7_policy)
+        if "rule_value" in body:
+            body["value"] = body.pop("rule_value")
+        return self._update_child("l7_rule", l7rule, body)
+
+    def delete_l7_rule(self, l7rule: Any, l7_policy: Any, ignore_missing: bool = True) -> None:
+        self._delete_child("l7_rule", l7rule, ignore_missing)

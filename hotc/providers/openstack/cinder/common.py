@@ -94,3 +94,13 @@ def _attaching(conn: Any, server_id: str, volume_id: str) -> bool:
         return conn.compute.get_volume_attachment(server_id, volume_id) is not None
     except Exception:
         return False
+
+
+def find_qos_specs(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    return lookup(
+        ctx,
+        "QoS specs",
+        value,
+        conn.block_storage.get_qos_spec,
+        lambda v: [q for q in conn.block_storage.qos_specs() if q.name == v],
+    )
