@@ -472,3 +472,31 @@ resources:
     r = run_hotc(tmp_path, "plan", "-t", "t.yaml")
     assert r.returncode == 1
     assert "Defining more than one configuration for the same action in SoftwareComponent" in r.stderr
+
+
+def test_a_replaced_deployment_leaves_its_replacement_in_the_servers_metadata(
+    world: World, agent: Agent
+) -> None:
+    """Heat keys a server's deployments by deployment id: the replacement is created before the old one is
+    deleted (running its DELETE action), and the server's metadata keeps the replacement."""
+    from hotc.providers.native.deployment_mixin import CONFIG_ATTR
+    from hotc.providers.native.server_metadata import push_deployment
+    from hotc.providers.native.software_config import SoftwareConfigDriver
+
+    cid = world.config(SoftwareConfigDriver(), SCRIPT)
+    agent.urls["srv-a"] = world.server("srv-a")
+    sd = SoftwareDeploymentDriver()
+    props = {"config": cid, "server": "srv-a", "actions": ["CREATE", "DELETE"]}
+    old = world.keep(sd.create(world.ctx("dep", "OS::Heat::SoftwareDeployment"), props))
+    new = world.keep(sd.create(world.ctx("dep", "OS::Heat::SoftwareDeployment"), props))
+    sd.delete(world.ctx("dep", "OS::Heat::SoftwareDeployment"), str(old.physical_id), props)
+    assert [a for _s, _n, a in agent.actions()] == ["CREATE", "CREATE", "DELETE"]
+    assert [d["id"] for d in _metadata(world, "srv-a")["deployments"]] == [new.attributes[CONFIG_ATTR]]
+
+    # an entry an earlier hotc wrote under the address goes once the deployment publishes under its id
+    legacy = {"id": "cfg-legacy", "name": "zz", "group": "script", "config": "",
+              "inputs": [{"name": "deploy_resource_name", "value": "dep"}, {"name": "deploy_action", "value": "CREATE"}]}  # fmt: skip
+    push_deployment(world.ctx("dep", "x"), "srv-a", "dep", legacy)
+    world.resources[str(new.physical_id)].attributes[CONFIG_ATTR] = "cfg-legacy"
+    sd.delete(world.ctx("dep", "OS::Heat::SoftwareDeployment"), str(new.physical_id), props)
+    assert _metadata(world, "srv-a")["deployments"] == []

@@ -87,31 +87,28 @@ class DeploymentGroupMixin:
 
     # ------------------------------------------------------------------------------------------ members
 
-    def _entry(self, ctx: ActionContext, key: str) -> str:
-        return f"{ctx.address}[{key}]"
-
     def _create_member(
         self, ctx: ActionContext, gid: str, key: str, props: Mapping[str, Any]
     ) -> tuple[str, Outcome]:
         mid = member_id(gid, key)
         if not self.member.wants(ctx, props, "CREATE"):
             return mid, Outcome(mid, {a: None for a in OUTPUT_ATTRS})
-        return mid, self.member._run(ctx, mid, props, "CREATE", name=key, entry=self._entry(ctx, key))
+        return mid, self.member._run(ctx, mid, props, "CREATE", name=key, entry=mid)
 
     def _update_member(
         self, ctx: ActionContext, mid: str, key: str, props: Mapping[str, Any], previous: Mapping[str, Any]
     ) -> tuple[str, Outcome]:
         if not self.member.wants(ctx, props, "UPDATE"):
             return mid, Outcome(mid, dict(previous))
-        return mid, self.member._run(ctx, mid, props, "UPDATE", name=key, entry=self._entry(ctx, key))
+        return mid, self.member._run(ctx, mid, props, "UPDATE", name=key, entry=mid)
 
     def _action_member(
         self, ctx: ActionContext, mid: str, key: str, props: Mapping[str, Any], action: str
     ) -> None:
-        self.member._run(ctx, mid, props, action, name=key, entry=self._entry(ctx, key))
+        self.member._run(ctx, mid, props, action, name=key, entry=mid)
 
     def _delete_member(self, ctx: ActionContext, mid: str, key: str, props: Mapping[str, Any]) -> None:
-        self.member.remove(ctx, mid, props, name=key, entry=self._entry(ctx, key))
+        self.member.remove(ctx, mid, props, name=key, entry=mid)
 
     def _all(self, jobs: list[tuple[str, Callable[[], Any]]]) -> dict[str, Any]:
         """Run the (key, thunk) jobs at once, as Heat's nested stack does its members; raises one HotcError

@@ -159,7 +159,7 @@ class DeploymentMixin:
         url = store.presign(key, "PUT") if key is not None else None
         derived = self._derived(ctx, pid, props, action, url, name)
         server = str(props.get("server"))
-        push_deployment(ctx, server, entry or ctx.address, derived)
+        push_deployment(ctx, server, entry or pid, derived, self._legacy(ctx, pid, entry))
         base = {CONFIG_ATTR: derived["id"]}
         if key is None:
             ctx.log(
@@ -208,6 +208,14 @@ class DeploymentMixin:
                 last = elapsed
             time.sleep(delay)
             delay = min(delay * 1.5, 5.0)
+
+    def _legacy(self, ctx: ActionContext, pid: str, entry: str | None) -> tuple[str, str] | None:
+        """The metadata entry an earlier hotc wrote for this deployment under its address (with the derived
+        config id the state recorded), to be replaced by the entry under its id."""
+        lookup = getattr(ctx, "lookup", None)
+        rs = lookup(pid) if lookup is not None and entry is None else None
+        cid = (rs.attributes or {}).get(CONFIG_ATTR) if rs is not None else None
+        return (ctx.address, str(cid)) if isinstance(cid, str) and cid else None
 
     def _actions(self, props: Mapping[str, Any]) -> set[str]:
         return {str(a) for a in (props.get("actions") or ["CREATE", "UPDATE"])}
@@ -281,7 +289,7 @@ class DeploymentMixin:
             except HotcError as exc:
                 if "has no software-config metadata" not in exc.message:  # the server is gone: nothing to run
                     raise
-        push_deployment(ctx, server, entry or ctx.address, None)
+        push_deployment(ctx, server, entry or physical_id, None, self._legacy(ctx, physical_id, entry))
         store = ctx.signals()
         for k in store.keys_under(store.key(ctx.stack_name, DEPLOYMENTS, physical_id) + "/"):
             store.delete_all(k)

@@ -160,9 +160,18 @@ def forget_server(ctx: ActionContext, server_id: str) -> None:
     store.delete_all(store.key(ctx.stack_name, INDEX, server_id))
 
 
-def push_deployment(ctx: ActionContext, server_id: str, name: str, config: Mapping[str, Any] | None) -> None:
+def push_deployment(
+    ctx: ActionContext,
+    server_id: str,
+    name: str,
+    config: Mapping[str, Any] | None,
+    drop: tuple[str, str] | None = None,
+) -> None:
     """Put (or with ``config`` None remove) the deployment ``name``'s derived config in the server's metadata
-    and rewrite the metadata object. Serialised per server within the run (deployments run concurrently)."""
+    and rewrite the metadata object. Serialised per server within the run (deployments run concurrently).
+    ``name`` is the deployment's id, so that a replacement and the deployment it replaces are two entries.
+    ``drop``: (entry, derived config id): also remove that entry if it still holds that config (an entry
+    written under the resource's address by an earlier hotc)."""
     store = ctx.signals()
     key = server_metadata_key(ctx, server_id)
     if key is None:
@@ -179,6 +188,12 @@ def push_deployment(ctx: ActionContext, server_id: str, name: str, config: Mappi
             entries.pop(name, None)
         else:
             entries[name] = dict(config)
+        if (
+            drop is not None
+            and isinstance(entries.get(drop[0]), Mapping)
+            and entries[drop[0]].get("id") == drop[1]
+        ):
+            entries.pop(drop[0])
         store.put(key + ".deployments", json.dumps(entries).encode())
         store.put(
             key,
