@@ -624,8 +624,11 @@ def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) ->
     are loaded and validated like template resources. Heat's own template validate does not look inside
     groups, so an unknown member type is a warning (a group of 0 members never resolves it)."""
     start = len(lc.diags)
+    # hotc plan checks as Heat's create pre-flight: it validates the member definition of a group that will
+    # have members (and an OS::Heat::Stack's template), so there its problems stay errors
+    created = lc.strict and _members_created(res, type_name, sc.ctx)
     try:
-        return _members_inner(lc, sc, rname, res, type_name)
+        return _members_inner(lc, sc, rname, res, type_name, created)
     finally:
         # Heat's template validate does not look inside groups and nested stacks: what is found there is
         # reported, but as warnings (a group of 0 members, for instance, never creates one)
@@ -633,7 +636,7 @@ def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) ->
             d = lc.diags[i]
             # ... except a member template that cannot be read: heatclient (which sends every template a
             # `type` names, members' included) refuses to validate, and hotc could never create a member
-            if d.severity is Severity.ERROR and d.code != "file":
+            if d.severity is Severity.ERROR and d.code != "file" and not created:
                 lc.diags[i] = Diagnostic(
                     Severity.WARNING,
                     f"{d.message} (inside {rname}: fails when a member is created)",
@@ -642,7 +645,35 @@ def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) ->
                 )
 
 
-def _members_inner(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) -> TypeResolution | None:
+def _members_created(res: Resource, type_name: str, ctx: EvalContext) -> bool:
+    """Whether the group surely gets members (its size known and above 0; ResourceGroup's count defaults to 1,
+    an AutoScalingGroup starts at desired_capacity, else min_size); an OS::Heat::Stack always is created."""
+    if type_name == "OS::Heat::Stack":
+        return True
+    props = res.properties
+    if not isinstance(props, MapExpr):
+        return False
+    if type_name == "OS::Heat::ResourceGroup":
+        size_expr = props.get("count")
+        if size_expr is None:
+            return True
+    else:
+        size_expr = props.get("desired_capacity") or props.get("min_size")
+        if size_expr is None:
+            return False
+    try:
+        size = evaluate(size_expr, ctx)
+    except (EvalError, KeyError, TypeError, ValueError):
+        return False
+    try:
+        return not isinstance(size, bool) and int(size) > 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _members_inner(
+    lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str, created: bool = False
+) -> TypeResolution | None:
     props = res.properties
     if not isinstance(props, MapExpr):
         return None
@@ -680,13 +711,21 @@ def _members_inner(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: s
     try:
         r = child_env.registry.resolve(lookup, None, lc.checks.known)
     except TypeNotFound as exc:
-        lc.diags.append(warning(f"members of {rname}: {exc.message}", tpos, code="unknown-type"))
+        lc.diags.append(
+            (error if created else warning)(f"members of {rname}: {exc.message}", tpos, code="unknown-type")
+        )
         return None
     if r.kind == "none":
         return TypeResolution("none", r.type_name)
     if r.kind in ("builtin", "service_template"):
         if resource_types.status(r.type_name) == resource_types.HIDDEN:
             lc.diags.append(warning(resource_types.hidden_message(r.type_name), tpos, code="hidden-type"))
+        if created and r.kind == "builtin":
+            # the member definition's properties, as Heat's create pre-flight checks them
+            member = Resource(
+                name=rname, type=member_type, properties=body.get("properties"), pos=body.pos, type_pos=tpos
+            )
+            lc.diags.extend(lc.checks.properties(r.type_name, member, True))
         return TypeResolution("builtin", r.type_name)
     key = r.template or lookup
     member_props = body.get("properties")
