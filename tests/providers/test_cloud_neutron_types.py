@@ -217,15 +217,25 @@ def test_qos_subnet_pool_address_scope_create_drift_update_replace_import_delete
 
     # made outside hotc, imported into another stack, then managed (and deleted) by it
     oscope = net.create_address_scope(name=f"{p}-iscope", ip_version=4)
+    opool = net.create_subnet_pool(name=f"{p}-ipool", prefixes=["10.207.0.0/24"], address_scope_id=oscope.id)
     opol = net.create_qos_policy(name=f"{p}-iqos", description="outside")
     orule = net.create_qos_dscp_marking_rule(opol.id, dscp_mark=8)
+    obw = net.create_qos_bandwidth_limit_rule(opol.id, max_kbps=3000)
+    ominbw = net.create_qos_minimum_bandwidth_rule(opol.id, min_kbps=300)
+    ominpps = net.create_qos_minimum_packet_rate_rule(opol.id, min_kpps=30)
     (tmp_path / "i.yaml").write_text(
         "heat_template_version: 2018-08-31\nresources:\n"
         f"  s: {{type: OS::Neutron::AddressScope, properties: {{name: {p}-iscope}}}}\n"
+        f"  sp: {{type: OS::Neutron::SubnetPool, properties: {{name: {p}-ipool, prefixes: [10.207.0.0/24],"
+        " address_scope: {get_resource: s}}}\n"
         f"  q: {{type: OS::Neutron::QoSPolicy, properties: {{name: {p}-iqos, description: outside}}}}\n"
         "  r: {type: OS::Neutron::QoSDscpMarkingRule, properties: {policy: {get_resource: q}, dscp_mark: 8}}\n"
+        "  bw: {type: OS::Neutron::QoSBandwidthLimitRule, properties: {policy: {get_resource: q}, max_kbps: 3000}}\n"
+        "  mb: {type: OS::Neutron::QoSMinimumBandwidthRule, properties: {policy: {get_resource: q}, min_kbps: 300}}\n"
+        "  mp: {type: OS::Neutron::QoSMinimumPacketRateRule, properties: {policy: {get_resource: q}, min_kpps: 30}}\n"
     )
-    (tmp_path / "map.json").write_text(json.dumps({"s": oscope.id, "q": opol.id, "r": orule.id}))
+    imported = {"s": oscope.id, "sp": opool.id, "q": opol.id, "r": orule.id, "bw": obw.id, "mb": ominbw.id}
+    (tmp_path / "map.json").write_text(json.dumps({**imported, "mp": ominpps.id}))
     other = cloud_tracker.name("imp")
     r = cli.run("import", other, "--file", "map.json", "-t", "i.yaml")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -241,6 +251,7 @@ def test_qos_subnet_pool_address_scope_create_drift_update_replace_import_delete
     assert net.get_qos_dscp_marking_rule(orule.id, opol.id).dscp_mark == 10
     icli2.destroy(other)
     assert net.find_address_scope(oscope.id) is None and net.find_qos_policy(opol.id) is None
+    assert net.find_subnet_pool(opool.id) is None
 
     cli.destroy(stack)
     assert net.find_address_scope(scope.id) is None and net.find_subnet_pool(pool2.id) is None
@@ -364,12 +375,29 @@ def test_trunk_provider_net_router_gateway_create_drift_update_replace_import_de
     # made outside hotc, imported into another stack, then managed (and deleted) by it
     op = net.create_port(network_id=cloud_shared.private_network_id, name=f"{p}-iparent")
     otrunk = net.create_trunk(port_id=op.id, name=f"{p}-itrunk")
+    onet = net.create_network(name=f"{p}-ipnet", provider_network_type="vxlan", shared=False)
+    orouter = net.create_router(
+        name=f"{p}-irouter", external_gateway_info={"network_id": cloud_shared.public_network_id}
+    )
     (tmp_path / "i.yaml").write_text(
         "heat_template_version: 2018-08-31\nresources:\n"
         f"  ip: {{type: OS::Neutron::Port, properties: {{network: hotc-private, name: {p}-iparent}}}}\n"
         f"  it: {{type: OS::Neutron::Trunk, properties: {{port: {{get_resource: ip}}, name: {p}-itrunk}}}}\n"
+        f"  pn: {{type: OS::Neutron::ProviderNet, properties: {{name: {p}-ipnet, network_type: vxlan, shared: false}}}}\n"
+        f"  r: {{type: OS::Neutron::Router, properties: {{name: {p}-irouter}}}}\n"
+        "  g: {type: OS::Neutron::RouterGateway, properties: {router_id: {get_resource: r}, network: public}}\n"
     )
-    (tmp_path / "map.json").write_text(json.dumps({"ip": op.id, "it": otrunk.id}))
+    (tmp_path / "map.json").write_text(
+        json.dumps(
+            {
+                "ip": op.id,
+                "it": otrunk.id,
+                "pn": onet.id,
+                "r": orouter.id,
+                "g": f"{orouter.id}:{cloud_shared.public_network_id}",
+            }
+        )
+    )
     other = cloud_tracker.name("imp")
     r = cli.run("import", other, "--file", "map.json", "-t", "i.yaml")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -377,6 +405,7 @@ def test_trunk_provider_net_router_gateway_create_drift_update_replace_import_de
     icli.no_change(other, {})
     icli.destroy(other)
     assert net.find_trunk(otrunk.id) is None and net.find_port(op.id) is None
+    assert net.find_network(onet.id) is None and net.find_router(orouter.id) is None
 
     cli.destroy(stack)
     assert net.find_trunk(trunk.id) is None and net.find_network(pnet2.id) is None
