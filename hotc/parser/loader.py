@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
+from hotc.parser import functions as F
 from hotc.parser import resource_types
 from hotc.parser.collector import gc_paused
 from hotc.parser.custom_constraints import HEAT_CUSTOM_CONSTRAINTS
@@ -314,9 +315,7 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
         seen.add(name)
         expr = t.conditions[name].expr
         for kind, n, pos in references(expr):
-            if kind == "condition":
-                asked.append(n)
-            elif kind == "param" and n not in declared:
+            if kind == "param" and n not in declared:
                 # Heat resolves every function of a condition it evaluates (condition names lazily)
                 lc.diags.append(
                     error(
@@ -329,7 +328,22 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
         try:
             evaluate_condition(expr, c2, definition=True)
         except EvalError as exc:
-            report(exc)
+            if not exc.diagnostic.message.startswith('Invalid condition "'):  # names: below, in Heat's order
+                report(exc)
+        # the condition names it reaches, in Heat's order (see _reached_names); an undefined one is an error
+        reached: list[tuple[str, Pos | None]] = []
+        _reached_names(expr, c2, reached)
+        for n, pos in reached:
+            if n in t.conditions:
+                asked.append(n)
+            else:
+                lc.diags.append(
+                    error(
+                        f'Invalid condition "{n}": no condition of that name is defined (in condition {name})',
+                        pos,
+                        code="reference",
+                    )
+                )
     graph = {
         n: [m for kind, m, _ in references(c.expr) if kind == "condition" and m in t.conditions]
         for n, c in t.conditions.items()
@@ -351,6 +365,50 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
             else:
                 continue
             lc.diags.append(warning(msg + _UNUSED_CONDITION, pos, code="reference"))
+
+
+def _reached_names(e: Expr, ctx: EvalContext, out: list[tuple[str, Pos | None]]) -> bool | None:
+    """The condition names Heat looks up when it resolves the condition ``e`` (appended to ``out``), and its
+    value when known. Heat resolves every function among a condition's arguments first (``function.resolve``
+    of the arguments: nested ``and``/``or``/``not`` included), then looks the bare names up one by one, ``and``
+    stopping at the first false, ``or`` at the first true (``Conditions.is_enabled``)."""
+    if isinstance(e, F.ConditionName) or (isinstance(e, Literal) and isinstance(e.value, str)):
+        name = e.condition if isinstance(e, F.ConditionName) else str(e.value)
+        out.append((name, e.pos))
+        known = ctx.conditions.get(name)
+        return known if isinstance(known, bool) else None
+    if isinstance(e, Literal):
+        return e.value if isinstance(e.value, bool) else None
+    if isinstance(e, F.Not):
+        v = _reached_names(e.condition, ctx, out)
+        return None if v is None else not v
+    if isinstance(e, F.And | F.Or):
+        stop = isinstance(e, F.Or)  # the value that ends the lookups
+        values: list[bool | None] = []
+        names: list[Expr | None] = []
+        for item in e.conditions:  # functions first, all of them
+            if isinstance(item, F.ConditionName) or (
+                isinstance(item, Literal) and isinstance(item.value, str)
+            ):
+                values.append(None)
+                names.append(item)
+            else:
+                values.append(_reached_names(item, ctx, out))
+                names.append(None)
+        unknown = False
+        for got, named in zip(values, names, strict=True):
+            if named is not None:
+                got = _reached_names(named, ctx, out)
+            if got is None:
+                unknown = True
+            elif got is stop:
+                return stop
+        return None if unknown else not stop
+    try:
+        value = evaluate_condition(e, ctx)
+    except (EvalError, KeyError, TypeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, bool) else None
 
 
 _UNUSED_CONDITION = (
