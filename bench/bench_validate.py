@@ -294,6 +294,8 @@ def bench_targets(rounds: int, sizes: list[int], heat: bool) -> None:
                     "one.yaml",
                 ]
                 heat_one.append(whole_process(cmd, work, {**os.environ, **HEAT_ENV})["wall"])
+        floor = statistics.median(whole_process([py, "-c", "pass"], work)["cpu"] for _ in range(rounds))
+        rows.append(("python -c pass (the floor: how loaded the machine is)", f"{floor:.3f} s CPU", "-", "-"))
         cpu = statistics.median(r["cpu"] for r in one)
         rows.append(
             (
@@ -375,7 +377,10 @@ def bench_targets(rounds: int, sizes: list[int], heat: bool) -> None:
                         verdict,
                     )
                 )
-    print(f"issue 16 front-end targets (median of {rounds} rounds; hotc and Heat interleaved)")
+    load = os.getloadavg()[0]
+    print(
+        f"issue 16 front-end targets (median of {rounds} rounds; hotc and Heat interleaved; load {load:.1f})"
+    )
     widths = [max(len(r[i]) for r in rows + [("measure", "hotc", "Heat 27", "target")]) for i in range(4)]
     for r in [("measure", "hotc", "Heat 27", "target"), *rows]:
         print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))

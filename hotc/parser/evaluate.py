@@ -329,7 +329,30 @@ def _get_attr(e: F.GetAttr, ctx: EvalContext) -> Any:
         return unknown
     if not isinstance(attr, str):
         raise _fail(f'the attribute name in "{e.name}" must be a string, not {_show(attr)}', e.pos)
+    if e.style == "select" and path:
+        # 2013-05-23 (GetAttThenSelect): the attribute itself, then the path selected from its value, a path
+        # that does not fit giving null (Heat's attributes.select_from_attribute)
+        whole = ctx.resolver.resource_attr(name, attr, ())
+        if _unknown_in(whole) is None:
+            return _select_from(whole, path)
     return ctx.resolver.resource_attr(name, attr, path)
+
+
+def _select_from(value: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        if isinstance(value, Unknown):
+            return value
+        if (
+            not isinstance(value, Mapping | Sequence)
+            or not isinstance(key, str | int)
+            or isinstance(key, bool)
+        ):
+            return None
+        try:
+            value = value[key]  # type: ignore[index]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
 
 
 def _get_file(e: F.GetFile, ctx: EvalContext) -> Any:

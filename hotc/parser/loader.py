@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
+from hotc.parser import functions as F
 from hotc.parser import resource_types
 from hotc.parser.collector import gc_paused
 from hotc.parser.custom_constraints import HEAT_CUSTOM_CONSTRAINTS
@@ -314,9 +315,7 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
         seen.add(name)
         expr = t.conditions[name].expr
         for kind, n, pos in references(expr):
-            if kind == "condition":
-                asked.append(n)
-            elif kind == "param" and n not in declared:
+            if kind == "param" and n not in declared:
                 # Heat resolves every function of a condition it evaluates (condition names lazily)
                 lc.diags.append(
                     error(
@@ -329,7 +328,22 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
         try:
             evaluate_condition(expr, c2, definition=True)
         except EvalError as exc:
-            report(exc)
+            if not exc.diagnostic.message.startswith('Invalid condition "'):  # names: below, in Heat's order
+                report(exc)
+        # the condition names it reaches, in Heat's order (see _reached_names); an undefined one is an error
+        reached: list[tuple[str, Pos | None]] = []
+        _reached_names(expr, c2, reached)
+        for n, pos in reached:
+            if n in t.conditions:
+                asked.append(n)
+            else:
+                lc.diags.append(
+                    error(
+                        f'Invalid condition "{n}": no condition of that name is defined (in condition {name})',
+                        pos,
+                        code="reference",
+                    )
+                )
     graph = {
         n: [m for kind, m, _ in references(c.expr) if kind == "condition" and m in t.conditions]
         for n, c in t.conditions.items()
@@ -351,6 +365,50 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
             else:
                 continue
             lc.diags.append(warning(msg + _UNUSED_CONDITION, pos, code="reference"))
+
+
+def _reached_names(e: Expr, ctx: EvalContext, out: list[tuple[str, Pos | None]]) -> bool | None:
+    """The condition names Heat looks up when it resolves the condition ``e`` (appended to ``out``), and its
+    value when known. Heat resolves every function among a condition's arguments first (``function.resolve``
+    of the arguments: nested ``and``/``or``/``not`` included), then looks the bare names up one by one, ``and``
+    stopping at the first false, ``or`` at the first true (``Conditions.is_enabled``)."""
+    if isinstance(e, F.ConditionName) or (isinstance(e, Literal) and isinstance(e.value, str)):
+        name = e.condition if isinstance(e, F.ConditionName) else str(e.value)
+        out.append((name, e.pos))
+        known = ctx.conditions.get(name)
+        return known if isinstance(known, bool) else None
+    if isinstance(e, Literal):
+        return e.value if isinstance(e.value, bool) else None
+    if isinstance(e, F.Not):
+        v = _reached_names(e.condition, ctx, out)
+        return None if v is None else not v
+    if isinstance(e, F.And | F.Or):
+        stop = isinstance(e, F.Or)  # the value that ends the lookups
+        values: list[bool | None] = []
+        names: list[Expr | None] = []
+        for item in e.conditions:  # functions first, all of them
+            if isinstance(item, F.ConditionName) or (
+                isinstance(item, Literal) and isinstance(item.value, str)
+            ):
+                values.append(None)
+                names.append(item)
+            else:
+                values.append(_reached_names(item, ctx, out))
+                names.append(None)
+        unknown = False
+        for got, named in zip(values, names, strict=True):
+            if named is not None:
+                got = _reached_names(named, ctx, out)
+            if got is None:
+                unknown = True
+            elif got is stop:
+                return stop
+        return None if unknown else not stop
+    try:
+        value = evaluate_condition(e, ctx)
+    except (EvalError, KeyError, TypeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, bool) else None
 
 
 _UNUSED_CONDITION = (
@@ -624,8 +682,11 @@ def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) ->
     are loaded and validated like template resources. Heat's own template validate does not look inside
     groups, so an unknown member type is a warning (a group of 0 members never resolves it)."""
     start = len(lc.diags)
+    # hotc plan checks as Heat's create pre-flight: it validates the member definition of a group that will
+    # have members (and an OS::Heat::Stack's template), so there its problems stay errors
+    created = lc.strict and _members_created(res, type_name, sc.ctx)
     try:
-        return _members_inner(lc, sc, rname, res, type_name)
+        return _members_inner(lc, sc, rname, res, type_name, created)
     finally:
         # Heat's template validate does not look inside groups and nested stacks: what is found there is
         # reported, but as warnings (a group of 0 members, for instance, never creates one)
@@ -633,7 +694,7 @@ def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) ->
             d = lc.diags[i]
             # ... except a member template that cannot be read: heatclient (which sends every template a
             # `type` names, members' included) refuses to validate, and hotc could never create a member
-            if d.severity is Severity.ERROR and d.code != "file":
+            if d.severity is Severity.ERROR and d.code != "file" and not created:
                 lc.diags[i] = Diagnostic(
                     Severity.WARNING,
                     f"{d.message} (inside {rname}: fails when a member is created)",
@@ -642,7 +703,35 @@ def _members(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) ->
                 )
 
 
-def _members_inner(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str) -> TypeResolution | None:
+def _members_created(res: Resource, type_name: str, ctx: EvalContext) -> bool:
+    """Whether the group surely gets members (its size known and above 0; ResourceGroup's count defaults to 1,
+    an AutoScalingGroup starts at desired_capacity, else min_size); an OS::Heat::Stack always is created."""
+    if type_name == "OS::Heat::Stack":
+        return True
+    props = res.properties
+    if not isinstance(props, MapExpr):
+        return False
+    if type_name == "OS::Heat::ResourceGroup":
+        size_expr = props.get("count")
+        if size_expr is None:
+            return True
+    else:
+        size_expr = props.get("desired_capacity") or props.get("min_size")
+        if size_expr is None:
+            return False
+    try:
+        size = evaluate(size_expr, ctx)
+    except (EvalError, KeyError, TypeError, ValueError):
+        return False
+    try:
+        return not isinstance(size, bool) and int(size) > 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _members_inner(
+    lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: str, created: bool = False
+) -> TypeResolution | None:
     props = res.properties
     if not isinstance(props, MapExpr):
         return None
@@ -680,13 +769,21 @@ def _members_inner(lc: _Ctx, sc: _Scope, rname: str, res: Resource, type_name: s
     try:
         r = child_env.registry.resolve(lookup, None, lc.checks.known)
     except TypeNotFound as exc:
-        lc.diags.append(warning(f"members of {rname}: {exc.message}", tpos, code="unknown-type"))
+        lc.diags.append(
+            (error if created else warning)(f"members of {rname}: {exc.message}", tpos, code="unknown-type")
+        )
         return None
     if r.kind == "none":
         return TypeResolution("none", r.type_name)
     if r.kind in ("builtin", "service_template"):
         if resource_types.status(r.type_name) == resource_types.HIDDEN:
             lc.diags.append(warning(resource_types.hidden_message(r.type_name), tpos, code="hidden-type"))
+        if created and r.kind == "builtin":
+            # the member definition's properties, as Heat's create pre-flight checks them
+            member = Resource(
+                name=rname, type=member_type, properties=body.get("properties"), pos=body.pos, type_pos=tpos
+            )
+            lc.diags.extend(lc.checks.properties(r.type_name, member, True))
         return TypeResolution("builtin", r.type_name)
     key = r.template or lookup
     member_props = body.get("properties")

@@ -654,7 +654,13 @@ class ScopedResolver:
                 raise HotcError(f"get_attr: {m.address} outputs_list needs an attribute name")
             return [self._member_attr(m, i, str(path[0]), tuple(path[1:])) for i in range(n)]
         if attribute == "":
-            return {"refs": [self._member_id(m, i) for i in range(n)]}
+            # Heat 27's get_attr [GROUP] (every attribute that takes no argument)
+            refs = [self._member_id(m, i) for i in range(n)]
+            return {
+                "refs": refs,
+                "refs_map": {str(idx[i]): refs[i] for i in range(n)},
+                "removed_rsrc_list": sorted(str(i) for i in m.skipped),
+            }
         # any other attribute: the list of that attribute over the members
         return [self._member_attr(m, i, attribute, path) for i in range(n)]
 

@@ -22,12 +22,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hotc.errors import HotcError
 from hotc.parser.api import MISSING
 from hotc.providers.base import PluginType, ResourceType
+
+if (
+    TYPE_CHECKING
+):  # importlib.metadata (with email, zipfile, csv) is imported when the plugins are first looked up
+    from importlib import metadata
 
 ENTRY_POINT_GROUP = "hotc.resource_types"
 BUILTIN_ENTRY_POINT = "hotc.providers.builtin:resource_types"
@@ -94,6 +98,8 @@ def discover(
     """Every type of every installed plugin, hotc's built-ins included, by name. ``entry_points`` and
     ``builtin`` are for tests; by default the installed packages' entry points and hotc's built-ins (used
     directly when hotc runs from a checkout without its own entry point installed)."""
+    from importlib import metadata
+
     eps = list(entry_points() if entry_points else metadata.entry_points(group=ENTRY_POINT_GROUP))
     table: dict[str, LoadedType] = {}
     have_builtin = any(ep.value == BUILTIN_ENTRY_POINT for ep in eps)

@@ -40,13 +40,9 @@ resources:
   alt:
     type: OS::Octavia::Listener
     properties: {loadbalancer: {get_resource: lb}, protocol: HTTP, protocol_port: 8080}
-    depends_on: [web]
   static:
     type: OS::Octavia::Pool
     properties: {loadbalancer: {get_resource: lb}, protocol: HTTP, lb_algorithm: ROUND_ROBIN}
-    # (one child of the load balancer at a time: children made in parallel can exhaust the create's retries
-    # of Octavia's 409 "immutable" answers)
-    depends_on: [alt]
   policy:
     type: OS::Octavia::L7Policy
     properties:

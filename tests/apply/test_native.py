@@ -85,13 +85,22 @@ def test_random_string_errors(props, msg):
 
 
 def test_value_types():
+    # as Heat 27 reads them (the differential oracle's answers): property types, not parameter types
     assert convert("5", "number") == 5 and convert("2.5", "number") == 2.5
-    assert convert("a, b,c", "comma_delimited_list") == ["a", "b", "c"]
-    assert convert('{"k": [1]}', "json") == {"k": [1]}
-    assert convert("yes", "boolean") is True and convert(0, "boolean") is False
+    assert convert(["a", "b"], "comma_delimited_list") == ["a", "b"]
+    assert convert({"k": [1]}, "json") == {"k": [1]}
+    assert convert("TRUE", "boolean") is True and convert(False, "boolean") is False
+    assert convert(5, "string") == "5" and convert(None, "number") is None
     assert convert({"a": 1}, None) == {"a": 1}
-    with pytest.raises(HotcError, match="not a number"):
-        convert("x", "number")
+    for value, type_, msg in (
+        ("x", "number", "not a number"),
+        ("true", "comma_delimited_list", "is not a list"),
+        (2.5, "string", "Value must be a string"),
+        ('{"k": 1}', "json", "is not a map"),
+        ("yes", "boolean", "not a valid boolean"),
+    ):
+        with pytest.raises(HotcError, match=msg):
+            convert(value, type_)
     d = driver_for("OS::Heat::Value")
     out = d.create(ctx("v"), {"value": "3", "type": "number"})
     assert out.attributes == {"value": 3} and out.physical_id.startswith("st-v-")

@@ -101,3 +101,24 @@ outputs:
     assert "ok1" not in r.stdout and "ok2" not in r.stdout
     r = run_hotc(tmp_path, "validate", "-t", "t.yaml", "--parameter", "env=prod")
     assert r.returncode == 0, r.stdout
+
+
+def test_get_attr_2013_selects_from_the_attribute_and_groups_list_all_attributes(tmp_path: Path) -> None:
+    # Heat 27: in 2013-05-23 get_attr [grp, resource.0, out] is member 0's reference with "out" selected from
+    # it, null; get_attr [grp] (2015-10-15+) lists refs, refs_map and removed_rsrc_list
+    (tmp_path / "m.yaml").write_text(NESTED_PLAIN)
+    (tmp_path / "old.yaml").write_text(
+        "heat_template_version: 2013-05-23\nresources:\n"
+        "  g: {type: OS::Heat::ResourceGroup, properties: {count: 1, resource_def: {type: m.yaml}}}\n"
+        "outputs:\n  sel: {value: {get_attr: [g, resource.0, out]}}\n"
+    )
+    (tmp_path / "new.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n"
+        "  g: {type: OS::Heat::ResourceGroup, properties: {count: 0, resource_def: {type: m.yaml}}}\n"
+        "outputs:\n  all: {value: {get_attr: [g]}}\n"
+    )
+    for name in ("old", "new"):
+        r = run_hotc(tmp_path, "apply", "-t", f"{name}.yaml", "--auto-approve")
+        assert r.returncode == 0, r.stdout + r.stderr
+    assert _outputs(tmp_path, "old")["sel"]["value"] is None
+    assert _outputs(tmp_path, "new")["all"]["value"] == {"refs": [], "refs_map": {}, "removed_rsrc_list": []}

@@ -140,6 +140,38 @@ def test_neutron_network_router_floating_ip(
     assert rule.id in {r["id"] for r in net.get_security_group(sg.id).security_group_rules}
 
 
+def test_neutron_qos_and_trunk_plugins_with_the_agentless_drivers(
+    cloud: Any, cloud_shared: SharedResources, cloud_tracker: CloudTracker
+) -> None:
+    """The qos and trunk service plugins are on, and the binder's QoS and trunk drivers registered: a policy
+    with a rule goes on a port, a trunk takes a parent port and a VLAN subport."""
+    net = cloud.network
+    aliases = {e.alias for e in net.extensions()}
+    assert {"qos", "qos-bw-minimum-ingress", "qos-pps-minimum", "trunk"} <= aliases
+    assert {"bandwidth_limit", "dscp_marking", "minimum_bandwidth", "minimum_packet_rate"} <= {
+        t.type for t in net.qos_rule_types()
+    }
+    policy = net.create_qos_policy(name=cloud_tracker.name("qos"))
+    cloud_tracker.defer("qos policy", lambda: net.delete_qos_policy(policy, ignore_missing=True))
+    net.create_qos_bandwidth_limit_rule(policy.id, max_kbps=1000)
+    parent = net.create_port(name=cloud_tracker.name("parent"), network_id=cloud_shared.private_network_id)
+    sub = net.create_port(
+        name=cloud_tracker.name("sub"), network_id=cloud_shared.private_network_id, qos_policy_id=policy.id
+    )
+    trunk = net.create_trunk(
+        name=cloud_tracker.name("trunk"),
+        port_id=parent.id,
+        sub_ports=[{"port_id": sub.id, "segmentation_type": "vlan", "segmentation_id": 100}],
+    )
+    try:
+        assert net.get_port(sub.id).qos_policy_id == policy.id
+        assert [sp["port_id"] for sp in net.get_trunk(trunk.id).sub_ports] == [sub.id]
+    finally:
+        net.delete_trunk(trunk, ignore_missing=True)
+        for p in (parent, sub):
+            net.delete_port(p, ignore_missing=True)
+
+
 def test_cinder_volume_available_and_attached(
     cloud: Any, cloud_shared: SharedResources, cloud_tracker: CloudTracker
 ) -> None:

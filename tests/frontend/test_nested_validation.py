@@ -255,3 +255,42 @@ def test_properties_fed_to_a_nested_template_checked_where_heat_checks_them(
         assert any("creating the stack" in d.message for d in diags), [d.message for d in diags]
     r = run_hotc(tmp_path, "plan", "-t", str(parent))
     assert ("VALID" if r.returncode in (0, 2) else "INVALID") == heat_create, r.stdout + r.stderr
+
+
+#: a group's member definition: name -> (count, resource_def, Heat 27's validate verdict, its create pre-flight
+#: verdict). Heat's validate does not look at members; its create checks the definition of a group that will
+#: have members (none for count 0). m_bad.yaml names an unknown type; m_ok.yaml has one parameter p.
+GROUP_CASES: dict[str, tuple[int, str, str, str]] = {
+    "unknown-type-0": (0, "{type: OS::No::Such}", "VALID", "VALID"),
+    "unknown-type-2": (2, "{type: OS::No::Such}", "VALID", "INVALID"),
+    "bad-template-0": (0, "{type: m_bad.yaml, properties: {p: x}}", "VALID", "VALID"),
+    "bad-template-2": (2, "{type: m_bad.yaml, properties: {p: x}}", "VALID", "INVALID"),
+    "unknown-template-property-0": (0, "{type: m_ok.yaml, properties: {q: x}}", "VALID", "VALID"),
+    "unknown-template-property-2": (2, "{type: m_ok.yaml, properties: {q: x}}", "VALID", "INVALID"),
+    "unknown-builtin-property-0": (0, "{type: OS::Heat::Value, properties: {nope: 1}}", "VALID", "VALID"),
+    "unknown-builtin-property-2": (2, "{type: OS::Heat::Value, properties: {nope: 1}}", "VALID", "INVALID"),
+    "bad-builtin-value-2": (
+        2,
+        "{type: OS::Heat::RandomString, properties: {length: abc}}",
+        "VALID",
+        "INVALID",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GROUP_CASES))
+def test_group_members_checked_where_heat_checks_them(tmp_path: Path, case: str) -> None:
+    count, member, heat_validate, heat_create = GROUP_CASES[case]
+    _w(
+        tmp_path / "m_bad.yaml",
+        V + "parameters:\n  p: {type: string}\nresources:\n  x: {type: OS::No::Such}\n",
+    )
+    _w(tmp_path / "m_ok.yaml", V + "parameters:\n  p: {type: string, default: x}\n")
+    parent = tmp_path / "parent.yaml"
+    parent.write_text(
+        V + "resources:\n  g:\n    type: OS::Heat::ResourceGroup\n"
+        f"    properties:\n      count: {count}\n      resource_def: {member}\n"
+    )
+    assert ("INVALID" if _errors(_load(parent)) else "VALID") == heat_validate
+    errs = _errors(_load(parent, strict=True))
+    assert ("INVALID" if errs else "VALID") == heat_create, [d.message for d in errs]

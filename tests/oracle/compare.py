@@ -87,6 +87,10 @@ def compare(case: Case, heat: dict[str, Any], hotc: dict[str, Any]) -> Verdict:
     if heat["v"] == "error":
         return Verdict(True, "")
     if heat["c"] != hotc["c"]:
+        if heat["c"] == "error" and '"code": 500' in str(heat.get("cm", "")):
+            return Verdict(
+                False, "create: Heat's engine fails with an internal error (500)", heat.get("cm", "")
+            )
         if heat["c"] == "error":
             return Verdict(False, "create: Heat fails, hotc creates", heat.get("cm", ""))
         return Verdict(False, "create: hotc fails, Heat creates", hotc.get("cm", ""))

@@ -1,9 +1,14 @@
 """Record Heat's answers for the oracle's cases into the cache (needs the test cloud).
 
-    .venv/bin/python -m tests.oracle.refresh [--cases 5200] [--seed 14] [--threads 4] [--all]
+    .venv/bin/python -m tests.oracle.refresh [--cases 5200] [--seed 14] [--threads 4] [--all] [--api-ports P,...]
+
+The test cloud's heat-api serves one request at a time; ``--api-ports`` spreads the requests over extra
+heat-api processes started for the run (``heat-wsgi-api --port P -- --config-file .../heat.conf``), which
+also keeps the stock one free for other users. Heat's engine is the limit after that: on the shared test
+machine a case (validate, create, wait, show, delete) took 1 to 4 seconds.
 
 Asks Heat only about cases the cache lacks (``--all``: every case again, e.g. for a new Heat version; the
-file is named after the version Heat reports). Progress is saved every 50 answers, so an interrupted run
+file is named after the version Heat reports). Progress is saved every 25 answers, so an interrupted run
 loses little; cases whose answer is kept are exactly those the generator still makes."""
 
 from __future__ import annotations

@@ -106,3 +106,18 @@ def test_commands_that_need_no_pydantic_do_not_import_it(tmp_path: Path, argv: l
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
     ).stdout
     assert out.strip().splitlines()[-1] == "False", out
+
+
+def test_validate_of_a_plain_template_imports_none_of_the_heavy_packages(tmp_path: Path) -> None:
+    # issue 16: what only some commands or templates need is imported when they need it
+    (tmp_path / "one.yaml").write_text(ONE)
+    heavy = ["pydantic", "lark", "importlib.metadata", "email", "deepdiff", "networkx", "openstack", "boto3"]
+    code = (
+        "import sys\nfrom hotc.cli.app import main\n"
+        "try:\n    main(['validate', '-t', 'one.yaml'])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip().splitlines()[-1] == "[]", out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,61 +13,53 @@ TYPES = ("string", "number", "comma_delimited_list", "json", "boolean")
 
 
 def convert(value: Any, type_: str | None) -> Any:
-    """``value`` as the parameter type ``type_`` (None: as is), as Heat's property types convert."""
-    if type_ is None:
+    """``value`` as the property schema ``type_`` gives it (None: as is): Heat's Value maps the parameter type
+    to a property type and reads ``value`` through it (``properties.Property`` ``_get_string`` and so on), so
+    no parameter-style conversion happens: a comma-delimited string is not a list, a JSON string is not a map,
+    a boolean is ``true``/``false`` only. A null value stays null (Heat 27: ``value: null, type: number`` gives
+    null)."""
+    if type_ is None or value is None:
         return value
     if type_ not in TYPES:
         raise HotcError(f"type {type_!r} is not one of {', '.join(TYPES)}")
     if type_ == "string":
-        if isinstance(value, dict | list):
-            raise HotcError(f"value {value!r} is not a string")
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        return value if isinstance(value, str) else str(value)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, bool | int):
+            return str(value)  # Python's str: True -> "True", as Heat
+        raise HotcError(f"Value must be a string; got {value!r}")
     if type_ == "number":
-        if isinstance(value, bool):
-            raise HotcError(f"value {value!r} is not a number")
         if isinstance(value, int | float):
             return value
-        try:
-            return int(str(value))
-        except ValueError:
+        if isinstance(value, str):
             try:
-                return float(str(value))
+                return int(value)
             except ValueError:
-                raise HotcError(f"value {value!r} is not a number") from None
+                try:
+                    return float(value)
+                except ValueError:
+                    raise HotcError(f"value {value!r} is not a number") from None
+        raise HotcError(f"value {value!r} is not a number")
     if type_ == "comma_delimited_list":
         if isinstance(value, list):
             return value
-        if isinstance(value, str):
-            return [] if value == "" else [v.strip() for v in value.split(",")]
-        raise HotcError(f"value {value!r} is not a list")
+        raise HotcError(f'"{value!r}" is not a list')
     if type_ == "json":
-        if isinstance(value, dict | list):
+        if isinstance(value, dict):
             return value
-        if isinstance(value, str):
-            try:
-                return json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise HotcError(f"value is not valid JSON: {exc}") from None
-        raise HotcError(f"value {value!r} is not a map")
+        raise HotcError(f'"{value}" is not a map')
     # boolean
     if isinstance(value, bool):
         return value
-    s = str(value).strip().lower()
-    if s in ("true", "t", "on", "y", "yes", "1"):
-        return True
-    if s in ("false", "f", "off", "n", "no", "0"):
-        return False
-    raise HotcError(f"value {value!r} is not a boolean")
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise HotcError(f'"{value}" is not a valid boolean')
 
 
 class ValueDriver:
     def _attrs(self, props: Mapping[str, Any]) -> dict[str, Any]:
-        if props.get("value") is None:
-            # an explicit null (the planner drops null properties): Heat creates the resource and its value
-            # attribute is null; a template that leaves the property out is refused by validate already
-            return {"value": None}
+        # an explicit null reaches here as no value (the planner drops null properties): Heat creates the
+        # resource; a template that leaves the property out is refused by validate already
         return {"value": convert(props.get("value"), props.get("type"))}
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:

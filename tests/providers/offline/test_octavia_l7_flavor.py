@@ -202,3 +202,27 @@ def test_flavor_profile_of_a_killed_create_is_adopted_by_its_generated_name(conn
     assert driver(PROFILE).find_adoptable(ctx_for(conn, "fp", PROFILE), {"name": "given"}) is None
     with pytest.raises(ProviderError, match="not JSON"):
         driver(PROFILE).create(ctx_for(conn, "bad", PROFILE), {"flavor_data": "{nope"})
+
+
+def test_a_child_refused_while_a_sibling_holds_the_load_balancer_waits_and_is_made(
+    conn: FakeConnection,
+) -> None:
+    from tests.providers.fakesdk import conflict
+
+    lb = driver(LB).create(ctx_for(conn, "lb", LB), {"vip_subnet": "hotc-private-subnet"})
+    busy = [conflict(f"Load Balancer {lb.physical_id} is immutable and cannot be updated.") for _ in range(4)]
+    # siblings made in parallel take the load balancer between this child's wait and its call, four times over
+    conn.cloud.fail_next("load_balancer.create_listener", *busy)
+    props = {"loadbalancer": lb.physical_id, "protocol": "HTTP", "protocol_port": 80}
+    out = driver(LISTENER).create(ctx_for(conn, "l", LISTENER), props)
+    assert conn.cloud.count("load_balancer.create_listener") == 5 and len(conn.cloud.all("listener")) == 1
+    pol = driver(POLICY).create(ctx_for(conn, "p", POLICY), {"listener": out.physical_id, "action": "REJECT"})
+    conn.cloud.fail_next("load_balancer.update_l7_policy", *busy[:2])
+    ctx = ctx_for(conn, "p", POLICY)
+    old = {"listener": out.physical_id, "action": "REJECT"}
+    driver(POLICY).update(ctx, pol.physical_id, old, dict(old, name="n"), frozenset({"name"}))
+    assert conn.cloud.get("l7_policy", pol.physical_id)["name"] == "n"
+    # another conflict is not the load balancer being busy: it fails as before
+    conn.cloud.fail_next("load_balancer.create_listener", *[conflict("port 80 in use")] * 3)
+    with pytest.raises(ProviderError, match="in use"):
+        driver(LISTENER).create(ctx_for(conn, "l2", LISTENER), props)

@@ -4,9 +4,9 @@ call."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.batch import ListRead, lineage_tag
@@ -29,6 +29,8 @@ from hotc.providers.openstack.common import (
     wait_gone,
 )
 from hotc.providers.openstack.live import LiveProps
+
+T = TypeVar("T")
 
 
 def find_load_balancer(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
@@ -110,6 +112,32 @@ def wait_lb(ctx: ActionContext, conn: Any, lb_id: str, what: str) -> Any:
     )
 
 
+#: how many times a change refused because a sibling's change holds the load balancer is tried again
+BUSY_ROUNDS = 20
+
+
+def _lb_busy(exc: ProviderError) -> bool:
+    return exc.status_code == 409 and "immutable" in exc.message
+
+
+def while_lb_busy(ctx: ActionContext, conn: Any, lb_id: str, what: str, change: Callable[[], T]) -> T:
+    """``change()``, made again after the load balancer is ACTIVE each time Octavia refuses it because the load
+    balancer is busy (409 "... is immutable and cannot be updated": a sibling child's change took it between
+    the wait and this call, as children made in parallel do), as Heat's Octavia resources retry a conflict
+    until their timeout. Other errors, and a load balancer still busy after ``BUSY_ROUNDS`` rounds, raise."""
+    for round_ in range(1, BUSY_ROUNDS + 1):
+        try:
+            return change()
+        except ProviderError as exc:
+            if not _lb_busy(exc) or round_ == BUSY_ROUNDS:
+                raise
+            ctx.log(
+                f"{what}: load balancer {lb_id} is busy with another change; waiting for it (round {round_})"
+            )
+            wait_lb(ctx, conn, lb_id, what)
+    raise AssertionError("unreachable")
+
+
 def _first_id(items: Any) -> str | None:
     for item in items or []:
         if isinstance(item, Mapping) and item.get("id"):
@@ -187,7 +215,15 @@ class OctaviaChild(ListRead):
         find_new = fresh_finder(
             ctx, f"create {self.what}", lambda: self._list(conn, props, tags=stamp_tags(ctx))
         )
-        obj = create_once(ctx, f"create {self.what}", lambda: self._create(conn, props, body), find_new)
+        obj = while_lb_busy(
+            ctx,
+            conn,
+            lb_id,
+            f"create {self.what}",
+            lambda: create_once(
+                ctx, f"create {self.what}", lambda: self._create(conn, props, body), find_new
+            ),
+        )
         ctx.record_physical_id(obj.id)
         return self._settle(ctx, conn, lb_id, obj.id, props, f"create {self.what}")
 
@@ -269,7 +305,15 @@ class OctaviaChild(ListRead):
             body["tags"] = merge_tags(ctx, new.get("tags"))
         if body:
             wait_lb(ctx, conn, lb_id, f"update {self.what}")
-            call(ctx, f"update {self.what} {physical_id}", self._update, conn, physical_id, new, body)
+            while_lb_busy(
+                ctx,
+                conn,
+                lb_id,
+                f"update {self.what}",
+                lambda: call(
+                    ctx, f"update {self.what} {physical_id}", self._update, conn, physical_id, new, body
+                ),
+            )
         return self._settle(ctx, conn, lb_id, physical_id, new, f"update {self.what}")
 
     def delete(
