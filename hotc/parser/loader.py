@@ -665,7 +665,7 @@ def _process(
         tr1 = types.get(rname)
         if tr1 is None or tr1.kind != "none":
             lc.diags.extend(pdiags)
-    _check_get_attr_nested(lc, t, types, nested, ctx, conds)
+    _check_get_attr_nested(lc, t, types, nested, ctx, conds, _group_members(lc, t, types, member_types, ctx))
     return _Loaded(t, types, files, nested, dict(values), member_types)
 
 
@@ -1044,6 +1044,34 @@ def _has_unknown(v: Any) -> bool:
     return contains_unknown(v)
 
 
+#: a ResourceGroup's own attributes (anything else is read from every member)
+_GROUP_ATTRS = frozenset({"refs", "refs_map", "attributes", "removed_rsrc_list", "show"})
+
+
+def _group_members(
+    lc: _Ctx,
+    t: Template,
+    types: Mapping[str, TypeResolution],
+    member_types: Mapping[str, TypeResolution],
+    ctx: EvalContext,
+) -> dict[str, tuple[frozenset[str], str, bool]]:
+    """ResourceGroups whose members are of a built-in type with a known attribute schema: name -> (the
+    members' attributes, their type, whether the group surely gets members)."""
+    out: dict[str, tuple[frozenset[str], str, bool]] = {}
+    for n, tr in types.items():
+        mt = member_types.get(n)
+        if tr.type_name != "OS::Heat::ResourceGroup" or mt is None or mt.kind != "builtin":
+            continue
+        if mt.type_name in _DYNAMIC_ATTRS:
+            continue
+        attrs = lc.checks.attributes(mt.type_name)
+        if attrs is None:
+            attrs = RESOURCE_ATTRIBUTES.get(mt.type_name, frozenset())
+        if attrs:
+            out[n] = (frozenset(attrs), mt.type_name, _members_created(t.resources[n], tr.type_name, ctx))
+    return out
+
+
 def _check_get_attr_nested(
     lc: _Ctx,
     t: Template,
@@ -1051,6 +1079,7 @@ def _check_get_attr_nested(
     nested: Mapping[str, NestedTemplate],
     ctx: EvalContext,
     conds: Mapping[str, Any],
+    groups: Mapping[str, tuple[frozenset[str], str, bool]] | None = None,
 ) -> None:
     """``get_attr`` must name an attribute the resource has, as Heat's validate checks (``GetAtt.validate``
     against the type's attributes schema, for the properties, metadata and outputs Heat validates: not those of
@@ -1068,6 +1097,8 @@ def _check_get_attr_nested(
             attrs = RESOURCE_ATTRIBUTES.get(tr.type_name, frozenset()) if known is None else known
             if attrs:
                 targets[n] = ("builtin", attrs, tr.type_name)
+    for n, (attrs, mtype, created) in (groups or {}).items():
+        targets[n] = ("group-created" if created else "group", attrs | _GROUP_ATTRS, mtype)
     if not targets:
         return
     stack: list[tuple[Expr, bool]] = []  # (node, soft: under a condition not known statically)
@@ -1111,6 +1142,19 @@ def _check_get_attr_nested(
             continue
         kind, attrs, what = targets[rname]
         if attr in attrs or attr == "show":
+            continue
+        if kind.startswith("group"):
+            if attr.startswith("resource."):
+                continue
+            # a ResourceGroup reads any other attribute from each member: Heat's validate accepts it, its create
+            # builds the group's nested stack with an output per attribute asked for, which fails to validate
+            msg = (
+                f"get_attr [{rname}, {attr}]: the members of {rname} ({what}) have no attribute {attr!r} (their "
+                f'attributes: {", ".join(sorted(attrs - _GROUP_ATTRS))}); creating the group fails ("The '
+                f'Referenced Attribute (0 {attr}) is incorrect")'
+            )
+            fails = kind == "group-created" and lc.strict and not soft
+            lc.diags.append((error if fails else warning)(msg, node.pos, code="reference"))
             continue
         if kind == "template":
             if attr in _TEMPLATE_BASE_ATTRS or attr.startswith("resource."):
