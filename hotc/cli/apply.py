@@ -163,7 +163,7 @@ def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE
         checks=root.type_checks(),
         rules=root.constraint_rules(),
         drivers=root.drivers(),
-        cloud=root.cloud(os_cloud),
+        cloud=root.cloud(os_cloud, prewarm=True),
     )
 
 
@@ -775,7 +775,7 @@ def check_command(
         stack,
         backend,
         lambda out: check_stack(
-            stack, backend, root.cloud(os_cloud), out, sys.stderr, drivers=root.drivers()
+            stack, backend, root.cloud(os_cloud, prewarm=True), out, sys.stderr, drivers=root.drivers()
         ),
     )
 
@@ -793,7 +793,7 @@ def _suspend_resume(
             action,
             stack,
             backend,
-            root.cloud(os_cloud),
+            root.cloud(os_cloud, prewarm=True),
             lock_timeout,
             out,
             sys.stderr,

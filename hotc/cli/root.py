@@ -56,11 +56,12 @@ def drivers() -> Callable[[str], Driver | None]:
     return driver_for
 
 
-def cloud(os_cloud: str | None) -> Callable[[], Any]:
+def cloud(os_cloud: str | None, *, prewarm: bool = False) -> Callable[[], Any]:
     """A getter of one openstacksdk connection, made on first use (runs that touch no cloud never connect)
     and shared by every thread of the run: ``--os-cloud``, else ``OS_CLOUD`` / the ``OS_*`` variables /
-    clouds.yaml; errors say what to set."""
-    return cloud_factory(os_cloud)
+    clouds.yaml; errors say what to set. ``prewarm``: connect now in the background (commands that will use
+    the cloud), overlapping the token request with reading the state and planning."""
+    return cloud_factory(os_cloud, prewarm=prewarm)
 
 
 __all__ = ["Sinks", "cloud", "constraint_rules", "drivers", "sinks", "type_checks"]

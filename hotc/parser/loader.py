@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
+from hotc.parser import functions as F
 from hotc.parser import resource_types
 from hotc.parser.collector import gc_paused
 from hotc.parser.custom_constraints import HEAT_CUSTOM_CONSTRAINTS
@@ -314,9 +315,7 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
         seen.add(name)
         expr = t.conditions[name].expr
         for kind, n, pos in references(expr):
-            if kind == "condition":
-                asked.append(n)
-            elif kind == "param" and n not in declared:
+            if kind == "param" and n not in declared:
                 # Heat resolves every function of a condition it evaluates (condition names lazily)
                 lc.diags.append(
                     error(
@@ -329,7 +328,22 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
         try:
             evaluate_condition(expr, c2, definition=True)
         except EvalError as exc:
-            report(exc)
+            if not exc.diagnostic.message.startswith('Invalid condition "'):  # names: below, in Heat's order
+                report(exc)
+        # the condition names it reaches, in Heat's order (see _reached_names); an undefined one is an error
+        reached: list[tuple[str, Pos | None]] = []
+        _reached_names(expr, c2, reached)
+        for n, pos in reached:
+            if n in t.conditions:
+                asked.append(n)
+            else:
+                lc.diags.append(
+                    error(
+                        f'Invalid condition "{n}": no condition of that name is defined (in condition {name})',
+                        pos,
+                        code="reference",
+                    )
+                )
     graph = {
         n: [m for kind, m, _ in references(c.expr) if kind == "condition" and m in t.conditions]
         for n, c in t.conditions.items()
@@ -351,6 +365,50 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
             else:
                 continue
             lc.diags.append(warning(msg + _UNUSED_CONDITION, pos, code="reference"))
+
+
+def _reached_names(e: Expr, ctx: EvalContext, out: list[tuple[str, Pos | None]]) -> bool | None:
+    """The condition names Heat looks up when it resolves the condition ``e`` (appended to ``out``), and its
+    value when known. Heat resolves every function among a condition's arguments first (``function.resolve``
+    of the arguments: nested ``and``/``or``/``not`` included), then looks the bare names up one by one, ``and``
+    stopping at the first false, ``or`` at the first true (``Conditions.is_enabled``)."""
+    if isinstance(e, F.ConditionName) or (isinstance(e, Literal) and isinstance(e.value, str)):
+        name = e.condition if isinstance(e, F.ConditionName) else str(e.value)
+        out.append((name, e.pos))
+        known = ctx.conditions.get(name)
+        return known if isinstance(known, bool) else None
+    if isinstance(e, Literal):
+        return e.value if isinstance(e.value, bool) else None
+    if isinstance(e, F.Not):
+        v = _reached_names(e.condition, ctx, out)
+        return None if v is None else not v
+    if isinstance(e, F.And | F.Or):
+        stop = isinstance(e, F.Or)  # the value that ends the lookups
+        values: list[bool | None] = []
+        names: list[Expr | None] = []
+        for item in e.conditions:  # functions first, all of them
+            if isinstance(item, F.ConditionName) or (
+                isinstance(item, Literal) and isinstance(item.value, str)
+            ):
+                values.append(None)
+                names.append(item)
+            else:
+                values.append(_reached_names(item, ctx, out))
+                names.append(None)
+        unknown = False
+        for got, named in zip(values, names, strict=True):
+            if named is not None:
+                got = _reached_names(named, ctx, out)
+            if got is None:
+                unknown = True
+            elif got is stop:
+                return stop
+        return None if unknown else not stop
+    try:
+        value = evaluate_condition(e, ctx)
+    except (EvalError, KeyError, TypeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, bool) else None
 
 
 _UNUSED_CONDITION = (
@@ -607,7 +665,7 @@ def _process(
         tr1 = types.get(rname)
         if tr1 is None or tr1.kind != "none":
             lc.diags.extend(pdiags)
-    _check_get_attr_nested(lc, t, types, nested, ctx, conds)
+    _check_get_attr_nested(lc, t, types, nested, ctx, conds, _group_members(lc, t, types, member_types, ctx))
     return _Loaded(t, types, files, nested, dict(values), member_types)
 
 
@@ -986,6 +1044,34 @@ def _has_unknown(v: Any) -> bool:
     return contains_unknown(v)
 
 
+#: a ResourceGroup's own attributes (anything else is read from every member)
+_GROUP_ATTRS = frozenset({"refs", "refs_map", "attributes", "removed_rsrc_list", "show"})
+
+
+def _group_members(
+    lc: _Ctx,
+    t: Template,
+    types: Mapping[str, TypeResolution],
+    member_types: Mapping[str, TypeResolution],
+    ctx: EvalContext,
+) -> dict[str, tuple[frozenset[str], str, bool]]:
+    """ResourceGroups whose members are of a built-in type with a known attribute schema: name -> (the
+    members' attributes, their type, whether the group surely gets members)."""
+    out: dict[str, tuple[frozenset[str], str, bool]] = {}
+    for n, tr in types.items():
+        mt = member_types.get(n)
+        if tr.type_name != "OS::Heat::ResourceGroup" or mt is None or mt.kind != "builtin":
+            continue
+        if mt.type_name in _DYNAMIC_ATTRS:
+            continue
+        attrs = lc.checks.attributes(mt.type_name)
+        if attrs is None:
+            attrs = RESOURCE_ATTRIBUTES.get(mt.type_name, frozenset())
+        if attrs:
+            out[n] = (frozenset(attrs), mt.type_name, _members_created(t.resources[n], tr.type_name, ctx))
+    return out
+
+
 def _check_get_attr_nested(
     lc: _Ctx,
     t: Template,
@@ -993,6 +1079,7 @@ def _check_get_attr_nested(
     nested: Mapping[str, NestedTemplate],
     ctx: EvalContext,
     conds: Mapping[str, Any],
+    groups: Mapping[str, tuple[frozenset[str], str, bool]] | None = None,
 ) -> None:
     """``get_attr`` must name an attribute the resource has, as Heat's validate checks (``GetAtt.validate``
     against the type's attributes schema, for the properties, metadata and outputs Heat validates: not those of
@@ -1010,6 +1097,8 @@ def _check_get_attr_nested(
             attrs = RESOURCE_ATTRIBUTES.get(tr.type_name, frozenset()) if known is None else known
             if attrs:
                 targets[n] = ("builtin", attrs, tr.type_name)
+    for n, (attrs, mtype, created) in (groups or {}).items():
+        targets[n] = ("group-created" if created else "group", attrs | _GROUP_ATTRS, mtype)
     if not targets:
         return
     stack: list[tuple[Expr, bool]] = []  # (node, soft: under a condition not known statically)
@@ -1053,6 +1142,19 @@ def _check_get_attr_nested(
             continue
         kind, attrs, what = targets[rname]
         if attr in attrs or attr == "show":
+            continue
+        if kind.startswith("group"):
+            if attr.startswith("resource."):
+                continue
+            # a ResourceGroup reads any other attribute from each member: Heat's validate accepts it, its create
+            # builds the group's nested stack with an output per attribute asked for, which fails to validate
+            msg = (
+                f"get_attr [{rname}, {attr}]: the members of {rname} ({what}) have no attribute {attr!r} (their "
+                f'attributes: {", ".join(sorted(attrs - _GROUP_ATTRS))}); creating the group fails ("The '
+                f'Referenced Attribute (0 {attr}) is incorrect")'
+            )
+            fails = kind == "group-created" and lc.strict and not soft
+            lc.diags.append((error if fails else warning)(msg, node.pos, code="reference"))
             continue
         if kind == "template":
             if attr in _TEMPLATE_BASE_ATTRS or attr.startswith("resource."):

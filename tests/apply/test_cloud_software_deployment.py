@@ -200,6 +200,17 @@ def heat_stack_outputs(orch: Any, stack_id: str, deadline_s: float = 300) -> dic
     raise AssertionError("Heat's stack never completed")
 
 
+def delete_heat_stack(orch: Any, stack_id: str, deadline_s: float = 300) -> None:
+    """Delete Heat's stack and wait until it is gone (or the deletion failed)."""
+    orch.delete_stack(stack_id)
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        st = orch.find_stack(stack_id, ignore_missing=True)
+        if st is None or st.status in ("DELETE_COMPLETE", "DELETE_FAILED"):
+            return
+        time.sleep(2)
+
+
 def test_deployment_outputs_match_heats(
     cloud: Any,
     tmp_path: Path,
@@ -226,6 +237,7 @@ def test_deployment_outputs_match_heats(
     apply = _hotc(tmp_path, env, "apply", "-t", "t.yaml", stack, "--auto-approve", "--signal-store", store,
                   *flags, background=True)  # fmt: skip
     orch = cloud.orchestration
+    hstack = None
     try:
         heat_agents.boot(_user_data(cloud, tmp_path, stack), name="hotc")
         out, err = apply.communicate(timeout=900)
@@ -255,6 +267,10 @@ def test_deployment_outputs_match_heats(
         # destroyed while the agents still run (its DELETE action needs them), then the agents stop
         gone = _hotc(tmp_path, env, "destroy", stack, "--auto-approve", "--signal-store", store,
                      "--timeout", "OS::Heat::SoftwareDeployment=120")  # fmt: skip
+        # so is Heat's stack (its DELETE action waits for the same agents' signal, else the delete fails and
+        # leaves the server behind)
+        if hstack is not None:
+            delete_heat_stack(orch, hstack.id)
         heat_agents.stop()
     assert gone.returncode == 0, gone.stdout[-2000:] + gone.stderr[-2000:]
 

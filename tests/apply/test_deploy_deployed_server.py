@@ -251,3 +251,103 @@ def test_a_failing_deployment_fails_as_in_heat(
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     finally:
         image.stop()
+
+
+COMPONENT = """heat_template_version: 2018-08-31
+resources:
+  comp:
+    type: OS::Heat::SoftwareComponent
+    properties:
+      inputs: [{name: greeting}]
+      configs:
+        - actions: [CREATE]
+          tool: script
+          config: |
+            #!/bin/sh
+            echo "create $greeting"
+        - actions: [DELETE]
+          tool: script
+          config: |
+            #!/bin/sh
+            echo "delete $greeting"
+  bm: {type: OS::Heat::DeployedServer}
+  dep:
+    type: OS::Heat::SoftwareDeployment
+    properties: {config: {get_resource: comp}, server: {get_resource: bm}, input_values: {greeting: hi}}
+outputs:
+  stdout: {value: {get_attr: [dep, deploy_stdout]}}
+  config: {value: {get_attr: [comp, config]}}
+  occ: {value: {get_attr: [bm, os_collect_config]}}
+"""
+
+
+def _ran(image: AgentImage, name: str, deadline_s: float = 300) -> dict[str, Any]:
+    """The derived config the agents of ``name`` ran (from 55-heat-config's deployed/ directory)."""
+    deployed = image.work / name / "up" / "var" / "lib" / "heat-config" / "deployed"
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        for f in sorted(deployed.glob("*.notify.json")) if deployed.is_dir() else []:
+            return dict(json.loads((deployed / f.name.replace(".notify.json", ".json")).read_text()))
+        time.sleep(2)
+    raise AssertionError(f"the agents never signalled: {image.log(name)[-3000:]}")
+
+
+@pytest.mark.cloud
+def test_a_component_deploys_as_in_heat(
+    cloud: Any, tmp_path: Path, s3_bucket: S3Bucket, heat_agents: AgentImage, cloud_tracker: Any
+) -> None:
+    """A SoftwareComponent deployed to a DeployedServer: Heat and hotc hand the agents the same derived config
+    (group ``component``, ``{"configs": [...]}``; the stock 55-heat-config picks the config of deploy_action and
+    runs it with its ``tool``'s hook), and give the same outputs."""
+    orch = cloud.orchestration
+    hstack = cloud_tracker.track(orch.create_stack(name=cloud_tracker.name("dscomp"), template=COMPONENT,
+                                                    timeout_mins=5))  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        booted = False
+        while not booted and time.monotonic() < deadline:
+            for r in orch.resources(hstack.id):
+                if r.name == "bm" and r.status == "CREATE_COMPLETE":
+                    res = orch.get(f"/stacks/{hstack.name}/{hstack.id}/resources/bm").json()["resource"]
+                    heat_agents.boot("", name="heat-bm", occ=res["attributes"]["os_collect_config"])
+                    booted = True
+            time.sleep(2)
+        assert booted, "Heat's deployed server never completed"
+        from tests.apply.test_cloud_software_deployment import heat_stack_outputs
+
+        theirs = heat_stack_outputs(orch, hstack.id)
+        heat_config = _ran(heat_agents, "heat-bm")
+    finally:
+        heat_agents.stop()
+    image = AgentImage(heat_agents.venv, heat_agents.src, tmp_path / "agents-hotc")
+    image.work.mkdir()
+    (tmp_path / "t.yaml").write_text(COMPONENT)
+    store = ["--signal-store", f"s3://{s3_bucket.name}/sig"]
+    try:
+        r = _hotc(tmp_path, "apply", "-t", "t.yaml", "dsc", "--auto-approve", *store, "--target", "bm")
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        image.boot("", name="bm", occ=_output(tmp_path, "dsc", "occ"))
+        r = _hotc(tmp_path, "apply", "-t", "t.yaml", "dsc", "--auto-approve", *store)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        ours = _outputs(tmp_path, "dsc")
+        our_config = _ran(image, "bm")
+        r = _hotc(
+            tmp_path,
+            "destroy",
+            "dsc",
+            "--auto-approve",
+            *store,
+            "--timeout",
+            "OS::Heat::SoftwareDeployment=120",
+        )
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    finally:
+        image.stop()
+    assert ours["stdout"] == theirs["stdout"] == "create hi\n"
+    assert ours["config"] == theirs["config"] is None  # get_attr [comp, config]: null in Heat
+    for k in ("group", "config", "outputs", "options"):
+        assert our_config[k] == heat_config[k], k
+    transport = {"deploy_signal_id", "deploy_signal_verb", "deploy_signal_transport", "deploy_server_id",
+                 "deploy_stack_id"}  # fmt: skip
+    mine = {i["name"]: i["value"] for i in our_config["inputs"] if i["name"] not in transport}
+    assert mine == {i["name"]: i["value"] for i in heat_config["inputs"] if i["name"] not in transport}

@@ -53,6 +53,16 @@ CASES: dict[str, tuple[str, str, str]] = {
         "INVALID",
         "The Parameter (nope) was not provided",
     ),
+    "or-resolves-nested-conditions-first": (
+        "conditions:\n  t: true\n  c: {or: [t, {and: [t, nope]}]}\nresources:\n  r: {type: OS::Heat::None, condition: c}\n",
+        "INVALID",
+        'Invalid condition "nope"',
+    ),
+    "or-looks-names-up-lazily": (
+        "conditions:\n  t: true\n  c: {or: [t, nope]}\nresources:\n  r: {type: OS::Heat::None, condition: c}\n",
+        "VALID",
+        "",
+    ),
     "unused-cycle": ("conditions:\n  a: {not: b}\n  b: {not: a}\n", "VALID", "Circular definition"),
     "used-cycle": (
         "conditions:\n  a: {not: b}\n  b: {not: a}\nresources:\n  r: {type: OS::Heat::None, condition: a}\n",

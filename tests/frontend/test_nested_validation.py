@@ -294,3 +294,31 @@ def test_group_members_checked_where_heat_checks_them(tmp_path: Path, case: str)
     assert ("INVALID" if _errors(_load(parent)) else "VALID") == heat_validate
     errs = _errors(_load(parent, strict=True))
     assert ("INVALID" if errs else "VALID") == heat_create, [d.message for d in errs]
+
+
+@pytest.mark.parametrize(
+    ("count", "attribute", "heat_create"),
+    [
+        (2, "nosuch", "INVALID"),
+        (0, "nosuch", "VALID"),
+        (2, "value", "VALID"),
+        (2, "resource.0.value", "VALID"),
+    ],
+)
+def test_a_member_attribute_a_group_reads_checked_as_heats_create_does(
+    tmp_path: Path, count: int, attribute: str, heat_create: str
+) -> None:
+    """Heat 27: validate accepts every case; preview of count 2 with nosuch: 'resources.grp<nested_stack>.
+    outputs.nosuch...: The Referenced Attribute (0 nosuch) is incorrect' (the group's nested stack gets an
+    output per member attribute the parent reads)."""
+    parent = tmp_path / "parent.yaml"
+    parent.write_text(
+        V + "resources:\n  grp:\n    type: OS::Heat::ResourceGroup\n"
+        f"    properties:\n      count: {count}\n      resource_def: {{type: OS::Heat::Value, properties: {{value: 1}}}}\n"
+        f"outputs:\n  o: {{value: {{get_attr: [grp, {attribute}]}}}}\n"
+    )
+    assert _errors(_load(parent)) == []
+    errs = _errors(_load(parent, strict=True))
+    assert ("INVALID" if errs else "VALID") == heat_create, [d.message for d in errs]
+    if errs:
+        assert errs[0].pos is not None and (errs[0].pos.line, errs[0].pos.col) == (9, 14)

@@ -75,3 +75,43 @@ def test_connect_to_the_test_cloud_by_name_and_lazily(
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(bad))
     with pytest.raises(HotcError, match="cannot authenticate to bad: .*(401|authenticate)"):
         connect("bad")
+
+
+def test_prewarm_connects_in_the_background_and_a_failure_is_reported_on_first_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from hotc.providers.openstack import auth
+
+    made = threading.Event()
+    calls: list[str] = []
+
+    def connect(cloud: str | None = None, **_kw: object) -> object:
+        calls.append(str(cloud))
+        made.set()
+        return "conn"
+
+    monkeypatch.setattr(auth, "connect", connect)
+    get = auth.cloud_factory("hotc-test", prewarm=True)
+    assert made.wait(30)  # connected without anyone asking
+    assert get() == "conn" and get() == "conn" and calls == ["hotc-test"]  # the one connection, shared
+
+    attempts: list[int] = []
+
+    def failing(cloud: str | None = None, **_kw: object) -> object:
+        attempts.append(1)
+        raise auth.HotcError("cannot authenticate to hotc-test: bad password")
+
+    monkeypatch.setattr(auth, "connect", failing)
+    get = auth.cloud_factory("hotc-test", prewarm=True)
+    with pytest.raises(auth.HotcError, match="bad password"):
+        get()
+    assert len(attempts) in (1, 2)  # the background attempt's failure was kept quiet; the first use says it
+
+    monkeypatch.delenv("OS_CLOUD", raising=False)
+    monkeypatch.delenv("OS_AUTH_URL", raising=False)
+    monkeypatch.delenv("OS_AUTH_TYPE", raising=False)
+    attempts.clear()
+    auth.cloud_factory(None, prewarm=True)
+    assert attempts == []  # no cloud configured: nothing to warm up

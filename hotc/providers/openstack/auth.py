@@ -63,9 +63,14 @@ def connect(
     return conn
 
 
-def cloud_factory(cloud: str | None = None) -> Callable[[], Any]:
+def cloud_factory(cloud: str | None = None, *, prewarm: bool = False) -> Callable[[], Any]:
     """A thread-safe lazy ``cloud()`` for :class:`~hotc.providers.base.ActionContext`: connects on first use
-    (so runs that touch no cloud resource never need a cloud) and shares the one connection afterwards."""
+    (so runs that touch no cloud resource never need a cloud) and shares the one connection afterwards.
+
+    ``prewarm`` (commands that will talk to the cloud: apply, destroy, check, suspend, resume), when a cloud is
+    configured: the connection (importing openstacksdk, the token request) is made at once in a background
+    thread, while the command reads its state and plans, instead of on the first call. A failure there is
+    not reported: the first real use connects again and reports it."""
     lock = threading.Lock()
     box: list[Any] = []
 
@@ -75,4 +80,19 @@ def cloud_factory(cloud: str | None = None) -> Callable[[], Any]:
                 box.append(connect(cloud))
             return box[0]
 
+    if prewarm and _configured(cloud):
+
+        def warm() -> None:
+            try:
+                get()
+            except Exception:  # noqa: BLE001 -- reported by the first real use
+                pass
+
+        threading.Thread(target=warm, name="hotc-connect", daemon=True).start()
     return get
+
+
+def _configured(cloud: str | None) -> bool:
+    """A cloud is named for this run: the name given, ``OS_CLOUD`` or the ``OS_*`` auth variables."""
+    env = os.environ
+    return bool(cloud or env.get("OS_CLOUD") or env.get("OS_AUTH_URL") or env.get("OS_AUTH_TYPE"))
