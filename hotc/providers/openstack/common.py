@@ -16,7 +16,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
@@ -549,6 +549,39 @@ def get_or_none(
         return call(ctx, what, fn, *args, **kwargs)
     except NotFound:
         return None
+
+
+class _Reads(Protocol):
+    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None: ...
+
+
+def read_back(
+    driver: _Reads, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], gone: str
+) -> Outcome:
+    """What ``driver`` reads of an object it has just made or changed; :class:`NotFound` saying ``gone`` when
+    the object is not there any more."""
+    out = driver.read(ctx, physical_id, props)
+    if out is None:
+        raise NotFound(gone)
+    return out
+
+
+def adopt_by_generated_name(
+    ctx: ActionContext,
+    props: Mapping[str, Any],
+    what: str,
+    listed: Callable[[], Iterable[Any]],
+    limit: int = 255,
+) -> str | None:
+    """The id of the one object of a kind that carries no stamp of hotc's and has the name hotc generated for
+    this stack and address (a killed run's create). None when the template gives the name: a given name is no
+    evidence that the object is hotc's, so it is never adopted on that ground."""
+    if props.get("name"):
+        return None
+    found = [
+        o for o in call(ctx, f"list {what}", lambda: list(listed())) if is_generated_name(ctx, o.name, limit)
+    ]
+    return str(found[0].id) if len(found) == 1 else None
 
 
 # --------------------------------------------------------------------------------------------- defaults

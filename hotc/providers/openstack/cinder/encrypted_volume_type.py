@@ -12,11 +12,11 @@ from typing import Any
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.cinder.common import find_volume_type
 from hotc.providers.openstack.common import (
-    NotFound,
     call,
     get_or_none,
     ignore_missing,
     outcome,
+    read_back,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
@@ -46,10 +46,13 @@ class EncryptedVolumeTypeDriver:
             lambda: conn.block_storage.create_type_encryption(type_id, **body),
             attempts=1,
         )
-        out = self.read(ctx, type_id, props)
-        if out is None:
-            raise NotFound(f"the encryption of volume type {type_id} disappeared right after its create")
-        return out
+        return read_back(
+            self,
+            ctx,
+            type_id,
+            props,
+            f"the encryption of volume type {type_id} disappeared right after its create",
+        )
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -78,10 +81,13 @@ class EncryptedVolumeTypeDriver:
                 f"update encryption of volume type {physical_id}",
                 lambda: conn.block_storage.update_type_encryption(volume_type=physical_id, **body),
             )
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"the encryption of volume type {physical_id} disappeared during its update")
-        return out
+        return read_back(
+            self,
+            ctx,
+            physical_id,
+            new,
+            f"the encryption of volume type {physical_id} disappeared during its update",
+        )
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE

@@ -22,15 +22,15 @@ from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.cinder.common import find_qos_specs, find_volume_type
 from hotc.providers.openstack.cinder.volume_type import _ok
 from hotc.providers.openstack.common import (
-    NotFound,
+    adopt_by_generated_name,
     call,
     create_once,
     fresh_finder,
     get_or_none,
     ignore_missing,
-    is_generated_name,
     outcome,
     physical_name,
+    read_back,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps, map_as_given
@@ -64,10 +64,9 @@ class QoSSpecsDriver(ListRead):
             find_new,
         )
         ctx.record_physical_id(str(made.id))
-        out = self.read(ctx, str(made.id), props)
-        if out is None:
-            raise NotFound(f"QoS specs {made.id} disappeared right after their create")
-        return out
+        return read_back(
+            self, ctx, str(made.id), props, f"QoS specs {made.id} disappeared right after their create"
+        )
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -114,10 +113,9 @@ class QoSSpecsDriver(ListRead):
                     f"set keys of QoS specs {physical_id}",
                     lambda: _ok(conn.block_storage.put(f"/qos-specs/{physical_id}", json={"qos_specs": add})),
                 )
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"QoS specs {physical_id} disappeared during their update")
-        return out
+        return read_back(
+            self, ctx, physical_id, new, f"QoS specs {physical_id} disappeared during their update"
+        )
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
@@ -140,13 +138,8 @@ class QoSSpecsDriver(ListRead):
         )
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        if props.get("name"):
-            return None  # a given name is not hotc's: it cannot tell its own specs from others with that name
         conn = ctx.cloud()
-        found = [
-            q for q in call(ctx, "list QoS specs", lambda: self._all(conn)) if is_generated_name(ctx, q.name)
-        ]
-        return str(found[0].id) if len(found) == 1 else None
+        return adopt_by_generated_name(ctx, props, "QoS specs", lambda: self._all(conn))
 
 
 class _Made:
@@ -177,10 +170,9 @@ class QoSAssociationDriver:
                 qos_id,
                 tid,
             )
-        out = self.read(ctx, qos_id, props)
-        if out is None:
-            raise NotFound(f"QoS specs {qos_id} disappeared right after their association")
-        return out
+        return read_back(
+            self, ctx, qos_id, props, f"QoS specs {qos_id} disappeared right after their association"
+        )
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -224,10 +216,13 @@ class QoSAssociationDriver:
                 physical_id,
                 tid,
             )
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"QoS specs {physical_id} disappeared during the update of their association")
-        return out
+        return read_back(
+            self,
+            ctx,
+            physical_id,
+            new,
+            f"QoS specs {physical_id} disappeared during the update of their association",
+        )
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE

@@ -13,7 +13,6 @@ from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
-    NotFound,
     ProviderError,
     call,
     create_once,
@@ -22,6 +21,7 @@ from hotc.providers.openstack.common import (
     ignore_missing,
     newest,
     outcome,
+    read_back,
     stamp,
     with_defaults,
 )
@@ -66,10 +66,9 @@ class VolumeTypeDriver(ListRead):
         if not public:
             for project in props.get("projects") or []:
                 self._add_access(ctx, conn, str(vtype.id), project)
-        out = self.read(ctx, str(vtype.id), props)
-        if out is None:
-            raise NotFound(f"volume type {vtype.id} disappeared right after its create")
-        return out
+        return read_back(
+            self, ctx, str(vtype.id), props, f"volume type {vtype.id} disappeared right after its create"
+        )
 
     def _add_access(self, ctx: ActionContext, conn: Any, type_id: str, project: Any) -> None:
         project_id = str(find_project(ctx, conn, project).id)
@@ -184,10 +183,9 @@ class VolumeTypeDriver(ListRead):
                 )
             for pid in sorted(wanted - have):
                 self._add_access(ctx, conn, physical_id, pid)
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"volume type {physical_id} disappeared during its update")
-        return out
+        return read_back(
+            self, ctx, physical_id, new, f"volume type {physical_id} disappeared during its update"
+        )
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE

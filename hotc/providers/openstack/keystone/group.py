@@ -11,15 +11,15 @@ from typing import Any
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
-    NotFound,
+    adopt_by_generated_name,
     call,
     create_once,
     fresh_finder,
     get_or_none,
     ignore_missing,
-    is_generated_name,
     outcome,
     physical_name,
+    read_back,
     with_defaults,
 )
 from hotc.providers.openstack.keystone import assignments
@@ -45,10 +45,7 @@ class GroupDriver(ListRead):
         gid = str(group.id)
         ctx.record_physical_id(gid)
         assignments.grant_all(ctx, conn, "group", gid, wanted)
-        out = self.read(ctx, gid, props)
-        if out is None:
-            raise NotFound(f"group {gid} disappeared right after its create")
-        return out
+        return read_back(self, ctx, gid, props, f"group {gid} disappeared right after its create")
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -90,10 +87,7 @@ class GroupDriver(ListRead):
             call(ctx, f"update group {physical_id}", conn.identity.update_group, physical_id, **body)
         if "roles" in changed:
             assignments.update_grants(ctx, conn, "group", physical_id, old.get("roles"), new.get("roles"))
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"group {physical_id} disappeared during its update")
-        return out
+        return read_back(self, ctx, physical_id, new, f"group {physical_id} disappeared during its update")
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
@@ -101,14 +95,8 @@ class GroupDriver(ListRead):
         ignore_missing(ctx, f"delete group {physical_id}", ctx.cloud().identity.delete_group, physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        if props.get("name"):
-            return (
-                None  # a given name is not hotc's: it cannot tell its own group from another with that name
-            )
         conn = ctx.cloud()
-        groups = call(ctx, "list groups", lambda: list(conn.identity.groups()))
-        found = [g for g in groups if is_generated_name(ctx, g.name, NAME_LIMIT)]
-        return str(found[0].id) if len(found) == 1 else None
+        return adopt_by_generated_name(ctx, props, "groups", lambda: conn.identity.groups(), NAME_LIMIT)
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Keystone::Group": GroupDriver()})

@@ -14,7 +14,6 @@ from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
-    NotFound,
     call,
     create_once,
     fresh_finder,
@@ -23,6 +22,7 @@ from hotc.providers.openstack.common import (
     newest,
     outcome,
     physical_name,
+    read_back,
     stamp,
     with_defaults,
 )
@@ -62,10 +62,9 @@ class ProjectDriver(ListRead):
         )
         project = create_once(ctx, "create project", lambda: conn.identity.create_project(**body), find_new)
         ctx.record_physical_id(str(project.id))
-        out = self.read(ctx, str(project.id), props)
-        if out is None:
-            raise NotFound(f"project {project.id} disappeared right after its create")
-        return out
+        return read_back(
+            self, ctx, str(project.id), props, f"project {project.id} disappeared right after its create"
+        )
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -121,10 +120,7 @@ class ProjectDriver(ListRead):
             body["tags"] = tags + [t for t in stamp_tags(ctx) if t not in tags]
         if body:
             call(ctx, f"update project {physical_id}", conn.identity.update_project, physical_id, **body)
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"project {physical_id} disappeared during its update")
-        return out
+        return read_back(self, ctx, physical_id, new, f"project {physical_id} disappeared during its update")
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE

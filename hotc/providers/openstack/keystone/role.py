@@ -10,15 +10,15 @@ from typing import Any
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
-    NotFound,
+    adopt_by_generated_name,
     call,
     create_once,
     fresh_finder,
     get_or_none,
     ignore_missing,
-    is_generated_name,
     outcome,
     physical_name,
+    read_back,
     with_defaults,
 )
 from hotc.providers.openstack.keystone.common import find_domain
@@ -37,10 +37,7 @@ class RoleDriver(ListRead):
         find_new = fresh_finder(ctx, "create role", lambda: list(conn.identity.roles(name=name)))
         role = create_once(ctx, "create role", lambda: conn.identity.create_role(**body), find_new)
         ctx.record_physical_id(str(role.id))
-        out = self.read(ctx, str(role.id), props)
-        if out is None:
-            raise NotFound(f"role {role.id} disappeared right after its create")
-        return out
+        return read_back(self, ctx, str(role.id), props, f"role {role.id} disappeared right after its create")
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -70,10 +67,7 @@ class RoleDriver(ListRead):
         if "name" in changed:
             name = physical_name(ctx, new.get("name"))
             call(ctx, f"rename role {physical_id}", conn.identity.update_role, physical_id, name=name)
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"role {physical_id} disappeared during its update")
-        return out
+        return read_back(self, ctx, physical_id, new, f"role {physical_id} disappeared during its update")
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
@@ -81,12 +75,8 @@ class RoleDriver(ListRead):
         ignore_missing(ctx, f"delete role {physical_id}", ctx.cloud().identity.delete_role, physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        if props.get("name"):
-            return None  # a given name is not hotc's: it cannot tell its own role from another with that name
         conn = ctx.cloud()
-        roles = call(ctx, "list roles", lambda: list(conn.identity.roles()))
-        found = [r for r in roles if is_generated_name(ctx, r.name)]
-        return str(found[0].id) if len(found) == 1 else None
+        return adopt_by_generated_name(ctx, props, "roles", lambda: conn.identity.roles())
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Keystone::Role": RoleDriver()})

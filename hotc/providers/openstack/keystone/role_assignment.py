@@ -11,7 +11,12 @@ from dataclasses import replace
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
-from hotc.providers.openstack.common import NotFound, get_or_none, with_defaults
+from hotc.providers.openstack.common import (
+    NotFound,
+    get_or_none,
+    read_back,
+    with_defaults,
+)
 from hotc.providers.openstack.keystone import assignments
 from hotc.providers.openstack.keystone.common import find_group, find_user
 from hotc.providers.openstack.live import LiveProps
@@ -32,10 +37,13 @@ class RoleAssignmentDriver:
         wanted = assignments.grants(ctx, conn, props.get("roles"))
         ctx.record_physical_id(actor_id)
         assignments.grant_all(ctx, conn, self.actor, actor_id, wanted)
-        out = self.read(ctx, actor_id, props)
-        if out is None:
-            raise NotFound(f"{self.actor} {actor_id} disappeared right after its roles were granted")
-        return out
+        return read_back(
+            self,
+            ctx,
+            actor_id,
+            props,
+            f"{self.actor} {actor_id} disappeared right after its roles were granted",
+        )
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -66,10 +74,9 @@ class RoleAssignmentDriver:
             )
         elif "roles" in changed:
             assignments.update_grants(ctx, conn, self.actor, actor_id, old.get("roles"), new.get("roles"))
-        out = self.read(ctx, actor_id, new)
-        if out is None:
-            raise NotFound(f"{self.actor} {actor_id} disappeared during the update of its roles")
-        return out
+        return read_back(
+            self, ctx, actor_id, new, f"{self.actor} {actor_id} disappeared during the update of its roles"
+        )
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE

@@ -13,15 +13,15 @@ from typing import Any
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
-    NotFound,
+    adopt_by_generated_name,
     call,
     create_once,
     fresh_finder,
     get_or_none,
     ignore_missing,
-    is_generated_name,
     outcome,
     physical_name,
+    read_back,
     with_defaults,
 )
 from hotc.providers.openstack.keystone import assignments
@@ -61,10 +61,7 @@ class UserDriver(ListRead):
         for gid in groups:
             call(ctx, f"add user {uid} to group {gid}", conn.identity.add_user_to_group, uid, gid)
         assignments.grant_all(ctx, conn, "user", uid, wanted)
-        out = self.read(ctx, uid, props)
-        if out is None:
-            raise NotFound(f"user {uid} disappeared right after its create")
-        return out
+        return read_back(self, ctx, uid, props, f"user {uid} disappeared right after its create")
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -161,10 +158,7 @@ class UserDriver(ListRead):
                 )
         if "roles" in changed:
             assignments.update_grants(ctx, conn, "user", physical_id, old.get("roles"), new.get("roles"))
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"user {physical_id} disappeared during its update")
-        return out
+        return read_back(self, ctx, physical_id, new, f"user {physical_id} disappeared during its update")
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
@@ -173,12 +167,8 @@ class UserDriver(ListRead):
         ignore_missing(ctx, f"delete user {physical_id}", ctx.cloud().identity.delete_user, physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        if props.get("name"):
-            return None  # a given name is not hotc's: it cannot tell its own user from another with that name
         conn = ctx.cloud()
-        users = call(ctx, "list users", lambda: list(conn.identity.users()))
-        found = [u for u in users if is_generated_name(ctx, u.name, NAME_LIMIT)]
-        return str(found[0].id) if len(found) == 1 else None
+        return adopt_by_generated_name(ctx, props, "users", lambda: conn.identity.users(), NAME_LIMIT)
 
 
 def _group_id(ctx: ActionContext, conn: Any, value: Any) -> str | None:

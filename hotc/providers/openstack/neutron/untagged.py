@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotc.providers.base import ActionContext
-from hotc.providers.openstack.common import call, is_generated_name, newest
+from hotc.providers.openstack.common import adopt_by_generated_name, call, is_generated_name, newest
 from hotc.providers.openstack.neutron.base import NeutronDriver
 
 
@@ -25,9 +25,5 @@ class UntaggedNamed(NeutronDriver):
         return newest(found)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        if props.get("name"):
-            return None
         conn = ctx.cloud()
-        items = call(ctx, f"search {self.what}", lambda: list(self._proxy(conn, "list")()))
-        found = [r for r in items if is_generated_name(ctx, r.name)]
-        return str(found[0].id) if len(found) == 1 else None
+        return adopt_by_generated_name(ctx, props, self.what, lambda: self._proxy(conn, "list")())

@@ -11,7 +11,6 @@ from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
-    NotFound,
     call,
     create_once,
     fresh_finder,
@@ -21,6 +20,7 @@ from hotc.providers.openstack.common import (
     outcome,
     physical_name,
     plain,
+    read_back,
     stamp,
     with_defaults,
 )
@@ -186,10 +186,7 @@ class FlavorDriver(ListRead):
                     physical_id,
                     t,
                 )
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"flavor {physical_id} disappeared during its update")
-        return out
+        return read_back(self, ctx, physical_id, new, f"flavor {physical_id} disappeared during its update")
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE

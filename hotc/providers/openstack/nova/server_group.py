@@ -12,12 +12,11 @@ from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     ProviderError,
-    call,
+    adopt_by_generated_name,
     create_once,
     fresh_finder,
     get_or_none,
     ignore_missing,
-    is_generated_name,
     outcome,
     physical_name,
     with_defaults,
@@ -111,14 +110,8 @@ class ServerGroupDriver(ListRead):
         )
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        if props.get("name"):
-            return (
-                None  # a given name is not hotc's: it cannot tell its own group from another with that name
-            )
         conn = ctx.cloud()
-        groups = call(ctx, "list server groups", lambda: list(conn.compute.server_groups()))
-        found = [g for g in groups if is_generated_name(ctx, g.name)]
-        return str(found[0].id) if len(found) == 1 else None
+        return adopt_by_generated_name(ctx, props, "server groups", lambda: conn.compute.server_groups())
 
 
 def _number(value: Any) -> Any:

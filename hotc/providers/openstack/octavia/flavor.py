@@ -13,15 +13,15 @@ from typing import Any
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
-    NotFound,
+    adopt_by_generated_name,
     call,
     create_once,
     fresh_finder,
     get_or_none,
     ignore_missing,
-    is_generated_name,
     outcome,
     physical_name,
+    read_back,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
@@ -69,10 +69,9 @@ class _Named(ListRead):
         )
         obj = create_once(ctx, f"create {self.what}", lambda: self._proxy(conn, "create")(**body), find_new)
         ctx.record_physical_id(str(obj.id))
-        out = self.read(ctx, str(obj.id), props)
-        if out is None:
-            raise NotFound(f"{self.what} {obj.id} disappeared right after its create")
-        return out
+        return read_back(
+            self, ctx, str(obj.id), props, f"{self.what} {obj.id} disappeared right after its create"
+        )
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         conn = ctx.cloud()
@@ -104,10 +103,9 @@ class _Named(ListRead):
             body["name"] = physical_name(ctx, new.get("name"), limit=NAME_LIMIT)
         if body:
             call(ctx, f"update {self.what} {physical_id}", self._proxy(conn, "update"), physical_id, **body)
-        out = self.read(ctx, physical_id, new)
-        if out is None:
-            raise NotFound(f"{self.what} {physical_id} disappeared during its update")
-        return out
+        return read_back(
+            self, ctx, physical_id, new, f"{self.what} {physical_id} disappeared during its update"
+        )
 
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
@@ -122,17 +120,8 @@ class _Named(ListRead):
         )
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        if props.get("name"):
-            return (
-                None  # a given name is not hotc's: it cannot tell its own object from another with that name
-            )
         conn = ctx.cloud()
-        found = [
-            o
-            for o in call(ctx, f"list {self.what}s", lambda: self._all(conn))
-            if is_generated_name(ctx, o.name, NAME_LIMIT)
-        ]
-        return str(found[0].id) if len(found) == 1 else None
+        return adopt_by_generated_name(ctx, props, f"{self.what}s", lambda: self._all(conn), NAME_LIMIT)
 
 
 class FlavorProfileDriver(_Named):
