@@ -30,10 +30,12 @@ from hotc.cli import root
 from hotc.cli.common import (
     DEFAULT_MAX_TEMPLATE_SIZE,
     AllowOutsideOpt,
+    BackendOpt,
     EnvOpt,
     MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
+    SignalStoreOpt,
     check_format,
     load_for_command,
     parse_parameter_files,
@@ -59,10 +61,6 @@ if TYPE_CHECKING:
 TemplateOpt = Annotated[
     Path | None, typer.Option("-t", "--template", help="HOT template file (plan and apply on the spot).")
 ]
-BackendOpt = Annotated[
-    str | None,
-    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
-]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
 AutoApproveOpt = Annotated[
     bool, typer.Option("--auto-approve", help="Apply without asking for approval (CI).")
@@ -84,14 +82,6 @@ TimeoutOpt = Annotated[
     typer.Option("--timeout", help="Per-type action timeout TYPE=SECONDS (repeatable; TYPE '*' for all)."),
 ]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
-SignalStoreOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--signal-store",
-        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
-        "HOTC_SIGNAL_STORE, [signals] in hotc.toml, else the S3 state backend's bucket).",
-    ),
-]
 StackArg = Annotated[str, typer.Argument(help="Stack name.")]
 
 
@@ -710,7 +700,7 @@ LifecycleFmtOpt = Annotated[
     typer.Option(
         "--format",
         "-f",
-        help="text, or json: {stack, status, resources: [{address, type, status, reason, physical_id}]}.",
+        help="text, or json: {stack, status, resources: \\[{address, type, status, reason, physical_id}]}.",
     ),
 ]
 

@@ -40,6 +40,18 @@ MaxSizeOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
+]
+SignalStoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--signal-store",
+        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
+        "HOTC_SIGNAL_STORE, \\[signals] in hotc.toml, else the S3 state backend's bucket).",
+    ),
+]
 
 
 def parse_parameters(values: list[str] | None) -> dict[str, str]:

@@ -21,6 +21,7 @@ import yaml
 from hotc.cli.apply import RunFmtOpt
 from hotc.cli.common import (
     DEFAULT_MAX_TEMPLATE_SIZE,
+    BackendOpt,
     EnvOpt,
     MaxSizeOpt,
     ParamFileOpt,
@@ -30,10 +31,6 @@ from hotc.cli.common import (
 )
 from hotc.errors import HotcError
 
-BackendOpt = Annotated[
-    str | None,
-    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
-]
 OsCloudOpt = Annotated[
     str | None,
     typer.Option("--os-cloud", help="Cloud name in clouds.yaml (default: OS_CLOUD / OS_* variables)."),

@@ -26,10 +26,12 @@ from hotc.cli import root
 from hotc.cli.common import (
     DEFAULT_MAX_TEMPLATE_SIZE,
     AllowOutsideOpt,
+    BackendOpt,
     EnvOpt,
     MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
+    SignalStoreOpt,
     check_format,
     display_diagnostics,
     load_for_command,
@@ -83,7 +85,7 @@ WarnOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--warn",
-        help="Report (without failing) an ACTION:TYPE_GLOB[@ADDRESS_GLOB] change, e.g. 'delete:*@db*'.",
+        help="Report (without failing) an ACTION:TYPE_GLOB\\[@ADDRESS_GLOB] change, e.g. 'delete:*@db*'.",
     ),
 ]
 PolicyOpt = Annotated[
@@ -91,10 +93,6 @@ PolicyOpt = Annotated[
 ]
 ParallelOpt = Annotated[
     int, typer.Option("--parallelism", help="Concurrent operations at apply (stored in the plan).")
-]
-BackendOpt = Annotated[
-    str | None,
-    typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
 ]
 RefreshOpt = Annotated[
     bool,
@@ -130,14 +128,6 @@ ExistingOpt = Annotated[
     typer.Option(
         "--existing",
         help="Reuse the stack's stored template, environments and parameters; override only what is given.",
-    ),
-]
-SignalStoreOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--signal-store",
-        help="Where wait-condition signals and server metadata live: s3://BUCKET/PREFIX (default "
-        "HOTC_SIGNAL_STORE, [signals] in hotc.toml, else the S3 state backend's bucket).",
     ),
 ]
 

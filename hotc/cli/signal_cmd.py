@@ -18,6 +18,7 @@ from typing import Annotated
 
 import typer
 
+from hotc.cli.common import BackendOpt, SignalStoreOpt
 from hotc.errors import HotcError
 
 
@@ -30,14 +31,8 @@ def signal_command(
     data_file: Annotated[
         Path | None, typer.Option("--data-file", help="Read the JSON signal from a file.")
     ] = None,
-    backend: Annotated[
-        str | None,
-        typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
-    ] = None,
-    signal_store: Annotated[
-        str | None,
-        typer.Option("--signal-store", help="The signal store s3://BUCKET/PREFIX (default: as for apply)."),
-    ] = None,
+    backend: BackendOpt = None,
+    signal_store: SignalStoreOpt = None,
     pending: Annotated[
         bool,
         typer.Option(

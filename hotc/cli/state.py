@@ -142,7 +142,7 @@ def _resource_text(r: ResourceState) -> str:
 @state_app.command("show")
 def state_show(
     stack: StackArg,
-    address: Annotated[str, typer.Argument(help="Resource address (name, group[i], parent.child).")],
+    address: Annotated[str, typer.Argument(help="Resource address (name, group\\[i], parent.child).")],
     backend: BackendOpt = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json")] = "text",
 ) -> None:

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
+from hotc.cli.common import BackendOpt, SignalStoreOpt
 from hotc.errors import HotcError
 
 
@@ -53,14 +54,8 @@ def watch_command(
         str | None,
         typer.Option("--listen", help="HOST:PORT to receive alarm POSTs on (what alarm_url points at)."),
     ] = None,
-    backend: Annotated[
-        str | None,
-        typer.Option("--backend", help="State backend: s3://BUCKET/PREFIX or a directory (default .hotc/)."),
-    ] = None,
-    signal_store: Annotated[
-        str | None,
-        typer.Option("--signal-store", help="The signal store s3://BUCKET/PREFIX (default: as for apply)."),
-    ] = None,
+    backend: BackendOpt = None,
+    signal_store: SignalStoreOpt = None,
     lock_timeout: Annotated[
         float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock before each apply.")
     ] = 60.0,
