@@ -425,6 +425,7 @@ class Executor:
             expected=self._durations.expected(type_name, action) if action else None,
             on_call=self._call_watcher(address),
             lookups=self._lookups,
+            update_policy=getattr(self._info.get(address), "update_policy", None) or {},
         )
 
     def _call_watcher(self, address: str) -> Callable[[float, int | None], None]:

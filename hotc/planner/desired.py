@@ -77,6 +77,8 @@ class DesiredResource:
     # a group member beyond the group's size, created and deleted by the group's rolling update only
     # (Heat's ResourceGroup does this to keep min_in_service members in service); not a member of the group
     temporary: bool = False
+    # the evaluated update_policy of a type whose driver runs batches itself (deployment groups); None: none
+    update_policy: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,17 @@ from hotc.planner.sensitivity import SECRET_TYPES, Refs, Sensitivity, expr_refs,
 from hotc.providers.registry import get_schema
 from hotc.values import Unknown, contains_unknown
 
+#: types whose driver runs its members in the update_policy's batches itself (Heat makes them a nested stack of
+#: one deployment per server, batched as a ResourceGroup is: batch_create on create, rolling_update on update)
+DRIVER_BATCHED_TYPES = frozenset(
+    {
+        "OS::Heat::SoftwareDeploymentGroup",
+        "OS::Heat::StructuredDeploymentGroup",
+        "OS::Heat::SoftwareDeployments",
+        "OS::Heat::StructuredDeployments",
+    }
+)
+
 # ---------------------------------------------------------------------------------------------- building
 
 
@@ -228,6 +239,11 @@ class _Builder:
                     sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))),
                     has_metadata=res.metadata is not None,
                     external_id=ext,
+                    update_policy=(
+                        self._rg_policy(scope, res, static, memo, m.address)
+                        if m.type in DRIVER_BATCHED_TYPES
+                        else None
+                    ),
                 )
                 self.explicit[m.address] = needs
             else:

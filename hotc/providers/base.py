@@ -168,6 +168,9 @@ class ActionContext:
     # name look-ups of catalog objects (flavors, images, shared or external networks) shared by the actions of
     # one run, so thirty servers of one flavor look it up once; None: every look-up asks the cloud
     lookups: dict[Any, Any] | None = None
+    # the resource's update_policy as the plan evaluated it (types whose driver runs batches itself: the
+    # deployment groups' batch_create and rolling_update); empty when the template gives none
+    update_policy: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _no_signal_store() -> Any:

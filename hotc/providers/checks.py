@@ -26,16 +26,6 @@ def _properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnos
                 )
             )
         out += _service_options(type_name, res)
-        if type_name in _DEPLOYMENT_GROUPS and res.update_policy is not None:
-            out.append(
-                warning(
-                    f"{type_name}: hotc runs every member deployment at once: the update_policy's batch_create "
-                    "and rolling_update batches are not honoured (the outcome is the same; Heat would deploy "
-                    "in batches)",
-                    res.pos,
-                    code="unsupported-option",
-                )
-            )
     rtype = get_schema(type_name)
     if rtype is None or res.external_id is not None:
         return out  # no schema known (names only), or adopted: Heat does not validate it
@@ -55,14 +45,6 @@ _NEEDS = {
     "POLL_SERVER_HEAT": "Heat's API",
     "ZAQAR_MESSAGE": "the Zaqar messaging service",
 }
-_DEPLOYMENT_GROUPS = frozenset(
-    {
-        "OS::Heat::SoftwareDeploymentGroup",
-        "OS::Heat::StructuredDeploymentGroup",
-        "OS::Heat::SoftwareDeployments",
-        "OS::Heat::StructuredDeployments",
-    }
-)
 _DEPLOYMENTS = (
     "OS::Heat::SoftwareDeployment",
     "OS::Heat::StructuredDeployment",

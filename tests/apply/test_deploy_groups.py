@@ -45,7 +45,14 @@ class World:
     resources: dict[str, _Rs] = field(default_factory=dict)
     logs: list[str] = field(default_factory=list)
 
-    def ctx(self, address: str, type_name: str, timeout: float = 30, record: Any = None) -> Any:
+    def ctx(
+        self,
+        address: str,
+        type_name: str,
+        timeout: float = 30,
+        record: Any = None,
+        update_policy: dict[str, Any] | None = None,
+    ) -> Any:
         @dataclass(frozen=True)
         class Ctx(ActionContext):
             lookup: Any = None
@@ -61,6 +68,7 @@ class World:
             log=self.logs.append,
             signals=lambda: self.store,
             lookup=self.resources.get,
+            update_policy=update_policy or {},
         )
 
     def config(self, driver: Any, props: dict[str, Any], address: str = "config") -> str:
@@ -411,13 +419,13 @@ def test_groups_and_deployed_servers_validate_and_plan(
     assert r.returncode == 1
     assert "deps: OS::Heat::SoftwareDeploymentGroup: signal_transport ZAQAR_SIGNAL needs" in r.stderr
 
-    # batches are not done: validate says so
+    # batches are honoured (the driver runs them): validate has nothing to say of an update_policy
     (tmp_path / "t.yaml").write_text(
         (GROUP_T % ("", "")).replace("    type: OS::Heat::SoftwareDeploymentGroup\n",
                                      "    type: OS::Heat::SoftwareDeploymentGroup\n    update_policy: {batch_create: {}}\n")
     )  # fmt: skip
     r = run_hotc(tmp_path, "validate", "-t", "t.yaml")
-    assert r.returncode == 0 and "batches are not honoured" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert r.returncode == 0 and "update_policy" not in r.stdout + r.stderr, r.stdout + r.stderr
 
     # an explicit CFN_SIGNAL (Heat's default when not given, which hotc serves as TEMP_URL_SIGNAL) is refused too
     (tmp_path / "t.yaml").write_text(GROUP_T % ("", "\n      signal_transport: CFN_SIGNAL"))
@@ -501,3 +509,86 @@ def test_a_replaced_deployment_leaves_its_replacement_in_the_servers_metadata(
     world.resources[str(new.physical_id)].attributes[CONFIG_ATTR] = "cfg-legacy"
     sd.delete(world.ctx("dep", "OS::Heat::SoftwareDeployment"), str(new.physical_id), props)
     assert _metadata(world, "srv-a")["deployments"] == []
+
+
+def test_a_groups_update_policy_batches_its_members_in_the_servers_order(world: World, agent: Agent) -> None:
+    """Heat runs a deployment group as a ResourceGroup of deployments: ``batch_create`` on create and
+    ``rolling_update`` on update run ``max_batch_size`` members at a time, in the servers map's order, the next
+    batch only once the previous one signalled; a failed batch stops the later ones and says which did not run."""
+    from hotc.providers.native.software_config import SoftwareConfigDriver
+
+    cid = world.config(SoftwareConfigDriver(), SCRIPT)
+    for sid in ("srv-a", "srv-b", "srv-c"):
+        agent.urls[sid] = world.server(sid)
+    props = {"config": cid, "servers": {"web": "srv-a", "db": "srv-b", "cache": "srv-c"},
+             "input_values": {"greeting": "hey"}, "actions": ["CREATE", "UPDATE"]}  # fmt: skip
+    one_by_one = {"batch_create": {"max_batch_size": 1, "pause_time": 0}}
+    ctx = world.ctx("deps", GROUP, update_policy=one_by_one)
+    out = world.keep(SoftwareDeploymentGroupDriver().create(ctx, props))
+    # one at a time: the agent can only have seen each member after the previous one signalled
+    assert agent.actions() == [
+        ("srv-a", "web", "CREATE"),
+        ("srv-b", "db", "CREATE"),
+        ("srv-c", "cache", "CREATE"),
+    ]
+    assert [m for m in world.logs if m.startswith("batch_create: batch")] == [
+        "batch_create: batch 1 of 3: web", "batch_create: batch 2 of 3: db", "batch_create: batch 3 of 3: cache"
+    ]  # fmt: skip
+
+    # rolling_update of two at a time: the third member starts only after the first two finished
+    rolling = {"rolling_update": {"max_batch_size": 2, "pause_time": 0}}
+    changed = {**props, "input_values": {"greeting": "yo"}}
+    agent.ran.clear()
+    out = world.keep(
+        SoftwareDeploymentGroupDriver().update(
+            world.ctx("deps", GROUP, update_policy=rolling),
+            out.physical_id,
+            props,
+            changed,
+            frozenset({"input_values"}),
+        )  # fmt: skip
+    )
+    acts = agent.actions()
+    assert sorted(acts[:2]) == [("srv-a", "web", "UPDATE"), ("srv-b", "db", "UPDATE")]
+    assert acts[2:] == [("srv-c", "cache", "UPDATE")]
+
+    # a failure in batch 1 stops batches 2 and 3: their members are not run, and the error says so
+    agent.fail = {"srv-a"}
+    agent.ran.clear()
+    again = {**changed, "input_values": {"greeting": "again"}}
+    with pytest.raises(HotcError) as exc:
+        SoftwareDeploymentGroupDriver().update(
+            world.ctx("deps", GROUP, update_policy={"rolling_update": {"max_batch_size": 1}}),
+            out.physical_id, changed, again, frozenset({"input_values"}),
+        )  # fmt: skip
+    assert "rolling_update: batch 1 of 3 failed: web:" in exc.value.message
+    assert "batches 2-3 not run (db, cache)" in exc.value.message
+    assert agent.actions() == [("srv-a", "web", "UPDATE")]
+
+
+def test_a_deployment_groups_update_policy_reaches_the_plan_with_heats_defaults(tmp_path: Path) -> None:
+    """The planner evaluates a deployment group's update_policy (parameters included) into the desired
+    resource the executor hands its driver; Heat's defaults fill what the template leaves out."""
+    from hotc.parser.api import load_stack
+    from hotc.planner.api import build_desired
+    from hotc.providers.checks import type_checks
+
+    (tmp_path / "t.yaml").write_text(
+        (GROUP_T % ("", ""))
+        .replace(
+            "    type: OS::Heat::SoftwareDeploymentGroup\n",
+            "    type: OS::Heat::SoftwareDeploymentGroup\n"
+            "    update_policy: {rolling_update: {max_batch_size: {get_param: size}}, batch_create: {}}\n",
+        )
+        .replace("resources:\n", "parameters:\n  size: {type: number, default: 2}\nresources:\n", 1)
+    )
+    loaded, diags = load_stack(
+        str(tmp_path / "t.yaml"), [], {}, {}, require_values=True, checks=type_checks()
+    )
+    assert loaded is not None, diags
+    desired = build_desired(loaded, "st", None)
+    assert desired.resources["deps"].update_policy == {
+        "rolling_update": {"min_in_service": 0, "max_batch_size": 2, "pause_time": 0},
+        "batch_create": {"max_batch_size": 1, "pause_time": 0},
+    }
+    assert desired.resources["ds"].update_policy is None

@@ -3,8 +3,9 @@ their deprecated aliases SoftwareDeployments, StructuredDeployments).
 
 Heat makes a group a nested stack with one SoftwareDeployment (or StructuredDeployment) per entry of the
 ``servers`` map: the member is named after the map's key, its ``server`` is the entry's value, its other
-properties are the group's. hotc runs those members inside the group's own create/update/delete, all at once,
-with the member deployment's mechanics (:mod:`hotc.providers.native.deployment_mixin`): each member publishes
+properties are the group's. hotc runs those members inside the group's own create/update/delete (all at once,
+or in the batches of the group's update_policy: ``batch_create`` on create, ``rolling_update`` for the members an
+update changes), with the member deployment's mechanics (:mod:`hotc.providers.native.deployment_mixin`): each member publishes
 its derived config (``deploy_resource_name`` = the key) into its server's metadata and waits for that server's
 signal. An update does what Heat's nested-stack update does to the members: a key added is created (CREATE), a
 key removed is deleted (its DELETE action), a member whose properties changed is updated (UPDATE), or replaced
@@ -17,6 +18,7 @@ member is left alone. The group's attributes are maps of key to the member's att
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +33,16 @@ MEMBERS_ATTR = "hotc:members"  # key -> member id (the object prefix of its sign
 GROUP_ATTRS = {"deploy_stdouts": "deploy_stdout", "deploy_stderrs": "deploy_stderr",
                "deploy_status_codes": "deploy_status_code"}  # fmt: skip
 MAX_PARALLEL = 16
+
+
+def pause_interrupted(ctx: ActionContext, seconds: float) -> bool:
+    """Wait ``seconds``, or less when the run is asked to stop (then True)."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        if ctx.cancelled():
+            return True
+        time.sleep(min(0.2, left))
+    return ctx.cancelled()
 
 
 def _safe(key: str) -> str:
@@ -110,6 +122,37 @@ class DeploymentGroupMixin:
     def _delete_member(self, ctx: ActionContext, mid: str, key: str, props: Mapping[str, Any]) -> None:
         self.member.remove(ctx, mid, props, name=key, entry=mid)
 
+    def _batched(
+        self, ctx: ActionContext, jobs: list[tuple[str, Callable[[], Any]]], policy: str
+    ) -> dict[str, Any]:
+        """Run the jobs in the batches of the update_policy's ``policy`` (``batch_create`` on create,
+        ``rolling_update`` on update): ``max_batch_size`` members at a time, in the order of ``servers``,
+        ``pause_time`` seconds between batches; a batch with a failed member stops the later ones (Heat's
+        ResourceGroup batching, which its deployment groups inherit). Without that policy, all at once."""
+        settings = ctx.update_policy.get(policy)
+        if not settings or not jobs:
+            return self._all(jobs)
+        size = max(1, int(settings.get("max_batch_size") or 1))
+        pause = float(settings.get("pause_time") or 0)
+        groups = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+        results: dict[str, Any] = {}
+        for n, batch in enumerate(groups, 1):
+            if n > 1 and pause > 0:
+                ctx.log(f"{policy}: batch {n - 1} of {len(groups)} done; pausing {pause:g} s")
+                if pause_interrupted(ctx, pause):
+                    raise HotcError(
+                        f"{policy}: stopped during the pause after batch {n - 1} of {len(groups)}; "
+                        f"not run: {', '.join(k for b in groups[n - 1 :] for k, _ in b)}"
+                    )
+            ctx.log(f"{policy}: batch {n} of {len(groups)}: {', '.join(k for k, _ in batch)}")
+            try:
+                results.update(self._all(batch))
+            except HotcError as exc:
+                later = [k for b in groups[n:] for k, _ in b]
+                rest = f"; batches {n + 1}-{len(groups)} not run ({', '.join(later)})" if later else ""
+                raise HotcError(f"{policy}: batch {n} of {len(groups)} failed: {exc.message}{rest}") from exc
+        return results
+
     def _all(self, jobs: list[tuple[str, Callable[[], Any]]]) -> dict[str, Any]:
         """Run the (key, thunk) jobs at once, as Heat's nested stack does its members; raises one HotcError
         naming every member that failed, after all finished."""
@@ -139,8 +182,10 @@ class DeploymentGroupMixin:
         ctx.record_physical_id(gid)
         order = list(_servers(props))
 
-        done = self._all(
-            [(k, partial(self._create_member, ctx, gid, k, member_props(props, k))) for k in order]
+        done = self._batched(
+            ctx,
+            [(k, partial(self._create_member, ctx, gid, k, member_props(props, k))) for k in order],
+            "batch_create",
         )
         ids = {k: done[k][0] for k in order}
         return self._outcome(gid, ids, {k: dict(done[k][1].attributes) for k in order}, order)
@@ -204,7 +249,7 @@ class DeploymentGroupMixin:
         for key in old_keys:
             if key not in order and key in ids:
                 retired.append((key, ids[key], member_props(old, key)))
-        done = self._all(jobs)
+        done = self._batched(ctx, jobs, "rolling_update")
         # members removed or replaced go after the new ones are in (Heat deletes them last)
         self._all([(k, partial(self._delete_member, ctx, m, k, p)) for k, m, p in retired])
         new_ids = {k: (done[k][0] if k in done else kept[k][0]) for k in order}
