@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.apply.test_cloud_keystone import changes, hotc
+from tests.apply.cloud_cli import CliStack, hotc
 
 pytestmark = pytest.mark.cloud
 
@@ -86,33 +86,8 @@ def test_qos_specs_association_and_encrypted_volume_type(
     (tmp_path / "t.yaml").write_text(TEMPLATE)
     params = ["--parameter", f"prefix={p}"]
 
-    def apply(*extra: str) -> None:
-        r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", "t.yaml", *params, *extra, stack, "--auto-approve")
-        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-
-    def plan(*extra: str) -> dict[str, Any]:
-        r = hotc(
-            tmp_path,
-            hotc_cloud_env,
-            "plan",
-            "-t",
-            "t.yaml",
-            *params,
-            *extra,
-            stack,
-            "--refresh",
-            "--format",
-            "json",
-        )
-        assert r.returncode == 0, r.stderr
-        return changes(r.stdout)
-
-    def ids() -> dict[str, str]:
-        r = hotc(tmp_path, hotc_cloud_env, "resource", "list", stack, "--format", "json")
-        assert r.returncode == 0, r.stderr
-        rows = json.loads(r.stdout)
-        rows = rows.get("resources", rows) if isinstance(rows, dict) else rows
-        return {row["address"]: row["physical_id"] for row in rows}
+    cli = CliStack(tmp_path, hotc_cloud_env, stack, params)
+    apply, plan, ids = cli.apply, cli.plan, cli.ids
 
     apply()
     got = ids()

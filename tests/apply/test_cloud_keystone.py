@@ -7,24 +7,14 @@ it; objects made outside hotc are imported and then managed; destroy deletes. Ev
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.apply.cloud_cli import CliStack, hotc, named
+
 pytestmark = pytest.mark.cloud
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def hotc(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    full = {**env, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    full.pop("HOTC_BACKEND", None)
-    return subprocess.run(
-        [sys.executable, "-m", "hotc", *args], cwd=cwd, env=full, text=True, capture_output=True, timeout=900
-    )
 
 
 TEMPLATE = """heat_template_version: 2018-08-31
@@ -54,14 +44,6 @@ outputs:
 """
 
 
-def changes(out: str) -> dict[str, Any]:
-    return {c["address"]: c for c in json.loads(out)["resource_changes"] if c["actions"] != ["no-op"]}
-
-
-def named(items: Any, name: str) -> list[Any]:
-    return [i for i in items if i.name == name]
-
-
 def test_project_and_role_create_drift_update_replace_import_delete(
     cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -80,41 +62,8 @@ def test_project_and_role_create_drift_update_replace_import_delete(
     (tmp_path / "t.yaml").write_text(TEMPLATE)
     params = ["--parameter", f"prefix={p}"]
 
-    def apply(*extra: str) -> None:
-        r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", "t.yaml", *params, *extra, stack, "--auto-approve")
-        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-
-    def no_change(*extra: str) -> None:
-        r = hotc(
-            tmp_path,
-            hotc_cloud_env,
-            "plan",
-            "-t",
-            "t.yaml",
-            *params,
-            *extra,
-            stack,
-            "--refresh",
-            "--detailed-exitcode",
-        )
-        assert r.returncode == 0, r.stdout + r.stderr
-
-    def plan(*extra: str) -> dict[str, Any]:
-        r = hotc(
-            tmp_path,
-            hotc_cloud_env,
-            "plan",
-            "-t",
-            "t.yaml",
-            *params,
-            *extra,
-            stack,
-            "--refresh",
-            "--format",
-            "json",
-        )
-        assert r.returncode == 0, r.stderr
-        return changes(r.stdout)
+    cli = CliStack(tmp_path, hotc_cloud_env, stack, params)
+    apply, plan, no_change = cli.apply, cli.plan, cli.no_change
 
     apply()
     [proj] = named(cloud.identity.projects(), f"{p}-proj-")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.apply.test_cloud_keystone import changes, hotc, named
+from tests.apply.cloud_cli import CliStack, hotc, named
 
 pytestmark = pytest.mark.cloud
 
@@ -109,26 +109,8 @@ def test_users_groups_and_role_assignments(
     (tmp_path / "t.yaml").write_text(TEMPLATE)
     params = ["--parameter", f"prefix={p}"]
 
-    def apply(*extra: str) -> None:
-        r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", "t.yaml", *params, *extra, stack, "--auto-approve")
-        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-
-    def plan(*extra: str) -> dict[str, Any]:
-        r = hotc(
-            tmp_path,
-            hotc_cloud_env,
-            "plan",
-            "-t",
-            "t.yaml",
-            *params,
-            *extra,
-            stack,
-            "--refresh",
-            "--format",
-            "json",
-        )
-        assert r.returncode == 0, r.stderr
-        return changes(r.stdout)
+    cli = CliStack(tmp_path, hotc_cloud_env, stack, params)
+    apply, plan = cli.apply, cli.plan
 
     apply()
     [proj] = named(cloud.identity.projects(), f"{p}-proj")

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.apply.cloud_cli import REPO, hotc
 from tests.apply.test_cloud_apply import recorded_ids, state_of
-from tests.apply.test_cloud_keystone import REPO, hotc
 
 pytestmark = pytest.mark.cloud
 
