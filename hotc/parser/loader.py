@@ -230,15 +230,7 @@ def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
                 state[nxt] = 1
                 work.append((nxt, iter(graph[nxt])))
     known: dict[str, Any] = {}
-    c2 = EvalContext(
-        version=ctx.version,
-        parameters=ctx.parameters,
-        resolver=ctx.resolver,
-        conditions=known,
-        files=ctx.files,
-        resource_names=ctx.resource_names,
-        template_path=ctx.template_path,
-    )
+    c2 = replace(ctx, conditions=known)
     for name in order:
         try:
             v = evaluate_condition(t.conditions[name].expr, c2, definition=True)
@@ -281,15 +273,7 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
         if "is not declared in the template" not in exc.diagnostic.message:
             lc.diags.append(exc.diagnostic)
 
-    c2 = EvalContext(
-        version=ctx.version,
-        parameters=ctx.parameters,
-        resolver=ctx.resolver,
-        conditions=conds,
-        files=ctx.files,
-        resource_names=ctx.resource_names,
-        template_path=ctx.template_path,
-    )
+    c2 = replace(ctx, conditions=conds)
     held: list[Expr | None] = [r.condition for r in t.resources.values()]
     held.extend(o.condition for o in t.outputs.values())
     for cond in held:
@@ -424,15 +408,7 @@ def _check_outputs_of_disabled(lc: _Ctx, t: Template, ctx: EvalContext, conds: M
     disabled = {n for n, r in t.resources.items() if _enabled(r, ctx, conds) is False}
     if not disabled:
         return
-    c2 = EvalContext(
-        version=ctx.version,
-        parameters=ctx.parameters,
-        resolver=ctx.resolver,
-        conditions=conds,
-        files=ctx.files,
-        resource_names=ctx.resource_names,
-        template_path=ctx.template_path,
-    )
+    c2 = replace(ctx, conditions=conds)
     for oname, o in t.outputs.items():
         if o.value is None or o.value_error is not None or _condition_known(o.condition, ctx, conds) is False:
             continue
@@ -507,15 +483,7 @@ def _condition_known(condition: Expr | None, ctx: EvalContext, conds: Mapping[st
             return got if isinstance(got, bool) else None
         return None
     try:
-        c2 = EvalContext(
-            version=ctx.version,
-            parameters=ctx.parameters,
-            resolver=ctx.resolver,
-            conditions=conds,
-            files=ctx.files,
-            resource_names=ctx.resource_names,
-            template_path=ctx.template_path,
-        )
+        c2 = replace(ctx, conditions=conds)
         v = evaluate_condition(condition, c2)
     except (EvalError, KeyError, TypeError, ValueError, RecursionError):
         return None
