@@ -98,6 +98,10 @@ def test_destroy_deletes_the_load_balancer_first_with_cascade(
         assert done["reason"] == "deleted with lb (cascade)"
     assert at[("member", "DELETE_COMPLETE")] < at[("server", "DELETE_IN_PROGRESS")]
     assert cloud.load_balancer.find_load_balancer(ids["lb"]) is None
-    for kind, oid in (("listener", ids["listener"]), ("pool", ids["pool"]), ("health_monitor", ids["monitor"])):
+    for kind, oid in (
+        ("listener", ids["listener"]),
+        ("pool", ids["pool"]),
+        ("health_monitor", ids["monitor"]),
+    ):
         assert getattr(cloud.load_balancer, f"find_{kind}")(oid) is None, kind
     assert cloud.compute.find_server(ids["server"]) is None
