@@ -8,7 +8,9 @@ for f in $MC/run/*.pid; do
   n=$(basename "$f" .pid)
   if pid_alive "$n"; then printf '%-18s up    pid %s\n' "$n" "$(cat $f)"; else printf '%-18s DOWN  (log: %s)\n' "$n" "$(ls $MC/log/$n*.* 2>/dev/null | head -1)"; rc=1; fi
 done
-for api in keystone:5000/v3 neutron:9696/ placement:8778/ glance:9292/ nova:8774/ cinder:8776/ octavia:9876/ heat:8004/ heat-cfn:8000/; do
+apis=(keystone:5000/v3 neutron:9696/ placement:8778/ glance:9292/ nova:8774/ cinder:8776/ octavia:9876/ heat:8004/ heat-cfn:8000/)
+[ -e $MC/run/barbican-api.pid ] && apis+=(barbican:9311/)   # own venv; absent when SKIP="barbican"
+for api in "${apis[@]}"; do
   if curl -s -o /dev/null -m 3 "http://127.0.0.1:${api#*:}"; then s=answers; else s=SILENT; rc=1; fi
   printf '%-18s %s  http://127.0.0.1:%s\n' "${api%%:*} api" "$s" "${api#*:}"
 done
