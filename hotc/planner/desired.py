@@ -191,7 +191,9 @@ class DesiredStack:
         self.diagnostics: list[Diagnostic] = []
         self.outputs: tuple[str, ...] = ()
         self.sensitive_outputs: frozenset[str] = frozenset()
-        self.graph: Any = None  # networkx.DiGraph over enabled leaf addresses, dependency -> dependent
+        self.graph: Any = (
+            None  # hotc.planner.digraph.DiGraph over enabled leaf addresses, dependency -> dependent
+        )
         self.order: list[str] = []  # a topological order of ``graph`` (a creation order)
         self.registry: Any = (
             None  # the root environment's resource_registry (hotc.parser.environment.Registry)

@@ -22,6 +22,7 @@ SERVICES = [  # user, service name, type, url
 ]
 #: services in their own venvs, registered by their own setup script (``keystone_register.py NAME``)
 OPTIONAL = {
+    "aodh": [("aodh", "aodh", "alarming", "http://127.0.0.1:8042")],
     "barbican": [("barbican", "barbican", "key-manager", "http://127.0.0.1:9311")],
 }
 
@@ -54,7 +55,7 @@ def main() -> None:
         for iface in ("public", "internal", "admin"):
             if iface not in have:
                 idp.create_endpoint(service_id=svc.id, interface=iface, url=url, region_id="RegionOne")
-    print("catalog:", sorted((s.type, s.name) for s in idp.services()))
+    print("registered:", sorted((stype, name) for _, name, stype, _ in services))
 
 
 if __name__ == "__main__":

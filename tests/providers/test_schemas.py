@@ -89,6 +89,15 @@ EXPECTED_TYPES = {
     "OS::Heat::StructuredDeployments": None,
     "OS::Heat::SoftwareComponent": None,
     "OS::Heat::DeployedServer": None,
+    # Aodh (tests/cloud/85-aodh.sh); the CombinationAlarm placeholder makes nothing
+    **{
+        f"OS::Aodh::{n}": "alarming"
+        for n in (
+            "EventAlarm CompositeAlarm LBMemberHealthAlarm PrometheusAlarm GnocchiResourcesAlarm "
+            "GnocchiAggregationByMetricsAlarm GnocchiAggregationByResourcesAlarm Alarm"
+        ).split()
+    },
+    "OS::Aodh::CombinationAlarm": None,
 }
 
 
