@@ -13,7 +13,18 @@ from types import MappingProxyType
 
 from hotc.providers.base import ResourceType
 from hotc.providers.plugins import PluginRegistry
-from hotc.providers.schemas import aodh, barbican, cinder, glance, heat, keystone, neutron, nova, octavia, swift
+from hotc.providers.schemas import (
+    aodh,
+    barbican,
+    cinder,
+    glance,
+    heat,
+    keystone,
+    neutron,
+    nova,
+    octavia,
+    swift,
+)
 
 
 def _build() -> Mapping[str, ResourceType]:

@@ -26,7 +26,9 @@ def test_the_services_of_the_issue_are_covered() -> None:
         "OS::Manila",
         "OS::Zaqar",
     } <= namespaces
-    assert len(MISSING) >= 30
+    assert (
+        len(MISSING) >= 25
+    )  # Blazar, Designate, Magnum, Manila, Mistral, Zaqar, ... (Aodh and Barbican run now)
 
 
 @pytest.mark.parametrize("type_name", MISSING)
