@@ -44,6 +44,15 @@ EXAMPLES = ROOT / "examples"
 PHASES = ("create", "update", "check", "delete")
 POLL = 0.25  # how often the bench polls Heat for a stack's status
 
+
+def load() -> float:
+    """The machine's 1-minute load average (printed beside every figure: CPU-bound cloud services share it)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
 GROUP_TEMPLATE = """heat_template_version: 2018-08-31
 parameters:
   count: {type: number, default: 30}
@@ -315,7 +324,12 @@ def print_timeline(name: str, rows: list[dict[str, Any]]) -> None:
     proc = next((r for r in rows if r["step"] == "(process)"), None)
     outside = next((r for r in rows if r["step"].startswith("(outside")), None)
     steps = sorted((r for r in rows if not r["step"].startswith("(")), key=lambda r: r["start"])
-    if not steps:
+    if not steps:  # check: no executor steps; the process and its cloud calls
+        if proc is not None and outside is not None:
+            print(
+                f"\nhotc {name}: process {proc['end']:.2f} s, {outside['calls']} cloud calls taking "
+                f"{outside['api']:.2f} s in all (in parallel where they overlap)"
+            )
         return
     print(f"\nhotc timeline, {name} (seconds from the process start; wall = API + waiting + hotc overhead)")
     print(
@@ -369,6 +383,7 @@ def run_case(conn: Any, case: Case, rounds: int, parallelism: int | None, timeli
     results: dict[str, dict[str, list[float]]] = {
         "hotc": {p: [] for p in PHASES},
         "heat": {p: [] for p in PHASES},
+        "load": {p: [] for p in PHASES},
     }
     for rnd in range(rounds):
         tag = uuid.uuid4().hex[:6]
@@ -380,11 +395,16 @@ def run_case(conn: Any, case: Case, rounds: int, parallelism: int | None, timeli
         for phase in PHASES:
             for side, runner in sides:
                 fn: Callable[[], float] = getattr(runner, phase)
+                before = load()
                 secs = fn()
                 results[side][phase].append(secs)
-                print(f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s", flush=True)
+                results["load"][phase] += [before, load()]
+                print(
+                    f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s  (load {before:.1f} -> {load():.1f})",
+                    flush=True,
+                )
         if timeline and rnd == 0:
-            for phase in ("create", "delete"):
+            for phase in PHASES:
                 if phase in hotc.timelines:
                     print_timeline(f"{case.name} {phase}", hotc.timelines[phase])
     return results
@@ -405,9 +425,13 @@ def sweep(conn: Any, case: Case, values: list[int], rounds: int) -> None:
         )
         for side, runner in runners:
             for phase in ("create", "delete"):
+                before = load()
                 secs = getattr(runner, phase)()
                 walls.setdefault(side, {}).setdefault(phase, []).append(secs)
-                print(f"  {case.name} round {rnd + 1} {phase:<6} {side:<10} {secs:7.2f} s", flush=True)
+                print(
+                    f"  {case.name} round {rnd + 1} {phase:<6} {side:<10} {secs:7.2f} s  (load {before:.1f} -> {load():.1f})",
+                    flush=True,
+                )
     heat = walls["heat"]
     print(
         f"\n{'side':<12} {'create s':>9} {'delete s':>9} {'create/Heat':>11} {'delete/Heat':>11}  (medians)"
@@ -440,7 +464,7 @@ def main() -> None:
     os.environ.setdefault("OS_CLOUD", "hotc-test")
     conn = connect()
     tmp = Path(tempfile.mkdtemp(prefix="hotc-bench-cloud-"))
-    table: list[tuple[str, str, float, float]] = []
+    table: list[tuple[str, str, float, float, float, float]] = []
     if args.sweep:
         for name in args.cases.split(","):
             print(f"{name}: parallelism sweep {args.sweep}, {args.rounds} round(s)", flush=True)
@@ -451,12 +475,22 @@ def main() -> None:
         print(f"{name}: {args.rounds} round(s), interleaved", flush=True)
         res = run_case(conn, case, args.rounds, args.parallelism, not args.no_timeline)
         for phase in PHASES:
+            loads = res["load"][phase]
             table.append(
-                (name, phase, statistics.median(res["hotc"][phase]), statistics.median(res["heat"][phase]))
+                (
+                    name,
+                    phase,
+                    statistics.median(res["hotc"][phase]),
+                    statistics.median(res["heat"][phase]),
+                    min(loads),
+                    max(loads),
+                )
             )
-    print(f"\n{'case':<10} {'phase':<7} {'hotc s':>8} {'Heat s':>8} {'hotc/Heat':>9}   (medians, wall)")
-    for name, phase, h, s in table:
-        print(f"{name:<10} {phase:<7} {h:>8.2f} {s:>8.2f} {h / s:>9.2f}")
+    print(
+        f"\n{'case':<10} {'phase':<7} {'hotc s':>8} {'Heat s':>8} {'hotc/Heat':>9} {'load':>11}   (medians, wall)"
+    )
+    for name, phase, h, s, lo, hi in table:
+        print(f"{name:<10} {phase:<7} {h:>8.2f} {s:>8.2f} {h / s:>9.2f} {lo:>5.1f}-{hi:<5.1f}")
 
 
 if __name__ == "__main__":
