@@ -32,12 +32,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error, warning
+from hotc.parser import functions as F
 from hotc.parser.evaluate import references
 from hotc.parser.expr import parse_expr
 from hotc.parser.ir import (
     Condition,
     Expr,
     FunctionCall,
+    ListExpr,
     Literal,
     MapExpr,
     Output,
@@ -666,14 +668,22 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
     for oname, out in t.outputs.items():
         for name, pos in refs(out.value, "resource"):
             if name not in resources:
-                diags.append(
-                    error(
-                        f'outputs.{oname}.value: The specified reference "{name}" (in output {oname}) is '
-                        f"incorrect: no resource named {name!r} is defined in this template",
-                        pos,
-                        code="reference",
-                    )
+                msg = (
+                    f'outputs.{oname}.value: The specified reference "{name}" (in output {oname}) is '
+                    f"incorrect: no resource named {name!r} is defined in this template"
                 )
+                if name in _get_attr_targets(out.value):
+                    diags.append(error(msg, pos, code="reference"))
+                else:
+                    # Heat's validate checks get_attr's resource (GetAtt.validate) but leaves a get_resource in
+                    # an output to its resolution: the stack creates, and only this output reports the error
+                    diags.append(
+                        warning(
+                            f"{msg}; the stack creates, and this output reports an error",
+                            pos,
+                            code="reference",
+                        )
+                    )
         for name, pos in refs(out.value, "param"):
             param_ref(name, pos, f"in output {oname}", hard=False)
         if out.condition is not None:
@@ -694,6 +704,27 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 code="cycle",
             )
         )
+
+
+def _get_attr_targets(expr: Expr | None) -> set[str]:
+    """The resource names ``get_attr`` calls in ``expr`` write literally."""
+    out: set[str] = set()
+    stack = [expr] if expr is not None else []
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ListExpr):
+            stack.extend(e.items)
+        elif isinstance(e, MapExpr):
+            stack.extend(v for _, v in e.items)
+        elif isinstance(e, FunctionCall):
+            if (
+                isinstance(e, F.GetAttr)
+                and isinstance(e.resource, Literal)
+                and isinstance(e.resource.value, str)
+            ):
+                out.add(e.resource.value)
+            stack.extend(e.children())
+    return out
 
 
 _HEAT_STR_SPLIT = (
@@ -722,7 +753,15 @@ _ARGS_OF = re.compile(r'invalid arguments to "([^"]+)"|"([^"]+)" is missing ')
 #: only on resolving: :func:`_heat_parses` states those parse-time checks, so an item of the wrong type
 #: inside an output is that output's error at create.
 _SHAPE_AT_PARSE = frozenset(
-    {"list_join", "str_replace", "str_replace_strict", "str_replace_vstrict", "filter", "contains"}
+    {
+        "list_join",
+        "str_replace",
+        "str_replace_strict",
+        "str_replace_vstrict",
+        "filter",
+        "contains",
+        "Fn::Replace",
+    }
 )
 
 
@@ -747,7 +786,8 @@ def _heat_parses(raw: Any, version: TemplateVersion) -> bool:
     """Whether Heat's parse of ``raw`` (an output's value) passes the argument checks its function classes make
     when they are built: ``str_split`` refuses a string or a map as its whole argument, ``list_join`` anything
     but a list of two (from 2015-10-15: at least two), ``str_replace*`` anything but a map with ``template``
-    and ``params`` (a map or a call), ``filter``/``contains`` anything but a list of two."""
+    and ``params`` (a map or a call), ``filter``/``contains`` anything but a list of two, ``Fn::Replace``
+    anything but a list of a map (or a call) and one more item."""
     if isinstance(raw, list):
         return all(_heat_parses(v, version) for v in raw)
     if not isinstance(raw, dict):
@@ -767,6 +807,11 @@ def _heat_parses(raw: Any, version: TemplateVersion) -> bool:
             if not isinstance(params, dict):
                 return False
         if fn in ("filter", "contains") and (not isinstance(arg, list) or len(arg) != 2):
+            return False
+        # Fn::Replace: a list of two whose first is a map (or a call); the template's type is result-time
+        if fn == "Fn::Replace" and (
+            not isinstance(arg, list) or len(arg) != 2 or not isinstance(arg[0], dict)
+        ):
             return False
     return all(_heat_parses(v, version) for v in raw.values())
 

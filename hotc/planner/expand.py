@@ -188,10 +188,16 @@ class _Builder:
         seeds_attrs = {
             n for n, m in scope.members.items() if m.kind == "leaf" and _has_secret_attributes(m.type)
         }
+        # properties secret by their type's schema, whatever they are derived from (a Barbican secret's payload)
+        seeds_props = {
+            n: keys
+            for n, m in scope.members.items()
+            if m.kind == "leaf" and (keys := _secret_properties(m.type))
+        }
 
         def sensitivity() -> Sensitivity:
             nonlocal sens_refs
-            if not scope.hidden and not seeds and not seeds_attrs:
+            if not scope.hidden and not seeds and not seeds_attrs and not seeds_props:
                 return _NOTHING_SECRET  # what propagate gives then, without walking every property
             if sens_refs is None:
                 sens_refs = {
@@ -199,7 +205,7 @@ class _Builder:
                     for name, m in scope.members.items()
                     if m.resource is not None
                 }
-            return propagate(sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers)
+            return propagate(sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers, seeds_props)
 
         sens = sensitivity()
         prop_sensitive: dict[str, set[str]] = {n: set(k) for n, k in sens.props.items()}
@@ -795,6 +801,13 @@ def expand(
 def _has_secret_attributes(type_name: str) -> bool:
     rtype = get_schema(type_name)
     return rtype is not None and any(a.sensitive for a in rtype.attributes.values())
+
+
+def _secret_properties(type_name: str) -> frozenset[str]:
+    rtype = get_schema(type_name)
+    if rtype is None:
+        return frozenset()
+    return frozenset(k for k, p in rtype.properties.items() if p.sensitive)
 
 
 def build_desired(
