@@ -40,6 +40,8 @@ class PropSchema:
     hidden: bool = False  # support status HIDDEN: a legacy name still accepted (see ``alias_of``)
     deprecated: bool = False  # support status DEPRECATED: accepted, validation warns
     alias_of: str | None = None  # a hidden legacy name Heat translates to this sibling property
+    # a secret whatever it is derived from (a Barbican secret's payload): masked in plans, encrypted in the state
+    sensitive: bool = False
 
 
 @dataclass(frozen=True)

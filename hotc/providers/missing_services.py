@@ -12,7 +12,6 @@ from collections.abc import Mapping
 
 #: namespace (``OS::Aodh``) -> the service and what it is
 SERVICES: Mapping[str, str] = {
-    "OS::Barbican": "Barbican (key manager)",
     "OS::Blazar": "Blazar (reservations)",
     "OS::Designate": "Designate (DNS)",
     "OS::Ironic": "Ironic (bare metal)",

@@ -23,6 +23,7 @@ SERVICES = [  # user, service name, type, url
 #: services in their own venvs, registered by their own setup script (``keystone_register.py NAME``)
 OPTIONAL = {
     "aodh": [("aodh", "aodh", "alarming", "http://127.0.0.1:8042")],
+    "barbican": [("barbican", "barbican", "key-manager", "http://127.0.0.1:9311")],
 }
 
 

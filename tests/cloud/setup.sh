@@ -1,11 +1,11 @@
 #!/bin/bash
 # hotc's test cloud: a small, REAL OpenStack (keystone, neutron, placement, nova[fake virt], glance,
-# cinder[fake], octavia[noop], heat) on one machine, from PyPI + Debian packages only, every listener on
-# 127.0.0.1. Debian 12, root.
+# cinder[fake], octavia[noop], heat, barbican[simple_crypto] and aodh[API alone], each in its own venv) on one machine, from PyPI + Debian
+# packages only, every listener on 127.0.0.1. Debian 12, root.
 #
 #   bash tests/cloud/setup.sh            # install what is missing, init what is not, start what is not running
 #   bash tests/cloud/setup.sh --reset    # stop services, drop DBs + state, then as above (venv is kept)
-#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out
+#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out (also: barbican, aodh)
 #   bash tests/cloud/stop.sh [--all]     # stop by PID files (--all: MariaDB + RabbitMQ too)
 #
 # Install dir: $HOTC_CLOUD_DIR (default /opt/hotc-cloud): venv/, etc/, state/, log/, run/ (PIDs + markers).
@@ -81,6 +81,7 @@ fi
 [[ "$SKIP" == *" cinder "* ]]  || { step "cinder"; bash $HERE/50-cinder.sh; }
 [[ "$SKIP" == *" octavia "* ]] || { step "octavia"; bash $HERE/60-octavia.sh; }
 [[ "$SKIP" == *" heat "* ]]    || { step "heat"; bash $HERE/70-heat.sh; }
+[[ "$SKIP" == *" barbican "* ]] || { step "barbican (own venv)"; bash $HERE/80-barbican.sh; }
 [[ "$SKIP" == *" aodh "* ]]    || { step "aodh (API alone, own venv)"; bash $HERE/85-aodh.sh; }
 step "all HTTP APIs answer"
 if [ "${NO_WAIT_READY:-0}" != 1 ]; then
