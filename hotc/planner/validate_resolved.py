@@ -85,12 +85,22 @@ def path_pos(props: Expr | None, path: str) -> Pos | None:
 
 
 def _has_call(expr: Expr) -> bool:
-    stack: list[Expr] = [expr]
+    """Whether a function call is anywhere in EXPR."""
+    if type(expr) is Literal:
+        return False
+    stack: list[Any] = [expr]
     while stack:
         e = stack.pop()
-        if isinstance(e, Literal):
+        t = type(e)
+        if t is Literal:
             continue
-        if isinstance(e, ListExpr):
+        if t is ListExpr:
+            stack.extend(e.items)
+        elif t is MapExpr:
+            stack.extend(v for _, v in e.items)
+        elif isinstance(e, Literal):
+            continue
+        elif isinstance(e, ListExpr):
             stack.extend(e.items)
         elif isinstance(e, MapExpr):
             stack.extend(v for _, v in e.items)
@@ -105,7 +115,16 @@ def resolved_keys(props: Expr | None, values: Mapping[str, Any], member: bool) -
     definition is the group's, with the index substituted)."""
     if member or not isinstance(props, MapExpr):
         return list(values)
-    return [k for k, e in props.items if k in values and _has_call(e)]
+    out = []
+    for k, e in props.items:
+        t = type(e)
+        if t is Literal or k not in values:
+            continue
+        if (t is not ListExpr and t is not MapExpr and not isinstance(e, Literal | ListExpr | MapExpr)) or (
+            _has_call(e)
+        ):
+            out.append(k)  # a function (the common case: found without a walk), or one inside
+    return out
 
 
 def _hidden(address: str, key: str, pos: Pos | None) -> Diagnostic:
@@ -121,13 +140,15 @@ def check_resource(
     desired: DesiredStack,
     change: ResourceChange,
     rtype: ResourceType,
+    memo: dict[Any, Any] | None = None,
 ) -> list[Diagnostic]:
-    """The errors in one planned change's resolved properties (see the module docstring)."""
+    """The errors in one planned change's resolved properties (see the module docstring). ``memo``: shared
+    by the checks of one plan."""
     values = change.after or {}
-    if not values and not rtype.validators:
-        return []
     address = change.address
     props = properties_expr(desired, address)
+    if not values and (props is None or isinstance(props, MapExpr)):
+        return []  # nothing given: the front end checked the (empty) literal properties
     member = desired.resources[address].group is not None
     keys = resolved_keys(props, values, member)
     if not keys:
@@ -136,7 +157,7 @@ def check_resource(
     def pos_at(path: str) -> Pos | None:  # asked only for an error
         return path_pos(props, path) or resource_pos(desired, address)
 
-    diags = validate_resolved_values(rtype, values, keys, pos_at)
+    diags = validate_resolved_values(rtype, values, keys, pos_at, memo=memo)
     if not diags:
         return []
     hidden = set(change.sensitive_paths)
@@ -173,6 +194,7 @@ def check_resolved(
     """The errors in the resolved properties of every resource the plan creates, replaces or updates."""
     out: list[Diagnostic] = []
     types: dict[str, ResourceType | None] = {}
+    memo: dict[Any, Any] = {}
     for change in changes:
         if change.action not in _CHECKED or change.import_id is not None or change.after is None:
             continue
@@ -183,7 +205,7 @@ def check_resolved(
             rtype = types[change.type] = schemas(change.type)
         if rtype is None or (rtype.accepts_any_properties and not rtype.properties):
             continue
-        out.extend(check_resource(desired, change, rtype))
+        out.extend(check_resource(desired, change, rtype, memo))
     return out
 
 

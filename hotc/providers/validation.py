@@ -530,6 +530,7 @@ def _run_validators(checker: _Checker, values: Mapping[str, Any], key_pos: Mappi
 
 
 _ABSENT = object()
+_SCALARS = frozenset({str, int, float, bool})
 
 
 class _Filled(Mapping[str, Any]):
@@ -647,6 +648,7 @@ def validate_resolved_values(
     pos_at: Callable[[str], Pos | None],
     *,
     cross: bool = True,
+    memo: dict[Any, Any] | None = None,
 ) -> list[Diagnostic]:
     """The errors Heat's ``Properties.validate`` finds in resolved values when it creates or updates the
     resource (``with_value``: type coercion, constraints, nested schemas), for the top-level properties
@@ -654,14 +656,27 @@ def validate_resolved_values(
     Parts holding an Unknown are skipped. With ``cross``, the type's cross-property validators (Heat's
     ``validate`` overrides) then run on every value, defaults applied, unless a value was already found
     invalid. ``pos_at(path)`` says where the template writes the part at a property path. Errors only: what
-    the front end warns about (legacy names, truncated numbers) it has already said."""
+    the front end warns about (legacy names, truncated numbers) it has already said. ``memo``, shared by the
+    calls of one plan, remembers the scalar values a property schema took (a plan of many resources gives the
+    same image, flavor or size to many)."""
     checker = _Checker(rtype, None, True, pos_at)
     schema = rtype.properties
     for key in keys:
         prop = schema.get(key)
-        if prop is None or key not in values:
+        value = values.get(key)
+        if prop is None or value is None:
             continue  # an unknown name is the front end's error; an absent one has nothing to check
-        checker.check_value(prop, _Node(values[key], None, False), key)
+        kind = type(value)
+        if memo is not None and kind in _SCALARS:
+            seen = (id(prop), kind, value)
+            if seen in memo:
+                continue  # this property schema already took this very value
+            before = len(checker.diags)
+            checker._check_plain(prop, value, None, key)
+            if len(checker.diags) == before:
+                memo[seen] = prop  # (the schema is kept alive with its id)
+            continue
+        checker._check_plain(prop, value, None, key)
     if cross and rtype.validators and not checker.value_problems:
         _run_validators(checker, values, {})
     return [d for d in checker.diags if d.severity is Severity.ERROR]
