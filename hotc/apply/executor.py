@@ -30,6 +30,7 @@ from hotc.apply.adopt import (
     without_unknowns,
 )
 from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_report, gates_of, wait_or_stop
+from hotc.apply.cascade import driver_cascades, with_cascades
 from hotc.apply.durations import Durations
 from hotc.apply.events import SECRET_ID_TYPES, resource_event, stack_event
 from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
@@ -174,7 +175,11 @@ class Executor:
         self.drivers = drivers
         self.options = options or ExecOptions()
         self.make_resolver = make_resolver
-        self.graph: ApplyGraph = add_batch_gates(build_graph(plan, state), plan)
+        # a parent deleted with its children (an Octavia load balancer, cascade) goes first: hotc.apply.cascade
+        self.graph: ApplyGraph
+        self.graph, self._cascaded = with_cascades(
+            add_batch_gates(build_graph(plan, state), plan), state, driver_cascades(drivers)
+        )
         self._gates = gates_of(plan)
         self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state
@@ -1083,11 +1088,15 @@ class Executor:
         driver = self._driver(cur.type)
         pid = cur.physical_id
         assert pid is not None
+        parent = self._cascaded.get(addr)
+        why = "state changed" if parent is None else f"deleted with {parent} (cascade)"
+        if parent is not None:
+            self._logger(addr)(
+                f"{parent} was deleted with cascade, which removes {addr}: checking it is gone"
+            )
         self.keeper.commit(
-            lambda s: _patch(
-                s, addr, status="DELETE_IN_PROGRESS", status_reason="state changed", physical_id=pid
-            ),
-            (resource_event(addr, cur.type, "DELETE_IN_PROGRESS", "state changed", pid),),
+            lambda s: _patch(s, addr, status="DELETE_IN_PROGRESS", status_reason=why, physical_id=pid),
+            (resource_event(addr, cur.type, "DELETE_IN_PROGRESS", why, pid),),
         )
         try:
             self._delete_call(
@@ -1107,7 +1116,7 @@ class Executor:
             raise StepFailed(reason) from exc
         self.keeper.commit(
             lambda s: s.without_resource(addr),
-            (resource_event(addr, cur.type, "DELETE_COMPLETE", "state changed", pid),),
+            (resource_event(addr, cur.type, "DELETE_COMPLETE", why, pid),),
             wait=False,
         )
 

@@ -43,6 +43,7 @@ from hotc.apply.resolve import StateResolver
 from hotc.apply.session import ApplyWiring, template_record
 from hotc.errors import HotcError
 from hotc.planner.api import Plan, PlanOptions, build_desired, make_plan, plan_inputs, template_digest
+from hotc.providers.base import ActionContext, physical_id_from_heat, translates_heat_ids
 from hotc.state import StackState, backend_from_config
 from hotc.state.events import Event, utc_now
 
@@ -298,13 +299,21 @@ def build_state(
     requests: list[tuple[str, str]] = []
     natives: dict[str, HeatResource] = {}
     missing: list[str] = []
+    derive: dict[str, str | None] = {}
     for addr, dr in desired.resources.items():
         if not dr.condition_enabled:
             continue
         r = find_resource(hs, heat_path(addr))
-        if r is None or not r.physical_id:
+        derived = importable(dr.type, drivers) is None and translates_heat_ids(drivers(dr.type))
+        if r is None or not (r.physical_id or derived):
             missing.append(addr)
+        elif derived:
+            # Heat keeps no usable id (role assignments, QoSAssociation): found from the properties below,
+            # once what they name is in the state
+            requests.append((addr, r.physical_id or _DERIVED))
+            derive[addr] = r.physical_id
         elif importable(dr.type, drivers) is None:
+            assert r.physical_id is not None
             requests.append((addr, r.physical_id))
         elif drivers(dr.type) is not None:
             natives[addr] = r
@@ -318,6 +327,8 @@ def build_state(
     events: list[Event] = []
     notes: list[str] = []
     for c in plan.changes:
+        if c.address in derive:
+            c = replace(c, import_id=_heat_id(desired, new, c, derive[c.address], drivers, cloud))
         if c.import_id is not None:
             new, event, done = read_one(desired, new, c, drivers, cloud)
             events.append(event)
@@ -377,6 +388,46 @@ def build_state(
         parameters=clear_parameter_records(loaded),
     )
     return new, events, notes
+
+
+_DERIVED = "(from the properties)"
+
+
+def _heat_id(
+    desired: Any,
+    state: StackState,
+    c: Any,
+    heat_id: str | None,
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
+) -> str:
+    """hotc's physical id of a resource whose Heat id is not one (see ``HeatIdTranslator``), from its properties
+    resolved against what is migrated so far."""
+    props = dict(without_unknowns(dict(desired.resolve_properties(c.address, StateResolver(state)))))
+    ctx = ActionContext(
+        address=c.address,
+        type=c.type,
+        stack_name=state.stack_name,
+        lineage=state.lineage,
+        timeout=120.0,
+        cloud=cloud,
+        record_physical_id=lambda _pid: None,
+    )
+    try:
+        pid = physical_id_from_heat(drivers(c.type), ctx, heat_id, with_defaults(c.type, props))
+    except HotcError as exc:
+        raise HotcError(
+            f"{c.address}: finding the {c.type} Heat made: {exc.message}; nothing was written"
+        ) from exc
+    except Exception as exc:  # noqa: BLE001 -- a cloud error, reported with the address
+        raise HotcError(
+            f"{c.address}: finding the {c.type} Heat made failed: {exc}; nothing was written"
+        ) from exc
+    if not pid:
+        raise HotcError(
+            f"{c.address}: the {c.type} Heat made names no object hotc can read; nothing was written"
+        )
+    return pid
 
 
 def check_no_changes(loaded: Any, stack: str, state: StackState) -> list[str]:

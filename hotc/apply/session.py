@@ -389,6 +389,8 @@ def run_apply(
                 popts,
                 refreshed,
             )
+            if refreshed:  # apply resolves get_attr from what the plan saw: the attributes read live
+                state = with_live_attributes(state, refreshed)
             if desired is not None:  # the same custom-constraint and support checks as `hotc plan`
                 for note in enforce_constraints(
                     desired, plan, opts.os_cloud, rules=wiring.rules, cloud=wiring.cloud
@@ -652,6 +654,18 @@ def apply_refresh_only(
         f"the state{': ' + ', '.join(removed) if removed else ''}. Nothing in the cloud was changed.\n"
     )
     return 0
+
+
+def with_live_attributes(state: StackState, refreshed: Mapping[str, ResourceState | None]) -> StackState:
+    """``state`` with the attributes a refresh read for each resource still there (its properties stay as
+    recorded: the plan's drift changes carry the live ones), so that apply resolves ``get_attr`` from the values
+    its plan was made from and records them (a QoS policy's ``rules``, a network's ``subnets``)."""
+    out = state
+    for addr, live in refreshed.items():
+        rs = state.resources.get(addr)
+        if rs is not None and live is not None and live.attributes != rs.attributes:
+            out = out.with_resource(replace(rs, attributes=dict(live.attributes)))
+    return out
 
 
 def live_state(

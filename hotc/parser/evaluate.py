@@ -38,6 +38,7 @@ from urllib import parse as urlparse
 from hotc.errors import Diagnostic, Pos, error
 from hotc.parser import functions as F
 from hotc.parser.ir import EvalContext, Expr, FunctionCall, ListExpr, Literal, MapExpr
+from hotc.parser.references import collect
 from hotc.parser.versions import PSEUDO_PARAMETERS
 from hotc.parser.yaqlsupport import YaqlSet
 from hotc.values import Unknown, WaitsOn, collect_unknowns
@@ -95,7 +96,11 @@ def references(expr: Expr, ctx: EvalContext | None = None) -> Iterator[tuple[str
     contributes only its taken branch (plus the condition's own references), as Heat parses only that
     branch: a ``get_attr`` of a resource that is absent because of the same condition is then no reference.
     With ``ctx``, a resource name computed by a function (``get_resource: {get_param: r}``) is evaluated and
-    reported when it is a known string."""
+    reported when it is a known string. Without ``ctx`` it is :func:`hotc.parser.references.collect` (what the
+    parser stores on every resource and output)."""
+    if ctx is None:
+        yield from collect(expr).items
+        return
     stack: list[Expr] = [expr]
     pop = stack.pop
     while stack:
@@ -862,10 +867,26 @@ def _not(e: F.Not, ctx: EvalContext) -> Any:
     return not value
 
 
+def _operands(conditions: tuple[Expr, ...], ctx: EvalContext) -> Iterator[bool | Unknown]:
+    """The operands of ``and``/``or`` as Heat's ``And``/``Or`` take them: every operand that is a function is
+    resolved first, all of them (``function.resolve(self.args)``: an error in any one is raised, whatever the
+    others give); then, in order, each is looked at as a condition, a bare condition name being looked up (and
+    its definition evaluated) only when reached (``all``/``any`` stop at the first operand that decides)."""
+    resolved = [c if isinstance(c, F.ConditionName) else _arg(c, ctx) for c in conditions]
+    for c, value in zip(conditions, resolved, strict=True):
+        if isinstance(value, F.ConditionName):
+            yield _condition_named(value.condition, ctx, value.pos)
+        elif isinstance(value, bool | Unknown):
+            yield value
+        elif isinstance(value, str):
+            yield _condition_named(value, ctx, _pos(c))
+        else:
+            raise _fail(f"Invalid condition {_show(value)}", _pos(c))
+
+
 def _and(e: F.And, ctx: EvalContext) -> Any:
     pending: Unknown | None = None
-    for c in e.conditions:
-        value = _cond(c, ctx)
+    for value in _operands(e.conditions, ctx):
         if isinstance(value, Unknown):
             pending = value if pending is None else pending.merge(value)
         elif not value:
@@ -875,8 +896,7 @@ def _and(e: F.And, ctx: EvalContext) -> Any:
 
 def _or(e: F.Or, ctx: EvalContext) -> Any:
     pending: Unknown | None = None
-    for c in e.conditions:
-        value = _cond(c, ctx)
+    for value in _operands(e.conditions, ctx):
         if isinstance(value, Unknown):
             pending = value if pending is None else pending.merge(value)
         elif value:

@@ -7,8 +7,10 @@
 diagnostics come from those containers (``pos`` is the fallback position of ``data`` itself). ``where``
 is the context the snippet sits in (see :data:`WHERES`); it decides which functions are allowed.
 
-Map keys are kept as YAML decoded them (almost always strings; an integer key such as in
-``map_replace: [..., {values: {2: two}}]`` stays an integer, as in Heat).
+Map keys are strings, as in Heat once it has stored the template: Heat keeps a stack's template as JSON, so
+a YAML key that is not a string (``map_replace: [..., {values: {2: two}}]``, ``{true: x}``, ``{~: y}``) is
+the JSON key ``"2"``, ``"true"``, ``"null"`` by the time anything is evaluated (the differential oracle's
+answers: Heat 27 does not replace the integer value 2 there).
 
 As in Heat (heat-hot.md §1.3): a mapping with exactly one key that is a function of the template's version
 is a call; any other mapping is plain data (keys are never evaluated). Calls are parsed by the grammar
@@ -145,13 +147,30 @@ def _kind(data: Any) -> str:
     return f"{type(data).__name__} {data!r}"
 
 
+def json_key(key: Any) -> Any:
+    """A map key as Heat has it after its JSON round trip of the template (see the module's docstring)."""
+    if type(key) is str:
+        return key
+    if key is True:
+        return "true"
+    if key is False:
+        return "false"
+    if key is None:
+        return "null"
+    if isinstance(key, float):
+        if key != key:
+            return "NaN"
+        return "Infinity" if key == float("inf") else "-Infinity" if key == float("-inf") else repr(key)
+    return str(key)
+
+
 def _literal(data: Any, pos: Pos | None) -> Expr:
     if isinstance(data, dict):
         vp = getattr(data, "value_pos", None) or {}
         kp = getattr(data, "key_pos", None) or {}
         mpos = getattr(data, "pos", None) or pos
         return MapExpr(
-            tuple((k, _literal(v, vp.get(k, mpos))) for k, v in data.items()),
+            tuple((json_key(k), _literal(v, vp.get(k, mpos))) for k, v in data.items()),
             mpos,
             tuple(kp.get(k, mpos) for k in data),
         )
@@ -279,6 +298,9 @@ def _build(
     add_kp = kps.append
     for k, v in data.items():
         vpos = vp.get(k, mpos)
+        kpos = kp.get(k, mpos)
+        if type(k) is not str:
+            k = json_key(k)
         if type(v) in _SCALARS:
             lit = _new(Literal)
             _set_lit_value(lit, v)
@@ -286,7 +308,7 @@ def _build(
             add_pair((k, lit))
         else:
             add_pair((k, _build(v, vpos, version, table, diags)))
-        add_kp(kp.get(k, mpos))
+        add_kp(kpos)
     m = _new(MapExpr)
     _set_map_items(m, tuple(pairs))
     _set_map_pos(m, mpos)
@@ -430,7 +452,7 @@ class _Builder:
         for pair in tree.children[1:]:
             key_tok, value = pair.children
             key, kpos = self.leaf(key_tok)
-            items.append((key, self.build(value)))
+            items.append((json_key(key), self.build(value)))
             kps.append(kpos)
         if len(items) == 1:
             _version_warning(items[0][0], self.version, pos, self.diags)
@@ -447,7 +469,7 @@ class _Builder:
         for kw in tree.children[1:]:
             key_tok, value = kw.children
             key, kpos = self.leaf(key_tok)
-            items.append((key, self.build(value)))
+            items.append((json_key(key), self.build(value)))
             kps.append(kpos)
         return MapExpr(tuple(items), pos, tuple(kps))
 

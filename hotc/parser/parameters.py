@@ -464,7 +464,12 @@ def check_default(
                     code="parameter-definition",
                 )
             ]
-    msgs = constraint_errors(param, val)
+    checked = val
+    if param.type == "comma_delimited_list" and isinstance(val, str):
+        # Heat's Schema._validate_default splits a string default on commas as it is: "" is [""] and
+        # "a, b" is ["a", " b"] there (a value given for the parameter is parsed with the items stripped)
+        checked = val.split(",")
+    msgs = constraint_errors(param, checked)
     if not msgs:
         return []
     shown = val if not isinstance(val, list | dict) else json.dumps(val)

@@ -32,12 +32,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error, warning
+from hotc.parser import functions as F
 from hotc.parser.evaluate import references
 from hotc.parser.expr import parse_expr
 from hotc.parser.ir import (
     Condition,
     Expr,
     FunctionCall,
+    ListExpr,
     Literal,
     MapExpr,
     Output,
@@ -47,6 +49,7 @@ from hotc.parser.ir import (
     TemplateVersion,
 )
 from hotc.parser.parameters import parse_parameter_groups, parse_parameters
+from hotc.parser.references import collect_output, collect_resource, output_refs, resource_refs
 from hotc.parser.versions import (
     OTHER_FORMAT_KEYS,
     PSEUDO_PARAMETERS,
@@ -64,6 +67,10 @@ from hotc.parser.yamlload import PosDict, PosList, kind_of
 
 #: Heat's default ``max_resources_per_stack``
 MAX_RESOURCES_PER_STACK = 1000
+
+# the parser's resources and outputs get their references once built (through the slots: they are frozen)
+_set_resource_refs: Any = vars(Resource)["refs"].__set__
+_set_output_refs: Any = vars(Output)["refs"].__set__
 
 
 _kind = kind_of
@@ -340,7 +347,7 @@ class _Parser:
             external_id = self.expr(
                 body["external_id"], version, "external_id", _val_pos(body, "external_id", kpos)
             )
-        return Resource(
+        res = Resource(
             name=name,
             type=rtype,
             properties=properties,
@@ -354,6 +361,9 @@ class _Parser:
             pos=kpos,
             type_pos=type_pos,
         )
+        # collected once, here: the checks, the loader and the planner read them (the resource is not shared yet)
+        _set_resource_refs(res, collect_resource(res))
+        return res
 
     # ------------------------------------------------------------------------------------- outputs
 
@@ -425,7 +435,7 @@ class _Parser:
                     body["condition"], version, "condition_ref", _val_pos(body, "condition", kpos)
                 )
             desc = body.get("description")
-            out[str(name)] = Output(
+            o = Output(
                 value_error=_output_error_text(value_error),
                 name=str(name),
                 value=value,
@@ -433,6 +443,8 @@ class _Parser:
                 condition=cond,
                 pos=kpos,
             )
+            _set_output_refs(o, collect_output(o))
+            out[str(name)] = o
         return out
 
 
@@ -536,20 +548,6 @@ def find_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
 
 def check_references(t: Template, diags: list[Diagnostic]) -> None:
     """Reference checks over a parsed template (see the module doc)."""
-    cache: dict[int, dict[str, list[tuple[str, Pos | None]]]] = {}
-
-    def refs(expr: Expr | None, kind: str) -> list[tuple[str, Pos | None]]:
-        """References of one kind in ``expr`` (one walk per expression, cached)."""
-        if expr is None:
-            return []
-        got = cache.get(id(expr))
-        if got is None:
-            got = {}
-            for k, n, p in references(expr):
-                got.setdefault(k, []).append((n, p))
-            cache[id(expr)] = got
-        return got.get(kind, [])
-
     resources = t.resources
     params = set(t.parameters) | set(PSEUDO_PARAMETERS)
     conds = t.conditions
@@ -611,8 +609,13 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
             else:
                 deps.append(ref.name)
                 ref_pos.setdefault((rname, ref.name), ref.pos)
-        for part, expr in (("properties", res.properties), ("metadata", res.metadata)):
-            for name, pos in refs(expr, "resource"):
+        rr = resource_refs(res)  # collected when the resource was parsed
+        p_items, m_items, u_items = rr.properties.items, rr.metadata.items, rr.update_policy.items
+        d_items, x_items = rr.deletion_policy.items, rr.external_id.items
+        for part, items in (("properties", p_items), ("metadata", m_items)):
+            for kind, name, pos in items:
+                if kind != "resource":
+                    continue
                 if name not in resources:
                     diags.append(
                         error(
@@ -624,10 +627,11 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                     )
                 else:
                     deps.append(name)
-                    ref_pos.setdefault((rname, name), pos)
-        for part, expr in (("update_policy", res.update_policy), ("external_id", res.external_id)):
-            for name, pos in refs(expr, "resource"):
-                if name not in resources:
+                    if (rname, name) not in ref_pos:
+                        ref_pos[(rname, name)] = pos
+        for part, items in (("update_policy", u_items), ("external_id", x_items)):
+            for kind, name, pos in items:
+                if kind == "resource" and name not in resources:
                     diags.append(
                         error(
                             f'The specified reference "{name}" (in {rname}.{part}) is incorrect: no resource '
@@ -636,21 +640,20 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                             code="reference",
                         )
                     )
-        for part, expr in (
-            ("properties", res.properties),
-            ("metadata", res.metadata),
-            ("update_policy", res.update_policy),
-        ):
-            for name, pos in refs(expr, "param"):
-                param_ref(name, pos, f"in {rname}.{part}", hard=False)
-        for name, pos in refs(res.deletion_policy, "param"):
-            param_ref(name, pos, f"in {rname}.deletion_policy", hard=True)
-        for name, pos in refs(res.external_id, "param"):
-            param_ref(name, pos, f"in {rname}.external_id", hard=False)
+        for part, items in (("properties", p_items), ("metadata", m_items), ("update_policy", u_items)):
+            for kind, name, pos in items:
+                if kind == "param" and name not in params:
+                    param_ref(name, pos, f"in {rname}.{part}", hard=False)
+        for kind, name, pos in d_items:
+            if kind == "param":
+                param_ref(name, pos, f"in {rname}.deletion_policy", hard=True)
+        for kind, name, pos in x_items:
+            if kind == "param":
+                param_ref(name, pos, f"in {rname}.external_id", hard=False)
         if res.condition is not None:
             for name, pos in _condition_name_refs(res.condition):
                 cond_ref(name, pos, f"in {rname}.condition")
-            for name, pos in refs(res.condition, "param"):
+            for name, pos in rr.condition.of("param"):
                 param_ref(name, pos, f"in {rname}.condition", hard=True)
         if res.external_id is not None and res.depends_on:
             diags.append(
@@ -664,22 +667,31 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         graph[rname] = [] if res.external_id is not None else deps  # Heat drops an adopted resource's edges
 
     for oname, out in t.outputs.items():
-        for name, pos in refs(out.value, "resource"):
+        orefs = output_refs(out)
+        for name, pos in orefs.value.of("resource"):
             if name not in resources:
-                diags.append(
-                    error(
-                        f'outputs.{oname}.value: The specified reference "{name}" (in output {oname}) is '
-                        f"incorrect: no resource named {name!r} is defined in this template",
-                        pos,
-                        code="reference",
-                    )
+                msg = (
+                    f'outputs.{oname}.value: The specified reference "{name}" (in output {oname}) is '
+                    f"incorrect: no resource named {name!r} is defined in this template"
                 )
-        for name, pos in refs(out.value, "param"):
+                if name in _get_attr_targets(out.value):
+                    diags.append(error(msg, pos, code="reference"))
+                else:
+                    # Heat's validate checks get_attr's resource (GetAtt.validate) but leaves a get_resource in
+                    # an output to its resolution: the stack creates, and only this output reports the error
+                    diags.append(
+                        warning(
+                            f"{msg}; the stack creates, and this output reports an error",
+                            pos,
+                            code="reference",
+                        )
+                    )
+        for name, pos in orefs.value.of("param"):
             param_ref(name, pos, f"in output {oname}", hard=False)
         if out.condition is not None:
             for name, pos in _condition_name_refs(out.condition):
                 cond_ref(name, pos, f"in output {oname} condition")
-            for name, pos in refs(out.condition, "param"):
+            for name, pos in orefs.condition.of("param"):
                 param_ref(name, pos, f"in output {oname} condition", hard=True)
 
     for cycle in find_cycles(graph):
@@ -694,6 +706,27 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 code="cycle",
             )
         )
+
+
+def _get_attr_targets(expr: Expr | None) -> set[str]:
+    """The resource names ``get_attr`` calls in ``expr`` write literally."""
+    out: set[str] = set()
+    stack = [expr] if expr is not None else []
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ListExpr):
+            stack.extend(e.items)
+        elif isinstance(e, MapExpr):
+            stack.extend(v for _, v in e.items)
+        elif isinstance(e, FunctionCall):
+            if (
+                isinstance(e, F.GetAttr)
+                and isinstance(e.resource, Literal)
+                and isinstance(e.resource.value, str)
+            ):
+                out.add(e.resource.value)
+            stack.extend(e.children())
+    return out
 
 
 _HEAT_STR_SPLIT = (
@@ -722,7 +755,15 @@ _ARGS_OF = re.compile(r'invalid arguments to "([^"]+)"|"([^"]+)" is missing ')
 #: only on resolving: :func:`_heat_parses` states those parse-time checks, so an item of the wrong type
 #: inside an output is that output's error at create.
 _SHAPE_AT_PARSE = frozenset(
-    {"list_join", "str_replace", "str_replace_strict", "str_replace_vstrict", "filter", "contains"}
+    {
+        "list_join",
+        "str_replace",
+        "str_replace_strict",
+        "str_replace_vstrict",
+        "filter",
+        "contains",
+        "Fn::Replace",
+    }
 )
 
 
@@ -747,7 +788,8 @@ def _heat_parses(raw: Any, version: TemplateVersion) -> bool:
     """Whether Heat's parse of ``raw`` (an output's value) passes the argument checks its function classes make
     when they are built: ``str_split`` refuses a string or a map as its whole argument, ``list_join`` anything
     but a list of two (from 2015-10-15: at least two), ``str_replace*`` anything but a map with ``template``
-    and ``params`` (a map or a call), ``filter``/``contains`` anything but a list of two."""
+    and ``params`` (a map or a call), ``filter``/``contains`` anything but a list of two, ``Fn::Replace``
+    anything but a list of a map (or a call) and one more item."""
     if isinstance(raw, list):
         return all(_heat_parses(v, version) for v in raw)
     if not isinstance(raw, dict):
@@ -767,6 +809,11 @@ def _heat_parses(raw: Any, version: TemplateVersion) -> bool:
             if not isinstance(params, dict):
                 return False
         if fn in ("filter", "contains") and (not isinstance(arg, list) or len(arg) != 2):
+            return False
+        # Fn::Replace: a list of two whose first is a map (or a call); the template's type is result-time
+        if fn == "Fn::Replace" and (
+            not isinstance(arg, list) or len(arg) != 2 or not isinstance(arg[0], dict)
+        ):
             return False
     return all(_heat_parses(v, version) for v in raw.values())
 

@@ -30,6 +30,8 @@ from hotc.parser.api import (
     EvalContext,
     EvalError,
     Expr,
+    FunctionCall,
+    ListExpr,
     Literal,
     MapExpr,
     NestedTemplate,
@@ -38,6 +40,7 @@ from hotc.parser.api import (
     TypeResolution,
     evaluate,
     evaluate_condition,
+    functions,
     gc_paused,
 )
 from hotc.planner.resolve import AddressResolver, index_path
@@ -191,7 +194,9 @@ class DesiredStack:
         self.diagnostics: list[Diagnostic] = []
         self.outputs: tuple[str, ...] = ()
         self.sensitive_outputs: frozenset[str] = frozenset()
-        self.graph: Any = None  # networkx.DiGraph over enabled leaf addresses, dependency -> dependent
+        self.graph: Any = (
+            None  # hotc.planner.digraph.DiGraph over enabled leaf addresses, dependency -> dependent
+        )
         self.order: list[str] = []  # a topological order of ``graph`` (a creation order)
         self.registry: Any = (
             None  # the root environment's resource_registry (hotc.parser.environment.Registry)
@@ -597,6 +602,55 @@ class ScopedResolver:
             raise HotcError(f"get_attr: the nested stack {address} has no output {attribute!r}")
         return index_path(d._output(child, attribute, self.base, self.memo), path, unknown)
 
+    def _attributes_read(self, name: str) -> list[str]:
+        """The attribute names without a path that this scope's enabled resources (properties, metadata) and
+        enabled outputs read from resource ``name`` (Heat's ``Resource.referenced_attrs``), in source order;
+        an ``if`` contributes the branch it takes."""
+        key = ("attributes-read", self.scope.prefix, name)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit  # type: ignore[no-any-return]
+        scope, d = self.scope, self.desired
+        roots: list[Expr] = []
+        for rname, res in scope.template.resources.items():
+            mem = scope.members.get(rname)
+            if mem is None or mem.kind == "disabled":
+                continue
+            roots += [e for e in (res.properties, res.metadata) if e is not None]
+        for out in scope.template.outputs.values():
+            if out.value is not None and d._output_enabled(scope, out.condition):
+                roots.append(out.value)
+        found: list[str] = []
+        stack = list(reversed(roots))
+        while stack:
+            e = stack.pop()
+            if isinstance(e, ListExpr):
+                stack.extend(reversed(e.items))
+            elif isinstance(e, MapExpr):
+                stack.extend(reversed([v for _, v in e.items]))
+            elif isinstance(e, functions.If):
+                try:
+                    taken: list[Expr | None] = [
+                        e.if_true if _condition_value(e.condition, scope, d) else e.if_false
+                    ]
+                except HotcError:
+                    taken = [e.if_true, e.if_false]
+                stack.extend(reversed([b for b in taken if b is not None]))
+            elif isinstance(e, FunctionCall):
+                if (
+                    isinstance(e, functions.GetAttr)
+                    and isinstance(e.resource, Literal)
+                    and e.resource.value == name
+                    and isinstance(e.attribute, Literal)
+                    and isinstance(e.attribute.value, str)
+                    and (not e.path or e.style == "select")
+                    and e.attribute.value not in found
+                ):
+                    found.append(e.attribute.value)
+                stack.extend(reversed(list(e.children())))
+        self.memo[key] = found
+        return found
+
     def _member_attr(self, m: Member, i: int, attribute: str, path: tuple[Any, ...]) -> Any:
         addr = m.member_addresses[i]
         if m.member_nested:
@@ -656,13 +710,20 @@ class ScopedResolver:
                 raise HotcError(f"get_attr: {m.address} outputs_list needs an attribute name")
             return [self._member_attr(m, i, str(path[0]), tuple(path[1:])) for i in range(n)]
         if attribute == "":
-            # Heat 27's get_attr [GROUP] (every attribute that takes no argument)
+            # Heat 27's get_attr [GROUP]: every attribute of the group that takes no argument, and every other
+            # attribute name (no path) the stack reads from the group elsewhere (Heat answers it from the
+            # attributes it keeps for the group, which are those its template references)
             refs = [self._member_id(m, i) for i in range(n)]
-            return {
+            whole: dict[str, Any] = {
                 "refs": refs,
                 "refs_map": {str(idx[i]): refs[i] for i in range(n)},
                 "removed_rsrc_list": sorted(str(i) for i in m.skipped),
             }
+            if m.type == "OS::Heat::ResourceGroup":
+                for extra in self._attributes_read(m.address.rsplit(".", 1)[-1]):
+                    if extra not in whole and extra not in ("attributes", "show"):
+                        whole[extra] = self._group_attr(m, extra, ())
+            return whole
         # any other attribute: the list of that attribute over the members
         return [self._member_attr(m, i, attribute, path) for i in range(n)]
 

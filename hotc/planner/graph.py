@@ -1,4 +1,4 @@
-"""The dependency graph of the desired state (networkx), with Heat's implicit edges.
+"""The dependency graph of the desired state (:mod:`hotc.planner.digraph`), with Heat's implicit edges.
 
 Edges point from a dependency to its dependent (``u -> v``: create ``u`` before ``v``), so a topological
 order is a creation order. Sources of edges:
@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from hotc.errors import HotcError
+from hotc.planner.digraph import CycleError, DiGraph, find_cycle, topological_sort
 from hotc.planner.resolve import UnknownResolver
 from hotc.values import Unknown
 
@@ -194,7 +193,7 @@ def _scope_edges(
 
 def add_dependencies(d: DesiredStack, explicit: Mapping[str, set[str]]) -> None:
     """Set every leaf's ``depends_on`` (sorted leaf addresses), build ``d.graph`` and ``d.order``."""
-    g: nx.DiGraph = nx.DiGraph()
+    g = DiGraph()
     leaves = d.leaves_under
     enabled = [a for a, r in d.resources.items() if r.condition_enabled]
     g.add_nodes_from(enabled)
@@ -213,8 +212,8 @@ def add_dependencies(d: DesiredStack, explicit: Mapping[str, set[str]]) -> None:
     for v, us in deps.items():
         g.add_edges_from((u, v) for u in us)
     try:
-        order = list(nx.topological_sort(g))
-    except nx.NetworkXUnfeasible:
+        order = topological_sort(g)
+    except CycleError:
         check_acyclic(g)
         raise
     for addr, us in deps.items():
@@ -225,13 +224,12 @@ def add_dependencies(d: DesiredStack, explicit: Mapping[str, set[str]]) -> None:
     d.order = order
 
 
-def check_acyclic(g: nx.DiGraph) -> None:
+def check_acyclic(g: DiGraph) -> None:
     """Raise a HotcError naming a cycle of ``g``, if there is one."""
-    try:
-        cycle = nx.find_cycle(g)
-    except nx.NetworkXNoCycle:
+    cycle = find_cycle(g)
+    if cycle is None:
         return
-    names = [u for u, _v in cycle] + [cycle[0][0]]
+    names = [*cycle, cycle[0]]
     raise HotcError("dependency cycle: " + " -> ".join(_reverse(names)) + " (each needs the next)")
 
 
@@ -240,6 +238,6 @@ def _reverse(names: list[str]) -> list[str]:
     return list(reversed(names))
 
 
-def topological(g: nx.DiGraph, nodes: Iterable[str] | None = None) -> list[str]:
+def topological(g: DiGraph, nodes: Iterable[str] | None = None) -> list[str]:
     sub = g if nodes is None else g.subgraph(nodes)
-    return list(nx.topological_sort(sub))
+    return topological_sort(sub)

@@ -21,8 +21,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-import networkx as nx
-
 from hotc.errors import Diagnostic, HotcError, error
 from hotc.planner.desired import DesiredStack, gc_paused
 from hotc.planner.diff import (
@@ -33,6 +31,7 @@ from hotc.planner.diff import (
     unmask,
     values_equal,
 )
+from hotc.planner.digraph import CycleError, DiGraph, topological_sort
 from hotc.planner.options import PlanOptions
 from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
@@ -314,13 +313,13 @@ def needs_replace_failed(rs: ResourceState, refreshed: bool) -> bool:
 
 def _state_order(srs: Mapping[str, ResourceState]) -> list[str]:
     """State addresses in reverse dependency order (dependents first): a deletion order."""
-    g: nx.DiGraph = nx.DiGraph()
+    g: DiGraph = DiGraph()
     g.add_nodes_from(srs)
     for addr, rs in srs.items():
         g.add_edges_from((dep, addr) for dep in rs.dependencies if dep in srs and dep != addr)
     try:
-        order = list(nx.topological_sort(g))
-    except nx.NetworkXUnfeasible:
+        order = topological_sort(g)
+    except CycleError:
         order = sorted(srs)
     return list(reversed(order))
 
@@ -378,7 +377,7 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         if not chosen:
             raise HotcError(f"--target {', '.join(ctx.options.targets)}: no resource in the state matches")
         # destroying a resource destroys what depends on it
-        g: nx.DiGraph = nx.DiGraph()
+        g: DiGraph = DiGraph()
         for addr, rs in srs.items():
             g.add_node(addr)
             g.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
@@ -388,7 +387,7 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         ex = _select(ctx.options.excludes, list(srs))
         if not ex:
             raise HotcError(f"--exclude {', '.join(ctx.options.excludes)}: no resource in the state matches")
-        keep: nx.DiGraph = nx.DiGraph()
+        keep: DiGraph = DiGraph()
         for addr, rs in srs.items():
             keep.add_node(addr)
             keep.add_edges_from((d, addr) for d in rs.dependencies if d in srs)
@@ -411,7 +410,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     srs = ctx.srs
     opts = ctx.options
     enabled = [a for a, r in d.resources.items() if r.condition_enabled]
-    graph: nx.DiGraph = d.graph
+    graph: DiGraph = d.graph
     order = d.order
 
     selected: set[str] | None = None
@@ -480,7 +479,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     return changes, outs
 
 
-def _closure(g: nx.DiGraph, start: set[str], *, up: bool) -> set[str]:
+def _closure(g: DiGraph, start: set[str], *, up: bool) -> set[str]:
     """Every node reachable from ``start`` along dependencies (``up``: what they need) or dependents, in one
     traversal however many start nodes there are."""
     step = g.predecessors if up else g.successors

@@ -27,23 +27,21 @@ class AddressResolver(Protocol):
 
 
 def index_path(value: Any, path: tuple[Any, ...], unknown: Callable[[], Unknown]) -> Any:
-    """Follow ``path`` into ``value`` like Heat's get_attr path: map keys and list indexes (ints or digit
-    strings). A missing step gives None (as Heat does); an Unknown stays Unknown."""
+    """Follow ``path`` into ``value`` like Heat's get_attr path (``attributes.select_from_attribute``): each
+    step indexes a map, a list or a string with a string or an integer as Python does; a step that does not
+    fit (a missing key, an index out of range, a string index into a list, an integer key into a map whose
+    keys are strings) gives None. An Unknown stays Unknown."""
     for step in path:
         if isinstance(value, Unknown):
             return value
         if isinstance(step, Unknown):
             return step
-        if isinstance(value, Mapping):
-            value = value.get(step if isinstance(step, str) else str(step))
-        elif isinstance(value, list | tuple):
-            try:
-                value = value[int(step)]
-            except (ValueError, TypeError, IndexError):
-                return None
-        elif value is None:
+        if not isinstance(value, Mapping | list | tuple | str) or not isinstance(step, str | int):
             return None
-        else:
+        container: Any = value
+        try:
+            value = container[step]
+        except (KeyError, IndexError, TypeError):
             return None
     return value
 

@@ -106,17 +106,22 @@ def propagate(
     secret_attrs: Iterable[str] = (),
     secret_ids: Iterable[str] = (),
     leaves: Iterable[str] = (),
+    secret_props: Mapping[str, frozenset[str]] | None = None,
 ) -> Sensitivity:
     """Sensitivity of a scope's properties, to a fixed point.
 
     ``key_refs``: per resource name, (top-level property key, its references) pairs (``*`` for properties
     given as one expression); ``secret_attrs``/``secret_ids``: names already known secret (RandomStrings,
     nested stacks with sensitive outputs); ``leaves``: names of plain resources, whose attributes become
-    sensitive as soon as one of their properties is."""
+    sensitive as soon as one of their properties is; ``secret_props``: per resource name, the property keys
+    that are secret by their type's schema whatever they are derived from (a Barbican secret's payload)."""
     pairs = {name: list(refs) for name, refs in key_refs.items()}
     leaf_names = set(leaves)
     s_attrs, s_ids = set(secret_attrs), set(secret_ids)
     props: dict[str, set[str]] = {name: set() for name in pairs}
+    for name, keys in (secret_props or {}).items():
+        if name in props:
+            props[name] |= {k for k, _r in pairs[name] if k in keys or k == "*"}
     changed = True
     while changed:
         changed = False

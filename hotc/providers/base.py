@@ -40,6 +40,8 @@ class PropSchema:
     hidden: bool = False  # support status HIDDEN: a legacy name still accepted (see ``alias_of``)
     deprecated: bool = False  # support status DEPRECATED: accepted, validation warns
     alias_of: str | None = None  # a hidden legacy name Heat translates to this sibling property
+    # a secret whatever it is derived from (a Barbican secret's payload): masked in plans, encrypted in the state
+    sensitive: bool = False
 
 
 @dataclass(frozen=True)
@@ -254,6 +256,34 @@ def restore_after_failed_replace(
     fn = getattr(driver, "restore_after_failed_replace", None)
     if callable(fn):
         fn(ctx, physical_id, old, new)
+
+
+class HeatIdTranslator(Protocol):
+    """Optional driver method for a type whose Heat resource keeps no physical id hotc can read (Heat's role
+    assignments keep none, its QoSAssociation a random uuid of its own): ``physical_id_from_heat(ctx, heat_id,
+    props)`` gives hotc's physical id of the object the resource's resolved properties name (a role assignment's
+    actor, an association's QoS specs), for ``hotc import --from-heat``. ``heat_id`` is what Heat keeps (may be
+    empty). Without the method Heat's id is hotc's (see :func:`physical_id_from_heat`)."""
+
+    def physical_id_from_heat(
+        self, ctx: ActionContext, heat_id: str | None, props: Mapping[str, Any]
+    ) -> str: ...
+
+
+def physical_id_from_heat(
+    driver: Any, ctx: ActionContext, heat_id: str | None, props: Mapping[str, Any]
+) -> str | None:
+    """hotc's physical id for a resource Heat made: the driver's optional ``physical_id_from_heat`` (see
+    :class:`HeatIdTranslator`), else Heat's own id (None when Heat keeps none)."""
+    fn = getattr(driver, "physical_id_from_heat", None)
+    if callable(fn):
+        return str(fn(ctx, heat_id, props))
+    return heat_id or None
+
+
+def translates_heat_ids(driver: Any) -> bool:
+    """Whether the driver derives its physical id from the properties (:class:`HeatIdTranslator`)."""
+    return callable(getattr(driver, "physical_id_from_heat", None))
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,6 @@ from collections.abc import Mapping
 
 #: namespace (``OS::Aodh``) -> the service and what it is
 SERVICES: Mapping[str, str] = {
-    "OS::Aodh": "Aodh (alarming)",
-    "OS::Barbican": "Barbican (key manager)",
     "OS::Blazar": "Blazar (reservations)",
     "OS::Designate": "Designate (DNS)",
     "OS::Ironic": "Ironic (bare metal)",
@@ -28,12 +26,30 @@ SERVICES: Mapping[str, str] = {
     "OS::Vitrage": "Vitrage (root cause analysis)",
     "OS::Zaqar": "Zaqar (messaging)",
     "OS::Zun": "Zun (containers)",
-    "OS::Ceilometer": "Ceilometer alarms (Aodh now)",
+}
+
+
+_NO_GNOCCHI = (
+    "Aodh checks a Gnocchi rule against Gnocchi when the alarm is created, and the test cloud runs Aodh without "
+    "Gnocchi (Aodh answers 503 there), so hotc has no tested driver for it"
+)
+
+#: types of a service the test cloud runs that hotc still cannot apply, with why
+TYPE_REASONS: Mapping[str, str] = {
+    "OS::Aodh::GnocchiResourcesAlarm": _NO_GNOCCHI,
+    "OS::Aodh::GnocchiAggregationByMetricsAlarm": _NO_GNOCCHI,
+    "OS::Aodh::GnocchiAggregationByResourcesAlarm": _NO_GNOCCHI,
+    "OS::Aodh::Alarm": (
+        "Aodh removed the threshold alarm this type makes (its API refuses a threshold_rule: a create fails under "
+        "Heat too); use OS::Aodh::GnocchiAggregationByResourcesAlarm"
+    ),
 }
 
 
 def service_reason(type_name: str) -> str | None:
     """Why hotc cannot apply a type of a service it has no drivers for, or None for other types."""
+    if type_name in TYPE_REASONS:
+        return TYPE_REASONS[type_name]
     namespace = "::".join(type_name.split("::")[:2])
     service = SERVICES.get(namespace)
     if service is None:

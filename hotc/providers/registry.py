@@ -13,12 +13,23 @@ from types import MappingProxyType
 
 from hotc.providers.base import ResourceType
 from hotc.providers.plugins import PluginRegistry
-from hotc.providers.schemas import cinder, glance, heat, keystone, neutron, nova, octavia, swift
+from hotc.providers.schemas import (
+    aodh,
+    barbican,
+    cinder,
+    glance,
+    heat,
+    keystone,
+    neutron,
+    nova,
+    octavia,
+    swift,
+)
 
 
 def _build() -> Mapping[str, ResourceType]:
     table: dict[str, ResourceType] = {}
-    for module in (nova, neutron, cinder, octavia, glance, swift, heat, keystone):
+    for module in (nova, neutron, cinder, octavia, glance, swift, heat, keystone, aodh, barbican):
         for rtype in module.TYPES:
             if rtype.name in table:
                 raise RuntimeError(f"resource type {rtype.name} declared twice")

@@ -121,8 +121,8 @@ def test_l7_policy_rule_flavor_profile_and_flavor(
     prof = cloud.load_balancer.get_flavor_profile(ids["profile"])
     assert json.loads(prof.flavor_data) == {"loadbalancer_topology": "SINGLE"}
     assert plan() == {}
-    # Known difference: a policy's ``rules`` are recorded when the policy is written, and its rule is made after
-    # it (Heat resolves the attribute live when asked): empty until the policy is written again (below)
+    # a policy's ``rules`` are as of its last create or update, as Heat keeps them for outputs (its rule is made
+    # after it): empty until the policy is written again (below)
     r = hotc(tmp_path, hotc_cloud_env, "output", stack, "rules", "--format", "json")
     assert r.returncode == 0 and json.loads(r.stdout) == [], r.stdout + r.stderr
 

@@ -85,12 +85,13 @@ def test_random_string_errors(props, msg):
 
 
 def test_value_types():
-    # as Heat 27 reads them (the differential oracle's answers): property types, not parameter types
-    assert convert("5", "number") == 5 and convert("2.5", "number") == 2.5
+    # as Heat 27 reads them (the differential oracle's answers): the type checks the value as a property type
+    # (not a parameter type), and the attribute is the value as written (oracle case 1789: '5', number -> '5')
+    assert convert("5", "number") == "5" and convert("2.5", "number") == "2.5"
     assert convert(["a", "b"], "comma_delimited_list") == ["a", "b"]
     assert convert({"k": [1]}, "json") == {"k": [1]}
-    assert convert("TRUE", "boolean") is True and convert(False, "boolean") is False
-    assert convert(5, "string") == "5" and convert(None, "number") is None
+    assert convert("TRUE", "boolean") == "TRUE" and convert(False, "boolean") is False
+    assert convert(5, "string") == 5 and convert(None, "number") is None
     assert convert({"a": 1}, None) == {"a": 1}
     for value, type_, msg in (
         ("x", "number", "not a number"),
@@ -103,7 +104,7 @@ def test_value_types():
             convert(value, type_)
     d = driver_for("OS::Heat::Value")
     out = d.create(ctx("v"), {"value": "3", "type": "number"})
-    assert out.attributes == {"value": 3} and out.physical_id.startswith("st-v-")
+    assert out.attributes == {"value": "3"} and out.physical_id.startswith("st-v-")
     assert d.update(
         ctx("v"), out.physical_id, {"value": "3"}, {"value": [1]}, frozenset({"value"})
     ).attributes == {"value": [1]}

@@ -122,3 +122,128 @@ def test_get_attr_2013_selects_from_the_attribute_and_groups_list_all_attributes
         assert r.returncode == 0, r.stdout + r.stderr
     assert _outputs(tmp_path, "old")["sel"]["value"] is None
     assert _outputs(tmp_path, "new")["all"]["value"] == {"refs": [], "refs_map": {}, "removed_rsrc_list": []}
+
+
+def test_get_attr_of_a_whole_group_also_lists_the_attributes_the_stack_reads_from_it(tmp_path: Path) -> None:
+    # Heat 27 (oracle case 2076): {refs, refs_map, removed_rsrc_list, resource.1: <member 1's id>}, next to
+    # outputs reading [grp, resource.1] and [grp, resource.0, value]; case 1268: 'value': [] for a group of 0
+    # read as [grp, value]. Heat keeps, per resource, the attributes its stack references (no path), and
+    # get_attr [RES] answers from those: a read with a path, or in an output whose condition is false, adds none
+    (tmp_path / "t.yaml").write_text(
+        """\
+heat_template_version: 2018-08-31
+parameters:
+  flag: {type: boolean, default: false}
+conditions:
+  flagged: {get_param: flag}
+resources:
+  g: {type: OS::Heat::ResourceGroup, properties: {count: 2, resource_def: {type: OS::Heat::Value, properties: {value: v%index%}}}}
+  user: {type: OS::Heat::Value, properties: {value: {get_attr: [g, value]}}}
+outputs:
+  all: {value: {get_attr: [g]}}
+  r1: {value: {get_attr: [g, resource.1]}}
+  r0v: {value: {get_attr: [g, resource.0, value]}}
+  off: {value: {get_attr: [g, resource.0]}, condition: flagged}
+  branch: {value: {if: [flagged, {get_attr: [g, resource.1.value]}, 1]}}
+"""
+    )
+    r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = _outputs(tmp_path, "t")["all"]["value"]
+    assert isinstance(got, dict)
+    assert sorted(got) == ["refs", "refs_map", "removed_rsrc_list", "resource.1", "value"]
+    assert got["value"] == ["v0", "v1"]
+    assert got["resource.1"] == got["refs"][1] == got["refs_map"]["1"]
+
+
+def test_get_resource_of_an_undefined_resource_in_an_output_errors_only_that_output(tmp_path: Path) -> None:
+    # Heat 27 (oracle cases 522, 1906, ...): template validate accepts it (GetResource has no validate; an
+    # output's dependencies that fail are ignored), the stack creates, and output show gives that output
+    # 'The specified reference "nores" (in unknown) is incorrect.' while the others resolve. get_attr of an
+    # undefined resource stays a validate error (GetAtt.validate looks the resource up).
+    (tmp_path / "t.yaml").write_text(
+        """\
+heat_template_version: 2018-08-31
+resources:
+  v: {type: OS::Heat::Value, properties: {value: 1}}
+outputs:
+  good: {value: {get_attr: [v, value]}}
+  bad: {value: {get_resource: nores}}
+"""
+    )
+    r = run_hotc(tmp_path, "validate", "-t", "t.yaml")
+    assert r.returncode == 0, r.stdout
+    assert "warning" in r.stdout and '"nores"' in r.stdout
+    r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = _outputs(tmp_path, "t")
+    assert got["good"]["value"] == 1
+    assert got["bad"]["value"] is None and "nores" in str(got["bad"]["error"])
+    (tmp_path / "a.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources: {}\noutputs:\n  bad: {value: {get_attr: [nores, x]}}\n"
+    )
+    r = run_hotc(tmp_path, "validate", "-t", "a.yaml")
+    assert r.returncode == 1 and "error" in r.stdout and '"nores"' in r.stdout
+
+
+def test_map_keys_are_json_strings_and_a_value_keeps_its_written_form(tmp_path: Path) -> None:
+    # Heat 27 keeps the template as JSON: a YAML integer key is the string "1" (oracle case 26:
+    # map_replace [{a: 1}, {values: {1: one}}] leaves the integer 1 alone); OS::Heat::Value's type only
+    # validates (case 1789: value '5', type number gives '5'); a string attribute is indexed by position
+    # (case 1333, 2015-04-30: get_attr [t, output, 0] of 'a b' is 'a')
+    (tmp_path / "t.yaml").write_text(
+        """\
+heat_template_version: 2016-10-14
+resources:
+  n: {type: OS::Heat::Value, properties: {value: '5', type: number}}
+outputs:
+  ints: {value: {map_replace: [{a: 1, b: '1', 2: c}, {keys: {2: two}, values: {1: one}}]}}
+  keys: {value: {1: x, false: y, ~: z}}
+  num: {value: {get_attr: [n, value]}}
+"""
+    )
+    (tmp_path / "s.yaml").write_text(
+        """heat_template_version: 2015-04-30
+resources:
+  t: {type: OS::Heat::TestResource, properties: {value: a b}}
+outputs:
+  first: {value: {get_attr: [t, output, 0]}}
+  past: {value: {get_attr: [t, output, 9]}}
+  named: {value: {get_attr: [t, output, x]}}
+"""
+    )
+    got = {}
+    for name in ("t", "s"):
+        r = run_hotc(tmp_path, "apply", "-t", f"{name}.yaml", "--auto-approve")
+        assert r.returncode == 0, r.stdout + r.stderr
+        got.update({k: v["value"] for k, v in _outputs(tmp_path, name).items()})
+    assert got == {
+        "ints": {"a": 1, "b": "one", "two": "c"},
+        "keys": {"1": "x", "false": "y", "null": "z"},
+        "num": "5",
+        "first": "a",
+        "past": None,
+        "named": None,
+    }
+    # the type still validates: Heat's create fails with "could not convert string to float: 'x'"
+    (tmp_path / "bad.yaml").write_text(
+        "heat_template_version: 2015-04-30\nresources:\n  n: {type: OS::Heat::Value, properties: {value: x, type: number}}\n"
+    )
+    r = run_hotc(tmp_path, "apply", "-t", "bad.yaml", "--auto-approve")
+    assert r.returncode != 0 and "not a number" in r.stdout + r.stderr
+
+
+def test_a_comma_delimited_default_is_checked_split_as_written(tmp_path: Path) -> None:
+    # Heat 27 (oracle cases 1979, 2731): template validate refuses default '' with allowed_values [a, b]:
+    # 'Invalid default  ([""] is not an allowed value ...)' (Schema._validate_default splits on commas without
+    # stripping), even when a value is given; "a,b" passes
+    for default, ok in (("''", False), ("'a, b'", False), ("'a,b'", True)):
+        (tmp_path / "t.yaml").write_text(
+            "heat_template_version: 2016-04-08\nparameters:\n  p:\n    type: comma_delimited_list\n"
+            f"    default: {default}\n    constraints:\n    - allowed_values: [a, b]\n"
+            "resources: {}\n"
+        )
+        r = run_hotc(tmp_path, "validate", "-t", "t.yaml", "--parameter", "p=a")
+        assert (r.returncode == 0) is ok, (default, r.stdout)
+        if not ok:
+            assert "Invalid default" in r.stdout

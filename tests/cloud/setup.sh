@@ -1,11 +1,11 @@
 #!/bin/bash
 # hotc's test cloud: a small, REAL OpenStack (keystone, neutron, placement, nova[fake virt], glance,
-# cinder[fake], octavia[noop], heat) on one machine, from PyPI + Debian packages only, every listener on
-# 127.0.0.1. Debian 12, root.
+# cinder[fake], octavia[noop], heat, barbican[simple_crypto] in its own venv) on one machine, from PyPI + Debian
+# packages only, every listener on 127.0.0.1. Debian 12, root.
 #
 #   bash tests/cloud/setup.sh            # install what is missing, init what is not, start what is not running
 #   bash tests/cloud/setup.sh --reset    # stop services, drop DBs + state, then as above (venv is kept)
-#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out
+#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out (also: barbican)
 #   bash tests/cloud/stop.sh [--all]     # stop by PID files (--all: MariaDB + RabbitMQ too)
 #
 # Install dir: $HOTC_CLOUD_DIR (default /opt/hotc-cloud): venv/, etc/, state/, log/, run/ (PIDs + markers).
@@ -33,6 +33,7 @@ if [ "${1:-}" = "--reset" ]; then
   step "reset: drop databases, wipe state"
   for db in keystone placement nova_api nova nova_cell0 neutron cinder glance octavia heat; do
     mariadb -uroot -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db CHARACTER SET utf8mb4"; done
+  mariadb -uroot -e "DROP DATABASE IF EXISTS aodh"   # 85-aodh.sh creates it again
   rm -rf $MC/state $MC/run $MC/wsgi $MC/etc; mkdir -p $MC/etc $MC/log $MC/run $MC/state
 fi
 
@@ -80,6 +81,8 @@ fi
 [[ "$SKIP" == *" cinder "* ]]  || { step "cinder"; bash $HERE/50-cinder.sh; }
 [[ "$SKIP" == *" octavia "* ]] || { step "octavia"; bash $HERE/60-octavia.sh; }
 [[ "$SKIP" == *" heat "* ]]    || { step "heat"; bash $HERE/70-heat.sh; }
+[[ "$SKIP" == *" barbican "* ]] || { step "barbican (own venv)"; bash $HERE/80-barbican.sh; }
+[[ "$SKIP" == *" aodh "* ]]    || { step "aodh (API alone, own venv)"; bash $HERE/85-aodh.sh; }
 step "all HTTP APIs answer"
 if [ "${NO_WAIT_READY:-0}" != 1 ]; then
   $V/python $HERE/wait_ready.py 240 $T0

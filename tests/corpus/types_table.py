@@ -44,9 +44,13 @@ def corpus_type_counts(corpus: Path) -> Counter[str]:
 
 
 def status(type_name: str) -> str:
+    from hotc.parser.environment import GLOBAL_REGISTRY
     from hotc.providers.drivers import support_problem
     from hotc.providers.registry import get_schema
 
+    alias_of = GLOBAL_REGISTRY.get(type_name)
+    if alias_of is not None and "::" in alias_of:  # an old name Heat's global environment maps to a type
+        return f"an alias of `{alias_of}`: {status(alias_of)}"
     groups = {"OS::Heat::ResourceGroup", "OS::Heat::AutoScalingGroup"}
     if type_name in groups:
         return "supported (expanded into its members)"

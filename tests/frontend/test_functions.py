@@ -185,7 +185,9 @@ CASES: list[tuple[str, str, Any]] = [
     ("2016-04-08", "{map_merge: [{a: 1}, {b: 2}]}", {"a": 1, "b": 2}),
     ("2015-10-15", "{map_merge: [{a: 1}]}", {"map_merge": [{"a": 1}]}),
     # ----------------------------------------------------------------------------------- map_replace
-    (ROCKY, "{map_replace: [{a: 1, b: 2}, {keys: {a: x}, values: {2: two}}]}", {"x": 1, "b": "two"}),
+    (ROCKY, "{map_replace: [{a: 1, b: 2}, {keys: {a: x}, values: {2: two}}]}", {"x": 1, "b": 2}),
+    # keys are JSON strings in Heat (its stored template): the key 2 replaces the string "2", not the integer
+    (ROCKY, "{map_replace: [{a: '2', 1: b}, {keys: {1: one}, values: {2: two}}]}", {"a": "two", "one": "b"}),
     (ROCKY, "{map_replace: [{a: 1, b: 2}, {keys: {a: b}}]}", Err("collides with a key in the input map")),
     (
         ROCKY,

@@ -53,6 +53,13 @@ CASES: dict[str, tuple[str, str, str]] = {
         "INVALID",
         "The Parameter (nope) was not provided",
     ),
+    # Heat 27 answers this validate with a 500 (the yaql error escapes as a RemoteError): a rejection
+    "and-resolves-its-functions-after-a-false": (
+        "conditions:\n  c: {and: [false, {yaql: {expression: '$.data.s + 1', data: {s: a}}}]}\n"
+        "resources:\n  r: {type: OS::Heat::None, condition: c}\n",
+        "INVALID",
+        "NoMatchingFunctionException",
+    ),
     "or-resolves-nested-conditions-first": (
         "conditions:\n  t: true\n  c: {or: [t, {and: [t, nope]}]}\nresources:\n  r: {type: OS::Heat::None, condition: c}\n",
         "INVALID",

@@ -52,3 +52,21 @@ def test_parse_time_shapes_stay_validate_errors(tmp_path: Path) -> None:
         )
         r = run_hotc(tmp_path, "validate", "-t", "t.yaml")
         assert r.returncode == 1, (value, r.stdout)
+
+
+def test_fn_replace_checks_its_template_string_only_on_resolving(tmp_path: Path) -> None:
+    # Heat 27 (oracle case 622): 2013-05-23 Fn::Replace [{a: X}, 5] is accepted by template validate and that
+    # output errors with '"Fn::Replace" template must be a string'; a first argument that is no map fails parse
+    (tmp_path / "t.yaml").write_text(
+        "heat_template_version: 2013-05-23\nresources: {}\noutputs:\n"
+        "  bad: {value: {'Fn::Replace': [{a: X}, 5]}}\n  good: {value: {'Fn::Replace': [{a: X}, abc]}}\n"
+    )
+    r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = json.loads(run_hotc(tmp_path, "output", "t", "--format", "json").stdout)
+    assert got["good"]["value"] == "Xbc"
+    assert got["bad"]["value"] is None and got["bad"]["error"]
+    (tmp_path / "t.yaml").write_text(
+        "heat_template_version: 2013-05-23\nresources: {}\noutputs:\n  bad: {value: {'Fn::Replace': [x, abc]}}\n"
+    )
+    assert run_hotc(tmp_path, "validate", "-t", "t.yaml").returncode == 1

@@ -28,6 +28,13 @@ def usable(answer: dict[str, Any]) -> bool:
     )
 
 
+def internal_error(answer: dict[str, Any]) -> bool:
+    """Whether Heat's engine failed the create with an internal error (a 500 RemoteError). Under load such a
+    failure is mostly the engine's RPC, not a verdict: the first refresh's four, asked again, were each an
+    ordinary answer (which hotc matched). The refresh asks these again; one that stays is kept as it is."""
+    return '"code": 500' in str(answer.get("cm", ""))
+
+
 def load(version: str = HEAT_VERSION) -> dict[str, dict[str, Any]]:
     p = path_for(version)
     if not p.exists():

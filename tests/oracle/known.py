@@ -25,32 +25,8 @@ KNOWN: dict[tuple[str, str], str] = {
         "open: a quoted 'true'/'false' where a condition is expected is a condition name in Heat (an invalid "
         "one), which hotc finds only when it evaluates that operand"
     ),
-    ("validate: hotc rejects, Heat accepts", "get_attr"): (
-        "open: in some versions Heat's validate leaves get_resource of an undefined resource in an output to "
-        "the output (its error at create); hotc refuses the template"
-    ),
     ("create: Heat's engine fails with an internal error (500)", ""): (
         "Heat's own failure (RemoteError from the engine), not a verdict on the template"
-    ),
-    ("validate: hotc rejects, Heat accepts", "list_concat"): (
-        "open: an output with a deferred list_concat error and another error Heat finds only at create"
-    ),
-    (
-        "validate: hotc rejects, Heat accepts",
-        "Fn::Replace",
-    ): "open: Fn::Replace item types are result-time in Heat",
-    ("output: values differ", "ResourceGroup"): (
-        "open: get_attr of a whole group also lists the member attributes other parts of the template read"
-    ),
-    ("output: values differ", "get_attr"): (
-        "open: 2013-05-23 select of a path from a string attribute (Heat indexes the string)"
-    ),
-    (
-        "output: values differ",
-        "list_join",
-    ): "open: map_replace with integer keys (next to a list_join output)",
-    ("output: values differ", "map_replace"): (
-        "open: map_replace with integer keys (YAML int keys that Heat's JSON round trip turns into strings)"
     ),
 }
 

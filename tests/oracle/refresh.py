@@ -7,7 +7,8 @@ heat-api processes started for the run (``heat-wsgi-api --port P -- --config-fil
 also keeps the stock one free for other users. Heat's engine is the limit after that: on the shared test
 machine a case (validate, create, wait, show, delete) took 1 to 4 seconds.
 
-Asks Heat only about cases the cache lacks (``--all``: every case again, e.g. for a new Heat version; the
+Asks Heat only about cases the cache lacks, and again about those whose create failed inside Heat's engine
+with a 500 (``--all``: every case again, e.g. for a new Heat version; the
 file is named after the version Heat reports). Progress is saved every 25 answers, so an interrupted run
 loses little; cases whose answer is kept are exactly those the generator still makes."""
 
@@ -44,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.prune:
         keep = {c.key for c in cases}
         answers = {k: v for k, v in answers.items() if k in keep}
-    todo = [c for c in cases if args.all or c.key not in answers]
+    # a create that failed inside Heat's engine (500) is asked again: mostly the loaded engine, not the case
+    todo = [c for c in cases if args.all or c.key not in answers or cache.internal_error(answers[c.key])]
     print(f"Heat {version}: {len(cases)} cases, {len(todo)} to ask, {args.threads} threads", flush=True)
     lock = threading.Lock()
     done = 0

@@ -42,6 +42,11 @@ EXPECTED_TYPES = {
     "OS::Neutron::ProviderNet": "network",
     "OS::Keystone::Project": "identity",
     "OS::Keystone::Role": "identity",
+    "OS::Barbican::Secret": "key-manager",
+    "OS::Barbican::Order": "key-manager",
+    "OS::Barbican::GenericContainer": "key-manager",
+    "OS::Barbican::CertificateContainer": "key-manager",
+    "OS::Barbican::RSAContainer": "key-manager",
     "OS::Keystone::User": "identity",
     "OS::Keystone::Group": "identity",
     "OS::Keystone::UserRoleAssignment": "identity",
@@ -84,6 +89,15 @@ EXPECTED_TYPES = {
     "OS::Heat::StructuredDeployments": None,
     "OS::Heat::SoftwareComponent": None,
     "OS::Heat::DeployedServer": None,
+    # Aodh (tests/cloud/85-aodh.sh); the CombinationAlarm placeholder makes nothing
+    **{
+        f"OS::Aodh::{n}": "alarming"
+        for n in (
+            "EventAlarm CompositeAlarm LBMemberHealthAlarm PrometheusAlarm GnocchiResourcesAlarm "
+            "GnocchiAggregationByMetricsAlarm GnocchiAggregationByResourcesAlarm Alarm"
+        ).split()
+    },
+    "OS::Aodh::CombinationAlarm": None,
 }
 
 

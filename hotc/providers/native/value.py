@@ -1,4 +1,4 @@
-"""OS::Heat::Value: holds ``value`` (converted to ``type`` when given); attribute ``value``."""
+"""OS::Heat::Value: holds ``value`` (checked against ``type`` when given); attribute ``value``."""
 
 from __future__ import annotations
 
@@ -13,46 +13,52 @@ TYPES = ("string", "number", "comma_delimited_list", "json", "boolean")
 
 
 def convert(value: Any, type_: str | None) -> Any:
-    """``value`` as the property schema ``type_`` gives it (None: as is): Heat's Value maps the parameter type
-    to a property type and reads ``value`` through it (``properties.Property`` ``_get_string`` and so on), so
-    no parameter-style conversion happens: a comma-delimited string is not a list, a JSON string is not a map,
-    a boolean is ``true``/``false`` only. A null value stays null (Heat 27: ``value: null, type: number`` gives
-    null)."""
+    """The ``value`` attribute: ``value`` as written, once it has passed the check of ``type_``
+    (:func:`check`). Heat's Value reads its attribute through the class's property schema, where ``value`` is
+    of any type, so ``type`` only validates: ``value: '5', type: number`` gives the string ``'5'`` (Heat 27,
+    the differential oracle's answers)."""
+    check(value, type_)
+    return value
+
+
+def check(value: Any, type_: str | None) -> None:
+    """Raise when ``value`` does not pass the property schema ``type_`` gives it (None: anything passes):
+    Heat's Value maps the parameter type to a property type and validates ``value`` through it
+    (``properties.Property`` ``_get_string`` and so on), so no parameter-style conversion happens: a
+    comma-delimited string is not a list, a JSON string is not a map, a boolean is ``true``/``false`` only.
+    A null value passes (Heat 27: ``value: null, type: number`` gives null)."""
     if type_ is None or value is None:
-        return value
+        return
     if type_ not in TYPES:
         raise HotcError(f"type {type_!r} is not one of {', '.join(TYPES)}")
     if type_ == "string":
-        if isinstance(value, str):
-            return value
-        if isinstance(value, bool | int):
-            return str(value)  # Python's str: True -> "True", as Heat
+        if isinstance(value, str | bool | int):
+            return
         raise HotcError(f"Value must be a string; got {value!r}")
     if type_ == "number":
         if isinstance(value, int | float):
-            return value
+            return
         if isinstance(value, str):
             try:
-                return int(value)
+                int(value)
             except ValueError:
                 try:
-                    return float(value)
+                    float(value)
                 except ValueError:
                     raise HotcError(f"value {value!r} is not a number") from None
+            return
         raise HotcError(f"value {value!r} is not a number")
     if type_ == "comma_delimited_list":
         if isinstance(value, list):
-            return value
+            return
         raise HotcError(f'"{value!r}" is not a list')
     if type_ == "json":
         if isinstance(value, dict):
-            return value
+            return
         raise HotcError(f'"{value}" is not a map')
     # boolean
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
+    if isinstance(value, bool) or (isinstance(value, str) and value.lower() in ("true", "false")):
+        return
     raise HotcError(f'"{value}" is not a valid boolean')
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from hotc.providers.base import ActionContext, Outcome
 from hotc.providers.openstack.common import TAG_LINEAGE, ProviderError, call
+from hotc.providers.shared_lookup import once
 
 # (context of one resource, its physical id, its recorded properties with defaults)
 Item = tuple[ActionContext, str, Mapping[str, Any]]
@@ -28,9 +29,7 @@ def shared(ctx: ActionContext, key: Any, fetch: Any) -> Any:
     cache = ctx.cache
     if cache is None:
         return fetch()
-    if key not in cache:
-        cache[key] = fetch()
-    return cache[key]
+    return once(cache, key, fetch)
 
 
 class ListRead:

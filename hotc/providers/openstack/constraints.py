@@ -151,6 +151,20 @@ def _security_group(value: Any, conn: Any) -> None:
     find_security_group(None, conn, value)
 
 
+def _barbican(kind: str, what: str) -> Check:
+    """A Barbican secret or container, named by its reference (or UUID), as Heat's constraint looks it up."""
+
+    def check(value: Any, conn: Any) -> None:
+        from hotc.providers.openstack.barbican.common import get_json
+
+        if conn is None:
+            raise HotcError(f"checking a {what} needs a cloud connection")
+        if get_json(None, conn, kind, value, what) is None:
+            raise NotFound(f"{what} {value!r} not found")
+
+    return check
+
+
 CHECKS: dict[str, Check] = {
     # pure
     "ip_addr": _ip_addr,
@@ -277,6 +291,9 @@ CHECKS: dict[str, Check] = {
         "role", lambda c: c.identity.get_role, lambda c: lambda v: c.identity.roles(name=v)
     ),
     "keystone.region": _finder("region", lambda c: c.identity.get_region, _none),
+    # barbican
+    "barbican.secret": _barbican("secrets", "Barbican secret"),
+    "barbican.container": _barbican("containers", "Barbican container"),
     "keystone.service": _finder(
         "service", lambda c: c.identity.get_service, lambda c: lambda v: c.identity.services(name=v)
     ),

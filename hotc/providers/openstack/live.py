@@ -26,6 +26,7 @@ from typing import Any
 
 from hotc.providers.base import ActionContext
 from hotc.providers.openstack.common import ProviderError, is_generated_name
+from hotc.providers.shared_lookup import once
 
 Finder = Callable[[ActionContext | None, Any, Any], Any]
 
@@ -36,16 +37,16 @@ def resolve(ctx: ActionContext, conn: Any, kind: str, value: Any, find: Finder) 
     if value is None or value == "":
         return None
     cache = getattr(ctx, "cache", None)
-    key = (kind, str(value))
-    if cache is not None and key in cache:
-        return cache[key]
-    try:
-        found = find(ctx, conn, value)
-    except ProviderError:
-        found = None
-    if cache is not None:
-        cache[key] = found
-    return found
+
+    def fetch() -> Any:
+        try:
+            return find(ctx, conn, value)
+        except ProviderError:
+            return None
+
+    if cache is None:
+        return fetch()
+    return once(cache, (kind, str(value)), fetch)
 
 
 def resolve_id(ctx: ActionContext, conn: Any, kind: str, value: Any, find: Finder) -> str | None:

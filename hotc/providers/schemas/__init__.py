@@ -1,5 +1,5 @@
 """Resource-type schemas as data, one module per namespace (``nova``, ``neutron``, ``cinder``, ``octavia``,
-``glance``, ``swift``, ``heat``). Each module exports ``TYPES``: a tuple of
+``glance``, ``swift``, ``heat``, ``keystone``, ``aodh``). Each module exports ``TYPES``: a tuple of
 :class:`~hotc.providers.base.ResourceType`. Look types up through :mod:`hotc.providers.registry`.
 
 The facts (property names, types, defaults, constraints, ``update_allowed``) mirror Heat's resource plugins

@@ -71,6 +71,7 @@ def _prop(
     deprecated: bool = False,
     alias_of: str | None = None,
     description: str = "",
+    sensitive: bool = False,
 ) -> PropSchema:
     return PropSchema(
         type=type_,
@@ -86,6 +87,7 @@ def _prop(
         deprecated=deprecated,
         alias_of=alias_of,
         description=description,
+        sensitive=sensitive,
     )
 
 

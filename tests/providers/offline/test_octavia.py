@@ -4,10 +4,12 @@ drift of load balancer settings, the kept member of an address:port, and the cas
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from hotc.planner.plan import Action
 from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
 from tests.providers.offline.helpers import ctx_for, drift, driver
@@ -199,3 +201,43 @@ def test_a_load_balancer_that_goes_to_error(conn: FakeConnection) -> None:
     conn.cloud.hooks.append(broken)
     with pytest.raises(ProviderError, match="went to ERROR"):
         driver(LB).create(ctx_for(conn, "lb", LB), {"vip_subnet": "hotc-private-subnet"})
+
+
+def test_destroying_the_whole_tree_deletes_the_load_balancer_once_with_cascade(conn: FakeConnection) -> None:
+    """The executor deletes a load balancer planned for deletion with its children first (one cascade call);
+    each child's own delete then finds its parent gone and makes no delete call (hotc.apply.cascade)."""
+    from hotc.apply.executor import ExecOptions, execute
+    from hotc.providers.drivers import driver_for
+    from hotc.state.document import ResourceState, StackState
+    from tests.apply.fakes import MemorySink, change, plan_of
+
+    t = tree(conn)
+    rows = [
+        ("lb", LB, t["lb"], t["lb_props"], ()),
+        ("listener", LISTENER, t["listener"], t["l_props"], ("lb",)),
+        ("pool", POOL, t["pool"], t["p_props"], ("listener",)),
+        ("member", MEMBER, t["member"], t["m_props"], ("pool",)),
+        ("monitor", MONITOR, t["monitor"], t["h_props"], ("pool",)),
+    ]
+    state = replace(StackState.new("hotc-t"), lineage=t["lineage"])
+    for addr, type_, out, props, deps in rows:
+        rs = ResourceState(addr, type_, out.physical_id, "CREATE_COMPLETE", props, dependencies=deps)
+        state = state.with_resource(rs)
+    plan = plan_of([change(a, Action.DELETE, type=ty) for a, ty, *_ in rows], mode="destroy", stack="hotc-t")
+    before = len(conn.cloud.calls)
+    sink = MemorySink()
+    rep = execute(plan, state, None, driver_for, sink, ExecOptions(cloud=lambda: conn, delete_attempts=1))
+    assert rep.ok, rep
+    assert sink.last.resources == {}
+    for kind in ("load_balancer", "listener", "pool", "member", "health_monitor"):
+        assert not conn.cloud.all(kind), kind
+    deletes = [f"{c.service}.{c.method}" for c in conn.cloud.calls[before:] if c.method.startswith("delete_")]
+    assert deletes == ["load_balancer.delete_load_balancer"]
+    assert next(c for c in conn.cloud.calls[before:] if c.method == "delete_load_balancer").kwargs["cascade"]
+    done = {
+        e.address: e.reason for e in sink.events if e.status == "DELETE_COMPLETE" and e.address != "hotc-t"
+    }
+    assert done == {
+        "lb": "state changed",
+        **{a: "deleted with lb (cascade)" for a in ("listener", "pool", "member", "monitor")},
+    }

@@ -6,7 +6,8 @@ adopted only by the name hotc generated for their stack and address; their ``nam
 KEY: VALUE}}``, which openstacksdk's create does not write), so create and update send that body themselves;
 values go as the template gives them, so a number where Cinder wants a string fails as under Heat.
 
-A QoSAssociation's physical id is its QoS specs' id (Heat keeps a random uuid); its ``volume_types`` are the
+A QoSAssociation's physical id is its QoS specs' id (Heat keeps a random uuid: ``hotc import --from-heat``
+finds the specs from ``qos_specs``); its ``volume_types`` are the
 types associated with those specs (a read reports every associated type, so a type associated outside hotc is
 drift); a delete disassociates the types of the list. A replacement (other specs) takes the volume types from the
 old specs before it associates them (a type has one QoS specs at most), and gives them back if it fails."""
@@ -305,6 +306,10 @@ class QoSAssociationDriver:
                 physical_id,
                 str(found.id),
             )
+
+    def physical_id_from_heat(self, ctx: ActionContext, heat_id: str | None, props: Mapping[str, Any]) -> str:
+        """Heat keeps a random uuid of its own: hotc's id is that of the QoS specs ``qos_specs`` names."""
+        return str(find_qos_specs(ctx, ctx.cloud(), props["qos_specs"]).id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         # associating is idempotent: a create a killed run left half-way is made again, never duplicated

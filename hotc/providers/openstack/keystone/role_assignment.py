@@ -1,6 +1,7 @@
 """OS::Keystone::UserRoleAssignment and OS::Keystone::GroupRoleAssignment: the ``roles`` grants
 (:mod:`~hotc.providers.openstack.keystone.assignments`) to a user or a group the stack does not make. The
-physical id is the actor's id (Heat keeps none). Changing the actor (``user``/``group``, updated in place as in
+physical id is the actor's id (Heat keeps none: ``hotc import --from-heat`` finds it from the
+``user``/``group`` property). Changing the actor (``user``/``group``, updated in place as in
 Heat's schema) revokes the grants from the old actor and makes them to the new one, where Heat's update only
 touches the old one's; a delete revokes the grants, and a deleted actor is a gone resource."""
 
@@ -88,6 +89,10 @@ class RoleAssignmentDriver:
             assignments.revoke_items(ctx, conn, self.actor, physical_id, props.get("roles"))
         except NotFound:
             return
+
+    def physical_id_from_heat(self, ctx: ActionContext, heat_id: str | None, props: Mapping[str, Any]) -> str:
+        """Heat keeps no id for a role assignment: hotc's is the actor's, named by the ``user``/``group``."""
+        return str(self._find(ctx, ctx.cloud(), props.get(self.actor)).id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         # grants are idempotent: a create a killed run left half-way is made again, never duplicated

@@ -50,6 +50,7 @@ from hotc.providers.openstack.neutron import (
 from hotc.providers.openstack.nova.common import BUSY, RESTING, fault, find_flavor, find_image, live_server
 from hotc.providers.openstack.nova.server_network import ServerNetworkMixin, _live_networks
 from hotc.providers.openstack.nova.server_snapshot import ServerSnapshotMixin
+from hotc.providers.shared_lookup import peek
 
 
 def block_device_mapping_v2(
@@ -275,7 +276,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
 
     @staticmethod
     def _interfaces(ctx: ActionContext, conn: Any, server: Any) -> list[Any]:
-        by_device = (ctx.cache or {}).get(PORTS_BY_DEVICE)
+        by_device = peek(ctx.cache, PORTS_BY_DEVICE)
         if by_device is not None:  # a refresh listed every port once
             return list(by_device.get(str(server.id), []))
         return (

@@ -1,4 +1,6 @@
-"""OS::Octavia::LoadBalancer (deleted with ``cascade``, so children left behind go with it)."""
+"""OS::Octavia::LoadBalancer (deleted with ``cascade``, so children left behind go with it; when a plan deletes
+the load balancer with its children, the executor deletes it first: ``cascades``, see
+:mod:`hotc.apply.cascade`)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,17 @@ from hotc.providers.openstack.octavia.base import (
 
 class LoadBalancerDriver(OctaviaChild):
     kind, plural, what = "load_balancer", "load_balancers", "load balancer"
+    # what Octavia's cascade delete of a load balancer removes with it
+    cascades = frozenset(
+        {
+            "OS::Octavia::Listener",
+            "OS::Octavia::Pool",
+            "OS::Octavia::PoolMember",
+            "OS::Octavia::HealthMonitor",
+            "OS::Octavia::L7Policy",
+            "OS::Octavia::L7Rule",
+        }
+    )
     simple = {
         "description": "description",
         "admin_state_up": "admin_state_up",

@@ -1,0 +1,1 @@
+"""Drivers of the OS::Barbican::* types (Barbican, the key manager), one module per type."""

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Barbican (key-manager, 127.0.0.1:9311) in its OWN venv ($MC/venv-barbican), so installing it never touches the
+# shared service venv: barbican-api under gunicorn and barbican-worker (Orders are processed by the worker, over
+# RabbitMQ). Secrets are stored by the simple_crypto plugin under a KEK generated once per install
+# ($MC/etc/barbican/barbican.conf.d/kek.conf, mode 0600; a new KEK empties the database, whose secrets it could
+# not decrypt).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+source $HERE/lib.sh
+BV=$MC/venv-barbican/bin
+BARBICAN_PIN="barbican==23.0.0"
+PY=${PYTHON:-python3}
+BHOME=$MC/state/barbican/home
+mkdir -p $MC/etc/barbican/barbican.conf.d $MC/state/barbican/lock $BHOME $MC/log $MC/run $MC/wsgi/barbican-api
+chmod 0700 $MC/etc/barbican
+
+# the venv is keyed by the shared pins and Barbican's own (venv-barbican/.hotc-venv-stamp)
+STAMP=$( { cat $HERE/constraints.txt; echo "$BARBICAN_PIN"; } | sha256sum | cut -c1-16)
+if [ "$(cat $MC/venv-barbican/.hotc-venv-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $BV/barbican-worker ]; then
+  echo "barbican venv + pip install ($BARBICAN_PIN, pinned by constraints.txt; log: $MC/log/barbican-pip.log)"
+  bash $HERE/stop.sh barbican-api barbican-worker >/dev/null 2>&1 || true
+  rm -rf $MC/venv-barbican
+  $PY -m venv $MC/venv-barbican
+  logged barbican-pip.log $BV/pip install -q -U pip setuptools wheel
+  logged barbican-pip.log $BV/pip install -q -c $HERE/constraints.txt "$BARBICAN_PIN" PyMySQL gunicorn
+  echo "$STAMP" > $MC/venv-barbican/.hotc-venv-stamp
+fi
+
+mariadb -uroot -e "CREATE DATABASE IF NOT EXISTS barbican CHARACTER SET utf8mb4;"
+btables() { mariadb -uroot -N -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='barbican'"; }
+if [ -f $MC/run/barbican.dbsynced ] && [ "$(btables)" = 0 ]; then
+  echo "database barbican is empty: initialising again"; rm -f $MC/run/barbican.dbsynced
+fi
+# the KEK: made once; a KEK made anew cannot decrypt what the database holds, so the database starts empty too
+KEK=$MC/etc/barbican/barbican.conf.d/kek.conf
+if [ ! -s $KEK ]; then
+  echo "barbican: a new KEK for the simple_crypto plugin ($KEK)"
+  bash $HERE/stop.sh barbican-api barbican-worker >/dev/null 2>&1 || true
+  (umask 077; printf '[simple_crypto_plugin]\nkek = %s\n' "$($PY -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')" > $KEK.new)
+  mv $KEK.new $KEK
+  if [ "$(btables)" != 0 ]; then
+    mariadb -uroot -e "DROP DATABASE barbican; CREATE DATABASE barbican CHARACTER SET utf8mb4;"
+  fi
+  rm -f $MC/run/barbican.dbsynced
+fi
+chmod 0600 $KEK
+ln -sfn $MC/etc/barbican $BHOME/.barbican
+render $HERE/etc/barbican/barbican.conf $MC/etc/barbican/barbican.conf
+render $HERE/etc/barbican/barbican_wsgi.py $MC/wsgi/barbican-api/barbican_wsgi.py
+render $MC/venv-barbican/etc/barbican/barbican-api-paste.ini $MC/etc/barbican/barbican-api-paste.ini
+chmod 0600 $MC/etc/barbican/barbican.conf
+restart_if_changed barbican-api barbican-worker
+if [ ! -f $MC/run/barbican.dbsynced ]; then
+  HOME=$BHOME logged barbican-manage.log $BV/barbican-manage db upgrade
+  touch $MC/run/barbican.dbsynced
+fi
+# the barbican user and the key-manager endpoint in Keystone (again after Keystone was registered anew)
+if [ ! -f $MC/run/barbican.registered ] || [ $MC/run/keystone.registered -nt $MC/run/barbican.registered ]; then
+  OS_CLIENT_CONFIG_FILE=$MC/etc/clouds.yaml $V/python $HERE/keystone_register.py barbican
+  touch $MC/run/barbican.registered
+fi
+HOME=$BHOME V=$BV start_wsgi barbican-api 9311 barbican_wsgi:application 1 4
+HOME=$BHOME start_daemon barbican-worker $BV/barbican-worker
+wait_http http://127.0.0.1:9311/ 120 v1
+# an order cast before the worker consumes its queue would be lost: wait for the worker's consumer
+for i in $(seq 240); do
+  rabbitmqctl -q list_queues name consumers 2>/dev/null | grep -Eq '^barbican\.workers[[:space:]]+[1-9]' && break
+  sleep 0.5
+done
+rabbitmqctl -q list_queues name consumers 2>/dev/null | grep -Eq '^barbican\.workers[[:space:]]+[1-9]' \
+  || { echo "barbican-worker does not consume its queue after 120 s (see $MC/log/barbican-worker.out)" >&2; exit 1; }
+echo "up: barbican-worker ($(date +%T))"
