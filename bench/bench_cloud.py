@@ -19,6 +19,9 @@ retries (waiting), and the rest (hotc's own overhead: evaluation, state writes, 
     OS_CLIENT_CONFIG_FILE=/opt/hotc-cloud/etc/clouds.yaml OS_CLOUD=hotc-test \\
         .venv/bin/python bench/bench_cloud.py [--rounds 3] [--cases multitier,webapp,group30] [--parallelism N]
 
+hotc's modules are byte-compiled first (as an installed package's are), and its Keystone token is kept between
+its processes (``hotc.providers.openstack.token_cache``), as for any user after the first command.
+
 Stacks are named ``hotc-t-bench-...`` so the test cloud's janitor sweeps what a killed run leaves behind.
 """
 
@@ -43,6 +46,15 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 PHASES = ("create", "update", "check", "delete")
 POLL = 0.25  # how often the bench polls Heat for a stack's status
+
+
+def load() -> float:
+    """The machine's 1-minute load average (printed beside every figure: CPU-bound cloud services share it)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
 
 GROUP_TEMPLATE = """heat_template_version: 2018-08-31
 parameters:
@@ -268,7 +280,8 @@ def probe(out: Path, argv: list[str]) -> None:
             return orig_request(self, *a, **kw)
         finally:
             url, method = (list(a) + [kw.get("url", ""), kw.get("method", "")])[:2]
-            account("api", time.monotonic() - t0, f"{method} {str(url).split('?')[0][-60:]}")
+            at = f"@{t0 - t_start:.2f}"
+            account("api", time.monotonic() - t0, f"{at} {method} {str(url).split('?')[0][-60:]}")
 
     orig_pause = common.pause
 
@@ -315,7 +328,12 @@ def print_timeline(name: str, rows: list[dict[str, Any]]) -> None:
     proc = next((r for r in rows if r["step"] == "(process)"), None)
     outside = next((r for r in rows if r["step"].startswith("(outside")), None)
     steps = sorted((r for r in rows if not r["step"].startswith("(")), key=lambda r: r["start"])
-    if not steps:
+    if not steps:  # check: no executor steps; the process and its cloud calls
+        if proc is not None and outside is not None:
+            print(
+                f"\nhotc {name}: process {proc['end']:.2f} s, {outside['calls']} cloud calls taking "
+                f"{outside['api']:.2f} s in all (in parallel where they overlap)"
+            )
         return
     print(f"\nhotc timeline, {name} (seconds from the process start; wall = API + waiting + hotc overhead)")
     print(
@@ -369,6 +387,7 @@ def run_case(conn: Any, case: Case, rounds: int, parallelism: int | None, timeli
     results: dict[str, dict[str, list[float]]] = {
         "hotc": {p: [] for p in PHASES},
         "heat": {p: [] for p in PHASES},
+        "load": {p: [] for p in PHASES},
     }
     for rnd in range(rounds):
         tag = uuid.uuid4().hex[:6]
@@ -380,11 +399,16 @@ def run_case(conn: Any, case: Case, rounds: int, parallelism: int | None, timeli
         for phase in PHASES:
             for side, runner in sides:
                 fn: Callable[[], float] = getattr(runner, phase)
+                before = load()
                 secs = fn()
                 results[side][phase].append(secs)
-                print(f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s", flush=True)
+                results["load"][phase] += [before, load()]
+                print(
+                    f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s  (load {before:.1f} -> {load():.1f})",
+                    flush=True,
+                )
         if timeline and rnd == 0:
-            for phase in ("create", "delete"):
+            for phase in PHASES:
                 if phase in hotc.timelines:
                     print_timeline(f"{case.name} {phase}", hotc.timelines[phase])
     return results
@@ -405,9 +429,13 @@ def sweep(conn: Any, case: Case, values: list[int], rounds: int) -> None:
         )
         for side, runner in runners:
             for phase in ("create", "delete"):
+                before = load()
                 secs = getattr(runner, phase)()
                 walls.setdefault(side, {}).setdefault(phase, []).append(secs)
-                print(f"  {case.name} round {rnd + 1} {phase:<6} {side:<10} {secs:7.2f} s", flush=True)
+                print(
+                    f"  {case.name} round {rnd + 1} {phase:<6} {side:<10} {secs:7.2f} s  (load {before:.1f} -> {load():.1f})",
+                    flush=True,
+                )
     heat = walls["heat"]
     print(
         f"\n{'side':<12} {'create s':>9} {'delete s':>9} {'create/Heat':>11} {'delete/Heat':>11}  (medians)"
@@ -436,11 +464,16 @@ def main() -> None:
         help="parallelism values (10,30,60): create/delete of each case at each, and Heat",
     )
     args = ap.parse_args()
+    # hotc runs as an installed package does, from byte-compiled modules: with PYTHONDONTWRITEBYTECODE set and no
+    # __pycache__ every hotc process would compile its sources again (about 1.3 s of CPU, 5 s of wall at load 18)
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "hotc"), quiet=1)
     os.environ.setdefault("OS_CLIENT_CONFIG_FILE", "/opt/hotc-cloud/etc/clouds.yaml")
     os.environ.setdefault("OS_CLOUD", "hotc-test")
     conn = connect()
     tmp = Path(tempfile.mkdtemp(prefix="hotc-bench-cloud-"))
-    table: list[tuple[str, str, float, float]] = []
+    table: list[tuple[str, str, float, float, float, float]] = []
     if args.sweep:
         for name in args.cases.split(","):
             print(f"{name}: parallelism sweep {args.sweep}, {args.rounds} round(s)", flush=True)
@@ -451,12 +484,22 @@ def main() -> None:
         print(f"{name}: {args.rounds} round(s), interleaved", flush=True)
         res = run_case(conn, case, args.rounds, args.parallelism, not args.no_timeline)
         for phase in PHASES:
+            loads = res["load"][phase]
             table.append(
-                (name, phase, statistics.median(res["hotc"][phase]), statistics.median(res["heat"][phase]))
+                (
+                    name,
+                    phase,
+                    statistics.median(res["hotc"][phase]),
+                    statistics.median(res["heat"][phase]),
+                    min(loads),
+                    max(loads),
+                )
             )
-    print(f"\n{'case':<10} {'phase':<7} {'hotc s':>8} {'Heat s':>8} {'hotc/Heat':>9}   (medians, wall)")
-    for name, phase, h, s in table:
-        print(f"{name:<10} {phase:<7} {h:>8.2f} {s:>8.2f} {h / s:>9.2f}")
+    print(
+        f"\n{'case':<10} {'phase':<7} {'hotc s':>8} {'Heat s':>8} {'hotc/Heat':>9} {'load':>11}   (medians, wall)"
+    )
+    for name, phase, h, s, lo, hi in table:
+        print(f"{name:<10} {phase:<7} {h:>8.2f} {s:>8.2f} {h / s:>9.2f} {lo:>5.1f}-{hi:<5.1f}")
 
 
 if __name__ == "__main__":

@@ -16,20 +16,19 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import IO, Any
 
-import networkx as nx
-
 from hotc.apply.events import resource_event, stack_event
 from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
 from hotc.errors import HotcError
 from hotc.planner.api import DriverReader
+from hotc.planner.digraph import CycleError, DiGraph, topological_sort
 from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.state import ResourceState, StackState, backend_from_config
 
 PARALLELISM = DEFAULT_PARALLELISM  # suspend/resume calls in flight at once
 
 
-def _graph(state: StackState) -> nx.DiGraph:
-    g: nx.DiGraph = nx.DiGraph()
+def _graph(state: StackState) -> DiGraph:
+    g = DiGraph()
     g.add_nodes_from(state.resources)
     for a, rs in state.resources.items():
         g.add_edges_from((d, a) for d in rs.dependencies if d in state.resources and d != a)
@@ -50,8 +49,8 @@ def _order(state: StackState) -> list[str]:
     """Addresses in dependency order (what a resource depends on first)."""
     g = _graph(state)
     try:
-        return list(nx.topological_sort(g))
-    except nx.NetworkXUnfeasible:
+        return topological_sort(g)
+    except CycleError:
         return sorted(state.resources)
 
 

@@ -36,6 +36,7 @@ from hotc.parser.ir import (
 )
 from hotc.parser.loaded import NO_TYPE_CHECKS, LoadedStack, NestedTemplate, TypeChecks, TypeResolution
 from hotc.parser.loader import OUTSIDE_FILE_CODE, load_stack
+from hotc.parser.references import Refs, output_refs, resource_refs
 from hotc.parser.versions import version_named
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
 
@@ -65,5 +66,8 @@ __all__ = [
     "load_stack",
     "parse_expr_text",
     "references",
+    "Refs",
+    "output_refs",
+    "resource_refs",
     "version_named",
 ]

@@ -38,6 +38,7 @@ from urllib import parse as urlparse
 from hotc.errors import Diagnostic, Pos, error
 from hotc.parser import functions as F
 from hotc.parser.ir import EvalContext, Expr, FunctionCall, ListExpr, Literal, MapExpr
+from hotc.parser.references import collect
 from hotc.parser.versions import PSEUDO_PARAMETERS
 from hotc.parser.yaqlsupport import YaqlSet
 from hotc.values import Unknown, WaitsOn, collect_unknowns
@@ -95,7 +96,11 @@ def references(expr: Expr, ctx: EvalContext | None = None) -> Iterator[tuple[str
     contributes only its taken branch (plus the condition's own references), as Heat parses only that
     branch: a ``get_attr`` of a resource that is absent because of the same condition is then no reference.
     With ``ctx``, a resource name computed by a function (``get_resource: {get_param: r}``) is evaluated and
-    reported when it is a known string."""
+    reported when it is a known string. Without ``ctx`` it is :func:`hotc.parser.references.collect` (what the
+    parser stores on every resource and output)."""
+    if ctx is None:
+        yield from collect(expr).items
+        return
     stack: list[Expr] = [expr]
     pop = stack.pop
     while stack:

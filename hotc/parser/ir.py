@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from hotc.errors import Diagnostic, Pos
 
@@ -60,6 +60,55 @@ class FunctionCall:
 
 
 Expr = Literal | ListExpr | MapExpr | FunctionCall
+
+
+# -------------------------------------------------------------------------------------------- references
+# what expressions refer to, collected once by the parser (the walk is hotc.parser.references.collect)
+
+
+Ref = tuple[str, str, Pos | None]
+
+# These records are NamedTuples (immutable, and built by C code: the parser makes one per expression part of
+# every resource, and a frozen dataclass's __init__ costs several times more at 100,000 resources).
+
+
+class Refs(NamedTuple):
+    """What one expression refers to (see :mod:`hotc.parser.references`)."""
+
+    items: tuple[Ref, ...] = ()
+    get_attr: bool = False  # it holds a get_attr call
+    contextual: bool = False  # it holds an `if` or a computed resource name
+
+    def of(self, kind: str) -> list[tuple[str, Pos | None]]:
+        """``(name, pos)`` of the references of one kind, in source order."""
+        return [(n, p) for k, n, p in self.items if k == kind]
+
+    def names(self, kind: str) -> set[str]:
+        return {n for k, n, _ in self.items if k == kind}
+
+    def has(self, kind: str) -> bool:
+        return any(k == kind for k, _, _ in self.items)
+
+
+NO_REFS = Refs()
+
+
+class ResourceRefs(NamedTuple):
+    """The references of each part of a resource (see :mod:`hotc.parser.references`)."""
+
+    sources: tuple[Expr | None, ...]  # the parts they were collected from (checked by identity)
+    properties: Refs
+    metadata: Refs
+    update_policy: Refs
+    deletion_policy: Refs
+    external_id: Refs
+    condition: Refs
+
+
+class OutputRefs(NamedTuple):
+    sources: tuple[Expr | None, Expr | None]  # (value, condition) they were collected from
+    value: Refs
+    condition: Refs
 
 
 # ----------------------------------------------------------------------------------------- template parts
@@ -132,6 +181,9 @@ class Resource:
     description: str | None = None
     pos: Pos | None = None
     type_pos: Pos | None = None
+    # what each part refers to, collected once by the parser (read it with hotc.parser.references.resource_refs,
+    # which collects them again for a resource made another way or whose parts were replaced)
+    refs: ResourceRefs | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +196,8 @@ class Output:
     # an argument shape Heat reports only when it resolves this output (the stack is still created): the
     # output's error, and ``value`` is then a placeholder
     value_error: str | None = None
+    # what the value and condition refer to, collected once by the parser (hotc.parser.references.output_refs)
+    refs: OutputRefs | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,7 @@ from hotc.parser.ir import (
 )
 from hotc.parser.loaded import LoadedStack, NestedTemplate, TypeChecks, TypeResolution
 from hotc.parser.parameters import resolve_values, template_property_problem
+from hotc.parser.references import output_refs, resource_refs
 from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import find_cycles, parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
@@ -167,17 +168,14 @@ class _Ctx:
 
 def _file_refs(t: Template) -> list[tuple[str, Pos | None]]:
     out: list[tuple[str, Pos | None]] = []
-    exprs: list[Expr | None] = []
     for r in t.resources.values():
-        exprs.extend([r.properties, r.metadata, r.update_policy, r.deletion_policy, r.external_id])
+        rr = resource_refs(r)
+        for part in (rr.properties, rr.metadata, rr.update_policy, rr.deletion_policy, rr.external_id):
+            out.extend(part.of("file"))
     for o in t.outputs.values():
-        exprs.append(o.value)
+        out.extend(output_refs(o).value.of("file"))
     for c in t.conditions.values():
-        exprs.append(c.expr)
-    for e in exprs:
-        if e is None:
-            continue
-        for kind, name, pos in references(e):
+        for kind, name, pos in references(c.expr):
             if kind == "file":
                 out.append((name, pos))
     return out
@@ -433,17 +431,24 @@ def _if_conditions(
     known before the parameters have values)."""
     exprs: list[tuple[Expr, str]] = []
     for rname, r in t.resources.items():
-        for part, e in (
-            ("properties", r.properties),
-            ("metadata", r.metadata),
-            ("update_policy", r.update_policy),
-            ("deletion_policy", r.deletion_policy),
-            ("external_id", r.external_id),
+        rr = resource_refs(
+            r
+        )  # a part that names no condition anywhere (both branches of every if) is skipped
+        for part, e, pr in (
+            ("properties", r.properties, rr.properties),
+            ("metadata", r.metadata, rr.metadata),
+            ("update_policy", r.update_policy, rr.update_policy),
+            ("deletion_policy", r.deletion_policy, rr.deletion_policy),
+            ("external_id", r.external_id, rr.external_id),
         ):
-            if e is not None and type(e) is not Literal:
+            if e is not None and pr.has("condition"):
                 exprs.append((e, f"in {rname}.{part}"))
     for oname, o in t.outputs.items():
-        if o.value is not None and _condition_known(o.condition, ctx, conds) is not False:
+        if (
+            o.value is not None
+            and output_refs(o).value.has("condition")
+            and _condition_known(o.condition, ctx, conds) is not False
+        ):
             exprs.append((o.value, f"in output {oname}"))
     out: list[str] = []
     for e, where in exprs:
@@ -1070,15 +1075,21 @@ def _check_get_attr_nested(
     if not targets:
         return
     stack: list[tuple[Expr, bool]] = []  # (node, soft: under a condition not known statically)
+    # only the parts that hold a get_attr (the references the parser collected say which) are walked
     for r in t.resources.values():
+        rr = resource_refs(r)
+        if not (rr.properties.get_attr or rr.metadata.get_attr):
+            continue
         enabled = _enabled(r, ctx, conds)
         if enabled is False:
             continue
-        if r.properties is not None:
+        if r.properties is not None and rr.properties.get_attr:
             stack.append((r.properties, enabled is None))
-        if r.metadata is not None:
+        if r.metadata is not None and rr.metadata.get_attr:
             stack.append((r.metadata, enabled is None))
     for o in t.outputs.values():
+        if not output_refs(o).value.get_attr:
+            continue
         enabled = _condition_known(o.condition, ctx, conds)
         if o.value is not None and enabled is not False:
             stack.append((o.value, enabled is None))

@@ -49,6 +49,7 @@ from hotc.parser.ir import (
     TemplateVersion,
 )
 from hotc.parser.parameters import parse_parameter_groups, parse_parameters
+from hotc.parser.references import collect_output, collect_resource, output_refs, resource_refs
 from hotc.parser.versions import (
     OTHER_FORMAT_KEYS,
     PSEUDO_PARAMETERS,
@@ -66,6 +67,10 @@ from hotc.parser.yamlload import PosDict, PosList, kind_of
 
 #: Heat's default ``max_resources_per_stack``
 MAX_RESOURCES_PER_STACK = 1000
+
+# the parser's resources and outputs get their references once built (through the slots: they are frozen)
+_set_resource_refs: Any = vars(Resource)["refs"].__set__
+_set_output_refs: Any = vars(Output)["refs"].__set__
 
 
 _kind = kind_of
@@ -342,7 +347,7 @@ class _Parser:
             external_id = self.expr(
                 body["external_id"], version, "external_id", _val_pos(body, "external_id", kpos)
             )
-        return Resource(
+        res = Resource(
             name=name,
             type=rtype,
             properties=properties,
@@ -356,6 +361,9 @@ class _Parser:
             pos=kpos,
             type_pos=type_pos,
         )
+        # collected once, here: the checks, the loader and the planner read them (the resource is not shared yet)
+        _set_resource_refs(res, collect_resource(res))
+        return res
 
     # ------------------------------------------------------------------------------------- outputs
 
@@ -427,7 +435,7 @@ class _Parser:
                     body["condition"], version, "condition_ref", _val_pos(body, "condition", kpos)
                 )
             desc = body.get("description")
-            out[str(name)] = Output(
+            o = Output(
                 value_error=_output_error_text(value_error),
                 name=str(name),
                 value=value,
@@ -435,6 +443,8 @@ class _Parser:
                 condition=cond,
                 pos=kpos,
             )
+            _set_output_refs(o, collect_output(o))
+            out[str(name)] = o
         return out
 
 
@@ -538,20 +548,6 @@ def find_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
 
 def check_references(t: Template, diags: list[Diagnostic]) -> None:
     """Reference checks over a parsed template (see the module doc)."""
-    cache: dict[int, dict[str, list[tuple[str, Pos | None]]]] = {}
-
-    def refs(expr: Expr | None, kind: str) -> list[tuple[str, Pos | None]]:
-        """References of one kind in ``expr`` (one walk per expression, cached)."""
-        if expr is None:
-            return []
-        got = cache.get(id(expr))
-        if got is None:
-            got = {}
-            for k, n, p in references(expr):
-                got.setdefault(k, []).append((n, p))
-            cache[id(expr)] = got
-        return got.get(kind, [])
-
     resources = t.resources
     params = set(t.parameters) | set(PSEUDO_PARAMETERS)
     conds = t.conditions
@@ -613,8 +609,13 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
             else:
                 deps.append(ref.name)
                 ref_pos.setdefault((rname, ref.name), ref.pos)
-        for part, expr in (("properties", res.properties), ("metadata", res.metadata)):
-            for name, pos in refs(expr, "resource"):
+        rr = resource_refs(res)  # collected when the resource was parsed
+        p_items, m_items, u_items = rr.properties.items, rr.metadata.items, rr.update_policy.items
+        d_items, x_items = rr.deletion_policy.items, rr.external_id.items
+        for part, items in (("properties", p_items), ("metadata", m_items)):
+            for kind, name, pos in items:
+                if kind != "resource":
+                    continue
                 if name not in resources:
                     diags.append(
                         error(
@@ -626,10 +627,11 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                     )
                 else:
                     deps.append(name)
-                    ref_pos.setdefault((rname, name), pos)
-        for part, expr in (("update_policy", res.update_policy), ("external_id", res.external_id)):
-            for name, pos in refs(expr, "resource"):
-                if name not in resources:
+                    if (rname, name) not in ref_pos:
+                        ref_pos[(rname, name)] = pos
+        for part, items in (("update_policy", u_items), ("external_id", x_items)):
+            for kind, name, pos in items:
+                if kind == "resource" and name not in resources:
                     diags.append(
                         error(
                             f'The specified reference "{name}" (in {rname}.{part}) is incorrect: no resource '
@@ -638,21 +640,20 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                             code="reference",
                         )
                     )
-        for part, expr in (
-            ("properties", res.properties),
-            ("metadata", res.metadata),
-            ("update_policy", res.update_policy),
-        ):
-            for name, pos in refs(expr, "param"):
-                param_ref(name, pos, f"in {rname}.{part}", hard=False)
-        for name, pos in refs(res.deletion_policy, "param"):
-            param_ref(name, pos, f"in {rname}.deletion_policy", hard=True)
-        for name, pos in refs(res.external_id, "param"):
-            param_ref(name, pos, f"in {rname}.external_id", hard=False)
+        for part, items in (("properties", p_items), ("metadata", m_items), ("update_policy", u_items)):
+            for kind, name, pos in items:
+                if kind == "param" and name not in params:
+                    param_ref(name, pos, f"in {rname}.{part}", hard=False)
+        for kind, name, pos in d_items:
+            if kind == "param":
+                param_ref(name, pos, f"in {rname}.deletion_policy", hard=True)
+        for kind, name, pos in x_items:
+            if kind == "param":
+                param_ref(name, pos, f"in {rname}.external_id", hard=False)
         if res.condition is not None:
             for name, pos in _condition_name_refs(res.condition):
                 cond_ref(name, pos, f"in {rname}.condition")
-            for name, pos in refs(res.condition, "param"):
+            for name, pos in rr.condition.of("param"):
                 param_ref(name, pos, f"in {rname}.condition", hard=True)
         if res.external_id is not None and res.depends_on:
             diags.append(
@@ -666,7 +667,8 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         graph[rname] = [] if res.external_id is not None else deps  # Heat drops an adopted resource's edges
 
     for oname, out in t.outputs.items():
-        for name, pos in refs(out.value, "resource"):
+        orefs = output_refs(out)
+        for name, pos in orefs.value.of("resource"):
             if name not in resources:
                 msg = (
                     f'outputs.{oname}.value: The specified reference "{name}" (in output {oname}) is '
@@ -684,12 +686,12 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                             code="reference",
                         )
                     )
-        for name, pos in refs(out.value, "param"):
+        for name, pos in orefs.value.of("param"):
             param_ref(name, pos, f"in output {oname}", hard=False)
         if out.condition is not None:
             for name, pos in _condition_name_refs(out.condition):
                 cond_ref(name, pos, f"in output {oname} condition")
-            for name, pos in refs(out.condition, "param"):
+            for name, pos in orefs.condition.of("param"):
                 param_ref(name, pos, f"in output {oname} condition", hard=True)
 
     for cycle in find_cycles(graph):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from hotc.errors import HotcError
@@ -18,6 +18,7 @@ from hotc.parser.api import (
     Resource,
     TypeResolution,
     references,
+    resource_refs,
 )
 from hotc.planner.batching import batches, normalize_policy
 from hotc.planner.conditions import LazyConditions, check_output_conditions
@@ -52,20 +53,6 @@ DRIVER_BATCHED_TYPES = frozenset(
 )
 
 # ---------------------------------------------------------------------------------------------- building
-
-
-def _ref_names(exprs: Iterable[Expr | None]) -> tuple[set[str], set[str]]:
-    resources: set[str] = set()
-    params: set[str] = set()
-    for e in exprs:
-        if e is None:
-            continue
-        for kind, name, _pos in references(e):
-            if kind == "resource":
-                resources.add(name)
-            elif kind == "param":
-                params.add(name)
-    return resources, params
 
 
 #: the sensitivity of a scope with no hidden parameter and no secret resource: nothing is secret
@@ -167,17 +154,6 @@ class _Builder:
                 if resolution.kind == "none":
                     tname = "OS::Heat::None"
                 scope.members[name] = Member(name, "leaf", address, tname, res)
-        # references, computed once per property expression
-        key_refs: dict[str, list[tuple[str, set[str], set[str]]]] = {}
-        for name, m in scope.members.items():
-            if m.resource is None:
-                continue
-            if isinstance(m.resource.properties, MapExpr):
-                key_refs[name] = [(key, *_ref_names([expr])) for key, expr in m.resource.properties.items]
-            elif m.resource.properties is not None:
-                key_refs[name] = [("*", *_ref_names([m.resource.properties]))]
-            else:
-                key_refs[name] = []
         # sensitivity (hotc.planner.sensitivity): hidden parameters and secret resource values, through every
         # property, attribute and get_attr/get_resource of the scope, to a fixed point; recomputed whenever a
         # nested stack (or group) turns out to have sensitive outputs
@@ -227,9 +203,8 @@ class _Builder:
                     pos=res.pos,
                 )
                 continue
-            ref_set = {r for _k, rs, _ps in key_refs.get(name, ()) for r in rs}
-            if res.metadata is not None:
-                ref_set |= _ref_names([res.metadata])[0]
+            rr = resource_refs(res)  # collected by the parser
+            ref_set = rr.properties.names("resource") | rr.metadata.names("resource")
             needs = {scope.members[r].address for r in ref_set if r in scope.members and r != name}
             needs |= {scope.members[r.name].address for r in res.depends_on if r.name in scope.members}
             needs |= inherited

@@ -36,6 +36,7 @@ from hotc.planner.options import PlanOptions
 from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
 from hotc.planner.restricted import check_restricted
+from hotc.planner.validate_resolved import check_resolved
 from hotc.providers.base import ResourceType
 from hotc.providers.registry import get_schema
 from hotc.state.document import DeposedInstance, ResourceState, StackState
@@ -273,6 +274,7 @@ def _make_plan(
         changes, outs = _destroy(ctx)
         return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
     changes, outs = _normal(ctx)
+    ctx.errors.extend(check_resolved(desired, changes, lookup))  # Heat's property validation with values
     if ctx.errors:
         raise HotcError(
             f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",

@@ -15,7 +15,7 @@ takes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from typing import Any
 
@@ -91,6 +91,7 @@ class DriverReader:
         """The live form of each resource, by address: list calls per type in parallel, then parallel GETs for
         the rest. A failed read raises (the first one, once every read ended), or, with ``errors``, is recorded
         there (address -> message) and left out of the result."""
+        resources = list(resources)
         out: dict[str, ResourceState | None] = {}
         by_type: dict[str, list[ResourceState]] = {}
         for rs in resources:
@@ -99,29 +100,39 @@ class DriverReader:
             else:
                 by_type.setdefault(rs.type, []).append(rs)
         failures: dict[str, str] = {}
+
+        def one(rs: ResourceState) -> tuple[str, ResourceState | None, str | None]:
+            try:
+                return rs.address, self(rs), None
+            except HotcError as exc:
+                return rs.address, None, str(exc)
+
+        # pipelined: the GETs of types without a list read start at once, and the GETs a list did not answer
+        # as soon as that list is back (not when the slowest list is)
         with ThreadPoolExecutor(max_workers=self.parallelism, thread_name_prefix="hotc-refresh") as pool:
-            listed = dict(zip(by_type, pool.map(lambda t: self._list(t, by_type[t]), by_type), strict=True))
-            rest: list[ResourceState] = []
+            lists: dict[Future[dict[str, Outcome]], str] = {}
+            gets: list[Future[tuple[str, ResourceState | None, str | None]]] = []
             for type_name, items in by_type.items():
-                found = listed[type_name]
-                for rs in items:
+                if callable(getattr(self.driver_for(type_name), "read_many", None)):
+                    lists[pool.submit(self._list, type_name, items)] = type_name
+                else:
+                    gets += [pool.submit(one, rs) for rs in items]
+            for done in as_completed(lists):
+                found = done.result()
+                for rs in by_type[lists[done]]:
                     outcome = found.get(str(rs.physical_id))
                     if outcome is None:
-                        rest.append(rs)
+                        gets.append(pool.submit(one, rs))
                     else:
                         out[rs.address] = live_state(rs, outcome)
-
-            def one(rs: ResourceState) -> tuple[str, ResourceState | None, str | None]:
-                try:
-                    return rs.address, self(rs), None
-                except HotcError as exc:
-                    return rs.address, None, str(exc)
-
-            for addr, live, error in pool.map(one, rest):
+            for got in gets:
+                addr, live, error = got.result()
                 if error is None:
                     out[addr] = live
                 else:
                     failures[addr] = error
+        order = {rs.address: i for i, rs in enumerate(resources)}
+        out = dict(sorted(out.items(), key=lambda kv: order.get(kv[0], len(order))))
         if failures and errors is None:
             raise HotcError(failures[sorted(failures)[0]])
         if errors is not None:

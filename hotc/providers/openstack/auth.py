@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hotc.errors import HotcError
+from hotc.providers.openstack.token_cache import TokenCache, install, keep
 
 HINT = (
     "configure a cloud: set OS_CLOUD to a cloud of your clouds.yaml (or pass --os-cloud NAME), "
@@ -48,11 +49,15 @@ def connect(
     """An ``openstack.connection.Connection`` for CLOUD (a clouds.yaml name), or for ``OS_CLOUD`` / ``OS_*``.
 
     With ``authorize`` the credentials are checked now, so a wrong password is reported before any work starts.
+    A token kept by an earlier hotc process for the same login is used while it is valid, and a new one is kept
+    (encrypted: :mod:`hotc.providers.openstack.token_cache`).
     """
     import openstack
 
     region = _config(cloud, environ)
-    conn = openstack.connection.Connection(config=region)
+    conn: Any = openstack.connection.Connection(config=region)
+    cache = TokenCache.for_config(region, environ)
+    cached = cache is not None and install(conn, cache)
     if authorize:
         try:
             conn.authorize()
@@ -60,7 +65,30 @@ def connect(
             where = region.name if getattr(region, "name", None) else "the configured cloud"
             detail = getattr(exc, "details", None) or str(exc)
             raise HotcError(f"cannot authenticate to {where}: {detail}") from exc
+        if cache is not None and not cached:
+            keep(conn, cache)
+    if cache is not None:  # renewed tokens are kept too (keep_renewed, on each use through cloud_factory)
+        conn._hotc_token_cache = cache
+        conn._hotc_kept_token = _token(conn)
     return conn
+
+
+def _token(conn: Any) -> str | None:
+    ref = getattr(getattr(getattr(conn, "session", None), "auth", None), "auth_ref", None)
+    token = getattr(ref, "auth_token", None)
+    return str(token) if token else None
+
+
+def keep_renewed(conn: Any) -> None:
+    """When ``conn``'s token is not the one its cache holds (keystoneauth logged in again: the token expired, or
+    the cloud refused it with a 401), keep the new one."""
+    cache = getattr(conn, "_hotc_token_cache", None)
+    if cache is None:
+        return
+    token = _token(conn)
+    if token and token != getattr(conn, "_hotc_kept_token", None):
+        keep(conn, cache)
+        conn._hotc_kept_token = token
 
 
 def cloud_factory(cloud: str | None = None, *, prewarm: bool = False) -> Callable[[], Any]:
@@ -78,6 +106,7 @@ def cloud_factory(cloud: str | None = None, *, prewarm: bool = False) -> Callabl
         with lock:
             if not box:
                 box.append(connect(cloud))
+            keep_renewed(box[0])
             return box[0]
 
     if prewarm and _configured(cloud):

@@ -1,0 +1,88 @@
+"""OS::Heat::DeployedServer's own life cycle over the signal store (moto's S3 server; no agents, no Nova): the
+create makes the server's metadata object, which its ``os_collect_config`` URL serves; a new ``name`` is an
+update in place (as in Heat, whose schema updates every property) that keeps the same object and URL, so the
+agents already configured keep polling it; destroy deletes the object (the URL answers 404 after)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests.fixtures.s3 import S3Bucket
+
+REPO = Path(__file__).resolve().parents[2]
+
+TEMPLATE = """heat_template_version: 2018-08-31
+parameters:
+  name: {type: string, default: bm-one}
+resources:
+  bm:
+    type: OS::Heat::DeployedServer
+    properties: {name: {get_param: name}, software_config_transport: POLL_TEMP_URL}
+outputs:
+  occ: {value: {get_attr: [bm, os_collect_config]}}
+  name: {value: {get_attr: [bm, name]}}
+"""
+
+
+def hotc(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    for k in ("HOTC_BACKEND", "HOTC_SIGNAL_STORE", "OS_CLOUD"):
+        env.pop(k, None)
+    return subprocess.run(
+        [sys.executable, "-m", "hotc", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def outputs(cwd: Path) -> dict[str, Any]:
+    r = hotc(cwd, "output", "ds", "--format", "json", "--show-sensitive")
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {k: v["value"] for k, v in json.loads(r.stdout).items()}
+
+
+def fetch(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - the test's own S3 server
+            json.loads(resp.read())
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_deployed_server_create_rename_in_place_and_delete(tmp_path: Path, s3_bucket: S3Bucket) -> None:
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    store = ["--signal-store", f"s3://{s3_bucket.name}/sig"]
+    r = hotc(tmp_path, "apply", "-t", "t.yaml", "ds", "--auto-approve", *store)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    first = outputs(tmp_path)
+    url = first["occ"]["request"]["metadata_url"]
+    assert first["name"] == "bm-one" and fetch(url) == 200
+    pid = json.loads(hotc(tmp_path, "resource", "show", "ds", "bm", "--format", "json").stdout)["physical_id"]
+
+    r = hotc(tmp_path, "plan", "-t", "t.yaml", "ds", *store, "--parameter", "name=bm-two", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    [change] = [c for c in json.loads(r.stdout)["resource_changes"] if c["address"] == "bm"]
+    assert change["actions"] == ["update"]
+    r = hotc(tmp_path, "apply", "-t", "t.yaml", "ds", "--auto-approve", *store, "--parameter", "name=bm-two")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    second = outputs(tmp_path)
+    assert second["name"] == "bm-two"
+    assert second["occ"] == first["occ"] and fetch(url) == 200  # the same object and URL: agents keep polling
+    after = json.loads(hotc(tmp_path, "resource", "show", "ds", "bm", "--format", "json").stdout)
+    assert after["physical_id"] == pid
+
+    def server_objects() -> list[str]:
+        listed = s3_bucket.client().list_objects_v2(Bucket=s3_bucket.name, Prefix="sig/").get("Contents", [])
+        return [o["Key"] for o in listed if "/servers/" in o["Key"]]
+
+    assert server_objects()  # the metadata object (and its deployments) while the server is the stack's
+    r = hotc(tmp_path, "destroy", "ds", "--auto-approve", *store)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert fetch(url) == 404
+    assert server_objects() == []
