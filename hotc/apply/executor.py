@@ -518,6 +518,13 @@ class Executor:
                 f"planned {change.action.value} is not needed"
             )
             return UNCHANGED
+        from hotc.planner.validate_resolved import apply_problems  # what the plan could not check (Unknowns)
+
+        problem = apply_problems(
+            change.type, props, tuple(props) if change.after_sensitive else change.sensitive_paths
+        )
+        if problem is not None:
+            raise StepFailed(problem)
         if change.action is Action.UPDATE:
             self._update(step, props)
         elif (

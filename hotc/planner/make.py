@@ -36,6 +36,7 @@ from hotc.planner.options import PlanOptions
 from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
 from hotc.planner.resolve import index_path
 from hotc.planner.restricted import check_restricted
+from hotc.planner.validate_resolved import check_resolved
 from hotc.providers.base import ResourceType
 from hotc.providers.registry import get_schema
 from hotc.state.document import DeposedInstance, ResourceState, StackState
@@ -273,6 +274,7 @@ def _make_plan(
         changes, outs = _destroy(ctx)
         return Plan(changes=tuple(changes), output_changes=tuple(outs), **common)
     changes, outs = _normal(ctx)
+    ctx.errors.extend(check_resolved(desired, changes, lookup))  # Heat's property validation with values
     if ctx.errors:
         raise HotcError(
             f"the plan cannot be made: {len(ctx.errors)} change(s) Heat would refuse (listed above)",
@@ -437,6 +439,10 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     imports = _imports(ctx, enabled)
     resolver = PlanResolver(srs, actions, changed, ctx.schemas, imports)
     memo: dict[Any, Any] = {}
+    if srs or imports:
+        d.static_properties.clear()  # evaluated with every value Unknown: not what this plan's resolver answers
+    # else the resolver answers every id and attribute Unknown, as the evaluation build_desired made: _decide
+    # takes those properties (each evaluated once)
     changes: list[ResourceChange] = []
     for addr in order:
         if selected is not None and addr not in selected:
@@ -546,7 +552,9 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     dr = d.resources[addr]
     rtype = ctx.schemas(dr.type)
     try:
-        after = d.resolve_properties(addr, resolver, memo)
+        after = d.static_properties.pop(addr, None)
+        if after is None:
+            after = d.resolve_properties(addr, resolver, memo)
     except HotcError as exc:
         if dr.sensitive_paths:
             raise withheld(exc) from None  # evaluation errors quote the value they failed on

@@ -28,11 +28,11 @@ import copy
 import difflib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hotc.errors import Diagnostic, Pos, error, has_errors, warning
+from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
 from hotc.parser.api import MISSING, Expr, FunctionCall, ListExpr, Literal, MapExpr
 from hotc.providers.base import PropConstraint, PropSchema, ResourceType
 from hotc.values import Unknown, contains_unknown
@@ -45,6 +45,7 @@ __all__ = [
     "validate_update_policy_exprs",
     "validate_property_exprs",
     "validate_property_values",
+    "validate_resolved_values",
 ]
 
 # ----------------------------------------------------------------------------------------------- coercion
@@ -310,22 +311,36 @@ class _Node:
 
 
 class _Checker:
-    def __init__(self, rtype: ResourceType, default_pos: Pos | None, strict: bool) -> None:
+    def __init__(
+        self,
+        rtype: ResourceType,
+        default_pos: Pos | None,
+        strict: bool,
+        pos_at: Callable[[str], Pos | None] | None = None,
+    ) -> None:
         self.rtype = rtype
         self.default_pos = default_pos
         self.strict = strict
         self.diags: list[Diagnostic] = []
         self.value_problems = 0
+        # resolved values: where the template writes the part at a property path ("networks.0.port"), as far
+        # as the template writes it (the function that gives it, else the enclosing literal)
+        self.pos_at = pos_at
 
-    def err(self, message: str, pos: Pos | None, code: str) -> None:
+    def err(self, message: str, pos: Pos | None, code: str, where: str | None = None) -> None:
+        if (
+            where is not None and self.pos_at is not None
+        ):  # resolved values: where the template gives the part
+            pos = self.pos_at(where) or pos
         self.diags.append(error(f"{self.rtype.name}: {message}", pos or self.default_pos, code))
 
-    def value_err(self, message: str, pos: Pos | None, code: str) -> None:
+    def value_err(self, message: str, pos: Pos | None, code: str, where: str | None = None) -> None:
         """A problem Heat finds only when it validates values (stack create/update/preview), not in
-        ``template validate``: an error when strict, else a warning saying so."""
+        ``template validate``: an error when strict, else a warning saying so. ``where``: the property path
+        the problem is at (for :attr:`pos_at`)."""
         self.value_problems += 1
         if self.strict:
-            self.err(message, pos, code)
+            self.err(message, pos, code, where)
         else:
             self.warn(f"{message} (creating or updating the stack will fail)", pos, code)
 
@@ -354,6 +369,7 @@ class _Checker:
                         _unknown_message(key, where, schema, nested=bool(path)),
                         key_pos or node.pos,
                         "unknown-property",
+                        where,
                     )
                 continue
             if prop.alias_of is not None:
@@ -363,6 +379,7 @@ class _Checker:
                         f" {prop.alias_of})",
                         key_pos or node.pos,
                         "property-conflict",
+                        where,
                     )
                 else:
                     self.warn(
@@ -377,7 +394,7 @@ class _Checker:
             if any(p.alias_of == key and k in given for k, p in schema.items()):
                 continue
             where = f"{path}.{key}" if path else key
-            self.value_err(f"required property {where} is missing", pos, "missing-required-property")
+            self.value_err(f"required property {where} is missing", pos, "missing-required-property", path)
 
     # -- one value
 
@@ -439,7 +456,7 @@ class _Checker:
         try:
             coerced = _coerce_scalar(prop.type, value)
         except _Invalid as exc:
-            self.value_err(f"property {where}: {exc}", pos, "property-type")
+            self.value_err(f"property {where}: {exc}", pos, "property-type", where)
             return
         if prop.type == "integer" and isinstance(value, float) and value != int(value):
             self.warn(
@@ -449,13 +466,15 @@ class _Checker:
 
     def _type_error(self, prop: PropSchema, got: str, pos: Pos | None, where: str) -> None:
         article = "an" if prop.type[0] in "aeiou" else "a"
-        self.value_err(f"property {where}: expected {article} {prop.type}, got {got}", pos, "property-type")
+        self.value_err(
+            f"property {where}: expected {article} {prop.type}, got {got}", pos, "property-type", where
+        )
 
     def _constraints(self, prop: PropSchema, value: Any, pos: Pos | None, where: str) -> None:
         for c in prop.constraints:
             msg = _check_constraint(c, prop.type, value)
             if msg is not None:
-                self.value_err(f"property {where}: {msg}", pos, "property-constraint")
+                self.value_err(f"property {where}: {msg}", pos, "property-constraint", where)
 
 
 def _unknown_message(key: str, where: str, schema: Mapping[str, PropSchema], *, nested: bool) -> str:
@@ -503,11 +522,67 @@ def _expr_value(expr: Expr) -> Any:
 
 
 def _run_validators(checker: _Checker, values: Mapping[str, Any], key_pos: Mapping[str, Pos | None]) -> None:
-    filled = apply_defaults(checker.rtype, values)
+    filled = _filled(checker.rtype, values)
     for validator in checker.rtype.validators:
         for path, message in validator(filled):
             top = path.split(".", 1)[0]
-            checker.value_err(message, key_pos.get(top), "property-conflict")
+            checker.value_err(message, key_pos.get(top), "property-conflict", path)
+
+
+_ABSENT = object()
+_SCALARS = frozenset({str, int, float, bool})
+
+
+class _Filled(Mapping[str, Any]):
+    """``apply_defaults(rtype, values)`` computed key by key as it is read (cross-property validators read a
+    few of a type's many properties), for values that use no legacy name."""
+
+    __slots__ = ("_schema", "_values", "_cache")
+
+    def __init__(self, schema: Mapping[str, PropSchema], values: Mapping[str, Any]) -> None:
+        self._schema = schema
+        self._values = values
+        self._cache: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        hit = self._cache.get(key, _ABSENT)
+        if hit is not _ABSENT:
+            return hit
+        prop = self._schema.get(key)
+        if key in self._values:
+            value = self._values[key]
+            out = value if prop is None else coerce(prop, value)
+        elif prop is not None and prop.default is not MISSING and prop.alias_of is None:
+            out = _default(prop)
+        else:
+            raise KeyError(key)
+        self._cache[key] = out
+        return out
+
+    def __contains__(self, key: object) -> bool:
+        if key in self._values:
+            return True
+        prop = self._schema.get(key) if isinstance(key, str) else None
+        return prop is not None and prop.default is not MISSING and prop.alias_of is None
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._values
+        for key, prop in self._schema.items():
+            if key not in self._values and prop.default is not MISSING and prop.alias_of is None:
+                yield key
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _filled(rtype: ResourceType, values: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What the validators see: the values with defaults applied (:func:`apply_defaults`)."""
+    schema = rtype.properties
+    if rtype.accepts_any_properties or any(
+        (p := schema.get(k)) is not None and p.alias_of is not None for k in values
+    ):
+        return apply_defaults(rtype, values)  # a legacy name moves to its current one: the whole map at once
+    return _Filled(schema, values)
 
 
 # ------------------------------------------------------------------------------------------ entry points
@@ -564,6 +639,47 @@ def validate_property_values(
     if rtype.validators and not checker.value_problems and not has_errors(checker.diags):
         _run_validators(checker, values, {})
     return checker.diags
+
+
+def validate_resolved_values(
+    rtype: ResourceType,
+    values: Mapping[str, Any],
+    keys: Iterable[str],
+    pos_at: Callable[[str], Pos | None],
+    *,
+    cross: bool = True,
+    memo: dict[Any, Any] | None = None,
+) -> list[Diagnostic]:
+    """The errors Heat's ``Properties.validate`` finds in resolved values when it creates or updates the
+    resource (``with_value``: type coercion, constraints, nested schemas), for the top-level properties
+    ``keys`` only: the others are literals, which :func:`validate_property_exprs` checked before evaluation.
+    Parts holding an Unknown are skipped. With ``cross``, the type's cross-property validators (Heat's
+    ``validate`` overrides) then run on every value, defaults applied, unless a value was already found
+    invalid. ``pos_at(path)`` says where the template writes the part at a property path. Errors only: what
+    the front end warns about (legacy names, truncated numbers) it has already said. ``memo``, shared by the
+    calls of one plan, remembers the scalar values a property schema took (a plan of many resources gives the
+    same image, flavor or size to many)."""
+    checker = _Checker(rtype, None, True, pos_at)
+    schema = rtype.properties
+    for key in keys:
+        prop = schema.get(key)
+        value = values.get(key)
+        if prop is None or value is None:
+            continue  # an unknown name is the front end's error; an absent one has nothing to check
+        kind = type(value)
+        if memo is not None and kind in _SCALARS:
+            seen = (id(prop), kind, value)
+            if seen in memo:
+                continue  # this property schema already took this very value
+            before = len(checker.diags)
+            checker._check_plain(prop, value, None, key)
+            if len(checker.diags) == before:
+                memo[seen] = prop  # (the schema is kept alive with its id)
+            continue
+        checker._check_plain(prop, value, None, key)
+    if cross and rtype.validators and not checker.value_problems:
+        _run_validators(checker, values, {})
+    return [d for d in checker.diags if d.severity is Severity.ERROR]
 
 
 def validate_update_policy_exprs(

@@ -240,7 +240,8 @@ resources:
       resource_def: {type: OS::Heat::TestResource, properties: {value: {get_param: v}, update_replace: true}}
   after:
     type: OS::Heat::TestResource
-    properties: {value: {get_attr: [g, refs]}}
+    # a string property: a list of refs is refused by Heat (and by hotc's plan), joined it is a string
+    properties: {value: {list_join: [",", {get_attr: [g, refs]}]}}
 """
 
 

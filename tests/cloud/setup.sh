@@ -1,11 +1,11 @@
 #!/bin/bash
 # hotc's test cloud: a small, REAL OpenStack (keystone, neutron, placement, nova[fake virt], glance,
-# cinder[fake], octavia[noop], heat, barbican[simple_crypto] in its own venv) on one machine, from PyPI + Debian
+# cinder[fake], octavia[noop], heat, barbican[simple_crypto] and aodh[API alone], each in its own venv) on one machine, from PyPI + Debian
 # packages only, every listener on 127.0.0.1. Debian 12, root.
 #
 #   bash tests/cloud/setup.sh            # install what is missing, init what is not, start what is not running
 #   bash tests/cloud/setup.sh --reset    # stop services, drop DBs + state, then as above (venv is kept)
-#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out (also: barbican)
+#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out (also: barbican, aodh)
 #   bash tests/cloud/stop.sh [--all]     # stop by PID files (--all: MariaDB + RabbitMQ too)
 #
 # Install dir: $HOTC_CLOUD_DIR (default /opt/hotc-cloud): venv/, etc/, state/, log/, run/ (PIDs + markers).

@@ -64,8 +64,10 @@ class ScalingPolicyDriver:
         return {KEY_ATTR: ctx.signals().key(ctx.stack_name, POLICIES, physical_id)}
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        # the URLs live only in the state (presigning again would give other URLs): the applier keeps them
-        return self._outcome(physical_id, self._key(ctx, physical_id))
+        # the key and the URLs live only in the state (presigning again would give other URLs): nothing to read,
+        # so the refresh keeps what was recorded (no attributes here), and needs no signal store (plan --refresh
+        # and check have none)
+        return self._outcome(physical_id, {})
 
     def update(
         self,

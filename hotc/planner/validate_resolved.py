@@ -1,0 +1,235 @@
+"""Property validation on resolved values: what Heat's ``Properties.validate`` finds when it creates or updates
+a resource (``with_value=True``: the values the template's functions give, checked against the type's schema),
+and the type's cross-property rules (Heat's ``validate`` overrides, e.g. ``min_adjustment_step`` only with a
+``percent_change_in_capacity`` adjustment).
+
+The front end checks what the template writes as literals (:func:`hotc.providers.validation.
+validate_property_exprs`); a value a function gives (``get_param``, ``if``, ``str_replace``, ``get_attr`` of a
+resource that already exists, ...) is known only once the planner resolves it. :func:`check_resolved` checks
+those values for every resource the plan creates, replaces or updates, where the template writes them
+(FILE:LINE:COL of the function, the property path in the message), so that ``hotc plan`` refuses what Heat's
+create would refuse. Parts known only after apply (Unknown) are skipped here; :func:`apply_problems` checks
+the fully resolved properties just before the driver call, so apply never sends a request Heat would not.
+
+Heat's create pre-flight skips a property whose value depends on a resource not created yet and checks it
+when that resource's create starts; the plan's Unknowns are that same split. Resources the plan leaves alone
+are not checked (apply does not touch them), nor those adopted (``external_id``, ``--import``: Heat does not
+validate an adopted resource). Values derived from hidden parameters are never shown in the messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from hotc.errors import Diagnostic, Pos, error
+from hotc.parser.api import Expr, ListExpr, Literal, MapExpr
+from hotc.planner.desired import DesiredStack
+from hotc.planner.plan import Action, ResourceChange
+from hotc.providers.base import ResourceType
+from hotc.providers.validation import validate_resolved_values
+
+SchemaLookup = Callable[[str], ResourceType | None]
+
+_CHECKED = (Action.CREATE, Action.REPLACE, Action.UPDATE)
+_UNSEEN: Any = object()
+
+
+def properties_expr(desired: DesiredStack, address: str) -> Expr | None:
+    """The IR of the properties of the resource at ADDRESS as its template writes them (a group member's:
+    the group's ``resource_def``/``resource`` properties), or None when the template writes none."""
+    res = desired.resources.get(address)
+    if res is None:
+        return None
+    scope = desired.scopes.get(res.scope)
+    member = scope.members.get(res.name) if scope is not None else None
+    resource = member.resource if member is not None else None
+    if resource is None:
+        return None
+    props: Expr | None = resource.properties
+    if res.group is not None:  # a group member: resource_def / resource -> properties
+        inner = None
+        if isinstance(props, MapExpr):
+            inner = props.get("resource_def") or props.get("resource")
+        props = inner.get("properties") if isinstance(inner, MapExpr) else None
+    return props
+
+
+def resource_pos(desired: DesiredStack, address: str) -> Pos | None:
+    """Where the template declares the resource at ADDRESS."""
+    res = desired.resources.get(address)
+    if res is None:
+        return None
+    scope = desired.scopes.get(res.scope)
+    member = scope.members.get(res.name) if scope is not None else None
+    resource = member.resource if member is not None else None
+    return (resource.pos if resource is not None else None) or res.pos
+
+
+def path_pos(props: Expr | None, path: str) -> Pos | None:
+    """Where PROPS writes the part at PATH ("networks.0.port"): the deepest expression the template writes
+    on the way (a function's position when a function gives the part), None when PROPS has no such key."""
+    expr: Expr | None = props
+    found: Pos | None = None
+    for i, step in enumerate(path.split(".")):
+        if isinstance(expr, MapExpr):
+            expr = expr.get(step)
+        elif isinstance(expr, ListExpr) and i > 0 and step.isdigit() and int(step) < len(expr.items):
+            expr = expr.items[int(step)]
+        else:
+            break
+        if expr is None:
+            break
+        found = getattr(expr, "pos", None) or found
+    return found
+
+
+def _has_call(expr: Expr) -> bool:
+    """Whether a function call is anywhere in EXPR."""
+    if type(expr) is Literal:
+        return False
+    stack: list[Any] = [expr]
+    while stack:
+        e = stack.pop()
+        t = type(e)
+        if t is Literal:
+            continue
+        if t is ListExpr:
+            stack.extend(e.items)
+        elif t is MapExpr:
+            stack.extend(v for _, v in e.items)
+        elif isinstance(e, Literal):
+            continue
+        elif isinstance(e, ListExpr):
+            stack.extend(e.items)
+        elif isinstance(e, MapExpr):
+            stack.extend(v for _, v in e.items)
+        else:
+            return True
+    return False
+
+
+def resolved_keys(props: Expr | None, values: Mapping[str, Any], member: bool) -> list[str]:
+    """The top-level properties whose values only resolution tells: those a function gives (anywhere inside),
+    every one when the properties as a whole come from a function, and every one of a group member (its
+    definition is the group's, with the index substituted)."""
+    if member or not isinstance(props, MapExpr):
+        return list(values)
+    out = []
+    for k, e in props.items:
+        t = type(e)
+        if t is Literal or k not in values:
+            continue
+        if (t is not ListExpr and t is not MapExpr and not isinstance(e, Literal | ListExpr | MapExpr)) or (
+            _has_call(e)
+        ):
+            out.append(k)  # a function (the common case: found without a walk), or one inside
+    return out
+
+
+def _hidden(address: str, key: str, pos: Pos | None) -> Diagnostic:
+    return error(
+        f"{address}: property {key}: the value (hidden: it comes from a hidden parameter) is not valid for "
+        "this property: Heat refuses it when it creates the resource; check the parameter's value",
+        pos,
+        code="property-constraint",
+    )
+
+
+def check_resource(
+    desired: DesiredStack,
+    change: ResourceChange,
+    rtype: ResourceType,
+    memo: dict[Any, Any] | None = None,
+) -> list[Diagnostic]:
+    """The errors in one planned change's resolved properties (see the module docstring). ``memo``: shared
+    by the checks of one plan."""
+    values = change.after or {}
+    address = change.address
+    props = properties_expr(desired, address)
+    if not values and (props is None or isinstance(props, MapExpr)):
+        return []  # nothing given: the front end checked the (empty) literal properties
+    member = desired.resources[address].group is not None
+    keys = resolved_keys(props, values, member)
+    if not keys:
+        return []  # every value is a literal: the front end checked them, cross-property rules included
+
+    def pos_at(path: str) -> Pos | None:  # asked only for an error
+        return path_pos(props, path) or resource_pos(desired, address)
+
+    diags = validate_resolved_values(rtype, values, keys, pos_at, memo=memo)
+    if not diags:
+        return []
+    hidden = set(change.sensitive_paths)
+    out = []
+    for d in diags:
+        key = _property_of(d.message, rtype.name)
+        if change.after_sensitive or (key is not None and key in hidden) or (key is None and hidden):
+            out.append(_hidden(address, key or "(several)", d.pos))
+            continue
+        message = d.message.removeprefix(f"{rtype.name}: ")
+        out.append(
+            error(
+                f"{address}: {rtype.name}: {message} (the value the template's functions give; Heat refuses "
+                "it when it creates or updates the resource: fix the value or the parameter that feeds it)",
+                d.pos,
+                code=d.code,
+            )
+        )
+    return out
+
+
+def _property_of(message: str, type_name: str) -> str | None:
+    """The top-level property a validation message is about ("property networks.0.port: ..."), if it says."""
+    rest = message.removeprefix(f"{type_name}: ")
+    for lead in ("property ", "required property ", "unknown key "):
+        if rest.startswith(lead):
+            return rest[len(lead) :].split(":", 1)[0].split(" ", 1)[0].split(".", 1)[0].rstrip(";")
+    return None
+
+
+def check_resolved(
+    desired: DesiredStack, changes: Iterable[ResourceChange], schemas: SchemaLookup
+) -> list[Diagnostic]:
+    """The errors in the resolved properties of every resource the plan creates, replaces or updates."""
+    out: list[Diagnostic] = []
+    types: dict[str, ResourceType | None] = {}
+    memo: dict[Any, Any] = {}
+    for change in changes:
+        if change.action not in _CHECKED or change.import_id is not None or change.after is None:
+            continue
+        if change.address not in desired.resources:
+            continue
+        rtype = types.get(change.type, _UNSEEN)
+        if rtype is _UNSEEN:
+            rtype = types[change.type] = schemas(change.type)
+        if rtype is None or (rtype.accepts_any_properties and not rtype.properties):
+            continue
+        out.extend(check_resource(desired, change, rtype, memo))
+    return out
+
+
+def apply_problems(type_name: str, props: Mapping[str, Any], sensitive: Iterable[str] = ()) -> str | None:
+    """Apply, just before the driver call: why Heat would refuse these fully resolved properties (the checks
+    of :func:`check_resolved`, on every property, which the plan could not finish while parts were Unknown),
+    or None. Values from hidden parameters are not quoted."""
+    from hotc.providers.registry import get_schema
+
+    rtype = get_schema(type_name)
+    if rtype is None or (rtype.accepts_any_properties and not rtype.properties):
+        return None
+    diags = validate_resolved_values(rtype, props, list(props), lambda _p: None)
+    if not diags:
+        return None
+    hidden = set(sensitive)
+    lines = []
+    for d in diags:
+        key = _property_of(d.message, type_name)
+        if hidden and (key is None or key in hidden):
+            lines.append(f"property {key or '(several)'}: the value (hidden) is not valid for this property")
+        else:
+            lines.append(d.message.removeprefix(f"{type_name}: "))
+    return "Heat refuses these properties: " + "; ".join(lines) + " (nothing was sent to the cloud)"
+
+
+__all__ = ["apply_problems", "check_resolved", "check_resource", "path_pos", "properties_expr"]
