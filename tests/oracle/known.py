@@ -26,12 +26,28 @@ KNOWN: dict[tuple[str, str], str] = {
         "one), which hotc finds only when it evaluates that operand"
     ),
     ("create: Heat's engine fails with an internal error (500)", ""): (
-        "Heat's own failure (RemoteError from the engine), not a verdict on the template"
+        "Heat's own failure (a RemoteError from its engine), not a verdict on the template: on the loaded test "
+        "machine the engine's RPC fails now and then; the first refresh's four such answers, asked again, were "
+        "each an ordinary answer that hotc matched, and the refresh asks such cases again"
     ),
 }
 
 
-def reason_for(cause: str, feature: str) -> str | None:
+#: single cases whose disagreement was looked into and is Heat's own doing: case key -> reason
+KNOWN_CASES: dict[str, str] = {
+    "9d4f2f20ab91720edf75": (
+        "case 3527, yaql $.data.m.keys() of {a: 1, b: 2}: yaql's keys() is the map's KeysView, a set, so Heat's "
+        "list is in the string-hash order of the engine process that answered (PYTHONHASHSEED): recorded "
+        "['b', 'a']; asked again, Heat answered ['a', 'b'] twice. hotc keeps the map's order on purpose (its "
+        "answers must not depend on the hash seed, test_hotc_answers_do_not_depend_on_the_hash_seed)"
+    ),
+}
+
+
+def reason_for(cause: str, feature: str, case_key: str = "") -> str | None:
+    """The stated reason of a disagreement (None: it has none, which the CI test fails on)."""
+    if case_key in KNOWN_CASES:
+        return KNOWN_CASES[case_key]
     for (c, f), why in KNOWN.items():
         if cause.startswith(c) and feature.startswith(f):
             return why

@@ -11,6 +11,7 @@ from typing import Any
 from tests.oracle.compare import Verdict, compare
 from tests.oracle.generate import Case, date_of
 from tests.oracle.hotc_side import ask_hotc
+from tests.oracle.known import reason_for
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,16 @@ def tables(results: list[Result], samples: int = 2) -> str:
             causes[key] += 1
             examples[key].append(r)
     out.append(f"Disagreements by cause ({n - ok}):")
+    unexplained = 0
     for key, cnt in causes.most_common():
         out.append(f"  {cnt:>5}  {key}")
         for r in examples[key][:samples]:
             out.append(f"         case {r.case.index} ({r.case.key}): {r.verdict.detail[:200]}")
+        reasons = {reason_for(r.verdict.cause, r.case.function, r.case.key) for r in examples[key]}
+        for why in sorted(reasons, key=str):
+            out.append(f"         reason: {why}" if why is not None else "         reason: NONE STATED")
+        unexplained += sum(
+            reason_for(r.verdict.cause, r.case.function, r.case.key) is None for r in examples[key]
+        )
+    out.append(f"Disagreements without a stated reason (tests/oracle/known.py): {unexplained}")
     return "\n".join(out)

@@ -50,10 +50,12 @@ def test_hotc_agrees_with_heat_on_the_bounded_run(
     results, _ = run_cases(unique_cases(SEED, BOUNDED), answers, tmp_path)
     assert len(results) >= BOUNDED * 0.95
     unexplained = [
-        r for r in results if not r.verdict.agree and reason_for(r.verdict.cause, r.case.function) is None
+        r
+        for r in results
+        if not r.verdict.agree and reason_for(r.verdict.cause, r.case.function, r.case.key) is None
     ]
     assert not unexplained, "disagreements with Heat of no known class:\n" + tables(unexplained, samples=3)
-    assert agreement(results) >= 0.97, tables(results)
+    assert agreement(results) >= 0.995, tables(results)
 
 
 def test_the_comparison_can_fail() -> None:
