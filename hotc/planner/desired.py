@@ -198,6 +198,10 @@ class DesiredStack:
             None  # hotc.planner.digraph.DiGraph over enabled leaf addresses, dependency -> dependent
         )
         self.order: list[str] = []  # a topological order of ``graph`` (a creation order)
+        # properties evaluated with every resource value Unknown (UnknownResolver) while the implicit edges were
+        # found (hotc.planner.graph): a plan from an empty state, whose resolver answers exactly the same, takes
+        # them instead of evaluating each property a second time (hotc.planner.make pops or drops them)
+        self.static_properties: dict[str, dict[str, Any]] = {}
         self.registry: Any = (
             None  # the root environment's resource_registry (hotc.parser.environment.Registry)
         )

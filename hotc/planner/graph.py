@@ -80,12 +80,17 @@ def _implicit_edges(d: DesiredStack, explicit: Mapping[str, set[str]]) -> list[t
 
     def p(addr: str) -> dict[str, Any]:
         if addr not in props:
+            # every property, once: a plan from an empty state takes these (d.static_properties) instead of
+            # evaluating them again; when one of them cannot be evaluated, just the properties the rules read
             try:
-                props[addr] = d.resolve_properties(
-                    addr, resolver, memo, only=_NEEDED.get(d.resources[addr].type)
-                )
+                props[addr] = d.static_properties[addr] = d.resolve_properties(addr, resolver, memo)
             except HotcError:
-                props[addr] = {}
+                try:
+                    props[addr] = d.resolve_properties(
+                        addr, resolver, memo, only=_NEEDED.get(d.resources[addr].type)
+                    )
+                except HotcError:
+                    props[addr] = {}
         return props[addr]
 
     for types in by_scope.values():

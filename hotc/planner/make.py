@@ -439,6 +439,10 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     imports = _imports(ctx, enabled)
     resolver = PlanResolver(srs, actions, changed, ctx.schemas, imports)
     memo: dict[Any, Any] = {}
+    if srs or imports:
+        d.static_properties.clear()  # evaluated with every value Unknown: not what this plan's resolver answers
+    # else the resolver answers every id and attribute Unknown, as the evaluation build_desired made: _decide
+    # takes those properties (each evaluated once)
     changes: list[ResourceChange] = []
     for addr in order:
         if selected is not None and addr not in selected:
@@ -548,7 +552,9 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
     dr = d.resources[addr]
     rtype = ctx.schemas(dr.type)
     try:
-        after = d.resolve_properties(addr, resolver, memo)
+        after = d.static_properties.pop(addr, None)
+        if after is None:
+            after = d.resolve_properties(addr, resolver, memo)
     except HotcError as exc:
         if dr.sensitive_paths:
             raise withheld(exc) from None  # evaluation errors quote the value they failed on

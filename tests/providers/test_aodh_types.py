@@ -41,6 +41,10 @@ def _write(tmp_path: Path, body: str) -> None:
             "    properties: {query: up, threshold: 1, time_constraints: [{name: n, duration: 10}]}\n",
             "t.yaml:5:62: error: OS::Aodh::PrometheusAlarm: required property time_constraints.0.start is missing",
         ),
+        (  # Heat sends the operator as null and Aodh refuses it: Heat's create fails (seen on the test cloud)
+            "  a:\n    type: OS::Aodh::PrometheusAlarm\n    properties: {query: up, threshold: 1}\n",
+            "t.yaml:3:3: error: OS::Aodh::PrometheusAlarm: comparison_operator is needed: without it Heat sends null",
+        ),
         (
             "  a:\n    type: OS::Aodh::LBMemberHealthAlarm\n    properties: {pool: p, autoscaling_group_id: g}\n",
             "t.yaml:5:17: error: OS::Aodh::LBMemberHealthAlarm: required property stack is missing",
@@ -62,7 +66,7 @@ def test_alarm_types_with_a_driver_plan(tmp_path: Path) -> None:
     _write(
         tmp_path,
         "  ev: {type: OS::Aodh::EventAlarm, properties: {event_type: compute.instance.update}}\n"
-        "  pr: {type: OS::Aodh::PrometheusAlarm, properties: {query: up, threshold: 1}}\n"
+        "  pr: {type: OS::Aodh::PrometheusAlarm, properties: {query: up, threshold: 1, comparison_operator: ge}}\n"
         "  co:\n    type: OS::Aodh::CompositeAlarm\n"
         "    properties: {composite_rule: {operator: or, rules: [{type: prometheus, query: up, threshold: 1},"
         " {type: prometheus, query: down, threshold: 2}]}}\n"
@@ -80,17 +84,17 @@ def test_alarm_types_with_a_driver_plan(tmp_path: Path) -> None:
     [
         (
             "OS::Aodh::GnocchiResourcesAlarm",
-            "{metric: cpu, resource_id: r, resource_type: instance, threshold: 1}",
+            "{metric: cpu, resource_id: r, resource_type: instance, threshold: 1, comparison_operator: gt}",
             "runs Aodh without Gnocchi",
         ),
         (
             "OS::Aodh::GnocchiAggregationByMetricsAlarm",
-            "{metrics: [m], threshold: 1}",
+            "{metrics: [m], threshold: 1, comparison_operator: gt}",
             "runs Aodh without Gnocchi",
         ),
         (
             "OS::Aodh::GnocchiAggregationByResourcesAlarm",
-            "{metric: cpu, query: '{}', resource_type: instance, threshold: 1}",
+            "{metric: cpu, query: '{}', resource_type: instance, threshold: 1, comparison_operator: gt}",
             "runs Aodh without Gnocchi",
         ),
         ("OS::Aodh::Alarm", "{meter_name: cpu, threshold: 1}", "Aodh removed the threshold alarm"),

@@ -8,6 +8,9 @@ does not update in place: a change replaces the alarm. Alarms have no attribute 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from hotc.providers.base import PropSchema, ResourceType
 from hotc.providers.schemas._dsl import (
     allowed,
@@ -22,6 +25,7 @@ from hotc.providers.schemas._dsl import (
     range_,
     string,
 )
+from hotc.providers.schemas._rules import known
 
 OPERATORS = ("le", "ge", "eq", "lt", "gt", "ne")
 _QUERY_TYPES = ("integer", "float", "string", "boolean", "datetime")
@@ -71,6 +75,21 @@ COMMON: dict[str, PropSchema] = {
 #: the common properties that hold the alarm's notification targets (Heat turns queues into zaqar URLs)
 ACTIONS = ("alarm_actions", "ok_actions", "insufficient_data_actions")
 QUEUES = ("alarm_queues", "ok_queues", "insufficient_data_queues")
+
+
+def operator_given(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Heat sends a threshold rule's ``comparison_operator`` as null when the template leaves it out (it moves every
+    rule property into the rule), and Aodh refuses a null operator (HTTP 400): Heat's create fails."""
+    value = props.get("comparison_operator")
+    if not known(value) or value is not None:
+        return []
+    return [
+        (
+            "comparison_operator",
+            "comparison_operator is needed: without it Heat sends null, which Aodh refuses (its create fails); "
+            f"give one of {', '.join(OPERATORS)}",
+        )
+    ]
 
 
 def _alarm(name: str, rule: dict[str, PropSchema], heat_class: str, **kw: object) -> ResourceType:
@@ -128,6 +147,7 @@ PROMETHEUS_ALARM = _alarm(
         "threshold": number(required=True, update=True),
     },
     _HEAT + "alarm.PrometheusAlarm",
+    validators=(operator_given,),
 )
 
 _GNOCCHI: dict[str, PropSchema] = {
@@ -147,12 +167,14 @@ GNOCCHI_RESOURCES_ALARM = _alarm(
         **_GNOCCHI,
     },
     _HEAT + "gnocchi.alarm.AodhGnocchiResourcesAlarm",
+    validators=(operator_given,),
 )
 
 GNOCCHI_BY_METRICS_ALARM = _alarm(
     "OS::Aodh::GnocchiAggregationByMetricsAlarm",
     {"metrics": list_(required=True, update=True), **_GNOCCHI},
     _HEAT + "gnocchi.alarm.AodhGnocchiAggregationByMetricsAlarm",
+    validators=(operator_given,),
 )
 
 GNOCCHI_BY_RESOURCES_ALARM = _alarm(
@@ -164,6 +186,7 @@ GNOCCHI_BY_RESOURCES_ALARM = _alarm(
         **_GNOCCHI,
     },
     _HEAT + "gnocchi.alarm.AodhGnocchiAggregationByResourcesAlarm",
+    validators=(operator_given,),
 )
 
 # The threshold alarm: Heat still declares it (deprecated), Aodh removed its rule (a create is a 400 there).
