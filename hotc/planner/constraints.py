@@ -23,6 +23,7 @@ import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
@@ -31,6 +32,7 @@ from hotc.planner.desired import DesiredStack, gc_paused
 from hotc.planner.make import registry_lookup
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.resolve import UnknownResolver
+from hotc.providers.shared_lookup import once
 from hotc.values import Unknown
 
 SchemaLookup = Callable[[str], Any]
@@ -180,17 +182,19 @@ class _Memo:
                 hash(key)
             except TypeError:
                 return fn(*args, **kwargs)
-            if key not in cache:
+
+            def fetch() -> tuple[bool, Any]:
                 try:
                     result = fn(*args, **kwargs)
                     if isinstance(result, types.GeneratorType) or (
                         hasattr(result, "__next__") and hasattr(result, "__iter__")
                     ):
                         result = list(result)
-                    cache[key] = (True, result)
+                    return True, result
                 except Exception as exc:  # remembered and raised again, for the caller to judge
-                    cache[key] = (False, exc)
-            ok, value = cache[key]
+                    return False, exc
+
+            ok, value = once(cache, key, fetch)  # one call per key, also from parallel threads
             if not ok:
                 raise value
             return value
@@ -291,6 +295,8 @@ def _check(
     unchecked = (
         () if conn is not None else cloud_constraints_needed(desired, plan, rules=rules, schemas=lookup)
     )
+    if memo_conn is not None:
+        _look_up_in_parallel(desired, plan, memo_conn, rules, lookup)
     diags: list[Diagnostic] = []
     failed: set[str] = set()
     if plan.mode == "normal":
@@ -318,6 +324,52 @@ def _check(
                     d = error(_hidden_message(f"{change.address}: property {k}", spec), d.pos, code=d.code)
                 diags.append(d)
     return ConstraintReport(tuple(_unique(diags)), tuple(unchecked), checked_cloud=conn is not None)
+
+
+LOOKUP_THREADS = 8
+
+
+def _look_up_in_parallel(
+    desired: DesiredStack, plan: Plan, memo_conn: _Memo, rules: ConstraintRules, lookup: SchemaLookup
+) -> None:
+    """Make the cloud look-ups of every check at once, in threads, into ``memo_conn``'s memo (each distinct
+    call once), so that the checks that follow, one after another in plan order, find their answers there: a
+    plan's flavors, images and networks are looked up in the time of the slowest, not of all of them in a row.
+    What these calls raise is remembered by the memo and raised again by the checks themselves."""
+    cache: SpecCache = {}
+    work: list[Callable[[], Any]] = []
+    if plan.mode == "normal":
+        for _prefix, params, values, _hidden in _scope_parameters(desired):
+            for p in params:
+                if any(
+                    c.kind == "custom_constraint" and rules.needs_cloud(str(c.spec)) for c in p.constraints
+                ):
+                    work.append(partial(rules.parameter_diagnostics, [p], values, memo_conn))
+    for change in plan.changes:
+        keys = _checked_keys(change)
+        rtype = lookup(change.type) if keys else None
+        if rtype is None:
+            continue
+        after = change.after or {}
+        for k in keys:
+            if any(rules.needs_cloud(x) for x in _specs_of(rtype.properties.get(k), cache)):
+                work.append(
+                    partial(rules.property_diagnostics, rtype, {k: after[k]}, change.address, memo_conn)
+                )
+    if len(work) < 2:
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(fn: Callable[[], Any]) -> None:
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 -- raised again by the check that makes the same call
+            return
+
+    with ThreadPoolExecutor(
+        max_workers=min(LOOKUP_THREADS, len(work)), thread_name_prefix="hotc-lookup"
+    ) as pool:
+        list(pool.map(run, work))
 
 
 SpecCache = dict[int, tuple[Any, tuple[str, ...]]]

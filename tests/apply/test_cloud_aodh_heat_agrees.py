@@ -3,7 +3,8 @@ hotc, and each alarm Heat made is the alarm hotc made (type, rule, actions with 
 time constraints, enabled, repeat_actions; only names and ids differ). What Heat does on an update (severity:
 in place, same alarm; time constraints: replaced, a new alarm) is what hotc decides for the same change; Heat's
 suspend disables the alarms as hotc's does; and Heat's create of a Gnocchi alarm fails in this cloud (no
-Gnocchi), which is the reason hotc's plan gives for refusing it."""
+Gnocchi), which is the reason hotc's plan gives for refusing it. ``hotc import --from-heat --abandon`` takes
+Heat's alarms over: no change planned, and hotc's destroy deletes them."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from hotc.providers.registry import get_schema
 from hotc.providers.schemas.decide import REPLACE, UPDATE, decide_update
 from hotc.providers.validation import apply_defaults
 from tests.apply.aodh_cloud import alarms_cleanup, aodh
-from tests.apply.cloud_cli import CliStack
+from tests.apply.cloud_cli import CliStack, hotc
 
 pytestmark = pytest.mark.cloud
 __all__ = ["alarms_cleanup"]  # the fixture
@@ -167,3 +168,39 @@ def test_heat_and_hotc_make_the_same_alarms_and_decide_the_same(
     assert "metric" in str(g.status_reason), g.status_reason
     problem = support_problem("OS::Aodh::GnocchiResourcesAlarm")
     assert problem is not None and "without Gnocchi" in problem and "503" in problem
+
+
+FROM_HEAT = """heat_template_version: 2021-04-16
+resources:
+  ev:
+    type: OS::Aodh::EventAlarm
+    properties:
+      event_type: compute.instance.delete.end
+      alarm_queues: [q1]
+      time_constraints: [{name: night, start: '0 23 * * *', duration: 3600}]
+  prom:
+    type: OS::Aodh::PrometheusAlarm
+    properties: {query: up, threshold: 5, comparison_operator: lt}
+"""
+
+
+def test_heats_alarms_are_taken_over_with_from_heat(
+    cloud: Any, cloud_tracker: Any, alarms_cleanup: None, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    heat = cloud.orchestration
+    st = heat.create_stack(name=cloud_tracker.name("heat"), template=_doc(FROM_HEAT), parameters={})
+    cloud_tracker.track(st)
+    st = heat.wait_for_status(st, "CREATE_COMPLETE", failures=["CREATE_FAILED"], wait=900)
+    made = {r.name: r.physical_resource_id for r in heat.resources(st.id)}
+    stack = cloud_tracker.name("hotc")
+    r = hotc(tmp_path, hotc_cloud_env, "import", stack, "--from-heat", st.name, "mig", "--abandon")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert cloud.orchestration.find_stack(st.id, ignore_missing=True) is None  # abandoned: the alarms stay
+    assert all(aodh(cloud, "GET", f"/alarms/{pid}") is not None for pid in made.values())
+    plan = ["plan", "-t", "mig/template.yaml", "-e", "mig/environment.yaml", stack, "--refresh"]
+    r = hotc(tmp_path, hotc_cloud_env, *plan, "--detailed-exitcode")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert CliStack(tmp_path, hotc_cloud_env, stack, []).ids() == made
+    r = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert all(aodh(cloud, "GET", f"/alarms/{pid}") is None for pid in made.values())

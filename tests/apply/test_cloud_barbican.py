@@ -1,16 +1,18 @@
 """The Barbican types against the real Barbican of the test cloud, through the hotc CLI: secrets (one from a hidden
-parameter, one unnamed with a literal payload), a generic container of both, a certificate and an RSA container
-of secrets, a key order and an asymmetric order (made by barbican-worker). Created (Barbican holds what the
-template says); a fresh plan shows no change; the decrypted payload and the order's private key are masked in
-output and absent from the state in clear, and ``--show-sensitive`` gives the real payload; drift made outside
-hotc (a secret added to the container, a secret deleted) is planned as Heat would treat the change (the container
-replaced, the secret made again); a property change replaces (Heat allows no update in place); a secret made
-outside hotc is imported by its UUID, then managed and deleted; destroy deletes everything the stacks own. Every
-check asks Barbican's API."""
+parameter, one unnamed with a literal payload), a generic container of two, a certificate and an RSA container of
+secrets, a key order and an asymmetric order (made by barbican-worker). Created (Barbican holds what the template
+says); a fresh plan shows no change; the decrypted payload and the order's key material are masked in output and
+absent from the state in clear, and ``--show-sensitive`` gives the real payload; drift made outside hotc (a secret
+added to the container, a secret deleted) is planned as Heat would treat the change (the container replaced, the
+secret made again); property changes replace a secret, an order and, through a replaced secret, every container
+type (Heat allows no update in place); one object of each type made outside hotc is imported by its UUID, then
+managed and deleted; destroy deletes everything the stacks own (an order's own product stays, as under Heat).
+Every check asks Barbican's API."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,8 @@ parameters:
   prefix: {type: string}
   secret_payload: {type: string, hidden: true}
   secret_type: {type: string, default: passphrase}
+  key_payload: {type: string, default: key-text}
+  aes_bits: {type: number, default: 256}
 resources:
   named:
     type: OS::Barbican::Secret
@@ -44,7 +48,7 @@ resources:
     properties: {payload: cert-text, secret_type: certificate}
   key:
     type: OS::Barbican::Secret
-    properties: {payload: key-text, secret_type: private}
+    properties: {payload: {get_param: key_payload}, secret_type: private}
   pub:
     type: OS::Barbican::Secret
     properties: {payload: public-text, secret_type: public}
@@ -63,7 +67,7 @@ resources:
     properties: {private_key_ref: {get_resource: key}, public_key_ref: {get_resource: pub}}
   aes:
     type: OS::Barbican::Order
-    properties: {type: key, algorithm: aes, bit_length: 256, mode: cbc}
+    properties: {type: key, algorithm: aes, bit_length: {get_param: aes_bits}, mode: cbc}
   pair:
     type: OS::Barbican::Order
     properties: {type: asymmetric, algorithm: rsa, bit_length: 2048}
@@ -212,28 +216,83 @@ def test_barbican_types_through_the_cli(
     cli.no_change()
 
     # a property change: replaced (a new secret, the old one deleted), and the container naming it too
-    change = ["--parameter", "secret_type=opaque"]
+    change = [
+        "--parameter",
+        "secret_type=opaque",
+        "--parameter",
+        "key_payload=key-text-2",
+        "--parameter",
+        "aes_bits=128",
+    ]
     planned = cli.plan(*change)
-    assert set(planned["named"]["actions"]) == {"create", "delete"}
-    assert set(planned["box"]["actions"]) == {"create", "delete"}
-    assert set(planned) == {"named", "box"}, planned
+    replaced = {"named", "box", "key", "certs", "rsa", "aes"}  # and what names a replaced secret
+    assert set(planned) == replaced, planned
+    assert all(set(planned[a]["actions"]) == {"create", "delete"} for a in replaced), planned
     cli.apply(*change)
     final = cli.ids()
-    assert final["named"] != again["named"] and km(cloud, f"/secrets/{uuid(again['named'])}") is None
+    for addr in replaced:
+        kind = final[addr].split("/v1/", 1)[1].split("/", 1)[0]
+        assert final[addr] != again[addr] and km(cloud, f"/{kind}/{uuid(again[addr])}") is None, addr
     assert km(cloud, f"/secrets/{uuid(final['named'])}")["secret_type"] == "opaque"
-    assert payload_of(cloud, final["named"]) == HIDDEN
-    assert final["unnamed"] == again["unnamed"] and final["aes"] == got["aes"]  # the rest is untouched
+    assert payload_of(cloud, final["named"]) == HIDDEN and payload_of(cloud, final["key"]) == "key-text-2"
+    new_aes = km(cloud, f"/orders/{uuid(final['aes'])}")
+    assert new_aes["status"] == "ACTIVE" and new_aes["meta"]["bit_length"] == 128
+    assert {s["secret_ref"] for s in km(cloud, f"/containers/{uuid(final['rsa'])}")["secret_refs"]} == {
+        final["key"],
+        final["pub"],
+    }
+    for addr in ("unnamed", "cert", "pub", "pair"):
+        assert final[addr] == again[addr], addr  # the rest is untouched
     cli.no_change(*change)
 
-    # made outside hotc, imported by its UUID into another stack, then managed and deleted by it
-    made = cloud.key_manager.post(
-        "/secrets", json={"name": f"{p}-outside", "payload": "outside", "payload_content_type": "text/plain"}
-    ).json()["secret_ref"]
+    # made outside hotc (one object of each type), imported by UUID into another stack, managed and deleted by it
+    def post(kind: str, body: dict[str, Any]) -> str:
+        r = cloud.key_manager.post(f"/{kind}", json=body)
+        assert r.status_code < 400, r.text
+        return str(r.json()[f"{kind[:-1]}_ref"])
+
+    def secret(name: str, text: str) -> str:
+        return post("secrets", {"name": f"{p}-{name}", "payload": text, "payload_content_type": "text/plain"})
+
+    o_sec, o_priv, o_pub = secret("o-sec", "outside"), secret("o-priv", "priv"), secret("o-pub", "pub")
+    o_box = post(
+        "containers",
+        {"type": "generic", "name": f"{p}-o-box", "secret_refs": [{"name": "s", "secret_ref": o_sec}]},
+    )
+    o_certs = post("containers", {"type": "certificate", "name": f"{p}-o-certs",
+                                  "secret_refs": [{"name": "certificate", "secret_ref": o_pub}]})  # fmt: skip
+    o_rsa = post("containers", {"type": "rsa", "name": f"{p}-o-rsa", "secret_refs": [
+        {"name": "private_key", "secret_ref": o_priv}, {"name": "public_key", "secret_ref": o_pub}]})  # fmt: skip
+    o_order = post(
+        "orders", {"type": "key", "meta": {"name": f"{p}-o-order", "algorithm": "aes", "bit_length": 192}}
+    )
+    for _ in range(120):
+        o_made = km(cloud, f"/orders/{uuid(o_order)}")
+        if o_made["status"] != "PENDING":
+            break
+        time.sleep(1)
+    assert o_made["status"] == "ACTIVE", o_made
+    outside = {
+        "sec": o_sec,
+        "priv": o_priv,
+        "pub": o_pub,
+        "box": o_box,
+        "certs": o_certs,
+        "rsa": o_rsa,
+        "order": o_order,
+    }
     (tmp_path / "i.yaml").write_text(
         "heat_template_version: 2018-08-31\nresources:\n"
-        f"  imported: {{type: OS::Barbican::Secret, properties: {{name: {p}-outside, payload: outside}}}}\n"
+        f"  sec: {{type: OS::Barbican::Secret, properties: {{name: {p}-o-sec, payload: outside}}}}\n"
+        f"  priv: {{type: OS::Barbican::Secret, properties: {{name: {p}-o-priv, payload: priv}}}}\n"
+        f"  pub: {{type: OS::Barbican::Secret, properties: {{name: {p}-o-pub, payload: pub}}}}\n"
+        f"  box: {{type: OS::Barbican::GenericContainer, properties: {{name: {p}-o-box, secrets: [{{name: s, ref: {o_sec}}}]}}}}\n"
+        f"  certs: {{type: OS::Barbican::CertificateContainer, properties: {{name: {p}-o-certs, certificate_ref: {o_pub}}}}}\n"
+        f"  rsa: {{type: OS::Barbican::RSAContainer, properties: {{name: {p}-o-rsa, private_key_ref: {o_priv},"
+        f" public_key_ref: {o_pub}}}}}\n"
+        f"  order: {{type: OS::Barbican::Order, properties: {{name: {p}-o-order, type: key, algorithm: aes, bit_length: 192}}}}\n"
     )
-    (tmp_path / "map.json").write_text(json.dumps({"imported": uuid(made)}))
+    (tmp_path / "map.json").write_text(json.dumps({a: uuid(ref) for a, ref in outside.items()}))
     other = cloud_tracker.name("imp")
     r = hotc(tmp_path, hotc_cloud_env, "import", other, "--file", "map.json", "-t", "i.yaml")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -242,10 +301,14 @@ def test_barbican_types_through_the_cli(
     r = hotc(tmp_path, hotc_cloud_env, "resource", "list", other, "--format", "json")
     rows = json.loads(r.stdout)
     rows = rows.get("resources", rows) if isinstance(rows, dict) else rows
-    assert [row["physical_id"] for row in rows] == [made]  # the reference, as Barbican names it
+    assert {
+        row["address"]: row["physical_id"] for row in rows
+    } == outside  # references, as Barbican names them
     r = hotc(tmp_path, hotc_cloud_env, "destroy", other, "--auto-approve")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert km(cloud, f"/secrets/{uuid(made)}") is None
+    for addr, ref in outside.items():
+        kind = ref.split("/v1/", 1)[1].split("/", 1)[0]
+        assert km(cloud, f"/{kind}/{uuid(ref)}") is None, addr
 
     r = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

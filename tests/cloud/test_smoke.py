@@ -344,3 +344,36 @@ def test_sweep_by_age_spares_young_resources(cloud: Any, cloud_tracker: CloudTra
     sweeper.sweep(older_than=0.5)
     assert find(cloud.network.find_network, network.id) is None
     assert sweeper.problems == []
+
+
+def test_aodh_api_stores_the_rules_it_takes_without_gnocchi(cloud: Any, cloud_tracker: CloudTracker) -> None:
+    """Aodh's API alone (85-aodh.sh): an event alarm is stored and read back, and deleted; a Gnocchi rule is
+    checked against Gnocchi at create, which this cloud lacks (503); the threshold rule is gone (400)."""
+    alarming = cloud.alarming
+    r = alarming.post(
+        "/alarms",
+        json={"name": cloud_tracker.name("ev"), "type": "event", "event_rule": {"event_type": "x.y"}},
+    )
+    assert r.status_code == 201, r.text
+    aid = r.json()["alarm_id"]
+    try:
+        assert alarming.get(f"/alarms/{aid}").json()["event_rule"]["event_type"] == "x.y"
+    finally:
+        assert alarming.delete(f"/alarms/{aid}").status_code == 204
+    assert alarming.get(f"/alarms/{aid}").status_code == 404
+    gnocchi = {"metric": "cpu", "resource_id": "r", "resource_type": "instance", "threshold": 1,
+               "aggregation_method": "mean"}  # fmt: skip
+    r = alarming.post(
+        "/alarms",
+        json={
+            "name": cloud_tracker.name("g"),
+            "type": "gnocchi_resources_threshold",
+            "gnocchi_resources_threshold_rule": gnocchi,
+        },  # fmt: skip
+    )
+    assert r.status_code == 503 and "metric" in r.text, r.text
+    r = alarming.post(
+        "/alarms",
+        json={"name": cloud_tracker.name("t"), "type": "threshold", "threshold_rule": {"meter_name": "cpu"}},
+    )
+    assert r.status_code == 400 and "threshold_rule" in r.text, r.text

@@ -443,3 +443,31 @@ def test_cloud_configured(env: dict[str, str], flag: str | None, want: bool) -> 
     from hotc.planner.api import cloud_configured
 
     assert cloud_configured(flag, env) is want
+
+
+def test_the_look_ups_are_made_in_parallel_and_once(tmp_path: Path) -> None:
+    """The checks' cloud look-ups go out at once (in the time of the slowest, not of all in a row): the first
+    image and the first flavor look-up each wait until the other one is in flight too, which a one-after-another
+    check would never reach (the barrier would time out and the check would fail); each is still made once."""
+    import threading
+
+    desired, plan = _plan(tmp_path)
+    conn = FakeConn()
+    barrier = threading.Barrier(2, timeout=30)
+    met: list[str] = []
+
+    def meeting(fn: Any, what: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if what not in met:
+                met.append(what)
+                barrier.wait()
+            return fn(*args, **kwargs)
+
+        return staticmethod(call)
+
+    type(conn.image).get_image = meeting(type(conn.image).get_image, "image")
+    type(conn.compute).get_flavor = meeting(type(conn.compute).get_flavor, "flavor")
+    report = check_constraints(desired, plan, conn, rules=RULES)
+    assert sorted(met) == ["flavor", "image"]
+    assert any("m1.huge" in line for line in _lines(report))
+    assert all(n == 1 for n in conn.calls.values()), conn.calls

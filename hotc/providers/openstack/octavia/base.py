@@ -4,6 +4,8 @@ call."""
 
 from __future__ import annotations
 
+import threading
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -138,6 +140,37 @@ def while_lb_busy(ctx: ActionContext, conn: Any, lb_id: str, what: str, change: 
     raise AssertionError("unreachable")
 
 
+def fresh_finder_during(
+    ctx: ActionContext, what: str, list_matches: Callable[[], Iterable[Any]], during: Callable[[], Any]
+) -> Callable[[], Any]:
+    """:func:`~hotc.providers.openstack.common.fresh_finder`, its list call (what matches before the create)
+    made in a thread while ``during()`` runs (the look-ups and the wait for the load balancer that come before
+    the create anyway), so it costs no round trip of its own on the create's path. Both end before the create is
+    sent, so the list cannot see what the create makes."""
+    box: list[Callable[[], Any]] = []
+    lister = threading.Thread(
+        target=lambda: box.append(fresh_finder(ctx, what, list_matches)), name="hotc-list", daemon=True
+    )
+    lister.start()
+    try:
+        during()
+    finally:
+        lister.join()
+    return box[0] if box else (lambda: None)
+
+
+def is_uuid(value: Any) -> bool:
+    """Whether ``value`` is written as a UUID (Octavia's ids are), so it can be used as an id without a look-up."""
+    text = str(value)
+    if len(text) != 36:
+        return False
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _first_id(items: Any) -> str | None:
     for item in items or []:
         if isinstance(item, Mapping) and item.get("id"):
@@ -208,13 +241,18 @@ class OctaviaChild(ListRead):
     # protocol
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
-        lb_id = self.lb_of_props(ctx, conn, props)
-        body = self.create_body(ctx, conn, props)
-        body["tags"] = merge_tags(ctx, props.get("tags"))
-        wait_lb(ctx, conn, lb_id, f"create {self.what}")
-        find_new = fresh_finder(
-            ctx, f"create {self.what}", lambda: self._list(conn, props, tags=stamp_tags(ctx))
+        ready: dict[str, Any] = {}
+
+        def prepare() -> None:
+            ready["lb_id"] = self.lb_of_props(ctx, conn, props)
+            ready["body"] = self.create_body(ctx, conn, props)
+            ready["body"]["tags"] = merge_tags(ctx, props.get("tags"))
+            wait_lb(ctx, conn, ready["lb_id"], f"create {self.what}")
+
+        find_new = fresh_finder_during(
+            ctx, f"create {self.what}", lambda: self._list(conn, props, tags=stamp_tags(ctx)), prepare
         )
+        lb_id, body = str(ready["lb_id"]), ready["body"]
         obj = while_lb_busy(
             ctx,
             conn,

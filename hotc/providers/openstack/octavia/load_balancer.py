@@ -11,7 +11,6 @@ from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     call,
     create_once,
-    fresh_finder,
     get_or_none,
     ignore_missing,
     merge_tags,
@@ -26,6 +25,7 @@ from hotc.providers.openstack.octavia.base import (
     OctaviaChild,
     _put,
     find_lb_flavor,
+    fresh_finder_during,
     wait_lb,
 )
 
@@ -86,11 +86,14 @@ class LoadBalancerDriver(OctaviaChild):
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
-        body = self.create_body(ctx, conn, props)
-        body["tags"] = merge_tags(ctx, props.get("tags"))
-        find_new = fresh_finder(
-            ctx, "create load balancer", lambda: conn.load_balancer.load_balancers(tags=stamp_tags(ctx))
+        body: dict[str, Any] = {}
+        find_new = fresh_finder_during(
+            ctx,
+            "create load balancer",
+            lambda: conn.load_balancer.load_balancers(tags=stamp_tags(ctx)),
+            lambda: body.update(self.create_body(ctx, conn, props)),
         )
+        body["tags"] = merge_tags(ctx, props.get("tags"))
         lb = create_once(
             ctx, "create load balancer", lambda: conn.load_balancer.create_load_balancer(**body), find_new
         )

@@ -27,6 +27,7 @@ from hotc.providers.openstack.neutron import find_subnet
 from hotc.providers.openstack.octavia.base import (
     OctaviaChild,
     find_pool,
+    is_uuid,
     lb_of_pool,
     wait_lb,
 )
@@ -48,7 +49,10 @@ class PoolMemberDriver(OctaviaChild):
         return lb_of_pool(ctx, conn, props["pool"])[1]
 
     def _pool_id(self, conn: Any, props: Mapping[str, Any]) -> str:
-        return str(find_pool(None, conn, props["pool"]).id)
+        """The pool's id: the reference itself when it is one (every member call names its pool: a look-up
+        each time was one more round trip per call), else looked up by name."""
+        ref = props["pool"]
+        return str(ref) if is_uuid(ref) else str(find_pool(None, conn, ref).id)
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)
