@@ -206,7 +206,10 @@ outputs:
         """heat_template_version: 2015-04-30
 resources:
   t: {type: OS::Heat::TestResource, properties: {value: a b}}
+  l: {type: OS::Heat::Value, properties: {value: [x, y]}}
 outputs:
+  second: {value: {get_attr: [l, value, 1]}}
+  digits: {value: {get_attr: [l, value, '1']}}
   first: {value: {get_attr: [t, output, 0]}}
   past: {value: {get_attr: [t, output, 9]}}
   named: {value: {get_attr: [t, output, x]}}
@@ -221,6 +224,8 @@ outputs:
         "ints": {"a": 1, "b": "one", "two": "c"},
         "keys": {"1": "x", "false": "y", "null": "z"},
         "num": "5",
+        "second": "y",
+        "digits": None,  # Heat's select_from_attribute: ['x', 'y']['1'] is a TypeError, so null
         "first": "a",
         "past": None,
         "named": None,
