@@ -39,11 +39,13 @@ def recorded_properties(
     live: Mapping[str, Any] | None,
     sensitive_paths: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any], str | None]:
-    """The properties an import records: the live value of every property the template sets, and of every
-    property the template leaves to its default when the live value differs from that default (so the plan
-    shows it). A property the template omits and that has no default (a generated name) is not recorded: the
-    template does not care about it. Sensitive properties keep the template's value (the cloud never gives
-    secrets back). Returns (properties, note) with a note when the driver reported no properties at all."""
+    """The properties an import records: the live value of every property the template sets, of every
+    property the template leaves to its default when the live value differs from that default, and of one the
+    template omits that has no default when the driver reports it anyway (a name: a driver reports it only when
+    it is not the name hotc generates, which is what the template asks for), so that the next plan shows each
+    difference, with or without a refresh. Sensitive properties keep the template's value (the cloud never
+    gives secrets back). Returns (properties, note) with a note when the driver reported no properties at
+    all."""
     if live is None:
         return dict(template), (
             "the driver cannot read this type's properties back: the state records the template's values, so "
@@ -58,9 +60,9 @@ def recorded_properties(
         if k in out or k in secret_tops:
             continue
         ps = schema.get(k)
-        if ps is None or ps.default is MISSING or ps.hidden:
+        if ps is None or ps.hidden:
             continue
-        if v != ps.default and v is not None:
+        if v is not None and (ps.default is MISSING or v != ps.default):
             out[k] = v
     return out, None
 

@@ -38,6 +38,7 @@ from hotc.planner.desired import (
 from hotc.planner.graph import add_dependencies
 from hotc.planner.resolve import UnknownResolver
 from hotc.planner.sensitivity import SECRET_TYPES, Refs, Sensitivity, expr_refs, propagate
+from hotc.planner.validate_resolved import check_group, check_update_policy
 from hotc.providers.registry import get_schema
 from hotc.values import Unknown, contains_unknown
 
@@ -161,14 +162,18 @@ class _Builder:
         carriers = {n for n, m in scope.members.items() if m.kind != "disabled"}
         seeds = {n for n, m in scope.members.items() if m.kind == "leaf" and m.type in SECRET_TYPES}
         # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
+        # (both asked once per type, not per resource)
+        leaf_types = {m.type for m in scope.members.values() if m.kind == "leaf"}
+        secret_attr_types = {t for t in leaf_types if _has_secret_attributes(t)}
         seeds_attrs = {
-            n for n, m in scope.members.items() if m.kind == "leaf" and _has_secret_attributes(m.type)
+            n for n, m in scope.members.items() if m.kind == "leaf" and m.type in secret_attr_types
         }
         # properties secret by their type's schema, whatever they are derived from (a Barbican secret's payload)
+        secret_props = {t: keys for t in leaf_types if (keys := _secret_properties(t))}
         seeds_props = {
-            n: keys
+            n: secret_props[m.type]
             for n, m in scope.members.items()
-            if m.kind == "leaf" and (keys := _secret_properties(m.type))
+            if m.kind == "leaf" and m.type in secret_props
         }
 
         def sensitivity() -> Sensitivity:
@@ -401,6 +406,9 @@ class _Builder:
         assert res is not None
         props = self.d._eval_props(scope, res, static, memo)
         where = res.pos or scope.template.path
+        problems = check_group(res, m.type, props, m.address, sensitive)  # Heat validates the group's values
+        if problems:
+            raise HotcError(f"{m.address}: the group's properties are invalid", diagnostics=tuple(problems))
         skip: set[int] = set()
         policy: dict[str, Mapping[str, Any]]
         scaling: dict[str, Any] = {}
@@ -568,6 +576,9 @@ class _Builder:
             return {}
         if isinstance(raw, Unknown) or not isinstance(raw, Mapping):
             raise HotcError(f"{where}: update_policy must be a map known at plan time, not {raw!r}")
+        problems = check_update_policy(res, res.type, raw, address)
+        if problems:
+            raise HotcError(f"{address}: its update_policy is invalid", diagnostics=tuple(problems))
         out: dict[str, Mapping[str, Any]] = {}
         for key in ("rolling_update", "batch_create"):
             value = raw.get(key)

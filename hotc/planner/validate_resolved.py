@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error
-from hotc.parser.api import Expr, ListExpr, Literal, MapExpr
+from hotc.parser.api import Expr, ListExpr, Literal, MapExpr, Resource
 from hotc.planner.desired import DesiredStack
 from hotc.planner.plan import Action, ResourceChange
 from hotc.providers.base import ResourceType
@@ -132,8 +132,32 @@ def _hidden(address: str, key: str, pos: Pos | None) -> Diagnostic:
         f"{address}: property {key}: the value (hidden: it comes from a hidden parameter) is not valid for "
         "this property: Heat refuses it when it creates the resource; check the parameter's value",
         pos,
-        code="property-constraint",
+        code="property",
     )
+
+
+def _report(
+    diags: list[Diagnostic], address: str, type_name: str, hidden: Iterable[str], all_hidden: bool = False
+) -> list[Diagnostic]:
+    """The diagnostics of a resolved check as the plan shows them: the address first, what to do last, and
+    values from hidden parameters never quoted."""
+    secret = set(hidden)
+    out = []
+    for d in diags:
+        key = _property_of(d.message, type_name)
+        if all_hidden or (key is not None and key in secret) or (key is None and secret):
+            out.append(_hidden(address, key or "(several)", d.pos))
+            continue
+        message = d.message.removeprefix(f"{type_name}: ")
+        out.append(
+            error(
+                f"{address}: {type_name}: {message} (a value the template's functions give: Heat's create "
+                "refuses it; fix the value or the parameter that feeds it)",
+                d.pos,
+                code="property",  # the SARIF rule template/property
+            )
+        )
+    return out
 
 
 def check_resource(
@@ -160,23 +184,62 @@ def check_resource(
     diags = validate_resolved_values(rtype, values, keys, pos_at, memo=memo)
     if not diags:
         return []
-    hidden = set(change.sensitive_paths)
-    out = []
-    for d in diags:
-        key = _property_of(d.message, rtype.name)
-        if change.after_sensitive or (key is not None and key in hidden) or (key is None and hidden):
-            out.append(_hidden(address, key or "(several)", d.pos))
-            continue
-        message = d.message.removeprefix(f"{rtype.name}: ")
-        out.append(
-            error(
-                f"{address}: {rtype.name}: {message} (the value the template's functions give; Heat refuses "
-                "it when it creates or updates the resource: fix the value or the parameter that feeds it)",
-                d.pos,
-                code=d.code,
-            )
-        )
-    return out
+    return _report(diags, address, rtype.name, change.sensitive_paths, change.after_sensitive)
+
+
+def check_group(
+    resource: Resource,
+    type_name: str,
+    props: Mapping[str, Any],
+    address: str,
+    sensitive: Iterable[str] = (),
+    schemas: SchemaLookup | None = None,
+) -> list[Diagnostic]:
+    """The errors in a group's own resolved properties (a ResourceGroup's ``count``, an AutoScalingGroup's
+    sizes and their ``min_size <= max_size`` rule, ...), which the planner resolves to expand the group: Heat's
+    create pre-flight validates the group as it does any resource (its members are checked as resources)."""
+    rtype = (schemas or _registry)(type_name)
+    if rtype is None:
+        return []
+    expr = resource.properties
+    keys = resolved_keys(expr, props, False)
+    if not keys and (props or isinstance(expr, MapExpr | None)):
+        return []
+
+    def pos_at(path: str) -> Pos | None:
+        return path_pos(expr, path) or resource.pos
+
+    diags = validate_resolved_values(rtype, props, keys, pos_at)
+    return _report(diags, address, type_name, sensitive) if diags else []
+
+
+def check_update_policy(
+    resource: Resource,
+    type_name: str,
+    policy: Mapping[str, Any],
+    address: str,
+    schemas: SchemaLookup | None = None,
+) -> list[Diagnostic]:
+    """The errors in a resolved ``update_policy`` section (``rolling_update.max_batch_size`` from a parameter
+    ...): Heat validates it with values, in its template validate as at the create pre-flight. Every key is
+    checked (the front end checks the literal ones too; a group has one such section)."""
+    rtype = (schemas or _registry)(type_name)
+    expr = resource.update_policy
+    if rtype is None or not rtype.update_policy or not isinstance(policy, Mapping):
+        return []
+    keys = list(policy)
+
+    def pos_at(path: str) -> Pos | None:
+        return path_pos(expr, path.removeprefix("update_policy.")) or resource.pos
+
+    diags = validate_resolved_values(rtype, policy, keys, pos_at, section="update_policy")
+    return _report(diags, address, type_name, ()) if diags else []
+
+
+def _registry(type_name: str) -> ResourceType | None:
+    from hotc.providers.registry import get_schema
+
+    return get_schema(type_name)
 
 
 def _property_of(message: str, type_name: str) -> str | None:
@@ -213,9 +276,7 @@ def apply_problems(type_name: str, props: Mapping[str, Any], sensitive: Iterable
     """Apply, just before the driver call: why Heat would refuse these fully resolved properties (the checks
     of :func:`check_resolved`, on every property, which the plan could not finish while parts were Unknown),
     or None. Values from hidden parameters are not quoted."""
-    from hotc.providers.registry import get_schema
-
-    rtype = get_schema(type_name)
+    rtype = _registry(type_name)
     if rtype is None or (rtype.accepts_any_properties and not rtype.properties):
         return None
     diags = validate_resolved_values(rtype, props, list(props), lambda _p: None)
@@ -232,4 +293,12 @@ def apply_problems(type_name: str, props: Mapping[str, Any], sensitive: Iterable
     return "Heat refuses these properties: " + "; ".join(lines) + " (nothing was sent to the cloud)"
 
 
-__all__ = ["apply_problems", "check_resolved", "check_resource", "path_pos", "properties_expr"]
+__all__ = [
+    "apply_problems",
+    "check_group",
+    "check_resolved",
+    "check_resource",
+    "check_update_policy",
+    "path_pos",
+    "properties_expr",
+]

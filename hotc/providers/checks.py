@@ -10,7 +10,7 @@ from hotc.errors import Diagnostic, warning
 from hotc.parser.api import Literal, MapExpr, Resource, TypeChecks
 from hotc.providers.drivers import support_problem
 from hotc.providers.registry import get_schema
-from hotc.providers.validation import validate_property_exprs
+from hotc.providers.validation import validate_property_exprs, validate_update_policy_exprs
 
 
 def _properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnostic]:
@@ -29,7 +29,16 @@ def _properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnos
     rtype = get_schema(type_name)
     if rtype is None or res.external_id is not None:
         return out  # no schema known (names only), or adopted: Heat does not validate it
-    return out + list(validate_property_exprs(rtype, res.properties, res.pos, strict=strict))
+    out += validate_property_exprs(rtype, res.properties, res.pos, strict=strict)
+    if rtype.update_policy and res.update_policy is not None:
+        # the section's literal values (Heat checks them with values even in template validate); its key names
+        # are the loader's to check
+        out += [
+            d
+            for d in validate_update_policy_exprs(rtype, res.update_policy, res.pos)
+            if d.code != "unknown-update-policy"
+        ]
+    return out
 
 
 #: options naming a service hotc does not have, per type: (property, value) -> what it needs, what to use

@@ -649,6 +649,7 @@ def validate_resolved_values(
     *,
     cross: bool = True,
     memo: dict[Any, Any] | None = None,
+    section: str = "",
 ) -> list[Diagnostic]:
     """The errors Heat's ``Properties.validate`` finds in resolved values when it creates or updates the
     resource (``with_value``: type coercion, constraints, nested schemas), for the top-level properties
@@ -658,9 +659,11 @@ def validate_resolved_values(
     invalid. ``pos_at(path)`` says where the template writes the part at a property path. Errors only: what
     the front end warns about (legacy names, truncated numbers) it has already said. ``memo``, shared by the
     calls of one plan, remembers the scalar values a property schema took (a plan of many resources gives the
-    same image, flavor or size to many)."""
+    same image, flavor or size to many). ``section="update_policy"`` checks the resolved ``update_policy``
+    section against the type's update-policy schema instead (paths ``update_policy.KEY...``)."""
     checker = _Checker(rtype, None, True, pos_at)
-    schema = rtype.properties
+    schema = rtype.update_policy if section == "update_policy" else rtype.properties
+    lead = f"{section}." if section else ""
     for key in keys:
         prop = schema.get(key)
         value = values.get(key)
@@ -672,12 +675,12 @@ def validate_resolved_values(
             if seen in memo:
                 continue  # this property schema already took this very value
             before = len(checker.diags)
-            checker._check_plain(prop, value, None, key)
+            checker._check_plain(prop, value, None, lead + key)
             if len(checker.diags) == before:
                 memo[seen] = prop  # (the schema is kept alive with its id)
             continue
-        checker._check_plain(prop, value, None, key)
-    if cross and rtype.validators and not checker.value_problems:
+        checker._check_plain(prop, value, None, lead + key)
+    if cross and not section and rtype.validators and not checker.value_problems:
         _run_validators(checker, values, {})
     return [d for d in checker.diags if d.severity is Severity.ERROR]
 

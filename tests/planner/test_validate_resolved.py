@@ -105,6 +105,20 @@ GET_ATTR = (
 """
 )
 
+POLICY_RG = (
+    H
+    + """parameters:
+  b: {type: number, default: 0}
+resources:
+  grp:
+    type: OS::Heat::ResourceGroup
+    update_policy: {rolling_update: {max_batch_size: {get_param: b}}}
+    properties:
+      count: 1
+      resource_def: {type: OS::Heat::None}
+"""
+)
+
 #: name -> (template, Heat 27's create pre-flight verdict, a fragment of Heat's message, hotc's position of the
 #: error (line:col, where the function that gives the value is written) and a fragment of hotc's message)
 CASES: dict[str, tuple[str, str, str, str, str]] = {
@@ -237,6 +251,46 @@ resources:
         "srv: OS::Nova::Server: one of network, port, allocate_network or subnet must be given",
     ),
     "get_attr_of_a_resource_being_created": (GET_ATTR, "VALID", "", "", ""),
+    "group_count_from_a_parameter": (
+        H
+        + """parameters:
+  n: {type: number, default: -1}
+resources:
+  grp:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {get_param: n}
+      resource_def: {type: OS::Heat::None}
+""",
+        "INVALID",
+        "resources.grp.properties.count: : -1 is out of range (min: 0, max: None)",
+        "8:14",
+        "grp: OS::Heat::ResourceGroup: property count: -1 is out of range (min: 0)",
+    ),
+    "group_sizes_cross_rule": (
+        H
+        + """parameters:
+  lo: {type: number, default: 3}
+resources:
+  grp:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: {get_param: lo}
+      max_size: 2
+      resource: {type: OS::Heat::None}
+""",
+        "INVALID",
+        "MinSize can not be greater than MaxSize",
+        "8:17",
+        "grp: OS::Heat::AutoScalingGroup: min_size cannot be greater than max_size",
+    ),
+    "group_update_policy_from_a_parameter": (
+        POLICY_RG,
+        "INVALID",
+        "resources.grp.update_policy.rolling_update.max_batch_size: : 0 is out of range (min: 1, max: None)",
+        "7:54",
+        "grp: OS::Heat::ResourceGroup: property update_policy.rolling_update.max_batch_size: 0 is out of range",
+    ),
 }
 
 
@@ -285,6 +339,19 @@ def test_the_same_values_as_literals_are_refused_by_the_front_end_once(tmp_path:
     loaded, diags = load_stack(str(path), [], {}, {}, require_values=True, checks=type_checks())
     errors = [d for d in diags if d.severity.value == "error"]
     assert len(errors) == 1 and "property length: 0 is out of range" in errors[0].message, diags
+
+
+def test_a_literal_update_policy_value_is_refused_by_validate_as_heats_template_validate_does(
+    tmp_path: Path,
+) -> None:
+    """Heat 27's ``template validate`` checks the update_policy section with values: "Property error:
+    resources.grp.update_policy.rolling_update.max_batch_size: 0 is out of range (min: 1, max: None)"."""
+    path = tmp_path / "pol.yaml"
+    path.write_text(POLICY_RG.replace("{get_param: b}", "0"))
+    _loaded, diags = load_stack(str(path), [], {}, {}, require_values=False, checks=type_checks())
+    errors = [str(d) for d in diags if d.severity.value == "error"]
+    assert len(errors) == 1 and "update_policy.rolling_update.max_batch_size: 0 is out of range" in errors[0]
+    assert ":7:54: " in errors[0], errors
 
 
 def test_a_parameter_value_given_on_the_command_line_is_checked(tmp_path: Path) -> None:
