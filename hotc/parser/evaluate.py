@@ -210,23 +210,31 @@ def _show(value: Any) -> str:
 
 def _ev(expr: Expr, ctx: EvalContext) -> Any:
     """Like evaluate, but a removed wallaby-if item is OMIT (the caller filters it)."""
-    if isinstance(expr, Literal):
-        return expr.value
-    if isinstance(expr, ListExpr):
-        out = []
-        for item in expr.items:
-            v = _ev(item, ctx)
-            if v is not OMIT:
-                out.append(v)
-        return out
-    if isinstance(expr, MapExpr):
+    e: Any = expr
+    t = type(e)  # the IR's exact classes first (a literal item is read in place: most items are literals)
+    if t is Literal:
+        return e.value
+    if t is MapExpr:
         result = {}
-        for k, item in expr.items:
-            v = _ev(item, ctx)
+        for k, item in e.items:
+            v = item.value if type(item) is Literal else _ev(item, ctx)
             if v is not OMIT:
                 result[k] = v
         return result
-    handler = _HANDLERS.get(type(expr))
+    if t is ListExpr:
+        out = []
+        for item in e.items:
+            v = item.value if type(item) is Literal else _ev(item, ctx)
+            if v is not OMIT:
+                out.append(v)
+        return out
+    if isinstance(expr, Literal):
+        return expr.value
+    if isinstance(expr, ListExpr):
+        return [v for v in (_ev(item, ctx) for item in expr.items) if v is not OMIT]
+    if isinstance(expr, MapExpr):
+        return {k: v for k, v in ((k, _ev(item, ctx)) for k, item in expr.items) if v is not OMIT}
+    handler = _HANDLERS.get(t)
     if handler is None:
         raise _fail(f'cannot evaluate "{getattr(expr, "name", type(expr).__name__)}"', _pos(expr))
     try:

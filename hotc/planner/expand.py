@@ -162,14 +162,18 @@ class _Builder:
         carriers = {n for n, m in scope.members.items() if m.kind != "disabled"}
         seeds = {n for n, m in scope.members.items() if m.kind == "leaf" and m.type in SECRET_TYPES}
         # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
+        # (both asked once per type, not per resource)
+        leaf_types = {m.type for m in scope.members.values() if m.kind == "leaf"}
+        secret_attr_types = {t for t in leaf_types if _has_secret_attributes(t)}
         seeds_attrs = {
-            n for n, m in scope.members.items() if m.kind == "leaf" and _has_secret_attributes(m.type)
+            n for n, m in scope.members.items() if m.kind == "leaf" and m.type in secret_attr_types
         }
         # properties secret by their type's schema, whatever they are derived from (a Barbican secret's payload)
+        secret_props = {t: keys for t in leaf_types if (keys := _secret_properties(t))}
         seeds_props = {
-            n: keys
+            n: secret_props[m.type]
             for n, m in scope.members.items()
-            if m.kind == "leaf" and (keys := _secret_properties(m.type))
+            if m.kind == "leaf" and m.type in secret_props
         }
 
         def sensitivity() -> Sensitivity:

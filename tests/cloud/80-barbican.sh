@@ -64,7 +64,10 @@ WORKER_WAS_UP=0; pid_alive barbican-worker && WORKER_WAS_UP=1
 HOME=$BHOME start_daemon barbican-worker $BV/barbican-worker
 wait_http http://127.0.0.1:9311/ 120 v1
 # an order cast before a new worker consumes its queue would be lost: wait for the worker's consumer
-consuming() { rabbitmqctl -q list_queues name consumers 2>/dev/null | grep -Eq '^barbican\.workers[[:space:]]+[1-9]'; }
+consuming() {  # (the listing is read whole first: grep -q closing the pipe early would fail it under pipefail)
+  local queues; queues=$(rabbitmqctl -q list_queues name consumers 2>/dev/null) || return 1
+  grep -Eq '^barbican\.workers[[:space:]]+[1-9]' <<<"$queues"
+}
 if [ $WORKER_WAS_UP = 0 ]; then
   ok=0
   for i in $(seq 120); do if consuming; then ok=1; break; fi; sleep 1; done

@@ -377,3 +377,42 @@ def test_aodh_api_stores_the_rules_it_takes_without_gnocchi(cloud: Any, cloud_tr
         json={"name": cloud_tracker.name("t"), "type": "threshold", "threshold_rule": {"meter_name": "cpu"}},
     )
     assert r.status_code == 400 and "threshold_rule" in r.text, r.text
+
+
+def test_barbican_stores_secrets_and_its_worker_fills_orders(cloud: Any, cloud_tracker: CloudTracker) -> None:
+    """Barbican (80-barbican.sh): a secret is stored under the simple_crypto KEK and its payload read back; an
+    order is taken by barbican-worker (over RabbitMQ) and goes ACTIVE with the secret it made; deletes are 204."""
+    km = cloud.key_manager
+    r = km.post(
+        "/secrets",
+        json={
+            "name": cloud_tracker.name("s"),
+            "payload": "smoke-payload",
+            "payload_content_type": "text/plain",
+        },
+    )
+    assert r.status_code == 201, r.text
+    sid = r.json()["secret_ref"].rsplit("/", 1)[-1]
+    made: list[str] = []
+    try:
+        got = km.get(f"/secrets/{sid}/payload", headers={"Accept": "text/plain"})
+        assert got.status_code == 200 and got.text == "smoke-payload", got.text
+        r = km.post(
+            "/orders",
+            json={
+                "type": "key",
+                "meta": {"name": cloud_tracker.name("o"), "algorithm": "aes", "bit_length": 256},
+            },
+        )
+        assert r.status_code == 202, r.text
+        oid = r.json()["order_ref"].rsplit("/", 1)[-1]
+        order = wait_for(
+            f"order {oid}", lambda: km.get(f"/orders/{oid}").json(), lambda o: o["status"] != "PENDING"
+        )
+        assert order["status"] == "ACTIVE", order
+        made.append(order["secret_ref"].rsplit("/", 1)[-1])
+        assert km.delete(f"/orders/{oid}").status_code == 204
+    finally:
+        for s in (sid, *made):
+            assert km.delete(f"/secrets/{s}").status_code == 204
+    assert km.get(f"/secrets/{sid}").status_code == 404

@@ -231,3 +231,39 @@ def test_long_script_changes_are_shown_as_line_diffs():
     assert "~ user_data:\n" in text and "-run --port 8080" in text and "+run --port 8081" in text
     md = render_markdown(plan)
     assert "-     run --port 8080" in md and "+     run --port 8081" in md
+
+
+def test_a_created_resource_shows_each_value_masked_where_it_is_secret() -> None:
+    marker = {"__sensitive__": "sha256:abc"}
+    after = {
+        "b_secret_key": "s3cret",
+        "a_marker": marker,
+        "c_nested": [{"x": marker, "y": 1}],
+        "d_unknown": Unknown.of("net"),
+        "e_plain": {"k": "v"},
+        "f_text": "(sensitive)",
+    }
+    plan = Plan(
+        stack_name="s",
+        mode="normal",
+        changes=(
+            ResourceChange(
+                "r", "OS::Heat::Value", Action.CREATE, None, after, sensitive_paths=("b_secret_key",)
+            ),
+        ),
+    )
+    lines = [ln.strip() for ln in render_text(plan).splitlines() if ln.startswith("      + ")]
+    assert lines == [
+        "+ a_marker: (sensitive)",
+        "+ b_secret_key: (sensitive)",
+        '+ c_nested: [{"x": "(sensitive)", "y": 1}]',
+        "+ d_unknown: (known after apply)",
+        '+ e_plain: {"k": "v"}',
+        "+ f_text: (sensitive)",
+    ]
+    everything = Plan(
+        stack_name="s",
+        mode="normal",
+        changes=(ResourceChange("r", "OS::Heat::Value", Action.CREATE, None, after, sensitive_paths=("*",)),),
+    )
+    assert "s3cret" not in render_text(everything) and '"v"' not in render_text(everything)

@@ -170,3 +170,71 @@ def test_heat_refuses_what_hotc_warns_about(
     )
     r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", "t.json", cloud_tracker.name("bad"))
     assert r.returncode != 0 and message in r.stdout + r.stderr
+
+
+def test_a_heat_stack_of_barbican_types_is_taken_over(
+    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    """``hotc import --from-heat --abandon``: Heat's references are hotc's physical ids, so the secret, the
+    container and the order are recorded as they are, a plan finds nothing to do, the decrypted payload is the
+    one Heat gave, and hotc's destroy deletes them."""
+    if not cloud.endpoint_for("key-manager"):
+        message = (
+            "the test cloud has no key-manager endpoint (tests/cloud/80-barbican.sh; SKIP has barbican?)"
+        )
+        if cloud_required():
+            pytest.fail(message)
+        pytest.skip(message)
+    p = cloud_tracker.prefix
+    template: dict[str, Any] = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "s1": {"type": "OS::Barbican::Secret", "properties": {"name": f"{p}-s1", "payload": "heat-made"}},
+            "box": {
+                "type": "OS::Barbican::GenericContainer",
+                "properties": {"name": f"{p}-box", "secrets": [{"name": "a", "ref": {"get_resource": "s1"}}]},
+            },
+            "ord": {
+                "type": "OS::Barbican::Order",
+                "properties": {"name": f"{p}-ord", "type": "key", "algorithm": "aes", "bit_length": 256},
+            },
+        },
+        "outputs": {"dec": {"value": {"get_attr": ["s1", "decrypted_payload"]}}},
+    }
+
+    def sweep() -> None:
+        for kind, key in (
+            ("containers", "container_ref"),
+            ("orders", "order_ref"),
+            ("secrets", "secret_ref"),
+        ):
+            for item in cloud.key_manager.get(f"/{kind}", params={"limit": 1000}).json().get(kind) or []:
+                name = item.get("name") or (item.get("meta") or {}).get("name") or ""
+                if name.startswith(p):
+                    cloud.key_manager.delete(f"/{kind}/{item[key].rsplit('/', 1)[-1]}")
+
+    cloud_tracker.defer("barbican objects named by the test's prefix", sweep)
+    heat = cloud.orchestration
+    st = heat.create_stack(name=cloud_tracker.name("heat"), template=template, parameters={})
+    cloud_tracker.track(st)
+    st = heat.wait_for_status(st, "CREATE_COMPLETE", failures=["CREATE_FAILED"], wait=600)
+    theirs = {r.name: r.physical_resource_id for r in heat.resources(st.id)}
+    stack = cloud_tracker.name("hotc")
+    r = hotc(tmp_path, hotc_cloud_env, "import", stack, "--from-heat", st.name, "migrated", "--abandon")
+    if r.returncode != 0 and "enable_stack_abandon" in r.stderr:
+        pytest.fail("the test cloud's Heat runs without enable_stack_abandon: re-run tests/cloud/setup.sh")
+    assert r.returncode == 0, r.stdout + r.stderr
+    t, e = "migrated/template.yaml", "migrated/environment.yaml"
+    r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", t, "-e", e, stack, "--refresh", "--detailed-exitcode")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = hotc(tmp_path, hotc_cloud_env, "resource", "list", stack, "--format", "json")
+    rows = json.loads(r.stdout)
+    rows = rows.get("resources", rows) if isinstance(rows, dict) else rows
+    assert {row["address"]: row["physical_id"] for row in rows} == theirs
+    r = hotc(tmp_path, hotc_cloud_env, "output", stack, "dec", "--show-sensitive")
+    assert r.returncode == 0 and r.stdout.strip() == "heat-made", r.stdout + r.stderr
+    r = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    for ref in theirs.values():
+        kind = ref.split("/v1/", 1)[1].split("/", 1)[0]
+        assert cloud.key_manager.get(f"/{kind}/{ref.rsplit('/', 1)[-1]}").status_code == 404, ref

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.present import (
+    MASK_KEY,
     SENSITIVE,
     changed_lines,
     fmt,
     import_verb,
     is_destructive,
     label,
-    mask,
     ordered,
     reason_text,
     string_diff,
@@ -48,9 +48,14 @@ def _resource_block(c: ResourceChange, color: bool) -> list[str]:
     if c.previous_physical_id and c.action in (Action.REPLACE, Action.DELETE, Action.FORGET):
         lines.append(f"    physical id: {shown_physical_id(c.type, c.previous_physical_id)}")
     if c.action is Action.CREATE:
-        after = mask(c.after, c.sensitive_paths) or {}
+        # what mask() then fmt() print, in one pass over each value (fmt masks the state's markers inside)
+        after = c.after or {}
+        paths = c.sensitive_paths
+        hide_all = "*" in paths
         for k in sorted(after):
-            lines.append(f"    + {k}: {fmt(after[k]) if after[k] != SENSITIVE else SENSITIVE}")
+            v = after[k]
+            hidden = hide_all or k in paths or (isinstance(v, dict) and MASK_KEY in v)
+            lines.append(f"    + {k}: {SENSITIVE if hidden else fmt(v)}")
     elif c.action in (Action.UPDATE, Action.REPLACE):
         for path, old, new, forces in changed_lines(c):
             tail = "   # forces replacement" if forces and c.action is Action.REPLACE else ""
