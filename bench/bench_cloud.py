@@ -5,7 +5,9 @@ For each case (the multitier example, the two-tier web app example, a group of 3
 user runs it: whole process, local state in a temporary directory) and through Heat (the orchestration API of
 the test cloud, polled every 0.25 s so Heat's figure is its own time, not a client's polling period),
 interleaved: hotc first in odd rounds, Heat first in even rounds, never both at once. It prints each phase's wall
-time for both, the median over the rounds and the ratio hotc / Heat.
+time for both, the median over the rounds and the ratio hotc / Heat, each with the machine's 1-minute load
+average before and after it (the cloud, Heat and hotc share the machine's cores: the load decides most of a
+figure). The first round prints hotc's timeline of each phase (check: its cloud calls).
 
 Updates: multitier changes ``app_version`` (both servers' metadata, in place) and ``web_b_revision`` (web_b's
 user_data: web_b is replaced and takes over its port); the web app resizes both servers (m1.small -> m1.tiny);

@@ -46,8 +46,13 @@ class Unknown:
         return Unknown(self.waits_on | other.waits_on)
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def contains_unknown(value: Any) -> bool:
     """True when ``value`` is or holds an :class:`Unknown` anywhere inside lists/dicts."""
+    if type(value) in _PLAIN:
+        return False  # the common case, without the isinstance chain
     if isinstance(value, Unknown):
         return True
     if isinstance(value, dict):

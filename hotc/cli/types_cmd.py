@@ -83,10 +83,13 @@ def types_show(
             flags.append("immutable")
         if "default" in p:
             flags.append(f"default {json.dumps(p['default'], default=str)}")
+        if p.get("sensitive"):
+            flags.append("sensitive")
         typer.echo(f"  {name}: {', '.join(flags)}")
     typer.echo("attributes:")
     for name, a in doc["attributes"].items():
-        typer.echo(f"  {name}" + (f": {a['description']}" if a["description"] else ""))
+        text = f"  {name}" + (f": {a['description']}" if a["description"] else "")
+        typer.echo(text + (" (sensitive)" if a.get("sensitive") else ""))
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from hotc.errors import HotcError
 from hotc.providers.base import Driver
@@ -33,11 +33,40 @@ def openstack_drivers() -> Mapping[str, Driver]:
     return found
 
 
+@cache
+def service_drivers(service: str) -> Mapping[str, Driver]:
+    """The ``DRIVERS`` of one service's modules (``OS::Nova::*`` -> ``hotc.providers.openstack.nova``), empty when
+    there is no such module: a run that touches servers and networks need not import the Keystone, Barbican or
+    Aodh drivers (``hotc check`` imports only what its state holds)."""
+    name = f"hotc.providers.openstack.{service.lower()}"
+    try:
+        mod = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name in (name, "hotc.providers.openstack"):
+            return {}
+        raise HotcError(f"the OpenStack provider module {name} could not be loaded: {exc}") from exc
+    found: dict[str, Driver] = dict(getattr(mod, "DRIVERS", {}) or {})
+    for info in pkgutil.walk_packages(getattr(mod, "__path__", []), name + "."):
+        try:
+            sub = importlib.import_module(info.name)
+        except ImportError as exc:
+            raise HotcError(f"the OpenStack provider module {info.name} could not be loaded: {exc}") from exc
+        found.update(getattr(sub, "DRIVERS", {}) or {})
+    return found
+
+
 def driver_for(type_name: str) -> Driver | None:
     """The driver of ``type_name`` (built-in, or from an installed plugin), or None when hotc has none."""
     d = NATIVE.get(type_name)
     if d is not None:
         return d
+    parts = type_name.split("::")
+    if len(parts) == 3 and parts[0] == "OS" and parts[1].isalnum():
+        d = service_drivers(parts[1]).get(
+            type_name
+        )  # its service's package first, the rest only if not there
+        if d is not None:
+            return d
     d = openstack_drivers().get(type_name)
     if d is not None:
         return d

@@ -161,6 +161,8 @@ def describe_type(entry: LoadedType, apply_problem: str | None) -> dict[str, Any
             out["description"] = p.description
         if p.constraints:
             out["constraints"] = [{c.kind: c.spec} for c in p.constraints]
+        if getattr(p, "sensitive", False):
+            out["sensitive"] = True  # a secret whatever it is derived from (a Barbican secret's payload)
         return out
 
     return {
@@ -173,6 +175,7 @@ def describe_type(entry: LoadedType, apply_problem: str | None) -> dict[str, Any
         "description": rt.description,
         "properties": {k: prop(p) for k, p in sorted(rt.properties.items())},
         "attributes": {
-            k: {"description": a.description, "type": a.type} for k, a in sorted(rt.attributes.items())
+            k: {"description": a.description, "type": a.type, **({"sensitive": True} if a.sensitive else {})}
+            for k, a in sorted(rt.attributes.items())
         },
     }

@@ -70,6 +70,19 @@ CASES: dict[str, tuple[str, str, str]] = {
         "VALID",
         "",
     ),
+    # a quoted 'true' is a string, never a boolean: as a definition Heat's validate refuses it (not a bool nor
+    # a function) whether used or not; as an operand it is a condition name, looked up when reached
+    "quoted-true-definition": ("conditions:\n  c: 'true'\n", "INVALID", 'not the string "true"'),
+    "quoted-true-operand-reached": (
+        "conditions:\n  c: {and: [true, 'true']}\nresources:\n  r: {type: OS::Heat::None, condition: c}\n",
+        "INVALID",
+        'Invalid condition "true"',
+    ),
+    "quoted-true-operand-not-reached": (
+        "conditions:\n  c: {or: [true, 'true']}\nresources:\n  r: {type: OS::Heat::None, condition: c}\n",
+        "VALID",
+        "",
+    ),
     "unused-cycle": ("conditions:\n  a: {not: b}\n  b: {not: a}\n", "VALID", "Circular definition"),
     "used-cycle": (
         "conditions:\n  a: {not: b}\n  b: {not: a}\nresources:\n  r: {type: OS::Heat::None, condition: a}\n",

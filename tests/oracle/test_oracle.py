@@ -4,6 +4,7 @@ tests/oracle/data/. The large run is bench/bench_oracle.py; the refresh is ``pyt
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -67,6 +68,23 @@ def test_the_comparison_can_fail() -> None:
     assert not compare(case, heat, {**heat, "o": {"a": ["v", [1, 2]], "b": ["v", None]}}).agree
     assert not compare(case, heat, {"v": "error", "c": "skip"}).agree
     assert not compare(case, heat, {"v": "ok", "c": "error"}).agree
+
+
+def test_only_a_yaql_keys_result_may_differ_in_order_alone() -> None:
+    """A reordered list is a disagreement; from yaql's keys() (a set in Heat) it is its own class."""
+    base = unique_cases(SEED, 1)[0]
+    keys = dataclasses.replace(
+        base, template="outputs:\n  o: {value: {yaql: {expression: $.data.keys(), data: {a: 1, b: 2}}}}\n"
+    )
+    plain = dataclasses.replace(base, template="outputs:\n  o: {value: [a, b]}\n")
+    heat = {"v": "ok", "c": "ok", "o": {"o": ["v", ["b", "a"]]}}
+    hotc = {"v": "ok", "c": "ok", "o": {"o": ["v", ["a", "b"]]}}
+    got = compare(keys, heat, hotc)
+    assert not got.agree and got.cause.startswith("output: values differ in order only")
+    assert reason_for(got.cause, "yaql") is not None
+    got = compare(plain, heat, hotc)
+    assert not got.agree and got.cause == "output: values differ"
+    assert not compare(keys, heat, {**hotc, "o": {"o": ["v", ["a", "c"]]}}).cause.endswith("(a yaql set)")
 
 
 def test_physical_names_and_ids_compare_by_shape() -> None:

@@ -354,6 +354,31 @@ def test_a_literal_update_policy_value_is_refused_by_validate_as_heats_template_
     assert ":7:54: " in errors[0], errors
 
 
+def test_a_value_a_parent_feeds_a_nested_template_is_checked_in_the_nested_template(tmp_path: Path) -> None:
+    """Heat 27's preview of this parent: "resources.kid<file:///.../child.yaml>: : Length property cannot be
+    smaller than combined character class and character sequence minimums" (its RandomString rule first);
+    hotc refuses the same value with the range, at the nested template's get_param."""
+    (tmp_path / "child.yaml").write_text(
+        H
+        + """parameters:
+  len: {type: string}
+resources:
+  rs:
+    type: OS::Heat::RandomString
+    properties:
+      length: {get_param: len}
+"""
+    )
+    text = H + 'resources:\n  kid:\n    type: child.yaml\n    properties:\n      len: "0"\n'
+    with pytest.raises(HotcError) as exc:
+        _plan(tmp_path, text)
+    (d,) = exc.value.diagnostics
+    assert d.pos is not None and d.pos.file.endswith("child.yaml") and (d.pos.line, d.pos.col) == (8, 15)
+    assert d.message.startswith("kid.rs: OS::Heat::RandomString: property length: 0 is out of range"), (
+        d.message
+    )
+
+
 def test_a_parameter_value_given_on_the_command_line_is_checked(tmp_path: Path) -> None:
     verdict_ok, _ = _verdict(tmp_path, RANDOM.replace('default: "0"', 'default: "8"'))
     assert verdict_ok == "VALID"
@@ -467,3 +492,14 @@ def test_heats_create_fails_the_resource_a_get_attr_makes_invalid(cloud: Any, cl
     assert states["v"][0] == "CREATE_COMPLETE", states
     assert states["rs"][0] == "CREATE_FAILED", states
     assert "length: 0 is out of range (min: 1, max: 512)" in states["rs"][1], states
+
+
+def test_apply_checks_every_property_and_never_quotes_a_hidden_value() -> None:
+    from hotc.planner.validate_resolved import apply_problems
+
+    assert apply_problems("OS::Heat::Value", {"type": "number", "value": 1}) is None
+    shown = apply_problems("OS::Heat::Value", {"type": "float", "value": 1})
+    assert shown is not None and "property type: 'float' is not an allowed value" in shown
+    hidden = apply_problems("OS::Heat::Value", {"type": "sekrit-type", "value": 1}, ("type",))
+    assert hidden is not None and "sekrit" not in hidden and "property type: the value (hidden)" in hidden
+    assert apply_problems("No::Such::Type", {"x": 1}) is None  # no schema: nothing to check against

@@ -180,3 +180,20 @@ def test_references_and_uuids_name_the_same_object() -> None:
     assert not same_ref(None, u)
     assert same_time("2030-01-01T00:00:00Z", "2030-01-01T00:00:00+00:00")
     assert not same_time("2030-01-01T00:00:00Z", "2030-01-02T00:00:00+00:00")
+
+
+def test_types_show_says_what_is_secret(tmp_path: Path) -> None:
+    r = run_hotc(tmp_path, "types", "show", "OS::Barbican::Secret")
+    assert r.returncode == 0, r.stderr
+    assert "payload: string, replace on change, sensitive" in r.stdout
+    assert "decrypted_payload: the decrypted secret payload (sensitive)" in r.stdout
+    assert "name: string, replace on change\n" in r.stdout  # the rest is not
+    r = run_hotc(tmp_path, "types", "show", "OS::Barbican::Order", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert (
+        doc["properties"]["pass_phrase"]["sensitive"] is True and "sensitive" not in doc["properties"]["type"]
+    )
+    assert (
+        doc["attributes"]["private_key"]["sensitive"] is True
+        and "sensitive" not in doc["attributes"]["public_key"]
+    )

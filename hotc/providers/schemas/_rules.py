@@ -35,7 +35,10 @@ def policy(old: Mapping[str, Any], new: Mapping[str, Any], key: str, default: st
 
 def known(*values: Any) -> bool:
     """True when none of ``values`` is or holds an Unknown."""
-    return not any(contains_unknown(v) for v in values)
+    for v in values:
+        if contains_unknown(v):
+            return False
+    return True
 
 
 def failed_replace_on_status(*statuses: str, missing_status: bool = True) -> Any:
