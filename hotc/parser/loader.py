@@ -1060,14 +1060,18 @@ def _check_get_attr_nested(
     schema: an error. A template resource (its attributes are its template's outputs, which Heat cannot know
     before the nested stack exists): a warning."""
     targets: dict[str, tuple[str, frozenset[str], str]] = {}  # name -> (kind, attributes, what)
+    by_type: dict[str, frozenset[str]] = {}  # a built-in type's attribute names, asked once per type
     for n, tr in types.items():
         if tr.kind == "template" and tr.template_key is not None and tr.template_key in nested:
             nt = nested[tr.template_key].template
             targets[n] = ("template", frozenset(nt.outputs), os.path.basename(nt.path))
         elif tr.kind == "builtin" and tr.type_name not in _DYNAMIC_ATTRS:
-            known = lc.checks.attributes(tr.type_name)
-            # a type the providers do not know: Heat's own attribute names (resource_attributes)
-            attrs = RESOURCE_ATTRIBUTES.get(tr.type_name, frozenset()) if known is None else known
+            attrs = by_type.get(tr.type_name)
+            if attrs is None:
+                known = lc.checks.attributes(tr.type_name)
+                # a type the providers do not know: Heat's own attribute names (resource_attributes)
+                attrs = RESOURCE_ATTRIBUTES.get(tr.type_name, frozenset()) if known is None else known
+                by_type[tr.type_name] = attrs
             if attrs:
                 targets[n] = ("builtin", attrs, tr.type_name)
     for n, (attrs, mtype, created) in (groups or {}).items():
