@@ -17,8 +17,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ),
     ("create: Heat's engine fails with an internal error (500)", ""): (
         "Heat's own failure (a RemoteError from its engine), not a verdict on the template: on the loaded test "
-        "machine the engine's RPC fails now and then; the first refresh's four such answers, asked again, were "
-        "each an ordinary answer that hotc matched, and the refresh asks such cases again"
+        "machine the engine's RPC fails now and then; the 7 such answers of the 5,200-case refresh, asked again, "
+        "were each an ordinary answer that hotc matched, and the refresh asks such cases again"
     ),
 }
 
