@@ -3,6 +3,7 @@ with ``--targets``, every front-end figure of issue 16 as whole processes, with 
 
     python bench/bench_validate.py [--resources N] [--repeat R] [--profile]
     python bench/bench_validate.py --targets [--heat] [--rounds N] [--sizes 1,10000,100000]
+    python bench/bench_validate.py --ab DIR [--rounds N] [--sizes 1,10000]   (DIR/hotc against this checkout)
 
 Prints figures; it asserts nothing (speed targets are benchmarks, not tests). The aim: the 10k-resource
 template parses and validates in under 1 s.
@@ -386,6 +387,43 @@ def bench_targets(rounds: int, sizes: list[int], heat: bool) -> None:
         print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
 
 
+def bench_ab(other: str, rounds: int, sizes: list[int]) -> None:
+    """Another checkout of hotc (``other``: a directory holding its ``hotc`` package, e.g. ``git archive``
+    of an older commit) against this one, interleaved round by round: ``hotc validate`` and ``hotc plan`` (empty
+    state) as whole processes, median and minimum CPU of ``rounds``."""
+    trees = [str(Path(other).resolve()), str(REPO)]
+    for t in trees:
+        compileall.compile_dir(str(Path(t) / "hotc"), quiet=1)
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as work:
+        for n in sizes:
+            text = ONE if n <= 1 else generate(n)
+            name = f"gen{n}.yaml"
+            Path(work, name).write_text(text)
+            for cmd in ("validate", "plan"):
+                cpu: dict[str, list[float]] = {t: [] for t in trees}
+                for _ in range(rounds):
+                    for t in trees:
+                        env = {**_child_env(), "PYTHONPATH": t}
+                        argv = [
+                            py,
+                            "-m",
+                            "hotc",
+                            cmd,
+                            "-t",
+                            name,
+                            "--max-template-size",
+                            str(len(text) * 2 + 1024),
+                        ]
+                        cpu[t].append(whole_process(argv, work, env)["cpu"])
+                a, b = (cpu[t] for t in trees)
+                print(
+                    f"{n:>7,} resources, hotc {cmd:8}: {statistics.median(a):.3f} -> {statistics.median(b):.3f} s CPU "
+                    f"(median of {rounds}; minimum {min(a):.3f} -> {min(b):.3f}; load {os.getloadavg()[0]:.1f})"
+                )
+    print(f"(left: {trees[0]}; right: {trees[1]})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--resources", type=int, default=10_000)
@@ -395,7 +433,11 @@ def main() -> None:
     ap.add_argument("--heat", action="store_true", help="with --targets: Heat's side, from the test cloud")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sizes", default="1,10000,100000")
+    ap.add_argument("--ab", metavar="DIR", help="another checkout (DIR/hotc) against this one, interleaved")
     args = ap.parse_args()
+    if args.ab:
+        bench_ab(args.ab, args.rounds, [int(x) for x in args.sizes.split(",")])
+        return
     if args.targets:
         bench_targets(args.rounds, [int(x) for x in args.sizes.split(",")], args.heat)
         return

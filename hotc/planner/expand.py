@@ -408,7 +408,9 @@ class _Builder:
         where = res.pos or scope.template.path
         problems = check_group(res, m.type, props, m.address, sensitive)  # Heat validates the group's values
         if problems:
-            raise HotcError(f"{m.address}: the group's properties are invalid", diagnostics=tuple(problems))
+            raise HotcError(
+                f"{where}: {m.address}: the group's properties are invalid", diagnostics=tuple(problems)
+            )
         skip: set[int] = set()
         policy: dict[str, Mapping[str, Any]]
         scaling: dict[str, Any] = {}

@@ -118,7 +118,8 @@ CHILD = b"heat_template_version: 2018-08-31\nparameters:\n  label: {type: string
             HEAD
             + "parameters:\n  d: {type: json, default: {}}\nresources:\n  grp:\n    type: OS::Heat::ResourceGroup\n"
             "    properties: {count: 2, resource_def: {get_param: d}}\n",
-            "error: t.yaml:5:3: grp: resource_def must be a map with a 'type'",
+            # Heat's property validation on the resolved value, at the function that gives it
+            "t.yaml:7:42: error: grp: OS::Heat::ResourceGroup: required property resource_def.type is missing",
         ),
         (
             HEAD + "parameters:\n  p: {type: json, default: {}}\nresources:\n  c:\n    type: child.yaml\n"
