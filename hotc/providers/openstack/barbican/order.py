@@ -11,27 +11,18 @@ is the ``pass_phrase`` property. No property is ``update_allowed`` in Heat: any 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
+from hotc.providers.base import ActionContext, Driver, Outcome
 from hotc.providers.openstack.barbican.common import (
-    Listed,
-    delete,
     get_json,
-    list_all,
     payload,
-    post_json,
     same_time,
 )
-from hotc.providers.openstack.batch import ListRead
+from hotc.providers.openstack.barbican.object_driver import BarbicanDriver
 from hotc.providers.openstack.common import (
-    adopt_by_generated_name,
-    create_once,
-    fresh_finder,
-    physical_name,
-    read_back,
     wait_for,
     with_defaults,
 )
@@ -70,41 +61,22 @@ def failure(order: Mapping[str, Any], address: str) -> str | None:
     return f"Order '{address}' failed: {order.get('error_status_code')} - {order.get('error_reason')}"
 
 
-class OrderDriver(ListRead):
-    list_what = "orders"
+class OrderDriver(BarbicanDriver):
+    list_what = kind = KIND
+    noun, ref_field = "order", "order_ref"
+    name_filter = False
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
-        name = physical_name(ctx, props.get("name"))
-        body = order_body(name, props)
-        find_new = fresh_finder(
-            ctx,
-            "create order",
-            lambda: [o for o in list_all(ctx, conn, KIND, "order_ref") if o.name == name],
-            unique=not props.get("name"),
-        )
-        made = create_once(
-            ctx, "create order", lambda: _Made(post_json(conn, KIND, body)["order_ref"]), find_new
-        )
-        ctx.record_physical_id(made.id)
+        ref = self.post_once(ctx, props, lambda name: order_body(name, props), "create order")
         wait_for(
             ctx,
-            f"order {made.id}",
-            lambda: get_json(ctx, conn, KIND, made.id, "order"),
+            f"order {ref}",
+            lambda: get_json(ctx, conn, KIND, ref, "order"),
             lambda o: o is not None and str(o.get("status") or "").upper() == "ACTIVE",
             lambda o: failure(o, ctx.address),
         )
-        return read_back(self, ctx, made.id, props, f"order {made.id} disappeared right after its create")
-
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        data = get_json(ctx, conn, KIND, physical_id, "order")
-        if data is None:
-            return None
-        return self.read_outcome(ctx, conn, Listed(data, "order_ref"), props)
-
-    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
-        return list_all(ctx, conn, KIND, "order_ref")
+        return self.read_created(ctx, ref, props)
 
     def listed_usable(self, obj: Any) -> bool:
         return str(obj.data.get("status") or "").upper() != "PENDING"
@@ -147,33 +119,6 @@ class OrderDriver(ListRead):
             if isinstance(ref, Mapping) and ref.get("name") in out and ref.get("secret_ref"):
                 out[str(ref["name"])] = payload(ctx, conn, ref["secret_ref"])
         return out
-
-    def update(
-        self,
-        ctx: ActionContext,
-        physical_id: str,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        changed: frozenset[str],
-    ) -> Outcome:
-        # no property is update_allowed: the planner replaces an order for any change (as Heat does)
-        return read_back(self, ctx, physical_id, new, f"order {physical_id} disappeared during its update")
-
-    def delete(
-        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
-    ) -> None:
-        delete(ctx, ctx.cloud(), KIND, physical_id, "order")
-
-    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        conn = ctx.cloud()
-        return adopt_by_generated_name(ctx, props, "orders", lambda: list_all(ctx, conn, KIND, "order_ref"))
-
-
-class _Made:
-    """The reference a create returned (all :func:`create_once` needs)."""
-
-    def __init__(self, ref: str) -> None:
-        self.id = str(ref)
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Barbican::Order": OrderDriver()})

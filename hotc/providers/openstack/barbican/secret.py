@@ -11,28 +11,18 @@ a plan.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
+from hotc.providers.base import ActionContext, Driver, Outcome
 from hotc.providers.openstack.barbican.common import (
-    Listed,
-    delete,
-    get_json,
-    list_all,
     payload,
-    post_json,
     same_time,
 )
-from hotc.providers.openstack.batch import ListRead
+from hotc.providers.openstack.barbican.object_driver import BarbicanDriver
 from hotc.providers.openstack.common import (
     ProviderError,
-    adopt_by_generated_name,
-    create_once,
-    fresh_finder,
-    physical_name,
-    read_back,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
@@ -64,36 +54,13 @@ def secret_body(name: str, props: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if v is not None}
 
 
-class SecretDriver(ListRead):
-    list_what = "secrets"
+class SecretDriver(BarbicanDriver):
+    list_what = kind = "secrets"
+    noun, ref_field = "secret", "secret_ref"
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
-        conn = ctx.cloud()
-        name = physical_name(ctx, props.get("name"))
-        body = secret_body(name, props)
-        find_new = fresh_finder(
-            ctx,
-            "create secret",
-            lambda: list_all(ctx, conn, KIND, "secret_ref", name=name),
-            unique=not props.get("name"),
-        )
-        made = create_once(
-            ctx, "create secret", lambda: _Made(post_json(conn, KIND, body)["secret_ref"]), find_new
-        )
-        ctx.record_physical_id(str(made.id))
-        return read_back(
-            self, ctx, str(made.id), props, f"secret {made.id} disappeared right after its create"
-        )
-
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        meta = get_json(ctx, conn, KIND, physical_id, "secret")
-        if meta is None:
-            return None
-        return self.read_outcome(ctx, conn, Listed(meta, "secret_ref"), props)
-
-    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
-        return list_all(ctx, conn, KIND, "secret_ref")
+        ref = self.post_once(ctx, props, lambda name: secret_body(name, props), "create secret")
+        return self.read_created(ctx, ref, props)
 
     def read_outcome(self, ctx: ActionContext, conn: Any, obj: Any, props: Mapping[str, Any]) -> Outcome:
         meta: dict[str, Any] = obj.data
@@ -120,33 +87,6 @@ class SecretDriver(ListRead):
             properties=lp.result(),
             sensitive_attributes=(DECRYPTED,),
         )
-
-    def update(
-        self,
-        ctx: ActionContext,
-        physical_id: str,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        changed: frozenset[str],
-    ) -> Outcome:
-        # no property is update_allowed: the planner replaces a secret for any change (as Heat does)
-        return read_back(self, ctx, physical_id, new, f"secret {physical_id} disappeared during its update")
-
-    def delete(
-        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
-    ) -> None:
-        delete(ctx, ctx.cloud(), KIND, physical_id, "secret")
-
-    def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
-        conn = ctx.cloud()
-        return adopt_by_generated_name(ctx, props, "secrets", lambda: list_all(ctx, conn, KIND, "secret_ref"))
-
-
-class _Made:
-    """The reference a create returned (all :func:`create_once` needs)."""
-
-    def __init__(self, ref: str) -> None:
-        self.id = ref
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Barbican::Secret": SecretDriver()})
