@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.apply.cloud_cli import CliStack, hotc
-from tests.fixtures.cloud import cloud_required
+from tests.fixtures.cloud import require_service
 
 pytestmark = pytest.mark.cloud
 
@@ -100,13 +100,7 @@ def payload_of(cloud: Any, ref: str) -> str:
 def test_barbican_types_through_the_cli(
     cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
-    if not cloud.endpoint_for("key-manager"):
-        message = (
-            "the test cloud has no key-manager endpoint (tests/cloud/80-barbican.sh; SKIP has barbican?)"
-        )
-        if cloud_required():
-            pytest.fail(message)
-        pytest.skip(message)
+    require_service(cloud, "key-manager", "80-barbican.sh")
     p = cloud_tracker.prefix
     stack = cloud_tracker.name("stk")
 

@@ -17,7 +17,7 @@ from hotc.providers.registry import get_schema
 from hotc.providers.schemas.decide import REPLACE, decide_update
 from hotc.providers.validation import apply_defaults
 from tests.apply.cloud_cli import hotc
-from tests.fixtures.cloud import cloud_required
+from tests.fixtures.cloud import require_service
 
 pytestmark = pytest.mark.cloud
 
@@ -62,13 +62,7 @@ def decision(type_name: str, old: dict[str, Any], new: dict[str, Any]) -> str:
 def test_heat_and_hotc_agree_on_barbican(
     cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
-    if not cloud.endpoint_for("key-manager"):
-        message = (
-            "the test cloud has no key-manager endpoint (tests/cloud/80-barbican.sh; SKIP has barbican?)"
-        )
-        if cloud_required():
-            pytest.fail(message)
-        pytest.skip(message)
+    require_service(cloud, "key-manager", "80-barbican.sh")
     heat = cloud.orchestration
     made: list[str] = []  # what the orders made (neither Heat nor hotc deletes it with the order)
     cloud_tracker.defer(
@@ -144,13 +138,7 @@ def test_heat_and_hotc_agree_on_barbican(
 def test_heat_refuses_what_hotc_warns_about(
     cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
-    if not cloud.endpoint_for("key-manager"):
-        message = (
-            "the test cloud has no key-manager endpoint (tests/cloud/80-barbican.sh; SKIP has barbican?)"
-        )
-        if cloud_required():
-            pytest.fail(message)
-        pytest.skip(message)
+    require_service(cloud, "key-manager", "80-barbican.sh")
     bad: dict[str, Any] = {
         "heat_template_version": "2018-08-31",
         "resources": {
@@ -178,13 +166,7 @@ def test_a_heat_stack_of_barbican_types_is_taken_over(
     """``hotc import --from-heat --abandon``: Heat's references are hotc's physical ids, so the secret, the
     container and the order are recorded as they are, a plan finds nothing to do, the decrypted payload is the
     one Heat gave, and hotc's destroy deletes them."""
-    if not cloud.endpoint_for("key-manager"):
-        message = (
-            "the test cloud has no key-manager endpoint (tests/cloud/80-barbican.sh; SKIP has barbican?)"
-        )
-        if cloud_required():
-            pytest.fail(message)
-        pytest.skip(message)
+    require_service(cloud, "key-manager", "80-barbican.sh")
     p = cloud_tracker.prefix
     template: dict[str, Any] = {
         "heat_template_version": "2018-08-31",
@@ -235,13 +217,7 @@ def test_a_certificate_order_fails_at_create_in_both(
     """Heat 27's schema still takes ``type: certificate``, but certificate orders are gone: Heat's Barbican client
     knows them no more (``Unknown Order type``) and Barbican 23 refuses them (400). The template validates and
     plans in both, and the create fails in both (hotc's with Barbican's reason)."""
-    if not cloud.endpoint_for("key-manager"):
-        message = (
-            "the test cloud has no key-manager endpoint (tests/cloud/80-barbican.sh; SKIP has barbican?)"
-        )
-        if cloud_required():
-            pytest.fail(message)
-        pytest.skip(message)
+    require_service(cloud, "key-manager", "80-barbican.sh")
     template: dict[str, Any] = {
         "heat_template_version": "2018-08-31",
         "resources": {
