@@ -24,6 +24,7 @@ from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error
 from hotc.parser.api import Expr, ListExpr, Literal, MapExpr, Resource
+from hotc.planner.alarm_actions import named_actions
 from hotc.planner.desired import DesiredStack
 from hotc.planner.plan import Action, ResourceChange
 from hotc.providers.base import ResourceType
@@ -251,6 +252,15 @@ def _property_of(message: str, type_name: str) -> str | None:
     return None
 
 
+def _pos_finder(desired: DesiredStack, address: str) -> Callable[[str], Pos | None]:
+    """Where the template writes a property path of the resource at ADDRESS (asked only for an error)."""
+
+    def pos_at(path: str) -> Pos | None:
+        return path_pos(properties_expr(desired, address), path) or resource_pos(desired, address)
+
+    return pos_at
+
+
 def check_resolved(
     desired: DesiredStack, changes: Iterable[ResourceChange], schemas: SchemaLookup
 ) -> list[Diagnostic]:
@@ -269,6 +279,8 @@ def check_resolved(
         if rtype is None or (rtype.accepts_any_properties and not rtype.properties):
             continue
         out.extend(check_resource(desired, change, rtype, memo))
+        if change.type.startswith("OS::Aodh::"):
+            out.extend(named_actions(desired, change, _pos_finder(desired, change.address)))
     return out
 
 

@@ -463,7 +463,7 @@ def _doc(text: str) -> dict[str, Any]:
 
 
 @pytest.mark.cloud
-def test_heat_still_agrees(cloud: Any, cloud_tracker: Any) -> None:
+def test_heat_still_agrees(cloud: Any, cloud_tracker: Any, cloud_shared: Any) -> None:
     """Heat 27's create pre-flight (``POST /stacks/preview``: nothing is created) on every row."""
     from openstack import exceptions
 
@@ -480,7 +480,9 @@ def test_heat_still_agrees(cloud: Any, cloud_tracker: Any) -> None:
 
 
 @pytest.mark.cloud
-def test_heats_create_fails_the_resource_a_get_attr_makes_invalid(cloud: Any, cloud_tracker: Any) -> None:
+def test_heats_create_fails_the_resource_a_get_attr_makes_invalid(
+    cloud: Any, cloud_tracker: Any, cloud_shared: Any
+) -> None:
     """The get_attr row through a real Heat create: the preview accepts it, the create makes v and fails rs on
     its property validation, as hotc's apply does."""
     stack = cloud.orchestration.create_stack(name=cloud_tracker.name("ga"), template=_doc(GET_ATTR))

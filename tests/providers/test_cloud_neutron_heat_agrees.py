@@ -66,7 +66,9 @@ def decision(type_name: str, old: dict[str, Any], new: dict[str, Any]) -> str:
     return decide_update(rtype, apply_defaults(rtype, old), apply_defaults(rtype, new)).kind
 
 
-def test_heat_updates_replaces_and_refuses_as_hotc_decides(cloud: Any, cloud_tracker: Any) -> None:
+def test_heat_updates_replaces_and_refuses_as_hotc_decides(
+    cloud: Any, cloud_tracker: Any, cloud_shared: Any
+) -> None:
     heat = cloud.orchestration
     params = {"kbps": 1000, "rule_policy": "qos", "prefixes": "10.205.0.0/24", "parent_port": "parent"}
     st = heat.create_stack(name=cloud_tracker.name("heat"), template=TEMPLATE, parameters=params)
