@@ -38,14 +38,17 @@ def recorded_properties(
     template: Mapping[str, Any],
     live: Mapping[str, Any] | None,
     sensitive_paths: tuple[str, ...] = (),
+    *,
+    record_unset: bool = True,
 ) -> tuple[dict[str, Any], str | None]:
     """The properties an import records: the live value of every property the template sets, of every
     property the template leaves to its default when the live value differs from that default, and of one the
     template omits that has no default when the driver reports it anyway (a name: a driver reports it only when
     it is not the name hotc generates, which is what the template asks for), so that the next plan shows each
     difference, with or without a refresh. Sensitive properties keep the template's value (the cloud never
-    gives secrets back). Returns (properties, note) with a note when the driver reported no properties at
-    all."""
+    gives secrets back). ``record_unset=False`` leaves out that last kind (``--from-heat``: the name Heat
+    generated is the stack's generated name, kept as it is). Returns (properties, note) with a note when the
+    driver reported no properties at all."""
     if live is None:
         return dict(template), (
             "the driver cannot read this type's properties back: the state records the template's values, so "
@@ -60,7 +63,7 @@ def recorded_properties(
         if k in out or k in secret_tops:
             continue
         ps = schema.get(k)
-        if ps is None or ps.hidden:
+        if ps is None or ps.hidden or (ps.default is MISSING and not record_unset):
             continue
         if v is not None and (ps.default is MISSING or v != ps.default):
             out[k] = v

@@ -330,7 +330,7 @@ def build_state(
         if c.address in derive:
             c = replace(c, import_id=_heat_id(desired, new, c, derive[c.address], drivers, cloud))
         if c.import_id is not None:
-            new, event, done = read_one(desired, new, c, drivers, cloud)
+            new, event, done = read_one(desired, new, c, drivers, cloud, names_generated=True)
             events.append(event)
             if done.note:
                 notes.append(f"{c.address}: {done.note}")

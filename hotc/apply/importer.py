@@ -71,8 +71,12 @@ def read_one(
     c: ResourceChange,
     drivers: Callable[[str], Any],
     cloud: Callable[[], Any],
+    *,
+    names_generated: bool = False,
 ) -> tuple[StackState, Event, Imported]:
-    """``state`` with the import ``c`` read from the cloud and recorded (HotcError when it cannot be read)."""
+    """``state`` with the import ``c`` read from the cloud and recorded (HotcError when it cannot be read).
+    ``names_generated``: the object was made by a stack whose names stand for the template's generated ones
+    (``--from-heat``: Heat named what the template leaves unnamed), so those names are kept, not planned away."""
     from hotc.providers.registry import get_schema
 
     assert c.import_id is not None
@@ -97,7 +101,9 @@ def read_one(
     if outcome is None:
         raise HotcError(f"{c.address}: {missing_object(c.type, pid).replace('recorded', 'imported')}")
     got = outcome.physical_id or pid
-    recorded, note = recorded_properties(get_schema(c.type), props, outcome.properties, c.sensitive_paths)
+    recorded, note = recorded_properties(
+        get_schema(c.type), props, outcome.properties, c.sensitive_paths, record_unset=not names_generated
+    )
     reason = adopt_reason(got, external=False)
     new = state.with_resource(
         adopted_record(
