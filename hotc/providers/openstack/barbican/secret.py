@@ -55,7 +55,7 @@ def secret_body(name: str, props: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class SecretDriver(BarbicanDriver):
-    list_what = kind = "secrets"
+    list_what = kind = KIND
     noun, ref_field = "secret", "secret_ref"
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
