@@ -17,7 +17,6 @@ SERVICES: Mapping[str, str] = {
     "OS::Ironic": "Ironic (bare metal)",
     "OS::Magnum": "Magnum (container infrastructure)",
     "OS::Manila": "Manila (shared file systems)",
-    "OS::Mistral": "Mistral (workflows)",
     "OS::Monasca": "Monasca (monitoring)",
     "OS::Sahara": "Sahara (data processing)",
     "OS::Senlin": "Senlin (clustering)",
