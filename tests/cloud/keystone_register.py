@@ -24,6 +24,7 @@ SERVICES = [  # user, service name, type, url
 OPTIONAL = {
     "aodh": [("aodh", "aodh", "alarming", "http://127.0.0.1:8042")],
     "barbican": [("barbican", "barbican", "key-manager", "http://127.0.0.1:9311")],
+    "designate": [("designate", "designate", "dns", "http://127.0.0.1:9001")],
 }
 
 

@@ -40,6 +40,8 @@ pid_alive() {  # name: true if $MC/run/NAME.pid names a live process of THIS clo
   [ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 1
   # ours: started from the service venv, or a gunicorn (its title is rewritten) running in $MC/wsgi/NAME
   tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "$MC/venv" && return 0
+  # bind9's named (87-designate.sh), started with its config under $MC/etc/designate
+  tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "^/usr/sbin/named .*-c $MC/etc/designate/" && return 0
   [ "$(readlink /proc/$p/cwd 2>/dev/null)" = "$MC/wsgi/$1" ]
 }
 
