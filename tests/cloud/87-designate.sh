@@ -10,7 +10,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source $HERE/lib.sh
 DV=$MC/venv-designate/bin
 DESIGNATE_PIN="designate==23.0.0"
-PY=${PYTHON:-python3}
 DE=$MC/etc/designate
 DAEMONS=(designate-central designate-worker designate-producer designate-mdns designate-api)  # PID files
 mkdir -p $DE $MC/state/designate/lock $MC/state/bind $MC/log $MC/run
@@ -27,17 +26,7 @@ if ! command -v named >/dev/null || ! command -v rndc-confgen >/dev/null || ! co
   if [ $rc != 0 ]; then tail -20 $MC/log/apt.log >&2; echo "apt-get install bind9 failed" >&2; exit $rc; fi
 fi
 
-# the venv is keyed by the shared pins and Designate's own (venv-designate/.hotc-venv-stamp)
-STAMP=$( { cat $HERE/constraints.txt; echo "$DESIGNATE_PIN"; } | sha256sum | cut -c1-16)
-if [ "$(cat $MC/venv-designate/.hotc-venv-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $DV/designate-worker ]; then
-  echo "designate venv + pip install ($DESIGNATE_PIN, pinned by constraints.txt; log: $MC/log/designate-pip.log)"
-  bash $HERE/stop.sh "${DAEMONS[@]}" >/dev/null 2>&1 || true
-  rm -rf $MC/venv-designate
-  $PY -m venv $MC/venv-designate
-  logged designate-pip.log $DV/pip install -q -U pip setuptools wheel
-  logged designate-pip.log $DV/pip install -q -c $HERE/constraints.txt "$DESIGNATE_PIN" PyMySQL gunicorn
-  echo "$STAMP" > $MC/venv-designate/.hotc-venv-stamp
-fi
+own_venv designate designate-worker "${DAEMONS[*]}" "$DESIGNATE_PIN" PyMySQL gunicorn
 
 # the rndc key: made once (bind9 and designate-worker both read it)
 if [ ! -s $DE/rndc.key ]; then
@@ -49,10 +38,8 @@ chown bind:bind $DE/rndc.key; chmod 0600 $DE/rndc.key
 chown -R bind:bind $MC/state/bind
 touch $MC/log/named.log; chown bind:bind $MC/log/named.log
 
-mariadb -uroot -e "CREATE DATABASE IF NOT EXISTS designate CHARACTER SET utf8mb4;"
-if [ -f $MC/run/designate.dbsynced ] && [ "$(mariadb -uroot -N -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='designate'")" = 0 ]; then
-  echo "database designate is empty: initialising again"; rm -f $MC/run/designate.dbsynced $MC/run/designate.pooled
-fi
+own_database designate
+[ -f $MC/run/designate.dbsynced ] || rm -f $MC/run/designate.pooled   # a new database has no pool
 render $HERE/etc/designate/designate.conf $DE/designate.conf
 render $DV/../etc/designate/api-paste.ini $DE/api-paste.ini
 restart_if_changed "${DAEMONS[@]}"
