@@ -20,6 +20,7 @@ from hotc.providers.schemas import (
     glance,
     heat,
     keystone,
+    manila,
     neutron,
     nova,
     octavia,
@@ -29,7 +30,7 @@ from hotc.providers.schemas import (
 
 def _build() -> Mapping[str, ResourceType]:
     table: dict[str, ResourceType] = {}
-    for module in (nova, neutron, cinder, octavia, glance, swift, heat, keystone, aodh, barbican):
+    for module in (nova, neutron, cinder, octavia, glance, swift, heat, keystone, aodh, barbican, manila):
         for rtype in module.TYPES:
             if rtype.name in table:
                 raise RuntimeError(f"resource type {rtype.name} declared twice")

@@ -5,7 +5,7 @@
 #
 #   bash tests/cloud/setup.sh            # install what is missing, init what is not, start what is not running
 #   bash tests/cloud/setup.sh --reset    # stop services, drop DBs + state, then as above (venv is kept)
-#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out (also: barbican, aodh)
+#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out (also: barbican, aodh, manila)
 #   bash tests/cloud/stop.sh [--all]     # stop by PID files (--all: MariaDB + RabbitMQ too)
 #
 # Install dir: $HOTC_CLOUD_DIR (default /opt/hotc-cloud): venv/, etc/, state/, log/, run/ (PIDs + markers).
@@ -34,6 +34,7 @@ if [ "${1:-}" = "--reset" ]; then
   for db in keystone placement nova_api nova nova_cell0 neutron cinder glance octavia heat; do
     mariadb -uroot -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db CHARACTER SET utf8mb4"; done
   mariadb -uroot -e "DROP DATABASE IF EXISTS aodh"   # 85-aodh.sh creates it again
+  mariadb -uroot -e "DROP DATABASE IF EXISTS manila"   # 88-manila.sh creates it again
   rm -rf $MC/state $MC/run $MC/wsgi $MC/etc; mkdir -p $MC/etc $MC/log $MC/run $MC/state
 fi
 
@@ -83,6 +84,7 @@ fi
 [[ "$SKIP" == *" heat "* ]]    || { step "heat"; bash $HERE/70-heat.sh; }
 [[ "$SKIP" == *" barbican "* ]] || { step "barbican (own venv)"; bash $HERE/80-barbican.sh; }
 [[ "$SKIP" == *" aodh "* ]]    || { step "aodh (API alone, own venv)"; bash $HERE/85-aodh.sh; }
+[[ "$SKIP" == *" manila "* ]]  || { step "manila (dummy share driver, own venv)"; bash $HERE/88-manila.sh; }
 step "all HTTP APIs answer"
 if [ "${NO_WAIT_READY:-0}" != 1 ]; then
   $V/python $HERE/wait_ready.py 240 $T0
