@@ -50,6 +50,7 @@ from hotc.planner.api import (
     loaded_stack_from_plan,
     make_plan,
     plan_inputs,
+    read_again,
     refresh_resources,
     relative_sources,
     render_text,
@@ -362,6 +363,9 @@ def run_apply(
                 out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
                 return 0
             state = StackState.new(stack)
+        if saved is not None and saved.refreshed_attributes:
+            # the plan resolved what its refresh read: read again, and go on only if the cloud still says so
+            state = read_again(state, saved.refreshed_attributes, driver_reader(state, wiring.cloud, drivers))
         desired = None
         scaling: ScalingRun | None = None
         if loaded is not None and (saved is None or saved.mode != "destroy"):
