@@ -16,7 +16,6 @@ SERVICES: Mapping[str, str] = {
     "OS::Designate": "Designate (DNS)",
     "OS::Ironic": "Ironic (bare metal)",
     "OS::Magnum": "Magnum (container infrastructure)",
-    "OS::Manila": "Manila (shared file systems)",
     "OS::Monasca": "Monasca (monitoring)",
     "OS::Sahara": "Sahara (data processing)",
     "OS::Senlin": "Senlin (clustering)",
