@@ -10,25 +10,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source $HERE/lib.sh
 MV=$MC/venv-mistral/bin
 MISTRAL_PIN="mistral==23.0.0"
-PY=${PYTHON:-python3}
 mkdir -p $MC/etc/mistral $MC/log $MC/run
 
-# the venv is keyed by the shared pins and Mistral's own (venv-mistral/.hotc-venv-stamp)
-STAMP=$( { cat $HERE/constraints.txt; echo "$MISTRAL_PIN"; } | sha256sum | cut -c1-16)
-if [ "$(cat $MC/venv-mistral/.hotc-venv-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $MV/mistral-server ]; then
-  echo "mistral venv + pip install ($MISTRAL_PIN, pinned by constraints.txt; log: $MC/log/mistral-pip.log)"
-  bash $HERE/stop.sh mistral-server >/dev/null 2>&1 || true
-  rm -rf $MC/venv-mistral
-  $PY -m venv $MC/venv-mistral
-  logged mistral-pip.log $MV/pip install -q -U pip setuptools wheel
-  logged mistral-pip.log $MV/pip install -q -c $HERE/constraints.txt "$MISTRAL_PIN" PyMySQL
-  echo "$STAMP" > $MC/venv-mistral/.hotc-venv-stamp
-fi
-
-mariadb -uroot -e "CREATE DATABASE IF NOT EXISTS mistral CHARACTER SET utf8mb4;"
-if [ -f $MC/run/mistral.dbsynced ] && [ "$(mariadb -uroot -N -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='mistral'")" = 0 ]; then
-  echo "database mistral is empty: initialising again"; rm -f $MC/run/mistral.dbsynced
-fi
+own_venv mistral mistral-server mistral-server "$MISTRAL_PIN" PyMySQL
+own_database mistral
 render $HERE/etc/mistral/mistral.conf $MC/etc/mistral/mistral.conf
 restart_if_changed mistral-server
 if [ ! -f $MC/run/mistral.dbsynced ]; then
