@@ -16,7 +16,6 @@ SERVICES: Mapping[str, str] = {
     "OS::Designate": "Designate (DNS)",
     "OS::Ironic": "Ironic (bare metal)",
     "OS::Magnum": "Magnum (container infrastructure)",
-    "OS::Manila": "Manila (shared file systems)",
     "OS::Monasca": "Monasca (monitoring)",
     "OS::Sahara": "Sahara (data processing)",
     "OS::Senlin": "Senlin (clustering)",
@@ -44,7 +43,8 @@ TYPE_REASONS: Mapping[str, str] = {
     ),
     "OS::Aodh::Alarm": (
         "Aodh removed the threshold alarm this type makes (its API refuses a threshold_rule: a create fails under "
-        "Heat too); use OS::Aodh::GnocchiAggregationByResourcesAlarm"
+        "Heat too); use OS::Aodh::GnocchiAggregationByResourcesAlarm where Gnocchi runs (refused here, see that "
+        "type), else OS::Aodh::PrometheusAlarm"
     ),
 }
 

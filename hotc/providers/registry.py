@@ -20,6 +20,7 @@ from hotc.providers.schemas import (
     glance,
     heat,
     keystone,
+    manila,
     mistral,
     neutron,
     nova,
@@ -30,7 +31,20 @@ from hotc.providers.schemas import (
 
 def _build() -> Mapping[str, ResourceType]:
     table: dict[str, ResourceType] = {}
-    for module in (nova, neutron, cinder, octavia, glance, swift, heat, keystone, aodh, barbican, mistral):
+    for module in (
+        nova,
+        neutron,
+        cinder,
+        octavia,
+        glance,
+        swift,
+        heat,
+        keystone,
+        aodh,
+        barbican,
+        mistral,
+        manila,
+    ):
         for rtype in module.TYPES:
             if rtype.name in table:
                 raise RuntimeError(f"resource type {rtype.name} declared twice")

@@ -100,6 +100,8 @@ EXPECTED_TYPES = {
     "OS::Aodh::CombinationAlarm": None,
     # Mistral (tests/cloud/86-mistral.sh)
     **{f"OS::Mistral::{n}": "workflowv2" for n in ("Workflow", "CronTrigger", "ExternalResource")},
+    # Manila (tests/cloud/88-manila.sh)
+    **{f"OS::Manila::{n}": "sharev2" for n in ("Share", "ShareType", "ShareNetwork", "SecurityService")},
 }
 
 
