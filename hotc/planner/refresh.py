@@ -58,8 +58,10 @@ class DriverReader:
         *,
         parallelism: int = DEFAULT_PARALLELISM,
         timeout: float = 60.0,
+        signals: Callable[[], Any] | None = None,
     ) -> None:
         self.state = state
+        self.signals = signals  # the signal store, for the types read from it (a DeployedServer's metadata)
         self.cloud = cloud
         self.driver_for = driver_for
         self.parallelism = max(1, parallelism)
@@ -67,7 +69,7 @@ class DriverReader:
         self.cache: dict[Any, Any] = {}  # look-ups shared by every read of this refresh
 
     def context(self, rs: ResourceState) -> ActionContext:
-        return ActionContext(
+        ctx = ActionContext(
             address=rs.address,
             type=rs.type,
             stack_name=self.state.stack_name,
@@ -77,6 +79,7 @@ class DriverReader:
             record_physical_id=lambda _pid: None,
             cache=self.cache,
         )
+        return ctx if self.signals is None else replace(ctx, signals=self.signals)
 
     def __call__(self, rs: ResourceState) -> ResourceState | None:
         driver = self.driver_for(rs.type)
@@ -165,10 +168,12 @@ def driver_reader(
     driver_for: DriverLookup,
     *,
     parallelism: int = DEFAULT_PARALLELISM,
+    signals: Callable[[], Any] | None = None,
 ) -> DriverReader:
     """A :class:`DriverReader` using each type's driver (``driver_for``: the CLI's composition root gives
-    ``hotc.providers.drivers.driver_for``); ``cloud``: the connection getter."""
-    return DriverReader(state, cloud, driver_for, parallelism=parallelism)
+    ``hotc.providers.drivers.driver_for``); ``cloud``: the connection getter; ``signals``: the signal store's
+    getter (without one, the types read from the store keep what the state recorded)."""
+    return DriverReader(state, cloud, driver_for, parallelism=parallelism, signals=signals)
 
 
 def live_state(rs: ResourceState, outcome: Outcome) -> ResourceState:

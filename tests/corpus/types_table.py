@@ -56,7 +56,12 @@ def status(type_name: str) -> str:
         return "supported (expanded into its members)"
     problem = support_problem(type_name)
     schema = get_schema(type_name)
-    if problem is None and schema is not None and schema.support == "hidden" and schema.accepts_any_properties:
+    if (
+        problem is None
+        and schema is not None
+        and schema.support == "hidden"
+        and schema.accepts_any_properties
+    ):
         return "supported as Heat 27 has it: a hidden placeholder that makes nothing (as `OS::Heat::None`)"
     if problem is None:
         return "supported"

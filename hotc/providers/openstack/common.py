@@ -487,12 +487,16 @@ def lookup(
     name_or_id: Any,
     get: Callable[[str], Any],
     by_name: Callable[[str], Iterable[Any]],
+    *,
+    shared: dict[Any, Any] | None = None,
 ) -> Any:
-    """Find one resource by id or by name, as Heat does: an id first, then an exact name that must be unique."""
+    """Find one resource by id or by name, as Heat does: an id first, then an exact name that must be unique.
+    Catalog answers (:func:`_catalog`) are kept in ``shared``, else in ``ctx.lookups`` (the run's)."""
     if name_or_id is None or name_or_id == "":
         raise ProviderError(f"no {kind} given")
     value = str(name_or_id)
-    shared = getattr(ctx, "lookups", None)
+    if shared is None:
+        shared = getattr(ctx, "lookups", None)
     if shared is not None and (kind, value) in shared:
         return shared[(kind, value)]
     found = _lookup(ctx, kind, value, get, by_name)

@@ -126,7 +126,8 @@ def _finder(
     def check(value: Any, conn: Any) -> None:
         if conn is None:
             raise HotcError(f"checking a {kind} needs a cloud connection")
-        lookup(None, kind, value, get(conn), by_name(conn))
+        # the connection's catalog: the apply that follows the plan finds the same flavor and image there
+        lookup(None, kind, value, get(conn), by_name(conn), shared=getattr(conn, "_hotc_catalog", None))
 
     return check
 

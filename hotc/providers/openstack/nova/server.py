@@ -42,7 +42,7 @@ from hotc.providers.openstack.common import (
     wait_status,
     with_defaults,
 )
-from hotc.providers.openstack.live import LiveProps, match_items, resolve
+from hotc.providers.openstack.live import LiveProps, as_given, match_items, resolve
 from hotc.providers.openstack.neutron import (
     find_security_group,
     security_group_ids,
@@ -307,6 +307,8 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         if lp.wants("config_drive"):
             lp.put("config_drive", str(server.config_drive or "").lower() in ("true", "1"))
         lp.chosen("diskConfig", server.disk_config)
+        if lp.wants("scheduler_hints") and server.scheduler_hints is not None:  # Nova reports them from 2.100
+            lp.put("scheduler_hints", hints_as_given(props["scheduler_hints"], server.scheduler_hints))
         if props.get("security_groups"):  # none given: Nova puts the server in "default"
             names = [str(g.get("name")) for g in server.security_groups or [] if isinstance(g, Mapping)]
 
@@ -562,6 +564,27 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
 
 
 PORTS_BY_DEVICE = ("nova", "ports-by-device")
+
+
+def hints_as_given(given: Any, live: Mapping[str, Any]) -> Any:
+    """A server's live ``scheduler_hints`` written as the template wrote them. Nova (microversion 2.100 and
+    later) reports the hints given at boot with every value as a list (``group: X`` reads back as
+    ``group: [X]``); a one-item list whose item is the given scalar is reported as that scalar. No hints read
+    back as the empty map, reported as the template's empty value."""
+    live = dict(live or {})
+    if not live and not given:
+        return given
+    g = dict(given) if isinstance(given, Mapping) else {}
+    out: dict[str, Any] = {}
+    for key, value in live.items():
+        want = g.get(key)
+        if key in g and not isinstance(want, list) and isinstance(value, list) and len(value) == 1:
+            out[key] = as_given(want, value[0])
+        elif key in g and isinstance(want, list) and isinstance(value, list) and len(want) == len(value):
+            out[key] = [as_given(w, v) for w, v in zip(want, value, strict=True)]
+        else:
+            out[key] = value
+    return out
 
 
 def _ports_by_device(ctx: ActionContext, conn: Any) -> dict[str, list[Any]]:
