@@ -42,7 +42,8 @@ TYPE_REASONS: Mapping[str, str] = {
     ),
     "OS::Aodh::Alarm": (
         "Aodh removed the threshold alarm this type makes (its API refuses a threshold_rule: a create fails under "
-        "Heat too); use OS::Aodh::GnocchiAggregationByResourcesAlarm"
+        "Heat too); use OS::Aodh::GnocchiAggregationByResourcesAlarm where Gnocchi runs (refused here, see that "
+        "type), else OS::Aodh::PrometheusAlarm"
     ),
 }
 
