@@ -508,6 +508,15 @@ def lookup(
 CATALOG_KINDS = frozenset({"flavor", "image"})
 
 
+def catalog_of(conn: Any) -> dict[Any, Any] | None:
+    """The catalog look-ups kept on a connection (``hotc.providers.openstack.auth.CloudFactory``), also through
+    a view that wraps the connection's attributes (the plan's memoising view keeps the wrapped one as
+    ``_target``); None when the connection keeps none."""
+    found = getattr(conn, "_hotc_catalog", None)
+    found = getattr(found, "_target", found)
+    return found if isinstance(found, dict) else None
+
+
 def _catalog(kind: str, found: Any) -> bool:
     """Whether a look-up's answer may be shared by the run's actions: flavors and images, and networks that are
     shared or external (what templates name, and what stacks seldom make and replace within one run)."""

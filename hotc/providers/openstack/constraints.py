@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
-from hotc.providers.openstack.common import Ambiguous, NotFound, ProviderError, lookup
+from hotc.providers.openstack.common import Ambiguous, NotFound, ProviderError, catalog_of, lookup
 
 Check = Callable[[Any, Any], None]  # (value, conn) -> None, raising ProviderError when unmet
 
@@ -127,7 +127,7 @@ def _finder(
         if conn is None:
             raise HotcError(f"checking a {kind} needs a cloud connection")
         # the connection's catalog: the apply that follows the plan finds the same flavor and image there
-        lookup(None, kind, value, get(conn), by_name(conn), shared=getattr(conn, "_hotc_catalog", None))
+        lookup(None, kind, value, get(conn), by_name(conn), shared=catalog_of(conn))
 
     return check
 
