@@ -13,7 +13,6 @@ from collections.abc import Mapping
 #: namespace (``OS::Aodh``) -> the service and what it is
 SERVICES: Mapping[str, str] = {
     "OS::Blazar": "Blazar (reservations)",
-    "OS::Designate": "Designate (DNS)",
     "OS::Ironic": "Ironic (bare metal)",
     "OS::Magnum": "Magnum (container infrastructure)",
     "OS::Monasca": "Monasca (monitoring)",
