@@ -17,6 +17,7 @@ from hotc.providers.schemas import (
     aodh,
     barbican,
     cinder,
+    designate,
     glance,
     heat,
     keystone,
@@ -44,6 +45,7 @@ def _build() -> Mapping[str, ResourceType]:
         barbican,
         mistral,
         manila,
+        designate,
     ):
         for rtype in module.TYPES:
             if rtype.name in table:

@@ -55,9 +55,17 @@ def status(type_name: str) -> str:
     if type_name in groups:
         return "supported (expanded into its members)"
     problem = support_problem(type_name)
+    schema = get_schema(type_name)
+    if (
+        problem is None
+        and schema is not None
+        and schema.support == "hidden"
+        and schema.accepts_any_properties
+    ):
+        return "supported as Heat 27 has it: a hidden placeholder that makes nothing (as `OS::Heat::None`)"
     if problem is None:
         return "supported"
-    if get_schema(type_name) is None:
+    if schema is None:
         return f"refused at plan time: {problem} (validated as Heat does, no property schema)"
     return f"planned, refused by apply at plan time: {problem}"
 

@@ -147,4 +147,37 @@ def test_a_catalog_miss_at_plan_time_is_not_kept() -> None:
     conn._hotc_catalog = {}  # type: ignore[attr-defined]
     msg = constraints.check_custom_constraint("nova.flavor", "m9.huge", conn)
     assert msg is not None and "m9.huge" in msg
-    assert conn._hotc_catalog == {}  # type: ignore[attr-defined]
+    assert ("flavor", "m9.huge") not in conn._hotc_catalog  # type: ignore[attr-defined]
+
+
+def test_parallel_misses_of_one_flavor_ask_the_cloud_once() -> None:
+    """A group's members start together and all miss the flavor: one of them asks, the others wait for it."""
+    import threading
+
+    ctx = replace(make_ctx(None, "web"), lookups={})
+    entered, go = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def get(v: str) -> Any:
+        calls.append(f"get {v}")
+        entered.set()
+        assert go.wait(10)
+        raise FakeHttpError(404)
+
+    def by_name(v: str) -> list[Obj]:
+        calls.append(f"list {v}")
+        return [Obj("f1", "m1.tiny")]
+
+    got: list[str] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(common.lookup(ctx, "flavor", "m1.tiny", get, by_name).id))
+        for _ in range(8)
+    ]
+    for t in threads:
+        t.start()
+    assert entered.wait(10)
+    go.set()
+    for t in threads:
+        t.join(10)
+    assert got == ["f1"] * 8
+    assert calls == ["get m1.tiny", "list m1.tiny"]

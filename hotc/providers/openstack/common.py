@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.polling import Poll
+from hotc.providers.shared_lookup import once
 
 T = TypeVar("T")
 
@@ -497,6 +498,9 @@ def lookup(
     value = str(name_or_id)
     if shared is None:
         shared = getattr(ctx, "lookups", None)
+    if shared is not None and kind in CATALOG_KINDS:
+        # parallel actions that miss the same flavor or image at once (a group's members) ask the cloud once
+        return once(shared, (kind, value), lambda: _lookup(ctx, kind, value, get, by_name))
     if shared is not None and (kind, value) in shared:
         return shared[(kind, value)]
     found = _lookup(ctx, kind, value, get, by_name)

@@ -166,6 +166,15 @@ def _barbican(kind: str, what: str) -> Check:
     return check
 
 
+def _designate_zone(value: Any, conn: Any) -> None:
+    """A Designate zone by id or by its exact name, as Heat's ``designate.zone`` constraint looks it up."""
+    from hotc.providers.openstack.designate.common import find_zone
+
+    if conn is None:
+        raise HotcError("checking a Designate zone needs a cloud connection")
+    find_zone(None, conn, value)
+
+
 CHECKS: dict[str, Check] = {
     # pure
     "ip_addr": _ip_addr,
@@ -295,6 +304,8 @@ CHECKS: dict[str, Check] = {
     # barbican
     "barbican.secret": _barbican("secrets", "Barbican secret"),
     "barbican.container": _barbican("containers", "Barbican container"),
+    # designate
+    "designate.zone": _designate_zone,
     "keystone.service": _finder(
         "service", lambda c: c.identity.get_service, lambda c: lambda v: c.identity.services(name=v)
     ),

@@ -52,6 +52,39 @@ from hotc.providers.openstack.nova.server_network import ServerNetworkMixin, _li
 from hotc.providers.openstack.nova.server_snapshot import ServerSnapshotMixin
 from hotc.providers.shared_lookup import peek
 
+SINCE_MARGIN = 300.0  # seconds: the servers board lists the servers changed since its making, less this
+
+
+def server_poll(ctx: ActionContext, conn: Any, sid: str, *, gone: bool = False) -> Any:
+    """A poll of server ``sid``: the run's servers board (one list of the servers changed lately answers the
+    polls of every server the run waits for: :mod:`hotc.providers.openstack.board`), else its own GET. A server
+    the list has in ERROR is read by its own GET, for its fault. ``gone`` (a delete's wait): None once the server
+    is gone (DELETED, or not found)."""
+    from hotc.providers.openstack.board import Board, board
+
+    def get() -> Any:
+        return live_server(conn, sid) if gone else conn.compute.get_server(sid)
+
+    def make() -> Board:
+        import datetime as dt
+
+        since = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=SINCE_MARGIN)
+        stamp = since.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return Board(lambda: conn.compute.servers(details=True, changes_since=stamp))
+
+    shared_board = board(ctx.lookups, ("nova", "servers board"), make)
+    if shared_board is None:
+        return get
+
+    def poll() -> Any:
+        found = shared_board.get(sid, get)
+        status = str(getattr(found, "status", "")).upper()
+        if gone and status in ("DELETED", "SOFT_DELETED"):
+            return None
+        return get() if status == "ERROR" else found
+
+    return poll
+
 
 def block_device_mapping_v2(
     ctx: ActionContext, conn: Any, items: Iterable[Mapping[str, Any]]
@@ -232,7 +265,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         return wait_status(
             ctx,
             f"{what} {sid}",
-            lambda: conn.compute.get_server(sid),
+            server_poll(ctx, conn, sid),
             list(targets),
             ("ERROR", "DELETED", "SOFT_DELETED"),
             fault=fault,
@@ -541,7 +574,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
             self._snapshot_before_delete(ctx, conn, server)
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
-            wait_gone(ctx, f"delete server {physical_id}", lambda: live_server(conn, physical_id))
+            wait_gone(ctx, f"delete server {physical_id}", server_poll(ctx, conn, physical_id, gone=True))
         if props.get("user_data_format") == "SOFTWARE_CONFIG":
             from hotc.providers.native.server_metadata import forget_server
 
@@ -566,12 +599,28 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
 PORTS_BY_DEVICE = ("nova", "ports-by-device")
 
 
+#: the scheduler hints Heat adds to every server when its ``stack_scheduler_hints`` option is on
+HEAT_HINTS = frozenset(
+    {
+        "heat_root_stack_id",
+        "heat_stack_id",
+        "heat_stack_name",
+        "heat_path_in_stack",
+        "heat_resource_name",
+        "heat_resource_uuid",
+    }
+)
+
+
 def hints_as_given(given: Any, live: Mapping[str, Any]) -> Any:
     """A server's live ``scheduler_hints`` written as the template wrote them. Nova (microversion 2.100 and
     later) reports the hints given at boot with every value as a list (``group: X`` reads back as
     ``group: [X]``); a one-item list whose item is the given scalar is reported as that scalar. No hints read
-    back as the empty map, reported as the template's empty value."""
-    live = dict(live or {})
+    back as the empty map, reported as the template's empty value. The hints Heat adds by itself (its
+    ``stack_scheduler_hints`` option: ``heat_stack_id``, ...) are left out unless the template gives them, as
+    hotc's own stamp is: a server Heat made reads back as its template wrote it."""
+    g0 = given if isinstance(given, Mapping) else {}
+    live = {k: v for k, v in dict(live or {}).items() if k not in HEAT_HINTS or k in g0}
     if not live and not given:
         return given
     g = dict(given) if isinstance(given, Mapping) else {}
