@@ -6,7 +6,8 @@ Neutron port. Created (Manila holds what the template says; the shares reach ``a
 change; the password is in the state only encrypted; what Heat updates in place is updated (the ids stay),
 what it does not is replaced (a share's size, a share type's name, a security service's type); drift made outside
 hotc (a share renamed, an access rule denied) is planned and put back; objects made outside hotc are imported by
-id, then managed and deleted; destroy deletes everything. Every check asks Manila's API."""
+id, then managed and deleted; destroy deletes everything. A share type or share network that does not exist
+stops the plan at its value, as Heat's validate stops the create. Every check asks Manila's API."""
 
 from __future__ import annotations
 
@@ -103,6 +104,22 @@ def test_manila_types_through_the_cli(
     params = ["--parameter", f"prefix={p}", "--parameter", f"password={PASSWORD}"]
     cli = CliStack(tmp_path, hotc_cloud_env, stack, params)
     subnet = cloud.network.find_subnet("hotc-private-subnet")
+
+    # a share type or share network that does not exist: the plan stops at the value, as Heat's validate does
+    (tmp_path / "bad.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  s:\n    type: OS::Manila::Share\n    properties:\n"
+        f"      share_protocol: NFS\n      size: 1\n      share_type: {p}-none\n      share_network: {p}-none\n"
+    )
+    r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", "bad.yaml", cloud_tracker.name("bad"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert (
+        f"bad.yaml:8:19: error: s: property share_type: The share type ({p}-none) could not be found."
+        in r.stderr
+    )
+    assert (
+        f"bad.yaml:9:22: error: s: property share_network: The share network ({p}-none) could not be found."
+        in r.stderr
+    )
 
     cli.apply()
     got = cli.ids()
