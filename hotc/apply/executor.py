@@ -199,9 +199,10 @@ class Executor:
         self._keeper: StateKeeper | None = None
         self._durations = Durations(self.options.expected)
         self._throttle = Throttle(self.options.parallelism)
-        self._lookups: dict[
-            Any, Any
-        ] = {}  # catalog look-ups shared by the run's actions (ActionContext.lookups)
+        # catalog look-ups shared by the run's actions (ActionContext.lookups), and with the plan's constraint
+        # checks when the cloud getter keeps them (hotc.providers.openstack.auth.CloudFactory.catalog)
+        catalog = getattr(self.options.cloud, "catalog", None)
+        self._lookups: dict[Any, Any] = catalog if isinstance(catalog, dict) else {}
 
     # ----------------------------------------------------------------------------------------------- control
 

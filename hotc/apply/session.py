@@ -50,6 +50,7 @@ from hotc.planner.api import (
     loaded_stack_from_plan,
     make_plan,
     plan_inputs,
+    read_again,
     refresh_resources,
     relative_sources,
     render_text,
@@ -344,14 +345,16 @@ def run_apply(
     backend: Any = backend_from_config(opts.backend, cwd)
     signals = store_for(opts.signal_store, opts.backend, cwd)
     if saved is not None and saved.mode == "refresh-only":
-        return apply_refresh_only(saved, backend, opts, out, drivers, wiring.cloud)
+        return apply_refresh_only(saved, backend, opts, out, drivers, wiring.cloud, signals)
     if saved is not None and opts.plans_with_options:
         raise HotcError(
             "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
             "--replace and --import to 'hotc plan' instead"
         )
     if opts.refresh_only and saved is None:
-        return refresh_only_now(stack, backend, opts, out, err, read_line, interactive, drivers, wiring.cloud)
+        return refresh_only_now(
+            stack, backend, opts, out, err, read_line, interactive, drivers, wiring.cloud, signals
+        )
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -362,6 +365,10 @@ def run_apply(
                 out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
                 return 0
             state = StackState.new(stack)
+        if saved is not None and saved.refreshed_attributes:
+            # the plan resolved what its refresh read: read again, and go on only if the cloud still says so
+            reader = driver_reader(state, wiring.cloud, drivers, signals=signals)
+            state = read_again(state, saved.refreshed_attributes, reader)
         desired = None
         scaling: ScalingRun | None = None
         if loaded is not None and (saved is None or saved.mode != "destroy"):
@@ -381,7 +388,9 @@ def run_apply(
                 imports=opts.imports,
             )
             refreshed = (
-                live_state(state, wiring.cloud, drivers, err) if opts.refresh and state.resources else None
+                live_state(state, wiring.cloud, drivers, err, signals)
+                if opts.refresh and state.resources
+                else None
             )
             plan = make_plan(
                 desired if desired is not None else empty_desired(stack, state.lineage),
@@ -627,6 +636,7 @@ def apply_refresh_only(
     out: IO[str],
     drivers: Callable[[str], Any],
     cloud: Callable[[], Any],
+    signals: Callable[[], Any] | None = None,
 ) -> int:
     """Apply a refresh-only plan: write the drift it found into the state; nothing in the cloud changes."""
     stack = plan.stack_name
@@ -639,7 +649,7 @@ def apply_refresh_only(
                 "cloud was changed.\n"
             )
             return 0
-        reader = driver_reader(state, cloud, drivers)
+        reader = driver_reader(state, cloud, drivers, signals=signals)
         live = {
             c.address: reader(state.resources[c.address])
             for c in plan.resource_drift
@@ -669,11 +679,16 @@ def with_live_attributes(state: StackState, refreshed: Mapping[str, ResourceStat
 
 
 def live_state(
-    state: StackState, cloud: Callable[[], Any], drivers: Callable[[str], Any], err: IO[str]
+    state: StackState,
+    cloud: Callable[[], Any],
+    drivers: Callable[[str], Any],
+    err: IO[str],
+    signals: Callable[[], Any] | None = None,
 ) -> Mapping[str, ResourceState | None] | None:
-    """Every recorded resource read from the cloud (``--refresh``), or None (with a note) when it cannot be."""
+    """Every recorded resource read from the cloud (``--refresh``), or None (with a note) when it cannot be.
+    ``signals``: the signal store's getter (the types read from it)."""
     try:
-        reader = driver_reader(state, cloud, drivers)
+        reader = driver_reader(state, cloud, drivers, signals=signals)
     except HotcError as exc:
         err.write(f"note: {exc.message}; no live data was read and no drift can be reported\n")
         return None
@@ -690,6 +705,7 @@ def refresh_only_now(
     interactive: bool,
     drivers: Callable[[str], Any],
     cloud: Callable[[], Any],
+    signals: Callable[[], Any] | None = None,
 ) -> int:
     """``hotc apply --refresh-only``: plan the drift now, show it, and once approved record it in the state
     (the plan's freshness is checked again under the lock, so a state moved meanwhile is refused)."""
@@ -697,7 +713,7 @@ def refresh_only_now(
         state, _token = backend.read(stack)
     if state is None:
         raise HotcError(f"stack {stack!r} has no state: there is nothing to refresh")
-    refreshed = live_state(state, cloud, drivers, err) if state.resources else None
+    refreshed = live_state(state, cloud, drivers, err, signals) if state.resources else None
     plan = make_plan(
         empty_desired(stack, state.lineage), state, PlanOptions(mode="refresh-only"), refreshed or {}
     )
@@ -709,4 +725,4 @@ def refresh_only_now(
     ):
         out.write("\nApply cancelled.\n")
         return 1
-    return apply_refresh_only(plan, backend, opts, out, drivers, cloud)
+    return apply_refresh_only(plan, backend, opts, out, drivers, cloud, signals)

@@ -393,7 +393,9 @@ def _plan(
     refreshed = None
     if (mode == "refresh-only" or refresh) and state is not None and state.resources:
         try:
-            reader = driver_reader(state, cloud, root.drivers())
+            from hotc.state.signal_store import store_for
+
+            reader = driver_reader(state, cloud, root.drivers(), signals=store_for(signal_store, backend))
         except HotcError as exc:
             print(f"note: {exc.message}; no live data was read and no drift can be reported", file=sys.stderr)
         else:

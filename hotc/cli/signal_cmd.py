@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -74,8 +74,11 @@ def signal_command(
     state, _ = backend_from_config(backend).read(stack)
     if state is None:
         raise HotcError(f"stack {stack!r} has no state")
-    store = store_for(signal_store, backend)()
     rs = state.resources.get(address)
+    if rs is not None and rs.type in DRIVER_SIGNALLED:
+        _signal_driver(state, rs, text, os_cloud)
+        return
+    store = store_for(signal_store, backend)()
     if rs is not None and rs.type in POLICY_TYPES:
         key = policy_key(rs)
         if not rs.physical_id or key is None:
@@ -103,6 +106,41 @@ def signal_command(
     key = signal_key(state.resources, address, store, stack)
     store.put(key, body)
     print(f"Signal sent to {address}.", file=sys.stderr)
+
+
+#: types whose driver takes a signal itself (Heat's ``handle_signal`` calls their service): a Mistral workflow starts
+#: an execution
+DRIVER_SIGNALLED = frozenset({"OS::Mistral::Workflow"})
+
+
+def _signal_driver(state: Any, rs: Any, text: str | None, os_cloud: str | None) -> None:
+    """Deliver the signal to the resource's driver (``signal(ctx, physical_id, props, details)``), with hotc's
+    cloud credentials, and print what it started."""
+    from hotc.cli.root import cloud, drivers
+    from hotc.providers.base import ActionContext
+    from hotc.providers.registry import get_schema
+    from hotc.providers.validation import apply_defaults
+
+    if not rs.physical_id or not str(rs.status).endswith("_COMPLETE"):
+        raise HotcError(f"{rs.address} has not been created yet (status {rs.status})")
+    driver = drivers()(rs.type)
+    if driver is None:
+        raise HotcError(f"hotc has no driver for {rs.type}")
+    schema = get_schema(rs.type)
+    props = apply_defaults(schema, rs.properties) if schema is not None else dict(rs.properties)
+    ctx = ActionContext(
+        address=rs.address,
+        type=rs.type,
+        stack_name=state.stack_name,
+        lineage=state.lineage,
+        timeout=120.0,
+        cloud=cloud(os_cloud),
+        record_physical_id=lambda _pid: None,
+    )
+    details = json.loads(text) if text is not None else None
+    started = driver.signal(ctx, rs.physical_id, props, details)  # type: ignore[attr-defined]
+    print(f"Signal sent to {rs.address}: execution {started.get('id')} of workflow {rs.physical_id} started "
+          f"({started.get('state')}).", file=sys.stderr)  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:

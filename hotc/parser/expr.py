@@ -233,6 +233,58 @@ def _get_resource(name: str, pos: Pos | None, arg: Expr) -> Expr:
     return e
 
 
+_ga_name: Any = _slot_setter(F.GetAttr, "name")
+_ga_pos: Any = _slot_setter(F.GetAttr, "pos")
+_ga_resource: Any = _slot_setter(F.GetAttr, "resource")
+_ga_attribute: Any = _slot_setter(F.GetAttr, "attribute")
+_ga_path: Any = _slot_setter(F.GetAttr, "path")
+_ga_style: Any = _slot_setter(F.GetAttr, "style")
+
+_ITEM_CODE = {str: "s", int: "i", float: "f", bool: "b", type(None): "n"}  # grammar._walk's scalar codes
+_GET_ATTR_STYLE = {"FN_GET_ATTR_SELECT": "select", "FN_GET_ATTR_PATH": "path", "FN_GET_ATTR_ALL": "all"}
+
+
+def _get_attr_of_scalars(
+    name: str, items: PosList, pos: Pos | None, version: TemplateVersion, term: str
+) -> Expr | None:
+    """``{get_attr: [RES, ATTR, path…]}`` with only scalars in the list, built directly: exactly what the
+    grammar path builds (``_Builder.b_get_attr``: one Literal per item), once the grammar has parsed this
+    token shape and its tree is the call's head, the list opener and one token per item (then the shape is
+    valid; tests/frontend/test_expr_fast.py holds both paths equal). None: take the grammar path."""
+    ips = items.item_pos
+    n = len(items)
+    if n == 0 or len(ips) != n:
+        return None
+    codes = ["c:" + name, "k", "["]
+    add = codes.append
+    for item in items:
+        code = _ITEM_CODE.get(type(item))
+        if code is None:
+            return None
+        add(code)
+    codes += ("]", "}")
+    tree = grammar().parsed_shape(version, START_CALL, tuple(codes))
+    if tree is None:
+        return None  # not parsed yet (the grammar path parses it and caches the shape), or invalid
+    call = tree.children[0]
+    kids = call.children
+    # the leaves: 0 the call, 1 its key, 2 the list, 3.. the items (grammar._walk's order)
+    if _DISPATCH.get(call.data) is not _Builder.b_get_attr or len(kids) != n + 2:
+        return None
+    for i, kid in enumerate(kids):
+        if not isinstance(kid, str) or getattr(kid, "value", None) != (i + 1 if i > 1 else 2 * i):
+            return None
+    lits = [_lit(item, ips[i]) for i, item in enumerate(items)]
+    e = _new(F.GetAttr)
+    _ga_name(e, name)
+    _ga_pos(e, pos)
+    _ga_resource(e, lits[0])
+    _ga_attribute(e, lits[1] if n > 1 else None)
+    _ga_path(e, tuple(lits[2:]))
+    _ga_style(e, _GET_ATTR_STYLE[term])
+    return e
+
+
 #: ``{NAME: "string"}`` calls whose node is fixed by the grammar's terminal alone (no check of the value):
 #: built directly, exactly as the grammar path builds them (tests/frontend/test_expr_fast.py holds them equal).
 _SCALAR_CALLS: dict[str, Any] = {"FN_GET_PARAM": _get_param, "FN_GET_RESOURCE": _get_resource}
@@ -289,6 +341,10 @@ def _build(
                     data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL
                 )
                 return _build_call(result, version, mpos, diags)
+            if type(v) is PosList and term in _GET_ATTR_STYLE:
+                direct = _get_attr_of_scalars(k, v, mpos, version, term)
+                if direct is not None:
+                    return direct
             return _parse_call(data, mpos, version, START_CALL, diags)
         if k in grammar().functions:  # a function name of another version: maybe a warning
             _version_warning(k, version, mpos, diags)

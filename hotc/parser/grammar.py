@@ -143,6 +143,12 @@ class Grammar:
             return ParseResult(None, leaves, cached)
         return ParseResult(cached, leaves, None)
 
+    def parsed_shape(self, version: TemplateVersion, start: str, codes: tuple[str, ...]) -> Any:
+        """The parse tree cached for a token shape (the codes :meth:`parse` computes), or None when that
+        shape has not been parsed yet or did not parse (a short cut must then take :meth:`parse`)."""
+        cached = self._cache.get((version.date, start, codes))
+        return None if cached is None or isinstance(cached, SyntaxFailure) else cached
+
     def parse_scalar_call(
         self,
         data: Any,

@@ -96,7 +96,7 @@ from hotc.planner.planfile import (
     template_digest,
 )
 from hotc.planner.policy import DenyViolation, check_deny, evaluate_policy, findings
-from hotc.planner.refresh import DriverReader, driver_reader, refresh_resources
+from hotc.planner.refresh import DriverReader, driver_reader, read_again, refresh_resources
 from hotc.planner.render.text import render_text
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
@@ -134,6 +134,7 @@ __all__ = [
     "parse_deny_rule",
     "parse_import",
     "plan_inputs",
+    "read_again",
     "refresh_resources",
     "relative_sources",
     "render_text",

@@ -34,6 +34,7 @@ from hotc.planner.diff import (
 from hotc.planner.digraph import CycleError, DiGraph, topological_sort
 from hotc.planner.options import PlanOptions
 from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
+from hotc.planner.refresh import carried_attributes
 from hotc.planner.resolve import index_path
 from hotc.planner.restricted import check_restricted
 from hotc.planner.validate_resolved import check_resolved
@@ -112,6 +113,7 @@ class PlanResolver:
         self.changed = changed
         self.schemas = schemas or registry_lookup
         self.imports = imports or {}  # address -> id of the existing object a create adopts
+        self.attributes_read: set[tuple[str, str]] = set()  # (address, attribute) answered from the state
 
     def keeps(self, address: str, attribute: str) -> bool:
         """Does attribute ``attribute`` ("" for all of them) of the resource at ``address``, being updated in
@@ -144,9 +146,11 @@ class PlanResolver:
             return unknown
         attrs = rs.attributes
         if attribute == "":
+            self.attributes_read.update((address, a) for a in attrs)
             return index_path(dict(attrs), path, lambda: unknown) if attrs else unknown
         if attribute not in attrs or is_masked(attrs[attribute]):
             return unknown  # a secret stored masked (no state key) is not known, never the marker itself
+        self.attributes_read.add((address, attribute))
         return index_path(attrs[attribute], path, lambda: unknown)
 
     def stable(self, w: WaitsOn) -> bool:
@@ -175,6 +179,7 @@ class _Ctx:
     errors: list[Diagnostic]
     refreshed: frozenset[str] = frozenset()  # addresses read live from the cloud
     groups: tuple[GroupRollout, ...] = ()  # what the plan does to each group (hotc.planner.rollout)
+    attributes_read: frozenset[tuple[str, str]] = frozenset()  # (address, attribute) the plan resolved
 
 
 def _matches(address: str, selector: str) -> bool:
@@ -284,6 +289,7 @@ def _make_plan(
         changes=tuple(changes),
         output_changes=tuple(outs),
         groups=ctx.groups,
+        refreshed_attributes=carried_attributes(state, srs, refreshed or {}, ctx.attributes_read),
         **common,
     )
 
@@ -482,6 +488,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     from hotc.planner.rollout import plan_rollouts
 
     changes, ctx.groups = plan_rollouts(d, ctx.state, changes, lambda a: _decide(ctx, a, resolver, memo))
+    ctx.attributes_read = frozenset(resolver.attributes_read)
     return changes, outs
 
 

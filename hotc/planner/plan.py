@@ -153,6 +153,10 @@ class Plan:
     # What a reviewer weighs besides the actions (JSON-ready, see hotc.planner.review): the estimated apply
     # duration and critical path, each change's blast radius, the monthly cost delta.
     review: Mapping[str, Any] = field(default_factory=dict)
+    # What a refresh read that the plan used and the state does not record: address -> attribute -> live value
+    # (a hidden one as a salted digest, hotc.planner.refresh.carried_attributes). A saved plan carries them; its
+    # apply reads those resources again and resolves from them, or stops if the cloud changed since the plan.
+    refreshed_attributes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         counts = {a.value: 0 for a in Action}

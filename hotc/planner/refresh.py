@@ -10,6 +10,12 @@ hotc's stamp, objects in a transitional status). For N resources of T types that
 shared look-ups, instead of N sequential round trips. Look-ups (a network named in many ports) are made once per
 refresh (``ActionContext.cache``). The result is the ``refreshed`` mapping :func:`hotc.planner.make.make_plan`
 takes.
+
+A plan saved from a refresh (``hotc plan --refresh -o FILE``) carries what the refresh read that the plan used
+and the state does not record (:func:`carried_attributes`, ``Plan.refreshed_attributes``; hidden values as
+digests only). Its apply reads those resources again (:func:`read_again`): when the cloud still says the same,
+the apply resolves from what it read, as the plan did; when not, it stops before anything runs and says what
+changed.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 from hotc.errors import HotcError
 from hotc.providers.base import ActionContext, Outcome
 from hotc.state.document import ResourceState, StackState
+from hotc.state.secrets import canonical_json, is_masked, mask, matches_masked, secret_attributes
 
 Reader = Callable[[ResourceState], ResourceState | None]
 DriverLookup = Callable[[str], Any]
@@ -51,8 +58,10 @@ class DriverReader:
         *,
         parallelism: int = DEFAULT_PARALLELISM,
         timeout: float = 60.0,
+        signals: Callable[[], Any] | None = None,
     ) -> None:
         self.state = state
+        self.signals = signals  # the signal store, for the types read from it (a DeployedServer's metadata)
         self.cloud = cloud
         self.driver_for = driver_for
         self.parallelism = max(1, parallelism)
@@ -60,7 +69,7 @@ class DriverReader:
         self.cache: dict[Any, Any] = {}  # look-ups shared by every read of this refresh
 
     def context(self, rs: ResourceState) -> ActionContext:
-        return ActionContext(
+        ctx = ActionContext(
             address=rs.address,
             type=rs.type,
             stack_name=self.state.stack_name,
@@ -70,6 +79,7 @@ class DriverReader:
             record_physical_id=lambda _pid: None,
             cache=self.cache,
         )
+        return ctx if self.signals is None else replace(ctx, signals=self.signals)
 
     def __call__(self, rs: ResourceState) -> ResourceState | None:
         driver = self.driver_for(rs.type)
@@ -158,10 +168,12 @@ def driver_reader(
     driver_for: DriverLookup,
     *,
     parallelism: int = DEFAULT_PARALLELISM,
+    signals: Callable[[], Any] | None = None,
 ) -> DriverReader:
     """A :class:`DriverReader` using each type's driver (``driver_for``: the CLI's composition root gives
-    ``hotc.providers.drivers.driver_for``); ``cloud``: the connection getter."""
-    return DriverReader(state, cloud, driver_for, parallelism=parallelism)
+    ``hotc.providers.drivers.driver_for``); ``cloud``: the connection getter; ``signals``: the signal store's
+    getter (without one, the types read from the store keep what the state recorded)."""
+    return DriverReader(state, cloud, driver_for, parallelism=parallelism, signals=signals)
 
 
 def live_state(rs: ResourceState, outcome: Outcome) -> ResourceState:
@@ -196,3 +208,129 @@ def _has_masked(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_masked(v) for v in value)
     return False
+
+
+# ------------------------------------------------------------------------------------------ saved refresh plans
+
+_ABSENT = object()
+_SHOWN = 300  # characters of a value a message quotes
+
+
+def carried_attributes(
+    state: StackState | None,
+    planned: Mapping[str, ResourceState],
+    refreshed: Mapping[str, Any],
+    read: Iterable[tuple[str, str]],
+) -> dict[str, dict[str, Any]]:
+    """What a saved plan must carry so its apply resolves as the plan did: for each ``(address, attribute)``
+    the plan resolved (``read``) from a resource the refresh read (``refreshed``), the value the plan used
+    (``planned``: the state merged with the refresh) when the state records another one. Attributes that hold
+    secrets (``secret_attributes``) are carried as the state's masked marker (a digest), never in clear."""
+    out: dict[str, dict[str, Any]] = {}
+    if state is None or not refreshed:
+        return out
+    for addr, name in sorted(read):
+        recorded, live = state.resources.get(addr), planned.get(addr)
+        if addr not in refreshed or recorded is None or live is None:
+            continue
+        value = live.attributes.get(name, _ABSENT)
+        if value is _ABSENT or (name in recorded.attributes and _same(recorded.attributes[name], value)):
+            continue
+        hidden = secret_attributes(
+            (*recorded.sensitive_attributes, *live.sensitive_attributes),
+            recorded.sensitive_paths,
+            {name: value},
+        )
+        out.setdefault(addr, {})[name] = mask(value, None) if name in hidden else value
+    return out
+
+
+def changed_since(
+    carried: Mapping[str, Mapping[str, Any]], reread: Mapping[str, ResourceState | None]
+) -> list[str]:
+    """What the cloud says now that differs from what a saved plan's refresh read (``carried``), one line per
+    attribute (a hidden value is not quoted), or per resource found gone."""
+    lines: list[str] = []
+    for addr, attrs in carried.items():
+        live = reread.get(addr)
+        if live is None:
+            lines.append(f"{addr} no longer exists")
+            continue
+        for name, promised in attrs.items():
+            now = live.attributes.get(name, _ABSENT)
+            if is_masked(promised):
+                if now is _ABSENT or not matches_masked(promised, now):
+                    lines.append(f"{addr}.{name} (a hidden value) is not what the plan read")
+            elif now is _ABSENT:
+                lines.append(
+                    f"{addr}.{name}: the plan read {_quoted(promised)}, the cloud no longer reports it"
+                )
+            elif not _same(promised, now):
+                lines.append(f"{addr}.{name}: {_difference(promised, now)}")
+    return lines
+
+
+def read_again(
+    state: StackState, carried: Mapping[str, Mapping[str, Any]], reader: DriverReader
+) -> StackState:
+    """``state`` with the attributes read again from the cloud for every resource a saved plan's refresh read
+    (``carried``: ``Plan.refreshed_attributes``), once they are found to be what the plan read. Raises
+    HotcError, before anything is applied, when a read fails or the cloud changed since the plan was made."""
+    todo = [state.resources[a] for a in carried if a in state.resources]
+    try:
+        reread = reader.read_all(todo)
+    except HotcError as exc:
+        raise HotcError(
+            f"the plan was made from a refresh, and reading the cloud again failed: {exc.message}; "
+            "nothing was applied"
+        ) from exc
+    changed = changed_since(carried, reread)
+    if changed:
+        raise HotcError(
+            "what the plan's refresh read changed in the cloud since the plan was made: "
+            + "; ".join(changed)
+            + ". Nothing was applied; make a new plan with 'hotc plan --refresh'"
+        )
+    out = state
+    for addr, live in reread.items():
+        rs = state.resources.get(addr)
+        if rs is not None and live is not None and live.attributes != rs.attributes:
+            out = out.with_resource(replace(rs, attributes=dict(live.attributes)))
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b or canonical_json(a) == canonical_json(b)
+
+
+def _difference(promised: Any, now: Any) -> str:
+    """How ``now`` differs from ``promised``: the items a list gained and lost, the keys of a map that changed,
+    else both values."""
+    if isinstance(promised, list) and isinstance(now, list):
+        was = {canonical_json(x) for x in promised}
+        has = {canonical_json(x) for x in now}
+        parts = [f"the plan read {len(promised)} item(s), the cloud now has {len(now)}"]
+        added = [x for x in now if canonical_json(x) not in was]
+        removed = [x for x in promised if canonical_json(x) not in has]
+        if added:
+            parts.append("added " + ", ".join(_quoted(x) for x in added))
+        if removed:
+            parts.append("removed " + ", ".join(_quoted(x) for x in removed))
+        return "; ".join(parts) if added or removed else parts[0] + " (in another order)"
+    if isinstance(promised, dict) and isinstance(now, dict):
+        keys = sorted(
+            {str(k) for k in (*promised, *now) if not _same(promised.get(k, _ABSENT), now.get(k, _ABSENT))}
+        )
+        shown = [
+            f"{k}: {_quoted(promised.get(k))} -> {_quoted(now.get(k))}"
+            if k in promised and k in now
+            else f"{k}: {'added' if k in now else 'removed'}"
+            for k in keys
+        ]
+        return "changed " + ", ".join(shown)
+    return f"the plan read {_quoted(promised)}, the cloud now has {_quoted(now)}"
+
+
+def _quoted(value: Any) -> str:
+    text = canonical_json(value).decode()
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"

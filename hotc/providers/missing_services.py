@@ -13,11 +13,8 @@ from collections.abc import Mapping
 #: namespace (``OS::Aodh``) -> the service and what it is
 SERVICES: Mapping[str, str] = {
     "OS::Blazar": "Blazar (reservations)",
-    "OS::Designate": "Designate (DNS)",
     "OS::Ironic": "Ironic (bare metal)",
     "OS::Magnum": "Magnum (container infrastructure)",
-    "OS::Manila": "Manila (shared file systems)",
-    "OS::Mistral": "Mistral (workflows)",
     "OS::Monasca": "Monasca (monitoring)",
     "OS::Sahara": "Sahara (data processing)",
     "OS::Senlin": "Senlin (clustering)",
@@ -41,7 +38,8 @@ TYPE_REASONS: Mapping[str, str] = {
     "OS::Aodh::GnocchiAggregationByResourcesAlarm": _NO_GNOCCHI,
     "OS::Aodh::Alarm": (
         "Aodh removed the threshold alarm this type makes (its API refuses a threshold_rule: a create fails under "
-        "Heat too); use OS::Aodh::GnocchiAggregationByResourcesAlarm"
+        "Heat too); use OS::Aodh::GnocchiAggregationByResourcesAlarm where Gnocchi runs (refused here, see that "
+        "type), else OS::Aodh::PrometheusAlarm"
     ),
 }
 

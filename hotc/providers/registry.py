@@ -17,9 +17,12 @@ from hotc.providers.schemas import (
     aodh,
     barbican,
     cinder,
+    designate,
     glance,
     heat,
     keystone,
+    manila,
+    mistral,
     neutron,
     nova,
     octavia,
@@ -29,7 +32,21 @@ from hotc.providers.schemas import (
 
 def _build() -> Mapping[str, ResourceType]:
     table: dict[str, ResourceType] = {}
-    for module in (nova, neutron, cinder, octavia, glance, swift, heat, keystone, aodh, barbican):
+    for module in (
+        nova,
+        neutron,
+        cinder,
+        octavia,
+        glance,
+        swift,
+        heat,
+        keystone,
+        aodh,
+        barbican,
+        mistral,
+        manila,
+        designate,
+    ):
         for rtype in module.TYPES:
             if rtype.name in table:
                 raise RuntimeError(f"resource type {rtype.name} declared twice")

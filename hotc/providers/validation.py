@@ -29,8 +29,7 @@ import difflib
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
 from hotc.parser.api import MISSING, Expr, FunctionCall, ListExpr, Literal, MapExpr
@@ -301,13 +300,26 @@ def _show(value: Any) -> str:
 # ------------------------------------------------------------------------------------ shared walk (values)
 
 
-@dataclass(frozen=True)
-class _Node:
-    """A value being validated with where it came from: a plain value, or an IR expression."""
+class _Node(NamedTuple):
+    """A value being validated with where it came from: a plain value, or an IR expression (a tuple: one is
+    made per property checked, and a frozen dataclass's __init__ costs twice as much)."""
 
     value: Any  # Python value, or an Expr when ``is_expr``
     pos: Pos | None
     is_expr: bool
+
+
+# the required properties of each schema checked (schemas are built once and never change; the schema is kept
+# with its entry, so its id is not reused while the entry exists)
+_REQUIRED: dict[int, tuple[Mapping[str, PropSchema], tuple[str, ...]]] = {}
+
+
+def _required(schema: Mapping[str, PropSchema]) -> tuple[str, ...]:
+    """The keys of ``schema``'s required properties, in schema order."""
+    got = _REQUIRED.get(id(schema))
+    if got is None or got[0] is not schema:
+        got = _REQUIRED[id(schema)] = (schema, tuple(k for k, p in schema.items() if p.required))
+    return got[1]
 
 
 class _Checker:
@@ -388,8 +400,8 @@ class _Checker:
             elif prop.deprecated:
                 self.warn(f"property {where} is deprecated", key_pos, "deprecated-property")
             self.check_value(prop, node, where)
-        for key, prop in schema.items():
-            if not prop.required or key in given:
+        for key in _required(schema):
+            if key in given:
                 continue
             if any(p.alias_of == key and k in given for k, p in schema.items()):
                 continue

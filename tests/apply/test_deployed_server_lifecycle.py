@@ -86,3 +86,48 @@ def test_deployed_server_create_rename_in_place_and_delete(tmp_path: Path, s3_bu
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert fetch(url) == 404
     assert server_objects() == []
+
+
+def test_a_refresh_reads_os_collect_config_from_the_metadata_object(
+    tmp_path: Path, s3_bucket: S3Bucket
+) -> None:
+    """Heat reads a deployed server's ``os_collect_config`` from its metadata each time (``CACHE_NONE``); hotc's
+    read takes it from the server's metadata object in the signal store, which a deployment rewrites with a
+    fresh URL. The object gone, the server's deployment data is gone: the refresh plans it made again."""
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    store = ["--signal-store", f"s3://{s3_bucket.name}/sig"]
+    r = hotc(tmp_path, "apply", "-t", "t.yaml", "ds", "--auto-approve", *store)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    first = outputs(tmp_path)["occ"]
+    s3 = s3_bucket.client()
+    listed = s3.list_objects_v2(Bucket=s3_bucket.name, Prefix="sig/").get("Contents", [])
+    [key] = [o["Key"] for o in listed if "/servers/" in o["Key"] and not o["Key"].endswith(".deployments")]
+    doc = json.loads(s3.get_object(Bucket=s3_bucket.name, Key=key)["Body"].read())
+    assert doc["os-collect-config"] == first
+    # what a deployment's rewrite does: the same object, a fresh URL in it
+    doc["os-collect-config"]["request"]["metadata_url"] = first["request"]["metadata_url"] + "&fresh=1"
+    s3.put_object(Bucket=s3_bucket.name, Key=key, Body=json.dumps(doc).encode())
+
+    r = hotc(tmp_path, "plan", "-t", "t.yaml", "ds", *store, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["output_changes"]["occ"]["actions"] == ["no-op"]  # the state's value
+    r = hotc(tmp_path, "plan", "-t", "t.yaml", "ds", *store, "--refresh", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    planned = json.loads(r.stdout)
+    assert planned["output_changes"]["occ"]["actions"] == ["update"]  # read from the object
+    assert planned["output_changes"]["occ"]["after"] == "(sensitive)"  # still hidden
+    assert "fresh=1" not in r.stdout
+    r = hotc(tmp_path, "apply", "-t", "t.yaml", "ds", "--auto-approve", "--refresh", *store)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert outputs(tmp_path)["occ"] == doc["os-collect-config"]
+    r = hotc(tmp_path, "plan", "-t", "t.yaml", "ds", *store, "--refresh", "--detailed-exitcode")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+    for k in (key, key + ".deployments"):
+        s3.delete_object(Bucket=s3_bucket.name, Key=k)
+    r = hotc(tmp_path, "plan", "-t", "t.yaml", "ds", *store, "--refresh", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    planned = json.loads(r.stdout)
+    assert [(d["address"], d["actions"]) for d in planned["resource_drift"]] == [("bm", ["delete"])]
+    [change] = [c for c in planned["resource_changes"] if c["address"] == "bm"]
+    assert "create" in change["actions"] and change["action_reason"] == "replace_because_gone"

@@ -14,23 +14,9 @@ BHOME=$MC/state/barbican/home
 mkdir -p $MC/etc/barbican/barbican.conf.d $MC/state/barbican/lock $BHOME $MC/log $MC/run $MC/wsgi/barbican-api
 chmod 0700 $MC/etc/barbican
 
-# the venv is keyed by the shared pins and Barbican's own (venv-barbican/.hotc-venv-stamp)
-STAMP=$( { cat $HERE/constraints.txt; echo "$BARBICAN_PIN"; } | sha256sum | cut -c1-16)
-if [ "$(cat $MC/venv-barbican/.hotc-venv-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $BV/barbican-worker ]; then
-  echo "barbican venv + pip install ($BARBICAN_PIN, pinned by constraints.txt; log: $MC/log/barbican-pip.log)"
-  bash $HERE/stop.sh barbican-api barbican-worker >/dev/null 2>&1 || true
-  rm -rf $MC/venv-barbican
-  $PY -m venv $MC/venv-barbican
-  logged barbican-pip.log $BV/pip install -q -U pip setuptools wheel
-  logged barbican-pip.log $BV/pip install -q -c $HERE/constraints.txt "$BARBICAN_PIN" PyMySQL gunicorn
-  echo "$STAMP" > $MC/venv-barbican/.hotc-venv-stamp
-fi
-
-mariadb -uroot -e "CREATE DATABASE IF NOT EXISTS barbican CHARACTER SET utf8mb4;"
+own_venv barbican barbican-worker "barbican-api barbican-worker" "$BARBICAN_PIN" PyMySQL gunicorn
+own_database barbican
 btables() { mariadb -uroot -N -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='barbican'"; }
-if [ -f $MC/run/barbican.dbsynced ] && [ "$(btables)" = 0 ]; then
-  echo "database barbican is empty: initialising again"; rm -f $MC/run/barbican.dbsynced
-fi
 # the KEK: made once; a KEK made anew cannot decrypt what the database holds, so the database starts empty too
 KEK=$MC/etc/barbican/barbican.conf.d/kek.conf
 if [ ! -s $KEK ]; then

@@ -8,25 +8,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source $HERE/lib.sh
 AV=$MC/venv-aodh/bin
 AODH_PIN="aodh==23.0.0"
-PY=${PYTHON:-python3}
 mkdir -p $MC/etc/aodh $MC/log $MC/run
 
-# the venv is keyed by the shared pins and Aodh's own (venv-aodh/.hotc-venv-stamp)
-STAMP=$( { cat $HERE/constraints.txt; echo "$AODH_PIN"; } | sha256sum | cut -c1-16)
-if [ "$(cat $MC/venv-aodh/.hotc-venv-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $AV/aodh-dbsync ]; then
-  echo "aodh venv + pip install ($AODH_PIN, pinned by constraints.txt; log: $MC/log/aodh-pip.log)"
-  bash $HERE/stop.sh aodh-api >/dev/null 2>&1 || true
-  rm -rf $MC/venv-aodh
-  $PY -m venv $MC/venv-aodh
-  logged aodh-pip.log $AV/pip install -q -U pip setuptools wheel
-  logged aodh-pip.log $AV/pip install -q -c $HERE/constraints.txt "$AODH_PIN" PyMySQL gunicorn
-  echo "$STAMP" > $MC/venv-aodh/.hotc-venv-stamp
-fi
-
-mariadb -uroot -e "CREATE DATABASE IF NOT EXISTS aodh CHARACTER SET utf8mb4;"
-if [ -f $MC/run/aodh.dbsynced ] && [ "$(mariadb -uroot -N -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='aodh'")" = 0 ]; then
-  echo "database aodh is empty: initialising again"; rm -f $MC/run/aodh.dbsynced
-fi
+own_venv aodh aodh-dbsync aodh-api "$AODH_PIN" PyMySQL gunicorn
+own_database aodh
 mkdir -p $MC/wsgi/aodh-api
 render $HERE/etc/aodh/aodh.conf $MC/etc/aodh/aodh.conf
 render $HERE/etc/aodh/aodh_wsgi.py $MC/wsgi/aodh-api/aodh_wsgi.py

@@ -24,6 +24,9 @@ SERVICES = [  # user, service name, type, url
 OPTIONAL = {
     "aodh": [("aodh", "aodh", "alarming", "http://127.0.0.1:8042")],
     "barbican": [("barbican", "barbican", "key-manager", "http://127.0.0.1:9311")],
+    "mistral": [("mistral", "mistral", "workflowv2", "http://127.0.0.1:8989/v2")],
+    "designate": [("designate", "designate", "dns", "http://127.0.0.1:9001")],
+    "manila": [("manila", "manilav2", "sharev2", "http://127.0.0.1:8786/v2")],
 }
 
 

@@ -40,6 +40,8 @@ pid_alive() {  # name: true if $MC/run/NAME.pid names a live process of THIS clo
   [ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 1
   # ours: started from the service venv, or a gunicorn (its title is rewritten) running in $MC/wsgi/NAME
   tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "$MC/venv" && return 0
+  # bind9's named (87-designate.sh), started with its config under $MC/etc/designate
+  tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "^/usr/sbin/named .*-c $MC/etc/designate/" && return 0
   [ "$(readlink /proc/$p/cwd 2>/dev/null)" = "$MC/wsgi/$1" ]
 }
 
@@ -102,4 +104,28 @@ logged() {  # logname cmd...: run CMD with its output in $MC/log/LOGNAME; on fai
   "$@" >>$log 2>&1 || rc=$?
   if [ $rc != 0 ]; then echo "FAILED (exit $rc): $*; last lines of $log:" >&2; tail -25 $log >&2; fi
   return $rc
+}
+
+own_venv() {  # name probe "services..." pin [pip args...]: a service's OWN venv, $MC/venv-NAME, keyed by the shared
+  # pins and PIN (.hotc-venv-stamp). Made anew (its services stopped first) when the key changed or bin/PROBE is
+  # missing; the shared service venv is never touched.
+  local name=$1 probe=$2 services=$3 pin=$4 dir=$MC/venv-$1 stamp; shift 4
+  stamp=$( { cat $HERE/constraints.txt; echo "$pin"; } | sha256sum | cut -c1-16)
+  if [ "$(cat $dir/.hotc-venv-stamp 2>/dev/null)" != "$stamp" ] || [ ! -x $dir/bin/$probe ]; then
+    echo "$name venv + pip install ($pin, pinned by constraints.txt; log: $MC/log/$name-pip.log)"
+    # shellcheck disable=SC2086  # the service names are words
+    bash $HERE/stop.sh $services >/dev/null 2>&1 || true
+    rm -rf $dir
+    ${PYTHON:-python3} -m venv $dir
+    logged $name-pip.log $dir/bin/pip install -q -U pip setuptools wheel
+    logged $name-pip.log $dir/bin/pip install -q -c $HERE/constraints.txt "$pin" "$@"
+    echo "$stamp" > $dir/.hotc-venv-stamp
+  fi
+}
+
+own_database() {  # name: create database NAME if missing; an empty one forgets $MC/run/NAME.dbsynced (synced anew)
+  mariadb -uroot -e "CREATE DATABASE IF NOT EXISTS $1 CHARACTER SET utf8mb4;"
+  if [ -f $MC/run/$1.dbsynced ] && [ "$(mariadb -uroot -N -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='$1'")" = 0 ]; then
+    echo "database $1 is empty: initialising again"; rm -f $MC/run/$1.dbsynced
+  fi
 }

@@ -1,11 +1,11 @@
 #!/bin/bash
 # hotc's test cloud: a small, REAL OpenStack (keystone, neutron, placement, nova[fake virt], glance,
-# cinder[fake], octavia[noop], heat, barbican[simple_crypto] and aodh[API alone], each in its own venv) on one machine, from PyPI + Debian
+# cinder[fake], octavia[noop], heat, barbican[simple_crypto], aodh[API alone], mistral and designate[bind9], each in its own venv) on one machine, from PyPI + Debian
 # packages only, every listener on 127.0.0.1. Debian 12, root.
 #
 #   bash tests/cloud/setup.sh            # install what is missing, init what is not, start what is not running
 #   bash tests/cloud/setup.sh --reset    # stop services, drop DBs + state, then as above (venv is kept)
-#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out (also: barbican, aodh)
+#   SKIP="octavia heat" bash tests/cloud/setup.sh    # leave services out (also: barbican, aodh, mistral, designate, manila)
 #   bash tests/cloud/stop.sh [--all]     # stop by PID files (--all: MariaDB + RabbitMQ too)
 #
 # Install dir: $HOTC_CLOUD_DIR (default /opt/hotc-cloud): venv/, etc/, state/, log/, run/ (PIDs + markers).
@@ -34,6 +34,9 @@ if [ "${1:-}" = "--reset" ]; then
   for db in keystone placement nova_api nova nova_cell0 neutron cinder glance octavia heat; do
     mariadb -uroot -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db CHARACTER SET utf8mb4"; done
   mariadb -uroot -e "DROP DATABASE IF EXISTS aodh"   # 85-aodh.sh creates it again
+  mariadb -uroot -e "DROP DATABASE IF EXISTS mistral"   # 86-mistral.sh creates it again
+  mariadb -uroot -e "DROP DATABASE IF EXISTS designate"   # 87-designate.sh creates it again
+  mariadb -uroot -e "DROP DATABASE IF EXISTS manila"   # 88-manila.sh creates it again
   rm -rf $MC/state $MC/run $MC/wsgi $MC/etc; mkdir -p $MC/etc $MC/log $MC/run $MC/state
 fi
 
@@ -83,6 +86,9 @@ fi
 [[ "$SKIP" == *" heat "* ]]    || { step "heat"; bash $HERE/70-heat.sh; }
 [[ "$SKIP" == *" barbican "* ]] || { step "barbican (own venv)"; bash $HERE/80-barbican.sh; }
 [[ "$SKIP" == *" aodh "* ]]    || { step "aodh (API alone, own venv)"; bash $HERE/85-aodh.sh; }
+[[ "$SKIP" == *" mistral "* ]] || { step "mistral (api + engine + executor, own venv)"; bash $HERE/86-mistral.sh; }
+[[ "$SKIP" == *" designate "* ]] || { step "designate + bind9 (own venv)"; bash $HERE/87-designate.sh; }
+[[ "$SKIP" == *" manila "* ]]  || { step "manila (dummy share driver, own venv)"; bash $HERE/88-manila.sh; }
 step "all HTTP APIs answer"
 if [ "${NO_WAIT_READY:-0}" != 1 ]; then
   $V/python $HERE/wait_ready.py 240 $T0

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Stop the test cloud's services by their recorded PIDs (never by name), in parallel.
 # Usage: stop.sh [--all] [name...]   (default: every OpenStack service; --all: also MariaDB + RabbitMQ + epmd)
-# Names are the PID files of $MC/run: e.g. nova-api, heat-engine, barbican-api, barbican-worker, aodh-api (own venvs).
+# Names are the PID files of $MC/run: e.g. nova-api, heat-engine, barbican-api, barbican-worker, aodh-api, mistral-server (own venvs),
+# designate-api/-central/-worker/-producer/-mdns and named (bind9) of 87-designate.sh,
+# manila-api/-scheduler/-share of 88-manila.sh.
 HERE=$(cd "$(dirname "$0")" && pwd)
 source $HERE/lib.sh
 INFRA=0; [ "${1:-}" = "--all" ] && { INFRA=1; shift; }

@@ -75,3 +75,42 @@ def test_parsing_calls_leaves_no_cyclic_garbage() -> None:
             gc.enable()
     assert all(isinstance(b, F.GetAttr) for b in built)
     assert unreachable < 50
+
+
+_ATTR_LISTS = [
+    "[web]",
+    "[web, first_address]",
+    "[port, fixed_ips, 0, ip_address]",
+    "[web, networks, private, 0]",
+    "[web, 1.5]",
+    "[web, true, null]",
+    "[1, web]",
+    "[web, attr, [nested]]",  # not all scalars: always the grammar path
+]
+
+
+@pytest.mark.parametrize("date", VERSIONS)
+@pytest.mark.parametrize("arg", _ATTR_LISTS)
+def test_get_attr_of_scalars_short_cut_equals_grammar_path(date: str, arg: str) -> None:
+    """``{get_attr: [scalars…]}`` is built directly once the grammar has parsed its token shape; the node (every
+    field, positions included) and the diagnostics are those of the grammar path, and a shape the grammar
+    refuses is never taken by the short cut."""
+    version = version_named(date)
+    data, _ = load_yaml_text(f"{{get_attr: {arg}}}\n", "t.yaml")
+    table = grammar().normal_table(version)
+    term = table.get("get_attr")
+    if term is None:
+        pytest.skip("no get_attr in this version")
+    diags: list = []
+    slow = E._build_call(grammar().parse(data, data.pos, version, START_CALL), version, data.pos, diags)
+    items = data["get_attr"]
+    fast = E._get_attr_of_scalars("get_attr", items, data.pos, version, term)
+    scalars = all(not isinstance(i, list | dict) for i in items)
+    if diags or not scalars:
+        assert fast is None  # refused (or not all scalars): the grammar path reports it
+    else:
+        assert scalars and fast is not None  # parsed once above: the short cut is taken from now on
+        assert fast == slow
+        assert [type(c) for c in fast.children()] == [type(c) for c in slow.children()]
+    built, d2 = E.parse_expr(data, version, where="properties")
+    assert built == slow and d2 == diags

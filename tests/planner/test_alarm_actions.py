@@ -73,3 +73,33 @@ def test_urls_and_names_of_nothing_in_the_stack_are_left_alone(tmp_path: Path) -
     assert "names the resource" not in r.stdout + r.stderr
     assert "+ alarm (OS::Aodh::EventAlarm) will be created" in r.stdout
     assert '+ alarm_actions: ["http://example.com/a", "not_a_resource"]' in r.stdout
+
+
+def test_an_action_naming_a_resource_whose_condition_is_false_says_what_heat_does(tmp_path: Path) -> None:
+    """Heat 27 (checked on the test cloud): ``act in self.stack`` looks in the template's resources and finds
+    the name, ``self.stack[act]`` looks in those the conditions keep and does not: the alarm is CREATE_FAILED
+    with "KeyError: resources.alarm: 'scale_up'". Nothing reaches Aodh, and no AlarmUrl is asked for."""
+    body = TEMPLATE.replace("ACTIONS", "[scale_up]").replace(
+        "resources:\n",
+        "parameters:\n  up: {type: boolean, default: false}\nconditions:\n  up: {get_param: up}\nresources:\n",
+        1,
+    )
+    body = body.replace(
+        "    type: OS::Heat::ScalingPolicy\n", "    type: OS::Heat::ScalingPolicy\n    condition: up\n"
+    )
+    (tmp_path / "t.yaml").write_text(body)
+    r = run_hotc(tmp_path, "plan", "-t", "t.yaml", "s")
+    out = r.stdout + r.stderr
+    assert r.returncode != 0
+    assert (
+        "alarm: property alarm_actions.0: 'scale_up' names the resource scale_up (OS::Heat::ScalingPolicy), "
+        "whose condition is false: Heat finds scale_up among the template's resources but not among those its "
+        "conditions keep, so its create of the alarm fails (KeyError: 'scale_up') before anything reaches Aodh"
+        in out
+    ), out
+    assert "AlarmUrl" not in out
+    assert "{if: [up, [{get_attr: [scale_up, alarm_url]}], []]}" in out
+    assert "t.yaml:25:23: error" in out  # where the template writes the action (alarm_actions: [scale_up])
+    # with the condition true it is the AlarmUrl case again
+    r = run_hotc(tmp_path, "plan", "-t", "t.yaml", "--parameter", "up=true", "s")
+    assert r.returncode != 0 and "AlarmUrl attribute" in r.stdout + r.stderr

@@ -14,14 +14,21 @@ is not used (the store's bucket holds it). Delete removes the object; nothing is
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.native.naming import physical_name
-from hotc.providers.native.server_metadata import forget_server, new_metadata_object, register_server
+from hotc.providers.native.server_metadata import (
+    forget_server,
+    new_metadata_object,
+    register_server,
+    server_metadata_key,
+)
 
 COLLECTORS = ["request", "local"]
 SECRETS = ("os_collect_config",)
@@ -51,8 +58,22 @@ class DeployedServerDriver:
         )
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        # the metadata URL lives only in the state (presigning again would give another URL)
-        return self._outcome(physical_id, {})
+        """Heat's read: ``name`` from the properties (or the physical name), ``os_collect_config`` from the
+        server's metadata each time (``CACHE_NONE``), which here is the metadata object in the signal store (a
+        deployment's rewrite gives it a fresh URL); the object gone, the server's deployment data is gone (None).
+        Read without a signal store (``hotc check``), the state's values are kept."""
+        try:
+            store = ctx.signals()
+        except HotcError:
+            return self._outcome(physical_id, {})
+        key = server_metadata_key(ctx, physical_id)
+        raw = store.get(key) if key is not None else None
+        if raw is None:
+            return None
+        doc = json.loads(raw)
+        occ = doc.get("os-collect-config", {}) if isinstance(doc, Mapping) else {}
+        name = props.get("name") or physical_name(ctx.stack_name, ctx.address)
+        return self._outcome(physical_id, {"name": name, "os_collect_config": occ, KEY_ATTR: key})
 
     def update(
         self,

@@ -162,7 +162,11 @@ class SignalHandleMixin:
         return self._outcome(pid, {KEY_ATTR: key, **self.url_attributes(url, props)})
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        # the URL lives only in the state (presigning again would give another URL): the applier keeps it
+        """What the state recorded, which is Heat's read too: a handle's attributes (``token``, ``endpoint``,
+        ``curl_cli``, ``signal``; a Swift handle's ``endpoint`` and ``curl_cli``) are ``CACHE_NONE`` in Heat but
+        computed from ``self.data()``, the resource data Heat wrote when it made the handle's credentials or
+        temp URL; no service is asked. Here the URL was presigned at create and lives only in the state
+        (presigning again would give another URL), so the read keeps it. The waiters' ``data`` is read live."""
         return self._outcome(physical_id, {})
 
     def update(

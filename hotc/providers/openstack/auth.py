@@ -91,6 +91,33 @@ def keep_renewed(conn: Any) -> None:
         conn._hotc_kept_token = token
 
 
+class CloudFactory:
+    """A thread-safe lazy ``cloud()`` (see :func:`cloud_factory`), with the run's catalog look-ups.
+
+    ``catalog``: what the run looked up in the cloud's catalog (flavors, images, shared and external networks,
+    :func:`hotc.providers.openstack.common.lookup`), shared by the plan's custom-constraint checks (through the
+    connection: ``conn._hotc_catalog``) and the apply's actions (``ActionContext.lookups``): an apply that plans
+    on the spot does not look up again the flavor and image the plan has just checked."""
+
+    def __init__(self, cloud: str | None) -> None:
+        self.cloud = cloud
+        self.catalog: dict[Any, Any] = {}
+        self._lock = threading.Lock()
+        self._box: list[Any] = []
+
+    def __call__(self) -> Any:
+        with self._lock:
+            if not self._box:
+                conn = connect(self.cloud)
+                try:
+                    conn._hotc_catalog = self.catalog
+                except AttributeError:  # not a Connection (a stand-in): nothing to share
+                    pass
+                self._box.append(conn)
+            keep_renewed(self._box[0])
+            return self._box[0]
+
+
 def cloud_factory(cloud: str | None = None, *, prewarm: bool = False) -> Callable[[], Any]:
     """A thread-safe lazy ``cloud()`` for :class:`~hotc.providers.base.ActionContext`: connects on first use
     (so runs that touch no cloud resource never need a cloud) and shares the one connection afterwards.
@@ -99,15 +126,7 @@ def cloud_factory(cloud: str | None = None, *, prewarm: bool = False) -> Callabl
     configured: the connection (importing openstacksdk, the token request) is made at once in a background
     thread, while the command reads its state and plans, instead of on the first call. A failure there is
     not reported: the first real use connects again and reports it."""
-    lock = threading.Lock()
-    box: list[Any] = []
-
-    def get() -> Any:
-        with lock:
-            if not box:
-                box.append(connect(cloud))
-            keep_renewed(box[0])
-            return box[0]
+    get = CloudFactory(cloud)
 
     if prewarm and _configured(cloud):
 

@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.polling import Poll
+from hotc.providers.shared_lookup import once
 
 T = TypeVar("T")
 
@@ -487,12 +488,19 @@ def lookup(
     name_or_id: Any,
     get: Callable[[str], Any],
     by_name: Callable[[str], Iterable[Any]],
+    *,
+    shared: dict[Any, Any] | None = None,
 ) -> Any:
-    """Find one resource by id or by name, as Heat does: an id first, then an exact name that must be unique."""
+    """Find one resource by id or by name, as Heat does: an id first, then an exact name that must be unique.
+    Catalog answers (:func:`_catalog`) are kept in ``shared``, else in ``ctx.lookups`` (the run's)."""
     if name_or_id is None or name_or_id == "":
         raise ProviderError(f"no {kind} given")
     value = str(name_or_id)
-    shared = getattr(ctx, "lookups", None)
+    if shared is None:
+        shared = getattr(ctx, "lookups", None)
+    if shared is not None and kind in CATALOG_KINDS:
+        # parallel actions that miss the same flavor or image at once (a group's members) ask the cloud once
+        return once(shared, (kind, value), lambda: _lookup(ctx, kind, value, get, by_name))
     if shared is not None and (kind, value) in shared:
         return shared[(kind, value)]
     found = _lookup(ctx, kind, value, get, by_name)
@@ -502,6 +510,15 @@ def lookup(
 
 
 CATALOG_KINDS = frozenset({"flavor", "image"})
+
+
+def catalog_of(conn: Any) -> dict[Any, Any] | None:
+    """The catalog look-ups kept on a connection (``hotc.providers.openstack.auth.CloudFactory``), also through
+    a view that wraps the connection's attributes (the plan's memoising view keeps the wrapped one as
+    ``_target``); None when the connection keeps none."""
+    found = getattr(conn, "_hotc_catalog", None)
+    found = getattr(found, "_target", found)
+    return found if isinstance(found, dict) else None
 
 
 def _catalog(kind: str, found: Any) -> bool:

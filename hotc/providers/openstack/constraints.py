@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
-from hotc.providers.openstack.common import Ambiguous, NotFound, ProviderError, lookup
+from hotc.providers.openstack.common import Ambiguous, NotFound, ProviderError, catalog_of, lookup
 
 Check = Callable[[Any, Any], None]  # (value, conn) -> None, raising ProviderError when unmet
 
@@ -126,7 +126,8 @@ def _finder(
     def check(value: Any, conn: Any) -> None:
         if conn is None:
             raise HotcError(f"checking a {kind} needs a cloud connection")
-        lookup(None, kind, value, get(conn), by_name(conn))
+        # the connection's catalog: the apply that follows the plan finds the same flavor and image there
+        lookup(None, kind, value, get(conn), by_name(conn), shared=catalog_of(conn))
 
     return check
 
@@ -163,6 +164,15 @@ def _barbican(kind: str, what: str) -> Check:
             raise NotFound(f"{what} {value!r} not found")
 
     return check
+
+
+def _designate_zone(value: Any, conn: Any) -> None:
+    """A Designate zone by id or by its exact name, as Heat's ``designate.zone`` constraint looks it up."""
+    from hotc.providers.openstack.designate.common import find_zone
+
+    if conn is None:
+        raise HotcError("checking a Designate zone needs a cloud connection")
+    find_zone(None, conn, value)
 
 
 CHECKS: dict[str, Check] = {
@@ -294,6 +304,8 @@ CHECKS: dict[str, Check] = {
     # barbican
     "barbican.secret": _barbican("secrets", "Barbican secret"),
     "barbican.container": _barbican("containers", "Barbican container"),
+    # designate
+    "designate.zone": _designate_zone,
     "keystone.service": _finder(
         "service", lambda c: c.identity.get_service, lambda c: lambda v: c.identity.services(name=v)
     ),

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 POLL_MIN = 0.1  # seconds: the shortest sleep between two polls
-POLL_MAX = 3.0  # seconds: the longest
+POLL_MAX = 2.0  # seconds: the longest (a 15 s server build is seen at most 2 s late)
 FRACTION = 0.2  # sleep at most this fraction of the time waited so far
 LEAD = 0.7  # with an expected duration: the first polls skip to this fraction of it
 WINDOW = 1.5  # ... and stay tight until this multiple of it

@@ -125,6 +125,10 @@ class ComputeProxy(Proxy, adapter.Adapter):  # an Adapter: Server.set_tags(sessi
             "accessIPv4": "",
             "accessIPv6": "",
             "user_data": body.get("user_data"),
+            # as Nova from microversion 2.100: the hints given at boot, every value a list
+            "scheduler_hints": {
+                k: v if isinstance(v, list) else [v] for k, v in (body.get("scheduler_hints") or {}).items()
+            },
             "_groups": group_names,
             "_group_ids": group_ids,
             "_actions": [{"action": "create", "start_time": "t0", "message": None}],

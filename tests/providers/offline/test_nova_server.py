@@ -69,6 +69,33 @@ def test_out_of_band_resize_metadata_and_interface_are_drift(
     assert len(extra) == 1 and conn.cloud.get("port", extra[0]["port"])["network_id"] == seeded["public"]
 
 
+def test_scheduler_hints_read_back_as_written(conn: FakeConnection) -> None:
+    """Nova (2.100+) reports the hints given at boot with every value a list; the read writes them back as the
+    template did, so no drift, and a server whose hints are not the template's shows exactly that."""
+    group = conn.compute.create_server_group(name="g", policy="affinity").id
+    props = base(scheduler_hints={"group": group, "different_host": [], "custom": 5})
+    ctx, out = make(conn, props)
+    assert server(conn, out.physical_id)["scheduler_hints"]["group"] == [group]  # as Nova keeps it
+    live = driver(SERVER).read(ctx, out.physical_id, props)
+    assert live.properties["scheduler_hints"] == {"group": group, "different_host": [], "custom": 5}
+    assert drift(SERVER, props, live) == []
+    other = dict(props, scheduler_hints={"group": "another"})
+    assert drift(SERVER, other, driver(SERVER).read(ctx, out.physical_id, other)) == ["scheduler_hints"]
+    # the hints Heat adds by itself (stack_scheduler_hints) are not the template's: left out of the read
+    heat_made = base(scheduler_hints={"group": group})
+    ctx3, out3 = make(conn, {**heat_made, "scheduler_hints": {"group": group, "heat_stack_id": "s1"}}, "hm")
+    assert "heat_stack_id" in server(conn, out3.physical_id)["scheduler_hints"]
+    assert drift(SERVER, heat_made, driver(SERVER).read(ctx3, out3.physical_id, heat_made)) == []
+    # none given: none read (the template's empty value stays)
+    ctx2, bare = make(conn, base(scheduler_hints=None), address="bare")
+    assert (
+        "scheduler_hints" not in server(conn, bare.physical_id)
+        or not server(conn, bare.physical_id)["scheduler_hints"]
+    )
+    live = driver(SERVER).read(ctx2, bare.physical_id, base(scheduler_hints=None))
+    assert live.properties["scheduler_hints"] is None
+
+
 def test_build_failure_reports_the_fault(conn: FakeConnection) -> None:
     conn.compute.fail_build = "No valid host was found."
     with pytest.raises(ProviderError, match="went to ERROR: No valid host"):

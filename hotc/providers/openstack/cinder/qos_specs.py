@@ -34,6 +34,7 @@ from hotc.providers.openstack.common import (
     read_back,
     with_defaults,
 )
+from hotc.providers.openstack.get_read import GetRead
 from hotc.providers.openstack.live import LiveProps, map_as_given
 
 NAME_LIMIT = 255
@@ -45,7 +46,9 @@ def _specs(values: Mapping[str, Any] | None) -> dict[str, Any]:
     return {str(k): v for k, v in (values or {}).items()}
 
 
-class QoSSpecsDriver(ListRead):
+class QoSSpecsDriver(GetRead, ListRead):
+    read_what = "QoS specs"
+
     list_what = "QoS specs"
 
     def _all(self, conn: Any) -> list[Any]:
@@ -69,12 +72,8 @@ class QoSSpecsDriver(ListRead):
             self, ctx, str(made.id), props, f"QoS specs {made.id} disappeared right after their create"
         )
 
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        qos = get_or_none(ctx, f"read QoS specs {physical_id}", conn.block_storage.get_qos_spec, physical_id)
-        if qos is None:
-            return None
-        return self.read_outcome(ctx, conn, qos, props)
+    def get_live(self, conn: Any, physical_id: str) -> Any:
+        return conn.block_storage.get_qos_spec(physical_id)
 
     def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
         return self._all(conn)

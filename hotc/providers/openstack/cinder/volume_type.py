@@ -17,7 +17,6 @@ from hotc.providers.openstack.common import (
     call,
     create_once,
     fresh_finder,
-    get_or_none,
     ignore_missing,
     newest,
     outcome,
@@ -25,6 +24,7 @@ from hotc.providers.openstack.common import (
     stamp,
     with_defaults,
 )
+from hotc.providers.openstack.get_read import GetRead
 from hotc.providers.openstack.keystone.common import find_project
 from hotc.providers.openstack.live import LiveProps, match_items, resolve_id
 
@@ -36,7 +36,9 @@ def _specs(values: Mapping[str, Any] | None) -> dict[str, str]:
     return {str(k): v if isinstance(v, str) else str(v) for k, v in (values or {}).items()}
 
 
-class VolumeTypeDriver(ListRead):
+class VolumeTypeDriver(GetRead, ListRead):
+    read_what = "volume type"
+
     list_what = "volume types"
 
     def _stamp_specs(self, ctx: ActionContext) -> dict[str, str]:
@@ -80,12 +82,8 @@ class VolumeTypeDriver(ListRead):
             project_id,
         )
 
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        vtype = get_or_none(ctx, f"read volume type {physical_id}", conn.block_storage.get_type, physical_id)
-        if vtype is None:
-            return None
-        return self.read_outcome(ctx, conn, vtype, props)
+    def get_live(self, conn: Any, physical_id: str) -> Any:
+        return conn.block_storage.get_type(physical_id)
 
     def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
         return self._all(conn)

@@ -17,18 +17,18 @@ from hotc.providers.openstack.common import (
     call,
     create_once,
     fresh_finder,
-    get_or_none,
     ignore_missing,
     outcome,
     physical_name,
     read_back,
 )
+from hotc.providers.openstack.get_read import GetRead
 from hotc.providers.openstack.keystone import assignments
 from hotc.providers.openstack.keystone.common import find_domain
 from hotc.providers.openstack.live import LiveProps
 
 
-class ActorDriver(ListRead):
+class ActorDriver(GetRead, ListRead):
     """Subclasses give ``actor`` (``user`` / ``group``: openstacksdk's ``create_user``, ``groups``, ...) and
     ``name_limit``, and may override the hooks below."""
 
@@ -90,12 +90,12 @@ class ActorDriver(ListRead):
         assignments.grant_all(ctx, conn, self.actor, oid, wanted)
         return read_back(self, ctx, oid, props, f"{self.actor} {oid} disappeared right after its create")
 
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        obj = get_or_none(ctx, f"read {self.actor} {physical_id}", self._m(conn, "get"), physical_id)
-        if obj is None:
-            return None
-        return self.read_outcome(ctx, conn, obj, props)
+    @property
+    def read_what(self) -> str:  # type: ignore[override]
+        return self.actor
+
+    def get_live(self, conn: Any, physical_id: str) -> Any:
+        return self._m(conn, "get")(physical_id)
 
     def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
         return self._all(conn)

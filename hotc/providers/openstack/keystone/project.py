@@ -17,7 +17,6 @@ from hotc.providers.openstack.common import (
     call,
     create_once,
     fresh_finder,
-    get_or_none,
     ignore_missing,
     newest,
     outcome,
@@ -26,6 +25,7 @@ from hotc.providers.openstack.common import (
     stamp,
     with_defaults,
 )
+from hotc.providers.openstack.get_read import GetRead
 from hotc.providers.openstack.keystone.common import find_domain, find_project
 from hotc.providers.openstack.live import LiveProps, match_items
 
@@ -39,7 +39,9 @@ def is_stamp_tag(ctx: ActionContext, tag: str) -> bool:
     return tag.startswith((TAG_LINEAGE + "=", TAG_ADDRESS + "=")) or tag in stamp_tags(ctx)
 
 
-class ProjectDriver(ListRead):
+class ProjectDriver(GetRead, ListRead):
+    read_what = "project"
+
     list_what = "projects"
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
@@ -66,12 +68,8 @@ class ProjectDriver(ListRead):
             self, ctx, str(project.id), props, f"project {project.id} disappeared right after its create"
         )
 
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        project = get_or_none(ctx, f"read project {physical_id}", conn.identity.get_project, physical_id)
-        if project is None:
-            return None
-        return self.read_outcome(ctx, conn, project, props)
+    def get_live(self, conn: Any, physical_id: str) -> Any:
+        return conn.identity.get_project(physical_id)
 
     def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
         return list(conn.identity.projects(tags=f"{TAG_LINEAGE}={ctx.lineage}"))

@@ -14,18 +14,20 @@ from hotc.providers.openstack.common import (
     call,
     create_once,
     fresh_finder,
-    get_or_none,
     ignore_missing,
     outcome,
     physical_name,
     read_back,
     with_defaults,
 )
+from hotc.providers.openstack.get_read import GetRead
 from hotc.providers.openstack.keystone.common import find_domain
 from hotc.providers.openstack.live import LiveProps
 
 
-class RoleDriver(ListRead):
+class RoleDriver(GetRead, ListRead):
+    read_what = "role"
+
     list_what = "roles"
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
@@ -39,12 +41,8 @@ class RoleDriver(ListRead):
         ctx.record_physical_id(str(role.id))
         return read_back(self, ctx, str(role.id), props, f"role {role.id} disappeared right after its create")
 
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        role = get_or_none(ctx, f"read role {physical_id}", conn.identity.get_role, physical_id)
-        if role is None:
-            return None
-        return self.read_outcome(ctx, conn, role, props)
+    def get_live(self, conn: Any, physical_id: str) -> Any:
+        return conn.identity.get_role(physical_id)
 
     def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
         return list(conn.identity.roles())

@@ -109,14 +109,18 @@ class NeutronDriver(ListRead):
         )
         ctx.record_physical_id(res.id)
         if self.tagged:  # Neutron takes no tags in a POST: stamp right after, once the id is recorded
-            call(
+            tagged = call(
                 ctx,
                 f"tag {self.what} {res.id}",
                 conn.network.set_tags,
                 res,
                 merge_tags(ctx, props.get("tags")),
             )
-        self.after_create(ctx, conn, res, props)
+            res = tagged if tagged is not None else res  # openstacksdk: the same object, with its new tags
+        if type(self).after_create is NeutronDriver.after_create:
+            # the POST's answer is the object as made (set_tags has put the tags in it): no read back
+            return self._outcome(ctx, conn, res)
+        self.after_create(ctx, conn, res, props)  # it changes the object (rules, a trunk's build): read it
         return self._outcome(ctx, conn, self._get(ctx, conn, res.id) or res)
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:

@@ -18,6 +18,7 @@ from hotc.providers.openstack.common import (
     outcome,
     with_defaults,
 )
+from hotc.providers.openstack.get_read import GetRead
 from hotc.providers.openstack.live import LiveProps
 
 
@@ -40,9 +41,11 @@ def _generate_keypair(key_type: str) -> tuple[str, str]:
     return public, private
 
 
-class KeyPairDriver(ListRead):
+class KeyPairDriver(GetRead, ListRead):
     """Physical id = the key pair's name (as in Heat). Without public_key, hotc generates an ed25519 key pair
     locally and uploads its public half; the private key is an attribute only with save_private_key."""
+
+    read_what = "key pair"
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
@@ -73,12 +76,8 @@ class KeyPairDriver(ListRead):
         }
         return outcome(kp, attrs, physical_id=name)
 
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        kp = get_or_none(ctx, f"read key pair {physical_id}", conn.compute.get_keypair, physical_id)
-        if kp is None:
-            return None
-        return self.read_outcome(ctx, conn, kp, props)
+    def get_live(self, conn: Any, physical_id: str) -> Any:
+        return conn.compute.get_keypair(physical_id)
 
     def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
         return list(conn.compute.keypairs())

@@ -42,7 +42,7 @@ from hotc.providers.openstack.common import (
     wait_status,
     with_defaults,
 )
-from hotc.providers.openstack.live import LiveProps, match_items, resolve
+from hotc.providers.openstack.live import LiveProps, as_given, match_items, resolve
 from hotc.providers.openstack.neutron import (
     find_security_group,
     security_group_ids,
@@ -51,6 +51,39 @@ from hotc.providers.openstack.nova.common import BUSY, RESTING, fault, find_flav
 from hotc.providers.openstack.nova.server_network import ServerNetworkMixin, _live_networks
 from hotc.providers.openstack.nova.server_snapshot import ServerSnapshotMixin
 from hotc.providers.shared_lookup import peek
+
+SINCE_MARGIN = 300.0  # seconds: the servers board lists the servers changed since its making, less this
+
+
+def server_poll(ctx: ActionContext, conn: Any, sid: str, *, gone: bool = False) -> Any:
+    """A poll of server ``sid``: the run's servers board (one list of the servers changed lately answers the
+    polls of every server the run waits for: :mod:`hotc.providers.openstack.board`), else its own GET. A server
+    the list has in ERROR is read by its own GET, for its fault. ``gone`` (a delete's wait): None once the server
+    is gone (DELETED, or not found)."""
+    from hotc.providers.openstack.board import Board, board
+
+    def get() -> Any:
+        return live_server(conn, sid) if gone else conn.compute.get_server(sid)
+
+    def make() -> Board:
+        import datetime as dt
+
+        since = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=SINCE_MARGIN)
+        stamp = since.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return Board(lambda: conn.compute.servers(details=True, changes_since=stamp))
+
+    shared_board = board(ctx.lookups, ("nova", "servers board"), make)
+    if shared_board is None:
+        return get
+
+    def poll() -> Any:
+        found = shared_board.get(sid, get)
+        status = str(getattr(found, "status", "")).upper()
+        if gone and status in ("DELETED", "SOFT_DELETED"):
+            return None
+        return get() if status == "ERROR" else found
+
+    return poll
 
 
 def block_device_mapping_v2(
@@ -232,7 +265,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         return wait_status(
             ctx,
             f"{what} {sid}",
-            lambda: conn.compute.get_server(sid),
+            server_poll(ctx, conn, sid),
             list(targets),
             ("ERROR", "DELETED", "SOFT_DELETED"),
             fault=fault,
@@ -307,6 +340,8 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         if lp.wants("config_drive"):
             lp.put("config_drive", str(server.config_drive or "").lower() in ("true", "1"))
         lp.chosen("diskConfig", server.disk_config)
+        if lp.wants("scheduler_hints") and server.scheduler_hints is not None:  # Nova reports them from 2.100
+            lp.put("scheduler_hints", hints_as_given(props["scheduler_hints"], server.scheduler_hints))
         if props.get("security_groups"):  # none given: Nova puts the server in "default"
             names = [str(g.get("name")) for g in server.security_groups or [] if isinstance(g, Mapping)]
 
@@ -539,7 +574,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
             self._snapshot_before_delete(ctx, conn, server)
         if server is not None:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
-            wait_gone(ctx, f"delete server {physical_id}", lambda: live_server(conn, physical_id))
+            wait_gone(ctx, f"delete server {physical_id}", server_poll(ctx, conn, physical_id, gone=True))
         if props.get("user_data_format") == "SOFTWARE_CONFIG":
             from hotc.providers.native.server_metadata import forget_server
 
@@ -562,6 +597,43 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
 
 
 PORTS_BY_DEVICE = ("nova", "ports-by-device")
+
+
+#: the scheduler hints Heat adds to every server when its ``stack_scheduler_hints`` option is on
+HEAT_HINTS = frozenset(
+    {
+        "heat_root_stack_id",
+        "heat_stack_id",
+        "heat_stack_name",
+        "heat_path_in_stack",
+        "heat_resource_name",
+        "heat_resource_uuid",
+    }
+)
+
+
+def hints_as_given(given: Any, live: Mapping[str, Any]) -> Any:
+    """A server's live ``scheduler_hints`` written as the template wrote them. Nova (microversion 2.100 and
+    later) reports the hints given at boot with every value as a list (``group: X`` reads back as
+    ``group: [X]``); a one-item list whose item is the given scalar is reported as that scalar. No hints read
+    back as the empty map, reported as the template's empty value. The hints Heat adds by itself (its
+    ``stack_scheduler_hints`` option: ``heat_stack_id``, ...) are left out unless the template gives them, as
+    hotc's own stamp is: a server Heat made reads back as its template wrote it."""
+    g0 = given if isinstance(given, Mapping) else {}
+    live = {k: v for k, v in dict(live or {}).items() if k not in HEAT_HINTS or k in g0}
+    if not live and not given:
+        return given
+    g = dict(given) if isinstance(given, Mapping) else {}
+    out: dict[str, Any] = {}
+    for key, value in live.items():
+        want = g.get(key)
+        if key in g and not isinstance(want, list) and isinstance(value, list) and len(value) == 1:
+            out[key] = as_given(want, value[0])
+        elif key in g and isinstance(want, list) and isinstance(value, list) and len(want) == len(value):
+            out[key] = [as_given(w, v) for w, v in zip(want, value, strict=True)]
+        else:
+            out[key] = value
+    return out
 
 
 def _ports_by_device(ctx: ActionContext, conn: Any) -> dict[str, list[Any]]:

@@ -1,0 +1,136 @@
+"""The status board: one list call answers the status polls of many objects (the run's servers), each answer
+from a list that started after the poll asked, at most one list in flight; an object the list lacks, or a list
+that fails, is read by its own GET."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+
+from hotc.providers.openstack.board import Board
+from hotc.providers.openstack.common import ProviderError
+from tests.providers.fakesdk import FakeConnection
+from tests.providers.offline.helpers import ctx_for, driver
+
+
+@dataclass
+class Obj:
+    id: str
+    status: str
+
+
+class Listing:
+    """A list call that holds until released, counting its calls."""
+
+    def __init__(self, objs: dict[str, Obj]) -> None:
+        self.objs = objs
+        self.calls = 0
+        self.entered = threading.Event()
+        self.go = threading.Event()
+        self.go.set()
+
+    def __call__(self) -> list[Obj]:
+        self.calls += 1
+        self.entered.set()
+        assert self.go.wait(10)
+        return [replace(o) for o in self.objs.values()]
+
+
+def no_get(oid: str) -> Any:
+    raise AssertionError(f"a GET of {oid}: the list had it")
+
+
+def test_polls_that_arrive_during_a_list_share_the_next_one() -> None:
+    objs = {f"s{i}": Obj(f"s{i}", "BUILD") for i in range(12)}
+    listing = Listing(objs)
+    b = Board(listing, sleep=lambda _s: None)
+    listing.go.clear()
+    first = threading.Thread(target=lambda: b.get("s0", lambda: no_get("s0")))
+    first.start()
+    assert listing.entered.wait(10)  # the first poll's list is in flight...
+    objs["s5"].status = "ACTIVE"  # ... when s5 changes: the polls asked after must see it
+    got: dict[str, str] = {}
+
+    def poll(oid: str) -> None:
+        got[oid] = b.get(oid, lambda: no_get(oid)).status
+
+    others = [threading.Thread(target=poll, args=(f"s{i}",)) for i in range(1, 12)]
+    for t in others:
+        t.start()
+    listing.go.set()
+    for t in [first, *others]:
+        t.join(10)
+    assert got["s5"] == "ACTIVE"  # from a list that started after the poll asked, not the one in flight
+    assert listing.calls == 2  # eleven polls, one list between them
+
+
+def test_an_object_the_list_lacks_and_a_failed_list_fall_back_to_a_get() -> None:
+    b = Board(lambda: [Obj("s1", "ACTIVE")], sleep=lambda _s: None)
+    assert b.get("s2", lambda: Obj("s2", "BUILD")).status == "BUILD"
+
+    def broken() -> list[Obj]:
+        raise RuntimeError("503")
+
+    assert Board(broken, sleep=lambda _s: None).get("s1", lambda: Obj("s1", "GOT")).status == "GOT"
+
+
+def test_lists_are_spaced_by_the_gap() -> None:
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    b = Board(lambda: [Obj("s1", "BUILD")], clock=lambda: now[0], sleep=sleep, gap=0.5)
+    b.get("s1", lambda: no_get("s1"))
+    now[0] += 0.1
+    b.get("s1", lambda: no_get("s1"))
+    assert slept == [pytest.approx(0.4)] and b.lists == 2
+
+
+def test_servers_of_one_run_wait_on_the_board(conn: FakeConnection) -> None:
+    """Five servers created in one run (a shared ``lookups``, as the executor gives): their waits for ACTIVE
+    poll through the list, not one GET per server per poll; the result is the same."""
+    run: dict[Any, Any] = {}
+    gate = conn.cloud.gate("server.create").hold()
+    conn.cloud.hooks.append(lambda c: gate.release() if gate.waited >= 3 else None)
+    outs = []
+    for i in range(5):
+        ctx = replace(ctx_for(conn, f"web{i}", "OS::Nova::Server"), lookups=run)
+        props = {"image": "hotc-tiny", "flavor": "m1.tiny", "networks": [{"network": "hotc-private"}]}
+        outs.append(driver("OS::Nova::Server").create(ctx, props))
+    assert all(conn.cloud.get("server", o.physical_id)["status"] == "ACTIVE" for o in outs)
+    assert conn.cloud.count("compute.get_server") == 0
+    assert conn.cloud.count("compute.servers") >= 1
+
+
+def test_a_failed_build_seen_on_the_board_still_reports_its_fault(conn: FakeConnection) -> None:
+    conn.compute.fail_build = "No valid host was found."
+    ctx = replace(ctx_for(conn, "web", "OS::Nova::Server"), lookups={})
+    props = {"image": "hotc-tiny", "flavor": "m1.tiny", "networks": [{"network": "hotc-private"}]}
+    with pytest.raises(ProviderError, match="went to ERROR: No valid host"):
+        driver("OS::Nova::Server").create(ctx, props)
+
+
+def test_server_deletes_of_one_run_wait_on_the_board(conn: FakeConnection) -> None:
+    """Deletes wait for their servers to be gone through the list too: however many polls a held delete takes,
+    each server costs its read before the delete and one GET once the list no longer has it."""
+    run: dict[Any, Any] = {}
+    props = {"image": "hotc-tiny", "flavor": "m1.tiny", "networks": [{"network": "hotc-private"}]}
+    made = []
+    for i in range(3):
+        ctx = replace(ctx_for(conn, f"web{i}", "OS::Nova::Server"), lookups=run)
+        made.append((ctx, driver("OS::Nova::Server").create(ctx, props).physical_id))
+    gate = conn.cloud.gate("server.delete").hold()
+    conn.cloud.hooks.append(lambda c: gate.release() if gate.waited >= 4 else None)
+    conn.cloud.calls.clear()
+    for ctx, sid in made:
+        driver("OS::Nova::Server").delete(ctx, sid, props)
+    assert conn.cloud.all("server") == []
+    assert gate.waited >= 4  # the first delete polled while it was held
+    assert conn.cloud.count("compute.get_server") <= 2 * len(made)
+    assert conn.cloud.count("compute.servers") >= 2
