@@ -8,6 +8,7 @@ old one's DELETE workflow); destroy runs the DELETE workflow. Every check asks M
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,51 @@ def test_external_resource_runs_its_workflows_through_the_cli(
     assert last["state"] == "SUCCESS" and json.loads(last["output"])["removed"] == "k2"
     for name in (ids["make"], ids["change"], ids["remove"]):
         assert mistral(cloud, "GET", f"/workflows/{name}") is None
+
+
+def test_heat_gives_the_same_ids_and_output_text(
+    cloud: Any, cloud_tracker: Any, mistral_cleanup: None, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Heat 27 on the same template: the same physical id after the create (the output resource_id) and after an
+    input update (the UPDATE execution's id), and the very same ``output`` text."""
+    require_service(cloud, "workflowv2", "86-mistral.sh")
+    import yaml
+
+    heat = cloud.orchestration
+    doc = yaml.safe_load(TEMPLATE)
+    doc["heat_template_version"] = str(doc["heat_template_version"])
+    st = heat.create_stack(name=cloud_tracker.name("heat"), template=doc, parameters={})
+    cloud_tracker.track(st)
+    st = heat.wait_for_status(st, "CREATE_COMPLETE", failures=["CREATE_FAILED"], wait=600)
+    env = {**hotc_cloud_env, "HOTC_TOKEN_CACHE": str(tmp_path / "tokens")}
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    cli = CliStack(tmp_path, env, cloud_tracker.name("hotc"), [])
+    cli.apply()
+
+    def heat_state() -> tuple[str, str]:
+        got = heat.get_stack(st.id)
+        ext = {r.name: r.physical_resource_id for r in heat.resources(st.id)}["ext"]
+        return ext, {o["output_key"]: o["output_value"] for o in got.outputs}["output"]
+
+    def hotc_state() -> tuple[str, str]:
+        r = hotc(tmp_path, env, "output", cli.stack, "output", "--format", "json")
+        assert r.returncode == 0, r.stderr
+        return cli.ids()["ext"], json.loads(r.stdout)
+
+    assert heat_state() == hotc_state() == ("k1-ann", heat_state()[1])
+    assert isinstance(heat_state()[1], str)
+    before = heat.get_stack(st.id).updated_at
+    heat.update_stack(st.id, template=doc, parameters={"who": "bob"})
+    deadline = time.monotonic() + 600
+    while (now := heat.get_stack(st.id)).updated_at == before or now.status.endswith("IN_PROGRESS"):
+        assert time.monotonic() < deadline
+        time.sleep(2)
+    assert now.status == "UPDATE_COMPLETE", now.status_reason
+    cli.apply("--parameter", "who=bob")
+    (heat_id, heat_text), (hotc_id, hotc_text) = heat_state(), hotc_state()
+    assert heat_text == hotc_text
+    execs = {e["id"]: e for e in mistral(cloud, "GET", "/executions?limit=1000")["executions"]}
+    assert execs[heat_id]["workflow_name"].startswith(f"{st.name}-change-")
+    assert execs[hotc_id]["workflow_name"].startswith(f"{cli.stack}-change-")
+    r = hotc(tmp_path, env, "destroy", cli.stack, "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -430,3 +430,27 @@ def test_share_network_validation_is_heats() -> None:
     ]
     assert share_network_validate({"neutron_network": "n", "neutron_subnet": "s"}) == []
     assert share_network_validate({"neutron_subnet": "s"}) == []
+
+
+def test_the_manila_custom_constraints_find_by_id_or_unique_name_as_heat(conn: Conn) -> None:
+    from hotc.providers.openstack.constraints import check_custom_constraint, needs_cloud
+
+    tid = (
+        driver(STYPE)
+        .create(ctx_for(conn, "t", STYPE), {"name": "gold", "driver_handles_share_servers": False})
+        .physical_id
+    )
+    assert needs_cloud("manila.share_type") and needs_cloud("manila.share_network")
+    assert check_custom_constraint("manila.share_type", "gold", conn) is None
+    assert check_custom_constraint("manila.share_type", tid, conn) is None
+    assert (
+        check_custom_constraint("manila.share_type", "nope", conn)
+        == "The share type (nope) could not be found."
+    )
+    assert (
+        check_custom_constraint("manila.share_network", "nope", conn)
+        == "The share network (nope) could not be found."
+    )
+    driver(STYPE).create(ctx_for(conn, "t2", STYPE), {"name": "gold", "driver_handles_share_servers": True})
+    msg = check_custom_constraint("manila.share_type", "gold", conn)
+    assert msg == "Ambiguous share type name 'gold'. Found more than one share type for this name in Manila."
