@@ -38,6 +38,19 @@ from hotc.parser.ir import (
 )
 from hotc.parser.versions import PSEUDO_PARAMETERS
 
+_GetParam = F.GetParam
+_GetResource = F.GetResource
+_GetAttr = F.GetAttr
+#: the function node types whose references are only their arguments' (every type of hotc.parser.functions but
+#: those :func:`collect` looks at itself): walked without the isinstance chain
+_ARGUMENTS_ONLY: frozenset[type] = frozenset(
+    c
+    for c in vars(F).values()
+    if isinstance(c, type)
+    and issubclass(c, FunctionCall)
+    and not issubclass(c, F.GetResource | F.GetAttr | F.GetParam | F.ConditionName | F.GetFile | F.Ref | F.If)
+)
+
 
 def collect(expr: Expr | None) -> Refs:
     """The references of ``expr`` (see the module docstring): one walk."""
@@ -59,22 +72,41 @@ def collect(expr: Expr | None) -> Refs:
         if t is ListExpr:
             extend(reversed(e.items))
             continue
-        if t is F.GetParam:
-            name = e.static_name()
-            if name is not None and name not in PSEUDO_PARAMETERS:
-                add(("param", name, e.pos))
-            extend(reversed(list(e.children())))
+        if t is _GetParam:
+            param = e.param
+            path = e.path
+            if type(param) is Literal:  # static_name(), and a Literal child refers to nothing
+                if not e.whole and type(param.value) is str and param.value not in PSEUDO_PARAMETERS:
+                    add(("param", param.value, e.pos))
+                if path:
+                    extend(reversed(path))
+            else:
+                name = e.static_name()
+                if name is not None and name not in PSEUDO_PARAMETERS:
+                    add(("param", name, e.pos))
+                extend(reversed(list(e.children())))
             continue
-        if t is F.GetResource or t is F.GetAttr:
+        if t is _GetResource or t is _GetAttr:
             res = e.resource
             if type(res) is Literal and type(res.value) is str:
                 add(("resource", res.value, e.pos))
-                if t is F.GetResource:
+                if t is _GetResource:
                     continue
-            else:
-                contextual = True  # a computed name: a context may resolve it
-            if t is F.GetAttr:
                 get_attr = True
+                # the children are the resource (a Literal: nothing), the attribute and the path
+                attribute = e.attribute
+                path = e.path
+                if path:
+                    extend(reversed(path))
+                if attribute is not None and type(attribute) is not Literal:
+                    stack.append(attribute)
+                continue
+            contextual = True  # a computed name: a context may resolve it
+            if t is _GetAttr:
+                get_attr = True
+            extend(reversed(list(e.children())))
+            continue
+        if t in _ARGUMENTS_ONLY:
             extend(reversed(list(e.children())))
             continue
         if isinstance(e, Literal):
@@ -132,14 +164,16 @@ def _sources(res: Resource) -> tuple[Expr | None, ...]:
 
 def collect_resource(res: Resource) -> ResourceRefs:
     """Collect a resource's references (the parser stores the result on the resource)."""
+    sources = _sources(res)
+    properties, metadata, update_policy, deletion_policy, external_id, condition = sources
     return ResourceRefs(
-        _sources(res),
-        collect(res.properties),
-        collect(res.metadata),
-        collect(res.update_policy),
-        collect(res.deletion_policy),
-        collect(res.external_id),
-        collect(res.condition),
+        sources,
+        collect(properties),
+        NO_REFS if metadata is None else collect(metadata),
+        NO_REFS if update_policy is None else collect(update_policy),
+        NO_REFS if deletion_policy is None else collect(deletion_policy),
+        NO_REFS if external_id is None else collect(external_id),
+        NO_REFS if condition is None else collect(condition),
     )
 
 

@@ -27,6 +27,7 @@ from hotc.parser.api import Expr, ListExpr, Literal, MapExpr, Resource
 from hotc.planner.alarm_actions import named_actions
 from hotc.planner.desired import DesiredStack
 from hotc.planner.plan import Action, ResourceChange
+from hotc.planner.unavailable_attributes import unavailable_reads
 from hotc.providers.base import ResourceType
 from hotc.providers.validation import validate_resolved_values
 
@@ -279,6 +280,7 @@ def check_resolved(
         if rtype is None or (rtype.accepts_any_properties and not rtype.properties):
             continue
         out.extend(check_resource(desired, change, rtype, memo))
+        out.extend(unavailable_reads(desired, change, properties_expr(desired, change.address), schemas))
         if change.type.startswith("OS::Aodh::"):
             out.extend(named_actions(desired, change, _pos_finder(desired, change.address)))
     return out

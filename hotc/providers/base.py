@@ -55,6 +55,9 @@ class AttrSchema:
     # update Heat can make changes it; every other attribute of a resource being updated is planned as
     # "known after apply" (see ``hotc.planner.make.PlanResolver``).
     stable: bool = False
+    # Why hotc cannot give this attribute (a URL of a service hotc does not run), or "": a plan that would pass it
+    # to a resource is an error naming this reason, never a null sent to the cloud
+    unavailable: str = ""
 
 
 # A replace rule looks at old and new resolved properties and returns property paths that force a

@@ -36,10 +36,6 @@ TYPE_REASONS: Mapping[str, str] = {
     "OS::Aodh::GnocchiResourcesAlarm": _NO_GNOCCHI,
     "OS::Aodh::GnocchiAggregationByMetricsAlarm": _NO_GNOCCHI,
     "OS::Aodh::GnocchiAggregationByResourcesAlarm": _NO_GNOCCHI,
-    "OS::Mistral::ExternalResource": (
-        "hotc has no driver for it yet: its create, update and delete run the template's Mistral workflows, and "
-        "hotc does not yet keep the outputs one execution hands to the next (Heat's heat_extresource_data)"
-    ),
     "OS::Aodh::Alarm": (
         "Aodh removed the threshold alarm this type makes (its API refuses a threshold_rule: a create fails under "
         "Heat too); use OS::Aodh::GnocchiAggregationByResourcesAlarm where Gnocchi runs (refused here, see that "

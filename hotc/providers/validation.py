@@ -372,8 +372,16 @@ class _Checker:
     ) -> None:
         given = {k for k, _, _ in entries}
         for key, node, key_pos in entries:
-            where = f"{path}.{key}" if path else key
             prop = schema.get(key)
+            if (
+                prop is not None
+                and node.is_expr
+                and prop.alias_of is None
+                and not prop.deprecated
+                and isinstance(node.value, FunctionCall)
+            ):
+                continue  # known only when evaluated: check_value would do nothing (see _check_expr)
+            where = f"{path}.{key}" if path else key
             if prop is None:
                 if not allow_unknown:
                     report = self.value_err if path else self.err  # Heat checks nested keys with values only
@@ -618,8 +626,10 @@ def validate_property_exprs(
         entries: list[tuple[str, _Node, Pos | None]] = []
         map_pos = getattr(props, "pos", None) or resource_pos
     elif isinstance(props, MapExpr):
+        kps = props.key_pos
+        n_kps = len(kps)
         entries = [
-            (k, _Node(v, getattr(v, "pos", None), True), _key_pos(props, i))
+            (k, _Node(v, getattr(v, "pos", None), True), kps[i] if i < n_kps else None)
             for i, (k, v) in enumerate(props.items)
         ]
         map_pos = props.pos or resource_pos

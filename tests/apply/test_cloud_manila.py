@@ -6,7 +6,9 @@ Neutron port. Created (Manila holds what the template says; the shares reach ``a
 change; the password is in the state only encrypted; what Heat updates in place is updated (the ids stay),
 what it does not is replaced (a share's size, a share type's name, a security service's type); drift made outside
 hotc (a share renamed, an access rule denied) is planned and put back; objects made outside hotc are imported by
-id, then managed and deleted; destroy deletes everything. Every check asks Manila's API."""
+id, then managed and deleted; ``hotc check`` passes, and fails a share Manila holds in error; destroy deletes
+everything. A share type or share network that does not exist
+stops the plan at its value, as Heat's validate stops the create. Every check asks Manila's API."""
 
 from __future__ import annotations
 
@@ -103,6 +105,22 @@ def test_manila_types_through_the_cli(
     params = ["--parameter", f"prefix={p}", "--parameter", f"password={PASSWORD}"]
     cli = CliStack(tmp_path, hotc_cloud_env, stack, params)
     subnet = cloud.network.find_subnet("hotc-private-subnet")
+
+    # a share type or share network that does not exist: the plan stops at the value, as Heat's validate does
+    (tmp_path / "bad.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  s:\n    type: OS::Manila::Share\n    properties:\n"
+        f"      share_protocol: NFS\n      size: 1\n      share_type: {p}-none\n      share_network: {p}-none\n"
+    )
+    r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", "bad.yaml", cloud_tracker.name("bad"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert (
+        f"bad.yaml:8:19: error: s: property share_type: The share type ({p}-none) could not be found."
+        in r.stderr
+    )
+    assert (
+        f"bad.yaml:9:22: error: s: property share_network: The share network ({p}-none) could not be found."
+        in r.stderr
+    )
 
     cli.apply()
     got = cli.ids()
@@ -252,6 +270,15 @@ def test_manila_types_through_the_cli(
     assert get(cloud, "shares", "share", o_share["id"]) is None
     assert get(cloud, "share-networks", "share_network", o_net["id"]) is None
     assert get(cloud, "security-services", "security_service", o_sec["id"]) is None
+
+    # check: every object read, CHECK_COMPLETE; a share Manila holds in error fails it (Heat's handle_check)
+    r = hotc(tmp_path, hotc_cloud_env, "check", stack)
+    assert r.returncode == 0 and "share: CHECK_COMPLETE" in r.stdout, r.stdout + r.stderr
+    api(cloud, "POST", f"/shares/{new['share']}/action", {"reset_status": {"status": "error"}})
+    r = hotc(tmp_path, hotc_cloud_env, "check", stack)
+    assert r.returncode == 1 and "share: CHECK_FAILED" in r.stdout and "dshare: CHECK_COMPLETE" in r.stdout, (
+        r.stdout
+    )
 
     r = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -82,6 +82,8 @@ def test_saved_refresh_plan_applies_what_the_refresh_read(tmp_path: Path, conn: 
     ]  # only what the plan read and changed
     assert rule_types(carried["qos"]["rules"]) == ["bandwidth_limit", "dscp_marking"]
 
+    shown = hotc(tmp_path, "show", "plan.bin", "--format", "json")  # the file still renders as any plan
+    assert shown.returncode == 0 and json.loads(shown.stdout)["resource_changes"], shown.stderr
     r = hotc(tmp_path, "apply", "plan.bin")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "differs from what the plan promised" not in r.stdout + r.stderr
@@ -151,3 +153,24 @@ def test_a_hidden_attribute_is_carried_as_a_digest_and_checked_by_it() -> None:
     moved = changed_since(carried, {"sig": replace(live, attributes={"endpoint": "https://new?sig=ccc"})})
     assert moved == ["sig.endpoint (a hidden value) is not what the plan read"]
     assert changed_since(carried, {"sig": None}) == ["sig no longer exists"]
+
+
+def test_saved_refresh_plan_without_the_cloud_at_apply_stops_with_the_reason(
+    tmp_path: Path, conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hotc.errors import HotcError
+
+    created(tmp_path, conn)
+    r = hotc(tmp_path, "plan", "-t", "t.yaml", "--refresh", "-o", "plan.bin")
+    assert r.returncode == 0, r.stdout + r.stderr
+    before = state(tmp_path)
+
+    def no_cloud() -> Any:
+        raise HotcError("no cloud configured: set OS_CLOUD")
+
+    monkeypatch.setattr("hotc.cli.root.cloud", lambda _os_cloud=None, prewarm=False: no_cloud)
+    r = hotc(tmp_path, "apply", "plan.bin")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "the plan was made from a refresh, and reading the cloud again failed" in r.stderr, r.stderr
+    assert "set OS_CLOUD" in r.stderr and "nothing was applied" in r.stderr
+    assert state(tmp_path).serial == before.serial

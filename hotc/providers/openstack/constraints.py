@@ -175,6 +175,20 @@ def _designate_zone(value: Any, conn: Any) -> None:
     find_zone(None, conn, value)
 
 
+def _manila(kind: str) -> Check:
+    """A Manila share type, share network or share snapshot, by id or unique name, as Heat's client plugin finds
+    it (:mod:`hotc.providers.openstack.manila.common`)."""
+
+    def check(value: Any, conn: Any) -> None:
+        from hotc.providers.openstack.manila import common as manila
+
+        if conn is None:
+            raise HotcError(f"checking a Manila {kind.replace('_', ' ')} needs a cloud connection")
+        getattr(manila, f"find_{kind}")(None, conn, value)
+
+    return check
+
+
 CHECKS: dict[str, Check] = {
     # pure
     "ip_addr": _ip_addr,
@@ -304,6 +318,10 @@ CHECKS: dict[str, Check] = {
     # barbican
     "barbican.secret": _barbican("secrets", "Barbican secret"),
     "barbican.container": _barbican("containers", "Barbican container"),
+    # manila
+    "manila.share_type": _manila("share_type"),
+    "manila.share_network": _manila("share_network"),
+    "manila.share_snapshot": _manila("snapshot"),
     # designate
     "designate.zone": _designate_zone,
     "keystone.service": _finder(

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.providers.base import PropSchema, ResourceType
+from hotc.providers.base import AttrSchema, PropSchema, ResourceType
 from hotc.providers.schemas._dsl import (
     allowed,
     attrs,
@@ -151,7 +151,17 @@ WORKFLOW = ResourceType(
         "task_defaults": _task_defaults(),
         "tasks": list_(_task(), required=True, update=True, constraints=(length_(min=1),)),
     },
-    attributes=attrs(data="map", executions="list", alarm_url="string"),
+    attributes={
+        **attrs(data="map", executions="list"),
+        "alarm_url": AttrSchema(
+            description="Heat's signed URL that starts an execution when POSTed to",
+            type="string",
+            unavailable=(
+                "hotc has no URL that starts a workflow's execution (Heat's is a signed URL of its CloudFormation "
+                "API); start one with 'hotc signal STACK WORKFLOW --data JSON'"
+            ),
+        ),
+    },
     service=SERVICE,
     validators=(workflow_validate,),
     heat_class=_HEAT + "workflow.Workflow",

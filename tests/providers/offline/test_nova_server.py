@@ -81,6 +81,11 @@ def test_scheduler_hints_read_back_as_written(conn: FakeConnection) -> None:
     assert drift(SERVER, props, live) == []
     other = dict(props, scheduler_hints={"group": "another"})
     assert drift(SERVER, other, driver(SERVER).read(ctx, out.physical_id, other)) == ["scheduler_hints"]
+    # the hints Heat adds by itself (stack_scheduler_hints) are not the template's: left out of the read
+    heat_made = base(scheduler_hints={"group": group})
+    ctx3, out3 = make(conn, {**heat_made, "scheduler_hints": {"group": group, "heat_stack_id": "s1"}}, "hm")
+    assert "heat_stack_id" in server(conn, out3.physical_id)["scheduler_hints"]
+    assert drift(SERVER, heat_made, driver(SERVER).read(ctx3, out3.physical_id, heat_made)) == []
     # none given: none read (the template's empty value stays)
     ctx2, bare = make(conn, base(scheduler_hints=None), address="bare")
     assert (

@@ -605,12 +605,28 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
 PORTS_BY_DEVICE = ("nova", "ports-by-device")
 
 
+#: the scheduler hints Heat adds to every server when its ``stack_scheduler_hints`` option is on
+HEAT_HINTS = frozenset(
+    {
+        "heat_root_stack_id",
+        "heat_stack_id",
+        "heat_stack_name",
+        "heat_path_in_stack",
+        "heat_resource_name",
+        "heat_resource_uuid",
+    }
+)
+
+
 def hints_as_given(given: Any, live: Mapping[str, Any]) -> Any:
     """A server's live ``scheduler_hints`` written as the template wrote them. Nova (microversion 2.100 and
     later) reports the hints given at boot with every value as a list (``group: X`` reads back as
     ``group: [X]``); a one-item list whose item is the given scalar is reported as that scalar. No hints read
-    back as the empty map, reported as the template's empty value."""
-    live = dict(live or {})
+    back as the empty map, reported as the template's empty value. The hints Heat adds by itself (its
+    ``stack_scheduler_hints`` option: ``heat_stack_id``, ...) are left out unless the template gives them, as
+    hotc's own stamp is: a server Heat made reads back as its template wrote it."""
+    g0 = given if isinstance(given, Mapping) else {}
+    live = {k: v for k, v in dict(live or {}).items() if k not in HEAT_HINTS or k in g0}
     if not live and not given:
         return given
     g = dict(given) if isinstance(given, Mapping) else {}
