@@ -579,6 +579,19 @@ class _Filled(Mapping[str, Any]):
         self._cache[key] = out
         return out
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """``Mapping.get`` without the KeyError an absent key raises in ``__getitem__`` (validators ask for
+        many properties a resource does not give)."""
+        hit = self._cache.get(key, _ABSENT)
+        if hit is not _ABSENT:
+            return hit
+        if key in self._values:
+            return self[key]
+        prop = self._schema.get(key)
+        if prop is not None and prop.default is not MISSING and prop.alias_of is None:
+            return self[key]
+        return default
+
     def __contains__(self, key: object) -> bool:
         if key in self._values:
             return True
