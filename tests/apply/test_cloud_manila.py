@@ -36,6 +36,8 @@ parameters:
   size: {type: number, default: 1}
   type_suffix: {type: string, default: type}
   sec_type: {type: string, default: ldap}
+  net_name: {type: string, default: hotc-private}
+  subnet_name: {type: string, default: hotc-private-subnet}
 resources:
   stype:
     type: OS::Manila::ShareType
@@ -56,8 +58,8 @@ resources:
     type: OS::Manila::ShareNetwork
     properties:
       name: {list_join: ['-', [{get_param: prefix}, net]]}
-      neutron_network: hotc-private
-      neutron_subnet: hotc-private-subnet
+      neutron_network: {get_param: net_name}
+      neutron_subnet: {get_param: subnet_name}
       security_services: [{get_resource: secsvc}]
       description: {get_param: desc}
   dnet:
@@ -172,7 +174,7 @@ def test_manila_types_through_the_cli(
     )
     assert r.returncode == 0 and PASSWORD not in r.stdout + r.stderr, r.stderr
 
-    # in place: descriptions, metadata, extra specs, an access rule; the ids stay
+    # in place: descriptions, metadata, extra specs, an access rule, a share network's network; the ids stay
     change = [
         "--parameter",
         "desc=second",
@@ -180,6 +182,10 @@ def test_manila_types_through_the_cli(
         "flavour=gold",
         "--parameter",
         "ro_client=10.0.2.7",
+        "--parameter",
+        "net_name=public",
+        "--parameter",
+        "subnet_name=public-subnet",
     ]
     planned = cli.plan(*change)
     assert set(planned) == {"stype", "secsvc", "net", "share"}, planned
@@ -188,7 +194,10 @@ def test_manila_types_through_the_cli(
     assert cli.ids() == got
     assert get(cloud, "types", "share_type", got["stype"])["extra_specs"]["hotc_test:flavour"] == "gold"
     assert get(cloud, "security-services", "security_service", got["secsvc"])["description"] == "second"
-    assert get(cloud, "share-networks", "share_network", got["net"])["description"] == "second"
+    net = get(cloud, "share-networks", "share_network", got["net"])
+    public = cloud.network.find_subnet("public-subnet")
+    assert net["description"] == "second" and net["neutron_subnet_id"] == public.id
+    assert net["neutron_net_id"] == public.network_id
     share = get(cloud, "shares", "share", got["share"])
     assert share["description"] == "second" and share["metadata"]["tier"] == "gold"
     assert access(cloud, got["share"]) == {("10.0.0.0/24", "ip", "rw"), ("10.0.2.7", "ip", "ro")}
