@@ -2,8 +2,8 @@
 # Mistral (workflowv2, 127.0.0.1:8989) in its OWN venv ($MC/venv-mistral), so installing it never touches the
 # shared service venv. ONE process, `mistral-server --server api,engine,executor`: the API (cheroot, in-process
 # threads), the engine and a remote executor, each forked by oslo.service's launcher into the daemon's own process
-# group (stop.sh signals the group). One process keeps one PID file and about 250 MB; the executor is a separate
-# RPC server as in a real deployment, so an action runs through RabbitMQ. No event engine, notifier or periodic
+# group (stop.sh signals the group). One process keeps one PID file (about 520 MB in its 4 processes); the
+# executor is a separate RPC server as in a real deployment, so an action runs through RabbitMQ. No event engine, notifier or periodic
 # server: cron triggers are stored and read, the periodic server that would fire them does not run.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
