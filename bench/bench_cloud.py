@@ -18,7 +18,9 @@ the group changes its servers' metadata. Deletes delete everything.
 hotc's per-resource timeline of the first round's create (``--timeline``, on by default) comes from running
 hotc under a probe (``bench/bench_cloud.py --probe FILE -- hotc-args``) that records, per resource step, the
 step's wall time, the time spent inside HTTP requests (API time), the time spent sleeping between polls and
-retries (waiting), and the rest (hotc's own overhead: evaluation, state writes, scheduling).
+retries (waiting), and the rest (hotc's own overhead: evaluation, state writes, scheduling). A server poll
+answered by the run's status board (one list call for the polls of many servers) counts its wait for that list
+as API time.
 
     OS_CLIENT_CONFIG_FILE=/opt/hotc-cloud/etc/clouds.yaml OS_CLOUD=hotc-test \\
         .venv/bin/python bench/bench_cloud.py [--rounds N] [--cases multitier,group30[,webapp]] [--parallelism N]
@@ -370,6 +372,24 @@ def probe(out: Path, argv: list[str]) -> None:
             with lock:
                 steps.append(rec)
 
+    from hotc.providers.openstack import board
+
+    orig_board_get = board.Board.get
+
+    def board_get(self: Any, oid: str, fallback: Any) -> Any:
+        # a poll answered by the status board waits for a list call made by whichever poll started it: that
+        # wait is API time of this step (less the requests this thread made itself, counted already)
+        rec = current.get(threading.get_ident(), outside)
+        api_before, t0 = rec["api"], time.monotonic()
+        try:
+            return orig_board_get(self, oid, fallback)
+        finally:
+            shared_wait = (time.monotonic() - t0) - (rec["api"] - api_before)
+            if shared_wait > 0:
+                with lock:
+                    rec["api"] += shared_wait
+
+    board.Board.get = board_get  # type: ignore[method-assign]
     ks_session.Session.request = request  # type: ignore[method-assign]
     common.pause = pause
     executor.Executor._run_step = run_step  # type: ignore[method-assign]

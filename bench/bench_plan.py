@@ -67,8 +67,6 @@ def template_text(n: int) -> str:
 
 
 def _full_state(desired: Any, changed_every: int) -> Any:
-    import networkx as nx
-
     from hotc.planner.resolve import StateResolver
     from hotc.state.document import ResourceState, StackState
 
@@ -76,7 +74,7 @@ def _full_state(desired: Any, changed_every: int) -> Any:
     resources: dict[str, ResourceState] = {}
     memo: dict[Any, Any] = {}
     resolver = StateResolver(live)
-    for i, addr in enumerate(nx.topological_sort(desired.graph)):
+    for i, addr in enumerate(desired.order):  # a creation order
         r = desired.resources[addr]
         live[addr] = {"physical_id": f"id-{addr}", "attributes": {"first_address": f"10.0.0.{i % 250}"}}
         props = desired.resolve_properties(addr, resolver, memo)

@@ -7,7 +7,10 @@ apply that waits on it sees it at its next poll.
 For a ScalingPolicy (Heat's signal runs the policy at once), the signal is stored as pending and then executed
 as ``hotc apply STACK --existing --auto-approve`` executes pending signals: decided under the stack's lock
 (cooldown, min/max), the group resized, the decision an event and part of the state. ``--pending`` only stores
-it (for ``hotc watch`` or the next apply to execute)."""
+it (for ``hotc watch`` or the next apply to execute).
+
+For a Mistral workflow (Heat's signal starts an execution), the signal goes to the workflow's driver at once with
+hotc's cloud credentials: ``{"input": {...}, "params": {...}}`` start an execution, and its id is printed."""
 
 from __future__ import annotations
 

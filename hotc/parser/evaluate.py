@@ -252,8 +252,17 @@ def _arg(expr: Expr, ctx: EvalContext) -> Any:
     return None if v is OMIT else v
 
 
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
 def _unknown_in(*values: Any) -> Unknown | None:
-    return collect_unknowns(list(values))
+    plain = _PLAIN_TYPES
+    for v in values:  # the common case (names, attributes, paths of plain steps) without building a walk
+        t = type(v)
+        if t in plain or ((t is tuple or t is list) and all(type(x) in plain for x in v)):
+            continue
+        return collect_unknowns(list(values))
+    return None
 
 
 def _is_seq(value: Any) -> bool:

@@ -88,10 +88,11 @@ def _value_pos(desired: DesiredStack, address: str, key: str) -> Pos | None:
     return resource.pos or res.pos
 
 
-def _checked_keys(change: ResourceChange) -> list[str]:
+def _checked_keys(change: ResourceChange) -> Iterable[str]:
     after = change.after or {}
-    if change.action in (Action.CREATE, Action.REPLACE):
-        return list(after)
+    action = change.action
+    if action is Action.CREATE or action is Action.REPLACE:
+        return after.keys()
     if change.action is Action.UPDATE:
         heads = {p.split(".", 1)[0].split("[", 1)[0] for p in change.changed_paths}
         return [k for k in after if k in heads]
@@ -141,17 +142,50 @@ def cloud_constraints_needed(
                         for c in p.constraints
                         if c.kind == "custom_constraint" and needs_cloud(str(c.spec))
                     )
+    infos: KeyInfos = {}
     for change in plan.changes:
         keys = _checked_keys(change)
         rtype = lookup(change.type) if keys else None
         if rtype is None or change.after_sensitive:
             continue
+        after = change.after or {}
         for k in keys:
-            schema = rtype.properties.get(k)
-            specs = _specs_of(schema, cache)
-            if any(needs_cloud(x) and x not in names for x in specs):  # else nothing new to find here
-                _cloud_names_in(schema, (change.after or {})[k], needs_cloud, names)
+            info = _key_info(infos, change.type, rtype, k, cache, needs_cloud)
+            value = after[k]
+            if not info.cloud or not _checkable(value) or names.issuperset(info.cloud):
+                continue  # nothing new to find here
+            _cloud_names_in(info.schema, value, needs_cloud, names)
     return tuple(sorted(names))
+
+
+@dataclass(frozen=True, slots=True)
+class _KeyInfo:
+    """What the checks need to know of one property of one type (asked once per plan, not per resource)."""
+
+    schema: Any
+    specs: tuple[str, ...]  # every custom constraint in the property's schema
+    cloud: frozenset[str]  # those that need a cloud
+    pure: bool  # some need none
+
+
+KeyInfos = dict[tuple[str, str], _KeyInfo]
+
+
+def _key_info(
+    infos: KeyInfos,
+    type_name: str,
+    rtype: Any,
+    key: str,
+    cache: SpecCache,
+    needs_cloud: Callable[[str], bool],
+) -> _KeyInfo:
+    info = infos.get((type_name, key))
+    if info is None:
+        schema = rtype.properties.get(key)
+        specs = _specs_of(schema, cache)
+        cloud = frozenset(x for x in specs if needs_cloud(x))
+        info = infos[(type_name, key)] = _KeyInfo(schema, specs, cloud, any(x not in cloud for x in specs))
+    return info
 
 
 # ------------------------------------------------------------------------------------------ look-up memo
@@ -302,6 +336,7 @@ def _check(
     if plan.mode == "normal":
         pdiags, failed = _parameter_checks(desired, memo_conn, rules)
         diags.extend(pdiags)
+    infos: KeyInfos = {}
     for change in plan.changes:
         keys = _checked_keys(change)
         rtype = lookup(change.type) if keys else None
@@ -309,8 +344,9 @@ def _check(
             continue
         after = change.after or {}
         for k in keys:
-            specs = _specs_of(rtype.properties.get(k), cache)
-            if not specs or (conn is None and all(needs_cloud(x) for x in specs)):
+            info = _key_info(infos, change.type, rtype, k, cache, needs_cloud)
+            specs = info.specs
+            if not specs or (conn is None and not info.pure) or not _checkable(after[k]):
                 continue  # nothing this check can look at in this property
             found = property_diagnostics(rtype, {k: after[k]}, change.address, memo_conn)
             if found:

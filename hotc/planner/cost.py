@@ -74,14 +74,15 @@ def measured_durations(events: Iterable[Any]) -> dict[tuple[str, str], float]:
     return {k: statistics.median(v) for k, v in samples.items() if v}
 
 
+_EVENT_ACTION = {Action.CREATE: "CREATE", Action.UPDATE: "UPDATE", Action.DELETE: "DELETE"}
+
+
 def _duration(c: ResourceChange, measured: Mapping[tuple[str, str], float]) -> tuple[float, bool]:
     if c.action in (Action.NOOP, Action.FORGET):
         return 0.0, False
     if c.import_id is not None:
         return 0.5, False
-    action = {Action.CREATE: "CREATE", Action.UPDATE: "UPDATE", Action.DELETE: "DELETE"}.get(
-        c.action, "CREATE"
-    )
+    action = _EVENT_ACTION.get(c.action, "CREATE")
     hit = measured.get((c.type, action))
     if hit is None and action == "UPDATE":
         hit = measured.get((c.type, "CREATE"))

@@ -196,7 +196,9 @@ class _Builder:
             res_or_none = m.resource
             assert res_or_none is not None
             res = res_or_none
-            dpol = self._deletion_policy(scope, res, static, memo)
+            dpol = (
+                "Delete" if res.deletion_policy is None else self._deletion_policy(scope, res, static, memo)
+            )
             if m.kind == "disabled":
                 d.resources[m.address] = DesiredResource(
                     address=m.address,
@@ -209,12 +211,20 @@ class _Builder:
                 )
                 continue
             rr = resource_refs(res)  # collected by the parser
-            ref_set = rr.properties.names("resource") | rr.metadata.names("resource")
-            needs = {scope.members[r].address for r in ref_set if r in scope.members and r != name}
-            needs |= {scope.members[r.name].address for r in res.depends_on if r.name in scope.members}
+            members = scope.members
+            needs = {
+                members[r].address
+                for refs in (rr.properties.items, rr.metadata.items)
+                for k, r, _ in refs
+                if k == "resource" and r != name and r in members
+            }
+            for dep in res.depends_on:
+                if dep.name in members:
+                    needs.add(members[dep.name].address)
             needs |= inherited
             if m.kind == "leaf":
-                ext = self._external_id(scope, res, static, memo)
+                ext = None if res.external_id is None else self._external_id(scope, res, static, memo)
+                secret = prop_sensitive.get(name)
                 d.resources[m.address] = DesiredResource(
                     address=m.address,
                     type=m.type,
@@ -222,7 +232,7 @@ class _Builder:
                     name=name,
                     scope=scope.prefix,
                     pos=res.pos,
-                    sensitive_paths=tuple(sorted(prop_sensitive.get(name, ()))),
+                    sensitive_paths=tuple(sorted(secret)) if secret else (),
                     has_metadata=res.metadata is not None,
                     external_id=ext,
                     update_policy=(

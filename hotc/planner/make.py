@@ -457,7 +457,9 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             continue  # made only if the group's rolling update needs it (hotc.planner.rollout)
         rc = _decide(ctx, addr, resolver, memo)
         actions[addr] = rc.action
-        changed[addr] = frozenset(p.split(".")[0].split("[")[0] for p in rc.changed_paths)
+        changed[addr] = (
+            frozenset(p.split(".")[0].split("[")[0] for p in rc.changed_paths) if rc.changed_paths else _NONE
+        )
         changes.append(rc)
 
     # deletes: in the state, not (or no longer) desired
@@ -488,6 +490,9 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     changes, ctx.groups = plan_rollouts(d, ctx.state, changes, lambda a: _decide(ctx, a, resolver, memo))
     ctx.attributes_read = frozenset(resolver.attributes_read)
     return changes, outs
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def _closure(g: DiGraph, start: set[str], *, up: bool) -> set[str]:
@@ -575,7 +580,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         deletion_policy=dr.deletion_policy,
         index=dr.index,
     )
-    request = dict(ctx.options.imports).get(addr)
+    request = dict(ctx.options.imports).get(addr) if ctx.options.imports else None
     if rs is None:
         if dr.external_id is not None:
             return ResourceChange(

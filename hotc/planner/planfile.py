@@ -28,6 +28,7 @@ from typing import Any
 
 from hotc.errors import HotcError
 from hotc.parser.api import LoadedStack, TypeChecks, load_stack
+from hotc.planner.jsontext import dumps_indented
 from hotc.planner.plan import (
     PLAN_FORMAT_VERSION,
     Action,
@@ -293,7 +294,7 @@ def save_plan(plan: Plan, path: Path | str) -> None:
     """Write the plan atomically (a temp file renamed over ``path``)."""
     path = Path(path)
     doc = {"hotc_saved_plan": SAVED_PLAN_VERSION, "plan": plan_to_data(plan)}
-    text = json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)
+    text = dumps_indented(doc, 1, sort_keys=True, ensure_ascii=False)  # json.dumps's text, written faster
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".hotc-plan-", dir=str(path.parent))

@@ -68,6 +68,8 @@ def is_sensitive_path(path: str, sensitive_paths: Iterable[str]) -> bool:
 # resources formats tens of thousands of scalars)
 _json_str: Any = json.encoder.encode_basestring
 _SCALAR_JSON: dict[bool | None, str] = {True: "true", False: "false", None: "null"}
+# what json.dumps(v, ensure_ascii=False, sort_keys=True, default=str) makes for each call, made once
+_JSON_ONE_LINE = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 
 
 def fmt(value: Any, limit: int = 200) -> str:
@@ -87,7 +89,7 @@ def fmt(value: Any, limit: int = 200) -> str:
             return KNOWN_AFTER_APPLY
         if value == SENSITIVE:
             return SENSITIVE
-        text = json.dumps(_plain(value), ensure_ascii=False, sort_keys=True, default=str)
+        text = _JSON_ONE_LINE.encode(_plain(value))
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text

@@ -82,8 +82,14 @@ class StateResolver:
 class UnknownResolver:
     """Every resource value is Unknown (a stack with no state yet)."""
 
+    def __init__(self) -> None:
+        self._ids: dict[str, Unknown] = {}  # one (immutable) Unknown per address, asked for many times
+
     def resource_id(self, address: str) -> Any:
-        return Unknown.of(address)
+        hit = self._ids.get(address)
+        if hit is None:
+            hit = self._ids[address] = Unknown.of(address)
+        return hit
 
     def resource_attr(self, address: str, attribute: str, path: tuple[Any, ...]) -> Any:
         return Unknown.of(address, (attribute, *path) if attribute else tuple(path))

@@ -152,7 +152,15 @@ def check_plan_support(
     look-up, default :func:`hotc.providers.drivers.driver_for`)."""
     from hotc.providers.drivers import driver_for, unsupported_reason
 
-    lookup = drivers or driver_for
+    find = drivers or driver_for
+    known: dict[str, bool] = {}  # type -> whether it has a driver (asked once per type, not per resource)
+
+    def has_driver(type_name: str) -> bool:
+        hit = known.get(type_name)
+        if hit is None:
+            hit = known[type_name] = find(type_name) is not None
+        return hit
+
     out: list[Diagnostic] = []
     resources = getattr(desired, "resources", {}) or {}
     for c in plan.changes:
@@ -160,7 +168,7 @@ def check_plan_support(
             continue
         dr = resources.get(c.address)
         pos = getattr(dr, "pos", None)
-        if lookup(c.type) is None:
+        if not has_driver(c.type):
             out.append(
                 error(
                     f"{c.address}: hotc cannot create or update {c.type}: {unsupported_reason(c.type)}. Map the "

@@ -6,7 +6,8 @@ Neutron port. Created (Manila holds what the template says; the shares reach ``a
 change; the password is in the state only encrypted; what Heat updates in place is updated (the ids stay),
 what it does not is replaced (a share's size, a share type's name, a security service's type); drift made outside
 hotc (a share renamed, an access rule denied) is planned and put back; objects made outside hotc are imported by
-id, then managed and deleted; destroy deletes everything. A share type or share network that does not exist
+id, then managed and deleted; ``hotc check`` passes, and fails a share Manila holds in error; destroy deletes
+everything. A share type or share network that does not exist
 stops the plan at its value, as Heat's validate stops the create. Every check asks Manila's API."""
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ parameters:
   size: {type: number, default: 1}
   type_suffix: {type: string, default: type}
   sec_type: {type: string, default: ldap}
+  net_name: {type: string, default: hotc-private}
+  subnet_name: {type: string, default: hotc-private-subnet}
 resources:
   stype:
     type: OS::Manila::ShareType
@@ -55,8 +58,8 @@ resources:
     type: OS::Manila::ShareNetwork
     properties:
       name: {list_join: ['-', [{get_param: prefix}, net]]}
-      neutron_network: hotc-private
-      neutron_subnet: hotc-private-subnet
+      neutron_network: {get_param: net_name}
+      neutron_subnet: {get_param: subnet_name}
       security_services: [{get_resource: secsvc}]
       description: {get_param: desc}
   dnet:
@@ -171,7 +174,7 @@ def test_manila_types_through_the_cli(
     )
     assert r.returncode == 0 and PASSWORD not in r.stdout + r.stderr, r.stderr
 
-    # in place: descriptions, metadata, extra specs, an access rule; the ids stay
+    # in place: descriptions, metadata, extra specs, an access rule, a share network's network; the ids stay
     change = [
         "--parameter",
         "desc=second",
@@ -179,6 +182,10 @@ def test_manila_types_through_the_cli(
         "flavour=gold",
         "--parameter",
         "ro_client=10.0.2.7",
+        "--parameter",
+        "net_name=public",
+        "--parameter",
+        "subnet_name=public-subnet",
     ]
     planned = cli.plan(*change)
     assert set(planned) == {"stype", "secsvc", "net", "share"}, planned
@@ -187,7 +194,10 @@ def test_manila_types_through_the_cli(
     assert cli.ids() == got
     assert get(cloud, "types", "share_type", got["stype"])["extra_specs"]["hotc_test:flavour"] == "gold"
     assert get(cloud, "security-services", "security_service", got["secsvc"])["description"] == "second"
-    assert get(cloud, "share-networks", "share_network", got["net"])["description"] == "second"
+    net = get(cloud, "share-networks", "share_network", got["net"])
+    public = cloud.network.find_subnet("public-subnet")
+    assert net["description"] == "second" and net["neutron_subnet_id"] == public.id
+    assert net["neutron_net_id"] == public.network_id
     share = get(cloud, "shares", "share", got["share"])
     assert share["description"] == "second" and share["metadata"]["tier"] == "gold"
     assert access(cloud, got["share"]) == {("10.0.0.0/24", "ip", "rw"), ("10.0.2.7", "ip", "ro")}
@@ -269,6 +279,15 @@ def test_manila_types_through_the_cli(
     assert get(cloud, "shares", "share", o_share["id"]) is None
     assert get(cloud, "share-networks", "share_network", o_net["id"]) is None
     assert get(cloud, "security-services", "security_service", o_sec["id"]) is None
+
+    # check: every object read, CHECK_COMPLETE; a share Manila holds in error fails it (Heat's handle_check)
+    r = hotc(tmp_path, hotc_cloud_env, "check", stack)
+    assert r.returncode == 0 and "share: CHECK_COMPLETE" in r.stdout, r.stdout + r.stderr
+    api(cloud, "POST", f"/shares/{new['share']}/action", {"reset_status": {"status": "error"}})
+    r = hotc(tmp_path, hotc_cloud_env, "check", stack)
+    assert r.returncode == 1 and "share: CHECK_FAILED" in r.stdout and "dshare: CHECK_COMPLETE" in r.stdout, (
+        r.stdout
+    )
 
     r = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

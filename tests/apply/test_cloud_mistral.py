@@ -225,3 +225,59 @@ def test_workflow_and_cron_trigger_round_trip_through_the_cli(
     assert mistral(cloud, "GET", f"/workflows/{new_name}") is None
     assert mistral(cloud, "GET", f"/cron_triggers/{new['cron']}") is None
     assert executions(cloud, new_name) == []
+
+
+def test_a_missing_workflow_is_a_plan_error_and_a_trigger_is_imported(
+    cloud: Any, cloud_tracker: Any, mistral_cleanup: None, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Heat's ``mistral.workflow`` constraint: a trigger on a workflow Mistral does not have is refused by the plan
+    (Heat's create fails with the same message); a trigger made outside hotc is imported, then destroyed."""
+    require_service(cloud, "workflowv2", "86-mistral.sh")
+    env = {**hotc_cloud_env, "HOTC_TOKEN_CACHE": str(tmp_path / "tokens")}
+    missing = cloud_tracker.name("nowf")
+    (tmp_path / "c.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  cron:\n    type: OS::Mistral::CronTrigger\n"
+        f"    properties: {{pattern: '0 0 1 1 *', workflow: {{name: {missing}}}}}\n"
+    )
+    r = hotc(tmp_path, env, "plan", "-t", "c.yaml", cloud_tracker.name("c"), "-o", "p.json")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert (
+        f"c.yaml:5:50: error: cron: property workflow.name: The Workflow ({missing}) could not be found."
+        in (r.stderr)
+    ), r.stderr
+    assert not (tmp_path / "p.json").exists()
+
+    wf, trig = cloud_tracker.name("wf"), cloud_tracker.name("trig")
+    made = f"version: '2.0'\n{wf}:\n  type: direct\n  tasks:\n    only:\n      action: std.noop\n"
+    r = cloud.workflow.request(
+        "/workflows", "POST", data=made.encode(), headers={"Content-Type": "text/plain"}
+    )
+    assert r.status_code == 201, r.text
+    r = cloud.workflow.request(
+        "/cron_triggers", "POST", json={"name": trig, "workflow_name": wf, "pattern": "0 0 1 1 *"}
+    )
+    assert r.status_code == 201, r.text
+    (tmp_path / "i.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n"
+        f"  t: {{type: OS::Mistral::CronTrigger, properties: {{name: {trig}, pattern: '0 0 1 1 *',"
+        f" workflow: {{name: {wf}}}}}}}\n"
+    )
+    (tmp_path / "map.json").write_text(json.dumps({"t": trig}))
+    other = cloud_tracker.name("imp")
+    r = hotc(tmp_path, env, "import", other, "--file", "map.json", "-t", "i.yaml")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = hotc(tmp_path, env, "plan", "-t", "i.yaml", other, "--refresh", "--detailed-exitcode")
+    assert r.returncode == 0, r.stdout + r.stderr
+    # deleted outside hotc: the refresh finds it gone and the plan makes it again
+    assert cloud.workflow.request(f"/cron_triggers/{trig}", "DELETE").status_code == 204
+    r = hotc(tmp_path, env, "plan", "-t", "i.yaml", other, "--refresh", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    (change,) = [c for c in json.loads(r.stdout)["resource_changes"] if c["actions"] != ["no-op"]]
+    assert change["address"] == "t" and "create" in change["actions"], change  # made again
+    r = hotc(tmp_path, env, "apply", "-t", "i.yaml", other, "--refresh", "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert mistral(cloud, "GET", f"/cron_triggers/{trig}")["workflow_name"] == wf
+    r = hotc(tmp_path, env, "destroy", other, "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert mistral(cloud, "GET", f"/cron_triggers/{trig}") is None
+    assert mistral(cloud, "GET", f"/workflows/{wf}")["name"] == wf  # not the stack's: left alone

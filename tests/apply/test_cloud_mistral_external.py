@@ -3,11 +3,12 @@ runs (engine + executor) and its output ``resource_id`` is the physical id, its 
 (the JSON text Heat keeps); a fresh plan shows no change; an ``input`` change runs the UPDATE workflow in place,
 which sees the earlier outputs in ``env().heat_extresource_data``, and the physical id becomes that execution's, as
 in Heat; a change to an input named in ``replace_on_change_inputs`` replaces the resource (a new CREATE, then the
-old one's DELETE workflow); destroy runs the DELETE workflow. Every check asks Mistral itself."""
+old one's DELETE workflow); suspend and resume run their workflows; destroy runs the DELETE workflow. Every check asks Mistral itself."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,13 @@ resources:
       input: {who: '', key: ''}
       output: {removed: <% $.key %>, last_seen: <% env().heat_extresource_data.keys().len() %>}
       tasks: [{name: t, action: std.noop}]
+  pause:
+    type: OS::Mistral::Workflow
+    properties:
+      type: direct
+      input: {who: '', key: ''}
+      output: {paused_for: <% env().heat_extresource_data.made_by %>}
+      tasks: [{name: t, action: std.noop}]
   ext:
     type: OS::Mistral::ExternalResource
     properties:
@@ -53,6 +61,8 @@ resources:
         CREATE: {workflow: {get_resource: make}}
         UPDATE: {workflow: {get_resource: change}}
         DELETE: {workflow: {get_resource: remove}}
+        SUSPEND: {workflow: {get_resource: pause}}
+        RESUME: {workflow: {get_resource: pause}, params: {env: {resumed: true}}}
       input: {who: {get_param: who}, key: {get_param: key}}
       replace_on_change_inputs: [key]
       description: {get_param: 'OS::stack_name'}
@@ -111,6 +121,16 @@ def test_external_resource_runs_its_workflows_through_the_cli(
     }
     cli.no_change("--parameter", "who=bob")
 
+    # suspend and resume run their workflows (the action's own env entries kept beside the outputs so far)
+    for verb in ("suspend", "resume"):
+        r = hotc(tmp_path, env, verb, stack)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    paused = runs(cloud, ids["pause"])
+    assert [p["state"] for p in paused] == ["SUCCESS", "SUCCESS"]
+    assert [json.loads(p["output"]) for p in paused] == [{"paused_for": "ann"}] * 2
+    resumed_env = json.loads(paused[1]["params"])["env"]
+    assert resumed_env["resumed"] is True and resumed_env["heat_extresource_data"]["changed_to"] == "bob"
+
     # a replace_on_change input: a new resource (CREATE), then the old one's DELETE workflow
     plan = cli.plan("--parameter", "who=bob", "--parameter", "key=k2")
     assert list(plan) == ["ext"] and sorted(plan["ext"]["actions"]) == ["create", "delete"], plan
@@ -127,3 +147,51 @@ def test_external_resource_runs_its_workflows_through_the_cli(
     assert last["state"] == "SUCCESS" and json.loads(last["output"])["removed"] == "k2"
     for name in (ids["make"], ids["change"], ids["remove"]):
         assert mistral(cloud, "GET", f"/workflows/{name}") is None
+
+
+def test_heat_gives_the_same_ids_and_output_text(
+    cloud: Any, cloud_tracker: Any, mistral_cleanup: None, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Heat 27 on the same template: the same physical id after the create (the output resource_id) and after an
+    input update (the UPDATE execution's id), and the very same ``output`` text."""
+    require_service(cloud, "workflowv2", "86-mistral.sh")
+    import yaml
+
+    heat = cloud.orchestration
+    doc = yaml.safe_load(TEMPLATE)
+    doc["heat_template_version"] = str(doc["heat_template_version"])
+    st = heat.create_stack(name=cloud_tracker.name("heat"), template=doc, parameters={})
+    cloud_tracker.track(st)
+    st = heat.wait_for_status(st, "CREATE_COMPLETE", failures=["CREATE_FAILED"], wait=600)
+    env = {**hotc_cloud_env, "HOTC_TOKEN_CACHE": str(tmp_path / "tokens")}
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    cli = CliStack(tmp_path, env, cloud_tracker.name("hotc"), [])
+    cli.apply()
+
+    def heat_state() -> tuple[str, str]:
+        got = heat.get_stack(st.id)
+        ext = {r.name: r.physical_resource_id for r in heat.resources(st.id)}["ext"]
+        return ext, {o["output_key"]: o["output_value"] for o in got.outputs}["output"]
+
+    def hotc_state() -> tuple[str, str]:
+        r = hotc(tmp_path, env, "output", cli.stack, "output", "--format", "json")
+        assert r.returncode == 0, r.stderr
+        return cli.ids()["ext"], json.loads(r.stdout)
+
+    assert heat_state() == hotc_state() == ("k1-ann", heat_state()[1])
+    assert isinstance(heat_state()[1], str)
+    before = heat.get_stack(st.id).updated_at
+    heat.update_stack(st.id, template=doc, parameters={"who": "bob"})
+    deadline = time.monotonic() + 600
+    while (now := heat.get_stack(st.id)).updated_at == before or now.status.endswith("IN_PROGRESS"):
+        assert time.monotonic() < deadline
+        time.sleep(2)
+    assert now.status == "UPDATE_COMPLETE", now.status_reason
+    cli.apply("--parameter", "who=bob")
+    (heat_id, heat_text), (hotc_id, hotc_text) = heat_state(), hotc_state()
+    assert heat_text == hotc_text
+    execs = {e["id"]: e for e in mistral(cloud, "GET", "/executions?limit=1000")["executions"]}
+    assert execs[heat_id]["workflow_name"].startswith(f"{st.name}-change-")
+    assert execs[hotc_id]["workflow_name"].startswith(f"{cli.stack}-change-")
+    r = hotc(tmp_path, env, "destroy", cli.stack, "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

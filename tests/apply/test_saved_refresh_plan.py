@@ -82,6 +82,8 @@ def test_saved_refresh_plan_applies_what_the_refresh_read(tmp_path: Path, conn: 
     ]  # only what the plan read and changed
     assert rule_types(carried["qos"]["rules"]) == ["bandwidth_limit", "dscp_marking"]
 
+    shown = hotc(tmp_path, "show", "plan.bin", "--format", "json")  # the file still renders as any plan
+    assert shown.returncode == 0 and json.loads(shown.stdout)["resource_changes"], shown.stderr
     r = hotc(tmp_path, "apply", "plan.bin")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "differs from what the plan promised" not in r.stdout + r.stderr

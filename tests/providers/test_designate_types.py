@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hotc.providers.drivers import support_problem
+from hotc.providers.openstack.designate.common import DesignateHTTPError
 from hotc.providers.openstack.designate.recordset import full_name
 from hotc.providers.openstack.designate.zone import create_body, update_body
 from hotc.providers.registry import get_schema
@@ -134,3 +135,14 @@ def test_removed_v1_types_are_heats_placeholders(type_name: str, tmp_path: Path)
     r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "--auto-approve", "s")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 created" in r.stdout or "1 added" in r.stdout or "Resources: 1" in r.stdout, r.stdout
+
+
+def test_designate_errors_say_what_is_wrong() -> None:
+    schema_error = (
+        '{"code": 400, "type": "invalid_object", "errors": {"errors": [{"path": ["records", 0], "message": '
+        '"\'192.0.2.010\' is not a \'A\' Record", "validator": "format"}]}, "message": "Invalid Object"}'
+    )
+    assert str(DesignateHTTPError(400, schema_error)) == "'192.0.2.010' is not a 'A' Record (HTTP 400)"
+    dup = '{"code": 409, "type": "duplicate_zone", "message": "Duplicate Zone"}'
+    assert str(DesignateHTTPError(409, dup)) == "Duplicate Zone (HTTP 409)"
+    assert str(DesignateHTTPError(502, "<html>bad gateway</html>")) == "<html>bad gateway</html> (HTTP 502)"

@@ -6,7 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from hotc.providers.openstack import common
-from hotc.providers.openstack.polling import FRACTION, POLL_MAX, POLL_MIN, TIGHT, Poll
+from hotc.providers.openstack.polling import (
+    EARLY,
+    EARLY_STEP,
+    FRACTION,
+    POLL_MAX,
+    POLL_MIN,
+    TIGHT,
+    Poll,
+)
 from tests.providers.test_openstack_common import make_ctx
 
 
@@ -66,7 +74,11 @@ def test_a_quick_transition_is_seen_quickly_and_a_slow_one_at_most_a_fifth_late(
 def test_with_an_expected_duration_the_wait_skips_ahead_then_polls_tightly() -> None:
     seen_plain, _, polls_plain = wait_until(10.0)
     seen, clock, polls = wait_until(10.0, expected=10.0)
-    assert clock.slept[0] == POLL_MAX  # straight towards 0.7 x 10 s, at most POLL_MAX per sleep
+    # the first second polled every EARLY_STEP (a short first step of the action is seen at once), then
+    # straight towards 0.7 x 10 s, at most POLL_MAX per sleep
+    early = [s for s in clock.slept if s == EARLY_STEP]
+    assert clock.slept[: len(early)] == early and 1 <= len(early) <= EARLY / EARLY_STEP + 1
+    assert clock.slept[len(early)] == POLL_MAX
     assert seen <= 10.0 + TIGHT * 10.0 + 1e-9  # polled every 0.5 s around the expected end
     assert seen < seen_plain
     assert polls < polls_plain
@@ -74,7 +86,9 @@ def test_with_an_expected_duration_the_wait_skips_ahead_then_polls_tightly() -> 
 
 def test_an_expected_duration_that_is_too_long_costs_at_most_poll_max() -> None:
     seen, _clock, _ = wait_until(0.5, expected=100.0)
-    assert seen <= 0.5 + POLL_MAX
+    assert seen <= 0.5 + EARLY_STEP  # a short step of a long action: seen within a quarter second
+    seen, _clock, _ = wait_until(3.0, expected=100.0)
+    assert seen <= 3.0 + POLL_MAX
 
 
 def test_the_last_sleep_stops_at_the_deadline() -> None:

@@ -17,9 +17,9 @@ values known only after apply, which are ``null`` in ``after``), ``before_sensit
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from hotc.planner.jsontext import dumps_indented
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.present import SENSITIVE, mask, split_path, summary_counts
 from hotc.planner.render.groups import groups_json
@@ -173,7 +173,8 @@ def plan_json(plan: Plan) -> dict[str, Any]:
 
 
 def render_json(plan: Plan) -> str:
-    return json.dumps(plan_json(plan), indent=2, sort_keys=False, ensure_ascii=False, default=str) + "\n"
+    # json.dumps(plan_json(plan), indent=2, ensure_ascii=False, default=str), written faster
+    return dumps_indented(plan_json(plan), 2, ensure_ascii=False, default=str) + "\n"
 
 
 __all__ = ["Action", "change_json", "plan_json", "render_json", "unknown_mask"]

@@ -64,9 +64,10 @@ class ScalingPolicyDriver:
         return {KEY_ATTR: ctx.signals().key(ctx.stack_name, POLICIES, physical_id)}
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        # the key and the URLs live only in the state (presigning again would give other URLs): nothing to read,
-        # so the refresh keeps what was recorded (no attributes here), and needs no signal store (plan --refresh
-        # and check have none)
+        # what the state recorded, as in Heat: its alarm_url and signal_url are signed from the credentials and
+        # the URL it wrote in the resource's data at create (access_key/secret_key, heat_signal_url), asking no
+        # service. Here the key and the URLs live only in the state (presigning again would give other URLs), so
+        # the refresh keeps them (no attributes here) and needs no signal store
         return self._outcome(physical_id, {})
 
     def update(

@@ -166,6 +166,22 @@ def _barbican(kind: str, what: str) -> Check:
     return check
 
 
+def _mistral_workflow(value: Any, conn: Any) -> None:
+    """A Mistral workflow by name or id, as Heat's ``mistral.workflow`` constraint gets it."""
+    from urllib.parse import quote
+
+    from hotc.providers.openstack.common import get_or_none
+    from hotc.providers.openstack.mistral.api import request
+
+    if conn is None:
+        raise HotcError("checking a Mistral workflow needs a cloud connection")
+    if (
+        get_or_none(None, f"read workflow {value}", request, conn, "GET", f"/workflows/{quote(str(value))}")
+        is None
+    ):
+        raise NotFound(f"The Workflow ({value}) could not be found.")
+
+
 def _designate_zone(value: Any, conn: Any) -> None:
     """A Designate zone by id or by its exact name, as Heat's ``designate.zone`` constraint looks it up."""
     from hotc.providers.openstack.designate.common import find_zone
@@ -324,6 +340,7 @@ CHECKS: dict[str, Check] = {
     "manila.share_snapshot": _manila("snapshot"),
     # designate
     "designate.zone": _designate_zone,
+    "mistral.workflow": _mistral_workflow,
     "keystone.service": _finder(
         "service", lambda c: c.identity.get_service, lambda c: lambda v: c.identity.services(name=v)
     ),

@@ -8,7 +8,9 @@ of its duration late, and a wait of T seconds costs about log(T / POLL_MIN) / lo
 When the stack's own history says how long this type's action usually takes (``ActionContext.expected``,
 learned from the stack's events by :mod:`hotc.apply.durations`), the first sleep goes most of the way there in
 one step (at most :data:`POLL_MAX` at a time, so a much faster run is still seen soon) and the polls around the
-expected end are tight (5 % of the expected duration): fewer calls, and the end seen sooner.
+expected end are tight (5 % of the expected duration): fewer calls, and the end seen sooner. The first second
+of such a wait is polled every :data:`EARLY_STEP` first: the duration is the whole action's, and an action's
+first wait is often one of its short steps (a server's port let go before its replacement boots on it).
 
 A wait never sleeps less than its last poll took to answer: a cloud whose answers slow down (an overloaded
 API) is polled less often, so the waits do not crowd out the calls that make progress.
@@ -24,6 +26,10 @@ FRACTION = 0.2  # sleep at most this fraction of the time waited so far
 LEAD = 0.7  # with an expected duration: the first polls skip to this fraction of it
 WINDOW = 1.5  # ... and stay tight until this multiple of it
 TIGHT = 0.05  # ... polling every this fraction of it (at least POLL_MIN)
+EARLY = (
+    1.0  # seconds: with an expected duration, a wait polls every EARLY_STEP this long before skipping ahead
+)
+EARLY_STEP = 0.25  # (an action's first wait is often a short step: a port let go, a status flipped)
 
 
 class Poll:
@@ -53,6 +59,10 @@ class Poll:
         if e is None:
             return base
         since = waited
+        if since < EARLY:
+            # the expected duration is the whole action's: the wait for one of its short steps (an interface
+            # detached before a replacement boots on the port) must not sleep the first POLL_MAX of it
+            return max(base, EARLY_STEP)
         lead = LEAD * e - since
         if lead > base:
             return min(lead, POLL_MAX)

@@ -38,9 +38,15 @@ def _message(text: str) -> str:
         body = json.loads(text)
     except ValueError:
         return text[:500] or "no details"
-    if isinstance(body, Mapping) and body.get("message"):
-        return str(body["message"])
-    return text[:500]
+    if not isinstance(body, Mapping):
+        return text[:500]
+    # a schema error names each bad value (``errors.errors[].message``) under a general "Invalid Object"
+    errors = body.get("errors")
+    found = errors.get("errors") if isinstance(errors, Mapping) else None
+    details = [str(e.get("message")) for e in found or [] if isinstance(e, Mapping) and e.get("message")]
+    if details:
+        return "; ".join(details)
+    return str(body.get("message") or text[:500])
 
 
 def request(conn: Any, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:

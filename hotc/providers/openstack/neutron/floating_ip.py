@@ -23,6 +23,9 @@ from hotc.providers.openstack.neutron.lookup import (
 
 class FloatingIPDriver(NeutronDriver):
     kind, plural, what = "ip", "ips", "floating IP"
+    # deleting a floating IP ends its association: an association deleted with it goes after it and finds
+    # nothing to undo (hotc.apply.cascade), instead of a PUT to Neutron on the delete's critical path before it
+    cascades = frozenset({"OS::Neutron::FloatingIPAssociation"})
     simple = {"fixed_ip_address": "fixed_ip_address", "dns_name": "dns_name", "dns_domain": "dns_domain"}
     attribute_names = (
         "router_id",
