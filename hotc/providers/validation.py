@@ -747,14 +747,14 @@ def _memo_key(head: Any, value: Any) -> Any:
 
 def _frozen(value: Any, unknowns: dict[Unknown, int]) -> Any:
     kind = type(value)
-    if kind in _SCALARS or value is None:
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
         return (kind, value)  # 1, 1.0 and True check differently
+    if kind is dict:
+        return (dict, tuple([(type(k), k, _frozen(v, unknowns)) for k, v in value.items()]))
+    if kind is list or kind is tuple:
+        return (kind, tuple([_frozen(v, unknowns) for v in value]))
     if kind is Unknown:
         return ("?", unknowns.setdefault(value, len(unknowns)))
-    if kind is list or kind is tuple:
-        return (kind, tuple(_frozen(v, unknowns) for v in value))
-    if kind is dict:
-        return (dict, tuple((type(k), k, _frozen(v, unknowns)) for k, v in value.items()))
     raise _Unfrozen
 
 
