@@ -131,8 +131,25 @@ def cloud_constraints_needed(
     (empty: no cloud is needed to check everything)."""
     needs_cloud = rules.needs_cloud
     lookup = schemas or registry_lookup
-    names: set[str] = set()
+    names = _parameter_cloud_names(desired, plan, needs_cloud)
     cache: SpecCache = {}
+    infos: KeyInfos = {}
+    for change in plan.changes:
+        keys = _checked_keys(change)
+        rtype = lookup(change.type) if keys else None
+        if rtype is None or change.after_sensitive:
+            continue
+        after = change.after or {}
+        for k in keys:
+            _note_cloud_names(
+                _key_info(infos, change.type, rtype, k, cache, needs_cloud), after[k], needs_cloud, names
+            )
+    return tuple(sorted(names))
+
+
+def _parameter_cloud_names(desired: DesiredStack, plan: Plan, needs_cloud: Callable[[str], bool]) -> set[str]:
+    """The cloud-backed custom constraints of the parameter values a check would look up."""
+    names: set[str] = set()
     if plan.mode == "normal":
         for _prefix, params, values, _hidden in _scope_parameters(desired):
             for p in params:
@@ -142,20 +159,16 @@ def cloud_constraints_needed(
                         for c in p.constraints
                         if c.kind == "custom_constraint" and needs_cloud(str(c.spec))
                     )
-    infos: KeyInfos = {}
-    for change in plan.changes:
-        keys = _checked_keys(change)
-        rtype = lookup(change.type) if keys else None
-        if rtype is None or change.after_sensitive:
-            continue
-        after = change.after or {}
-        for k in keys:
-            info = _key_info(infos, change.type, rtype, k, cache, needs_cloud)
-            value = after[k]
-            if not info.cloud or not _checkable(value) or names.issuperset(info.cloud):
-                continue  # nothing new to find here
-            _cloud_names_in(info.schema, value, needs_cloud, names)
-    return tuple(sorted(names))
+    return names
+
+
+def _note_cloud_names(
+    info: _KeyInfo, value: Any, needs_cloud: Callable[[str], bool], names: set[str]
+) -> None:
+    """Add to NAMES the cloud-backed custom constraints a check of one property's VALUE would look up."""
+    if not info.cloud or not _checkable(value) or names.issuperset(info.cloud):
+        return  # nothing new to find here
+    _cloud_names_in(info.schema, value, needs_cloud, names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,9 +339,9 @@ def _check(
     lookup = schemas or registry_lookup
     cache: SpecCache = {}
     memo_conn = _Memo(conn, {}) if conn is not None else None
-    unchecked = (
-        () if conn is not None else cloud_constraints_needed(desired, plan, rules=rules, schemas=lookup)
-    )
+    # without a connection, the cloud-backed constraints left unchecked are found in the same pass as the checks
+    # (what cloud_constraints_needed finds)
+    unchecked_names = _parameter_cloud_names(desired, plan, needs_cloud) if conn is None else None
     if memo_conn is not None:
         _look_up_in_parallel(desired, plan, memo_conn, rules, lookup)
     diags: list[Diagnostic] = []
@@ -345,6 +358,8 @@ def _check(
         after = change.after or {}
         for k in keys:
             info = _key_info(infos, change.type, rtype, k, cache, needs_cloud)
+            if unchecked_names is not None and not change.after_sensitive:
+                _note_cloud_names(info, after[k], needs_cloud, unchecked_names)
             specs = info.specs
             if not specs or (conn is None and not info.pure) or not _checkable(after[k]):
                 continue  # nothing this check can look at in this property
@@ -359,7 +374,8 @@ def _check(
                     spec = ", ".join(specs)
                     d = error(_hidden_message(f"{change.address}: property {k}", spec), d.pos, code=d.code)
                 diags.append(d)
-    return ConstraintReport(tuple(_unique(diags)), tuple(unchecked), checked_cloud=conn is not None)
+    unchecked = tuple(sorted(unchecked_names)) if unchecked_names is not None else ()
+    return ConstraintReport(tuple(_unique(diags)), unchecked, checked_cloud=conn is not None)
 
 
 LOOKUP_THREADS = 8

@@ -269,6 +269,9 @@ def check_resolved(
     out: list[Diagnostic] = []
     types: dict[str, ResourceType | None] = {}
     memo: dict[Any, Any] = {}
+    # a get_attr can read an attribute hotc cannot give only if some type of the stack declares one: asked once
+    # per type instead of walking every resource's properties for get_attr calls
+    unavailable = _declares_unavailable(desired, schemas)
     for change in changes:
         if change.action not in _CHECKED or change.import_id is not None or change.after is None:
             continue
@@ -280,10 +283,22 @@ def check_resolved(
         if rtype is None or (rtype.accepts_any_properties and not rtype.properties):
             continue
         out.extend(check_resource(desired, change, rtype, memo))
-        out.extend(unavailable_reads(desired, change, properties_expr(desired, change.address), schemas))
+        if unavailable:
+            out.extend(unavailable_reads(desired, change, properties_expr(desired, change.address), schemas))
         if change.type.startswith("OS::Aodh::"):
             out.extend(named_actions(desired, change, _pos_finder(desired, change.address)))
     return out
+
+
+def _declares_unavailable(desired: DesiredStack, schemas: SchemaLookup) -> bool:
+    """Whether a resource type of the stack (what a get_attr names: any scope's members) has an attribute
+    hotc cannot give (``AttrSchema.unavailable``)."""
+    names = {m.type for scope in desired.scopes.values() for m in scope.members.values()}
+    for name in names:
+        rtype = schemas(name)
+        if rtype is not None and any(a.unavailable for a in rtype.attributes.values()):
+            return True
+    return False
 
 
 def apply_problems(type_name: str, props: Mapping[str, Any], sensitive: Iterable[str] = ()) -> str | None:

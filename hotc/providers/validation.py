@@ -705,19 +705,57 @@ def validate_resolved_values(
         if prop is None or value is None:
             continue  # an unknown name is the front end's error; an absent one has nothing to check
         kind = type(value)
-        if memo is not None and kind in _SCALARS:
-            seen = (id(prop), kind, value)
-            if seen in memo:
-                continue  # this property schema already took this very value
-            before = len(checker.diags)
-            checker._check_plain(prop, value, None, lead + key)
-            if len(checker.diags) == before:
-                memo[seen] = prop  # (the schema is kept alive with its id)
-            continue
+        if memo is not None:
+            seen: Any = (id(prop), kind, value) if kind in _SCALARS else _memo_key(id(prop), value)
+            if seen is not None:
+                if seen in memo:
+                    continue  # this property schema already took this very value
+                before = len(checker.diags)
+                checker._check_plain(prop, value, None, lead + key)
+                if len(checker.diags) == before:
+                    memo[seen] = prop  # (the schema is kept alive with its id)
+                continue
         checker._check_plain(prop, value, None, lead + key)
     if cross and not section and rtype.validators and not checker.value_problems:
-        _run_validators(checker, values, {})
+        # the same values (Unknowns aside, see _memo_key) pass the same cross-property rules
+        seen = _memo_key(("cross", id(rtype)), values) if memo is not None else None
+        if memo is None or seen is None:
+            _run_validators(checker, values, {})
+        elif seen not in memo:
+            before = len(checker.diags)
+            _run_validators(checker, values, {})
+            if len(checker.diags) == before:
+                memo[seen] = rtype
     return [d for d in checker.diags if d.severity is Severity.ERROR]
+
+
+class _Unfrozen(Exception):
+    """A value :func:`_frozen` cannot make a memo key of."""
+
+
+def _memo_key(head: Any, value: Any) -> Any:
+    """A key for the checks' memo under which VALUE (plain data, maybe holding Unknowns) and every value that
+    checks the same share one entry, or None when VALUE is not plain data. The checks never look inside an
+    Unknown (they skip it, or tell it is there): each Unknown stands as the order in which it first appears, so
+    values whose Unknowns differ only in what they wait on share a key, and which of them are equal is kept."""
+    unknowns: dict[Unknown, int] = {}
+    try:
+        return (head, _frozen(value, unknowns))
+    except _Unfrozen:
+        return None
+
+
+def _frozen(value: Any, unknowns: dict[Unknown, int]) -> Any:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return (kind, value)  # 1, 1.0 and True check differently
+    if kind is dict:
+        return (dict, tuple([(type(k), k, _frozen(v, unknowns)) for k, v in value.items()]))
+    if kind is list or kind is tuple:
+        return (kind, tuple([_frozen(v, unknowns) for v in value]))
+    if kind is Unknown:
+        return ("?", unknowns.setdefault(value, len(unknowns)))
+    raise _Unfrozen
 
 
 def validate_update_policy_exprs(

@@ -3,7 +3,7 @@ runs (engine + executor) and its output ``resource_id`` is the physical id, its 
 (the JSON text Heat keeps); a fresh plan shows no change; an ``input`` change runs the UPDATE workflow in place,
 which sees the earlier outputs in ``env().heat_extresource_data``, and the physical id becomes that execution's, as
 in Heat; a change to an input named in ``replace_on_change_inputs`` replaces the resource (a new CREATE, then the
-old one's DELETE workflow); destroy runs the DELETE workflow. Every check asks Mistral itself."""
+old one's DELETE workflow); suspend and resume run their workflows; destroy runs the DELETE workflow. Every check asks Mistral itself."""
 
 from __future__ import annotations
 
@@ -47,6 +47,13 @@ resources:
       input: {who: '', key: ''}
       output: {removed: <% $.key %>, last_seen: <% env().heat_extresource_data.keys().len() %>}
       tasks: [{name: t, action: std.noop}]
+  pause:
+    type: OS::Mistral::Workflow
+    properties:
+      type: direct
+      input: {who: '', key: ''}
+      output: {paused_for: <% env().heat_extresource_data.made_by %>}
+      tasks: [{name: t, action: std.noop}]
   ext:
     type: OS::Mistral::ExternalResource
     properties:
@@ -54,9 +61,10 @@ resources:
         CREATE: {workflow: {get_resource: make}}
         UPDATE: {workflow: {get_resource: change}}
         DELETE: {workflow: {get_resource: remove}}
+        SUSPEND: {workflow: {get_resource: pause}}
+        RESUME: {workflow: {get_resource: pause}, params: {env: {resumed: true}}}
       input: {who: {get_param: who}, key: {get_param: key}}
       replace_on_change_inputs: [key]
-      description: {get_param: 'OS::stack_name'}
 outputs:
   output: {value: {get_attr: [ext, output]}}
 """
@@ -88,7 +96,7 @@ def test_external_resource_runs_its_workflows_through_the_cli(
     ids = cli.ids()
     assert ids["ext"] == "k1-ann"  # the CREATE workflow's output resource_id
     (made,) = runs(cloud, ids["make"])
-    assert made["state"] == "SUCCESS" and made["description"] == stack
+    assert made["state"] == "SUCCESS" and made["description"] == "Heat managed"  # Heat's default
     assert json.loads(made["input"]) == {"who": "ann", "key": "k1"}
     assert json.loads(output()) == {"resource_id": "k1-ann", "made_by": "ann"}  # the JSON text, as Heat's
     cli.no_change()
@@ -111,6 +119,16 @@ def test_external_resource_runs_its_workflows_through_the_cli(
         "made_by_then": "ann",
     }
     cli.no_change("--parameter", "who=bob")
+
+    # suspend and resume run their workflows (the action's own env entries kept beside the outputs so far)
+    for verb in ("suspend", "resume"):
+        r = hotc(tmp_path, env, verb, stack)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    paused = runs(cloud, ids["pause"])
+    assert [p["state"] for p in paused] == ["SUCCESS", "SUCCESS"]
+    assert [json.loads(p["output"]) for p in paused] == [{"paused_for": "ann"}] * 2
+    resumed_env = json.loads(paused[1]["params"])["env"]
+    assert resumed_env["resumed"] is True and resumed_env["heat_extresource_data"]["changed_to"] == "bob"
 
     # a replace_on_change input: a new resource (CREATE), then the old one's DELETE workflow
     plan = cli.plan("--parameter", "who=bob", "--parameter", "key=k2")

@@ -416,3 +416,60 @@ def test_barbican_stores_secrets_and_its_worker_fills_orders(cloud: Any, cloud_t
         for s in (sid, *made):
             assert km.delete(f"/secrets/{s}").status_code == 204
     assert km.get(f"/secrets/{sid}").status_code == 404
+
+
+def test_manila_shares_go_available_on_both_dummy_back_ends(cloud: Any, cloud_tracker: CloudTracker) -> None:
+    """Manila (88-manila.sh): a share of type ``default`` goes ``available`` on back end alpha; one of type ``dhss``
+    on a share network of the cloud's subnet goes ``available`` on beta with a share server whose port is a real
+    Neutron port, and that server is deleted with its last share (then the share network can go)."""
+    from tests.fixtures.cloud import require_service
+
+    require_service(cloud, "sharev2", "88-manila.sh")
+    share = cloud.shared_file_system
+    hdr = {"X-OpenStack-Manila-API-Version": "2.13"}
+    subnet = cloud.network.find_subnet("hotc-private-subnet")
+
+    def call(method: str, path: str, body: Any = None) -> Any:
+        r = share.request(path, method, headers=hdr, json=body)
+        assert r.status_code < 400, f"{method} {path}: {r.status_code} {r.text}"
+        return r.json() if r.content else None
+
+    def status(sid: str) -> str:
+        r = share.request(f"/shares/{sid}", "GET", headers=hdr)
+        return "gone" if r.status_code == 404 else str(r.json()["share"]["status"])
+
+    net = call("POST", "/share-networks", {"share_network": {"name": cloud_tracker.name("sn"),
+               "neutron_net_id": subnet.network_id, "neutron_subnet_id": subnet.id}})["share_network"]  # fmt: skip
+    made: list[str] = []
+    server = None
+    try:
+        for kind, extra in (("default", {}), ("dhss", {"share_network_id": net["id"]})):
+            body = {
+                "name": cloud_tracker.name(kind),
+                "share_proto": "NFS",
+                "size": 1,
+                "share_type": kind,
+                **extra,
+            }
+            made.append(call("POST", "/shares", {"share": body})["share"]["id"])
+        for sid in made:
+            assert (
+                wait_for(f"share {sid}", lambda s=sid: status(s), lambda st: st != "creating") == "available"
+            )
+        alpha, beta = (call("GET", f"/shares/{sid}")["share"] for sid in made)
+        assert alpha["host"].startswith("hotc@alpha") and alpha["share_server_id"] is None
+        server = beta["share_server_id"]
+        assert beta["host"].startswith("hotc@beta") and server
+        ports = [
+            p for p in cloud.network.ports(network_id=subnet.network_id) if p.device_owner == "manila:share"
+        ]
+        assert server in [p.device_id for p in ports], ports  # the dummy driver asks for two allocations
+    finally:
+        for sid in made:
+            share.request(f"/shares/{sid}", "DELETE", headers=hdr)
+        for sid in made:
+            wait_for(f"share {sid} deleted", lambda s=sid: status(s), lambda st: st == "gone")
+        if server:
+            wait_for(f"share server {server} deleted", lambda: share.request(
+                f"/share-servers/{server}", "GET", headers=hdr).status_code, lambda c: c == 404)  # fmt: skip
+        assert share.request(f"/share-networks/{net['id']}", "DELETE", headers=hdr).status_code == 202

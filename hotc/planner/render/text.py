@@ -38,7 +38,24 @@ def _c(text: str, kind: str, color: bool) -> str:
     return f"\x1b[{_ANSI[kind]}m{text}\x1b[0m" if color else text
 
 
-def _resource_block(c: ResourceChange, color: bool) -> list[str]:
+def _resource_block(c: ResourceChange, color: bool, indent: str = "") -> list[str]:
+    """The lines of one change, each starting with ``indent``."""
+    if c.action is Action.CREATE and c.import_id is None:  # most lines of a large plan: straight to the text
+        head = f"+ {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) will be created"
+        lines = [indent + _c(head, "create", color)]
+        after = c.after or {}
+        paths = c.sensitive_paths
+        hide_all = "*" in paths
+        lead = indent + "    + "
+        for k in sorted(after):
+            v = after[k]
+            hidden = hide_all or k in paths or (isinstance(v, dict) and MASK_KEY in v)
+            lines.append(f"{lead}{k}: {SENSITIVE if hidden else fmt(v)}")
+        return lines
+    return [indent + line for line in _change_block(c, color)]
+
+
+def _change_block(c: ResourceChange, color: bool) -> list[str]:
     kind = label(c)
     verb = import_verb(c) or VERB[kind]
     head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {verb}"
@@ -116,13 +133,13 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         loose, grouped = split_changes(plan, changes)
         for c in loose:
             out.append("")
-            out.extend("  " + line for line in _resource_block(c, color))
+            out.extend(_resource_block(c, color, "  "))
         for r, members in grouped:  # a group's members under its summary line, not as unrelated resources
             out.append("")
             out.append(f"  {group_summary(r)}:")
             for c in members:
                 out.append("")
-                out.extend("    " + line for line in _resource_block(c, color))
+                out.extend(_resource_block(c, color, "    "))
     if show_noop:
         noop = [c for c in plan.changes if c.action is Action.NOOP]
         if noop:
