@@ -65,7 +65,6 @@ resources:
         RESUME: {workflow: {get_resource: pause}, params: {env: {resumed: true}}}
       input: {who: {get_param: who}, key: {get_param: key}}
       replace_on_change_inputs: [key]
-      description: {get_param: 'OS::stack_name'}
 outputs:
   output: {value: {get_attr: [ext, output]}}
 """
@@ -97,7 +96,7 @@ def test_external_resource_runs_its_workflows_through_the_cli(
     ids = cli.ids()
     assert ids["ext"] == "k1-ann"  # the CREATE workflow's output resource_id
     (made,) = runs(cloud, ids["make"])
-    assert made["state"] == "SUCCESS" and made["description"] == stack
+    assert made["state"] == "SUCCESS" and made["description"] == "Heat managed"  # Heat's default
     assert json.loads(made["input"]) == {"who": "ann", "key": "k1"}
     assert json.loads(output()) == {"resource_id": "k1-ann", "made_by": "ann"}  # the JSON text, as Heat's
     cli.no_change()

@@ -110,10 +110,10 @@ class ExternalResourceDriver:
         self._run(ctx, "DELETE", props, None, physical_id)
 
     def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        self._run(ctx, "SUSPEND", props, None, physical_id)
+        self._run(ctx, "SUSPEND", _defaulted(props), None, physical_id)
 
     def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        self._run(ctx, "RESUME", props, None, physical_id)
+        self._run(ctx, "RESUME", _defaulted(props), None, physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return None  # nothing marks an execution as hotc's: a killed run's CREATE runs again
@@ -154,6 +154,16 @@ class ExternalResourceDriver:
         if last is None:
             return {}
         return {**dict(_params(last).get("env", {}).get(ENV_KEY) or {}), **_output(last)}
+
+
+def _defaulted(props: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Heat's defaults filled in (suspend and resume get the recorded properties as they are; the ``description``
+    default, ``Heat managed``, is the executions' description)."""
+    from hotc.providers.registry import get_schema
+    from hotc.providers.validation import apply_defaults
+
+    rtype = get_schema("OS::Mistral::ExternalResource")
+    return props if rtype is None else apply_defaults(rtype, props)
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Mistral::ExternalResource": ExternalResourceDriver()})
