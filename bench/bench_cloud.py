@@ -3,13 +3,14 @@
 For each case and each round, the benchmark runs the case's phases through hotc (the ``hotc`` command, as a
 user runs it: whole process, local state in a temporary directory) and through Heat (the orchestration API of
 the test cloud, polled every 0.25 s so Heat's figure is its own time, not a client's polling period),
-interleaved: hotc first in odd rounds, Heat first in even rounds, never both at once. The cases: the multitier
-example (create, update, check, delete; 3 rounds), a group of 30 servers (create, delete; 1 round) and, with
-``--cases ...,webapp``, the two-tier web app example (1 round): the default run takes about 10 minutes on the
-project's machine. It prints each phase's wall time for both, the median over the rounds and the ratio
-hotc / Heat beside issue 16's target, each with the machine's 1-minute load average before and after it (the
-cloud, Heat and hotc share the machine's cores: the load decides most of a figure). The first round prints
-hotc's timeline of each phase (check: its cloud calls) and Heat's, from the stack's events.
+interleaved: hotc first in odd rounds, Heat first in even rounds, never both at once. The cases: a group of 30
+servers (create, delete; 1 round), then the multitier example (create, update, check, delete; 3 rounds, as many
+as the run's time budget allows: ``--budget``, 570 s by default, so that the run ends within 10 minutes) and,
+with ``--cases ...,webapp``, the two-tier web app example (1 round). It prints each phase's wall time for both,
+the median over the rounds and the ratio hotc / Heat beside issue 16's target, each with the machine's 1-minute
+load average before and after it (the cloud, Heat and hotc share the machine's cores: the load decides most of
+a figure). The first round prints hotc's timeline of each phase (check: its cloud calls) and Heat's, from the
+stack's events.
 
 Updates: multitier changes ``app_version`` (both servers' metadata, in place) and ``web_b_revision`` (web_b's
 user_data: web_b is replaced and takes over its port); the web app resizes both servers (m1.small -> m1.tiny);
@@ -23,7 +24,7 @@ answered by the run's status board (one list call for the polls of many servers)
 as API time.
 
     OS_CLIENT_CONFIG_FILE=/opt/hotc-cloud/etc/clouds.yaml OS_CLOUD=hotc-test \\
-        .venv/bin/python bench/bench_cloud.py [--rounds N] [--cases multitier,group30[,webapp]] [--parallelism N]
+        .venv/bin/python bench/bench_cloud.py [--rounds N] [--cases group30,multitier[,webapp]] [--budget S] [--parallelism N]
 
 hotc's modules are byte-compiled first (as an installed package's are), and its Keystone token is kept between
 its processes (``hotc.providers.openstack.token_cache``), as for any user after the first command.
@@ -477,13 +478,32 @@ def connect() -> Any:
     return conn
 
 
-def run_case(conn: Any, case: Case, rounds: int, parallelism: int | None, timeline: bool) -> dict[str, Any]:
+def run_case(
+    conn: Any,
+    case: Case,
+    rounds: int,
+    parallelism: int | None,
+    timeline: bool,
+    deadline: float | None = None,
+) -> dict[str, Any]:
+    """``rounds`` rounds of ``case``; a round after the first starts only if, at the pace of the last one, it
+    ends before ``deadline`` (time.monotonic(): the run's time budget)."""
     results: dict[str, dict[str, list[float]]] = {
         "hotc": {p: [] for p in case.phases},
         "heat": {p: [] for p in case.phases},
         "load": {p: [] for p in case.phases},
     }
+    last = 0.0
     for rnd in range(rounds):
+        if rnd and deadline is not None and time.monotonic() + last > deadline:
+            which = f"round {rnd + 1}" if rnd + 1 == rounds else f"rounds {rnd + 1}-{rounds}"
+            print(
+                f"  {case.name}: {which} skipped: at {last:.0f} s a round it would end past the run's time "
+                "budget (--budget)",
+                flush=True,
+            )
+            break
+        began = time.monotonic()
         tag = uuid.uuid4().hex[:6]
         hotc = Hotc(case, f"hotc-t-bench-{case.name}-h{tag}", parallelism)
         heat = Heat(conn, case, f"hotc-t-bench-{case.name}-s{tag}")
@@ -501,6 +521,7 @@ def run_case(conn: Any, case: Case, rounds: int, parallelism: int | None, timeli
                     f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s  (load {before:.1f} -> {load():.1f})",
                     flush=True,
                 )
+        last = time.monotonic() - began
         if timeline and rnd == 0:
             for phase in case.phases:
                 if phase in hotc.timelines:
@@ -555,13 +576,21 @@ def main() -> None:
     )
     ap.add_argument(
         "--cases",
-        default="multitier,group30",
-        help="cases to run (webapp, the two-tier web app, is left out by default to keep the run within 10 min)",
+        default="group30,multitier",
+        help="cases to run, in order (webapp, the two-tier web app, is left out by default to keep the run within "
+        "10 min; the group goes first: it has one round, the multitier example as many as the budget allows)",
     )
     ap.add_argument(
         "--parallelism", type=int, default=None, help="hotc's --parallelism (default: hotc's own)"
     )
     ap.add_argument("--no-timeline", action="store_true")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=570.0,
+        help="seconds the whole run should take: a case's rounds after its first are skipped when, at the pace "
+        "of the last one, they would end later (0: no budget; default 570, within 10 minutes on a quiet machine)",
+    )
     ap.add_argument(
         "--sweep",
         default="",
@@ -588,7 +617,8 @@ def main() -> None:
         case = cases(tmp)[name]
         rounds = args.rounds or case.rounds
         print(f"{name}: {rounds} round(s), interleaved", flush=True)
-        res = run_case(conn, case, rounds, args.parallelism, not args.no_timeline)
+        deadline = began + args.budget if args.budget > 0 else None
+        res = run_case(conn, case, rounds, args.parallelism, not args.no_timeline, deadline)
         for phase in case.phases:
             loads = res["load"][phase]
             table.append(

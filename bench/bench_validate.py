@@ -4,6 +4,11 @@ with ``--targets``, every front-end figure of issue 16 as whole processes, with 
     python bench/bench_validate.py [--resources N] [--repeat R] [--profile]
     python bench/bench_validate.py --targets [--heat] [--rounds N] [--sizes 1,10000,100000]
     python bench/bench_validate.py --ab DIR [--rounds N] [--sizes 1,10000]   (DIR/hotc against this checkout)
+    python bench/bench_validate.py --ab DIR --instructions [--sizes 1,10000] [--commands validate,plan]
+
+``--instructions`` counts the instructions each whole process executes under valgrind (cachegrind, no cache
+model) instead of timing it: one run per tree, the same figure on a quiet machine and at load 15, so it shows a
+change of a few percent that CPU seconds on this shared machine hide (valgrind makes each run about 50x slower).
 
 Prints figures; it asserts nothing (speed targets are benchmarks, not tests). The aim: the 10k-resource
 template parses and validates in under 1 s.
@@ -34,6 +39,8 @@ import gc
 import json
 import os
 import pstats
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -424,6 +431,61 @@ def bench_ab(other: str, rounds: int, sizes: list[int]) -> None:
     print(f"(left: {trees[0]}; right: {trees[1]})")
 
 
+def _instructions(argv: list[str], cwd: str, env: dict[str, str]) -> int | None:
+    """Instructions a whole process executes, counted by valgrind (cachegrind without its cache model): the
+    same on a quiet or a loaded machine, unlike CPU seconds. None when valgrind is not installed."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    proc = subprocess.run(
+        [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    m = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+def bench_ab_instructions(other: str, sizes: list[int], commands: list[str]) -> None:
+    """``--ab DIR --instructions``: each command once per tree under valgrind; instructions executed, the
+    right side's change in percent. Slow (valgrind runs about 50x slower) but independent of the load."""
+    trees = [str(Path(other).resolve()), str(REPO)]
+    for t in trees:
+        compileall.compile_dir(str(Path(t) / "hotc"), quiet=1)
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as work:
+        for n in sizes:
+            text = ONE if n <= 1 else generate(n)
+            name = f"gen{n}.yaml"
+            Path(work, name).write_text(text)
+            for cmd in commands:
+                counts = []
+                for t in trees:
+                    argv = [
+                        py,
+                        "-m",
+                        "hotc",
+                        cmd,
+                        "-t",
+                        name,
+                        "--max-template-size",
+                        str(len(text) * 2 + 1024),
+                    ]
+                    counts.append(_instructions(argv, work, {**_child_env(), "PYTHONPATH": t}))
+                a, b = counts
+                if a is None or b is None:
+                    print("valgrind is not installed (or printed no count): apt-get install valgrind")
+                    return
+                print(
+                    f"{n:>7,} resources, hotc {cmd:8}: {a / 1e6:,.0f} -> {b / 1e6:,.0f} million instructions "
+                    f"({(b - a) / a * 100:+.1f} %)"
+                )
+    print(f"(left: {trees[0]}; right: {trees[1]})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--resources", type=int, default=10_000)
@@ -434,7 +496,17 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sizes", default="1,10000,100000")
     ap.add_argument("--ab", metavar="DIR", help="another checkout (DIR/hotc) against this one, interleaved")
+    ap.add_argument(
+        "--instructions",
+        action="store_true",
+        help="with --ab: instructions executed (valgrind), not CPU seconds; validate only unless --commands",
+    )
+    ap.add_argument("--commands", default="validate", help="with --instructions: validate,plan")
     args = ap.parse_args()
+    if args.ab and args.instructions:
+        sizes = [int(x) for x in args.sizes.split(",")]
+        bench_ab_instructions(args.ab, sizes, args.commands.split(","))
+        return
     if args.ab:
         bench_ab(args.ab, args.rounds, [int(x) for x in args.sizes.split(",")])
         return

@@ -190,15 +190,17 @@ def _want_color() -> bool:
 
 
 def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: str | None = None) -> str:
-    # deliberate lazy imports of the planner's renderings (start-up speed, as above)
-    from hotc.planner.render.json import render_json
-    from hotc.planner.render.markdown import render_markdown
-    from hotc.planner.render.text import render_text
-
+    # deliberate lazy imports of the planner's renderings, only the one asked for (start-up speed, as above)
     if fmt == "json":
+        from hotc.planner.render.json import render_json
+
         return render_json(plan)
     if fmt == "markdown":
+        from hotc.planner.render.markdown import render_markdown
+
         return render_markdown(plan, plan_hint=hint, saved_as=saved_as)
+    from hotc.planner.render.text import render_text
+
     return render_text(plan, color=_want_color())
 
 

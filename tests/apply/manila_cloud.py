@@ -1,5 +1,5 @@
 """What the Manila cloud tests share: Manila's API at Heat's microversion, and a sweep of everything a test named
-with its prefix (shares first, waited out, then share networks, security services and share types)."""
+with its prefix (snapshots, then shares, each waited out, then share networks, security services and share types)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,13 @@ def sweep(cloud: Any, prefix: str) -> None:
     def mine(items: Any) -> list[Any]:
         return [o for o in items or [] if str(o.get("name") or "").startswith(prefix)]
 
+    snaps = mine((api(cloud, "GET", "/snapshots/detail") or {}).get("snapshots"))
+    for sn in snaps:  # a share with a snapshot cannot be deleted
+        api(cloud, "DELETE", f"/snapshots/{sn['id']}")
+    end = time.monotonic() + 120
+    while snaps and time.monotonic() < end:
+        snaps = [sn for sn in snaps if get(cloud, "snapshots", "snapshot", sn["id"]) is not None]
+        time.sleep(1)
     shares = mine((api(cloud, "GET", "/shares/detail") or {}).get("shares"))
     for s in shares:
         api(cloud, "DELETE", f"/shares/{s['id']}")

@@ -5,14 +5,15 @@ with access rules, and a share on a second share network that the share service 
 Neutron port. Created (Manila holds what the template says; the shares reach ``available``); a fresh plan shows no
 change; the password is in the state only encrypted; what Heat updates in place is updated (the ids stay),
 what it does not is replaced (a share's size, a share type's name, a security service's type); drift made outside
-hotc (a share renamed, an access rule denied) is planned and put back; objects made outside hotc are imported by
-id, then managed and deleted; ``hotc check`` passes, and fails a share Manila holds in error; destroy deletes
-everything. A share type or share network that does not exist
-stops the plan at its value, as Heat's validate stops the create. Every check asks Manila's API."""
+hotc (a share renamed, an access rule denied) is planned and put back; objects made outside hotc (one of each
+type) are imported by id, managed (a share made from a snapshot of one, on another) and deleted; ``hotc check``
+passes, and fails a share Manila holds in error; destroy deletes everything. A share type or share network that
+does not exist stops the plan at its value, as Heat's validate stops the create. Every check asks Manila's API."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -250,13 +251,16 @@ def test_manila_types_through_the_cli(
         assert new[addr] == got[addr], addr
     cli.no_change(*change)
 
-    # made outside hotc: a security service, a share network and a share, imported by id, managed, deleted
+    # made outside hotc: a security service, a share network, a share type and a share on it, imported by id
     o_sec = api(cloud, "POST", "/security-services", {"security_service": {
         "type": "active_directory", "name": f"{p}-o-sec", "domain": "corp.example.org"}})["security_service"]  # fmt: skip
     o_net = api(cloud, "POST", "/share-networks", {"share_network": {
         "name": f"{p}-o-net", "neutron_net_id": subnet.network_id, "neutron_subnet_id": subnet.id}})["share_network"]  # fmt: skip
+    o_type = api(cloud, "POST", "/types", {"share_type": {"name": f"{p}-o-type", "share_type_access:is_public": True,
+        "extra_specs": {"driver_handles_share_servers": False, "snapshot_support": True}}})["share_type"]  # fmt: skip
+    api(cloud, "POST", f"/types/{o_type['id']}/extra_specs", {"extra_specs": {"share_backend_name": "ALPHA"}})
     o_share = api(cloud, "POST", "/shares", {"share": {
-        "name": f"{p}-o-share", "share_proto": "NFS", "size": 1, "share_type": "default"}})["share"]  # fmt: skip
+        "name": f"{p}-o-share", "share_proto": "NFS", "size": 1, "share_type": o_type["id"]}})["share"]  # fmt: skip
     wait_share(cloud, o_share["id"])
     (tmp_path / "i.yaml").write_text(
         "heat_template_version: 2018-08-31\nresources:\n"
@@ -265,20 +269,51 @@ def test_manila_types_through_the_cli(
         f"  net: {{type: OS::Manila::ShareNetwork, properties: {{name: {p}-o-net, neutron_network: hotc-private,"
         " neutron_subnet: hotc-private-subnet}}\n"
         f"  share: {{type: OS::Manila::Share, properties: {{name: {p}-o-share, share_protocol: NFS, size: 1,"
-        " share_type: default}}\n"
+        " share_type: {get_resource: type}}}\n"
+        f"  type: {{type: OS::Manila::ShareType, properties: {{name: {p}-o-type, driver_handles_share_servers: false,"
+        " extra_specs: {share_backend_name: ALPHA}}}\n"
     )
-    outside = {"sec": o_sec["id"], "net": o_net["id"], "share": o_share["id"]}
+    outside = {"sec": o_sec["id"], "net": o_net["id"], "share": o_share["id"], "type": o_type["id"]}
     (tmp_path / "map.json").write_text(json.dumps(outside))
     other = cloud_tracker.name("imp")
     r = hotc(tmp_path, hotc_cloud_env, "import", other, "--file", "map.json", "-t", "i.yaml")
     assert r.returncode == 0, r.stdout + r.stderr
     r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", "i.yaml", other, "--refresh", "--detailed-exitcode")
     assert r.returncode == 0, r.stdout + r.stderr
+
+    # a share made from a snapshot (of the imported share) on the imported type, found by their names
+    snap = api(cloud, "POST", "/snapshots", {"snapshot": {"share_id": o_share["id"], "name": f"{p}-o-snap"}})
+    snap_id = snap["snapshot"]["id"]
+    for _ in range(120):
+        if get(cloud, "snapshots", "snapshot", snap_id)["status"] != "creating":
+            break
+        time.sleep(1)
+    assert get(cloud, "snapshots", "snapshot", snap_id)["status"] == "available"
+    with (tmp_path / "i.yaml").open("a") as f:
+        f.write(
+            f"  fromsnap: {{type: OS::Manila::Share, properties: {{name: {p}-o-fromsnap, share_protocol: NFS,"
+            f" size: 1, snapshot: {p}-o-snap, share_type: {{get_resource: type}}}}}}\n"
+        )
+    r = hotc(tmp_path, hotc_cloud_env, "apply", "-t", "i.yaml", other, "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    fromsnap_id = CliStack(tmp_path, hotc_cloud_env, other, []).ids()["fromsnap"]
+    fromsnap = get(cloud, "shares", "share", fromsnap_id)
+    assert fromsnap["snapshot_id"] == snap_id and fromsnap["share_type"] == o_type["id"]
+    assert fromsnap["status"] == "available"
+    r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", "i.yaml", other, "--refresh", "--detailed-exitcode")
+    assert r.returncode == 0, r.stdout + r.stderr
+    api(cloud, "DELETE", f"/snapshots/{snap_id}")  # a share with a snapshot cannot be deleted
+    for _ in range(120):
+        if get(cloud, "snapshots", "snapshot", snap_id) is None:
+            break
+        time.sleep(1)
     r = hotc(tmp_path, hotc_cloud_env, "destroy", other, "--auto-approve")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert get(cloud, "shares", "share", o_share["id"]) is None
     assert get(cloud, "share-networks", "share_network", o_net["id"]) is None
     assert get(cloud, "security-services", "security_service", o_sec["id"]) is None
+    assert get(cloud, "types", "share_type", o_type["id"]) is None
+    assert get(cloud, "shares", "share", fromsnap_id) is None
 
     # check: every object read, CHECK_COMPLETE; a share Manila holds in error fails it (Heat's handle_check)
     r = hotc(tmp_path, hotc_cloud_env, "check", stack)

@@ -28,6 +28,13 @@ AUTH = {
 STATE = json.dumps({"auth_token": "gAAAA-the-token-itself", "body": {"token": {"catalog": []}}})
 
 
+def cache_url(auth_module: Any) -> str:
+    region = auth_module._config(None)
+    cache = TokenCache.for_config(region)
+    assert cache is not None
+    return str(cache.identity_url())
+
+
 def _region(auth: dict[str, Any], **extra: Any) -> Any:
     return SimpleNamespace(config={"auth": auth, "auth_type": "password", **extra}, region_name="RegionOne")
 
@@ -90,6 +97,58 @@ def test_an_unwritable_cache_is_no_cache(tmp_path: Path) -> None:
     assert cache.load() is None
 
 
+class _Answer:
+    def __init__(self, status: int, body: Any) -> None:
+        self.status_code = status
+        self._body = body
+
+    def json(self) -> Any:
+        return self._body
+
+
+class _Session:
+    def __init__(self, answer: _Answer | Exception) -> None:
+        self.answer = answer
+        self.asked: list[tuple[str, dict[str, str], bool]] = []
+
+    def get(self, url: str, *, headers: dict[str, str], authenticated: bool, raise_exc: bool) -> _Answer:
+        self.asked.append((url, headers, authenticated))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_a_kept_token_is_installed_with_the_catalog_keystone_gives_now() -> None:
+    now = {"token": {"catalog": [{"type": "dns", "endpoints": []}], "expires_at": "2099-01-01T00:00:00Z"}}
+    session = _Session(_Answer(200, now))
+    state = token_cache.current_state(SimpleNamespace(session=session), STATE, "http://k:5000/v3")
+    assert state is not None and json.loads(state) == {"auth_token": "gAAAA-the-token-itself", "body": now}
+    assert session.asked == [
+        (
+            "http://k:5000/v3/auth/tokens",
+            {"X-Auth-Token": "gAAAA-the-token-itself", "X-Subject-Token": "gAAAA-the-token-itself"},
+            False,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "answer", [_Answer(404, {"error": {}}), _Answer(200, {"not": "a token"}), ConnectionError("down")]
+)
+def test_a_kept_token_keystone_does_not_confirm_is_a_miss(answer: Any) -> None:
+    conn = SimpleNamespace(session=_Session(answer))
+    assert token_cache.current_state(conn, STATE, "http://k:5000/v3") is None
+    assert token_cache.current_state(conn, "not json", "http://k:5000/v3") is None
+
+
+def test_the_identity_url_is_keystones_v3() -> None:
+    for url in ("http://k:5000/v3", "http://k:5000/v3/", "http://k:5000", "http://k:5000/"):
+        assert TokenCache(Path("x"), {**AUTH, "auth_url": url}, "password", None).identity_url() == (
+            "http://k:5000/v3"
+        )
+    assert TokenCache(Path("x"), {"username": "a"}, "password", None).identity_url() is None
+
+
 @pytest.mark.cloud
 def test_a_second_process_makes_no_token_request_and_a_refused_token_is_replaced(
     cloud: Any, cloud_config: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -116,7 +175,21 @@ def test_a_second_process_makes_no_token_request_and_a_refused_token_is_replaced
     second = auth.connect()  # as the next hotc process does
     assert second.current_project_id == first.current_project_id
     assert list(second.network.networks(limit=1)) is not None
-    assert not any("/auth/tokens" in s for s in seen), seen
+    # no login: one validation of the kept token, whose answer brings the current catalog
+    assert not any(s.startswith("POST") and "/auth/tokens" in s for s in seen), seen
+    assert [s for s in seen if "/auth/tokens" in s] == [f"GET {cache_url(auth)}/auth/tokens"], seen
+
+    # a token kept with a catalog that lacks a service registered since (here: network removed from it)
+    region = auth._config(None)
+    kept_cache = TokenCache.for_config(region)
+    assert kept_cache is not None
+    state = json.loads(kept_cache.load() or "{}")
+    state["body"]["token"]["catalog"] = [
+        e for e in state["body"]["token"]["catalog"] if e.get("type") != "network"
+    ]
+    kept_cache.save(json.dumps(state), time.time() + 3600)
+    third = auth.connect()
+    assert list(third.network.networks(limit=1)) is not None
 
     # a kept token the cloud refuses (revoked): keystoneauth logs in again on the 401, and the new one is kept
     region = auth._config(None)

@@ -10,7 +10,8 @@ request (plus the identity discovery before it) costs 1-5 s on a busy cloud befo
   password cannot decrypt the file, so it is a miss. The file's name is a digest of the non-secret settings
   (auth URL, user, project, domains, region), so it reveals nothing secret either.
 - **When it is used**: the token is installed before the first call only while it is valid for more than
-  ``MIN_LEFT`` seconds; keystoneauth asks for a new one when it runs out, and when the cloud answers 401 (a
+  ``MIN_LEFT`` seconds and Keystone confirms it (one validation, no login), with the catalog Keystone gives
+  for it then, so a service registered after the token was kept is found; keystoneauth asks for a new one when it runs out, and when the cloud answers 401 (a
   revoked token). A token that the cloud refuses is thus replaced and written back. Logins without a secret
   (a token given in the configuration, other plugins) are never cached.
 - ``HOTC_TOKEN_CACHE=0`` turns it off; ``HOTC_TOKEN_CACHE=DIR`` keeps the files in DIR.
@@ -151,6 +152,13 @@ class TokenCache:
         except Exception:  # noqa: BLE001 -- a cache that cannot be written is no cache
             return
 
+    def identity_url(self) -> str | None:
+        """Keystone's v3 API: the login's ``auth_url``, with ``/v3`` added to a versionless one."""
+        url = str(self._auth.get("auth_url") or "").rstrip("/")
+        if not url:
+            return None
+        return url if url.endswith("/v3") else url + "/v3"
+
     def forget(self) -> None:
         try:
             self.path.unlink()
@@ -159,8 +167,10 @@ class TokenCache:
 
 
 def install(conn: Any, cache: TokenCache) -> bool:
-    """Give ``conn``'s auth plugin the cached token, if any; True when one was installed."""
-    state = cache.load()
+    """Give ``conn``'s auth plugin the cached token, if any, with the catalog Keystone gives for it now (see
+    :func:`current_state`); True when one was installed."""
+    kept = cache.load()
+    state = None if kept is None else current_state(conn, kept, cache.identity_url())
     if state is None:
         return False
     try:
@@ -168,6 +178,30 @@ def install(conn: Any, cache: TokenCache) -> bool:
         return True
     except Exception:  # noqa: BLE001 -- a plugin that cannot take it: log in as usual
         return False
+
+
+def current_state(conn: Any, kept: str, identity_url: str | None) -> str | None:
+    """The kept auth state with its token's body as Keystone gives it now, or None (a login follows).
+
+    One ``GET /v3/auth/tokens`` validates the token without a login (no password check, the costly part of a
+    login): a revoked token is a miss, and the catalog is the current one. A catalog kept with the token would
+    hide a service registered since, for as long as the token lives (a day by default)."""
+    try:
+        token = str(json.loads(kept)["auth_token"])
+        if not identity_url:
+            return None
+        answer = conn.session.get(
+            identity_url + "/auth/tokens",
+            headers={"X-Auth-Token": token, "X-Subject-Token": token},
+            authenticated=False,
+            raise_exc=False,
+        )
+        body = answer.json() if answer.status_code == 200 else None
+        if not isinstance(body, dict) or not isinstance(body.get("token"), dict):
+            return None
+        return json.dumps({"auth_token": token, "body": body})
+    except Exception:  # noqa: BLE001 -- unreadable, unreachable, refused: log in as usual
+        return None
 
 
 def keep(conn: Any, cache: TokenCache) -> None:

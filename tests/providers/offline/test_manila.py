@@ -57,6 +57,7 @@ class FakeManila:
     links: dict[str, list[str]] = field(default_factory=dict)  # share network -> security services
     calls: list[tuple[str, str, Any]] = field(default_factory=list)
     end_status: str = "available"
+    busy_deletes: int = 0  # share network deletes answered 409 (its share servers still being torn down)
 
     def request(self, path: str, method: str, headers: Any = None, json: Any = None) -> Resp:  # noqa: A002
         assert (headers or {}).get("X-OpenStack-Manila-API-Version") == "2.13"
@@ -166,6 +167,9 @@ class FakeManila:
             net.update(body["share_network"])
             return Resp(200, {"share_network": net})
         if len(rest) == 1 and method == "DELETE":
+            if self.busy_deletes:
+                self.busy_deletes -= 1
+                return _err(409, "Share network is in use: it has share servers.")
             del self.networks[rest[0]]
             return Resp(202)
         ((action, arg),) = body.items()
@@ -454,3 +458,13 @@ def test_the_manila_custom_constraints_find_by_id_or_unique_name_as_heat(conn: C
     driver(STYPE).create(ctx_for(conn, "t2", STYPE), {"name": "gold", "driver_handles_share_servers": True})
     msg = check_custom_constraint("manila.share_type", "gold", conn)
     assert msg == "Ambiguous share type name 'gold'. Found more than one share type for this name in Manila."
+
+
+def test_a_share_network_delete_waits_out_its_share_servers_teardown(conn: Conn) -> None:
+    d = driver(NET)
+    ctx = ctx_for(conn, "net", NET)
+    nid = d.create(ctx, {"neutron_subnet": "private-subnet"}).physical_id
+    conn.shared_file_system.busy_deletes = 8  # more than call()'s own retries of a conflict
+    d.delete(ctx, nid, {})
+    assert nid not in conn.shared_file_system.networks and conn.shared_file_system.busy_deletes == 0
+    d.delete(ctx, nid, {})  # gone already: done

@@ -1,7 +1,8 @@
 """OS::Designate::Zone: a DNS zone Designate makes and serves through its pool's DNS servers (bind9 in the test
 cloud). As Heat: the create sends the properties that have a value (``primaries`` as Designate's ``masters``;
 designateclient sends ``email`` and ``ttl`` for a PRIMARY zone only, ``masters`` for a SECONDARY one only) and
-waits until the zone is no longer PENDING (ERROR fails it); an update PATCHes the changed ``email``, ``ttl``,
+waits until the zone is no longer PENDING (ERROR fails it); a delete waits until the zone is gone, asking again
+when a serial update of Designate's took the zone's DELETE action back; an update PATCHes the changed ``email``, ``ttl``,
 ``description`` and primaries that have a value and waits again; a change of ``name``, ``type`` or ``attributes``
 replaces the zone. ``serial`` is read from the zone when asked (it moves with every change of its records).
 
@@ -19,6 +20,7 @@ from hotc.providers.openstack.common import (
     create_once,
     fresh_finder,
     ignore_missing,
+    now,
     read_back,
     with_defaults,
 )
@@ -36,6 +38,8 @@ from hotc.providers.openstack.designate.common import (
 from hotc.providers.openstack.live import LiveProps, as_given, match_items, same_text
 from hotc.providers.schemas.designate import primaries
 
+#: seconds a zone may stay after its delete was asked before the delete is asked again (see ``delete``)
+REDELETE_S = 20.0
 #: the properties an update sends when they changed and have a value (Heat's ``handle_update``)
 UPDATED = ("email", "ttl", "description")
 
@@ -134,8 +138,29 @@ class ZoneDriver(ListRead):
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
     ) -> None:
         conn = ctx.cloud()
-        ignore_missing(ctx, f"delete zone {physical_id}", request, conn, "delete", zone_path(physical_id))
-        wait_deleted(ctx, f"delete zone {physical_id}", lambda: get_zone(conn, physical_id))
+
+        sent = [0.0]
+
+        def send() -> None:
+            ignore_missing(ctx, f"delete zone {physical_id}", request, conn, "delete", zone_path(physical_id))
+            sent[0] = now()
+
+        def get() -> Live:
+            # Designate bumps a zone's serial a moment after a change of its record sets (its producer's
+            # increment_serial task); seen under load: that update, run after the delete, left the zone in place
+            # until a second DELETE, many minutes later. So the delete is asked again when the zone's action is
+            # no longer DELETE, or when the zone is still there REDELETE_S seconds after the last ask
+            got = get_zone(conn, physical_id)
+            action = got.body.get("action")
+            if action != "DELETE" or now() - sent[0] > REDELETE_S:
+                ctx.log(
+                    f"delete zone {physical_id}: still there ({got.body.get('status')} {action}); asking again"
+                )
+                send()
+            return got
+
+        send()
+        wait_deleted(ctx, f"delete zone {physical_id}", get)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         """None: a zone carries no stamp, and its name (the template's) is no evidence that a zone is hotc's.

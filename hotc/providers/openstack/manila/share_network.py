@@ -19,14 +19,15 @@ from hotc.providers.openstack.common import (
     create_once,
     fresh_finder,
     get_or_none,
-    ignore_missing,
     read_back,
     show,
+    wait_for,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
 from hotc.providers.openstack.manila.common import (
     Live,
+    ManilaHTTPError,
     find_security_service,
     get_live,
     list_live,
@@ -192,14 +193,22 @@ class ShareNetworkDriver(ListRead):
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
     ) -> None:
-        ignore_missing(
-            ctx,
-            f"delete share network {physical_id}",
-            request,
-            ctx.cloud(),
-            "DELETE",
-            f"/share-networks/{physical_id}",
-        )
+        """Manila refuses (409) to delete a share network while the share servers of its deleted shares are
+        still being torn down: the delete is asked again until they are gone (or the action's timeout)."""
+        conn = ctx.cloud()
+
+        def attempt() -> bool:
+            try:
+                request(conn, "DELETE", f"/share-networks/{physical_id}")
+            except ManilaHTTPError as exc:
+                if exc.status_code == 404:
+                    return True
+                if exc.status_code == 409:
+                    return False
+                raise
+            return True
+
+        wait_for(ctx, f"delete share network {physical_id}", attempt, lambda done: done is True)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         """None: a share network carries nowhere to put hotc's stamp, and Heat gives an unnamed one no name."""
