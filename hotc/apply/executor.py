@@ -432,6 +432,7 @@ class Executor:
             on_call=self._call_watcher(address),
             lookups=self._lookups,
             update_policy=getattr(self._info.get(address), "update_policy", None) or {},
+            generated_name=getattr(self.keeper.state.resources.get(address), "generated_name", None),
         )
 
     def _call_watcher(self, address: str) -> Callable[[float, int | None], None]:

@@ -105,21 +105,25 @@ def read_one(
         get_schema(c.type), props, outcome.properties, c.sensitive_paths, record_unset=not names_generated
     )
     reason = adopt_reason(got, external=False)
-    new = state.with_resource(
-        adopted_record(
-            address=c.address,
-            type_name=c.type,
-            outcome=outcome,
-            physical_id=got,
-            properties=recorded,
-            dependencies=tuple(c.depends_on),
-            deletion_policy=c.deletion_policy,
-            external=False,
-            reason=reason,
-            now=utc_now(),
-            sensitive_paths=c.sensitive_paths,
-        )
+    record = adopted_record(
+        address=c.address,
+        type_name=c.type,
+        outcome=outcome,
+        physical_id=got,
+        properties=recorded,
+        dependencies=tuple(c.depends_on),
+        deletion_policy=c.deletion_policy,
+        external=False,
+        reason=reason,
+        now=utc_now(),
+        sensitive_paths=c.sensitive_paths,
     )
+    live_name = (outcome.properties or {}).get("name")
+    if names_generated and props.get("name") in (None, "") and isinstance(live_name, str) and live_name:
+        # the name the other tool generated (the driver reports a name only when it is not hotc's): kept, so the
+        # next reads take it for the generated name it is
+        record = replace(record, generated_name=live_name)
+    new = state.with_resource(record)
     return (
         new,
         resource_event(c.address, c.type, STACK_ADOPTED, reason, got),

@@ -78,6 +78,7 @@ class DriverReader:
             cloud=self.cloud,
             record_physical_id=lambda _pid: None,
             cache=self.cache,
+            generated_name=rs.generated_name,
         )
         return ctx if self.signals is None else replace(ctx, signals=self.signals)
 

@@ -176,6 +176,9 @@ class ActionContext:
     # the resource's update_policy as the plan evaluated it (types whose driver runs batches itself: the
     # deployment groups' batch_create and rolling_update); empty when the template gives none
     update_policy: Mapping[str, Any] = field(default_factory=dict)
+    # the recorded name another tool generated for this object (``ResourceState.generated_name``: Heat's, kept
+    # by ``hotc import --from-heat``), a generated name as much as hotc's own (``is_generated_name``)
+    generated_name: str | None = None
 
 
 def _no_signal_store() -> Any:

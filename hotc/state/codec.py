@@ -182,6 +182,8 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
         out["reference_attribute"] = rs.reference_attribute
     if rs.external_id is not None:
         out["external_id"] = rs.external_id
+    if rs.generated_name is not None:
+        out["generated_name"] = rs.generated_name
     return out
 
 
@@ -452,6 +454,7 @@ def resource_from_dict(
         sensitive_attributes=attr_paths,
         reference_attribute=_get(d, "reference_attribute", (str, _NULL), source, where, None),
         external_id=_get(d, "external_id", (str, _NULL), source, where, None),
+        generated_name=_get(d, "generated_name", (str, _NULL), source, where, None),
     )
 
 

@@ -68,6 +68,10 @@ class ResourceState:
     # Heat's external_id: the existing object this record adopted. hotc never creates, updates or deletes it;
     # forgetting the record (destroy, removal, an external_id change) leaves the object in place.
     external_id: str | None = None
+    # the name another tool generated for this object where the template gives none (Heat's
+    # ``<stack>-<resource>-<id>``, kept by ``hotc import --from-heat``): a read takes it for a generated name, as
+    # it takes the ones hotc generates, so it is not planned away as a rename
+    generated_name: str | None = None
 
     @property
     def reference_id(self) -> Any:

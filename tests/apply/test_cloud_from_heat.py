@@ -206,6 +206,10 @@ def migrate_plan_update_destroy(
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     r = hotc(tmp, env, "plan", stack, "--existing", "--detailed-exitcode")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    # and so does one that reads the cloud first: the names Heat generated for the unnamed security group,
+    # subnet and port are the stack's generated names (state: generated_name), not renames to plan
+    r = hotc(tmp, env, "plan", stack, "--existing", "--refresh", "--detailed-exitcode")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     out = json.loads(hotc(tmp, env, "output", stack, "--format", "json", "--show-sensitive").stdout)
     assert len(out["token"]["value"]) == 12 and out["web_ip"]["value"].startswith(cidr.rsplit(".", 2)[0])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -295,3 +295,15 @@ def test_plain_makes_json_values() -> None:
             return {"id": "x", "location": {"cloud": "c"}, "tags": ("a",), "raw": b"\x00"}
 
     assert common.plain(Res()) == {"id": "x", "tags": ["a"], "raw": "AA=="}
+
+
+def test_a_name_another_tool_generated_for_this_object_is_a_generated_name() -> None:
+    # a stack taken over from Heat: Heat named the unnamed object <stack>-<resource>-<short id>, and the state
+    # keeps that name (ResourceState.generated_name), which a read then takes as hotc takes its own
+    heat_name = "webapp-sg-soaapsiltltc"
+    ctx = make_ctx(None, "sg", stack="prod")
+    assert not common.is_generated_name(ctx, heat_name)
+    kept = replace(ctx, generated_name=heat_name)
+    assert common.is_generated_name(kept, heat_name)
+    assert common.is_generated_name(kept, common.physical_name(ctx))  # hotc's own still are
+    assert not common.is_generated_name(kept, "webapp-sg-aaaaaaaaaaaa")  # only that very name

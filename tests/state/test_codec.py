@@ -260,3 +260,14 @@ def test_event_log_tolerates_a_torn_last_line_only() -> None:
     with pytest.raises(HotcError, match="line 1 is not valid JSON"):
         decode_lines(b"{bad\n" + data, "e")
     assert evs[0].id < evs[1].id
+
+
+def test_a_generated_name_round_trips_and_is_written_only_when_set() -> None:
+    st = full_state()
+    kept = replace(st.resources["net"], generated_name="webapp-net-soaapsiltltc")
+    assert "generated_name" not in codec.resource_to_dict(st.resources["net"], None)
+    doc = codec.state_to_dict(st.with_resource(kept))
+    assert doc["resources"]["net"]["generated_name"] == "webapp-net-soaapsiltltc"
+    jsonschema.validate(doc, SCHEMA)
+    back = codec.loads(codec.dumps(st.with_resource(kept)))
+    assert back.resources["net"].generated_name == "webapp-net-soaapsiltltc"

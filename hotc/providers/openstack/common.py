@@ -427,9 +427,12 @@ def _name_base(ctx: ActionContext, limit: int = 255) -> str:
 
 
 def is_generated_name(ctx: ActionContext, name: str | None, limit: int = 255) -> bool:
-    """Whether NAME is one :func:`physical_name` makes for this stack and address."""
+    """Whether NAME is one :func:`physical_name` makes for this stack and address, or the one another tool
+    generated for this very object (``ctx.generated_name``: Heat's, for a stack taken over from Heat)."""
     if not name:
         return False
+    if ctx.generated_name is not None and name == ctx.generated_name:
+        return True
     base = _name_base(ctx, limit)
     return bool(re.fullmatch(re.escape(base) + r"-[0-9a-f]{12}", name))
 
