@@ -677,6 +677,7 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
         and not rs.metadata
         and rs.deletion_policy == dr.deletion_policy
         and (rtype is None or rtype.always_replace is None or not rtype.always_replace(after_disp))
+        and (rtype is None or rtype.always_update is None or not rtype.always_update(after_disp))
         and values_equal(before_raw, after_disp)
     ):
         # the fast path: the same resolved properties as applied (most resources of most plans)
@@ -736,6 +737,11 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
                 action_reason="update",
                 reason_detail=f"{' and '.join(what)} changed",
                 **common,
+            )
+        forced = rtype.always_update(after_d) if rtype is not None and rtype.always_update else None
+        if forced:
+            return ResourceChange(
+                action=Action.UPDATE, action_reason="update", reason_detail=forced, **common
             )
         return ResourceChange(action=Action.NOOP, reason_detail=detail, **{**common, "changed_paths": ()})
 

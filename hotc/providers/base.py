@@ -105,6 +105,9 @@ class ResourceType:
     rebuild_rules: tuple[RebuildRule, ...] = ()  # in-place rebuilds (see RebuildRule)
     validators: tuple[PropsValidator, ...] = ()  # cross-property checks (see PropsValidator)
     always_replace: AlwaysReplace | None = None  # replace on every stack update whatever changed
+    # updated on every stack update even when nothing changed (Heat's _needs_update forced true, e.g. an
+    # ExternalResource's always_update): the reason, or None
+    always_update: AlwaysReplace | None = None
     never_updates: bool = False  # Heat never updates it in place nor replaces it for a property change (None)
     accepts_any_properties: bool = False  # no "unknown property" errors (OS::Heat::None takes anything)
     heat_class: str = ""  # Heat's implementing class, for reference

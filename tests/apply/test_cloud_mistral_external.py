@@ -194,3 +194,26 @@ def test_heat_gives_the_same_ids_and_output_text(
     assert execs[hotc_id]["workflow_name"].startswith(f"{cli.stack}-change-")
     r = hotc(tmp_path, env, "destroy", cli.stack, "--auto-approve")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def test_always_update_runs_the_update_workflow_on_every_apply(
+    cloud: Any, cloud_tracker: Any, mistral_cleanup: None, hotc_cloud_env: dict[str, str], tmp_path: Path
+) -> None:
+    """``always_update: true``: as Heat's stack update does, every apply runs the UPDATE workflow, even when no
+    property changed; the plan says so."""
+    require_service(cloud, "workflowv2", "86-mistral.sh")
+    text = TEMPLATE.replace("      replace_on_change_inputs: [key]\n", "      always_update: true\n")
+    assert "always_update" in text
+    (tmp_path / "t.yaml").write_text(text)
+    env = {**hotc_cloud_env, "HOTC_TOKEN_CACHE": str(tmp_path / "tokens")}
+    cli = CliStack(tmp_path, env, cloud_tracker.name("stk"), [])
+    cli.apply()
+    ids = cli.ids()
+    assert runs(cloud, ids["change"]) == []
+    for n in (1, 2):
+        plan = cli.plan()
+        assert list(plan) == ["ext"] and plan["ext"]["actions"] == ["update"], plan
+        cli.apply()
+        assert [e["state"] for e in runs(cloud, ids["change"])] == ["SUCCESS"] * n
+    r = hotc(tmp_path, env, "destroy", cli.stack, "--auto-approve")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

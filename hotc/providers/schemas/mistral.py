@@ -237,6 +237,11 @@ EXTERNAL_RESOURCE = ResourceType(
     attributes=attrs(output="map"),
     service=SERVICE,
     replace_rules=(replace_on_changed_inputs,),
+    always_update=lambda props: (
+        "always_update is true: Heat runs the UPDATE workflow on every stack update"
+        if str(props.get("always_update")).lower() in ("true", "1", "t", "on", "y", "yes")
+        else None
+    ),
     heat_class=_HEAT + "external_resource.MistralExternalResource",
 )
 
