@@ -30,39 +30,28 @@ from hotc.providers.openstack.common import (
     read_back,
 )
 from hotc.providers.openstack.live import LiveProps, as_given, same_text
+from hotc.providers.openstack.rest import ServiceHTTPError, json_answer
 from hotc.providers.schemas.aodh import ACTIONS, QUEUES
 
 ZAQAR = "trust+zaqar"
 
 
-class AodhHTTPError(Exception):
+class AodhHTTPError(ServiceHTTPError):
     """An Aodh answer >= 400, with its status (for retries and 404s) and Aodh's own message."""
 
-    def __init__(self, status_code: int, details: str) -> None:
-        super().__init__(details)
-        self.status_code = status_code
-        self.details = details
 
-
-def _message(resp: Any) -> str:
-    try:
-        body = resp.json()
-    except ValueError:
-        return str(resp.text or resp.reason or "").strip()[:500]
+def _message(body: Any) -> str:
+    """Aodh's ``error_message`` (its ``faultstring`` when it is a map), else the body."""
     err = body.get("error_message") if isinstance(body, dict) else None
     if isinstance(err, dict):
         return str(err.get("faultstring") or err)
-    return str(err or body)[:500]
+    return str(err or body)
 
 
 def request(conn: Any, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
     """One Aodh v2 call (``/alarms...``) through the connection's ``alarming`` adapter; the decoded JSON."""
     resp = conn.alarming.request(path, method, json=dict(body) if body is not None else None)
-    if resp.status_code >= 400:
-        raise AodhHTTPError(resp.status_code, _message(resp))
-    if resp.status_code == 204 or not resp.content:
-        return None
-    return resp.json()
+    return json_answer(resp, AodhHTTPError, _message)
 
 
 @dataclass(frozen=True)

@@ -11,31 +11,24 @@ from typing import Any
 
 from hotc.providers.base import ActionContext
 from hotc.providers.openstack.common import Ambiguous, NotFound, call
+from hotc.providers.openstack.rest import ServiceHTTPError, json_answer
 
 #: the microversion of Heat 27's manila client plugin (``MANILACLIENT_VERSION``)
 MICROVERSION = "2.13"
 HEADERS = {"X-OpenStack-Manila-API-Version": MICROVERSION}
 
 
-class ManilaHTTPError(Exception):
+class ManilaHTTPError(ServiceHTTPError):
     """A Manila answer >= 400, with its status (for retries and 404s) and Manila's own message."""
 
-    def __init__(self, status_code: int, details: str) -> None:
-        super().__init__(details)
-        self.status_code = status_code
-        self.details = details
 
-
-def _message(resp: Any) -> str:
-    try:
-        body = resp.json()
-    except ValueError:
-        return str(resp.text or resp.reason or "").strip()[:500]
+def _message(body: Any) -> str:
+    """Manila's ``{"<fault>": {"message": ...}}``, else the body."""
     if isinstance(body, dict) and len(body) == 1:
         inner = next(iter(body.values()))
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])
-    return str(body)[:500]
+    return str(body)
 
 
 def request(conn: Any, method: str, path: str, body: Any = None) -> Any:
@@ -44,12 +37,7 @@ def request(conn: Any, method: str, path: str, body: Any = None) -> Any:
     kwargs: dict[str, Any] = {"headers": dict(HEADERS)}
     if body is not None:
         kwargs["json"] = body
-    resp = conn.shared_file_system.request(path, method, **kwargs)
-    if resp.status_code >= 400:
-        raise ManilaHTTPError(resp.status_code, _message(resp))
-    if resp.status_code == 204 or not resp.content:
-        return None
-    return resp.json()
+    return json_answer(conn.shared_file_system.request(path, method, **kwargs), ManilaHTTPError, _message)
 
 
 @dataclass(frozen=True)

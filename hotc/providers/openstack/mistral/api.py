@@ -10,28 +10,21 @@ from typing import Any
 
 from hotc.providers.base import ActionContext
 from hotc.providers.openstack.common import call, wait_for
+from hotc.providers.openstack.rest import ServiceHTTPError, json_answer
 
 #: execution states that are not over yet (Mistral's IDLE, RUNNING, PAUSED)
 RUNNING = ("IDLE", "RUNNING", "PAUSED")
 
 
-class MistralHTTPError(Exception):
+class MistralHTTPError(ServiceHTTPError):
     """A Mistral answer >= 400, with its status (for retries and 404s) and Mistral's own message."""
 
-    def __init__(self, status_code: int, details: str) -> None:
-        super().__init__(details)
-        self.status_code = status_code
-        self.details = details
 
-
-def _message(resp: Any) -> str:
-    try:
-        body = resp.json()
-    except ValueError:
-        return str(resp.text or resp.reason or "").strip()[:500]
+def _message(body: Any) -> str:
+    """Mistral's ``faultstring``, else the body."""
     if isinstance(body, dict) and body.get("faultstring"):
-        return str(body["faultstring"])[:500]
-    return str(body)[:500]
+        return str(body["faultstring"])
+    return str(body)
 
 
 def request(
@@ -44,12 +37,7 @@ def request(
         kw = {"data": text.encode(), "headers": {"Content-Type": "text/plain"}}
     elif body is not None:
         kw = {"json": dict(body)}
-    resp = conn.workflow.request(path, method, **kw)
-    if resp.status_code >= 400:
-        raise MistralHTTPError(resp.status_code, _message(resp))
-    if resp.status_code == 204 or not resp.content:
-        return None
-    return resp.json()
+    return json_answer(conn.workflow.request(path, method, **kw), MistralHTTPError, _message)
 
 
 def loads(value: Any) -> Any:
