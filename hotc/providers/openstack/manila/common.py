@@ -5,12 +5,14 @@ then a name that must be unique)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from hotc.providers.base import ActionContext
+from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import Ambiguous, NotFound, call
+from hotc.providers.openstack.get_read import GetRead
 from hotc.providers.openstack.rest import ServiceHTTPError, json_answer
 
 #: the microversion of Heat 27's manila client plugin (``MANILACLIENT_VERSION``)
@@ -69,6 +71,25 @@ def list_live(ctx: ActionContext | None, conn: Any, path: str, key: str, what: s
     """``GET PATH``'s list ``KEY``, retried as ``call`` retries."""
     got = call(ctx, f"list {what}", request, conn, "GET", path)
     return [live(dict(o)) for o in (got or {}).get(key) or []]
+
+
+class ManilaRead(GetRead, ListRead):
+    """The reads of a Manila object: ``GET /COLLECTION/ID``'s ``key`` for one, ``GET LIST_PATH``'s
+    ``list_key`` for the list-based reads and adoption (``read_what`` names it, ``read_what`` + "s" the list)."""
+
+    collection = ""
+    key = ""
+    list_path = ""
+    list_key = ""
+
+    def get_live(self, conn: Any, physical_id: str) -> Live:
+        return get_live(conn, self.collection, self.key, physical_id)
+
+    def _all(self, ctx: ActionContext | None, conn: Any) -> list[Live]:
+        return list_live(ctx, conn, self.list_path, self.list_key, f"{self.read_what}s")
+
+    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
+        return self._all(ctx, conn)
 
 
 def find(ctx: ActionContext | None, items: list[Live], value: Any, what: str) -> Live:

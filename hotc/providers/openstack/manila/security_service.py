@@ -6,32 +6,30 @@ in the state)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
-from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     call,
     create_once,
     fresh_finder,
-    get_or_none,
     ignore_missing,
     read_back,
     show,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
-from hotc.providers.openstack.manila.common import Live, get_live, list_live, live, request
+from hotc.providers.openstack.manila.common import ManilaRead, live, request
 
 FIELDS = ("name", "type", "dns_ip", "server", "domain", "user", "password", "description")
 
 
-class SecurityServiceDriver(ListRead):
+class SecurityServiceDriver(ManilaRead):
+    read_what = "security service"
+    collection, key = "security-services", "security_service"
+    list_path, list_key = "/security-services/detail", "security_services"
     list_what = "security services"
-
-    def _all(self, ctx: ActionContext, conn: Any) -> list[Live]:
-        return list_live(ctx, conn, "/security-services/detail", "security_services", "security services")
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
@@ -54,22 +52,6 @@ class SecurityServiceDriver(ListRead):
         return read_back(
             self, ctx, made.id, props, f"security service {made.id} disappeared right after its create"
         )
-
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        got = get_or_none(
-            ctx,
-            f"read security service {physical_id}",
-            get_live,
-            conn,
-            "security-services",
-            "security_service",
-            physical_id,
-        )
-        return None if got is None else self.read_outcome(ctx, conn, got, props)
-
-    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
-        return self._all(ctx, conn)
 
     def read_outcome(self, ctx: ActionContext, conn: Any, obj: Any, props: Mapping[str, Any]) -> Outcome:
         lp = LiveProps(ctx, conn, props)

@@ -7,18 +7,16 @@ empty until a share server is made on the network."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
-from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
     create_once,
     fresh_finder,
-    get_or_none,
     read_back,
     show,
     wait_for,
@@ -26,10 +24,9 @@ from hotc.providers.openstack.common import (
 )
 from hotc.providers.openstack.live import LiveProps
 from hotc.providers.openstack.manila.common import (
-    Live,
     ManilaHTTPError,
+    ManilaRead,
     find_security_service,
-    get_live,
     list_live,
     live,
     request,
@@ -39,11 +36,11 @@ from hotc.providers.openstack.neutron import find_network, find_subnet
 ATTRIBUTES = ("segmentation_id", "cidr", "ip_version", "network_type")
 
 
-class ShareNetworkDriver(ListRead):
+class ShareNetworkDriver(ManilaRead):
+    read_what = "share network"
+    collection, key = "share-networks", "share_network"
+    list_path, list_key = "/share-networks/detail", "share_networks"
     list_what = "share networks"
-
-    def _all(self, ctx: ActionContext, conn: Any) -> list[Live]:
-        return list_live(ctx, conn, "/share-networks/detail", "share_networks", "share networks")
 
     def _neutron_ids(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> tuple[Any, Any]:
         """The network and subnet ids (Heat's translation rules resolve names), the network found from the
@@ -103,22 +100,6 @@ class ShareNetworkDriver(ListRead):
         return read_back(
             self, ctx, made.id, props, f"share network {made.id} disappeared right after its create"
         )
-
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        got = get_or_none(
-            ctx,
-            f"read share network {physical_id}",
-            get_live,
-            conn,
-            "share-networks",
-            "share_network",
-            physical_id,
-        )
-        return None if got is None else self.read_outcome(ctx, conn, got, props)
-
-    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
-        return self._all(ctx, conn)
 
     def _services(self, ctx: ActionContext, conn: Any, network_id: str) -> list[str]:
         path = "/security-services?" + urlencode({"share_network_id": network_id})

@@ -7,19 +7,17 @@ reports, as Heat's ``parse_live_resource_data`` leaves the required ones out."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
-from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
     call,
     create_once,
     fresh_finder,
-    get_or_none,
     ignore_missing,
     newest,
     read_back,
@@ -28,7 +26,7 @@ from hotc.providers.openstack.common import (
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps, map_as_given
-from hotc.providers.openstack.manila.common import Live, get_live, list_live, live, request
+from hotc.providers.openstack.manila.common import ManilaRead, live, request
 
 SPEC_LINEAGE = "hotc:lineage"
 SPEC_ADDRESS = "hotc:address"
@@ -51,15 +49,15 @@ def _user_specs(specs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in specs.items() if k not in hidden}
 
 
-class ShareTypeDriver(ListRead):
+class ShareTypeDriver(ManilaRead):
+    read_what = "share type"
+    collection, key = "types", "share_type"
+    list_path, list_key = "/types?is_public=all", "share_types"
     list_what = "share types"
 
     def _stamp_specs(self, ctx: ActionContext) -> dict[str, str]:
         st = stamp(ctx)
         return {SPEC_LINEAGE: st[TAG_LINEAGE], SPEC_ADDRESS: st[TAG_ADDRESS]}
-
-    def _all(self, ctx: ActionContext, conn: Any) -> list[Live]:
-        return list_live(ctx, conn, "/types?is_public=all", "share_types", "share types")
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
@@ -101,16 +99,6 @@ class ShareTypeDriver(ListRead):
             f"/types/{type_id}/extra_specs",
             {"extra_specs": dict(specs)},
         )
-
-    def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
-        conn = ctx.cloud()
-        got = get_or_none(
-            ctx, f"read share type {physical_id}", get_live, conn, "types", "share_type", physical_id
-        )
-        return None if got is None else self.read_outcome(ctx, conn, got, props)
-
-    def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
-        return self._all(ctx, conn)
 
     def read_outcome(self, ctx: ActionContext, conn: Any, obj: Any, props: Mapping[str, Any]) -> Outcome:
         specs = dict(obj.get("extra_specs") or {})
