@@ -11,9 +11,10 @@ request (plus the identity discovery before it) costs 1-5 s on a busy cloud befo
   (auth URL, user, project, domains, region), so it reveals nothing secret either.
 - **When it is used**: the token is installed before the first call only while it is valid for more than
   ``MIN_LEFT`` seconds and Keystone confirms it (one validation, no login), with the catalog Keystone gives
-  for it then, so a service registered after the token was kept is found; keystoneauth asks for a new one when it runs out, and when the cloud answers 401 (a
-  revoked token). A token that the cloud refuses is thus replaced and written back. Logins without a secret
-  (a token given in the configuration, other plugins) are never cached.
+  for it then, so a service registered after the token was kept is found; keystoneauth asks for a new one
+  when it runs out, and when the cloud answers 401 (a revoked token). A token that the cloud refuses is thus
+  replaced and written back. Logins without a secret (a token given in the configuration, other plugins) are
+  never cached.
 - ``HOTC_TOKEN_CACHE=0`` turns it off; ``HOTC_TOKEN_CACHE=DIR`` keeps the files in DIR.
 """
 
