@@ -11,7 +11,7 @@ from typing import Any
 
 from hotc.providers.base import ActionContext
 from hotc.providers.openstack.batch import ListRead
-from hotc.providers.openstack.common import Ambiguous, NotFound, call
+from hotc.providers.openstack.common import Ambiguous, NotFound, call, create_once, fresh_finder
 from hotc.providers.openstack.get_read import GetRead
 from hotc.providers.openstack.rest import ServiceHTTPError, json_answer
 
@@ -90,6 +90,22 @@ class ManilaRead(GetRead, ListRead):
 
     def list_live(self, ctx: ActionContext, conn: Any) -> Iterable[Any]:
         return self._all(ctx, conn)
+
+    def _create(self, ctx: ActionContext, conn: Any, name: Any, body: Mapping[str, Any]) -> Live:
+        """``POST /COLLECTION {KEY: body}`` once (what a failed attempt made is found again by ``name``, when the
+        object has one), with the new id recorded at once."""
+        what = f"create {self.read_what}"
+        find_new = fresh_finder(
+            ctx, what, lambda: [o for o in self._all(ctx, conn) if name is not None and o.name == name]
+        )
+        made: Live = create_once(
+            ctx,
+            what,
+            lambda: live(request(conn, "POST", f"/{self.collection}", {self.key: dict(body)})[self.key]),
+            find_new,
+        )
+        ctx.record_physical_id(made.id)
+        return made
 
 
 def find(ctx: ActionContext | None, items: list[Live], value: Any, what: str) -> Live:

@@ -12,15 +12,13 @@ from typing import Any
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     call,
-    create_once,
-    fresh_finder,
     ignore_missing,
     read_back,
     show,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
-from hotc.providers.openstack.manila.common import ManilaRead, live, request
+from hotc.providers.openstack.manila.common import ManilaRead, request
 
 FIELDS = ("name", "type", "dns_ip", "server", "domain", "user", "password", "description")
 
@@ -34,21 +32,7 @@ class SecurityServiceDriver(ManilaRead):
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
         body = {k: props[k] for k in FIELDS if props.get(k) is not None}
-        name = props.get("name")
-        find_new = fresh_finder(
-            ctx,
-            "create security service",
-            lambda: [s for s in self._all(ctx, conn) if name is not None and s.name == name],
-        )
-        made = create_once(
-            ctx,
-            "create security service",
-            lambda: live(
-                request(conn, "POST", "/security-services", {"security_service": body})["security_service"]
-            ),
-            find_new,
-        )
-        ctx.record_physical_id(made.id)
+        made = self._create(ctx, conn, props.get("name"), body)
         return read_back(
             self, ctx, made.id, props, f"security service {made.id} disappeared right after its create"
         )

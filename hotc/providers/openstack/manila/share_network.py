@@ -15,8 +15,6 @@ from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     ProviderError,
     call,
-    create_once,
-    fresh_finder,
     read_back,
     show,
     wait_for,
@@ -28,7 +26,6 @@ from hotc.providers.openstack.manila.common import (
     ManilaRead,
     find_security_service,
     list_live,
-    live,
     request,
 )
 from hotc.providers.openstack.neutron import find_network, find_subnet
@@ -75,26 +72,12 @@ class ShareNetworkDriver(ManilaRead):
         net_id, subnet_id = self._neutron_ids(ctx, conn, props)
         services = [self._service_id(ctx, conn, s) for s in props.get("security_services") or []]
         body = {
-            "share_network": {
-                "name": props.get("name"),
-                "neutron_net_id": net_id,
-                "neutron_subnet_id": subnet_id,
-                "description": props.get("description"),
-            }
+            "name": props.get("name"),
+            "neutron_net_id": net_id,
+            "neutron_subnet_id": subnet_id,
+            "description": props.get("description"),
         }
-        name = props.get("name")
-        find_new = fresh_finder(
-            ctx,
-            "create share network",
-            lambda: [n for n in self._all(ctx, conn) if name is not None and n.name == name],
-        )
-        made = create_once(
-            ctx,
-            "create share network",
-            lambda: live(request(conn, "POST", "/share-networks", body)["share_network"]),
-            find_new,
-        )
-        ctx.record_physical_id(made.id)
+        made = self._create(ctx, conn, props.get("name"), body)
         for sid in services:
             self._action(ctx, conn, made.id, "add_security_service", sid)
         return read_back(

@@ -16,8 +16,6 @@ from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     TAG_LINEAGE,
     call,
-    create_once,
-    fresh_finder,
     ignore_missing,
     newest,
     read_back,
@@ -26,7 +24,7 @@ from hotc.providers.openstack.common import (
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps, map_as_given
-from hotc.providers.openstack.manila.common import ManilaRead, live, request
+from hotc.providers.openstack.manila.common import ManilaRead, request
 
 SPEC_LINEAGE = "hotc:lineage"
 SPEC_ADDRESS = "hotc:address"
@@ -63,25 +61,14 @@ class ShareTypeDriver(ManilaRead):
         conn = ctx.cloud()
         name = str(props["name"])
         body = {
-            "share_type": {
-                "name": name,
-                PUBLIC: props.get("is_public", True) is not False,
-                "extra_specs": {
-                    "driver_handles_share_servers": bool(props.get("driver_handles_share_servers")),
-                    "snapshot_support": props.get("snapshot_support", True) is not False,
-                },
-            }
+            "name": name,
+            PUBLIC: props.get("is_public", True) is not False,
+            "extra_specs": {
+                "driver_handles_share_servers": bool(props.get("driver_handles_share_servers")),
+                "snapshot_support": props.get("snapshot_support", True) is not False,
+            },
         }
-        find_new = fresh_finder(
-            ctx, "create share type", lambda: [t for t in self._all(ctx, conn) if t.name == name]
-        )
-        made = create_once(
-            ctx,
-            "create share type",
-            lambda: live(request(conn, "POST", "/types", body)["share_type"]),
-            find_new,
-        )
-        ctx.record_physical_id(made.id)
+        made = self._create(ctx, conn, name, body)
         specs = _specs(props.get("extra_specs"))
         specs.update(self._stamp_specs(ctx))
         self._set_keys(ctx, conn, made.id, specs)
