@@ -394,35 +394,42 @@ def bench_targets(rounds: int, sizes: list[int], heat: bool) -> None:
         print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
 
 
+def _ab_trees(other: str) -> list[str]:
+    """The two checkouts an A/B compares (``other``, then this one), byte-compiled first: a child process must
+    not spend its time compiling (``PYTHONDONTWRITEBYTECODE`` keeps it from caching)."""
+    trees = [str(Path(other).resolve()), str(REPO)]
+    for t in trees:
+        compileall.compile_dir(str(Path(t) / "hotc"), quiet=1)
+    return trees
+
+
+def _ab_input(work: str, n: int) -> tuple[str, str]:
+    """The template of ``n`` resources written into ``work``: its file name and text."""
+    text = ONE if n <= 1 else generate(n)
+    name = f"gen{n}.yaml"
+    Path(work, name).write_text(text)
+    return name, text
+
+
+def _hotc_argv(cmd: str, name: str, text: str) -> list[str]:
+    """``hotc CMD -t NAME`` as a whole process, allowed the template's size."""
+    return [sys.executable, "-m", "hotc", cmd, "-t", name, "--max-template-size", str(len(text) * 2 + 1024)]
+
+
 def bench_ab(other: str, rounds: int, sizes: list[int]) -> None:
     """Another checkout of hotc (``other``: a directory holding its ``hotc`` package, e.g. ``git archive``
     of an older commit) against this one, interleaved round by round: ``hotc validate`` and ``hotc plan`` (empty
     state) as whole processes, median and minimum CPU of ``rounds``."""
-    trees = [str(Path(other).resolve()), str(REPO)]
-    for t in trees:
-        compileall.compile_dir(str(Path(t) / "hotc"), quiet=1)
-    py = sys.executable
+    trees = _ab_trees(other)
     with tempfile.TemporaryDirectory() as work:
         for n in sizes:
-            text = ONE if n <= 1 else generate(n)
-            name = f"gen{n}.yaml"
-            Path(work, name).write_text(text)
+            name, text = _ab_input(work, n)
             for cmd in ("validate", "plan"):
                 cpu: dict[str, list[float]] = {t: [] for t in trees}
                 for _ in range(rounds):
                     for t in trees:
                         env = {**_child_env(), "PYTHONPATH": t}
-                        argv = [
-                            py,
-                            "-m",
-                            "hotc",
-                            cmd,
-                            "-t",
-                            name,
-                            "--max-template-size",
-                            str(len(text) * 2 + 1024),
-                        ]
-                        cpu[t].append(whole_process(argv, work, env)["cpu"])
+                        cpu[t].append(whole_process(_hotc_argv(cmd, name, text), work, env)["cpu"])
                 a, b = (cpu[t] for t in trees)
                 print(
                     f"{n:>7,} resources, hotc {cmd:8}: {statistics.median(a):.3f} -> {statistics.median(b):.3f} s CPU "
@@ -452,29 +459,15 @@ def _instructions(argv: list[str], cwd: str, env: dict[str, str]) -> int | None:
 def bench_ab_instructions(other: str, sizes: list[int], commands: list[str]) -> None:
     """``--ab DIR --instructions``: each command once per tree under valgrind; instructions executed, the
     right side's change in percent. Slow (valgrind runs about 50x slower) but independent of the load."""
-    trees = [str(Path(other).resolve()), str(REPO)]
-    for t in trees:
-        compileall.compile_dir(str(Path(t) / "hotc"), quiet=1)
-    py = sys.executable
+    trees = _ab_trees(other)
     with tempfile.TemporaryDirectory() as work:
         for n in sizes:
-            text = ONE if n <= 1 else generate(n)
-            name = f"gen{n}.yaml"
-            Path(work, name).write_text(text)
+            name, text = _ab_input(work, n)
             for cmd in commands:
                 counts = []
                 for t in trees:
-                    argv = [
-                        py,
-                        "-m",
-                        "hotc",
-                        cmd,
-                        "-t",
-                        name,
-                        "--max-template-size",
-                        str(len(text) * 2 + 1024),
-                    ]
-                    counts.append(_instructions(argv, work, {**_child_env(), "PYTHONPATH": t}))
+                    env = {**_child_env(), "PYTHONPATH": t}
+                    counts.append(_instructions(_hotc_argv(cmd, name, text), work, env))
                 a, b = counts
                 if a is None or b is None:
                     print("valgrind is not installed (or printed no count): apt-get install valgrind")
