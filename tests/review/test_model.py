@@ -36,7 +36,7 @@ def _models() -> list[type]:
     """Every class of hotc's modules that is decorated with ``@model`` (read from the module's source)."""
     found: dict[str, type] = {}
     for info in pkgutil.walk_packages(hotc.__path__, "hotc."):
-        if not info.name.startswith(PACKAGES) or ".openstack" in info.name:
+        if info.name == "hotc.__main__":  # runs the command line
             continue
         module = importlib.import_module(info.name)
         source = inspect.getsource(module)
