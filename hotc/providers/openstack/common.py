@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
-from hotc.providers.openstack.polling import Poll
+from hotc.providers.openstack.polling import Paced, Poll
 from hotc.providers.shared_lookup import once
 
 T = TypeVar("T")
@@ -247,9 +247,12 @@ def wait_for(
     timeout: float | None = None,
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
+    paced: bool = False,
 ) -> Any:
     """Poll ``get()`` until ``ready(obj)``; ``failed(obj)`` returns a reason to stop with an error.
-    ``get`` returning None means the thing vanished (an error unless ``ready(None)``)."""
+    ``get`` returning None means the thing vanished (an error unless ``ready(None)``). A ``get`` that paces
+    itself (:class:`~hotc.providers.openstack.polling.Paced`, or ``paced``) is called again without a sleep."""
+    paced = paced or isinstance(get, Paced)
     sleep = sleep or pause
     clock = clock or now
     limit = timeout if timeout is not None else (ctx.timeout or 600.0)
@@ -272,7 +275,8 @@ def wait_for(
             raise ProviderError(
                 f"{what}: timed out after {limit:.0f}s (last status: {describe_status(last)})"
             )
-        sleep(min(poll.interval(), max(0.0, deadline - clock())))
+        if not paced:
+            sleep(min(poll.interval(), max(0.0, deadline - clock())))
 
 
 def describe_status(obj: Any) -> str:
@@ -337,7 +341,7 @@ def wait_gone(
         st = str(getattr(o, attr, "") or "").upper()
         return f"deletion failed: status {st}" if st in fails else None
 
-    wait_for(ctx, what, safe_get, lambda o: o is None, failed, timeout=timeout)
+    wait_for(ctx, what, safe_get, lambda o: o is None, failed, timeout=timeout, paced=isinstance(get, Paced))
 
 
 # --------------------------------------------------------------------------------------------- stamping

@@ -1,5 +1,5 @@
 """What the tagged Neutron types share: create (then tag with the stamp), read with live properties, update,
-delete with its wait, adoption by the stamp or by a generated name (:class:`NeutronDriver`)."""
+delete, adoption by the stamp or by a generated name (:class:`NeutronDriver`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from hotc.providers.openstack.common import (
     physical_name,
     stamp_tags,
     user_tags,
-    wait_gone,
 )
 from hotc.providers.openstack.live import LiveProps
 
@@ -184,9 +183,11 @@ class NeutronDriver(ListRead):
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
     ) -> None:
+        """The DELETE (a 404 is done). Neutron deletes synchronously: its answer to the DELETE means the object
+        is gone (an object in use is refused with a 409, which raises), so no read follows it; on a chain of
+        deletes (floating IP, router interface, router, subnet, network) each read was a round trip more."""
         conn = ctx.cloud()
         ignore_missing(ctx, f"delete {self.what} {physical_id}", self._proxy(conn, "delete"), physical_id)
-        wait_gone(ctx, f"delete {self.what} {physical_id}", lambda: self._proxy(conn, "get")(physical_id))
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         conn = ctx.cloud()

@@ -59,8 +59,10 @@ def server_poll(ctx: ActionContext, conn: Any, sid: str, *, gone: bool = False) 
     """A poll of server ``sid``: the run's servers board (one list of the servers changed lately answers the
     polls of every server the run waits for: :mod:`hotc.providers.openstack.board`), else its own GET. A server
     the list has in ERROR is read by its own GET, for its fault. ``gone`` (a delete's wait): None once the server
-    is gone (DELETED, or not found)."""
+    is gone (DELETED, or not found). A board's poll paces itself (each waits for the board's next list, and the
+    board spaces its lists): the wait polls it again without a sleep of its own."""
     from hotc.providers.openstack.board import Board, board
+    from hotc.providers.openstack.polling import Paced
 
     def get() -> Any:
         return live_server(conn, sid) if gone else conn.compute.get_server(sid)
@@ -83,7 +85,7 @@ def server_poll(ctx: ActionContext, conn: Any, sid: str, *, gone: bool = False) 
             return None
         return get() if status == "ERROR" else found
 
-    return poll
+    return Paced(poll)
 
 
 def block_device_mapping_v2(
