@@ -518,6 +518,34 @@ def lookup(
 
 CATALOG_KINDS = frozenset({"flavor", "image"})
 
+_MADE = "hotc.made ids"  # ctx.lookups[(_MADE, kind)]: the ids of the objects of that kind this run created
+
+
+def remember_made(ctx: ActionContext, kind: str, oid: Any) -> None:
+    """Note that this run created the ``kind`` object ``oid`` (see :func:`made_or_found_id`)."""
+    shared = getattr(ctx, "lookups", None)
+    if isinstance(shared, dict) and oid:
+        made: set[str] = shared.setdefault((_MADE, kind), set())  # setdefault and add are atomic on the GIL
+        made.add(str(oid))
+
+
+def made_or_found_id(
+    ctx: ActionContext | None,
+    conn: Any,
+    kind: str,
+    value: Any,
+    find: Callable[[ActionContext | None, Any, Any], Any],
+) -> str:
+    """The id of the ``kind`` object ``value`` names, for a request body that needs only the id: ``value``
+    itself when it is the id of an object this run created (a ``get_resource`` of a resource made earlier in the
+    run: it exists, and a look-up would be a round trip on the create's path for nothing), else the id of what
+    ``find(ctx, conn, value)`` finds (by id or name, as Heat). An object gone since is refused by the request
+    that names it, as it would be a moment after a look-up."""
+    shared = getattr(ctx, "lookups", None)
+    if isinstance(shared, dict) and value is not None and str(value) in shared.get((_MADE, kind), ()):
+        return str(value)
+    return str(find(ctx, conn, value).id)
+
 
 def catalog_of(conn: Any) -> dict[Any, Any] | None:
     """The catalog look-ups kept on a connection (``hotc.providers.openstack.auth.CloudFactory``), also through

@@ -13,6 +13,7 @@ from hotc.providers.openstack.common import (
     create_once,
     get_or_none,
     ignore_missing,
+    made_or_found_id,
     merge_tags,
     stamp_tags,
     wait_for,
@@ -56,7 +57,7 @@ class LoadBalancerDriver(OctaviaChild):
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)
-        body["vip_subnet_id"] = find_subnet(ctx, conn, props["vip_subnet"]).id
+        body["vip_subnet_id"] = made_or_found_id(ctx, conn, "subnet", props["vip_subnet"], find_subnet)
         if props.get("flavor"):
             body["flavor_id"] = find_lb_flavor(ctx, conn, props["flavor"]).id
         _put(body, "project_id", props.get("tenant_id"))
