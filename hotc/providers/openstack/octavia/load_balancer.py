@@ -15,6 +15,7 @@ from hotc.providers.openstack.common import (
     ignore_missing,
     made_or_found_id,
     merge_tags,
+    remember_made,
     stamp_tags,
     wait_for,
     wait_gone,
@@ -99,6 +100,9 @@ class LoadBalancerDriver(OctaviaChild):
             ctx, "create load balancer", lambda: conn.load_balancer.create_load_balancer(**body), find_new
         )
         ctx.record_physical_id(lb.id)
+        remember_made(
+            ctx, "load_balancer", lb.id
+        )  # its listeners and pools in this run name it with no look-up
         return self._outcome(wait_lb(ctx, conn, lb.id, "create load balancer"))
 
     def update(
