@@ -289,6 +289,53 @@ def _get_attr_of_scalars(
 #: built directly, exactly as the grammar path builds them (tests/frontend/test_expr_fast.py holds them equal).
 _SCALAR_CALLS: dict[str, Any] = {"FN_GET_PARAM": _get_param, "FN_GET_RESOURCE": _get_resource}
 
+_LIST_JOIN_TERMS = frozenset({"FN_LIST_JOIN_ONE", "FN_LIST_JOIN"})
+
+
+def _list_join_of_simple_lists(
+    name: str,
+    args: PosList,
+    pos: Pos | None,
+    version: TemplateVersion,
+    term: str,
+    table: dict[str, str],
+) -> Expr | None:
+    """``{list_join: [DELIMITER, [ITEM…]…]}`` whose delimiter is a string and whose lists hold only scalars and
+    ``{get_param|get_resource: NAME}`` calls, built directly: exactly what the grammar path builds
+    (``_Builder.b_list_join``: the delimiter's Literal, one ListExpr per list, each item as :func:`_build`
+    makes it), once the grammar has parsed this token shape and its tree is a ``list_join`` (then the shape
+    is valid; tests/frontend/test_expr_fast.py holds both paths equal). None: take the grammar path."""
+    n = len(args)
+    if n < 2 or len(args.item_pos) != n or type(args[0]) is not str:
+        return None
+    codes = ["c:" + name, "k", "[", "s"]
+    add = codes.append
+    for lst in args[1:]:
+        if type(lst) is not PosList or len(lst.item_pos) != len(lst):
+            return None
+        add("[")
+        for item in lst:
+            code = _ITEM_CODE.get(type(item))
+            if code is not None:
+                add(code)
+                continue
+            if type(item) is not PosDict or len(item) != 1:
+                return None
+            ((k, v),) = item.items()
+            if type(k) is not str or type(v) is not str or table.get(k) not in _SCALAR_CALLS:
+                return None
+            codes += ("c:" + k, "k", "s", "}")
+        add("]")
+    codes += ("]", "}")
+    tree = grammar().parsed_shape(version, START_CALL, tuple(codes))
+    if tree is None or _DISPATCH.get(tree.children[0].data) is not _Builder.b_list_join:
+        return None  # not parsed yet (the grammar path parses it and caches the shape), or invalid
+    ips = args.item_pos
+    no_diags: list[Diagnostic] = []  # a valid shape of scalars and scalar calls: nothing to report
+    lists = tuple(_build(args[i], ips[i], version, table, no_diags) for i in range(1, n))
+    return F.ListJoin(name, pos, _lit(args[0], ips[0]), lists, multiple=term == "FN_LIST_JOIN")
+
+
 _SCALARS = frozenset({str, int, bool, float, type(None)})
 
 
@@ -341,8 +388,13 @@ def _build(
                     data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL
                 )
                 return _build_call(result, version, mpos, diags)
-            if type(v) is PosList and term in _GET_ATTR_STYLE:
-                direct = _get_attr_of_scalars(k, v, mpos, version, term)
+            if type(v) is PosList:
+                if term in _GET_ATTR_STYLE:
+                    direct = _get_attr_of_scalars(k, v, mpos, version, term)
+                elif term in _LIST_JOIN_TERMS:
+                    direct = _list_join_of_simple_lists(k, v, mpos, version, term, table)
+                else:
+                    direct = None
                 if direct is not None:
                     return direct
             return _parse_call(data, mpos, version, START_CALL, diags)

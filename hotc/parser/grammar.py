@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from hotc.errors import Pos
@@ -43,7 +41,14 @@ _CACHE_LIMIT = 20000
 
 
 def _read_text(name: str) -> str:
-    return resources.files("hotc").joinpath("grammar", name).read_text(encoding="utf-8")
+    # pkgutil, not importlib.resources: the same file through the package's loader, without importing tempfile and
+    # random at start-up (issue 16)
+    import pkgutil
+
+    data = pkgutil.get_data("hotc", f"grammar/{name}")
+    if data is None:  # a loader that cannot read data files: the package is not installed whole
+        raise FileNotFoundError(f"hotc/grammar/{name}")
+    return data.decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,8 @@ class Grammar:
     """The loaded grammar: the lark parser, the function table and the parse cache (a pure memo)."""
 
     def __init__(self) -> None:
+        import tomllib  # only once a template has a function to parse (issue 16: start-up)
+
         spec = tomllib.loads(_read_text("functions.toml"))
         self.functions: dict[str, FunctionSpec] = {
             name: FunctionSpec(

@@ -646,6 +646,21 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         rr = resource_refs(res)  # collected when the resource was parsed
         p_items, m_items, u_items = rr.properties.items, rr.metadata.items, rr.update_policy.items
         d_items, x_items = rr.deletion_policy.items, rr.external_id.items
+        if not (u_items or d_items or x_items or res.condition is not None) and _refs_found(
+            p_items, m_items, resources, params
+        ):
+            # the common resource: its properties and metadata name only resources and parameters that exist,
+            # so the passes below would report nothing; only its dependencies are taken, in their order
+            for items in (p_items, m_items):
+                for kind, name, pos in items:
+                    if kind == "resource":
+                        deps.append(name)
+                        if (rname, name) not in ref_pos:
+                            ref_pos[(rname, name)] = pos
+            if res.external_id is None:  # nothing of the rest below applies
+                graph[rname] = deps
+                continue
+            m_items = p_items = ()
         for part, items in (("properties", p_items), ("metadata", m_items)):
             for kind, name, pos in items:
                 if kind != "resource":
@@ -740,6 +755,21 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 code="cycle",
             )
         )
+
+
+def _refs_found(
+    p_items: tuple[Any, ...], m_items: tuple[Any, ...], resources: Mapping[str, Any], params: set[str]
+) -> bool:
+    """Whether every resource and parameter these references name exists (check_references reports nothing
+    about them)."""
+    for items in (p_items, m_items):
+        for kind, name, _ in items:
+            if kind == "resource":
+                if name not in resources:
+                    return False
+            elif kind == "param" and name not in params:
+                return False
+    return True
 
 
 def _get_attr_targets(expr: Expr | None) -> set[str]:

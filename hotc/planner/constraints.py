@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
 from hotc.parser.api import Expr, MapExpr
-from hotc.planner.desired import DesiredStack, gc_paused
+from hotc.planner.desired import DesiredStack, Memo, gc_paused
 from hotc.planner.make import registry_lookup
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.resolve import UnknownResolver
@@ -294,7 +294,7 @@ def _scope_parameters(
     """(scope address, parameters with a custom constraint, their values, hidden names) for the root and every
     nested stack. A nested stack's values are what its parent feeds it, as far as known before apply."""
     resolver = UnknownResolver()
-    memo: dict[Any, Any] = {}
+    memo: dict[Any, Any] = Memo()
     for prefix, scope in desired.scopes.items():
         params = [
             p

@@ -98,6 +98,34 @@ def _duration(c: ResourceChange, measured: Mapping[tuple[str, str], float]) -> t
     return seconds, from_history
 
 
+def _done(
+    a: str,
+    changes: Mapping[str, ResourceChange],
+    cost: Mapping[str, float],
+    finish: dict[str, float],
+    best_prev: dict[str, str | None],
+    visiting: set[str],
+) -> float:
+    """When the change at ``a`` finishes at the earliest (its longest chain of dependencies), noting in
+    ``best_prev`` the dependency on that chain. (A function of its own, not a closure calling itself: such a
+    closure is a reference cycle, which keeps the whole plan alive until the cyclic collector runs.)"""
+    if a in finish:
+        return finish[a]
+    if a in visiting:  # a cycle cannot be planned; stay finite anyway
+        return 0.0
+    visiting.add(a)
+    prev, start = None, 0.0
+    for d in changes[a].depends_on:
+        if d in changes and changes[d].action is not Action.DELETE:
+            t = _done(d, changes, cost, finish, best_prev, visiting)
+            if t > start or prev is None:
+                prev, start = d, max(start, t)
+    visiting.discard(a)
+    finish[a] = start + cost[a]
+    best_prev[a] = prev
+    return finish[a]
+
+
 def estimate(plan: Plan, measured: Mapping[tuple[str, str], float] | None = None) -> Estimate:
     """The critical path of the plan's changes (longest chain of durations along ``depends_on``)."""
     measured = measured or {}
@@ -112,27 +140,9 @@ def estimate(plan: Plan, measured: Mapping[tuple[str, str], float] | None = None
     finish: dict[str, float] = {}
     best_prev: dict[str, str | None] = {}
     visiting: set[str] = set()
-
-    def done(a: str) -> float:
-        if a in finish:
-            return finish[a]
-        if a in visiting:  # a cycle cannot be planned; stay finite anyway
-            return 0.0
-        visiting.add(a)
-        prev, start = None, 0.0
-        for d in changes[a].depends_on:
-            if d in changes and changes[d].action is not Action.DELETE:
-                t = done(d)
-                if t > start or prev is None:
-                    prev, start = d, max(start, t)
-        visiting.discard(a)
-        finish[a] = start + cost[a]
-        best_prev[a] = prev
-        return finish[a]
-
     creates = [a for a, c in changes.items() if c.action is not Action.DELETE]
     for a in creates:
-        done(a)
+        _done(a, changes, cost, finish, best_prev, visiting)
     end = max(creates, key=lambda a: finish[a], default=None)
     path: list[str] = []
     while end is not None:

@@ -699,6 +699,16 @@ def validate_resolved_values(
     checker = _Checker(rtype, None, True, pos_at)
     schema = rtype.update_policy if section == "update_policy" else rtype.properties
     lead = f"{section}." if section else ""
+    # the whole resource first: values that check the same as a resource's that passed every check below
+    # (Unknowns aside, see _memo_key) pass again, with no walk per property (a large plan repeats a few shapes)
+    whole: Any = None
+    if memo is not None:
+        keys = tuple(keys)
+        frozen = _memo_key(None, values)
+        if frozen is not None:
+            whole = ("resource", id(rtype), section, cross, keys, frozen[1])
+            if whole in memo:
+                return []
     for key in keys:
         prop = schema.get(key)
         value = values.get(key)
@@ -718,7 +728,7 @@ def validate_resolved_values(
         checker._check_plain(prop, value, None, lead + key)
     if cross and not section and rtype.validators and not checker.value_problems:
         # the same values (Unknowns aside, see _memo_key) pass the same cross-property rules
-        seen = _memo_key(("cross", id(rtype)), values) if memo is not None else None
+        seen = (("cross", id(rtype)), whole[-1]) if whole is not None else None
         if memo is None or seen is None:
             _run_validators(checker, values, {})
         elif seen not in memo:
@@ -726,6 +736,8 @@ def validate_resolved_values(
             _run_validators(checker, values, {})
             if len(checker.diags) == before:
                 memo[seen] = rtype
+    if memo is not None and whole is not None and not checker.diags:
+        memo[whole] = rtype
     return [d for d in checker.diags if d.severity is Severity.ERROR]
 
 
