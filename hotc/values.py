@@ -12,6 +12,10 @@ from typing import Any
 
 from hotc.model import model
 
+#: "no value given" (a parameter or property without a default): falsy, and printed as MISSING. The parser
+#: re-exports it (hotc.parser.api.MISSING is this object).
+MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
+
 
 @model(slots=True)
 class WaitsOn:

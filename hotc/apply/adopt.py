@@ -18,10 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.parser.api import MISSING
 from hotc.providers.base import Outcome, ResourceType
 from hotc.state.document import DeposedInstance, ResourceState
-from hotc.values import Unknown
+from hotc.values import MISSING, Unknown
 
 # action_reason values of adopting changes (the planner's names, hotc.planner.make)
 EXTERNAL_REASONS = frozenset({"import_external_id", "replace_because_external_id_changed"})

@@ -52,11 +52,11 @@ from hotc.cli.plan import (
     TargetOpt,
 )
 from hotc.errors import HotcError
-from hotc.parser.api import LoadedStack
 from hotc.planner.options import DEFAULT_PARALLELISM
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the parser is imported by the commands that load a template, not by check or destroy
     from hotc.apply.session import ApplyWiring
+    from hotc.parser.api import LoadedStack
 
 TemplateOpt = Annotated[
     Path | None, typer.Option("-t", "--template", help="HOT template file (plan and apply on the spot).")

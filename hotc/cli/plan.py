@@ -40,7 +40,6 @@ from hotc.cli.common import (
     stack_name_for,
 )
 from hotc.errors import Diagnostic, HotcError
-from hotc.parser.api import LoadedStack, Template, version_named
 from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.state import backend_from_config
 
@@ -389,6 +388,8 @@ def _plan(
     else:
         if state is None:
             raise HotcError(f"stack {name!r} has no state: there is nothing to destroy or refresh")
+        from hotc.parser.api import LoadedStack, Template, version_named
+
         loaded = LoadedStack(template=Template(path="(none)", version=version_named("2018-08-31")))
         desired = build_desired(loaded, name, state.lineage, state=state)
     cloud = root.cloud(os_cloud)  # one connection, made only if something needs the cloud

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, Protocol
 
 from hotc.errors import Diagnostic, Pos
 from hotc.model import model
+from hotc.values import MISSING as _MISSING
 
 # ---------------------------------------------------------------------------------------------- expressions
 
@@ -135,7 +136,9 @@ class Constraint:
     pos: Pos | None = None
 
 
-MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
+# MISSING (no default given) lives in hotc.values, so that the provider schemas and the applier can name it without
+# importing the parser (issue 16: hotc check's start-up); this module re-exports it
+MISSING: Any = _MISSING
 
 
 @model(slots=True)

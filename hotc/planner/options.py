@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from hotc.errors import HotcError
 from hotc.model import model
 
@@ -128,6 +126,8 @@ def load_policy_file(path: Path) -> tuple[DenyRule, ...]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise HotcError(f"--policy-file {path}: cannot read: {exc.strerror or exc}") from exc
+    import yaml  # here, not at the top: check and destroy never read a policy file (issue 16: start-up)
+
     try:
         data: Any = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:

@@ -15,7 +15,7 @@ from dataclasses import field
 from typing import Any, Protocol
 
 from hotc.model import model
-from hotc.parser.api import MISSING
+from hotc.values import MISSING
 
 
 @model

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.parser.api import MISSING
 from hotc.providers.base import PluginType, ResourceType
+from hotc.values import MISSING
 
 if (
     TYPE_CHECKING

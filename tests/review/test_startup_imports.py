@@ -1,6 +1,7 @@
 """Start-up imports only what the command uses (issue 16): ``hotc validate`` of a template of native types loads
-no driver, no OpenStack module, no thread pool and no grammar file reader; the native drivers' table still gives
-every driver, each made on first look-up."""
+no driver, no OpenStack module, no thread pool and no grammar file reader; ``hotc check`` of a stack loads neither
+the parser (nor YAML, nor lark) nor the planner's plan-making modules; the native drivers' table still gives every
+driver, each made on first look-up."""
 
 from __future__ import annotations
 
@@ -62,6 +63,50 @@ def test_validate_of_native_types_imports_no_driver_and_no_cloud(tmp_path: Path)
         m for m in modules if m.startswith(tuple(p if p.endswith(".") else p + "." for p in NOT_NEEDED))
     ]
     loaded += [m for m in modules if m in NOT_NEEDED]
+    assert loaded == [], loaded
+
+
+CHECK = """
+import sys
+from hotc.cli.app import main
+try:
+    main(["check", "st"])
+except SystemExit as exc:
+    print("exit", exc.code)
+print(",".join(sorted(sys.modules)))
+"""
+
+
+def test_check_of_a_stack_imports_no_parser_and_no_plan_making(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(
+        "heat_template_version: 2018-08-31\nresources:\n  r:\n    type: OS::Heat::RandomString\n"
+        "  v:\n    type: OS::Heat::Value\n    properties:\n      value: {get_attr: [r, value]}\n"
+    )
+    applied = subprocess.run(
+        [sys.executable, "-m", "hotc", "apply", "-t", "t.yaml", "st", "--auto-approve"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert applied.returncode == 0, applied.stderr
+    r = subprocess.run(
+        [sys.executable, "-c", CHECK], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "exit 0" in lines and any("r: CHECK_COMPLETE" in line for line in lines), r.stdout
+    modules = lines[-1].split(",")
+    assert "hotc.apply.lifecycle" in modules and "hotc.state" in modules  # it did check, reading the state
+    heavy = (
+        "hotc.parser",
+        "yaml",
+        "lark",
+        "hotc.planner.api",
+        "hotc.planner.make",
+        "hotc.providers.registry",
+    )
+    loaded = [m for m in modules if m in heavy or m.startswith(tuple(h + "." for h in heavy))]
     assert loaded == [], loaded
 
 

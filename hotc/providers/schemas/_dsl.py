@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.parser.api import MISSING
 from hotc.providers.base import AttrSchema, PropConstraint, PropSchema
+from hotc.values import MISSING
 
 # ------------------------------------------------------------------------------------------- constraints
 
