@@ -12,7 +12,6 @@ is itself replaced). Pure functions over the Plan; event history is passed in as
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -71,6 +70,10 @@ def measured_durations(events: Iterable[Any]) -> dict[tuple[str, str], float]:
             started[key] = t
         elif status == "COMPLETE" and key in started:
             samples.setdefault((str(e.type), action), []).append((t - started.pop(key)).total_seconds())
+    if not samples:
+        return {}
+    import statistics  # only when the stack has recorded durations (issue 16: start-up)
+
     return {k: statistics.median(v) for k, v in samples.items() if v}
 
 

@@ -21,14 +21,16 @@ changed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hotc.errors import HotcError
 from hotc.providers.base import ActionContext, Outcome
 from hotc.state.document import ResourceState, StackState
 from hotc.state.secrets import canonical_json, is_masked, mask, matches_masked, secret_attributes
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 Reader = Callable[[ResourceState], ResourceState | None]
 DriverLookup = Callable[[str], Any]
@@ -117,6 +119,9 @@ class DriverReader:
                 return rs.address, self(rs), None
             except HotcError as exc:
                 return rs.address, None, str(exc)
+
+        # the thread pool's module only when there is something to read (issue 16: plan from empty state)
+        from concurrent.futures import ThreadPoolExecutor, as_completed
 
         # pipelined: the GETs of types without a list read start at once, and the GETs a list did not answer
         # as soon as that list is back (not when the slowest list is)

@@ -16,9 +16,7 @@ else changed the stored state in between, it raises :class:`StateConflictError` 
 from __future__ import annotations
 
 import getpass
-import logging
 import os
-import socket
 import threading
 import uuid
 from abc import ABC, abstractmethod
@@ -103,6 +101,8 @@ class Lock:
 
     @staticmethod
     def new(stack: str, operation: str, lease_seconds: float | None = None) -> Lock:
+        import socket  # socket and logging are imported when a lock is taken or a warning given (issue 16: start-up)
+
         now = datetime.now(UTC)
         return Lock(
             id=str(uuid.uuid4()),
@@ -126,6 +126,8 @@ class Lock:
         return exp is not None and (now or datetime.now(UTC)) > exp
 
     def on_this_host(self) -> bool:
+        import socket
+
         return bool(self.host) and self.host == socket.gethostname()
 
     def holder_gone(self) -> bool:
@@ -271,6 +273,13 @@ class Backend(Protocol):
 _UNREAD = object()
 
 
+def _log_warning(message: str) -> None:
+    """A backend's warnings, unless the CLI takes them: the ``hotc.state`` logger's."""
+    import logging
+
+    logging.getLogger("hotc.state").warning(message)
+
+
 class BaseBackend(ABC):
     """The compare-and-swap write shared by backends; subclasses store bytes under a version token."""
 
@@ -278,7 +287,7 @@ class BaseBackend(ABC):
         self.key = key
         self.unsafe_no_locking = unsafe_no_locking
         # where warnings go (a lock taken over, a lock that could not be released); the CLI prints them
-        self.notify: Callable[[str], None] = logging.getLogger("hotc.state").warning
+        self.notify: Callable[[str], None] = _log_warning
         # " --backend URL" when the user chose this backend with --backend: hints that name a command repeat it
         self.cli_flag = ""
         self._write_mutex = threading.RLock()
