@@ -1,11 +1,14 @@
 """Start-up cost of the hotc command: CPU seconds of whole processes, and what dominates their imports.
 
-    python bench/bench_startup.py [--rounds N]
+    python bench/bench_startup.py [--rounds N] [--instructions]
 
-For ``python -c pass`` (the floor), ``hotc --help``, ``hotc validate`` of a one-resource template and
-``hotc plan`` of it (empty local state), it runs each command N times as a child process and prints the median
-CPU time (user + system, from ``getrusage(RUSAGE_CHILDREN)``; on a shared machine wall time mostly measures the
-other processes) and the wall time. Then, once per command, ``python -X importtime`` names the five imports
+For ``python -c pass`` (the floor), ``hotc --help``, ``hotc validate`` of a one-resource template, ``hotc plan``
+of it (empty local state) and ``hotc check`` of a stack of it (applied once first into a local state: a check
+reads its resources through their drivers, here in-process ones, so no cloud is needed and openstacksdk, which a
+check of cloud resources imports as well, is not counted), it runs each command N times as a child process and
+prints the median CPU time (user + system, from ``getrusage(RUSAGE_CHILDREN)``; on a shared machine wall time
+mostly measures the other processes) and the wall time. ``--instructions`` also counts the instructions each
+command executes once under valgrind (the same on a quiet or a loaded machine). Then, once per command, ``python -X importtime`` names the five imports
 with the largest cumulative time. Targets (issue 16): ``--help`` ≤ 0.12 s CPU, ``validate`` ≤ 0.20 s.
 It asserts nothing.
 
@@ -19,7 +22,9 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,6 +61,24 @@ def measure(argv: list[str], cwd: str, rounds: int) -> tuple[float, float]:
     return statistics.median(cpu), statistics.median(wall)
 
 
+def instructions(argv: list[str], cwd: str) -> int | None:
+    """Instructions one run executes (valgrind's cachegrind without its cache model), or None without valgrind."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    proc = subprocess.run(
+        [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv],
+        cwd=cwd,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    m = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
+    return int(m.group(1).replace(",", "")) if m else None
+
+
 def top_imports(argv: list[str], cwd: str, n: int = 5) -> list[tuple[float, str]]:
     """The ``n`` imports with the largest cumulative time, among top-level ones and their direct children."""
     env = _env(PYTHONPROFILEIMPORTTIME="1")
@@ -75,6 +98,7 @@ def top_imports(argv: list[str], cwd: str, n: int = 5) -> list[tuple[float, str]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--instructions", action="store_true", help="also count instructions under valgrind")
     args = ap.parse_args()
     py = sys.executable
     compileall.compile_dir(str(REPO / "hotc"), quiet=1)
@@ -85,7 +109,18 @@ def main() -> None:
             "--help": [py, "-m", "hotc", "--help"],
             "validate": [py, "-m", "hotc", "validate", "-t", "one.yaml"],
             "plan": [py, "-m", "hotc", "plan", "-t", "one.yaml"],
+            "check": [py, "-m", "hotc", "check", "st"],
         }
+        applied = subprocess.run(
+            [py, "-m", "hotc", "apply", "-t", "one.yaml", "st", "--auto-approve"],
+            cwd=work,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if applied.returncode != 0:
+            raise SystemExit(f"could not apply the one-resource stack for check: {applied.stderr}")
         print(f"start-up, median of {args.rounds} runs (CPU = user + system of the child process)")
         print(f"{'command':<16} {'CPU s':>7} {'wall s':>7}  target")
         for name, argv in cases.items():
@@ -95,6 +130,14 @@ def main() -> None:
                 "" if target is None else f"≤ {target:.2f} s CPU: {'met' if cpu <= target else 'NOT met'}"
             )
             print(f"{name:<16} {cpu:7.3f} {wall:7.3f}  {verdict}")
+        if args.instructions:
+            print()
+            for name, argv in cases.items():
+                count = instructions(argv, work)
+                if count is None:
+                    print("valgrind is not installed (apt-get install valgrind): no instruction counts")
+                    break
+                print(f"{name:<16} {count / 1e6:9,.0f} million instructions")
         print()
         for name, argv in cases.items():
             if name.startswith("python"):
