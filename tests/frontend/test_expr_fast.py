@@ -148,7 +148,7 @@ def test_list_join_short_cut_equals_grammar_path(date: str, arg: str) -> None:
     slow = E._build_call(grammar().parse(data, data.pos, version, START_CALL), version, data.pos, diags)
     args = data["list_join"]
     fast = (
-        E._list_join_of_simple_lists("list_join", args, data.pos, version, term, table)
+        E._list_join_of_simple_lists("list_join", args, data.pos, version, term, table, E._Sink())
         if isinstance(args, list)
         else None
     )
