@@ -8,11 +8,12 @@ the CLI prints it without a traceback and exits non-zero.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import Enum
 
+from hotc.model import model
 
-@dataclass(frozen=True, slots=True)
+
+@model(slots=True)
 class Pos:
     """A position in a source file: 1-based line and column."""
 
@@ -29,7 +30,7 @@ class Severity(str, Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Diagnostic:
     """One error or warning about an input, with the most specific position available."""
 

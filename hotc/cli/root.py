@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
+
+from hotc.model import model
 
 # Each getter imports what it hands over: ``validate`` needs the type checks only, not the drivers, the
 # OpenStack constraints or the cloud's authentication (issue 16: start-up pays only for what the command uses).
@@ -29,7 +30,7 @@ if (
     from hotc.providers.base import Driver
 
 
-@dataclass(frozen=True)
+@model
 class Sinks:
     """Where a command writes: results to ``out``, diagnostics, notes and progress to ``err``."""
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from hotc.errors import Pos
+from hotc.model import model
 from hotc.parser import versions as V
 from hotc.parser.ir import TemplateVersion
 from hotc.parser.yamlload import PosDict, PosList
@@ -51,7 +51,7 @@ def _read_text(name: str) -> str:
     return data.decode("utf-8")
 
 
-@dataclass(frozen=True)
+@model
 class FunctionSpec:
     """One entry of functions.toml."""
 
@@ -203,7 +203,7 @@ class Grammar:
             return SyntaxFailure(leaf=-1, found="$END", expected=frozenset(), enclosing=-1)
 
 
-@dataclass(frozen=True)
+@model
 class SyntaxFailure:
     """Where a token stream did not fit the grammar: leaf index of the offending token, its terminal, the
     acceptable terminals, and the leaf index of the innermost call around it (-1: none)."""
@@ -214,7 +214,7 @@ class SyntaxFailure:
     enclosing: int
 
 
-@dataclass(frozen=True)
+@model
 class ParseResult:
     tree: Any  # lark.Tree | None
     leaves: list[Leaf]

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
+from hotc.model import model
 from hotc.parser import functions as F
 from hotc.parser import resource_types
 from hotc.parser.collector import gc_paused
@@ -497,7 +498,7 @@ def _condition_known(condition: Expr | None, ctx: EvalContext, conds: Mapping[st
     return v if isinstance(v, bool) else None
 
 
-@dataclass(frozen=True)
+@model
 class _Scope:
     """One template being processed, as its helpers need it (instead of long parameter lists): the template,
     its merged environment, how deep it is nested and the chain of templates above it, its evaluation

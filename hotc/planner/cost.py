@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from hotc.model import model
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.values import Unknown
 
@@ -42,7 +42,7 @@ _DEFAULT_NATIVE = 0.05  # OS::Heat::* types that live in-process
 _DELETE_FACTOR = 0.5
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Estimate:
     seconds: float
     critical_path: tuple[str, ...]  # addresses, in order

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
+from hotc.model import model
 from hotc.parser.api import (
     MISSING,
     EvalContext,
@@ -61,7 +62,7 @@ def join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class DesiredResource:
     """One leaf resource of the desired state."""
 
@@ -85,7 +86,7 @@ class DesiredResource:
     update_policy: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Member:
     """What a template resource name stands for inside one scope."""
 
