@@ -8,9 +8,10 @@ the CLI prints it without a traceback and exits non-zero.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple
+
+from hotc.model import model
 
 
 class Pos(NamedTuple):
@@ -18,7 +19,7 @@ class Pos(NamedTuple):
 
     A named tuple (immutable, like the frozen dataclass it was): decoding makes one for every key, value and
     item of a template (about 260,000 at 10,000 resources), and a tuple is built by one C call
-    (``tuple.__new__(Pos, (file, line, col))``) where a slotted dataclass takes four. Equality and hashing are
+    (``tuple.__new__(Pos, (file, line, col))``) where a slotted frozen model takes four. Equality and hashing are
     the tuple's: by file, line and column."""
 
     file: str
@@ -34,7 +35,7 @@ class Severity(str, Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Diagnostic:
     """One error or warning about an input, with the most specific position available."""
 

@@ -8,11 +8,12 @@ planner tracks sensitivity by paths, so evaluation stays plain.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from hotc.model import model
 
-@dataclass(frozen=True, slots=True)
+
+@model(slots=True)
 class WaitsOn:
     """A value an Unknown needs: a resource address and, for get_attr, the attribute path.
 
@@ -27,7 +28,7 @@ class WaitsOn:
         return f"{self.address}." + ".".join(str(a) for a in self.attribute)
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Unknown:
     """A value known only after apply. Functions over an Unknown give an Unknown (merging ``waits_on``)
     unless their result does not depend on it."""

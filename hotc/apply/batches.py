@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
 from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, assemble
+from hotc.model import model
 from hotc.planner.plan import GroupBatch, GroupRollout, Plan
 
 #: waits ``seconds`` unless ``stop`` is set first (then returns at once)
@@ -33,7 +33,7 @@ def wait_or_stop(seconds: float, stop: threading.Event) -> None:
     stop.wait(seconds)
 
 
-@dataclass(frozen=True)
+@model
 class Gate:
     rollout: GroupRollout
     batch: GroupBatch
@@ -43,7 +43,7 @@ class Gate:
         return self.batch.number == len(self.rollout.batches)
 
 
-@dataclass(frozen=True)
+@model
 class BatchOutcome:
     group: str
     number: int

@@ -17,7 +17,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Protocol
 
 from hotc.apply.adopt import (
@@ -38,6 +38,7 @@ from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.apply.throttle import Throttle
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import (
@@ -89,7 +90,7 @@ def _no_signal_store() -> Any:
     )
 
 
-@dataclass(frozen=True)
+@model
 class ExecOptions:
     parallelism: int = DEFAULT_PARALLELISM
     timeouts: Mapping[str, float] = field(default_factory=dict)  # per type, overriding TYPE_TIMEOUTS
@@ -110,7 +111,7 @@ class ExecOptions:
         return TYPE_TIMEOUTS.get(type_name, self.default_timeout)
 
 
-@dataclass(frozen=True)
+@model
 class StepResult:
     key: str
     label: str
@@ -123,7 +124,7 @@ class StepResult:
     unchanged: bool = False
 
 
-@dataclass(frozen=True)
+@model
 class ApplyReport:
     done: tuple[StepResult, ...]
     failed: tuple[StepResult, ...]
@@ -146,7 +147,7 @@ DriverLookup = Callable[[str], Driver | None]
 ResolverFactory = Callable[[StackState], Any]
 
 
-@dataclass(frozen=True)
+@model
 class ExecContext(ActionContext):
     """The driver context plus a look-up of other resources of the stack by physical id (used by the
     in-process software-config types to read configs they reference)."""

@@ -16,17 +16,17 @@ import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.state.document import StackState
 
 
-@dataclass(frozen=True)
+@model
 class ExistingInputs:
     template: Path
     environments: list[Path]

@@ -14,9 +14,10 @@ A resource gets up to two steps, as in Heat's convergence engine:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.state.document import StackState
 
@@ -28,7 +29,7 @@ BATCH = (
 )
 
 
-@dataclass(frozen=True)
+@model
 class Step:
     key: str  # "apply:web", "cleanup:web", "forget:web"
     kind: str  # APPLY | CLEANUP | FORGET
@@ -50,7 +51,7 @@ class Step:
         return f"forget {self.address}"
 
 
-@dataclass(frozen=True)
+@model
 class ApplyGraph:
     steps: Mapping[str, Step]  # in a stable order (plan order, then cleanups)
     waits_on: Mapping[str, frozenset[str]]  # step key -> keys it waits on

@@ -11,7 +11,7 @@ failed read (a missing id, an id of another type) writes nothing. The cloud is n
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,6 +27,7 @@ from hotc.apply.executor import with_defaults
 from hotc.apply.resolve import StateResolver
 from hotc.apply.session import ApplyWiring, template_record
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.planner.api import (
     PlanOptions,
     ResourceChange,
@@ -43,7 +44,7 @@ from hotc.state.events import Event, utc_now
 STACK_ADOPTED = "ADOPT_COMPLETE"
 
 
-@dataclass(frozen=True)
+@model
 class Imported:
     address: str
     type: str

@@ -19,6 +19,7 @@ from typing import Any
 
 from hotc.apply.events import resource_event
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.planner.scaling import (
     GROUP_TYPE,
     POLICY_TYPES,
@@ -34,7 +35,7 @@ from hotc.state import Event, GroupState, ScalingDecision, StackState
 from hotc.state.document import MAX_DECISIONS
 
 
-@dataclass(frozen=True)
+@model
 class PendingSignal:
     policy: str  # the policy's address
     key: str  # its object in the store

@@ -12,7 +12,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
@@ -35,6 +35,7 @@ from hotc.apply.scaling import (
     with_decisions,
 )
 from hotc.errors import Diagnostic, HotcError, Severity
+from hotc.model import model
 from hotc.parser.api import LoadedStack, TypeChecks
 from hotc.planner.api import (
     Action,
@@ -79,7 +80,7 @@ class Loader(Protocol):
     ) -> LoadedStack: ...
 
 
-@dataclass(frozen=True)
+@model
 class ApplyWiring:
     """What a run needs from the other layers, handed in by the CLI's composition root (``hotc.cli.root``)."""
 
@@ -106,7 +107,7 @@ class BackendSink:
         self.backend.append_events(self.stack, events)
 
 
-@dataclass(frozen=True)
+@model
 class ApplyOptions:
     parallelism: int = DEFAULT_PARALLELISM
     auto_approve: bool = False

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args, get_origin
+
+from hotc.model import model
 
 try:  # typer's runtime-coercion layer (typer >= 0.2x); older typers use click's types and need nothing
     from typer._click.exceptions import BadParameter
@@ -78,7 +79,7 @@ _CONVERT = {str: _to_str, bool: _to_bool, int: _to_int, float: _to_float}
 
 if _HAVE_RUNTIME:
 
-    @dataclass(frozen=True)
+    @model
     class PlainParam(RuntimeParam):
         """One parameter of a plain type (see the module doc); ``leaf`` is the type of one value."""
 

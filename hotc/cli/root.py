@@ -16,23 +16,21 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from hotc.parser.api import TypeChecks
-from hotc.providers import checks
-from hotc.providers.base import Driver
-from hotc.providers.drivers import driver_for
-from hotc.providers.openstack import constraints as openstack_constraints
-from hotc.providers.openstack.auth import cloud_factory
+from hotc.model import model
 
+# Each getter imports what it hands over: ``validate`` needs the type checks only, not the drivers, the
+# OpenStack constraints or the cloud's authentication (issue 16: start-up pays only for what the command uses).
 if (
     TYPE_CHECKING
 ):  # the planner costs ~1 s to import (networkx, deepdiff): only the commands that plan load it
+    from hotc.parser.api import TypeChecks
     from hotc.planner.api import ConstraintRules
+    from hotc.providers.base import Driver
 
 
-@dataclass(frozen=True)
+@model
 class Sinks:
     """Where a command writes: results to ``out``, diagnostics, notes and progress to ``err``."""
 
@@ -45,14 +43,20 @@ def sinks() -> Sinks:
 
 
 def type_checks() -> TypeChecks:
+    from hotc.providers import checks
+
     return checks.type_checks()
 
 
 def constraint_rules() -> ConstraintRules:
+    from hotc.providers.openstack import constraints as openstack_constraints
+
     return openstack_constraints
 
 
 def drivers() -> Callable[[str], Driver | None]:
+    from hotc.providers.drivers import driver_for
+
     return driver_for
 
 
@@ -61,6 +65,8 @@ def cloud(os_cloud: str | None, *, prewarm: bool = False) -> Callable[[], Any]:
     and shared by every thread of the run: ``--os-cloud``, else ``OS_CLOUD`` / the ``OS_*`` variables /
     clouds.yaml; errors say what to set. ``prewarm``: connect now in the background (commands that will use
     the cloud), overlapping the token request with reading the state and planning."""
+    from hotc.providers.openstack.auth import cloud_factory
+
     return cloud_factory(os_cloud, prewarm=prewarm)
 
 

@@ -25,10 +25,11 @@ import fnmatch
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error, warning
+from hotc.model import model
 from hotc.parser import resource_types
 from hotc.parser.yamlload import PosDict, kind_of, pos_of
 
@@ -96,7 +97,7 @@ def resolve_path(name: str, base_dir: str) -> str:
 # ------------------------------------------------------------------------------------------ data model
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class RegistryEntry:
     """One ``resource_registry`` mapping.
 
@@ -130,7 +131,7 @@ def _entry_kind(name: str, value: str) -> str:
     return "map"
 
 
-@dataclass(frozen=True)
+@model
 class EnvironmentFile:
     """One parsed environment file (registry template paths already absolute)."""
 
@@ -139,7 +140,7 @@ class EnvironmentFile:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True)
+@model
 class Environment:
     """The merged environment of a stack."""
 
@@ -173,7 +174,7 @@ class Environment:
         )
 
 
-@dataclass(frozen=True)
+@model
 class Resolution:
     """Where a resource type leads: ``builtin`` (``type_name`` is a Heat type), ``template`` (``template`` is
     an absolute path or URL), ``none`` (OS::Heat::None: nothing is created), or ``service_template`` (a

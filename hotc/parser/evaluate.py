@@ -26,7 +26,6 @@ Errors found while evaluating raise :class:`EvalError` carrying a positioned dia
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -572,6 +571,8 @@ def _digest(e: F.Digest, ctx: EvalContext) -> Any:
     if len(args) != 2:
         raise _fail(f'Function "{e.name}" usage: ["<algorithm>", "<value>"]', e.pos)
     algorithm, value = args
+    import hashlib  # digest only (issue 16: start-up)
+
     if algorithm.lower() not in hashlib.algorithms_available:
         raise _fail(f"Algorithm must be one of {', '.join(sorted(hashlib.algorithms_available))}", e.pos)
     try:

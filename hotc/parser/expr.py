@@ -36,7 +36,9 @@ from hotc.parser.grammar import (
     describe_found,
     grammar,
 )
-from hotc.parser.ir import Expr, ListExpr, Literal, MapExpr, TemplateVersion
+from hotc.parser.ir import NO_REFS, Expr, ListExpr, Literal, MapExpr, Ref, Refs, TemplateVersion
+from hotc.parser.references import collect
+from hotc.parser.versions import PSEUDO_PARAMETERS
 from hotc.parser.yamlload import PosDict, PosList
 
 if TYPE_CHECKING:  # lark is imported only when an expression needs the parser (issue 16: start-up)
@@ -83,6 +85,57 @@ def parse_expr(
     file: str = "",
 ) -> tuple[Expr, list[Diagnostic]]:
     """Build the expression for ``data`` in context ``where`` (see :data:`WHERES`)."""
+    return _parse(data, version, where, pos, file, _Sink())
+
+
+def parse_expr_refs(
+    data: Any,
+    version: TemplateVersion,
+    *,
+    where: str,
+    pos: Pos | None = None,
+    file: str = "",
+) -> tuple[Expr, list[Diagnostic], Refs]:
+    """:func:`parse_expr`, and what the expression refers to: the answer of
+    :func:`hotc.parser.references.collect` for it, collected while it is built (no second walk) where the
+    context allows every function of the version (tests/frontend/test_references_once.py holds them equal)."""
+    sink = _Sink()
+    expr, diags = _parse(data, version, where, pos, file, sink)
+    if sink.built:
+        return expr, diags, sink.refs()
+    return expr, diags, collect(expr)
+
+
+class _Sink:
+    """What an expression being built refers to, in source order (see :func:`hotc.parser.references.collect`):
+    references, whether a get_attr is inside, whether a context could change the answer. ``built``: the
+    expression was built by :func:`_build` (the sink then holds its references)."""
+
+    __slots__ = ("items", "get_attr", "contextual", "built")
+
+    def __init__(self) -> None:
+        self.items: list[Ref] = []
+        self.get_attr = False
+        self.contextual = False
+        self.built = False
+
+    def add(self, e: Expr) -> None:
+        """The references of ``e``, a call built by the grammar."""
+        r = collect(e)
+        if r is not NO_REFS:
+            self.items += r.items
+            self.get_attr = self.get_attr or r.get_attr
+            self.contextual = self.contextual or r.contextual
+
+    def refs(self) -> Refs:
+        if not self.items and not self.get_attr and not self.contextual:
+            return NO_REFS
+        return Refs(tuple(self.items), self.get_attr, self.contextual)
+
+
+def _parse(
+    data: Any, version: TemplateVersion, where: str, pos: Pos | None, file: str, sink: _Sink
+) -> tuple[Expr, list[Diagnostic]]:
     if where not in WHERES:
         raise ValueError(f"parse_expr: unknown context {where!r}; use one of {sorted(WHERES)}")
     if pos is None:
@@ -116,7 +169,8 @@ def parse_expr(
             return Literal(None, pos), diags
         return _parse_call(data, pos, version, start, diags), diags
     table = grammar().normal_table(version)
-    return _build(data, pos, version, table, diags), diags
+    sink.built = True
+    return _build(data, pos, version, table, diags, sink), diags
 
 
 def parse_expr_text(
@@ -289,13 +343,67 @@ def _get_attr_of_scalars(
 #: built directly, exactly as the grammar path builds them (tests/frontend/test_expr_fast.py holds them equal).
 _SCALAR_CALLS: dict[str, Any] = {"FN_GET_PARAM": _get_param, "FN_GET_RESOURCE": _get_resource}
 
+_LIST_JOIN_TERMS = frozenset({"FN_LIST_JOIN_ONE", "FN_LIST_JOIN"})
+
+
+def _list_join_of_simple_lists(
+    name: str,
+    args: PosList,
+    pos: Pos | None,
+    version: TemplateVersion,
+    term: str,
+    table: dict[str, str],
+    sink: _Sink,
+) -> Expr | None:
+    """``{list_join: [DELIMITER, [ITEM…]…]}`` whose delimiter is a string and whose lists hold only scalars and
+    ``{get_param|get_resource: NAME}`` calls, built directly: exactly what the grammar path builds
+    (``_Builder.b_list_join``: the delimiter's Literal, one ListExpr per list, each item as :func:`_build`
+    makes it), once the grammar has parsed this token shape and its tree is a ``list_join`` (then the shape
+    is valid; tests/frontend/test_expr_fast.py holds both paths equal). None: take the grammar path."""
+    n = len(args)
+    if n < 2 or len(args.item_pos) != n or type(args[0]) is not str:
+        return None
+    codes = ["c:" + name, "k", "[", "s"]
+    add = codes.append
+    for lst in args[1:]:
+        if type(lst) is not PosList or len(lst.item_pos) != len(lst):
+            return None
+        add("[")
+        for item in lst:
+            code = _ITEM_CODE.get(type(item))
+            if code is not None:
+                add(code)
+                continue
+            if type(item) is not PosDict or len(item) != 1:
+                return None
+            ((k, v),) = item.items()
+            if type(k) is not str or type(v) is not str or table.get(k) not in _SCALAR_CALLS:
+                return None
+            codes += ("c:" + k, "k", "s", "}")
+        add("]")
+    codes += ("]", "}")
+    tree = grammar().parsed_shape(version, START_CALL, tuple(codes))
+    if tree is None or _DISPATCH.get(tree.children[0].data) is not _Builder.b_list_join:
+        return None  # not parsed yet (the grammar path parses it and caches the shape), or invalid
+    ips = args.item_pos
+    no_diags: list[Diagnostic] = []  # a valid shape of scalars and scalar calls: nothing to report
+    lists = tuple(_build(args[i], ips[i], version, table, no_diags, sink) for i in range(1, n))
+    return F.ListJoin(name, pos, _lit(args[0], ips[0]), lists, multiple=term == "FN_LIST_JOIN")
+
+
 _SCALARS = frozenset({str, int, bool, float, type(None)})
 
 
 def _build(
-    data: Any, pos: Pos | None, version: TemplateVersion, table: dict[str, str], diags: list[Diagnostic]
+    data: Any,
+    pos: Pos | None,
+    version: TemplateVersion,
+    table: dict[str, str],
+    diags: list[Diagnostic],
+    sink: _Sink,
 ) -> Expr:
-    """Literal data is built here; single-key maps naming a function go through the grammar."""
+    """Literal data is built here; single-key maps naming a function go through the grammar. What the
+    expression refers to goes to ``sink``, in source order."""
     t = type(data)
     if t is PosDict:
         mpos = data.pos or pos
@@ -310,18 +418,22 @@ def _build(
     elif t is PosList or isinstance(data, list):
         ip = getattr(data, "item_pos", None) or ()
         lpos = getattr(data, "pos", None) or pos
-        n = len(ip)
         items: list[Expr] = []
         add = items.append
-        for i, v in enumerate(data):
-            ipos = ip[i] if i < n else lpos
+        # each item with its position (the list's own where the decoder gave none)
+        pairs_in = (
+            zip(data, ip, strict=True)
+            if len(ip) == len(data)
+            else ((v, ip[i] if i < len(ip) else lpos) for i, v in enumerate(data))
+        )
+        for v, ipos in pairs_in:
             if type(v) in _SCALARS:
                 lit = _new(Literal)
                 _set_lit_value(lit, v)
                 _set_lit_pos(lit, ipos)
                 add(lit)
             else:
-                add(_build(v, ipos, version, table, diags))
+                add(_build(v, ipos, version, table, diags, sink))
         e = _new(ListExpr)
         _set_list_items(e, tuple(items))
         _set_list_pos(e, lpos)
@@ -336,25 +448,45 @@ def _build(
             if type(v) is str:  # the commonest call: {get_param: name}
                 direct = _SCALAR_CALLS.get(term)
                 if direct is not None:
+                    if term == "FN_GET_RESOURCE":
+                        sink.items.append(("resource", v, mpos))
+                    elif v not in PSEUDO_PARAMETERS:
+                        sink.items.append(("param", v, mpos))
                     return direct(k, mpos, _lit(v, vp.get(k, mpos)))  # type: ignore[no-any-return]
                 result = grammar().parse_scalar_call(
                     data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL
                 )
-                return _build_call(result, version, mpos, diags)
-            if type(v) is PosList and term in _GET_ATTR_STYLE:
-                direct = _get_attr_of_scalars(k, v, mpos, version, term)
-                if direct is not None:
-                    return direct
-            return _parse_call(data, mpos, version, START_CALL, diags)
+                call = _build_call(result, version, mpos, diags)
+                sink.add(call)
+                return call
+            if type(v) is PosList:
+                if term in _GET_ATTR_STYLE:
+                    direct = _get_attr_of_scalars(k, v, mpos, version, term)
+                    if direct is not None:
+                        sink.get_attr = True
+                        if type(v[0]) is str:  # the resource, written literally; the rest are Literals
+                            sink.items.append(("resource", v[0], mpos))
+                        else:
+                            sink.contextual = True
+                        return direct
+                elif term in _LIST_JOIN_TERMS:
+                    direct = _list_join_of_simple_lists(k, v, mpos, version, term, table, sink)
+                    if direct is not None:
+                        return direct  # its references went to the sink as its lists were built
+            call = _parse_call(data, mpos, version, START_CALL, diags)
+            sink.add(call)
+            return call
         if k in grammar().functions:  # a function name of another version: maybe a warning
             _version_warning(k, version, mpos, diags)
     pairs: list[tuple[Any, Expr]] = []
     kps: list[Pos | None] = []
     add_pair = pairs.append
     add_kp = kps.append
+    vget = vp.get
+    kget = kp.get
     for k, v in data.items():
-        vpos = vp.get(k, mpos)
-        kpos = kp.get(k, mpos)
+        vpos = vget(k, mpos)
+        kpos = kget(k, mpos)
         if type(k) is not str:
             k = json_key(k)
         if type(v) in _SCALARS:
@@ -363,7 +495,7 @@ def _build(
             _set_lit_pos(lit, vpos)
             add_pair((k, lit))
         else:
-            add_pair((k, _build(v, vpos, version, table, diags)))
+            add_pair((k, _build(v, vpos, version, table, diags, sink)))
         add_kp(kpos)
     m = _new(MapExpr)
     _set_map_items(m, tuple(pairs))

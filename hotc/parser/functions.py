@@ -11,12 +11,12 @@ Where Heat resolves a function's whole argument before looking at it (``digest``
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from hotc.model import model
 from hotc.parser.ir import Expr, FunctionCall, Literal
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GetParam(FunctionCall):
     """``get_param: NAME`` / ``get_param: [NAME, path…]``. ``whole`` is True when the entire argument is
     a call (``param`` then evaluates to the name or to the [name, path…] list)."""
@@ -35,7 +35,7 @@ class GetParam(FunctionCall):
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GetResource(FunctionCall):
     """``get_resource: NAME``."""
 
@@ -45,7 +45,7 @@ class GetResource(FunctionCall):
         yield self.resource
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GetAttr(FunctionCall):
     """``get_attr: [RES, ATTR, path…]``; ``attribute`` None is the 2015-10-15+ ``[RES]`` form (all attributes).
 
@@ -64,7 +64,7 @@ class GetAttr(FunctionCall):
         yield from self.path
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GetFile(FunctionCall):
     """``get_file: PATH`` (contents from ``EvalContext.files``, keyed by the path as written)."""
 
@@ -74,7 +74,7 @@ class GetFile(FunctionCall):
         yield self.path
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class ListJoin(FunctionCall):
     """``list_join: [DELIM, LIST, …]`` (also ``Fn::Join``). ``multiple``: JoinMultiple (2015-10-15+:
     several lists, maps/lists items JSON-encoded); otherwise Join (one list of strings)."""
@@ -88,7 +88,7 @@ class ListJoin(FunctionCall):
         yield from self.lists
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class StrReplace(FunctionCall):
     """``str_replace`` / ``_strict`` / ``_vstrict`` (and ``Fn::Replace``).
 
@@ -104,14 +104,14 @@ class StrReplace(FunctionCall):
         yield self.params
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class ResourceFacade(FunctionCall):
     """``resource_facade: metadata|deletion_policy|update_policy`` (``Fn::ResourceFacade``: CFN spelling)."""
 
     attribute: str
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Repeat(FunctionCall):
     """``repeat: {template, for_each, permutations}``. ``style``: ``list`` (Repeat: lists only),
     ``map`` (RepeatWithMap, 2016-10-14: lists or maps), ``nested`` (RepeatWithNestedLoop, 2017-09-01:
@@ -127,7 +127,7 @@ class Repeat(FunctionCall):
         yield self.for_each
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Digest(FunctionCall):
     """``digest: [ALGORITHM, VALUE]``."""
 
@@ -137,7 +137,7 @@ class Digest(FunctionCall):
         yield self.args
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class StrSplit(FunctionCall):
     """``str_split: [DELIM, STRING]`` / ``[DELIM, STRING, INDEX]``."""
 
@@ -147,7 +147,7 @@ class StrSplit(FunctionCall):
         yield self.args
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class MapMerge(FunctionCall):
     """``map_merge: [MAP, …]``."""
 
@@ -157,7 +157,7 @@ class MapMerge(FunctionCall):
         yield self.args
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class MapReplace(FunctionCall):
     """``map_replace: [MAP, {keys: {…}, values: {…}}]``."""
 
@@ -167,7 +167,7 @@ class MapReplace(FunctionCall):
         yield self.args
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Yaql(FunctionCall):
     """``yaql: {expression: STRING, data: ANY}`` (the expression reads ``$.data``)."""
 
@@ -179,7 +179,7 @@ class Yaql(FunctionCall):
         yield self.data
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class If(FunctionCall):
     """``if: [COND, IF_TRUE, IF_FALSE]``. ``if_false`` None: the wallaby 2-argument form (a false
     condition removes the enclosing item)."""
@@ -195,7 +195,7 @@ class If(FunctionCall):
             yield self.if_false
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Filter(FunctionCall):
     """``filter: [VALUES, LIST]``."""
 
@@ -207,7 +207,7 @@ class Filter(FunctionCall):
         yield self.sequence
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class MakeURL(FunctionCall):
     """``make_url: {scheme, username, password, host, port, path, query, fragment}``."""
 
@@ -218,7 +218,7 @@ class MakeURL(FunctionCall):
             yield v
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class ListConcat(FunctionCall):
     """``list_concat: [LIST, …]``; ``unique``: ``list_concat_unique`` (first occurrences kept)."""
 
@@ -229,7 +229,7 @@ class ListConcat(FunctionCall):
         yield self.args
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Contains(FunctionCall):
     """``contains: [VALUE, SEQUENCE]``."""
 
@@ -244,7 +244,7 @@ class Contains(FunctionCall):
 # -------------------------------------------------------------------------------------- conditions
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class ConditionName(FunctionCall):
     """A bare condition name where a condition stands (``not: c1``, ``and: [c1, c2]``, first argument of
     ``if``, a resource's ``condition: c1``). ``name`` is ``"condition"``; the referenced name is
@@ -253,7 +253,7 @@ class ConditionName(FunctionCall):
     condition: str
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Equals(FunctionCall):
     """``equals: [A, B]`` (Python ``==``: ``"1" != 1``)."""
 
@@ -265,7 +265,7 @@ class Equals(FunctionCall):
         yield self.right
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Not(FunctionCall):
     """``not: COND``."""
 
@@ -275,7 +275,7 @@ class Not(FunctionCall):
         yield self.condition
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class And(FunctionCall):
     """``and: [COND, COND, …]``."""
 
@@ -285,7 +285,7 @@ class And(FunctionCall):
         yield from self.conditions
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Or(FunctionCall):
     """``or: [COND, COND, …]``."""
 
@@ -298,7 +298,7 @@ class Or(FunctionCall):
 # ------------------------------------------------------------------------- CloudFormation (2013-05-23)
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Select(FunctionCall):
     """``Fn::Select: [INDEX, LIST_OR_MAP]`` (≤2015-04-30)."""
 
@@ -310,7 +310,7 @@ class Select(FunctionCall):
         yield self.collection
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class CfnSplit(FunctionCall):
     """``Fn::Split: [DELIM, STRING]``."""
 
@@ -321,7 +321,7 @@ class CfnSplit(FunctionCall):
         yield self.string
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Base64(FunctionCall):
     """``Fn::Base64: STRING`` (Heat does no conversion)."""
 
@@ -331,7 +331,7 @@ class Base64(FunctionCall):
         yield self.value
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class MemberListToMap(FunctionCall):
     """``Fn::MemberListToMap: [KEY_NAME, VALUE_NAME, [".member.0.KEY_NAME=k", …]]``."""
 
@@ -343,7 +343,7 @@ class MemberListToMap(FunctionCall):
         yield self.members
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GetAZs(FunctionCall):
     """``Fn::GetAZs: REGION`` (availability zones: known only from the cloud)."""
 
@@ -353,7 +353,7 @@ class GetAZs(FunctionCall):
         yield self.region
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Ref(FunctionCall):
     """``Ref: NAME`` (2013-05-23): a resource's id when a resource has that name, else a parameter."""
 
@@ -363,7 +363,7 @@ class Ref(FunctionCall):
         yield self.target
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Removed(FunctionCall):
     """A function this version no longer supports (an error is reported where it was parsed)."""
 
@@ -373,7 +373,7 @@ class Removed(FunctionCall):
         yield self.args
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Invalid(FunctionCall):
     """A function used where it is not allowed (e.g. get_attr in a condition; an error is reported)."""
 

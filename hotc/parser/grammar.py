@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from hotc.errors import Pos
+from hotc.model import model
 from hotc.parser import versions as V
 from hotc.parser.ir import TemplateVersion
 from hotc.parser.yamlload import PosDict, PosList
@@ -43,10 +41,17 @@ _CACHE_LIMIT = 20000
 
 
 def _read_text(name: str) -> str:
-    return resources.files("hotc").joinpath("grammar", name).read_text(encoding="utf-8")
+    # pkgutil, not importlib.resources: the same file through the package's loader, without importing tempfile and
+    # random at start-up (issue 16)
+    import pkgutil
+
+    data = pkgutil.get_data("hotc", f"grammar/{name}")
+    if data is None:  # a loader that cannot read data files: the package is not installed whole
+        raise FileNotFoundError(f"hotc/grammar/{name}")
+    return data.decode("utf-8")
 
 
-@dataclass(frozen=True)
+@model
 class FunctionSpec:
     """One entry of functions.toml."""
 
@@ -75,6 +80,8 @@ class Grammar:
     """The loaded grammar: the lark parser, the function table and the parse cache (a pure memo)."""
 
     def __init__(self) -> None:
+        import tomllib  # only once a template has a function to parse (issue 16: start-up)
+
         spec = tomllib.loads(_read_text("functions.toml"))
         self.functions: dict[str, FunctionSpec] = {
             name: FunctionSpec(
@@ -196,7 +203,7 @@ class Grammar:
             return SyntaxFailure(leaf=-1, found="$END", expected=frozenset(), enclosing=-1)
 
 
-@dataclass(frozen=True)
+@model
 class SyntaxFailure:
     """Where a token stream did not fit the grammar: leaf index of the offending token, its terminal, the
     acceptable terminals, and the leaf index of the innermost call around it (-1: none)."""
@@ -207,7 +214,7 @@ class SyntaxFailure:
     enclosing: int
 
 
-@dataclass(frozen=True)
+@model
 class ParseResult:
     tree: Any  # lark.Tree | None
     leaves: list[Leaf]

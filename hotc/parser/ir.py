@@ -14,27 +14,28 @@ Evaluation is a pure function ``hotc.parser.evaluate.evaluate(expr, ctx)`` over 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, NamedTuple, Protocol
 
 from hotc.errors import Diagnostic, Pos
+from hotc.model import model
 
 # ---------------------------------------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Literal:
     value: Any  # str | int | float | bool | None
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class ListExpr:
     items: tuple[Expr, ...]
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class MapExpr:
     items: tuple[tuple[str, Expr], ...]  # keys are plain strings (Heat does not evaluate keys)
     pos: Pos | None = None
@@ -47,7 +48,7 @@ class MapExpr:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class FunctionCall:
     """Base of every function node. Subclasses add typed argument fields."""
 
@@ -114,7 +115,7 @@ class OutputRefs(NamedTuple):
 # ----------------------------------------------------------------------------------------- template parts
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class TemplateVersion:
     """A heat_template_version: canonical date plus the alias it was written as (e.g. ``rocky``)."""
 
@@ -126,7 +127,7 @@ class TemplateVersion:
         return self.date
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Constraint:
     kind: str  # length | range | modulo | allowed_values | allowed_pattern | custom_constraint
     spec: Any  # e.g. {"min": 1, "max": 5}, ["a", "b"], "^[a-z]+$", "nova.flavor"
@@ -137,7 +138,7 @@ class Constraint:
 MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Parameter:
     name: str
     type: str  # string | number | comma_delimited_list | json | boolean
@@ -151,7 +152,7 @@ class Parameter:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class ParameterGroup:
     label: str | None
     description: str | None
@@ -159,7 +160,7 @@ class ParameterGroup:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Reference:
     """A named reference with its position (depends_on targets, condition names)."""
 
@@ -167,7 +168,7 @@ class Reference:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Resource:
     name: str
     type: str
@@ -186,7 +187,7 @@ class Resource:
     refs: ResourceRefs | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Output:
     name: str
     value: Expr | None
@@ -200,14 +201,14 @@ class Output:
     refs: OutputRefs | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Condition:
     name: str
     expr: Expr
     pos: Pos | None = None
 
 
-@dataclass(frozen=True)
+@model
 class Template:
     path: str  # the file it was loaded from (absolute or as given)
     version: TemplateVersion
@@ -245,7 +246,7 @@ class ResourceResolver(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@model
 class EvalContext:
     """Everything an expression may read. Pure data plus the resolver; no I/O happens in evaluation."""
 

@@ -6,14 +6,15 @@ everyone else reaches it through :mod:`hotc.parser.api`."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from hotc.errors import Diagnostic
+from hotc.model import model
 from hotc.parser.ir import Resource, Template
 
 
-@dataclass(frozen=True)
+@model
 class TypeChecks:
     """What the loader checks about built-in resource types, injected by the layer that knows their schemas
     (``hotc.providers.checks.type_checks()``, wired by the CLI's composition root).
@@ -45,7 +46,7 @@ def _no_attributes(_type_name: str) -> frozenset[str] | None:
 NO_TYPE_CHECKS = TypeChecks(properties=_no_properties, attributes=_no_attributes)
 
 
-@dataclass(frozen=True)
+@model
 class TypeResolution:
     """What a resource's ``type`` means after the environment's resource_registry is applied.
 
@@ -58,7 +59,7 @@ class TypeResolution:
     template_key: str | None = None
 
 
-@dataclass(frozen=True)
+@model
 class LoadedStack:
     """A template with its environment applied, ready for evaluation and planning."""
 
@@ -84,7 +85,7 @@ class LoadedStack:
     member_types: Mapping[str, TypeResolution] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@model
 class NestedTemplate:
     """A template used as a resource type. Its parameters are fed by the parent resource's properties."""
 

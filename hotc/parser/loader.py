@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, Severity, error, has_errors, warning
+from hotc.model import model
 from hotc.parser import functions as F
 from hotc.parser import resource_types
 from hotc.parser.collector import gc_paused
@@ -403,7 +404,9 @@ def _check_outputs_of_disabled(lc: _Ctx, t: Template, ctx: EvalContext, conds: M
     """An output that is not disabled naming a resource whose condition is false: Heat's validate resolves
     the output's references against the enabled resources only (``GetResource``/``GetAtt`` ``validate``) and
     rejects the template. The taken branch of an ``if`` only, as Heat parses it."""
-    disabled = {n for n, r in t.resources.items() if _enabled(r, ctx, conds) is False}
+    disabled = {
+        n for n, r in t.resources.items() if r.condition is not None and _enabled(r, ctx, conds) is False
+    }
     if not disabled:
         return
     c2 = replace(ctx, conditions=conds)
@@ -495,7 +498,7 @@ def _condition_known(condition: Expr | None, ctx: EvalContext, conds: Mapping[st
     return v if isinstance(v, bool) else None
 
 
-@dataclass(frozen=True)
+@model
 class _Scope:
     """One template being processed, as its helpers need it (instead of long parameter lists): the template,
     its merged environment, how deep it is nested and the chain of templates above it, its evaluation
@@ -568,6 +571,7 @@ def _process(
     _check_outputs_of_disabled(lc, t, ctx, conds)
     _check_custom_constraint_names(lc, t)
     types: dict[str, TypeResolution] = {}
+    builtin: dict[str, TypeResolution] = {}
     member_types: dict[str, TypeResolution] = {}
     nested: dict[str, NestedTemplate] = {}
     sc = _Scope(t, env, depth, stack, ctx, base, nested)
@@ -606,7 +610,11 @@ def _process(
         if r.kind == "none":
             types[rname] = TypeResolution("none", r.type_name)
         elif r.kind in ("builtin", "service_template"):
-            types[rname] = TypeResolution("builtin", r.type_name)
+            # one (frozen, equal) record per built-in type, shared by its resources
+            tr_b = builtin.get(r.type_name)
+            if tr_b is None:
+                tr_b = builtin[r.type_name] = TypeResolution("builtin", r.type_name)
+            types[rname] = tr_b
             if r.kind == "service_template":
                 lc.diags.append(
                     warning(
@@ -624,15 +632,16 @@ def _process(
             key = r.template or lookup
             types[rname] = TypeResolution("template", type_name, key)
             _nested(lc, sc, rname, res, r, key)
-        _check_deletion_policy(lc, res, types.get(rname), ctx)
-        _check_update_policy(lc, res, types.get(rname))
-        tr0 = types.get(rname)
-        if tr0 is not None and tr0.kind == "builtin" and tr0.type_name in _MEMBER_KEYS:
-            mt = _members(lc, sc, rname, res, tr0.type_name)
-            if mt is not None:
-                member_types[rname] = mt
         tr = types.get(rname)
+        if res.deletion_policy is not None:
+            _check_deletion_policy(lc, res, tr, ctx)
+        if res.update_policy is not None:
+            _check_update_policy(lc, res, tr)
         if tr is not None and tr.kind == "builtin":
+            if tr.type_name in _MEMBER_KEYS:
+                mt = _members(lc, sc, rname, res, tr.type_name)
+                if mt is not None:
+                    member_types[rname] = mt
             lc.diags.extend(lc.checks.properties(tr.type_name, res, lc.strict))
     for rname, pdiags in t.property_diagnostics.items():
         tr1 = types.get(rname)
@@ -1097,26 +1106,48 @@ def _check_get_attr_nested(
         enabled = _condition_known(o.condition, ctx, conds)
         if o.value is not None and enabled is not False:
             stack.append((o.value, enabled is None))
-    while stack:
-        node, soft = stack.pop()
-        if type(node) is Literal:  # most nodes (exact type: cheaper than the isinstance chain)
+    # one depth-first walk; ``soft`` is the current node's: a (node, soft) pair on the stack is a root or an
+    # ``if`` branch (it sets soft), a bool is where soft goes back to once that pair's subtree is done
+    soft = False
+    todo: list[Any] = stack  # popped from the end, as the roots were pushed
+    pop, extend, push = todo.pop, todo.extend, todo.append
+    while todo:
+        node = pop()
+        ntype = type(node)
+        if ntype is Literal:  # most nodes (exact type: cheaper than the isinstance chain)
+            continue
+        if ntype is MapExpr:
+            extend([v for _, v in node.items])
+            continue
+        if ntype is ListExpr:
+            extend(node.items)
+            continue
+        if ntype is tuple:  # (root or branch, its soft)
+            push(soft)
+            node, soft = node
+            push(node)
+            continue
+        if ntype is bool:
+            soft = node
+            continue
+        if isinstance(node, Literal):
             continue
         if isinstance(node, MapExpr):
-            stack.extend([(v, soft) for _, v in node.items])
+            extend([v for _, v in node.items])
             continue
         if isinstance(node, ListExpr):
-            stack.extend([(v, soft) for v in node.items])
+            extend(node.items)
             continue
         if not isinstance(node, FunctionCall):
             continue
         if isinstance(node, If):
             taken = _condition_known(node.condition, ctx, conds)
             if taken is not False:
-                stack.append((node.if_true, soft or taken is None))
+                push((node.if_true, soft or taken is None))
             if node.if_false is not None and taken is not True:
-                stack.append((node.if_false, soft or taken is None))
+                push((node.if_false, soft or taken is None))
             continue
-        stack.extend([(c, soft) for c in node.children()])
+        extend(node.children())
         if not isinstance(node, GetAttr):
             continue
         rname = _literal_str(node.resource)

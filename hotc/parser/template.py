@@ -34,8 +34,9 @@ from typing import Any
 from hotc.errors import Diagnostic, Pos, error, warning
 from hotc.parser import functions as F
 from hotc.parser.evaluate import references
-from hotc.parser.expr import parse_expr
+from hotc.parser.expr import parse_expr, parse_expr_refs
 from hotc.parser.ir import (
+    NO_REFS,
     Condition,
     Expr,
     FunctionCall,
@@ -44,12 +45,14 @@ from hotc.parser.ir import (
     MapExpr,
     Output,
     Reference,
+    Refs,
     Resource,
+    ResourceRefs,
     Template,
     TemplateVersion,
 )
 from hotc.parser.parameters import parse_parameter_groups, parse_parameters
-from hotc.parser.references import collect_output, collect_resource, output_refs, resource_refs
+from hotc.parser.references import collect, collect_output, output_refs, resource_refs
 from hotc.parser.versions import (
     OTHER_FORMAT_KEYS,
     PSEUDO_PARAMETERS,
@@ -298,28 +301,9 @@ class _Parser:
             )
             return None
 
-        def obj(key: str) -> Expr | None:
-            if key not in body:
-                return None
-            p = _val_pos(body, key, kpos)
-            before = len(self.diags)
-            e = self.expr(body[key], version, key, p)
-            if key == "properties" and len(self.diags) > before:
-                # kept apart: Heat discards the properties of a resource that resolves to OS::Heat::None
-                # unchecked (the loader knows the type once the registry has been applied)
-                self.property_diags[name] = tuple(self.diags[before:])
-                del self.diags[before:]
-            if not isinstance(e, MapExpr | FunctionCall):
-                self.err(
-                    f"Resource {name} {key} type must be object (a mapping or a function), not a "
-                    f"{_kind(body[key])}",
-                    p,
-                )
-            return e
-
-        properties = obj("properties")
-        metadata = obj("metadata")
-        update_policy = obj("update_policy")
+        properties, p_refs = self._object(name, body, "properties", version, kpos)
+        metadata, m_refs = self._object(name, body, "metadata", version, kpos)
+        update_policy, u_refs = self._object(name, body, "update_policy", version, kpos)
 
         depends: list[Reference] = []
         if "depends_on" in body:
@@ -395,9 +379,44 @@ class _Parser:
         _r_description(res, description)
         _r_pos(res, kpos)
         _r_type_pos(res, type_pos)
-        # collected once, here: the checks, the loader and the planner read them (the resource is not shared yet)
-        _r_refs(res, collect_resource(res))
+        # collected once, here (those of the properties, metadata and update_policy while they were built): the
+        # checks, the loader and the planner read them (the resource is not shared yet)
+        _r_refs(
+            res,
+            ResourceRefs(
+                (properties, metadata, update_policy, deletion_policy, external_id, condition),
+                p_refs,
+                m_refs,
+                u_refs,
+                NO_REFS if deletion_policy is None else collect(deletion_policy),
+                NO_REFS if external_id is None else collect(external_id),
+                NO_REFS if condition is None else collect(condition),
+            ),
+        )
         return res
+
+    def _object(
+        self, name: str, body: Any, key: str, version: TemplateVersion, kpos: Pos | None
+    ) -> tuple[Expr | None, Refs]:
+        """A resource's ``properties``, ``metadata`` or ``update_policy`` (``key``; None when not in ``body``),
+        a mapping or a function, and what it refers to."""
+        if key not in body:
+            return None, NO_REFS
+        p = _val_pos(body, key, kpos)
+        before = len(self.diags)
+        e, d, refs = parse_expr_refs(body[key], version, where=key, pos=p, file=self.file)
+        self.diags.extend(d)
+        if key == "properties" and len(self.diags) > before:
+            # kept apart: Heat discards the properties of a resource that resolves to OS::Heat::None
+            # unchecked (the loader knows the type once the registry has been applied)
+            self.property_diags[name] = tuple(self.diags[before:])
+            del self.diags[before:]
+        if not isinstance(e, MapExpr | FunctionCall):
+            self.err(
+                f"Resource {name} {key} type must be object (a mapping or a function), not a {_kind(body[key])}",
+                p,
+            )
+        return e, refs
 
     # ------------------------------------------------------------------------------------- outputs
 
@@ -501,6 +520,8 @@ def _condition_name_refs(expr: Expr | None) -> Iterator[tuple[str, Pos | None]]:
 def find_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
     """Every elementary cycle's representative found by one DFS per strongly connected component
     (Tarjan): each non-trivial component yields one cycle path ``[a, b, …, a]``."""
+    if _acyclic(graph):
+        return []  # the common case, told by a cheaper pass
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -580,6 +601,28 @@ def find_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
     return cycles
 
 
+def _acyclic(graph: Mapping[str, list[str]]) -> bool:
+    """Whether ``graph`` (edges to names outside it left out) has no cycle: Kahn's topological sort removes
+    every node."""
+    indegree = dict.fromkeys(graph, 0)
+    for succs in graph.values():
+        for s in succs:
+            if s in indegree:
+                indegree[s] += 1
+    ready = [n for n, d in indegree.items() if d == 0]
+    removed = 0
+    while ready:
+        node = ready.pop()
+        removed += 1
+        for s in graph[node]:
+            if s in indegree:
+                d = indegree[s] - 1
+                indegree[s] = d
+                if d == 0:
+                    ready.append(s)
+    return removed == len(indegree)
+
+
 def check_references(t: Template, diags: list[Diagnostic]) -> None:
     """Reference checks over a parsed template (see the module doc)."""
     resources = t.resources
@@ -646,6 +689,21 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
         rr = resource_refs(res)  # collected when the resource was parsed
         p_items, m_items, u_items = rr.properties.items, rr.metadata.items, rr.update_policy.items
         d_items, x_items = rr.deletion_policy.items, rr.external_id.items
+        if not (u_items or d_items or x_items or res.condition is not None) and _refs_found(
+            p_items, m_items, resources, params
+        ):
+            # the common resource: its properties and metadata name only resources and parameters that exist,
+            # so the passes below would report nothing; only its dependencies are taken, in their order
+            for items in (p_items, m_items):
+                for kind, name, pos in items:
+                    if kind == "resource":
+                        deps.append(name)
+                        if (rname, name) not in ref_pos:
+                            ref_pos[(rname, name)] = pos
+            if res.external_id is None:  # nothing of the rest below applies
+                graph[rname] = deps
+                continue
+            m_items = p_items = ()
         for part, items in (("properties", p_items), ("metadata", m_items)):
             for kind, name, pos in items:
                 if kind != "resource":
@@ -740,6 +798,21 @@ def check_references(t: Template, diags: list[Diagnostic]) -> None:
                 code="cycle",
             )
         )
+
+
+def _refs_found(
+    p_items: tuple[Any, ...], m_items: tuple[Any, ...], resources: Mapping[str, Any], params: set[str]
+) -> bool:
+    """Whether every resource and parameter these references name exists (check_references reports nothing
+    about them)."""
+    for items in (p_items, m_items):
+        for kind, name, _ in items:
+            if kind == "resource":
+                if name not in resources:
+                    return False
+            elif kind == "param" and name not in params:
+                return False
+    return True
 
 
 def _get_attr_targets(expr: Expr | None) -> set[str]:

@@ -22,13 +22,13 @@ import os
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
+from hotc.model import model
 from hotc.parser.api import Expr, MapExpr
-from hotc.planner.desired import DesiredStack, gc_paused
+from hotc.planner.desired import DesiredStack, Memo, gc_paused
 from hotc.planner.make import registry_lookup
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.resolve import UnknownResolver
@@ -55,7 +55,7 @@ class ConstraintRules(Protocol):
     ) -> list[Diagnostic]: ...
 
 
-@dataclass(frozen=True)
+@model
 class ConstraintReport:
     diagnostics: tuple[Diagnostic, ...] = ()  # errors: values that fail a custom constraint
     unchecked: tuple[str, ...] = ()  # names of cloud-backed constraints not checked (no connection)
@@ -171,7 +171,7 @@ def _note_cloud_names(
     _cloud_names_in(info.schema, value, needs_cloud, names)
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class _KeyInfo:
     """What the checks need to know of one property of one type (asked once per plan, not per resource)."""
 
@@ -294,7 +294,7 @@ def _scope_parameters(
     """(scope address, parameters with a custom constraint, their values, hidden names) for the root and every
     nested stack. A nested stack's values are what its parent feeds it, as far as known before apply."""
     resolver = UnknownResolver()
-    memo: dict[Any, Any] = {}
+    memo: dict[Any, Any] = Memo()
     for prefix, scope in desired.scopes.items():
         params = [
             p

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from hotc.model import model
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.values import Unknown
 
@@ -42,7 +42,7 @@ _DEFAULT_NATIVE = 0.05  # OS::Heat::* types that live in-process
 _DELETE_FACTOR = 0.5
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Estimate:
     seconds: float
     critical_path: tuple[str, ...]  # addresses, in order
@@ -98,41 +98,59 @@ def _duration(c: ResourceChange, measured: Mapping[tuple[str, str], float]) -> t
     return seconds, from_history
 
 
+def _done(
+    a: str,
+    changes: Mapping[str, ResourceChange],
+    cost: Mapping[str, float],
+    finish: dict[str, float],
+    best_prev: dict[str, str | None],
+    visiting: set[str],
+) -> float:
+    """When the change at ``a`` finishes at the earliest (its longest chain of dependencies), noting in
+    ``best_prev`` the dependency on that chain. (A function of its own, not a closure calling itself: such a
+    closure is a reference cycle, which keeps the whole plan alive until the cyclic collector runs.)"""
+    if a in finish:
+        return finish[a]
+    if a in visiting:  # a cycle cannot be planned; stay finite anyway
+        return 0.0
+    visiting.add(a)
+    prev, start = None, 0.0
+    for d in changes[a].depends_on:
+        if d in changes and changes[d].action is not Action.DELETE:
+            t = finish[d] if d in finish else _done(d, changes, cost, finish, best_prev, visiting)
+            if t > start or prev is None:
+                prev, start = d, max(start, t)
+    visiting.discard(a)
+    finish[a] = start + cost[a]
+    best_prev[a] = prev
+    return finish[a]
+
+
 def estimate(plan: Plan, measured: Mapping[tuple[str, str], float] | None = None) -> Estimate:
     """The critical path of the plan's changes (longest chain of durations along ``depends_on``)."""
     measured = measured or {}
     changes = {c.address: c for c in plan.changes if not c.deposed}
     cost: dict[str, float] = {}
     used: set[str] = set()
+    durations: dict[tuple[str, Action], tuple[float, bool]] = {}  # one per type and action (not an import)
     for a, c in changes.items():
-        seconds, hist = _duration(c, measured)
+        if c.import_id is None:
+            known = durations.get((c.type, c.action))
+            if known is None:
+                known = durations[(c.type, c.action)] = _duration(c, measured)
+            seconds, hist = known
+        else:
+            seconds, hist = _duration(c, measured)
         cost[a] = seconds
         if hist:
             used.add(c.type)
     finish: dict[str, float] = {}
     best_prev: dict[str, str | None] = {}
     visiting: set[str] = set()
-
-    def done(a: str) -> float:
-        if a in finish:
-            return finish[a]
-        if a in visiting:  # a cycle cannot be planned; stay finite anyway
-            return 0.0
-        visiting.add(a)
-        prev, start = None, 0.0
-        for d in changes[a].depends_on:
-            if d in changes and changes[d].action is not Action.DELETE:
-                t = done(d)
-                if t > start or prev is None:
-                    prev, start = d, max(start, t)
-        visiting.discard(a)
-        finish[a] = start + cost[a]
-        best_prev[a] = prev
-        return finish[a]
-
     creates = [a for a, c in changes.items() if c.action is not Action.DELETE]
     for a in creates:
-        done(a)
+        if a not in finish:  # (most are, by the time they come: the changes are in a creation order)
+            _done(a, changes, cost, finish, best_prev, visiting)
     end = max(creates, key=lambda a: finish[a], default=None)
     path: list[str] = []
     while end is not None:

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import json
 import uuid
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
+from hotc.model import model
 from hotc.parser.api import (
     MISSING,
     EvalContext,
@@ -60,7 +62,7 @@ def join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class DesiredResource:
     """One leaf resource of the desired state."""
 
@@ -84,7 +86,7 @@ class DesiredResource:
     update_policy: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Member:
     """What a template resource name stands for inside one scope."""
 
@@ -221,7 +223,7 @@ class DesiredStack:
         res = self.resources.get(address)
         if res is None:
             raise HotcError(f"{address}: no such resource in the desired state")
-        memo = {} if memo is None else memo
+        memo = Memo() if memo is None else memo
         scope = self.scopes[res.scope]
         if res.group is not None:
             return self._member_properties(scope, res.name, res.index or 0, resolver, memo)
@@ -247,7 +249,7 @@ class DesiredStack:
         self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
     ) -> Any:
         res = self.resources[address]
-        memo = {} if memo is None else memo
+        memo = Memo() if memo is None else memo
         scope = self.scopes[res.scope]
         member = scope.members[res.name]
         assert member.resource is not None
@@ -266,7 +268,7 @@ class DesiredStack:
         """The root template's outputs. An output whose condition is false is listed with the value None, as
         Heat's output list and show give it. Raises HotcError when an output cannot be evaluated (see
         :meth:`resolve_outputs_with_errors` for each output on its own)."""
-        memo = {} if memo is None else memo
+        memo = Memo() if memo is None else memo
         scope = self.scopes[""]
         return {
             name: self._output(scope, name, resolver, memo)
@@ -282,7 +284,7 @@ class DesiredStack:
         (``get_attr`` on a group member that does not exist, a function given the wrong kind of value) gives
         ``(None, message)`` and the others still resolve; an output whose condition is false gives
         ``(None, None)`` (Heat lists it with a null value)."""
-        memo = {} if memo is None else memo
+        memo = Memo() if memo is None else memo
         scope = self.scopes[""]
         out: dict[str, tuple[Any, str | None]] = {}
         for name, o in scope.template.outputs.items():
@@ -298,7 +300,7 @@ class DesiredStack:
     def context(
         self, scope_prefix: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None
     ) -> EvalContext:
-        memo = {} if memo is None else memo
+        memo = Memo() if memo is None else memo
         return self._ctx(self.scopes[scope_prefix], resolver, memo)
 
     # ------------------------------------------------------------------------------------------ internals
@@ -520,9 +522,23 @@ class _NoResources:
         return Unknown.of(name, (attribute, *path))
 
 
+class Memo(dict[Any, Any]):
+    """A memo of evaluations (what the ``memo`` arguments take) that can be referred to weakly.
+
+    The evaluation context a memo caches holds a :class:`ScopedResolver`, which needs the memo again: with a
+    plain dict that is a reference cycle, so the memo, the desired stack and the whole template behind it
+    outlive the plan until the cyclic collector finds them (at 10,000 resources 540,000 objects, 0.4 s of
+    collection at exit; seconds at 100,000). A resolver refers to a ``Memo`` weakly, so a finished plan's
+    memo and all it holds are freed by reference counting. A plain dict still works (held strongly)."""
+
+    __slots__ = ("__weakref__",)
+
+
 class ScopedResolver:
     """A :class:`~hotc.parser.ir.ResourceResolver` for one scope: template names -> addresses; leaves are
     asked to the address resolver; groups and nested stacks are answered from their members."""
+
+    __slots__ = ("desired", "scope", "base", "_memo", "_memo_ref")
 
     def __init__(
         self, desired: DesiredStack, scope: Scope, base: AddressResolver, memo: dict[Any, Any]
@@ -530,7 +546,21 @@ class ScopedResolver:
         self.desired = desired
         self.scope = scope
         self.base = base
-        self.memo = memo
+        # a Memo is held weakly (see Memo): the memo holds the context that holds this resolver
+        self._memo: dict[Any, Any] | None = None if type(memo) is Memo else memo
+        self._memo_ref: weakref.ref[Memo] | None = weakref.ref(memo) if type(memo) is Memo else None
+
+    @property
+    def memo(self) -> dict[Any, Any]:
+        """The memo this resolver's evaluations share; once a weakly held one is gone (its plan is over and
+        only this resolver was kept), a fresh one: it is only a cache."""
+        if self._memo is not None:
+            return self._memo
+        assert self._memo_ref is not None
+        memo = self._memo_ref()
+        if memo is None:
+            memo = self._memo = Memo()
+        return memo
 
     def resource_id(self, name: str) -> Any:
         m = self.scope.members.get(name)
@@ -739,4 +769,5 @@ __all__ = [
     "Scope",
     "ScopedResolver",
     "gc_paused",
+    "Memo",
 ]

@@ -4,8 +4,7 @@ address. Pure data over the Plan; every renderer (text, markdown, SARIF) shows t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from hotc.model import model
 from hotc.planner.plan import Action, Plan, ResourceChange
 
 # In-place updates that interrupt service, by type and top-level property (what Heat's update does).
@@ -30,7 +29,7 @@ _LOSSY: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Disruption:
     address: str
     kind: str  # reboot | rebuild | data-loss

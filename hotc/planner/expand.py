@@ -28,6 +28,7 @@ from hotc.planner.desired import (
     DesiredResource,
     DesiredStack,
     Member,
+    Memo,
     Scope,
     _condition_value,
     _resolve_member_type,
@@ -85,7 +86,7 @@ class _Builder:
         self.sizes = sizes or {}  # AutoScalingGroup address -> the size a scaling decision gives it
         self.state_ids: dict[str, str] = {}  # physical id -> address, from the state
         self.static = UnknownResolver()
-        self.memo: dict[Any, Any] = {}
+        self.memo: dict[Any, Any] = Memo()
         self.explicit: dict[str, set[str]] = {}  # leaf address -> addresses (possibly group/nested) it needs
         self.members = 0  # group members planned so far, over every group (see MAX_GROUP_MEMBERS)
         # group address -> member index -> (failed, created_at) from the state (Heat's member order)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hotc.errors import HotcError
+from hotc.planner.desired import Memo
 from hotc.planner.digraph import CycleError, DiGraph, find_cycle, topological_sort
 from hotc.planner.resolve import UnknownResolver
 from hotc.values import Unknown
@@ -70,7 +71,7 @@ def ref_key(value: Any) -> Key:
 def _implicit_edges(d: DesiredStack, explicit: Mapping[str, set[str]]) -> list[tuple[str, str]]:
     """(dependency, dependent) pairs from Heat's add_dependencies rules, per scope."""
     resolver = UnknownResolver()
-    memo: dict[Any, Any] = {}
+    memo: dict[Any, Any] = Memo()
     by_scope: dict[str, dict[str, list[str]]] = {}
     for addr, r in d.resources.items():
         if r.condition_enabled and r.type in IMPLICIT_TYPES:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, error
-from hotc.planner.desired import DesiredStack, gc_paused
+from hotc.planner.desired import DesiredStack, Memo, gc_paused
 from hotc.planner.diff import (
     apply_defaults,
     changed_keys,
@@ -444,7 +444,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     changed: dict[str, frozenset[str]] = {}
     imports = _imports(ctx, enabled)
     resolver = PlanResolver(srs, actions, changed, ctx.schemas, imports)
-    memo: dict[Any, Any] = {}
+    memo: dict[Any, Any] = Memo()
     if srs or imports:
         d.static_properties.clear()  # evaluated with every value Unknown: not what this plan's resolver answers
     # else the resolver answers every id and attribute Unknown, as the evaluation build_desired made: _decide

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from hotc.errors import HotcError
+from hotc.model import model
 
 # Actions an apply keeps in flight at most (--parallelism), chosen from measurements on the test cloud (README,
 # "Performance"): a group of 30 servers created and deleted faster with 40 than with Terraform's 10 (Heat starts
@@ -30,7 +30,7 @@ DENY_EXIT_CODE = 3
 POLICY_LEVELS = ("deny", "warn")
 
 
-@dataclass(frozen=True)
+@model
 class DenyRule:
     """A policy rule over planned changes: ``ACTION:TYPE_GLOB[@ADDRESS_GLOB]``, optionally only when the change
     touches a property (``changed``: property path globs). ``level`` ``deny`` fails the gate (exit 3); ``warn``
@@ -158,7 +158,7 @@ def load_policy_file(path: Path) -> tuple[DenyRule, ...]:
     return tuple(rules)
 
 
-@dataclass(frozen=True)
+@model
 class PlanOptions:
     mode: str = "normal"  # normal | destroy | refresh-only
     targets: tuple[str, ...] = ()  # addresses (a group or nested stack address selects all its members)

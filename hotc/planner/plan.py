@@ -8,9 +8,11 @@ A Plan is what ``hotc plan`` shows and ``hotc apply`` executes, exactly. Its JSO
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import Any
+
+from hotc.model import model
 
 PLAN_FORMAT_VERSION = "1.0"
 
@@ -30,7 +32,7 @@ class Action(str, Enum):
         return [self.value]
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class ResourceChange:
     address: str
     type: str
@@ -57,7 +59,7 @@ class ResourceChange:
     temporary: bool = False
 
 
-@dataclass(frozen=True)
+@model
 class OutputChange:
     name: str
     action: Action  # create | update | delete | no-op
@@ -69,7 +71,7 @@ class OutputChange:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GroupBatch:
     """One batch of a group's rolling update (or batched create), in the order Heat runs them.
 
@@ -87,7 +89,7 @@ class GroupBatch:
     pause_after: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GroupRollout:
     """What the plan does to one ResourceGroup / AutoScalingGroup: ``before`` → ``after`` members, and, when
     its update policy applies, the batches. ``policy`` is ``rolling_update`` / ``batch_create`` (ResourceGroup
@@ -107,7 +109,7 @@ class GroupRollout:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class PolicyFinding:
     """A policy rule matched by a planned change. ``level`` deny fails the gate (exit 3), warn only reports."""
 
@@ -124,7 +126,7 @@ class PolicyFinding:
         return f"{self.level} rule {self.rule} (from {self.source}) matches {self.action} of {self.address} ({self.type}){why}"
 
 
-@dataclass(frozen=True)
+@model
 class Plan:
     stack_name: str
     mode: str  # normal | destroy | refresh-only

@@ -5,13 +5,13 @@ so hotc's gate, OPA/conftest on the plan JSON, the Markdown comment and SARIF al
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from hotc.model import model
 from hotc.planner.options import DenyRule
 from hotc.planner.plan import Action, Plan, PolicyFinding, ResourceChange
 
 
-@dataclass(frozen=True)
+@model
 class DenyViolation:
     rule: DenyRule
     changes: tuple[ResourceChange, ...]

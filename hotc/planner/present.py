@@ -89,10 +89,63 @@ def fmt(value: Any, limit: int = 200) -> str:
             return KNOWN_AFTER_APPLY
         if value == SENSITIVE:
             return SENSITIVE
-        text = _JSON_ONE_LINE.encode(_plain(value))
+        one = _one_line(value)
+        text = one if one is not None else _JSON_ONE_LINE.encode(_plain(value))
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text
+
+
+_encode_str = json.encoder.encode_basestring  # (_json_str, typed)
+_KNOWN_AFTER_APPLY_JSON = _encode_str(KNOWN_AFTER_APPLY)
+_SENSITIVE_JSON = _encode_str(SENSITIVE)
+
+
+def _one_line(v: Any) -> str | None:
+    """What ``_JSON_ONE_LINE.encode(_plain(v))`` makes, written directly for the plain data a plan holds (str
+    keys; str, int, bool, None, finite float, list, dict and Unknown values): the encoder's set-up per
+    call costs more than the text of a small list or map. None for anything else (the encoder decides)."""
+    t = type(v)
+    if t is Unknown:
+        return _KNOWN_AFTER_APPLY_JSON
+    if t is dict:
+        if MASK_KEY in v:
+            return _SENSITIVE_JSON
+        try:
+            keys = sorted(v)
+        except TypeError:
+            return None
+        parts = []
+        for k in keys:
+            if type(k) is not str:
+                return None  # the encoder's rules for other keys
+            x = v[k]
+            sub = _encode_str(x) if type(x) is str else _one_line(x)
+            if sub is None:
+                return None
+            parts.append(_encode_str(k) + ": " + sub)
+        return "{" + ", ".join(parts) + "}"
+    if t is list:  # (not a tuple: _plain leaves what is inside one to the encoder's default=str)
+        items = []
+        for x in v:
+            sub = _encode_str(x) if type(x) is str else _one_line(x)
+            if sub is None:
+                return None
+            items.append(sub)
+        return "[" + ", ".join(items) + "]"
+    if t is str:
+        return _encode_str(v)
+    if v is None:
+        return "null"
+    if t is bool:
+        return "true" if v else "false"
+    if t is int:
+        return int.__repr__(v)
+    if t is float:
+        return float.__repr__(v) if v - v == 0.0 else None  # NaN and the infinities: the encoder's words
+    if isinstance(v, Unknown):
+        return _KNOWN_AFTER_APPLY_JSON
+    return None
 
 
 def _plain(v: Any) -> Any:

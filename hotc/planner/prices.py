@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.planner.plan import Action, Plan, ResourceChange
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class PriceTable:
     currency: str
     flavors: Mapping[str, float]
@@ -33,7 +33,7 @@ class PriceTable:
     floating_ip: float
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class CostDelta:
     currency: str
     monthly_delta: float

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hotc.errors import HotcError
+from hotc.model import model
 
 POLICY_TYPES = frozenset({"OS::Heat::ScalingPolicy", "AWS::AutoScaling::ScalingPolicy"})
 GROUP_TYPE = "OS::Heat::AutoScalingGroup"
@@ -63,7 +63,7 @@ def new_capacity(
     return int(capacity)
 
 
-@dataclass(frozen=True)
+@model
 class Policy:
     """A ScalingPolicy's properties as applied (Heat's or the AWS names)."""
 
@@ -117,7 +117,7 @@ class Policy:
         return f"{self.adjustment_type} : {int(adj) if float(adj).is_integer() else adj}"
 
 
-@dataclass(frozen=True)
+@model
 class Bounds:
     """What the group's template says about sizes, and its current size."""
 
@@ -127,7 +127,7 @@ class Bounds:
     cooldown: float | None = None
 
 
-@dataclass(frozen=True)
+@model
 class Decision:
     """One signal decided: ``accepted`` (``before`` → ``after``, ``cooldown_end`` the new end) or refused
     with ``reason``."""

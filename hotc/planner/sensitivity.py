@@ -20,8 +20,8 @@ This module is pure: it classifies references and computes the fixed point; the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
+from hotc.model import model
 from hotc.parser.api import Expr, FunctionCall, ListExpr, Literal, MapExpr
 from hotc.parser.api import functions as F
 
@@ -29,7 +29,7 @@ SECRET_TYPES = frozenset({"OS::Heat::RandomString"})  # a secret as a whole: att
 ANY = "*"  # a resource named by a computed expression: any resource of the scope
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Refs:
     """What one expression reads: parameters, resources through ``get_attr`` (``attrs``) and through
     ``get_resource``/``Ref`` (``ids``). A name computed by a function is :data:`ANY`."""
@@ -87,7 +87,7 @@ def expr_refs(exprs: Iterable[Expr | None]) -> Refs:
     return Refs(frozenset(params), frozenset(attrs), frozenset(ids))
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Sensitivity:
     """The fixed point for one scope: sensitive top-level property keys per resource name, the names whose
     attributes are sensitive, and the names whose reference id is a secret."""

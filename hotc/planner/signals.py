@@ -11,10 +11,10 @@ it (``store`` is a lazy getter, :func:`hotc.state.signal_store.store_factory`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from hotc.errors import Diagnostic, HotcError, error
+from hotc.model import model
 from hotc.planner.plan import Action, Plan
 from hotc.values import Unknown
 
@@ -80,7 +80,7 @@ HANDLE_TRANSPORT_HINT = "use signal_transport TOKEN_SIGNAL (the default) or TEMP
 _APPLIED = (Action.CREATE, Action.UPDATE, Action.REPLACE)
 
 
-@dataclass(frozen=True)
+@model
 class StoreNeeds:
     addresses: tuple[str, ...]  # changes that use the signal store
     multi: tuple[str, ...]  # waiters that may need several signals on one handle (count > 1 or unknown)

@@ -11,20 +11,21 @@ front end (validation) and the planner (update vs replace).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
+from hotc.model import model
 from hotc.parser.api import MISSING
 
 
-@dataclass(frozen=True)
+@model
 class PropConstraint:
     kind: str  # length | range | allowed_values | allowed_pattern | custom_constraint | modulo
     spec: Any
     description: str | None = None
 
 
-@dataclass(frozen=True)
+@model
 class PropSchema:
     type: str  # string | integer | number | boolean | list | map | any
     required: bool = False
@@ -44,7 +45,7 @@ class PropSchema:
     sensitive: bool = False
 
 
-@dataclass(frozen=True)
+@model
 class AttrSchema:
     description: str = ""
     type: str = "any"
@@ -89,7 +90,7 @@ FailedReplace = Callable[[Mapping[str, Any] | None], bool]
 AlwaysReplace = Callable[[Mapping[str, Any]], str | None]
 
 
-@dataclass(frozen=True)
+@model
 class ResourceType:
     name: str
     properties: Mapping[str, PropSchema] = field(default_factory=dict)
@@ -129,7 +130,7 @@ class ResourceType:
         return frozenset(k for k, p in self.properties.items() if p.immutable)
 
 
-@dataclass(frozen=True)
+@model
 class Outcome:
     """What a driver reports after an action."""
 
@@ -142,7 +143,7 @@ class Outcome:
     reference_attribute: str | None = None
 
 
-@dataclass(frozen=True)
+@model
 class ActionContext:
     """Passed to every driver call."""
 
@@ -295,7 +296,7 @@ def translates_heat_ids(driver: Any) -> bool:
     return callable(getattr(driver, "physical_id_from_heat", None))
 
 
-@dataclass(frozen=True)
+@model
 class PluginType:
     """One resource type a plugin adds (``hotc.providers.plugins``): its schema and its driver (None: it
     validates and plans, and apply refuses it at plan time with ``unsupported_reason``)."""

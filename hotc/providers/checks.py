@@ -13,10 +13,19 @@ from hotc.providers.registry import get_schema
 from hotc.providers.validation import validate_property_exprs, validate_update_policy_exprs
 
 
-def _properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnostic]:
+def _properties(
+    type_name: str, res: Resource, strict: bool, problems: dict[str, str | None] | None = None
+) -> Sequence[Diagnostic]:
+    """``problems``: what :func:`support_problem` said of each type already asked (one TypeChecks' memo: a
+    template of many resources has few types)."""
     out: list[Diagnostic] = []
     if not strict:  # validate: say now what plan will refuse (plan checks what it would create)
-        problem = support_problem(type_name)
+        if problems is None:
+            problem = support_problem(type_name)
+        elif type_name in problems:
+            problem = problems[type_name]
+        else:
+            problem = problems[type_name] = support_problem(type_name)
         if problem is not None:
             out.append(
                 warning(
@@ -111,7 +120,12 @@ def _known(type_name: str) -> bool:
 
 def type_checks() -> TypeChecks:
     """Property and attribute checks of every type hotc has a schema for (built-in and from plugins)."""
-    return TypeChecks(properties=_properties, attributes=_attributes, known=_known)
+    problems: dict[str, str | None] = {}
+
+    def properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnostic]:
+        return _properties(type_name, res, strict, problems)
+
+    return TypeChecks(properties=properties, attributes=_attributes, known=_known)
 
 
 __all__ = ["type_checks"]

@@ -114,6 +114,8 @@ EXPANDED_TYPES = frozenset({"OS::Heat::ResourceGroup", "OS::Heat::AutoScalingGro
 
 def support_problem(type_name: str) -> str | None:
     """Why hotc cannot apply ``type_name``, or None when a driver implements it (or the planner expands it)."""
-    if type_name in EXPANDED_TYPES:
+    if (
+        type_name in EXPANDED_TYPES or type_name in NATIVE
+    ):  # a native type has a driver (not imported to say so)
         return None
     return None if driver_for(type_name) is not None else unsupported_reason(type_name)

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.parser.api import MISSING
 from hotc.providers.base import PluginType, ResourceType
 
@@ -37,7 +37,7 @@ ENTRY_POINT_GROUP = "hotc.resource_types"
 BUILTIN_ENTRY_POINT = "hotc.providers.builtin:resource_types"
 
 
-@dataclass(frozen=True)
+@model
 class TypeSource:
     """Where a type came from: ``hotc (built-in)`` or ``DIST VERSION (entry point NAME = VALUE)``."""
 
@@ -51,7 +51,7 @@ class TypeSource:
         return f"{self.distribution} {self.version} (entry point {self.entry_point})"
 
 
-@dataclass(frozen=True)
+@model
 class LoadedType:
     type: PluginType
     source: TypeSource

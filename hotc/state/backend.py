@@ -24,12 +24,13 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.state import codec
 from hotc.state.document import StackState
 from hotc.state.events import Event, utc_now
@@ -84,7 +85,7 @@ def _parse_time(s: str | None) -> datetime | None:
         return None
 
 
-@dataclass(frozen=True)
+@model
 class Lock:
     """Who holds a stack's lock, for what, and until when (``expires`` is None for an OS-level lock that
     dies with its process)."""
@@ -217,7 +218,7 @@ def current_user() -> str:
         return f"uid {os.getuid()}"
 
 
-@dataclass(frozen=True)
+@model
 class HistoryEntry:
     """One stored version of a stack's state."""
 

@@ -15,11 +15,12 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from hotc.errors import HotcError
+from hotc.model import model
 
 BACKEND_ENV = "HOTC_BACKEND"
 CONFIG_FILE = "hotc.toml"
@@ -38,7 +39,7 @@ S3_OPTIONS: dict[str, Any] = {
 LOCAL_OPTIONS: dict[str, Any] = {"fsync": bool}
 
 
-@dataclass(frozen=True)
+@model
 class BackendConfig:
     kind: str  # "local" | "s3"
     path: str = ""  # local directory

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
+
+from hotc.model import model
 
 # 2: a deposed instance carries its ``type`` and ``deletion_policy`` as fields (in 1 they were ``hotc:type``,
 # ``hotc:deletion_policy`` and ``hotc:retain`` keys inside its attributes; the reader upgrades them).
@@ -25,7 +27,7 @@ IN_PROGRESS_SUFFIX = "_IN_PROGRESS"
 FAILED_SUFFIX = "_FAILED"
 
 
-@dataclass(frozen=True)
+@model
 class DeposedInstance:
     """An old instance of a resource that was replaced and still waits for deletion
     (Heat's order: create the new one, update dependents, delete the old one).
@@ -45,7 +47,7 @@ class DeposedInstance:
     sensitive_attributes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@model
 class ResourceState:
     address: str
     type: str
@@ -93,7 +95,7 @@ class ResourceState:
         return self.status.endswith(IN_PROGRESS_SUFFIX)
 
 
-@dataclass(frozen=True)
+@model
 class ParameterRecord:
     """A parameter value as applied. Hidden values are never stored in clear: ``digest`` (sha256) or
     ``encrypted`` (when an encryption key is configured) replaces ``value``."""
@@ -104,7 +106,7 @@ class ParameterRecord:
     encrypted: str | None = None
 
 
-@dataclass(frozen=True)
+@model
 class OutputState:
     value: Any = None
     description: str = ""
@@ -112,7 +114,7 @@ class OutputState:
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@model
 class ScalingDecision:
     """One scaling signal as hotc decided it: ``accepted`` (the group was resized from ``before`` to
     ``after``) or refused with ``reason`` (cooldown, no change in capacity, ...)."""
@@ -126,7 +128,7 @@ class ScalingDecision:
     reason: str = ""
 
 
-@dataclass(frozen=True)
+@model
 class GroupState:
     """What an OS::Heat::AutoScalingGroup knows beyond its members (Heat keeps it in the group's nested stack
     and metadata): its current ``size`` (what scaling made it, apart from the template's desired_capacity),
@@ -143,7 +145,7 @@ class GroupState:
 MAX_DECISIONS = 50
 
 
-@dataclass(frozen=True)
+@model
 class StackState:
     lineage: str
     serial: int

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from hotc.errors import HotcError
+from hotc.model import model
 
 
 def utc_now() -> str:
@@ -25,7 +26,7 @@ def new_event_id() -> str:
     return f"{time.time_ns():020d}-{uuid.uuid4().hex}"
 
 
-@dataclass(frozen=True)
+@model
 class Event:
     time: str  # ISO 8601 UTC
     address: str  # resource address, or the stack name for stack-level events

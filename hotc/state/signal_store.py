@@ -31,12 +31,13 @@ import threading
 import tomllib
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.state.config import CONFIG_FILE, BackendConfig
 
 STORE_ENV = "HOTC_SIGNAL_STORE"
@@ -58,7 +59,7 @@ _OPTIONS: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True)
+@model
 class SignalStoreConfig:
     bucket: str
     prefix: str

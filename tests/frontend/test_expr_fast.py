@@ -114,3 +114,103 @@ def test_get_attr_of_scalars_short_cut_equals_grammar_path(date: str, arg: str) 
         assert [type(c) for c in fast.children()] == [type(c) for c in slow.children()]
     built, d2 = E.parse_expr(data, version, where="properties")
     assert built == slow and d2 == diags
+
+
+_JOIN_ARGS = [
+    "['-', [a, b]]",
+    "['-', [{get_param: prefix}, net0]]",
+    "[',', [{get_resource: r}, 1, 2.5, true, null]]",
+    "['', []]",
+    "['-', [a], [b, {get_param: p}]]",  # several lists: JoinMultiple from 2015-10-15, refused before
+    "[1, [a, b]]",  # a delimiter that is not a string: refused by the grammar
+    "['-', [{get_attr: [r, a]}]]",  # not a scalar call inside: always the grammar path
+    "['-', [{get_param: [p, 0]}]]",
+    "['-', [{not_a_function: x}]]",
+    "['-', [[nested]]]",
+    "['-', {get_param: items}]",
+    "['-']",
+    "['-', [a], x]",
+]
+
+
+@pytest.mark.parametrize("date", VERSIONS)
+@pytest.mark.parametrize("arg", _JOIN_ARGS)
+def test_list_join_short_cut_equals_grammar_path(date: str, arg: str) -> None:
+    """``{list_join: [DELIM, [scalars and scalar calls…]…]}`` is built directly once the grammar has parsed its
+    token shape: the node (every field, positions included) and the diagnostics are those of the grammar path;
+    a shape the grammar refuses is never taken by the short cut."""
+    version = version_named(date)
+    data, _ = load_yaml_text(f"{{list_join: {arg}}}\n", "t.yaml")
+    table = grammar().normal_table(version)
+    term = table.get("list_join")
+    assert term is not None
+    diags: list = []
+    slow = E._build_call(grammar().parse(data, data.pos, version, START_CALL), version, data.pos, diags)
+    args = data["list_join"]
+    fast = (
+        E._list_join_of_simple_lists("list_join", args, data.pos, version, term, table, E._Sink())
+        if isinstance(args, list)
+        else None
+    )
+    simple = (
+        isinstance(args, list)
+        and len(args) >= 2
+        and isinstance(args[0], str)
+        and all(
+            isinstance(lst, list)
+            and all(
+                not isinstance(i, list | dict)
+                or (
+                    isinstance(i, dict)
+                    and list(i) in (["get_param"], ["get_resource"])
+                    and isinstance(*i.values(), str)
+                )
+                for i in lst
+            )
+            for lst in args[1:]
+        )
+    )
+    if diags or not simple:
+        assert fast is None  # refused (or not simple): the grammar path reports it
+    else:
+        assert fast is not None  # parsed once above: the short cut is taken from now on
+        assert fast == slow
+        assert [type(c) for c in fast.children()] == [type(c) for c in slow.children()]
+    built, d2 = E.parse_expr(data, version, where="properties")
+    assert built == slow and d2 == diags
+
+
+def _corpus_and_generated() -> list[tuple[str, str]]:
+    """(path, text) of every template of the shared corpus, and the benchmark's generated template."""
+    from pathlib import Path
+
+    from bench.bench_validate import generate
+    from tests.corpus.corpus import find_corpus
+
+    corpus = find_corpus(Path(__file__).resolve().parents[1] / "corpus" / "x")
+    if corpus is None:
+        pytest.skip("the shared corpus is not here")
+    out = [(str(p), p.read_text(encoding="utf-8", errors="replace")) for p in sorted(corpus.rglob("*.yaml"))]
+    return [*out, ("generated.yaml", generate(200))]
+
+
+def test_short_cuts_build_the_corpus_as_the_grammar_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every template of the shared corpus (and the generated benchmark template) gives the same IR (every
+    node and position) and the same diagnostics with the short cuts as with every call through the grammar."""
+    from hotc.parser.template import parse_template
+    from hotc.parser.yamlload import load_document
+
+    docs = []
+    for path, text in _corpus_and_generated():
+        data, _ = load_document(text, path, max_size=None)
+        if data is not None:
+            docs.append((path, data))
+    with monkeypatch.context() as m:
+        m.setattr(E, "_SCALAR_CALLS", {})
+        m.setattr(E, "_get_attr_of_scalars", lambda *a: None)
+        m.setattr(E, "_list_join_of_simple_lists", lambda *a: None)
+        slow = [parse_template(data, path) for path, data in docs]  # also parses every shape once
+    fast = [parse_template(data, path) for path, data in docs]
+    assert len(docs) > 100
+    for (path, _), s, f in zip(docs, slow, fast, strict=True):
+        assert f == s, path

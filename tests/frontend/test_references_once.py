@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from hotc.parser import functions as F
-from hotc.parser.ir import FunctionCall, ListExpr, Literal, MapExpr
-from hotc.parser.references import output_refs, resource_refs
+from hotc.parser.ir import NO_REFS, FunctionCall, ListExpr, Literal, MapExpr
+from hotc.parser.references import collect, output_refs, resource_refs
 from hotc.parser.template import parse_template
 from hotc.parser.versions import PSEUDO_PARAMETERS
 from hotc.parser.yamlload import load_document, load_yaml_text
@@ -82,6 +82,9 @@ def test_collected_references_are_a_plain_walks_over_the_corpus() -> None:
                 if e is not None:
                     _walk(e, want)
                 assert list(refs.items) == want, (path, r.name)
+                # collected while the part was built (properties, metadata, update_policy): the answer of a
+                # separate walk, flags included
+                assert refs == (collect(e) if e is not None else NO_REFS), (path, r.name)
                 checked += 1
                 with_refs += bool(want)
         for o in t.outputs.values():
@@ -139,3 +142,36 @@ def test_a_replaced_part_is_collected_again() -> None:
     assert resource_refs(b).properties.names("resource") == {"a"}
     assert resource_refs(moved).properties.names("resource") == {"zz"}
     assert resource_refs(other).properties.items == ()
+
+
+_SNIPPETS = [
+    "{get_param: p}",
+    "{get_param: OS::stack_name}",
+    "{get_resource: r}",
+    "{get_attr: [r, a, 0, b]}",
+    "{get_attr: [1, a]}",
+    "{get_attr: [{get_param: p}, a]}",
+    "{list_join: ['-', [{get_param: p}, {get_resource: r}, {get_param: OS::stack_id}, x]]}",
+    "{list_join: ['-', [{get_attr: [r, a]}]]}",
+    "{a: [{get_param: p}, {b: {get_resource: r}}], c: {get_attr: [s, x]}, d: {get_file: f.txt}}",
+    "{if: [c, {get_param: p}, {get_resource: {get_param: q}}]}",
+    "{str_replace: {template: $x, params: {$x: {get_attr: [r, a]}}}}",
+    "[{get_param: [p, 0]}, {get_param: 5}, {get_resource: 7}, {Ref: r}]",
+    "{get_param: [p, {get_param: q}]}",
+    "plain",
+    "{not_a_function: {get_param: p}}",
+]
+
+
+@pytest.mark.parametrize("snippet", _SNIPPETS)
+@pytest.mark.parametrize("date", ["2013-05-23", "2016-10-14", "2021-04-16"])
+def test_references_collected_while_building_are_a_separate_walks(snippet: str, date: str) -> None:
+    """parse_expr_refs collects while it builds (the short cuts included, taken from the second parse of a
+    shape on): the answer of references.collect over the built expression, flags included."""
+    from hotc.parser.expr import parse_expr_refs
+    from hotc.parser.versions import version_named
+
+    data, _ = load_yaml_text(f"{snippet}\n", "t.yaml")
+    for _ in range(2):
+        expr, _diags, refs = parse_expr_refs(data, version_named(date), where="properties")
+        assert refs == collect(expr)

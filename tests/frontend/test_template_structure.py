@@ -283,6 +283,44 @@ def test_find_cycles_large_chain_is_fast_and_acyclic() -> None:
     assert len(cycles) == 1 and len(cycles[0]) == 20001
 
 
+def test_the_acyclic_pre_check_agrees_with_the_components() -> None:
+    """find_cycles answers [] from a topological sort when it removes every node; on random graphs (edges to
+    unknown names, self loops and repeated edges included) that is exactly when Tarjan finds no component."""
+    import random
+
+    from hotc.parser import template as T
+
+    rnd = random.Random(16)
+    seen = {True: 0, False: 0}
+    for _ in range(400):
+        n = rnd.randint(1, 12)
+        names = [f"n{i}" for i in range(n)]
+        graph = {
+            a: [rnd.choice([*names, "outside"]) for _ in range(rnd.randint(0, 3))]
+            for a in names
+            if rnd.random() < 0.95 or a == "n0"
+        }
+        for a in graph:  # mostly edges to earlier names: many graphs without a cycle
+            if rnd.random() < 0.7:
+                graph[a] = [b for b in graph[a] if b == "outside" or b < a]
+        acyclic = T._acyclic(graph)
+        seen[acyclic] += 1
+        T_cycles = _tarjan_only(graph)
+        assert acyclic == (T_cycles == []), graph
+        assert find_cycles(graph) == T_cycles
+    assert seen[True] > 50 and seen[False] > 50
+
+
+def _tarjan_only(graph: dict[str, list[str]]) -> list[list[str]]:
+    import pytest
+
+    from hotc.parser import template as T
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(T, "_acyclic", lambda _g: False)
+        return T.find_cycles(graph)
+
+
 def test_cfn_template_is_named() -> None:
     d = _one_error('{"AWSTemplateFormatVersion": "2010-09-09", "Resources": {}}', "CloudFormation")
     assert _at(d) == (1, 2)

@@ -5,6 +5,7 @@ value that differs from one seen before only in what its Unknowns wait on is not
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,3 +80,49 @@ def test_a_bad_value_after_many_good_ones_of_the_same_shape_is_refused(tmp_path:
     lines = [d.message for d in caught.value.diagnostics]
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"s{bad}: ") and "fixed_ip and port cannot both be given" in lines[0], lines
+
+
+def test_a_resource_whose_values_passed_before_is_not_walked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo's whole-resource entry: the same values (Unknowns aside) as a resource that passed every check
+    are not walked again (neither property by property nor by the cross-property rules: one memo key is made
+    of the whole values); a value that differs anywhere is walked, and a bad one refused."""
+    from hotc.providers import validation
+    from hotc.providers.registry import get_schema
+
+    server = get_schema("OS::Nova::Server")
+    assert server is not None
+    walked: list[str] = []
+    keys: list[Any] = []
+    real_plain, real_key = validation._Checker._check_plain, validation._memo_key
+
+    def counting(self: Any, prop: Any, value: Any, pos: Any, where: str) -> None:
+        walked.append(where)
+        real_plain(self, prop, value, pos, where)
+
+    def key(head: Any, value: Any) -> Any:
+        keys.append(head)
+        return real_key(head, value)
+
+    monkeypatch.setattr(validation._Checker, "_check_plain", counting)
+    monkeypatch.setattr(validation, "_memo_key", key)
+    memo: dict[Any, Any] = {}
+
+    def check(values: dict[str, Any]) -> list[str]:
+        walked.clear()
+        keys.clear()
+        diags = validation.validate_resolved_values(server, values, list(values), lambda _p: None, memo=memo)
+        return [d.message for d in diags]
+
+    good = {"image": "cirros", "flavor": "m1.small", "networks": [{"port": A}], "metadata": {"peer": A}}
+    assert check(good) == [] and walked  # the first one is walked
+    assert check({**good, "networks": [{"port": B}], "metadata": {"peer": B}}) == []
+    assert walked == [] and len(keys) == 1  # the whole values' key, and nothing else
+    bad = {**good, "networks": [{"port": "port-id", "fixed_ip": "10.0.0.5"}]}
+    assert any("fixed_ip and port cannot both be given" in m for m in check(bad)) and walked
+    assert any(
+        "fixed_ip and port cannot both be given" in m for m in check(bad)
+    )  # refused again, not memoized
+    assert (
+        check({**good, "flavor": ["m1.small"]}) and walked
+    )  # another value in one property: walked, refused
+    assert check({**good, "metadata": {"peer": A, "x": 1}}) == [] and walked  # a key more: walked

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
+from hotc.model import model
 from hotc.planner.plan import Action, Plan
 
 _COLOURS = {
@@ -25,14 +25,14 @@ _COLOURS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GraphNode:
     address: str
     type: str
     action: str = ""  # "" for a template graph (no plan)
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class GraphModel:
     nodes: tuple[GraphNode, ...]
     edges: tuple[tuple[str, str], ...]  # (dependency, dependent)

@@ -12,18 +12,18 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from hotc import __version__
 from hotc.errors import Diagnostic, Pos, Severity
+from hotc.model import model
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.present import label, reason_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-@dataclass(frozen=True, slots=True)
+@model(slots=True)
 class Rule:
     id: str
     name: str

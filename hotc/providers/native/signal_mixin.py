@@ -18,10 +18,10 @@ import shlex
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.providers.base import DELETE, ActionContext, Outcome
 
 SUCCESS = "SUCCESS"
@@ -30,7 +30,7 @@ KEY_ATTR = "hotc:signal_key"  # where a handle records its object's key (not a c
 HANDLES = "handles"
 
 
-@dataclass(frozen=True)
+@model
 class Signal:
     """One signal as Heat keeps it: ``id`` (a string), status SUCCESS/FAILURE, reason, data."""
 

@@ -4,8 +4,12 @@ A run that creates thirty servers at once polls each of them: thirty GETs every 
 that serves the creates too. A :class:`Board` answers every poll of the run's objects of one kind from a list
 call: a poll asks the board for its object; the first poll asks for a list, and the polls that arrive while a
 list is on its way wait for the next one (an answer is never older than the poll that asked for it). So at most
-one list is in flight, the polls of many objects share it, and a list is never asked for more often than every
-:data:`GAP` seconds.
+one list is in flight, the polls of many objects share it, and a list starts no sooner than :data:`GAP` seconds
+after the last one started, and no sooner after the last one ended than that one took: the board keeps the API
+busy with its lists at most half of the time, however slowly it answers. Since the board spaces its lists, a
+wait polls it again as soon as it answers (a :class:`~hotc.providers.openstack.polling.Paced` poll, as the
+servers' waits in :func:`hotc.providers.openstack.nova.server.server_poll`): an object's change is seen with the
+first list that starts after it, not a whole sleep of the wait's later.
 
 An object the list does not have (a list filtered by ``changes-since`` can miss it when the clocks of hotc and
 the cloud differ) is read by its own GET, as without the board.
@@ -42,6 +46,8 @@ class Board:
         self._started = 0  # list calls started so far (each list's number is its place in this count)
         self._done = 0  # the number of the last completed list
         self._last_start = -1e18  # when the last list call started (for the gap)
+        self._last_end = -1e18  # when it ended ...
+        self._last_took = 0.0  # ... and how long it took (the next one waits as long after its end)
         self._items: dict[str, Any] = {}  # the last completed list's answer, by id
         self._error: BaseException | None = None  # its failure
         self.lists = 0  # list calls made (for tests and reports)
@@ -74,7 +80,8 @@ class Board:
         items: dict[str, Any] = {}
         error: BaseException | None = None
         try:
-            wait = self._last_start + self._gap - self._clock()
+            earliest = max(self._last_start + self._gap, self._last_end + self._last_took)
+            wait = earliest - self._clock()
             if wait > 0:
                 self._sleep(wait)
             self._last_start = self._clock()
@@ -83,6 +90,8 @@ class Board:
         except Exception as exc:  # noqa: BLE001 -- each poll falls back to its own GET, which reports errors
             error = exc
         finally:
+            self._last_end = self._clock()
+            self._last_took = max(0.0, self._last_end - self._last_start)
             with self._cond:
                 self.lists += 1
                 self._done = number

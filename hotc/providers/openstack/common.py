@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
-from hotc.providers.openstack.polling import Poll
+from hotc.providers.openstack.polling import Paced, Poll
 from hotc.providers.shared_lookup import once
 
 T = TypeVar("T")
@@ -247,9 +247,12 @@ def wait_for(
     timeout: float | None = None,
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
+    paced: bool = False,
 ) -> Any:
     """Poll ``get()`` until ``ready(obj)``; ``failed(obj)`` returns a reason to stop with an error.
-    ``get`` returning None means the thing vanished (an error unless ``ready(None)``)."""
+    ``get`` returning None means the thing vanished (an error unless ``ready(None)``). A ``get`` that paces
+    itself (:class:`~hotc.providers.openstack.polling.Paced`, or ``paced``) is called again without a sleep."""
+    paced = paced or isinstance(get, Paced)
     sleep = sleep or pause
     clock = clock or now
     limit = timeout if timeout is not None else (ctx.timeout or 600.0)
@@ -272,7 +275,8 @@ def wait_for(
             raise ProviderError(
                 f"{what}: timed out after {limit:.0f}s (last status: {describe_status(last)})"
             )
-        sleep(min(poll.interval(), max(0.0, deadline - clock())))
+        if not paced:
+            sleep(min(poll.interval(), max(0.0, deadline - clock())))
 
 
 def describe_status(obj: Any) -> str:
@@ -337,7 +341,7 @@ def wait_gone(
         st = str(getattr(o, attr, "") or "").upper()
         return f"deletion failed: status {st}" if st in fails else None
 
-    wait_for(ctx, what, safe_get, lambda o: o is None, failed, timeout=timeout)
+    wait_for(ctx, what, safe_get, lambda o: o is None, failed, timeout=timeout, paced=isinstance(get, Paced))
 
 
 # --------------------------------------------------------------------------------------------- stamping
@@ -513,6 +517,34 @@ def lookup(
 
 
 CATALOG_KINDS = frozenset({"flavor", "image"})
+
+_MADE = "hotc.made ids"  # ctx.lookups[(_MADE, kind)]: the ids of the objects of that kind this run created
+
+
+def remember_made(ctx: ActionContext, kind: str, oid: Any) -> None:
+    """Note that this run created the ``kind`` object ``oid`` (see :func:`made_or_found_id`)."""
+    shared = getattr(ctx, "lookups", None)
+    if isinstance(shared, dict) and oid:
+        made: set[str] = shared.setdefault((_MADE, kind), set())  # setdefault and add are atomic on the GIL
+        made.add(str(oid))
+
+
+def made_or_found_id(
+    ctx: ActionContext | None,
+    conn: Any,
+    kind: str,
+    value: Any,
+    find: Callable[[ActionContext | None, Any, Any], Any],
+) -> str:
+    """The id of the ``kind`` object ``value`` names, for a request body that needs only the id: ``value``
+    itself when it is the id of an object this run created (a ``get_resource`` of a resource made earlier in the
+    run: it exists, and a look-up would be a round trip on the create's path for nothing), else the id of what
+    ``find(ctx, conn, value)`` finds (by id or name, as Heat). An object gone since is refused by the request
+    that names it, as it would be a moment after a look-up."""
+    shared = getattr(ctx, "lookups", None)
+    if isinstance(shared, dict) and value is not None and str(value) in shared.get((_MADE, kind), ()):
+        return str(value)
+    return str(find(ctx, conn, value).id)
 
 
 def catalog_of(conn: Any) -> dict[Any, Any] | None:

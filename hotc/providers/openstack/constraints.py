@@ -438,27 +438,31 @@ def property_diagnostics(
     """Errors for resource property values (also inside lists and maps) that fail a ``custom_constraint`` of
     the type's schema (``flavor`` of a server: ``nova.flavor``…). Unknown values are skipped."""
     out: list[Diagnostic] = []
-
-    def walk(schema: Any, value: Any, path: str) -> None:
-        if not _checkable(value) or schema is None:
-            return
-        for c in schema.constraints:
-            if c.kind == "custom_constraint" and not (conn is None and needs_cloud(str(c.spec))):
-                msg = check_custom_constraint(str(c.spec), value, conn)
-                if msg:
-                    out.append(error(f"{address}: property {path}: {msg}", pos, code="custom-constraint"))
-        if isinstance(value, list) and schema.item is not None:
-            for i, item in enumerate(value):
-                walk(schema.item, item, f"{path}[{i}]")
-        elif isinstance(value, Mapping) and schema.schema:
-            for k, v in value.items():
-                walk(schema.schema.get(k), v, f"{path}.{k}")
-        elif isinstance(value, list) and schema.schema:  # list of maps described by ``schema``
-            for i, item in enumerate(value):
-                if isinstance(item, Mapping):
-                    for k, v in item.items():
-                        walk(schema.schema.get(k), v, f"{path}[{i}].{k}")
-
     for key, value in props.items():
-        walk(rtype.properties.get(key), value, key)
+        _walk(rtype.properties.get(key), value, key, address, conn, pos, out)
     return out
+
+
+def _walk(
+    schema: Any, value: Any, path: str, address: str, conn: Any, pos: Pos | None, out: list[Diagnostic]
+) -> None:
+    """:func:`property_diagnostics` of one value at PATH, into OUT. (A function of its own: a closure that
+    calls itself is a reference cycle, one per call left for the cyclic collector; a plan checks thousands.)"""
+    if not _checkable(value) or schema is None:
+        return
+    for c in schema.constraints:
+        if c.kind == "custom_constraint" and not (conn is None and needs_cloud(str(c.spec))):
+            msg = check_custom_constraint(str(c.spec), value, conn)
+            if msg:
+                out.append(error(f"{address}: property {path}: {msg}", pos, code="custom-constraint"))
+    if isinstance(value, list) and schema.item is not None:
+        for i, item in enumerate(value):
+            _walk(schema.item, item, f"{path}[{i}]", address, conn, pos, out)
+    elif isinstance(value, Mapping) and schema.schema:
+        for k, v in value.items():
+            _walk(schema.schema.get(k), v, f"{path}.{k}", address, conn, pos, out)
+    elif isinstance(value, list) and schema.schema:  # list of maps described by ``schema``
+        for i, item in enumerate(value):
+            if isinstance(item, Mapping):
+                for k, v in item.items():
+                    _walk(schema.schema.get(k), v, f"{path}[{i}].{k}", address, conn, pos, out)

@@ -14,11 +14,16 @@ first wait is often one of its short steps (a server's port let go before its re
 
 A wait never sleeps less than its last poll took to answer: a cloud whose answers slow down (an overloaded
 API) is polled less often, so the waits do not crowd out the calls that make progress.
+
+A poll that paces itself (:class:`Paced`: a status board's, whose call waits for the board's next list, and the
+board spaces its lists) is polled again as soon as it answers: the schedule above would only add its sleep to
+the board's spacing, and a server's end would be seen up to a whole sleep late.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 POLL_MIN = 0.1  # seconds: the shortest sleep between two polls
 POLL_MAX = 2.0  # seconds: the longest (a 15 s server build is seen at most 2 s late)
@@ -69,3 +74,16 @@ class Poll:
         if since < WINDOW * e:
             return max(POLL_MIN, min(base, TIGHT * e))
         return base
+
+
+class Paced:
+    """A poll whose call paces itself (it waits for the next answer of a shared source, such as a status
+    board's next list, and the source spaces its calls): a wait calls it again without sleeping."""
+
+    __slots__ = ("_poll",)
+
+    def __init__(self, poll: Callable[[], Any]) -> None:
+        self._poll = poll
+
+    def __call__(self) -> Any:
+        return self._poll()

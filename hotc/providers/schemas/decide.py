@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from hotc.model import model
 from hotc.providers.base import PropSchema, ResourceType
 from hotc.providers.validation import apply_defaults
 from hotc.values import Unknown, contains_unknown
@@ -36,7 +36,7 @@ REPLACE = "replace"
 ERROR = "error"
 
 
-@dataclass(frozen=True)
+@model
 class UpdateDecision:
     kind: str  # no-op | update | replace | error
     changed: tuple[str, ...] = ()  # top-level properties that differ or may differ, sorted

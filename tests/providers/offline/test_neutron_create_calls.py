@@ -1,13 +1,20 @@
 """A Neutron create is its POST and the PUT of hotc's tags: the POST's answer (with the tags set) is what the
 create records, with no GET after it, unless the driver changes the object after the POST (a security group's
-rules), when it reads the object back."""
+rules), when it reads the object back. What the same run created is named by its id with no look-up."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
 from tests.providers.offline.helpers import ctx_for, driver
 
 NET, PORT, SG = "OS::Neutron::Net", "OS::Neutron::Port", "OS::Neutron::SecurityGroup"
+SUBNET, SERVER = "OS::Neutron::Subnet", "OS::Nova::Server"
 
 
 def test_a_net_create_is_a_post_and_a_tag_put_and_records_the_tags(conn: FakeConnection) -> None:
@@ -35,3 +42,56 @@ def test_a_security_group_is_read_back_after_its_rules_are_made(conn: FakeConnec
     driver(SG).create(ctx, {"name": "web", "rules": rules})
     methods = conn.cloud.methods()
     assert methods.index("network.create_security_group_rule") < methods.index("network.get_security_group")
+
+
+def _run_ctx(conn: FakeConnection, run: dict[Any, Any], address: str, type_name: str) -> Any:
+    return replace(ctx_for(conn, address, type_name), lookups=run)
+
+
+def test_what_a_run_made_is_referred_to_by_id_without_a_look_up(conn: FakeConnection) -> None:
+    """In one run (a shared ``lookups``, as the executor gives), a port on the network, subnet and security group
+    the run created names them by their ids with no GET of them, and a server on that port names it with no
+    GET of the port; the bodies are the same as with the look-ups."""
+    run: dict[Any, Any] = {}
+    net = driver(NET).create(_run_ctx(conn, run, "net", NET), {})
+    subnet = driver(SUBNET).create(
+        _run_ctx(conn, run, "subnet", SUBNET), {"network": net.physical_id, "cidr": "10.40.0.0/24"}
+    )
+    sg = driver(SG).create(_run_ctx(conn, run, "sg", SG), {})
+    conn.cloud.calls.clear()
+    props = {
+        "network": net.physical_id,
+        "fixed_ips": [{"subnet": subnet.physical_id}],
+        "security_groups": [sg.physical_id],
+    }
+    port = driver(PORT).create(_run_ctx(conn, run, "port", PORT), props)
+    methods = conn.cloud.methods()
+    assert methods[0] == "network.create_port"
+    for lookup in ("network.get_network", "network.get_subnet", "network.get_security_group"):
+        assert lookup not in methods[: methods.index("network.create_port")]
+    made = conn.cloud.get("port", port.physical_id)
+    assert made["network_id"] == net.physical_id
+    assert made["fixed_ips"][0]["subnet_id"] == subnet.physical_id
+    assert made["security_groups"] == [sg.physical_id]
+    assert port.attributes["network"]["id"] == net.physical_id  # the attributes' reads are still made
+    assert port.attributes["subnets"][0]["id"] == subnet.physical_id
+    conn.cloud.calls.clear()
+    server = driver(SERVER).create(
+        _run_ctx(conn, run, "web", SERVER),
+        {"image": "hotc-tiny", "flavor": "m1.tiny", "networks": [{"port": port.physical_id}]},
+    )
+    assert "network.get_port" not in conn.cloud.methods()
+    assert conn.cloud.get("server", server.physical_id)["status"] == "ACTIVE"
+
+
+def test_what_the_run_did_not_make_is_looked_up(conn: FakeConnection, seeded: dict[str, Any]) -> None:
+    """A network the run did not make (the seeded one, or one made by another run) is looked up, by id or
+    name, as before; a name that finds nothing is refused before the POST."""
+    run: dict[Any, Any] = {}
+    other = driver(NET).create(ctx_for(conn, "net", NET), {})  # made outside this run
+    conn.cloud.calls.clear()
+    driver(PORT).create(_run_ctx(conn, run, "p1", PORT), {"network": other.physical_id})
+    driver(PORT).create(_run_ctx(conn, run, "p2", PORT), {"network": "hotc-private"})
+    assert conn.cloud.methods().count("network.get_network") >= 2
+    with pytest.raises(ProviderError, match="not found"):
+        driver(PORT).create(_run_ctx(conn, run, "p3", PORT), {"network": "no-such-net"})

@@ -337,3 +337,20 @@ def test_create_does_not_take_ports_from_another_instance_by_itself(conn: FakeCo
     with pytest.raises(ProviderError, match="still in use"):
         make(conn, dict(props, flavor="m1.small"), lineage=ctx.lineage, instance="web@2")
     assert conn.cloud.get("port", port.physical_id)["device_id"] == old.physical_id
+
+
+def test_a_server_create_reads_its_interfaces_from_neutron_not_nova(conn: FakeConnection) -> None:
+    """The interfaces behind a created server's addresses (their ports) come from Neutron's ports bound to the
+    server, the list Nova's os-interface answers from, with no call to Nova's API for them; the addresses are
+    mapped to the ports as with Nova's list."""
+    port = driver(PORT).create(ctx_for(conn, "port", PORT), {"network": "hotc-private"})
+    conn.cloud.calls.clear()
+    props = {"image": "hotc-tiny", "flavor": "m1.tiny", "networks": [{"port": port.physical_id}]}
+    out = driver(SERVER).create(ctx_for(conn, "web", SERVER), props)
+    assert "compute.server_interfaces" not in conn.cloud.methods()
+    entries = [e for es in out.attributes["addresses"].values() for e in es]
+    assert entries and {e["port"] for e in entries} == {port.physical_id}
+    assert (
+        out.attributes["first_address"]
+        == conn.cloud.get("port", port.physical_id)["fixed_ips"][0]["ip_address"]
+    )

@@ -241,3 +241,43 @@ def test_destroying_the_whole_tree_deletes_the_load_balancer_once_with_cascade(c
         "lb": "state changed",
         **{a: "deleted with lb (cascade)" for a in ("listener", "pool", "member", "monitor")},
     }
+
+
+def test_a_tree_made_in_one_run_names_its_parents_without_reading_them(conn: FakeConnection) -> None:
+    """In one run (a shared ``lookups``, as the executor gives) a child names the parents the run made by their
+    ids and knows their load balancer: the member's and the monitor's creates read no pool (the only reads
+    before their POSTs are the load balancer's status and the one list that finds a lost create), a first
+    member lists its pool's members once, and the objects are the same as made with the look-ups."""
+    run: dict[Any, Any] = {}
+
+    def rctx(address: str, type_name: str) -> Any:
+        return replace(ctx_for(conn, address, type_name, lineage="lin-run"), lookups=run)
+
+    lb = driver(LB).create(rctx("lb", LB), {"vip_subnet": "hotc-private-subnet"})
+    listener = driver(LISTENER).create(
+        rctx("listener", LISTENER), {"loadbalancer": lb.physical_id, "protocol": "HTTP", "protocol_port": 80}
+    )
+    conn.cloud.calls.clear()
+    pool = driver(POOL).create(
+        rctx("pool", POOL),
+        {"listener": listener.physical_id, "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"},
+    )
+    assert "load_balancer.get_listener" not in conn.cloud.methods()
+    conn.cloud.calls.clear()
+    member = driver(MEMBER).create(
+        rctx("member", MEMBER), {"pool": pool.physical_id, "address": "10.10.0.7", "protocol_port": 80}
+    )
+    methods = conn.cloud.methods()
+    assert "load_balancer.get_pool" not in methods
+    assert methods.count("load_balancer.members") == 1
+    conn.cloud.calls.clear()
+    monitor = driver(MONITOR).create(
+        rctx("monitor", MONITOR),
+        {"pool": pool.physical_id, "type": "HTTP", "delay": 5, "timeout": 3, "max_retries": 2},
+    )
+    assert "load_balancer.get_pool" not in conn.cloud.methods()
+    assert conn.cloud.get("pool", pool.physical_id)["listeners"] == [{"id": listener.physical_id}]
+    assert conn.cloud.get("member", member.physical_id)["provisioning_status"] == "ACTIVE"
+    made = conn.cloud.get("health_monitor", monitor.physical_id)
+    assert made["pools"] == [{"id": pool.physical_id}]
+    assert conn.load_balancer.refusals == 0

@@ -136,3 +136,76 @@ def test_server_deletes_of_one_run_wait_on_the_board(conn: FakeConnection) -> No
     assert conn.cloud.count("compute.get_server") <= len(made)
     assert conn.cloud.count("compute.delete_server") == len(made)
     assert conn.cloud.count("compute.servers") >= 2
+
+
+def test_a_slow_list_spaces_the_next_one_by_as_long_as_it_took() -> None:
+    """However slowly the API answers, the board's lists keep it busy at most half of the time: after a list
+    that took 2 s the next starts 2 s after its end (not the 0.5 s gap after its start)."""
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    def slow_list() -> list[Obj]:
+        now[0] += 2.0
+        return [Obj("s1", "BUILD")]
+
+    b = Board(slow_list, clock=lambda: now[0], sleep=sleep, gap=0.5)
+    b.get("s1", lambda: no_get("s1"))
+    b.get("s1", lambda: no_get("s1"))
+    assert slept == [pytest.approx(2.0)] and b.lists == 2
+
+
+def test_a_wait_on_a_paced_poll_does_not_sleep_between_polls(conn: FakeConnection) -> None:
+    """A wait whose poll paces itself (a board's: each poll waits for the board's next list) polls again as soon
+    as it answers; the same wait on a plain GET sleeps between its polls."""
+    from hotc.providers.openstack.common import wait_for
+    from hotc.providers.openstack.polling import Paced
+
+    ctx = ctx_for(conn, "web", "OS::Nova::Server")
+
+    def run(wrap: Any) -> list[float]:
+        answers = iter(["BUILD", "BUILD", "BUILD", "ACTIVE"])
+        slept: list[float] = []
+        got = wait_for(
+            ctx,
+            "wait",
+            wrap(lambda: Obj("s1", next(answers))),
+            lambda o: o.status == "ACTIVE",
+            sleep=slept.append,
+        )
+        assert got.status == "ACTIVE"
+        return slept
+
+    assert run(Paced) == []
+    assert len(run(lambda f: f)) == 3
+
+
+def test_a_server_wait_on_the_board_sleeps_only_the_boards_spacing(
+    conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's wait for ACTIVE through the run's board: the only sleeps are the board's spacing of its lists
+    (none of the wait's own schedule on top), and every poll is answered by a list."""
+    from hotc.providers.openstack import common
+
+    run: dict[Any, Any] = {}
+    gate = conn.cloud.gate("server.create").hold()
+    conn.cloud.hooks.append(lambda c: gate.release() if gate.waited >= 3 else None)
+    slept: list[float] = []
+    orig = common.pause
+
+    def pause(seconds: float) -> None:  # the fake clock's sleep (it moves the fake cloud on), recorded
+        slept.append(seconds)
+        orig(seconds)
+
+    monkeypatch.setattr(common, "pause", pause)
+    ctx = replace(ctx_for(conn, "web", "OS::Nova::Server"), lookups=run)
+    props = {"image": "hotc-tiny", "flavor": "m1.tiny", "networks": [{"network": "hotc-private"}]}
+    out = driver("OS::Nova::Server").create(ctx, props)
+    assert conn.cloud.get("server", out.physical_id)["status"] == "ACTIVE"
+    lists = conn.cloud.count("compute.servers")
+    assert lists >= 3  # it polled while the build was held
+    assert len(slept) <= lists - 1  # at most one spacing sleep before each list after the first
+    assert conn.cloud.count("compute.get_server") == 0

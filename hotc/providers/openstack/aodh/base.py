@@ -12,10 +12,11 @@ killed run's alarm is adopted only by the name hotc generated for its stack and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from hotc.model import model
 from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
@@ -54,7 +55,7 @@ def request(conn: Any, method: str, path: str, body: Mapping[str, Any] | None = 
     return json_answer(resp, AodhHTTPError, _message)
 
 
-@dataclass(frozen=True)
+@model
 class LiveAlarm:
     """An alarm as Aodh shows it (``id``/``name`` for the list-based reads and adoption)."""
 

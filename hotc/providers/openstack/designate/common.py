@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 from urllib.parse import urlencode
 
+from hotc.model import model
 from hotc.providers.base import ActionContext
 from hotc.providers.openstack.common import NotFound, call, lookup, wait_for
 
@@ -61,7 +62,7 @@ def request(conn: Any, method: str, path: str, body: Mapping[str, Any] | None = 
     return resp.json()
 
 
-@dataclass(frozen=True)
+@model
 class Live:
     """A zone or record set as Designate shows it (``id``/``name``/``created_at`` for the shared readers)."""
 

@@ -6,9 +6,10 @@ then a name that must be unique)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from hotc.model import model
 from hotc.providers.base import ActionContext
 from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import Ambiguous, NotFound, call, create_once, fresh_finder
@@ -42,7 +43,7 @@ def request(conn: Any, method: str, path: str, body: Any = None) -> Any:
     return json_answer(conn.shared_file_system.request(path, method, **kwargs), ManilaHTTPError, _message)
 
 
-@dataclass(frozen=True)
+@model
 class Live:
     """A Manila object as the API shows it (``id``/``name``/``created_at`` for the shared helpers)."""
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from hotc.errors import HotcError
+from hotc.model import model
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     adopt_by_generated_name,
@@ -39,7 +39,7 @@ from hotc.providers.openstack.mistral.definition import definition_text, live_pr
 SIGNAL_MARK = "hotc signal"
 
 
-@dataclass(frozen=True)
+@model
 class Named:
     """A workflow in a listing (``id`` is its name: the physical id)."""
 

@@ -1,8 +1,9 @@
 """What the tagged Neutron types share: create (then tag with the stamp), read with live properties, update,
-delete with its wait, adoption by the stamp or by a generated name (:class:`NeutronDriver`)."""
+delete, adoption by the stamp or by a generated name (:class:`NeutronDriver`)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -20,9 +21,9 @@ from hotc.providers.openstack.common import (
     newest,
     outcome,
     physical_name,
+    remember_made,
     stamp_tags,
     user_tags,
-    wait_gone,
 )
 from hotc.providers.openstack.live import LiveProps
 
@@ -46,6 +47,9 @@ class NeutronDriver(ListRead):
     # property -> API field copied as-is on create and update
     simple: Mapping[str, str] = {}
     tagged = True
+    # whether ``attributes`` reads other objects (a port's subnets and network): a create then reads them while
+    # its tags are being put (the attributes do not depend on the tags), not after
+    attributes_read = False
 
     # -- subclass hooks
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -108,17 +112,35 @@ class NeutronDriver(ListRead):
             lambda: self._find_just_made(ctx, conn, body.get("name")),
         )
         ctx.record_physical_id(res.id)
+        remember_made(ctx, self.kind, res.id)  # what refers to it in this run needs no look-up of it
+        plain = type(self).after_create is NeutronDriver.after_create
+        early: list[dict[str, Any]] = []  # the attributes, read while the tags are put
         if self.tagged:  # Neutron takes no tags in a POST: stamp right after, once the id is recorded
-            tagged = call(
-                ctx,
-                f"tag {self.what} {res.id}",
-                conn.network.set_tags,
-                res,
-                merge_tags(ctx, props.get("tags")),
-            )
+            made = res
+            reader = None
+            if plain and self.attributes_read:
+                reader = threading.Thread(
+                    target=lambda: early.append(self.attributes(ctx, conn, made)),
+                    name="hotc-attributes",
+                    daemon=True,
+                )
+                reader.start()
+            try:
+                tagged = call(
+                    ctx,
+                    f"tag {self.what} {res.id}",
+                    conn.network.set_tags,
+                    res,
+                    merge_tags(ctx, props.get("tags")),
+                )
+            finally:
+                if reader is not None:
+                    reader.join()
             res = tagged if tagged is not None else res  # openstacksdk: the same object, with its new tags
-        if type(self).after_create is NeutronDriver.after_create:
+        if plain:
             # the POST's answer is the object as made (set_tags has put the tags in it): no read back
+            if early:  # (a failed early read is made again here, and reports its error)
+                return outcome(res, early[0])
             return self._outcome(ctx, conn, res)
         self.after_create(ctx, conn, res, props)  # it changes the object (rules, a trunk's build): read it
         return self._outcome(ctx, conn, self._get(ctx, conn, res.id) or res)
@@ -184,9 +206,11 @@ class NeutronDriver(ListRead):
     def delete(
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
     ) -> None:
+        """The DELETE (a 404 is done). Neutron deletes synchronously: its answer to the DELETE means the object
+        is gone (an object in use is refused with a 409, which raises), so no read follows it; on a chain of
+        deletes (floating IP, router interface, router, subnet, network) each read was a round trip more."""
         conn = ctx.cloud()
         ignore_missing(ctx, f"delete {self.what} {physical_id}", self._proxy(conn, "delete"), physical_id)
-        wait_gone(ctx, f"delete {self.what} {physical_id}", lambda: self._proxy(conn, "get")(physical_id))
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         conn = ctx.cloud()

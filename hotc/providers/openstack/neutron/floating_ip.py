@@ -9,7 +9,6 @@ from hotc.providers.base import DELETE, ActionContext, Driver
 from hotc.providers.openstack.common import (
     ignore_missing,
     props_get,
-    wait_gone,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
@@ -68,8 +67,8 @@ class FloatingIPDriver(NeutronDriver):
         self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
     ) -> None:
         conn = ctx.cloud()
+        # synchronous, as every Neutron delete (see NeutronDriver.delete): no read after it
         ignore_missing(ctx, f"delete floating IP {physical_id}", conn.network.delete_ip, physical_id)
-        wait_gone(ctx, f"delete floating IP {physical_id}", lambda: conn.network.get_ip(physical_id))
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Neutron::FloatingIP": FloatingIPDriver()})

@@ -8,6 +8,7 @@ from typing import Any
 from hotc.providers.base import ActionContext
 from hotc.providers.openstack.common import (
     lookup,
+    made_or_found_id,
 )
 
 
@@ -55,4 +56,4 @@ def find_segment(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
 
 
 def security_group_ids(ctx: ActionContext, conn: Any, values: Iterable[Any]) -> list[str]:
-    return [find_security_group(ctx, conn, v).id for v in values]
+    return [made_or_found_id(ctx, conn, "security_group", v, find_security_group) for v in values]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -9,6 +10,7 @@ from hotc.providers.base import ActionContext, Driver
 from hotc.providers.openstack.batch import shared
 from hotc.providers.openstack.common import (
     get_or_none,
+    made_or_found_id,
     props_get,
     with_defaults,
 )
@@ -31,7 +33,7 @@ def fixed_ips(
         entry: dict[str, Any] = {}
         subnet = props_get(item, "subnet", "subnet_id")
         if subnet:
-            entry["subnet_id"] = find_subnet(ctx, conn, subnet).id
+            entry["subnet_id"] = made_or_found_id(ctx, conn, "subnet", subnet, find_subnet)
         _put(entry, "ip_address", item.get("ip_address"))
         out.append(entry)
     return out
@@ -43,6 +45,7 @@ def address_pairs(items: Iterable[Mapping[str, Any]] | None) -> list[dict[str, A
 
 class PortDriver(NeutronDriver):
     kind, plural, what = "port", "ports", "port"
+    attributes_read = True  # its subnets and network
     simple = {
         "name": "name",
         "admin_state_up": "admin_state_up",
@@ -73,7 +76,9 @@ class PortDriver(NeutronDriver):
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)
-        body["network_id"] = find_network(ctx, conn, props_get(props, "network", "network_id")).id
+        body["network_id"] = made_or_found_id(
+            ctx, conn, "network", props_get(props, "network", "network_id"), find_network
+        )
         if props.get("no_fixed_ips"):
             body["fixed_ips"] = []
         elif props.get("fixed_ips"):
@@ -176,14 +181,35 @@ class PortDriver(NeutronDriver):
     def attributes(self, ctx: ActionContext, conn: Any, res: Any) -> dict[str, Any]:
         attrs = super().attributes(ctx, conn, res)
         subnet_ids = [ip.get("subnet_id") for ip in res.fixed_ips or []]
-        # each subnet and network read once per refresh (many ports share them)
-        subnets = [
-            shared(ctx, ("subnet-of-port", sid), lambda sid=sid: _read(ctx, conn, "subnet", sid))
-            for sid in subnet_ids
-        ]
+        # each subnet and network read once per refresh (many ports share them); the network is read while the
+        # subnets are (two round trips at once, not one after the other)
+        network: list[Any] = []
+        reader = threading.Thread(
+            target=lambda: network.append(
+                shared(
+                    ctx,
+                    ("network-of-port", res.network_id),
+                    lambda: _read(ctx, conn, "network", res.network_id),
+                )
+            ),
+            name="hotc-port-network",
+            daemon=True,
+        )
+        reader.start()
+        try:
+            subnets = [
+                shared(ctx, ("subnet-of-port", sid), lambda sid=sid: _read(ctx, conn, "subnet", sid))
+                for sid in subnet_ids
+            ]
+        finally:
+            reader.join()
         attrs["subnets"] = [s for s in subnets if s is not None]
-        attrs["network"] = shared(
-            ctx, ("network-of-port", res.network_id), lambda: _read(ctx, conn, "network", res.network_id)
+        attrs["network"] = (
+            network[0]
+            if network
+            else shared(  # the read failed in its thread: made again here, where its error is raised
+                ctx, ("network-of-port", res.network_id), lambda: _read(ctx, conn, "network", res.network_id)
+            )
         )
         return attrs
 

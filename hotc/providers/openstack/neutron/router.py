@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.providers.base import DELETE, ActionContext, Driver
+from hotc.providers.base import ActionContext, Driver
 from hotc.providers.openstack.common import (
     with_defaults,
 )
@@ -99,15 +99,6 @@ class RouterDriver(NeutronDriver):
                 lambda ip: {"subnet": ip.get("subnet_id"), "ip_address": ip.get("ip_address")},
             )
         return out
-
-    def delete(
-        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], *, policy: str = DELETE
-    ) -> None:
-        conn = ctx.cloud()
-        router = self._get(ctx, conn, physical_id)
-        if router is None:
-            return
-        super().delete(ctx, physical_id, props, policy=policy)
 
 
 DRIVERS: dict[str, Driver] = with_defaults({"OS::Neutron::Router": RouterDriver()})

@@ -130,8 +130,8 @@ class RouterInterfaceDriver:
     ) -> None:
         conn = ctx.cloud()
         router_id, key, value = self.parse(physical_id)
-        if get_or_none(ctx, f"read router {router_id}", conn.network.get_router, router_id) is None:
-            return
+        # the router's ports answer both questions: a router that is gone has none (no read of the router first,
+        # a round trip more on the delete chain)
         if self._interface_port(ctx, conn, router_id, key, value) is None:
             return
         try:

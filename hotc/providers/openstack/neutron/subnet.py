@@ -7,6 +7,7 @@ from typing import Any
 
 from hotc.providers.base import ActionContext, Driver
 from hotc.providers.openstack.common import (
+    made_or_found_id,
     props_get,
     with_defaults,
 )
@@ -52,7 +53,9 @@ class SubnetDriver(NeutronDriver):
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)
-        body["network_id"] = find_network(ctx, conn, props_get(props, "network", "network_id")).id
+        body["network_id"] = made_or_found_id(
+            ctx, conn, "network", props_get(props, "network", "network_id"), find_network
+        )
         if "gateway_ip" in props and props["gateway_ip"] is not None:
             body["gateway_ip"] = _gateway(props["gateway_ip"])
         _put(body, "project_id", props.get("tenant_id"))

@@ -59,8 +59,10 @@ def server_poll(ctx: ActionContext, conn: Any, sid: str, *, gone: bool = False) 
     """A poll of server ``sid``: the run's servers board (one list of the servers changed lately answers the
     polls of every server the run waits for: :mod:`hotc.providers.openstack.board`), else its own GET. A server
     the list has in ERROR is read by its own GET, for its fault. ``gone`` (a delete's wait): None once the server
-    is gone (DELETED, or not found)."""
+    is gone (DELETED, or not found). A board's poll paces itself (each waits for the board's next list, and the
+    board spaces its lists): the wait polls it again without a sleep of its own."""
     from hotc.providers.openstack.board import Board, board
+    from hotc.providers.openstack.polling import Paced
 
     def get() -> Any:
         return live_server(conn, sid) if gone else conn.compute.get_server(sid)
@@ -83,7 +85,7 @@ def server_poll(ctx: ActionContext, conn: Any, sid: str, *, gone: bool = False) 
             return None
         return get() if status == "ERROR" else found
 
-    return poll
+    return Paced(poll)
 
 
 def block_device_mapping_v2(
@@ -312,6 +314,19 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         by_device = peek(ctx.cache, PORTS_BY_DEVICE)
         if by_device is not None:  # a refresh listed every port once
             return list(by_device.get(str(server.id), []))
+        # Nova's interface list is Neutron's list of the ports bound to the server (Nova asks Neutron for it):
+        # asked of Neutron directly it is the same answer without a call to Nova's API, which serves every server
+        # create and status list of the run (a create's last call, on the path to what waits for the server)
+        try:
+            return _interfaces_of(
+                call(
+                    ctx,
+                    f"list ports of server {server.id}",
+                    lambda: list(conn.network.ports(device_id=str(server.id))),
+                )
+            )
+        except ProviderError:
+            pass
         return (
             get_or_none(
                 ctx,
@@ -645,17 +660,25 @@ def hints_as_given(given: Any, live: Mapping[str, Any]) -> Any:
 def _ports_by_device(ctx: ActionContext, conn: Any) -> dict[str, list[Any]]:
     """Every port of the project as the server interfaces it stands for, by the server (device) it is bound to."""
     out: dict[str, list[Any]] = {}
-    for p in call(ctx, "list ports", lambda: list(conn.network.ports())):
-        if p.device_id and str(p.device_owner or "").startswith("compute:"):
-            out.setdefault(str(p.device_id), []).append(
-                SimpleNamespace(
-                    port_id=p.id,
-                    net_id=p.network_id,
-                    fixed_ips=list(p.fixed_ips or []),
-                    mac_addr=p.mac_address,
-                )
-            )
+    for iface in _interfaces_of(call(ctx, "list ports", lambda: list(conn.network.ports()))):
+        out.setdefault(iface.device_id, []).append(iface)
     return out
+
+
+def _interfaces_of(ports: Iterable[Any]) -> list[Any]:
+    """The server interfaces (Nova's os-interface view: port, network, fixed IPs, MAC) that Neutron ports bound
+    to a server stand for, in the ports' order."""
+    return [
+        SimpleNamespace(
+            port_id=p.id,
+            net_id=p.network_id,
+            fixed_ips=list(p.fixed_ips or []),
+            mac_addr=p.mac_address,
+            device_id=str(p.device_id),
+        )
+        for p in ports
+        if p.device_id and str(p.device_owner or "").startswith("compute:")
+    ]
 
 
 def _flavor_of(server: Any) -> str:

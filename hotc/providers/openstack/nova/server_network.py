@@ -14,6 +14,7 @@ from hotc.providers.openstack.common import (
     call,
     get_or_none,
     ignore_missing,
+    made_or_found_id,
     merge_tags,
     props_get,
     settle,
@@ -76,7 +77,7 @@ class ServerNetworkMixin:
         if item.get("tag"):
             nic["tag"] = item["tag"]
         if item.get("port"):
-            nic["port"] = find_port(ctx, conn, item["port"]).id
+            nic["port"] = made_or_found_id(ctx, conn, "port", item["port"], find_port)
             return nic
         subnet = item.get("subnet")
         if subnet or item.get("port_extra_properties"):

@@ -24,6 +24,7 @@ from hotc.providers.openstack.common import (
     newest,
     outcome,
     physical_name,
+    remember_made,
     settle,
     stamp_tags,
     user_tags,
@@ -79,8 +80,31 @@ def find_flavor_profile(ctx: ActionContext | None, conn: Any, value: Any) -> Any
     )
 
 
+_LB_OF = (
+    "hotc.load balancer of"  # ctx.lookups[(_LB_OF, child id)]: the load balancer of a child this run made
+)
+
+
+def remember_lb(ctx: ActionContext, child_id: Any, lb_id: str) -> None:
+    """Note that the child ``child_id`` this run made belongs to the load balancer ``lb_id`` (a child never moves
+    to another load balancer): its own children find their load balancer with no read of it."""
+    shared = getattr(ctx, "lookups", None)
+    if isinstance(shared, dict) and child_id:
+        shared[(_LB_OF, str(child_id))] = lb_id
+
+
+def made_lb(ctx: ActionContext | None, child_ref: Any) -> str | None:
+    """The load balancer of ``child_ref`` when this run made that child (see :func:`remember_lb`), else None."""
+    shared = getattr(ctx, "lookups", None)
+    found = shared.get((_LB_OF, str(child_ref))) if isinstance(shared, dict) else None
+    return str(found) if found else None
+
+
 def lb_of_listener(ctx: ActionContext | None, conn: Any, listener_ref: Any) -> str:
     """The load balancer of a listener (given by name or id)."""
+    known = made_lb(ctx, listener_ref)
+    if known is not None:
+        return known
     listener = find_listener(ctx, conn, listener_ref)
     lb_id = _first_id(listener.load_balancers)
     if not lb_id:
@@ -263,6 +287,8 @@ class OctaviaChild(ListRead):
             ),
         )
         ctx.record_physical_id(obj.id)
+        remember_made(ctx, self.kind, obj.id)  # its children in this run name it with no look-up
+        remember_lb(ctx, obj.id, lb_id)
         return self._settle(ctx, conn, lb_id, obj.id, props, f"create {self.what}")
 
     def _settle(
@@ -407,6 +433,10 @@ class OctaviaChild(ListRead):
 
 
 def lb_of_pool(ctx: ActionContext, conn: Any, pool_ref: Any) -> tuple[str, str]:
+    """The id of a pool (given by name or id) and of its load balancer (no read when this run made the pool)."""
+    known = made_lb(ctx, pool_ref)
+    if known is not None:
+        return str(pool_ref), known
     pool = find_pool(ctx, conn, pool_ref)
     lb_id = _first_id(pool.loadbalancers)
     if not lb_id:

@@ -7,6 +7,7 @@ from typing import Any
 
 from hotc.providers.base import ActionContext, Driver
 from hotc.providers.openstack.common import (
+    made_or_found_id,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
@@ -37,7 +38,7 @@ class HealthMonitorDriver(OctaviaChild):
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)
-        body["pool_id"] = find_pool(ctx, conn, props["pool"]).id
+        body["pool_id"] = made_or_found_id(ctx, conn, "pool", props["pool"], find_pool)
         _put(body, "project_id", props.get("tenant_id"))
         return body
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from hotc.providers.base import ActionContext, Driver
 from hotc.providers.openstack.common import (
+    made_or_found_id,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
@@ -33,7 +34,7 @@ class ListenerDriver(OctaviaChild):
     }
 
     def lb_of_props(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
-        return str(find_load_balancer(ctx, conn, props["loadbalancer"]).id)
+        return made_or_found_id(ctx, conn, "load_balancer", props["loadbalancer"], find_load_balancer)
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)

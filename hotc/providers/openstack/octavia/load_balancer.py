@@ -13,7 +13,9 @@ from hotc.providers.openstack.common import (
     create_once,
     get_or_none,
     ignore_missing,
+    made_or_found_id,
     merge_tags,
+    remember_made,
     stamp_tags,
     wait_for,
     wait_gone,
@@ -56,7 +58,7 @@ class LoadBalancerDriver(OctaviaChild):
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)
-        body["vip_subnet_id"] = find_subnet(ctx, conn, props["vip_subnet"]).id
+        body["vip_subnet_id"] = made_or_found_id(ctx, conn, "subnet", props["vip_subnet"], find_subnet)
         if props.get("flavor"):
             body["flavor_id"] = find_lb_flavor(ctx, conn, props["flavor"]).id
         _put(body, "project_id", props.get("tenant_id"))
@@ -98,6 +100,9 @@ class LoadBalancerDriver(OctaviaChild):
             ctx, "create load balancer", lambda: conn.load_balancer.create_load_balancer(**body), find_new
         )
         ctx.record_physical_id(lb.id)
+        remember_made(
+            ctx, "load_balancer", lb.id
+        )  # its listeners and pools in this run name it with no look-up
         return self._outcome(wait_lb(ctx, conn, lb.id, "create load balancer"))
 
     def update(

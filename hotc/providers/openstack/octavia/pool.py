@@ -8,6 +8,7 @@ from typing import Any
 from hotc.providers.base import ActionContext, Driver
 from hotc.providers.openstack.common import (
     ProviderError,
+    made_or_found_id,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps
@@ -16,6 +17,7 @@ from hotc.providers.openstack.octavia.base import (
     _first_id,
     find_listener,
     find_load_balancer,
+    made_lb,
 )
 
 
@@ -32,8 +34,11 @@ class PoolDriver(OctaviaChild):
 
     def lb_of_props(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> str:
         if props.get("loadbalancer"):
-            return str(find_load_balancer(ctx, conn, props["loadbalancer"]).id)
+            return made_or_found_id(ctx, conn, "load_balancer", props["loadbalancer"], find_load_balancer)
         if props.get("listener"):
+            known = made_lb(ctx, props["listener"])
+            if known is not None:
+                return known
             listener = find_listener(ctx, conn, props["listener"])
             lb_id = _first_id(listener.load_balancers)
             if lb_id:
@@ -43,9 +48,11 @@ class PoolDriver(OctaviaChild):
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)
         if props.get("listener"):
-            body["listener_id"] = find_listener(ctx, conn, props["listener"]).id
+            body["listener_id"] = made_or_found_id(ctx, conn, "listener", props["listener"], find_listener)
         if props.get("loadbalancer"):
-            body["loadbalancer_id"] = find_load_balancer(ctx, conn, props["loadbalancer"]).id
+            body["loadbalancer_id"] = made_or_found_id(
+                ctx, conn, "load_balancer", props["loadbalancer"], find_load_balancer
+            )
         return body
 
     def update_body(

@@ -93,7 +93,10 @@ class PoolMemberDriver(OctaviaChild):
 
     def _earlier_instance(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> Any:
         """A member of the pool stamped as an earlier instance of this address (same lineage and address) with
-        the same address, port, subnet and monitor address/port as wanted, or None."""
+        the same address, port, subnet and monitor address/port as wanted, or None. A first instance (stamped
+        with the plain address: the state holds no older one) has none, and its create lists nothing for it."""
+        if "@" not in str(stamp(ctx)[TAG_ADDRESS]):
+            return None
         try:
             members = call(ctx, f"list members of pool {props['pool']}", self._list, conn, props)
         except ProviderError:
