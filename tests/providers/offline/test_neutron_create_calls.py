@@ -95,3 +95,33 @@ def test_what_the_run_did_not_make_is_looked_up(conn: FakeConnection, seeded: di
     assert conn.cloud.methods().count("network.get_network") >= 2
     with pytest.raises(ProviderError, match="not found"):
         driver(PORT).create(_run_ctx(conn, run, "p3", PORT), {"network": "no-such-net"})
+
+
+def test_a_security_groups_rules_are_created_at_once(
+    conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group's rules are independent: their creates are in flight together (each waits here until all three
+    have been sent; one after the other, the first would wait in vain), and the group ends with each rule once
+    plus Neutron's default egress rules."""
+    import threading
+
+    together = threading.Barrier(3, timeout=10)
+    made = conn.network.create_security_group_rule
+
+    def create_rule(**body: Any) -> Any:
+        together.wait()
+        return made(**body)
+
+    monkeypatch.setattr(conn.network, "create_security_group_rule", create_rule)
+    rules = [
+        {"protocol": "tcp", "port_range_min": 80, "port_range_max": 80},
+        {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22},
+        {"protocol": "icmp"},
+    ]
+    out = driver(SG).create(ctx_for(conn, "sg", SG), {"rules": rules})
+    have = [r for r in conn.cloud.all("security_group_rule") if r["security_group_id"] == out.physical_id]
+    ingress = sorted(
+        str(r.get("port_range_min")) + str(r["protocol"]) for r in have if r["direction"] == "ingress"
+    )
+    assert ingress == ["22tcp", "80tcp", "Noneicmp"]
+    assert len([r for r in have if r["direction"] == "egress"]) == 2

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hotc.providers.openstack.board import Board
+from hotc.providers.openstack.board import REST, Board
 from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
 from tests.providers.offline.helpers import ctx_for, driver
@@ -138,9 +138,9 @@ def test_server_deletes_of_one_run_wait_on_the_board(conn: FakeConnection) -> No
     assert conn.cloud.count("compute.servers") >= 2
 
 
-def test_a_slow_list_spaces_the_next_one_by_as_long_as_it_took() -> None:
-    """However slowly the API answers, the board's lists keep it busy at most half of the time: after a list
-    that took 2 s the next starts 2 s after its end (not the 0.5 s gap after its start)."""
+def test_a_slow_list_is_followed_by_a_pause_of_at_most_rest() -> None:
+    """After a slow list the next waits REST after its end (not the 0.5 s gap after its start, nor as long as
+    the slow list took: that would make every wait see its end twice as late)."""
     now = [0.0]
     slept: list[float] = []
 
@@ -155,7 +155,25 @@ def test_a_slow_list_spaces_the_next_one_by_as_long_as_it_took() -> None:
     b = Board(slow_list, clock=lambda: now[0], sleep=sleep, gap=0.5)
     b.get("s1", lambda: no_get("s1"))
     b.get("s1", lambda: no_get("s1"))
-    assert slept == [pytest.approx(2.0)] and b.lists == 2
+    assert slept == [pytest.approx(REST)] and b.lists == 2  # a 2 s list: a pause of REST (1 s), not 2 s
+
+
+def test_a_quick_list_is_followed_by_a_pause_as_long_as_it_took() -> None:
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    def list_of_0_6_s() -> list[Obj]:
+        now[0] += 0.6
+        return [Obj("s1", "BUILD")]
+
+    b = Board(list_of_0_6_s, clock=lambda: now[0], sleep=sleep, gap=0.5)
+    b.get("s1", lambda: no_get("s1"))
+    b.get("s1", lambda: no_get("s1"))
+    assert slept == [pytest.approx(0.6)]  # not the 0.5 s gap (already past at its end): 0.6 s, as it took
 
 
 def test_a_wait_on_a_paced_poll_does_not_sleep_between_polls(conn: FakeConnection) -> None:
