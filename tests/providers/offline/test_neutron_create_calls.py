@@ -125,3 +125,24 @@ def test_a_security_groups_rules_are_created_at_once(
     )
     assert ingress == ["22tcp", "80tcp", "Noneicmp"]
     assert len([r for r in have if r["direction"] == "egress"]) == 2
+
+
+def test_a_router_interface_on_what_the_run_made_reads_neither(conn: FakeConnection) -> None:
+    """A router interface between a router and a subnet the same run made names both by id: no GET of the
+    router or the subnet; the interface is made and tagged as with the look-ups."""
+    run: dict[Any, Any] = {}
+    net = driver(NET).create(_run_ctx(conn, run, "net", NET), {})
+    subnet = driver(SUBNET).create(
+        _run_ctx(conn, run, "subnet", SUBNET), {"network": net.physical_id, "cidr": "10.41.0.0/24"}
+    )
+    router = driver("OS::Neutron::Router").create(_run_ctx(conn, run, "router", "OS::Neutron::Router"), {})
+    conn.cloud.calls.clear()
+    iface_type = "OS::Neutron::RouterInterface"
+    out = driver(iface_type).create(
+        _run_ctx(conn, run, "iface", iface_type), {"router": router.physical_id, "subnet": subnet.physical_id}
+    )
+    methods = conn.cloud.methods()
+    assert "network.get_router" not in methods and "network.get_subnet" not in methods
+    assert out.physical_id == f"{router.physical_id}:subnet_id={subnet.physical_id}"
+    ports = [p for p in conn.cloud.all("port") if p.get("device_id") == router.physical_id]
+    assert len(ports) == 1 and any(t.startswith("hotc-lineage=") for t in ports[0]["tags"])

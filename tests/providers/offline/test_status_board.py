@@ -4,6 +4,7 @@ that fails, is read by its own GET."""
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, replace
 from typing import Any
@@ -227,3 +228,30 @@ def test_a_server_wait_on_the_board_sleeps_only_the_boards_spacing(
     assert lists >= 3  # it polled while the build was held
     assert len(slept) <= lists - 1  # at most one spacing sleep before each list after the first
     assert conn.cloud.count("compute.get_server") == 0
+
+
+def test_servers_named_by_hotc_are_polled_through_a_board_of_the_stacks_servers(conn: FakeConnection) -> None:
+    """A server hotc names (``<stack>-<address>-<random>``) waits on a board whose list asks Nova only for this
+    stack's servers (a name filter: another stack's server changed lately is left out), for its create and its
+    delete; a server the template names waits on the unfiltered board. Every wait ends as without it."""
+    run: dict[Any, Any] = {}
+    other = replace(ctx_for(conn, "web", "OS::Nova::Server"), stack_name="other-stack", lookups={})
+    props = {"image": "hotc-tiny", "flavor": "m1.tiny", "networks": [{"network": "hotc-private"}]}
+    driver("OS::Nova::Server").create(other, props)  # another stack's server, changed a moment ago
+    ctx = replace(ctx_for(conn, "web", "OS::Nova::Server"), lookups=run)
+    assert ctx.stack_name != "other-stack"
+    conn.cloud.calls.clear()
+    out = driver("OS::Nova::Server").create(ctx, props)
+    lists = [c for c in conn.cloud.calls if c.method == "servers" and "changes_since" in c.kwargs]
+    assert lists and all(c.kwargs.get("name") == f"^{re.escape(ctx.stack_name + '-')}" for c in lists)
+    assert conn.cloud.count("compute.get_server") == 0  # the filtered list had the server at each poll
+    conn.cloud.calls.clear()
+    driver("OS::Nova::Server").delete(ctx, out.physical_id, props)
+    assert conn.cloud.find("server", out.physical_id) is None
+    lists = [c for c in conn.cloud.calls if c.method == "servers" and "changes_since" in c.kwargs]
+    assert lists and all(c.kwargs.get("name") == f"^{re.escape(ctx.stack_name + '-')}" for c in lists)
+    conn.cloud.calls.clear()
+    named = driver("OS::Nova::Server").create(ctx, {**props, "name": "given-name"})
+    lists = [c for c in conn.cloud.calls if c.method == "servers" and "changes_since" in c.kwargs]
+    assert lists and all("name" not in c.kwargs for c in lists)
+    assert conn.cloud.get("server", named.physical_id)["status"] == "ACTIVE"
