@@ -44,8 +44,7 @@ _HAS_DEFAULT_FACTORY: Any = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", _HasDef
 
 def _stub(name: str) -> Callable[..., Any]:
     def stub(self: Any, *args: Any, **kwargs: Any) -> Any:
-        owner = next(k for k in type(self).__mro__ if k.__dict__.get(name) is stub)
-        return _materialize(owner, name)(self, *args, **kwargs)
+        return _materialize(_owner(self, name, stub), name)(self, *args, **kwargs)
 
     stub.__name__ = name
     return stub
@@ -171,6 +170,35 @@ def _materialize(cls: type, name: str) -> Callable[..., Any]:
     return fn
 
 
+def _owner(obj: Any, name: str, fn: Any) -> Any:
+    """The nearest class in ``obj``'s MRO whose method ``name`` is ``fn``."""
+    return next(k for k in type(obj).__mro__ if k.__dict__.get(name) is fn)
+
+
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    # what dataclasses writes for a frozen class (its class and field names bound in; here looked up)
+    cls = _owner(self, "__setattr__", _frozen_setattr)
+    if type(self) is cls or name in {f.name for f in dataclasses.fields(cls)}:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+    super(cls, self).__setattr__(name, value)
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    cls = _owner(self, "__delattr__", _frozen_delattr)
+    if type(self) is cls or name in {f.name for f in dataclasses.fields(cls)}:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    super(cls, self).__delattr__(name)
+
+
+def _getstate(self: Any) -> list[Any]:
+    return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    for f, value in zip(dataclasses.fields(self), state, strict=False):
+        object.__setattr__(self, f.name, value)  # not the frozen __setattr__
+
+
 def _make(cls: Any, slots: bool) -> Any:
     annotations = cls.__dict__.get("__annotations__", {})
     if any("InitVar" in str(a) or "ClassVar" in str(a) for a in annotations.values()):
@@ -189,12 +217,26 @@ def _make(cls: Any, slots: bool) -> Any:
         cls.__doc__ = (
             "-"  # dataclass would work the text out from the stub's signature; _Doc does it when read
         )
-    made: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=True, slots=slots)
+    # A class with no dataclass base gets the frozen __setattr__/__delattr__ below (one function for every model,
+    # no code compiled), and is processed as not frozen; its parameters then say frozen, as they must. A subclass
+    # of a dataclass is processed as frozen (dataclass refuses a non-frozen child of a frozen base).
+    rooted = not any(hasattr(b, "__dataclass_fields__") for b in cls.__mro__[1:])
+    if rooted:
+        if "__setattr__" in own or "__delattr__" in own:
+            raise TypeError(f"Cannot overwrite attribute __setattr__/__delattr__ in class {cls.__name__}")
+        cls.__setattr__ = _frozen_setattr
+        cls.__delattr__ = _frozen_delattr
+        if slots:  # what dataclass gives a frozen class with slots, so that pickle and copy can rebuild it
+            if "__getstate__" not in own:
+                cls.__getstate__ = _getstate
+            if "__setstate__" not in own:
+                cls.__setstate__ = _setstate
+    made: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=not rooted, slots=slots)
     params = made.__dataclass_params__
     truthful = object.__new__(type(params))
     for slot in type(params).__slots__:
         setattr(truthful, slot, getattr(params, slot))
-    truthful.init = truthful.repr = truthful.eq = True
+    truthful.init = truthful.repr = truthful.eq = truthful.frozen = True
     made.__dataclass_params__ = truthful
     if not documented:
         made.__doc__ = _Doc()

@@ -223,6 +223,19 @@ def test_what_a_model_generates_case_by_case() -> None:
         "name": "a",
         "pos": None,
     }
+
+    class Loose(Base):  # not a dataclass: it has a __dict__, and only the fields are frozen
+        pass
+
+    loose = Loose("a")
+    loose.extra = 1  # type: ignore[attr-defined]
+    assert loose.extra == 1  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'name'"):
+        loose.name = "b"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'pos'"):
+        del loose.pos  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'extra'"):
+        c.extra = {}  # type: ignore[misc]  # a subclass's own field, through its own frozen __setattr__
     assert Checked(2).value == 2 and made == ["post 2"]
     with pytest.raises(ValueError, match="negative"):
         Checked(-1)
