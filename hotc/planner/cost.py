@@ -120,7 +120,7 @@ def _done(
     prev, start = None, 0.0
     for d in changes[a].depends_on:
         if d in changes and changes[d].action is not Action.DELETE:
-            t = _done(d, changes, cost, finish, best_prev, visiting)
+            t = finish[d] if d in finish else _done(d, changes, cost, finish, best_prev, visiting)
             if t > start or prev is None:
                 prev, start = d, max(start, t)
     visiting.discard(a)
@@ -135,8 +135,15 @@ def estimate(plan: Plan, measured: Mapping[tuple[str, str], float] | None = None
     changes = {c.address: c for c in plan.changes if not c.deposed}
     cost: dict[str, float] = {}
     used: set[str] = set()
+    durations: dict[tuple[str, Action], tuple[float, bool]] = {}  # one per type and action (not an import)
     for a, c in changes.items():
-        seconds, hist = _duration(c, measured)
+        if c.import_id is None:
+            known = durations.get((c.type, c.action))
+            if known is None:
+                known = durations[(c.type, c.action)] = _duration(c, measured)
+            seconds, hist = known
+        else:
+            seconds, hist = _duration(c, measured)
         cost[a] = seconds
         if hist:
             used.add(c.type)
@@ -145,7 +152,8 @@ def estimate(plan: Plan, measured: Mapping[tuple[str, str], float] | None = None
     visiting: set[str] = set()
     creates = [a for a, c in changes.items() if c.action is not Action.DELETE]
     for a in creates:
-        _done(a, changes, cost, finish, best_prev, visiting)
+        if a not in finish:  # (most are, by the time they come: the changes are in a creation order)
+            _done(a, changes, cost, finish, best_prev, visiting)
     end = max(creates, key=lambda a: finish[a], default=None)
     path: list[str] = []
     while end is not None:

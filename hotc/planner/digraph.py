@@ -41,8 +41,19 @@ class DiGraph:
         self._pred[v][u] = None
 
     def add_edges_from(self, edges: Iterable[tuple[str, str]]) -> None:
+        """``add_edge`` of each (written out: a plan adds one or more edges per resource)."""
+        succ, pred = self._succ, self._pred
         for u, v in edges:
-            self.add_edge(u, v)
+            su = succ.get(u)
+            if su is None:
+                su = succ[u] = {}
+                pred[u] = {}
+            pv = pred.get(v)
+            if pv is None:
+                succ[v] = {}
+                pv = pred[v] = {}
+            su[v] = None
+            pv[u] = None
 
     def __contains__(self, node: object) -> bool:
         return node in self._succ

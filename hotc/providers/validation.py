@@ -309,6 +309,11 @@ class _Node(NamedTuple):
     is_expr: bool
 
 
+# ``_make_node(_Node, (value, pos, is_expr))`` is ``_Node(value, pos, is_expr)`` built by one C call, without
+# the Python frame of the named tuple's __new__ (the expression checks make one per property of every resource)
+_make_node: Any = tuple.__new__
+
+
 # the required properties of each schema checked (schemas are built once and never change; the schema is kept
 # with its entry, so its id is not reused while the entry exists)
 _REQUIRED: dict[int, tuple[Mapping[str, PropSchema], tuple[str, ...]]] = {}
@@ -448,7 +453,7 @@ class _Checker:
                 return
             if prop.schema is not None:
                 entries = [
-                    (k, _Node(v, getattr(v, "pos", None), True), _key_pos(expr, i))
+                    (k, _make_node(_Node, (v, getattr(v, "pos", None), True)), _key_pos(expr, i))
                     for i, (k, v) in enumerate(expr.items)
                 ]
                 self.check_map(prop.schema, entries, where, pos)
@@ -632,9 +637,9 @@ def validate_property_exprs(
     required properties, constraint violations, unknown nested keys and cross-property conflicts become warnings
     (Heat accepts the template there and fails later). Resources with an ``external_id`` are not validated by
     Heat at all: callers skip them."""
-    checker = _Checker(rtype, resource_pos, strict)
     if isinstance(props, FunctionCall):
         return []  # the whole map comes from a function: known only after evaluation
+    checker = _Checker(rtype, resource_pos, strict)
     if props is None or (isinstance(props, Literal) and props.value is None):
         entries: list[tuple[str, _Node, Pos | None]] = []
         map_pos = getattr(props, "pos", None) or resource_pos
@@ -642,7 +647,7 @@ def validate_property_exprs(
         kps = props.key_pos
         n_kps = len(kps)
         entries = [
-            (k, _Node(v, getattr(v, "pos", None), True), kps[i] if i < n_kps else None)
+            (k, _make_node(_Node, (v, getattr(v, "pos", None), True)), kps[i] if i < n_kps else None)
             for i, (k, v) in enumerate(props.items)
         ]
         map_pos = props.pos or resource_pos
@@ -653,7 +658,7 @@ def validate_property_exprs(
     if rtype.accepts_any_properties and not rtype.properties:
         return []
     checker.check_map(rtype.properties, entries, "", map_pos, allow_unknown=rtype.accepts_any_properties)
-    if rtype.validators and not checker.value_problems and not has_errors(checker.diags):
+    if rtype.validators and not checker.value_problems and not (checker.diags and has_errors(checker.diags)):
         if not any(_has_call(n.value) for _, n, _ in entries):
             values = {k: _expr_value(n.value) for k, n, _ in entries}
             _run_validators(checker, values, {k: kp or n.pos for k, n, kp in entries})

@@ -430,6 +430,17 @@ def _name_base(ctx: ActionContext, limit: int = 255) -> str:
     return base
 
 
+def generated_name_base(ctx: ActionContext, limit: int = 255) -> str:
+    """What every name :func:`physical_name` generates for this stack and address starts with."""
+    return _name_base(ctx, limit)
+
+
+def stack_name_prefix(ctx: ActionContext) -> str:
+    """``<stack>-``: the start of the names :func:`physical_name` generates for this stack's resources (unless
+    shortened to fit a limit)."""
+    return f"{_NAME_BAD.sub('-', ctx.stack_name)}-"
+
+
 def is_generated_name(ctx: ActionContext, name: str | None, limit: int = 255) -> bool:
     """Whether NAME is one :func:`physical_name` makes for this stack and address, or the one another tool
     generated for this very object (``ctx.generated_name``: Heat's, for a stack taken over from Heat)."""

@@ -95,3 +95,54 @@ def test_what_the_run_did_not_make_is_looked_up(conn: FakeConnection, seeded: di
     assert conn.cloud.methods().count("network.get_network") >= 2
     with pytest.raises(ProviderError, match="not found"):
         driver(PORT).create(_run_ctx(conn, run, "p3", PORT), {"network": "no-such-net"})
+
+
+def test_a_security_groups_rules_are_created_at_once(
+    conn: FakeConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group's rules are independent: their creates are in flight together (each waits here until all three
+    have been sent; one after the other, the first would wait in vain), and the group ends with each rule once
+    plus Neutron's default egress rules."""
+    import threading
+
+    together = threading.Barrier(3, timeout=10)
+    made = conn.network.create_security_group_rule
+
+    def create_rule(**body: Any) -> Any:
+        together.wait()
+        return made(**body)
+
+    monkeypatch.setattr(conn.network, "create_security_group_rule", create_rule)
+    rules = [
+        {"protocol": "tcp", "port_range_min": 80, "port_range_max": 80},
+        {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22},
+        {"protocol": "icmp"},
+    ]
+    out = driver(SG).create(ctx_for(conn, "sg", SG), {"rules": rules})
+    have = [r for r in conn.cloud.all("security_group_rule") if r["security_group_id"] == out.physical_id]
+    ingress = sorted(
+        str(r.get("port_range_min")) + str(r["protocol"]) for r in have if r["direction"] == "ingress"
+    )
+    assert ingress == ["22tcp", "80tcp", "Noneicmp"]
+    assert len([r for r in have if r["direction"] == "egress"]) == 2
+
+
+def test_a_router_interface_on_what_the_run_made_reads_neither(conn: FakeConnection) -> None:
+    """A router interface between a router and a subnet the same run made names both by id: no GET of the
+    router or the subnet; the interface is made and tagged as with the look-ups."""
+    run: dict[Any, Any] = {}
+    net = driver(NET).create(_run_ctx(conn, run, "net", NET), {})
+    subnet = driver(SUBNET).create(
+        _run_ctx(conn, run, "subnet", SUBNET), {"network": net.physical_id, "cidr": "10.41.0.0/24"}
+    )
+    router = driver("OS::Neutron::Router").create(_run_ctx(conn, run, "router", "OS::Neutron::Router"), {})
+    conn.cloud.calls.clear()
+    iface_type = "OS::Neutron::RouterInterface"
+    out = driver(iface_type).create(
+        _run_ctx(conn, run, "iface", iface_type), {"router": router.physical_id, "subnet": subnet.physical_id}
+    )
+    methods = conn.cloud.methods()
+    assert "network.get_router" not in methods and "network.get_subnet" not in methods
+    assert out.physical_id == f"{router.physical_id}:subnet_id={subnet.physical_id}"
+    ports = [p for p in conn.cloud.all("port") if p.get("device_id") == router.physical_id]
+    assert len(ports) == 1 and any(t.startswith("hotc-lineage=") for t in ports[0]["tags"])

@@ -4,13 +4,14 @@ that fails, is read by its own GET."""
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 
-from hotc.providers.openstack.board import Board
+from hotc.providers.openstack.board import REST, Board
 from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
 from tests.providers.offline.helpers import ctx_for, driver
@@ -138,9 +139,9 @@ def test_server_deletes_of_one_run_wait_on_the_board(conn: FakeConnection) -> No
     assert conn.cloud.count("compute.servers") >= 2
 
 
-def test_a_slow_list_spaces_the_next_one_by_as_long_as_it_took() -> None:
-    """However slowly the API answers, the board's lists keep it busy at most half of the time: after a list
-    that took 2 s the next starts 2 s after its end (not the 0.5 s gap after its start)."""
+def test_a_slow_list_is_followed_by_a_pause_of_at_most_rest() -> None:
+    """After a slow list the next waits REST after its end (not the 0.5 s gap after its start, nor as long as
+    the slow list took: that would make every wait see its end twice as late)."""
     now = [0.0]
     slept: list[float] = []
 
@@ -155,7 +156,25 @@ def test_a_slow_list_spaces_the_next_one_by_as_long_as_it_took() -> None:
     b = Board(slow_list, clock=lambda: now[0], sleep=sleep, gap=0.5)
     b.get("s1", lambda: no_get("s1"))
     b.get("s1", lambda: no_get("s1"))
-    assert slept == [pytest.approx(2.0)] and b.lists == 2
+    assert slept == [pytest.approx(REST)] and b.lists == 2  # a 2 s list: a pause of REST (1 s), not 2 s
+
+
+def test_a_quick_list_is_followed_by_a_pause_as_long_as_it_took() -> None:
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    def list_of_0_6_s() -> list[Obj]:
+        now[0] += 0.6
+        return [Obj("s1", "BUILD")]
+
+    b = Board(list_of_0_6_s, clock=lambda: now[0], sleep=sleep, gap=0.5)
+    b.get("s1", lambda: no_get("s1"))
+    b.get("s1", lambda: no_get("s1"))
+    assert slept == [pytest.approx(0.6)]  # not the 0.5 s gap (already past at its end): 0.6 s, as it took
 
 
 def test_a_wait_on_a_paced_poll_does_not_sleep_between_polls(conn: FakeConnection) -> None:
@@ -209,3 +228,30 @@ def test_a_server_wait_on_the_board_sleeps_only_the_boards_spacing(
     assert lists >= 3  # it polled while the build was held
     assert len(slept) <= lists - 1  # at most one spacing sleep before each list after the first
     assert conn.cloud.count("compute.get_server") == 0
+
+
+def test_servers_named_by_hotc_are_polled_through_a_board_of_the_stacks_servers(conn: FakeConnection) -> None:
+    """A server hotc names (``<stack>-<address>-<random>``) waits on a board whose list asks Nova only for this
+    stack's servers (a name filter: another stack's server changed lately is left out), for its create and its
+    delete; a server the template names waits on the unfiltered board. Every wait ends as without it."""
+    run: dict[Any, Any] = {}
+    other = replace(ctx_for(conn, "web", "OS::Nova::Server"), stack_name="other-stack", lookups={})
+    props = {"image": "hotc-tiny", "flavor": "m1.tiny", "networks": [{"network": "hotc-private"}]}
+    driver("OS::Nova::Server").create(other, props)  # another stack's server, changed a moment ago
+    ctx = replace(ctx_for(conn, "web", "OS::Nova::Server"), lookups=run)
+    assert ctx.stack_name != "other-stack"
+    conn.cloud.calls.clear()
+    out = driver("OS::Nova::Server").create(ctx, props)
+    lists = [c for c in conn.cloud.calls if c.method == "servers" and "changes_since" in c.kwargs]
+    assert lists and all(c.kwargs.get("name") == f"^{re.escape(ctx.stack_name + '-')}" for c in lists)
+    assert conn.cloud.count("compute.get_server") == 0  # the filtered list had the server at each poll
+    conn.cloud.calls.clear()
+    driver("OS::Nova::Server").delete(ctx, out.physical_id, props)
+    assert conn.cloud.find("server", out.physical_id) is None
+    lists = [c for c in conn.cloud.calls if c.method == "servers" and "changes_since" in c.kwargs]
+    assert lists and all(c.kwargs.get("name") == f"^{re.escape(ctx.stack_name + '-')}" for c in lists)
+    conn.cloud.calls.clear()
+    named = driver("OS::Nova::Server").create(ctx, {**props, "name": "given-name"})
+    lists = [c for c in conn.cloud.calls if c.method == "servers" and "changes_since" in c.kwargs]
+    assert lists and all("name" not in c.kwargs for c in lists)
+    assert conn.cloud.get("server", named.physical_id)["status"] == "ACTIVE"

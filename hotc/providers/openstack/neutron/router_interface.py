@@ -13,6 +13,7 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     get_or_none,
+    made_or_found_id,
     merge_tags,
     outcome,
     props_get,
@@ -62,33 +63,36 @@ class RouterInterfaceDriver:
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
         conn = ctx.cloud()
-        router = find_router(ctx, conn, props_get(props, "router", "router_id"))
         subnet = props_get(props, "subnet", "subnet_id")
         port = props_get(props, "port", "port_id")
         if subnet and port:
             raise ProviderError("router interface: give either subnet or port, not both")
-        if subnet:
-            key, value = "subnet_id", find_subnet(ctx, conn, subnet).id
-        elif port:
-            key, value = "port_id", find_port(ctx, conn, port).id
-        else:
+        if not subnet and not port:
             raise ProviderError("router interface: one of subnet or port is required")
-        pid = f"{router.id}:{key}={value}"
-        existing = self._interface_port(ctx, conn, router.id, key, value)
+        # a router, subnet or port this run made is named by its id, with no look-up
+        router_id = made_or_found_id(
+            ctx, conn, "router", props_get(props, "router", "router_id"), find_router
+        )
+        if subnet:
+            key, value = "subnet_id", made_or_found_id(ctx, conn, "subnet", subnet, find_subnet)
+        else:
+            key, value = "port_id", made_or_found_id(ctx, conn, "port", port, find_port)
+        pid = f"{router_id}:{key}={value}"
+        existing = self._interface_port(ctx, conn, router_id, key, value)
         if existing is None:
             ctx.record_physical_id(pid)
             try:
                 call(
                     ctx,
-                    f"add interface to router {router.id}",
-                    lambda: conn.network.add_interface_to_router(router, *_iface_args(key, value)),
+                    f"add interface to router {router_id}",
+                    lambda: conn.network.add_interface_to_router(router_id, *_iface_args(key, value)),
                 )
             except ProviderError:
-                if self._interface_port(ctx, conn, router.id, key, value) is None:
+                if self._interface_port(ctx, conn, router_id, key, value) is None:
                     raise
         else:
             ctx.record_physical_id(pid)
-        iface = self._interface_port(ctx, conn, router.id, key, value)
+        iface = self._interface_port(ctx, conn, router_id, key, value)
         if iface is not None and key == "subnet_id":
             call(
                 ctx,

@@ -71,6 +71,7 @@ DEFAULT_EGRESS = (
     {"direction": "egress", "ethertype": "IPv4"},
     {"direction": "egress", "ethertype": "IPv6"},
 )
+RULES_AT_ONCE = 8  # rule creates of one group in flight at once
 
 
 class SecurityGroupDriver(NeutronDriver):
@@ -111,21 +112,33 @@ class SecurityGroupDriver(NeutronDriver):
             ignore_missing(
                 ctx, f"delete security group rule {rule.id}", conn.network.delete_security_group_rule, rule.id
             )
-        for key, body in want_keys.items():
-            if key in have_keys:
-                continue
+        missing = [body for key, body in want_keys.items() if key not in have_keys]
+
+        def create(body: Mapping[str, Any]) -> None:
             try:
                 call(
                     ctx,
                     f"create rule in security group {sg_id}",
-                    lambda body=body: conn.network.create_security_group_rule(
-                        security_group_id=sg_id, **body
-                    ),
+                    lambda: conn.network.create_security_group_rule(security_group_id=sg_id, **body),
                     retry_if=_retry_not_duplicate,
                 )
             except ProviderError as exc:
                 if exc.status_code != 409:  # already there
                     raise
+
+        if len(missing) < 2:
+            for body in missing:
+                create(body)
+            return
+        # the rules are independent of each other: made at once, not one round trip after the other (a group's
+        # rules are on the path to every port and server that uses the group)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(
+            max_workers=min(RULES_AT_ONCE, len(missing)), thread_name_prefix="hotc-rule"
+        ) as pool:
+            for done in [pool.submit(create, body) for body in missing]:
+                done.result()  # the first failure, in the template's order, is raised
 
     def attributes(self, ctx: ActionContext, conn: Any, res: Any) -> dict[str, Any]:
         return {}

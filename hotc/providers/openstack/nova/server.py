@@ -27,6 +27,7 @@ from hotc.providers.openstack.common import (
     call,
     create_once,
     fresh_finder,
+    generated_name_base,
     get_or_none,
     has_stamp,
     ignore_missing,
@@ -35,6 +36,7 @@ from hotc.providers.openstack.common import (
     outcome,
     physical_name,
     settle,
+    stack_name_prefix,
     stamp,
     user_metadata,
     wait_for,
@@ -55,26 +57,43 @@ from hotc.providers.shared_lookup import peek
 SINCE_MARGIN = 300.0  # seconds: the servers board lists the servers changed since its making, less this
 
 
-def server_poll(ctx: ActionContext, conn: Any, sid: str, *, gone: bool = False) -> Any:
+def stack_prefix(ctx: ActionContext, name: str | None) -> str | None:
+    """The start of the names hotc gives this stack's servers (``<stack>-``), when ``name`` (the server's) has it;
+    else None (a name the template gives, or one shortened to fit Nova's limit)."""
+    prefix = stack_name_prefix(ctx)
+    return prefix if name and name.startswith(prefix) and len(prefix) > 1 else None
+
+
+def server_poll(
+    ctx: ActionContext, conn: Any, sid: str, *, gone: bool = False, name: str | None = None
+) -> Any:
     """A poll of server ``sid``: the run's servers board (one list of the servers changed lately answers the
     polls of every server the run waits for: :mod:`hotc.providers.openstack.board`), else its own GET. A server
     the list has in ERROR is read by its own GET, for its fault. ``gone`` (a delete's wait): None once the server
     is gone (DELETED, or not found). A board's poll paces itself (each waits for the board's next list, and the
-    board spaces its lists): the wait polls it again without a sleep of its own."""
+    board spaces its lists): the wait polls it again without a sleep of its own. A server whose ``name`` starts
+    as hotc names this stack's servers is polled through a board that lists only those (Nova's regex filter on
+    the name): on a shared cloud the servers changed lately are mostly other stacks' (thirty deleted by a group's
+    delete a minute before made every list of a two-server stack slow to build and to answer)."""
     from hotc.providers.openstack.board import Board, board
     from hotc.providers.openstack.polling import Paced
 
     def get() -> Any:
         return live_server(conn, sid) if gone else conn.compute.get_server(sid)
 
+    prefix = stack_prefix(ctx, name)
+
     def make() -> Board:
         import datetime as dt
 
         since = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=SINCE_MARGIN)
         stamp = since.strftime("%Y-%m-%dT%H:%M:%SZ")
-        return Board(lambda: conn.compute.servers(details=True, changes_since=stamp))
+        query: dict[str, Any] = {"details": True, "changes_since": stamp}
+        if prefix is not None:
+            query["name"] = f"^{re.escape(prefix)}"
+        return Board(lambda: conn.compute.servers(**query))
 
-    shared_board = board(ctx.lookups, ("nova", "servers board"), make)
+    shared_board = board(ctx.lookups, ("nova", "servers board", prefix), make)
     if shared_board is None:
         return get
 
@@ -257,17 +276,24 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
             from hotc.providers.native.server_metadata import register_server
 
             register_server(ctx, str(server.id), metadata_key)
-        server = self._wait_active(ctx, conn, server.id, "create server")
+        server = self._wait_active(ctx, conn, server.id, "create server", name=name)
         self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
         return self._outcome(ctx, conn, server)
 
     def _wait_active(
-        self, ctx: ActionContext, conn: Any, sid: str, what: str, targets: Iterable[str] = ("ACTIVE",)
+        self,
+        ctx: ActionContext,
+        conn: Any,
+        sid: str,
+        what: str,
+        targets: Iterable[str] = ("ACTIVE",),
+        *,
+        name: str | None = None,
     ) -> Any:
         return wait_status(
             ctx,
             f"{what} {sid}",
-            server_poll(ctx, conn, sid),
+            server_poll(ctx, conn, sid, name=name),
             list(targets),
             ("ERROR", "DELETED", "SOFT_DELETED"),
             fault=fault,
@@ -595,7 +621,17 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
             self._snapshot_before_delete(ctx, conn, server)
         if server is not None or policy != SNAPSHOT:
             ignore_missing(ctx, f"delete server {physical_id}", conn.compute.delete_server, physical_id)
-            wait_gone(ctx, f"delete server {physical_id}", server_poll(ctx, conn, physical_id, gone=True))
+            # the name hotc generated (the template gave none, and this is not a server taken over from Heat)
+            generated = (
+                generated_name_base(ctx, limit=63)
+                if not props.get("name") and ctx.generated_name is None
+                else None
+            )
+            wait_gone(
+                ctx,
+                f"delete server {physical_id}",
+                server_poll(ctx, conn, physical_id, gone=True, name=generated),
+            )
         if props.get("user_data_format") == "SOFTWARE_CONFIG":
             from hotc.providers.native.server_metadata import forget_server
 
