@@ -418,15 +418,11 @@ def _build(
     elif t is PosList or isinstance(data, list):
         ip = getattr(data, "item_pos", None) or ()
         lpos = getattr(data, "pos", None) or pos
+        n = len(ip)
         items: list[Expr] = []
         add = items.append
-        # each item with its position (the list's own where the decoder gave none)
-        pairs_in = (
-            zip(data, ip, strict=True)
-            if len(ip) == len(data)
-            else ((v, ip[i] if i < len(ip) else lpos) for i, v in enumerate(data))
-        )
-        for v, ipos in pairs_in:
+        for i, v in enumerate(data):
+            ipos = ip[i] if i < n else lpos
             if type(v) in _SCALARS:
                 lit = _new(Literal)
                 _set_lit_value(lit, v)
@@ -482,11 +478,9 @@ def _build(
     kps: list[Pos | None] = []
     add_pair = pairs.append
     add_kp = kps.append
-    vget = vp.get
-    kget = kp.get
     for k, v in data.items():
-        vpos = vget(k, mpos)
-        kpos = kget(k, mpos)
+        vpos = vp.get(k, mpos)
+        kpos = kp.get(k, mpos)
         if type(k) is not str:
             k = json_key(k)
         if type(v) in _SCALARS:

@@ -95,12 +95,9 @@ def _mark(file: str, node: yaml.Node) -> Pos:
     return Pos(file, m.line + 1, m.column + 1)
 
 
-# Pos is a frozen slots dataclass; setting its slots through their descriptors builds one about 2.5x faster
-# than its __init__ (which goes through object.__setattr__), and decoding builds one per node.
-_new_pos = object.__new__
-_set_file: Any = vars(Pos)["file"].__set__
-_set_line: Any = vars(Pos)["line"].__set__
-_set_col: Any = vars(Pos)["col"].__set__
+# Pos is a named tuple: ``tuple.__new__(Pos, (file, line, col))`` builds one in one C call, without the
+# Python frame of its ``__new__``; decoding builds one per key, value and item.
+_new_pos: Any = tuple.__new__
 
 # PosDict/PosList built without running their __init__ (every slot is set right after).
 _new_dict = dict.__new__
@@ -210,10 +207,7 @@ class _Builder:
             self.building.add(id(node))
         file = self.file
         m = node.start_mark
-        p = _new_pos(Pos)
-        _set_file(p, file)
-        _set_line(p, m.line + 1)
-        _set_col(p, m.column + 1)
+        p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
         _set_list_pos(lst, p)
         items = node.value
         ips: list[Pos] = []
@@ -233,10 +227,7 @@ class _Builder:
                         append(value.pos)  # type: ignore[arg-type]  # the same position: share the object
                         continue
                 m = child.start_mark
-                p = _new_pos(Pos)
-                _set_file(p, file)
-                _set_line(p, m.line + 1)
-                _set_col(p, m.column + 1)
+                p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
                 append(p)
         if memo is not None:
             self.building.discard(id(node))
@@ -253,10 +244,7 @@ class _Builder:
             self.building.add(id(node))
         file = self.file
         m = node.start_mark
-        p = _new_pos(Pos)
-        _set_file(p, file)
-        _set_line(p, m.line + 1)
-        _set_col(p, m.column + 1)
+        p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
         _set_dict_pos(d, p)
         key_pos: dict[Any, Pos] = {}
         value_pos: dict[Any, Pos] = {}
@@ -274,10 +262,7 @@ class _Builder:
             if key_node.tag != _STR or type(key) is not str:
                 key = build(key_node)
             m = key_node.start_mark
-            kpos = _new_pos(Pos)
-            _set_file(kpos, file)
-            _set_line(kpos, m.line + 1)
-            _set_col(kpos, m.column + 1)
+            kpos = _new_pos(Pos, (file, m.line + 1, m.column + 1))
             try:
                 seen = key in key_pos
             except TypeError:
@@ -303,10 +288,7 @@ class _Builder:
                     value_pos[key] = value.pos  # type: ignore[assignment]  # the same position: share the object
                     continue
             m = value_node.start_mark
-            p = _new_pos(Pos)
-            _set_file(p, file)
-            _set_line(p, m.line + 1)
-            _set_col(p, m.column + 1)
+            p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
             value_pos[key] = p
         if memo is not None:
             self.building.discard(id(node))
@@ -375,10 +357,7 @@ class _EventBuilder:
         return root
 
     def pos(self, mark: Any) -> Pos:
-        p = _new_pos(Pos)
-        _set_file(p, self.file)
-        _set_line(p, mark.line + 1)
-        _set_col(p, mark.column + 1)
+        p: Pos = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1))
         return p
 
     def value(self, ev: Any) -> Any:
@@ -419,10 +398,7 @@ class _EventBuilder:
         file = self.file
         d = _new_dict(PosDict)
         m: Any = start.start_mark
-        p = _new_pos(Pos)
-        _set_file(p, file)
-        _set_line(p, m.line + 1)
-        _set_col(p, m.column + 1)
+        p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
         _set_dict_pos(d, p)
         key_pos: dict[Any, Pos] = {}
         value_pos: dict[Any, Pos] = {}
@@ -442,10 +418,7 @@ class _EventBuilder:
             if kev.implicit[0] and (not key or key[0] in first) and plain_tag(key) != _STR:
                 key = scalar(kev)
             m = kev.start_mark
-            kpos = _new_pos(Pos)
-            _set_file(kpos, file)
-            _set_line(kpos, m.line + 1)
-            _set_col(kpos, m.column + 1)
+            kpos = _new_pos(Pos, (file, m.line + 1, m.column + 1))
             if key in key_pos:
                 first_pos = key_pos[key]
                 self.diags.append(
@@ -466,10 +439,7 @@ class _EventBuilder:
                     v = scalar(vev)
                 d[key] = v
                 m = vev.start_mark
-                p = _new_pos(Pos)
-                _set_file(p, file)
-                _set_line(p, m.line + 1)
-                _set_col(p, m.column + 1)
+                p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
                 value_pos[key] = p
             else:
                 child = d[key] = value(vev)
@@ -481,10 +451,7 @@ class _EventBuilder:
         file = self.file
         lst = _new_list(PosList)
         m: Any = start.start_mark
-        p = _new_pos(Pos)
-        _set_file(p, file)
-        _set_line(p, m.line + 1)
-        _set_col(p, m.column + 1)
+        p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
         _set_list_pos(lst, p)
         ips: list[Pos] = []
         _set_item_pos(lst, ips)
@@ -501,10 +468,7 @@ class _EventBuilder:
                     v = scalar(ev)
                 add(v)
                 m = ev.start_mark
-                p = _new_pos(Pos)
-                _set_file(p, file)
-                _set_line(p, m.line + 1)
-                _set_col(p, m.column + 1)
+                p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
                 add_pos(p)
             elif type(ev) is _SequenceEnd:
                 return lst

@@ -81,7 +81,12 @@ def _check_positions(data: Any, node: yaml.Node, seen: set[int]) -> int:
             return n
         last: dict[Any, tuple[yaml.Node, yaml.Node]] = {}
         for k, v in node.value:
-            if isinstance(k, yaml.ScalarNode) and k.value in data.key_pos:
+            # only string keys: a plain ``yes`` (True) and a quoted ``'yes'`` have the same text
+            if (
+                isinstance(k, yaml.ScalarNode)
+                and k.tag == "tag:yaml.org,2002:str"
+                and k.value in data.key_pos
+            ):
                 last[k.value] = (k, v)
         for key, (knode, vnode) in last.items():
             if key in data and type(key) is str:

@@ -105,7 +105,7 @@ MODELS = _models()
 
 def test_the_models_are_found() -> None:
     names = {f"{c.__module__}.{c.__qualname__}" for c in MODELS}
-    assert {"hotc.errors.Pos", "hotc.parser.ir.Resource", "hotc.parser.functions.GetAttr"} <= names
+    assert {"hotc.errors.Diagnostic", "hotc.parser.ir.Resource", "hotc.parser.functions.GetAttr"} <= names
     assert len(MODELS) >= 120
 
 
