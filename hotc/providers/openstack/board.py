@@ -6,9 +6,12 @@ call: a poll asks the board for its object; the first poll asks for a list, and 
 list is on its way wait for the next one (an answer is never older than the poll that asked for it). So at most
 one list is in flight, the polls of many objects share it, and a list starts no sooner than :data:`GAP` seconds
 after the last one started, and no sooner after the last one ended than that one took, up to :data:`REST`
-seconds: lists that answer within a second keep the API busy at most half of the time; a much slower one (an
-API starved of CPU) is not followed by as long a pause, which would make every wait see its end twice as late
-(30 server deletes at load 22 all waited out one 25 s pause). Since the board spaces its lists, a
+seconds (a wait's longest sleep, :data:`~hotc.providers.openstack.polling.POLL_MAX`: lists come no more often
+than the waits' own polls of a slow API did): lists that answer within that keep the API busy at most half of
+the time; a much slower one (an API starved of CPU) is not followed by as long a pause, which would make every
+wait see its end twice as late (30 server deletes at load 22 all waited out one 25 s pause; with a pause of at
+most 1 s, the lists of a 2-server create at load 20 kept Nova's API busy two thirds of the time and its servers
+took twice as long as Heat's). Since the board spaces its lists, a
 wait polls it again as soon as it answers (a :class:`~hotc.providers.openstack.polling.Paced` poll, as the
 servers' waits in :func:`hotc.providers.openstack.nova.server.server_poll`): an object's change is seen with the
 first list that starts after it, not a whole sleep of the wait's later.
@@ -24,9 +27,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hotc.providers.openstack import common
+from hotc.providers.openstack.polling import POLL_MAX
 
 GAP = 0.5  # seconds: the shortest time between the starts of two lists
-REST = 1.0  # seconds: the longest pause after a list's end (as long as it took, up to this)
+REST = POLL_MAX  # seconds: the longest pause after a list's end (as long as it took, up to this)
 
 
 class Board:
