@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import re
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -62,21 +60,11 @@ def measure(argv: list[str], cwd: str, rounds: int) -> tuple[float, float]:
 
 
 def instructions(argv: list[str], cwd: str) -> int | None:
-    """Instructions one run executes (valgrind's cachegrind without its cache model), or None without valgrind."""
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
-        return None
-    proc = subprocess.run(
-        [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv],
-        cwd=cwd,
-        env=_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
-    m = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
-    return int(m.group(1).replace(",", "")) if m else None
+    """Instructions one run executes (valgrind's cachegrind without its cache model), or None without valgrind:
+    ``bench_validate``'s count, with this benchmark's child environment."""
+    from bench_validate import _instructions  # the same directory: run as ``python bench/bench_startup.py``
+
+    return _instructions(argv, cwd, _env())
 
 
 def top_imports(argv: list[str], cwd: str, n: int = 5) -> list[tuple[float, str]]:
