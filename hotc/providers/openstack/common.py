@@ -13,6 +13,7 @@ import base64
 import dataclasses
 import random
 import re
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -24,6 +25,7 @@ from hotc.providers.openstack.polling import Paced, Poll
 from hotc.providers.shared_lookup import once
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 TAG_LINEAGE = "hotc-lineage"
 TAG_ADDRESS = "hotc-address"
@@ -277,6 +279,28 @@ def wait_for(
             )
         if not paced:
             sleep(min(poll.interval(), max(0.0, deadline - clock())))
+
+
+def beside(first: Callable[[], T], during: Callable[[], U], name: str = "hotc-beside") -> tuple[list[T], U]:
+    """``during()``, with ``first()`` run at the same time in a thread (two round trips at once instead of one
+    after the other). Returns ``([first's answer], during's answer)``, or ``([], during's answer)`` when
+    ``first()`` failed: the caller then makes that call again where its error is raised and reported (an
+    exception left in a thread would only be printed, as a traceback)."""
+    box: list[T] = []
+
+    def run() -> None:
+        try:
+            box.append(first())
+        except Exception:  # noqa: BLE001 -- made again by the caller, which reports it
+            pass
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    try:
+        got = during()
+    finally:
+        thread.join()
+    return box, got
 
 
 def describe_status(obj: Any) -> str:

@@ -3,7 +3,6 @@ delete, adoption by the stamp or by a generated name (:class:`NeutronDriver`).""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -12,6 +11,7 @@ from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.batch import ListRead, lineage_tag
 from hotc.providers.openstack.common import (
     NotFound,
+    beside,
     call,
     create_once,
     get_or_none,
@@ -117,25 +117,20 @@ class NeutronDriver(ListRead):
         early: list[dict[str, Any]] = []  # the attributes, read while the tags are put
         if self.tagged:  # Neutron takes no tags in a POST: stamp right after, once the id is recorded
             made = res
-            reader = None
-            if plain and self.attributes_read:
-                reader = threading.Thread(
-                    target=lambda: early.append(self.attributes(ctx, conn, made)),
-                    name="hotc-attributes",
-                    daemon=True,
-                )
-                reader.start()
-            try:
-                tagged = call(
+
+            def tag() -> Any:
+                return call(
                     ctx,
-                    f"tag {self.what} {res.id}",
+                    f"tag {self.what} {made.id}",
                     conn.network.set_tags,
-                    res,
+                    made,
                     merge_tags(ctx, props.get("tags")),
                 )
-            finally:
-                if reader is not None:
-                    reader.join()
+
+            if plain and self.attributes_read:
+                early, tagged = beside(lambda: self.attributes(ctx, conn, made), tag, "hotc-attributes")
+            else:
+                tagged = tag()
             res = tagged if tagged is not None else res  # openstacksdk: the same object, with its new tags
         if plain:
             # the POST's answer is the object as made (set_tags has put the tags in it): no read back

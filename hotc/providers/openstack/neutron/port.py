@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hotc.providers.base import ActionContext, Driver
 from hotc.providers.openstack.batch import shared
 from hotc.providers.openstack.common import (
+    beside,
     get_or_none,
     made_or_found_id,
     props_get,
@@ -183,26 +183,16 @@ class PortDriver(NeutronDriver):
         subnet_ids = [ip.get("subnet_id") for ip in res.fixed_ips or []]
         # each subnet and network read once per refresh (many ports share them); the network is read while the
         # subnets are (two round trips at once, not one after the other)
-        network: list[Any] = []
-        reader = threading.Thread(
-            target=lambda: network.append(
-                shared(
-                    ctx,
-                    ("network-of-port", res.network_id),
-                    lambda: _read(ctx, conn, "network", res.network_id),
-                )
+        network, subnets = beside(
+            lambda: shared(
+                ctx, ("network-of-port", res.network_id), lambda: _read(ctx, conn, "network", res.network_id)
             ),
-            name="hotc-port-network",
-            daemon=True,
-        )
-        reader.start()
-        try:
-            subnets = [
+            lambda: [
                 shared(ctx, ("subnet-of-port", sid), lambda sid=sid: _read(ctx, conn, "subnet", sid))
                 for sid in subnet_ids
-            ]
-        finally:
-            reader.join()
+            ],
+            "hotc-port-network",
+        )
         attrs["subnets"] = [s for s in subnets if s is not None]
         attrs["network"] = (
             network[0]

@@ -4,7 +4,6 @@ call."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -14,6 +13,7 @@ from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.batch import ListRead, lineage_tag
 from hotc.providers.openstack.common import (
     ProviderError,
+    beside,
     call,
     create_once,
     fresh_finder,
@@ -171,15 +171,7 @@ def fresh_finder_during(
     made in a thread while ``during()`` runs (the look-ups and the wait for the load balancer that come before
     the create anyway), so it costs no round trip of its own on the create's path. Both end before the create is
     sent, so the list cannot see what the create makes."""
-    box: list[Callable[[], Any]] = []
-    lister = threading.Thread(
-        target=lambda: box.append(fresh_finder(ctx, what, list_matches)), name="hotc-list", daemon=True
-    )
-    lister.start()
-    try:
-        during()
-    finally:
-        lister.join()
+    box, _ = beside(lambda: fresh_finder(ctx, what, list_matches), during, "hotc-list")
     return box[0] if box else (lambda: None)
 
 
