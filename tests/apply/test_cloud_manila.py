@@ -98,7 +98,7 @@ outputs:
 
 
 def test_manila_types_through_the_cli(
-    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
     require_service(cloud, "sharev2", "88-manila.sh")
     p = cloud_tracker.prefix
@@ -107,7 +107,7 @@ def test_manila_types_through_the_cli(
     (tmp_path / "t.yaml").write_text(TEMPLATE)
     params = ["--parameter", f"prefix={p}", "--parameter", f"password={PASSWORD}"]
     cli = CliStack(tmp_path, hotc_cloud_env, stack, params)
-    subnet = cloud.network.get_subnet(cloud_shared.private_subnet_id)  # the template names it (hotc-private)
+    subnet = cloud.network.find_subnet("hotc-private-subnet")
 
     # a share type or share network that does not exist: the plan stops at the value, as Heat's validate does
     (tmp_path / "bad.yaml").write_text(

@@ -129,6 +129,13 @@ def test_external_resource_runs_its_workflows_through_the_cli(
     assert [json.loads(p["output"]) for p in paused] == [{"paused_for": "ann"}] * 2
     resumed_env = json.loads(paused[1]["params"])["env"]
     assert resumed_env["resumed"] is True and resumed_env["heat_extresource_data"]["changed_to"] == "bob"
+    # as in Heat, each action's execution becomes the id and its outputs join `output` (the suspend's were in
+    # the resume's environment); a plan shows the stack output that follows, and the next apply stores it
+    assert resumed_env["heat_extresource_data"]["paused_for"] == "ann"
+    assert cli.ids()["ext"] == paused[1]["id"]
+    assert cli.plan("--parameter", "who=bob") == {}
+    cli.apply("--parameter", "who=bob")
+    assert json.loads(output())["paused_for"] == "ann"
 
     # a replace_on_change input: a new resource (CREATE), then the old one's DELETE workflow
     plan = cli.plan("--parameter", "who=bob", "--parameter", "key=k2")

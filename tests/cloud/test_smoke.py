@@ -418,9 +418,7 @@ def test_barbican_stores_secrets_and_its_worker_fills_orders(cloud: Any, cloud_t
     assert km.get(f"/secrets/{sid}").status_code == 404
 
 
-def test_manila_shares_go_available_on_both_dummy_back_ends(
-    cloud: Any, cloud_shared: SharedResources, cloud_tracker: CloudTracker
-) -> None:
+def test_manila_shares_go_available_on_both_dummy_back_ends(cloud: Any, cloud_tracker: CloudTracker) -> None:
     """Manila (88-manila.sh): a share of type ``default`` goes ``available`` on back end alpha; one of type ``dhss``
     on a share network of the cloud's subnet goes ``available`` on beta with a share server whose port is a real
     Neutron port, and that server is deleted with its last share (then the share network can go)."""
@@ -429,7 +427,7 @@ def test_manila_shares_go_available_on_both_dummy_back_ends(
     require_service(cloud, "sharev2", "88-manila.sh")
     share = cloud.shared_file_system
     hdr = {"X-OpenStack-Manila-API-Version": "2.13"}
-    subnet = cloud.network.get_subnet(cloud_shared.private_subnet_id)
+    subnet = cloud.network.find_subnet("hotc-private-subnet")
 
     def call(method: str, path: str, body: Any = None) -> Any:
         r = share.request(path, method, headers=hdr, json=body)
