@@ -22,6 +22,7 @@ from hotc.errors import HotcError
 from hotc.planner.digraph import CycleError, DiGraph, topological_sort
 from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.planner.refresh import DriverReader
+from hotc.providers.base import Outcome
 from hotc.state import ResourceState, StackState, backend_from_config
 
 PARALLELISM = DEFAULT_PARALLELISM  # suspend/resume calls in flight at once
@@ -150,6 +151,21 @@ def _prerequisites(state: StackState, *, reverse: bool) -> dict[str, set[str]]:
     return out
 
 
+def with_outcome(rs: ResourceState, got: Any) -> ResourceState:
+    """The record after a suspend or resume that reported what it did (an ``Outcome``): a Mistral external
+    resource's workflow outputs merged into its ``output`` and its id the execution's, as Heat's
+    ``_check_action``; a deployment's SUSPEND/RESUME outputs (``deploy_stdout``...). Attributes the call did not
+    report keep their recorded values; a call that reports nothing (None) changes nothing."""
+    if not isinstance(got, Outcome):
+        return rs
+    return replace(
+        rs,
+        physical_id=got.physical_id or rs.physical_id,
+        attributes={**rs.attributes, **got.attributes},
+        sensitive_attributes=tuple(dict.fromkeys((*rs.sensitive_attributes, *got.sensitive_attributes))),
+    )
+
+
 def suspend_resume(
     action: str,
     stack: str,
@@ -256,6 +272,7 @@ def suspend_resume(
                         err.write(f"error: {addr}: {act}_FAILED: {reason}\n")
                     else:
                         reason, status = "", f"{act}_COMPLETE"
+                        rs = with_outcome(rs, fut.result())
                         out.write(f"{addr}: {act}_COMPLETE\n")
                         finish(addr)
                     state = backend.write(

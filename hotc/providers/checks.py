@@ -5,19 +5,26 @@ to ``load_stack``; the parser itself knows no provider."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from hotc.errors import Diagnostic, warning
-from hotc.parser.api import Literal, MapExpr, Resource, TypeChecks
+from hotc.parser.api import Expr, FunctionCall, ListExpr, Literal, MapExpr, Resource, TypeChecks
 from hotc.providers.drivers import support_problem
 from hotc.providers.registry import get_schema
 from hotc.providers.validation import validate_property_exprs, validate_update_policy_exprs
 
 
 def _properties(
-    type_name: str, res: Resource, strict: bool, problems: dict[str, str | None] | None = None
+    type_name: str,
+    res: Resource,
+    strict: bool,
+    problems: dict[str, str | None] | None = None,
+    clean: dict[tuple[Any, ...], None] | None = None,
 ) -> Sequence[Diagnostic]:
     """``problems``: what :func:`support_problem` said of each type already asked (one TypeChecks' memo: a
-    template of many resources has few types)."""
+    template of many resources has few types). ``clean``: the :func:`shape` of properties (with the type and
+    ``strict``) whose check found nothing (one TypeChecks' memo: properties of the same shape are not checked
+    again)."""
     out: list[Diagnostic] = []
     if not strict:  # validate: say now what plan will refuse (plan checks what it would create)
         if problems is None:
@@ -38,7 +45,19 @@ def _properties(
     rtype = get_schema(type_name)
     if rtype is None or res.external_id is not None:
         return out  # no schema known (names only), or adopted: Heat does not validate it
-    out += validate_property_exprs(rtype, res.properties, res.pos, strict=strict)
+    found_shape = None if clean is None else shape(res.properties)
+    if clean is None or found_shape is None:
+        out += validate_property_exprs(rtype, res.properties, res.pos, strict=strict)
+    else:
+        key = (type_name, strict, found_shape)
+        if key not in clean:
+            found = validate_property_exprs(rtype, res.properties, res.pos, strict=strict)
+            if found:
+                out += found
+            else:
+                if len(clean) >= _CLEAN_LIMIT:
+                    clean.clear()
+                clean[key] = None
     if rtype.update_policy and res.update_policy is not None:
         # the section's literal values (Heat checks them with values even in template validate); its key names
         # are the loader's to check
@@ -48,6 +67,50 @@ def _properties(
             if d.code != "unknown-update-policy"
         ]
     return out
+
+
+#: at most this many shapes are remembered (then the memo starts again)
+_CLEAN_LIMIT = 4096
+
+_SHAPE_SCALARS = frozenset({str, int, bool, type(None)})
+_CALL = ("call",)
+
+
+def shape(e: Expr | None) -> tuple[Any, ...] | None:
+    """What :func:`validate_property_exprs` looks at in a properties expression, positions left out: the
+    literal values with their exact types, the maps' keys in order, the lists, and where a function call is
+    (never what it holds: the checks skip a call, known only once evaluated). Two expressions of the same shape
+    get the same diagnostics but for their positions (tests/providers/test_checks_memo.py). None when some
+    value is not a plain scalar (not remembered)."""
+    node: Any = e
+    t = type(node)  # exact types (cheaper than isinstance): nothing subclasses Literal, MapExpr or ListExpr
+    if t is Literal:
+        v = node.value
+        vt = type(v)
+        if vt in _SHAPE_SCALARS:
+            return (vt, v)
+        if vt is float:
+            return (vt, repr(v))  # -0.0 == 0.0 and nan != nan, but their reprs tell them apart
+        return None
+    if t is MapExpr:
+        pairs: list[tuple[str, tuple[Any, ...]]] = []
+        for k, v in node.items:
+            s = shape(v)
+            if s is None:
+                return None
+            pairs.append((k, s))
+        return ("map", tuple(pairs))
+    if t is ListExpr:
+        items: list[tuple[Any, ...]] = []
+        for v in node.items:
+            s = shape(v)
+            if s is None:
+                return None
+            items.append(s)
+        return ("list", tuple(items))
+    if isinstance(node, FunctionCall):
+        return _CALL
+    return ("none",) if node is None else None
 
 
 #: options naming a service hotc does not have, per type: (property, value) -> what it needs, what to use
@@ -121,9 +184,10 @@ def _known(type_name: str) -> bool:
 def type_checks() -> TypeChecks:
     """Property and attribute checks of every type hotc has a schema for (built-in and from plugins)."""
     problems: dict[str, str | None] = {}
+    clean: dict[tuple[Any, ...], None] = {}
 
     def properties(type_name: str, res: Resource, strict: bool) -> Sequence[Diagnostic]:
-        return _properties(type_name, res, strict, problems)
+        return _properties(type_name, res, strict, problems, clean)
 
     return TypeChecks(properties=properties, attributes=_attributes, known=_known)
 

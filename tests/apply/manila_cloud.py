@@ -41,6 +41,17 @@ def wait_share(cloud: Any, share_id: str, status: str = "available", timeout: fl
         time.sleep(1)
 
 
+def wait_rules(cloud: Any, share_id: str, timeout: float = 120) -> Any:
+    """The share once Manila has applied its access rules (Heat's create returns before that)."""
+    end = time.monotonic() + timeout
+    while True:
+        share = get(cloud, "shares", "share", share_id)
+        if (share or {}).get("access_rules_status") == "active" or time.monotonic() > end:
+            assert share is not None and share["access_rules_status"] == "active", share
+            return share
+        time.sleep(1)
+
+
 def sweep(cloud: Any, prefix: str) -> None:
     """Delete every Manila object named with PREFIX (what a failed test leaves behind)."""
 

@@ -19,7 +19,7 @@ from hotc.providers.registry import get_schema
 from hotc.providers.schemas.decide import REPLACE, UPDATE, decide_update
 from hotc.providers.validation import apply_defaults
 from tests.apply.cloud_cli import CliStack, hotc
-from tests.apply.manila_cloud import access, api, get, sweep
+from tests.apply.manila_cloud import access, api, get, sweep, wait_rules
 from tests.fixtures.cloud import require_service
 
 pytestmark = pytest.mark.cloud
@@ -108,8 +108,9 @@ def _outputs(heat: Any, stack_id: str) -> dict[str, Any]:
 
 
 def test_heat_and_hotc_make_the_same_manila_objects_and_decide_the_same(
-    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
+    del cloud_shared  # asked for: the template's share network names hotc-private-subnet, which it makes
     require_service(cloud, "sharev2", "88-manila.sh")
     cloud_tracker.defer("sweep manila", lambda: sweep(cloud, cloud_tracker.prefix))
     heat = cloud.orchestration
@@ -142,7 +143,10 @@ def test_heat_and_hotc_make_the_same_manila_objects_and_decide_the_same(
     for ids in (first, mine):
         linked = api(cloud, "GET", f"/security-services?share_network_id={ids['net']}")["security_services"]
         assert [s["id"] for s in linked] == [ids["secsvc"]]
-    sh_heat, sh_hotc = (get(cloud, "shares", "share", ids["share"]) for ids in (first, mine))
+    # hotc's apply ends once Manila has applied the rules; Heat's create ends before that, so its share is waited for
+    sh_hotc = get(cloud, "shares", "share", mine["share"])
+    assert sh_hotc["access_rules_status"] == "active", sh_hotc
+    sh_heat = wait_rules(cloud, first["share"])
     assert comparable(sh_heat) == comparable(sh_hotc) and sh_hotc["status"] == "available"
     assert sh_heat["metadata"] == {k: v for k, v in sh_hotc["metadata"].items() if not k.startswith("hotc-")}
     assert (

@@ -129,6 +129,13 @@ def test_external_resource_runs_its_workflows_through_the_cli(
     assert [json.loads(p["output"]) for p in paused] == [{"paused_for": "ann"}] * 2
     resumed_env = json.loads(paused[1]["params"])["env"]
     assert resumed_env["resumed"] is True and resumed_env["heat_extresource_data"]["changed_to"] == "bob"
+    # as in Heat, each action's execution becomes the id and its outputs join `output` (the suspend's were in
+    # the resume's environment); a plan shows the stack output that follows, and the next apply stores it
+    assert resumed_env["heat_extresource_data"]["paused_for"] == "ann"
+    assert cli.ids()["ext"] == paused[1]["id"]
+    assert cli.plan("--parameter", "who=bob") == {}
+    cli.apply("--parameter", "who=bob")
+    assert json.loads(output())["paused_for"] == "ann"
 
     # a replace_on_change input: a new resource (CREATE), then the old one's DELETE workflow
     plan = cli.plan("--parameter", "who=bob", "--parameter", "key=k2")
@@ -189,9 +196,9 @@ def test_heat_gives_the_same_ids_and_output_text(
     cli.apply("--parameter", "who=bob")
     (heat_id, heat_text), (hotc_id, hotc_text) = heat_state(), hotc_state()
     assert heat_text == hotc_text
-    execs = {e["id"]: e for e in mistral(cloud, "GET", "/executions?limit=1000")["executions"]}
-    assert execs[heat_id]["workflow_name"].startswith(f"{st.name}-change-")
-    assert execs[hotc_id]["workflow_name"].startswith(f"{cli.stack}-change-")
+    # each execution read by its id (a list holds only its first page of the cloud's executions)
+    assert mistral(cloud, "GET", f"/executions/{heat_id}")["workflow_name"].startswith(f"{st.name}-change-")
+    assert mistral(cloud, "GET", f"/executions/{hotc_id}")["workflow_name"].startswith(f"{cli.stack}-change-")
     r = hotc(tmp_path, env, "destroy", cli.stack, "--auto-approve")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 

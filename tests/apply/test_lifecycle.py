@@ -187,3 +187,35 @@ def test_resume_runs_along_the_graph_without_waiting_for_a_whole_level(tmp_path:
     assert calls.index("resume net") < calls.index("resume app") < calls.index("resume slow")
     st2, _ = backend_from_config(str(tmp_path), tmp_path).read("life")
     assert {rs.status for rs in st2.resources.values()} == {"RESUME_COMPLETE"}
+
+
+def test_what_a_suspend_or_resume_reports_is_recorded_and_the_rest_is_kept(tmp_path: Path) -> None:
+    """A Mistral external resource's SUSPEND workflow reports its outputs merged into ``output`` and the
+    execution as its id (Heat's ``_check_action``): the state records both; what the call did not report keeps
+    its recorded value, and a call that reports nothing changes nothing."""
+    from hotc.providers.base import Outcome
+
+    st = StackState.new("life")
+    st = st.with_resource(
+        ResourceState("ext", "Fake::Ext", "e1", "CREATE_COMPLETE", attributes={"output": "{}", "kept": 1})
+    )
+    st = st.with_resource(ResourceState("srv", "Fake::Server", "s1", "CREATE_COMPLETE", attributes={"a": 1}))
+    b = backend_from_config(str(tmp_path), tmp_path)
+    with b.lock("life", "test") as lk:
+        b.write("life", st, lk)
+    calls: list[str] = []
+
+    class Ext(Suspendable):
+        def suspend(self, ctx, pid, props):  # type: ignore[no-untyped-def]
+            super().suspend(ctx, pid, props)
+            return Outcome("exec-2", {"output": '{"paused": true}'}, sensitive_attributes=("output",))
+
+    ext, srv = Ext(FakeCloud(), calls), Suspendable(FakeCloud(), calls)
+    drivers = lambda t: ext if t == "Fake::Ext" else srv  # noqa: E731
+    err = io.StringIO()
+    assert suspend_resume("suspend", "life", str(tmp_path), None, 0, io.StringIO(), err, drivers=drivers) == 0
+    got, _ = backend_from_config(str(tmp_path), tmp_path).read("life")
+    e, s = got.resources["ext"], got.resources["srv"]
+    assert e.physical_id == "exec-2" and e.status == "SUSPEND_COMPLETE"
+    assert e.attributes == {"output": '{"paused": true}', "kept": 1} and e.sensitive_attributes == ("output",)
+    assert s.physical_id == "s1" and s.attributes == {"a": 1} and s.status == "SUSPEND_COMPLETE"

@@ -294,14 +294,17 @@ class DeploymentMixin:
         for k in store.keys_under(store.key(ctx.stack_name, DEPLOYMENTS, physical_id) + "/"):
             store.delete_all(k)
 
-    def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        """``hotc suspend``: runs the SUSPEND action on the server when ``actions`` has it (as Heat)."""
+    def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        """``hotc suspend``: runs the SUSPEND action on the server when ``actions`` has it (as Heat); its
+        outputs (``deploy_stdout``...) become the deployment's attributes, as the signal's do in Heat."""
         if self.wants(ctx, props, "SUSPEND"):
-            self._run(ctx, physical_id, props, "SUSPEND")
+            return self._run(ctx, physical_id, props, "SUSPEND")
+        return None
 
-    def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
+    def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
         if self.wants(ctx, props, "RESUME"):
-            self._run(ctx, physical_id, props, "RESUME")
+            return self._run(ctx, physical_id, props, "RESUME")
+        return None
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return None

@@ -57,6 +57,9 @@ class FakeManila:
     links: dict[str, list[str]] = field(default_factory=dict)  # share network -> security services
     calls: list[tuple[str, str, Any]] = field(default_factory=list)
     end_status: str = "available"
+    rules_end: str = (
+        "active"  # the share's access_rules_status once the manager has applied a grant or denial
+    )
     busy_deletes: int = 0  # share network deletes answered 409 (its share servers still being torn down)
 
     def request(self, path: str, method: str, headers: Any = None, json: Any = None) -> Resp:  # noqa: A002
@@ -92,6 +95,8 @@ class FakeManila:
             out = copy.deepcopy(share)
             if share["status"] == "creating":
                 share["status"] = self.end_status
+            if share.get("access_rules_status") == "syncing":  # this answer says syncing, the next one not
+                share["access_rules_status"] = self.rules_end
             return Resp(200, {"share": out})
         if len(rest) == 1 and method == "PUT":
             for k, v in body["share"].items():
@@ -114,9 +119,11 @@ class FakeManila:
                     return _err(400, "Invalid share: share status must be available")
                 rule = {"id": str(uuid.uuid4()), "access_level": "rw", "state": "active", **arg}
                 self.rules[sid].append(rule)
+                share["access_rules_status"] = "syncing"
                 return Resp(200, {"access": rule})
             if action == "deny_access":
                 self.rules[sid] = [r for r in self.rules[sid] if r["id"] != arg["access_id"]]
+                share["access_rules_status"] = "syncing"
                 return Resp(202)
         return _err(400, "bad request")
 
@@ -339,8 +346,30 @@ def test_share_waits_for_available_then_grants_the_rules_and_reads_back_without_
         f"10.0.0.20:/fake/{out.physical_id}",
     ]
     assert "hotc-lineage" not in attrs["show"]["metadata"]
+    # the create ended once Manila had applied the rules, not while they were still syncing
+    assert attrs["show"]["access_rules_status"] == "active"
     assert drift(SHARE, SHARE_PROPS, d.read(ctx, out.physical_id, SHARE_PROPS)) == []
     assert d.find_adoptable(ctx, SHARE_PROPS) == out.physical_id
+
+
+def test_a_share_whose_rules_manila_cannot_apply_fails_its_create_and_update(conn: Conn) -> None:
+    d = driver(SHARE)
+    ctx = ctx_for(conn, "share", SHARE)
+    fake = conn.shared_file_system
+    fake.rules_end = "error"
+    with pytest.raises(ProviderError, match=r'applying access rules to share "[0-9a-f-]+".*in error'):
+        d.create(ctx, {**SHARE_PROPS, "share_type": None})
+    fake.rules_end = "active"
+    sid = d.create(ctx, {**SHARE_PROPS, "share_type": None, "access_rules": []}).physical_id
+    assert "access_rules_status" not in fake.shares[sid]  # no rule, no wait for one
+    fake.rules_end = "error"
+    new = {
+        **SHARE_PROPS,
+        "share_type": None,
+        "access_rules": [{"access_to": "10.0.9.9", "access_type": "ip"}],
+    }
+    with pytest.raises(ProviderError, match="in error"):
+        d.update(ctx, sid, {**new, "access_rules": []}, new, frozenset({"access_rules"}))
 
 
 def test_share_updates_are_heats_and_drift_is_exact(conn: Conn) -> None:
@@ -368,6 +397,7 @@ def test_share_updates_are_heats_and_drift_is_exact(conn: Conn) -> None:
         ("10.0.0.0/24", "rw"),
         ("10.0.9.9", "rw"),
     }
+    assert fake.shares[sid]["access_rules_status"] == "active"
     assert drift(SHARE, new, d.read(ctx, sid, new)) == []
 
     fake.shares[sid]["description"] = "edited"

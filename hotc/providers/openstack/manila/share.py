@@ -3,7 +3,8 @@ or id, the share is created and waited for until ``available`` (``error`` fails 
 the template's access rules granted (Manila takes none while a share is being created). Name, description,
 ``is_public``, metadata and access rules are updated in place: metadata is replaced whole, and the live rules that
 the new list does not hold are denied, then the missing ones granted (a rule that leaves ``access_level`` out is
-Manila's default ``rw``). hotc's stamp rides in the metadata (``hotc-lineage`` / ``hotc-address``) and is left
+Manila's default ``rw``). Unlike Heat, a create or update that grants or denies rules waits until Manila has
+applied them (the share's ``access_rules_status`` is ``active``; ``error`` fails it). hotc's stamp rides in the metadata (``hotc-lineage`` / ``hotc-address``) and is left
 out of what a read reports. The attributes are Heat's: the API's values as text (``share_server_id`` of a share
 without a server is ``"None"``, as Heat's ``str()`` gives), ``export_locations`` the paths."""
 
@@ -126,7 +127,8 @@ class ShareDriver(ListRead):
         )
         ctx.record_physical_id(made.id)
         self._wait_available(ctx, conn, made.id)
-        for rule in props.get("access_rules") or []:
+        rules = props.get("access_rules") or []
+        for rule in rules:
             try:
                 self._allow(ctx, conn, made.id, rule)
             except ProviderError as exc:
@@ -134,6 +136,8 @@ class ShareDriver(ListRead):
                     f'Error during applying access rules to share "{made.id}". The root cause of the problem is '
                     f"the following: {exc}."
                 ) from exc
+        if rules:
+            self._wait_rules(ctx, conn, made.id)
         return read_back(self, ctx, made.id, props, f"share {made.id} disappeared right after its create")
 
     def _wait_available(self, ctx: ActionContext, conn: Any, share_id: str) -> None:
@@ -150,6 +154,29 @@ class ShareDriver(ListRead):
             f"create share {share_id}",
             lambda: self._get(conn, share_id),
             lambda s: s is not None and s.get("status") == AVAILABLE,
+            failed,
+        )
+
+    def _wait_rules(self, ctx: ActionContext, conn: Any, share_id: str) -> None:
+        """Wait until Manila has applied the share's access rules (``access_rules_status`` ``active``): a grant or
+        a denial is taken at once and applied by the share manager after, and a share whose rules are still
+        syncing is not yet reachable as the template says. Heat returns before that; hotc's apply ends when the
+        share is usable, and a rule Manila could not apply (``error``) fails the action instead of passing
+        unseen."""
+
+        def failed(share: Any) -> str | None:
+            if share.get("access_rules_status") == "error":
+                return (
+                    f'Error during applying access rules to share "{share_id}": Manila reports its access rules '
+                    "in error (see `manila access-list` for the rule that failed)"
+                )
+            return None
+
+        wait_for(
+            ctx,
+            f"apply the access rules of share {share_id}",
+            lambda: self._get(conn, share_id),
+            lambda s: s is not None and s.get("access_rules_status", "active") == "active",
             failed,
         )
 
@@ -266,15 +293,20 @@ class ShareDriver(ListRead):
         if "access_rules" in changed:
             wanted = list(new.get("access_rules") or [])
             kept: list[tuple[str, str, str]] = []
+            touched = False
             for rule in self._access_list(ctx, conn, physical_id):
                 if _rule(rule) in {_rule(w) for w in wanted} and _rule(rule) not in kept:
                     kept.append(_rule(rule))
                 else:
                     self._deny(ctx, conn, physical_id, rule)
+                    touched = True
             for rule in wanted:
                 if _rule(rule) not in kept:
                     self._allow(ctx, conn, physical_id, rule)
                     kept.append(_rule(rule))
+                    touched = True
+            if touched:
+                self._wait_rules(ctx, conn, physical_id)
         return read_back(self, ctx, physical_id, new, f"share {physical_id} is gone")
 
     def delete(

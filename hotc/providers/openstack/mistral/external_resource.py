@@ -109,11 +109,13 @@ class ExternalResourceDriver:
     ) -> None:
         self._run(ctx, "DELETE", props, None, physical_id)
 
-    def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        self._run(ctx, "SUSPEND", _defaulted(props), None, physical_id)
+    def suspend(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        """The SUSPEND workflow: its outputs join ``output`` and its id (or output ``resource_id``) becomes the
+        physical id, as every action's does in Heat. None when the template gives SUSPEND no workflow."""
+        return self._run(ctx, "SUSPEND", _defaulted(props), None, physical_id)
 
-    def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> None:
-        self._run(ctx, "RESUME", _defaulted(props), None, physical_id)
+    def resume(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:
+        return self._run(ctx, "RESUME", _defaulted(props), None, physical_id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         return None  # nothing marks an execution as hotc's: a killed run's CREATE runs again
