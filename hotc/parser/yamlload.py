@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import yaml
-import yaml._yaml as _libyaml_module
 
 from hotc.errors import Diagnostic, Pos, error, warning
 
@@ -495,8 +494,15 @@ _EVENT_NAMES = (
     "MappingStartEvent",
     "MappingEndEvent",
 )
-_LIBYAML_GLOBALS: dict[str, Any] = vars(_libyaml_module)
-_EVENT_CLASSES: dict[str, Any] = {name: _LIBYAML_GLOBALS[name] for name in _EVENT_NAMES}
+_LIBYAML_GLOBALS: dict[str, Any] = {}
+if _BaseLoader is getattr(
+    yaml, "CSafeLoader", None
+):  # else PyYAML was built without libyaml: nothing to push
+    import yaml._yaml
+
+    if all(isinstance(vars(yaml._yaml).get(name), type) for name in _EVENT_NAMES):
+        _LIBYAML_GLOBALS = vars(yaml._yaml)
+_EVENT_CLASSES: dict[str, Any] = {name: _LIBYAML_GLOBALS[name] for name in _EVENT_NAMES if _LIBYAML_GLOBALS}
 _NO_KEY: Any = object()  # the top mapping waits for a key
 _STOP: Any = object()  # a callback's answer that ends the event loop
 #: Deeper documents go to the node path, as they do from the pull path when its recursion runs out (its depth
@@ -820,7 +826,7 @@ def _from_events(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
     """Decode from libyaml's event stream; ``(_UNUSUAL, [])`` when the text needs the node path. Syntax errors
     raise as they would on the node path (the same parser reports them). Through :func:`_from_pushed` when
     this is the process's only thread, else through :class:`_EventBuilder` (the same data, a little slower)."""
-    if _alone():
+    if _LIBYAML_GLOBALS and _alone():
         return _from_pushed(text, file)
     return _from_pulled(text, file)
 

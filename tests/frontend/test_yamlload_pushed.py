@@ -179,3 +179,22 @@ def test_another_thread_streaming_events_meanwhile_sees_pyyaml_s_classes(monkeyp
     assert problems == []
     assert pushed == []  # never with another thread alive
     _globals_are_pyyaml_s()
+
+
+def test_without_libyaml_the_decoder_pulls_from_pyyaml_s_own_parser() -> None:
+    # PyYAML built without libyaml has no yaml._yaml: nothing to push from, and decoding still works
+    script = (
+        "import sys\n"
+        "sys.modules['yaml._yaml'] = None\n"
+        "import yaml\n"
+        "assert not yaml.__with_libyaml__\n"
+        "from hotc.parser import yamlload\n"
+        "assert yamlload._LIBYAML_GLOBALS == {}\n"
+        f"data, diags = yamlload.load_yaml_text({_DOC!r}, 't.yaml')\n"
+        "print(repr((data, sorted(data.value_pos.items()), data['b'].item_pos, [str(d) for d in diags])))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    data, diags = _from_pushed(_DOC, "t.yaml")
+    assert out.strip() == repr(
+        (data, sorted(data.value_pos.items()), data["b"].item_pos, [str(d) for d in diags])
+    )
