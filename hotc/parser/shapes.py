@@ -87,10 +87,14 @@ def store_dir(env: Mapping[str, str] | None = None) -> Path | None:
 
 def _digest(grammar_text: str, functions_text: str) -> str | None:
     """What the trees depend on (see the module doc); None when a source cannot be read."""
-    import hashlib  # only once a shape is not in memory
     import importlib.util
 
-    h = hashlib.sha256()
+    try:  # hashlib's blake2b without hashlib's import, which loads OpenSSL (13 M instructions)
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter without the module
+        from hashlib import blake2b
+
+    h = blake2b(digest_size=16)
     h.update(grammar_text.encode())
     h.update(functions_text.encode())
     here = Path(__file__).resolve().parent
@@ -103,7 +107,7 @@ def _digest(grammar_text: str, functions_text: str) -> str | None:
         h.update(Path(spec.origin).read_bytes())  # lark/__init__.py: its __version__
     except (OSError, ImportError, ValueError):
         return None
-    return h.hexdigest()[:24]
+    return h.hexdigest()
 
 
 def encode(tree: Any) -> Any:
