@@ -15,7 +15,6 @@ YAML timestamps stay strings (``heat_template_version: 2016-10-14``), as in Heat
 from __future__ import annotations
 
 import _thread
-import collections
 import functools
 import json
 import sys
@@ -504,7 +503,6 @@ if _BaseLoader is getattr(
         _LIBYAML_GLOBALS = vars(yaml._yaml)
 _EVENT_CLASSES: dict[str, Any] = {name: _LIBYAML_GLOBALS[name] for name in _EVENT_NAMES if _LIBYAML_GLOBALS}
 _NO_KEY: Any = object()  # the top mapping waits for a key
-_STOP: Any = object()  # a callback's answer that ends the event loop
 #: Deeper documents go to the node path, as they do from the pull path when its recursion runs out (its depth
 #: limit depends on the caller's stack, so the push path stops well before it).
 _PUSHED_DEPTH = 100
@@ -520,16 +518,19 @@ def _alone() -> bool:
 def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
     """What :class:`_EventBuilder` builds, built with no event object at all: for the length of the decode,
     the names ``yaml._yaml`` builds each event with (``ScalarEvent(anchor, tag, implicit, value, start_mark,
-    end_mark, style)``...) are bound to the callbacks below, so libyaml's C loop (driven by ``deque(iter(get,
-    _STOP), 0)``, also C) calls one Python function per event with the event's fields as arguments. Each event
-    object was a Python ``__init__`` setting up to seven attributes, then read back attribute by attribute:
-    about a fifth of the decode.
+    end_mark, style)``...) are bound to the callbacks below, so libyaml's C loop (driven by
+    ``next(filter(None, iter(get, None)), None)``, also C) calls one Python function per event with the event's
+    fields as arguments. Each event object was a Python ``__init__`` setting up to seven attributes, then read
+    back attribute by attribute: about a fifth of the decode.
 
     Those names are module globals, shared by the process: the caller makes sure no other thread exists
     (:func:`_alone`), and they are restored before this returns, whatever happens. Nothing else in PyYAML
     uses them but its event-stream API (``yaml.parse``/``yaml.emit`` with the C classes): loading and dumping
-    go through nodes. Anything :class:`_EventBuilder` leaves to the node path ends the loop (a callback answers
-    ``_STOP``, so no exception unwinds through libyaml's loop) and gives ``(_UNUSUAL, [])``."""
+    go through nodes. Every callback answers False to go on; anything :class:`_EventBuilder` leaves to the node
+    path makes it answer None, which ends the loop (no exception unwinds through libyaml's loop), and gives
+    ``(_UNUSUAL, [])``. Should a PyYAML build some event without looking its class up by name, that event
+    object (true, unlike every callback's answer) comes out of the loop, and the text is decoded by pulling
+    instead."""
     diags: list[Diagnostic] = []
     loader = _Loader(text, file, diags)
     first, plain_tag, new_pos = _RESOLVED_FIRST, _plain_tag, _new_pos
@@ -551,16 +552,16 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
         nonlocal key
         if anchor is not None or tag is not None:
             halt.append(None)
-            return _STOP
+            return None
         if implicit[0] and (not value or value[0] in first) and plain_tag(value) != _STR:
             try:
                 value = _plain_value(value, loader, start_mark, end)
             except _Unusual:
                 halt.append(None)
-                return _STOP
+                return None
             except Exception as exc:  # what the node path would raise too (a malformed ``0b_``...)
                 halt.append(exc)
-                return _STOP
+                return None
         p = new_pos(Pos, (file, start_mark.line + 1, start_mark.column + 1))
         if ip is not None:
             top.append(value)
@@ -584,13 +585,13 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
             key = value
         else:
             root.append(value)
-        return None
+        return False
 
     def mapping_start(anchor: Any, tag: Any, implicit: Any, start_mark: Any, end: Any, flow: Any) -> Any:
         nonlocal top, key, kp, vp, ip
         if anchor is not None or (tag is not None and tag != "!") or len(stack) >= _PUSHED_DEPTH:
             halt.append(None)  # an anchor, a tag, or nested deeper than the pull path goes
-            return _STOP
+            return None
         d = _new_dict(PosDict)
         p = new_pos(Pos, (file, start_mark.line + 1, start_mark.column + 1))
         _set_dict_pos(d, p)
@@ -602,20 +603,20 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
             vp[key] = p
         elif kp is not None:
             halt.append(None)  # a mapping as a key
-            return _STOP
+            return None
         else:
             root.append(d)
         stack.append((top, key, kp, vp, ip))
         top, key, kp, vp, ip = d, _NO_KEY, {}, {}, None
         _set_key_pos(d, kp)
         _set_value_pos(d, vp)
-        return None
+        return False
 
     def sequence_start(anchor: Any, tag: Any, implicit: Any, start_mark: Any, end: Any, flow: Any) -> Any:
         nonlocal top, key, kp, vp, ip
         if anchor is not None or (tag is not None and tag != "!") or len(stack) >= _PUSHED_DEPTH:
             halt.append(None)  # an anchor, a tag, or nested deeper than the pull path goes
-            return _STOP
+            return None
         lst = _new_list(PosList)
         p = new_pos(Pos, (file, start_mark.line + 1, start_mark.column + 1))
         _set_list_pos(lst, p)
@@ -627,37 +628,37 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
             vp[key] = p
         elif kp is not None:
             halt.append(None)  # a list as a key
-            return _STOP
+            return None
         else:
             root.append(lst)
         stack.append((top, key, kp, vp, ip))
         top, key, kp, vp, ip = lst, _NO_KEY, None, None, []
         _set_item_pos(lst, ip)
-        return None
+        return False
 
     def collection_end(start_mark: Any, end: Any) -> Any:
         nonlocal top, key, kp, vp, ip
         top, key, kp, vp, ip = stack.pop()
         key = _NO_KEY  # the parent's key now holds the finished container
-        return None
+        return False
 
     def alias(anchor: Any, start_mark: Any, end: Any) -> Any:
         halt.append(None)
-        return _STOP
+        return None
 
     def document_start(start_mark: Any, end: Any, explicit: Any, version: Any, tags: Any) -> Any:
         nonlocal documents
         documents += 1
         if documents > 1:
             halt.append(None)  # a second document: the node path reports it
-            return _STOP
-        return None
+            return None
+        return False
 
     def ignored(*args: Any) -> Any:
-        return None
+        return False
 
     def stream_end(start_mark: Any, end: Any) -> Any:
-        return _STOP
+        return None
 
     callbacks = {
         "StreamStartEvent": ignored,
@@ -674,11 +675,15 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
     try:
         _LIBYAML_GLOBALS.update(callbacks)
         try:
-            collections.deque(iter(loader.get_event, _STOP), 0)
+            leaked = next(filter(None, iter(loader.get_event, None)), None)
         finally:
             _LIBYAML_GLOBALS.update(_EVENT_CLASSES)
     finally:
         loader.dispose()
+    if leaked is not None:
+        # an event object came out of the loop: this PyYAML does not build (all) its events by these names,
+        # so the callbacks did not see the whole stream: decode by pulling instead
+        return _from_pulled(text, file)
     if halt:
         if halt[0] is not None:
             raise halt[0]

@@ -198,3 +198,32 @@ def test_without_libyaml_the_decoder_pulls_from_pyyaml_s_own_parser() -> None:
     assert out.strip() == repr(
         (data, sorted(data.value_pos.items()), data["b"].item_pos, [str(d) for d in diags])
     )
+
+
+class _Partly(dict):  # type: ignore[type-arg]
+    """yaml._yaml's globals as a PyYAML would use them that built some events without looking them up: the
+    names in ``skip`` are never bound to the callbacks (with ``skip`` all of them: none is)."""
+
+    def __init__(self, skip: set[str]) -> None:
+        super().__init__()
+        self.skip = skip
+
+    def update(self, names: Any) -> None:  # type: ignore[override]
+        vars(libyaml_module).update({k: v for k, v in names.items() if k not in self.skip})
+
+
+@pytest.mark.parametrize(
+    "skip",
+    [set(_EVENT_CLASSES), {"MappingEndEvent"}, {"StreamEndEvent"}, {"ScalarEvent"}],
+    ids=["none-bound", "mapping-end", "stream-end", "scalar"],
+)
+def test_a_pyyaml_that_builds_events_otherwise_is_decoded_by_pulling(
+    monkeypatch: Any, skip: set[str]
+) -> None:
+    # the push path checks that every answer of libyaml's loop was a callback's: an event object that came
+    # through instead means the callbacks missed part of the stream (no hang, no half-built data)
+    monkeypatch.setattr(yamlload, "_LIBYAML_GLOBALS", _Partly(skip))
+    data, diags = _from_pushed(_DOC, "t.yaml")
+    want, want_diags = _from_pulled(_DOC, "t.yaml")
+    assert data == want and data.value_pos == want.value_pos and diags == want_diags
+    _globals_are_pyyaml_s()
