@@ -393,8 +393,21 @@ def _list_join_of_simple_lists(
         return None  # not parsed yet (the grammar path parses it and caches the shape), or invalid
     ips = args.item_pos
     no_diags: list[Diagnostic] = []  # a valid shape of scalars and scalar calls: nothing to report
-    lists = tuple(_build(args[i], ips[i], version, table, no_diags, sink) for i in range(1, n))
-    return F.ListJoin(name, pos, _lit(args[0], ips[0]), lists, multiple=term == "FN_LIST_JOIN")
+    lists = tuple([_build(args[i], ips[i], version, table, no_diags, sink) for i in range(1, n)])
+    e = _new(F.ListJoin)  # = F.ListJoin(name, pos, delimiter, lists, multiple=...), through its slots
+    _lj_name(e, name)
+    _lj_pos(e, pos)
+    _lj_delimiter(e, _lit(args[0], ips[0]))
+    _lj_lists(e, lists)
+    _lj_multiple(e, term == "FN_LIST_JOIN")
+    return e
+
+
+_lj_name: Any = _slot_setter(F.ListJoin, "name")
+_lj_pos: Any = _slot_setter(F.ListJoin, "pos")
+_lj_delimiter: Any = _slot_setter(F.ListJoin, "delimiter")
+_lj_lists: Any = _slot_setter(F.ListJoin, "lists")
+_lj_multiple: Any = _slot_setter(F.ListJoin, "multiple")
 
 
 _SCALARS = frozenset({str, int, bool, float, type(None)})
