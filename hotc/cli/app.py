@@ -127,9 +127,13 @@ def _root(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
+    """Console-script entry point. Without ``argv`` (the console script, ``python -m hotc``) the process is
+    hotc's own: a command may end it without the interpreter's teardown once it has written everything
+    (:mod:`hotc.cli.process_end`); with ``argv`` (a caller's process) every command returns."""
+    from hotc.cli.process_end import OwnProcess
+
     try:
-        app(args=argv, prog_name="hotc", standalone_mode=True)
+        app(args=argv, prog_name="hotc", standalone_mode=True, obj=OwnProcess() if argv is None else None)
     except HotcError as exc:
         for d in display_diagnostics(exc.diagnostics):
             print(str(d), file=sys.stderr)

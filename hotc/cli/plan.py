@@ -449,12 +449,26 @@ def _plan(
             f"error: {len(violations)} deny rule(s) violated" + ("; the plan was not saved" if out else ""),
             file=sys.stderr,
         )
+        _end(DENY_EXIT_CODE, own=given is None)
         raise typer.Exit(DENY_EXIT_CODE)
     if out is not None:
         save_plan(plan, out)
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
-    if detailed_exitcode and (plan.has_changes or plan.resource_drift):
-        raise typer.Exit(2)
+    code = 2 if detailed_exitcode and (plan.has_changes or plan.resource_drift) else 0
+    _end(code, own=given is None)
+    if code:
+        raise typer.Exit(code)
+
+
+def _end(code: int, *, own: bool) -> None:
+    """The plan is written: end hotc's own process here with exit status CODE, before the interpreter frees
+    the template, the desired state and the plan object by object (:mod:`hotc.cli.process_end`); elsewhere
+    return (the caller exits as usual). ``own``: nothing is left to clean up (``--existing`` plans from files
+    its context manager removes afterwards)."""
+    if own:
+        from hotc.cli.process_end import end_process
+
+        end_process(code)
 
 
 def _note_pending_signals(state: Any, store: Any) -> None:

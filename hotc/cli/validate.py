@@ -155,8 +155,14 @@ def validate_command(
             typer.echo("OK")
         else:
             typer.echo(f"{n_err} error(s), {n_warn} warning(s)")
-    if n_err:
-        raise typer.Exit(1)
+    code = 1 if n_err else 0
+    # everything is written: hotc's own process ends here, before the interpreter frees the template's IR
+    # object by object (hotc.cli.process_end; called from Python, this returns)
+    from hotc.cli.process_end import end_process
+
+    end_process(code)
+    if code:
+        raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

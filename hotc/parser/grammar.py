@@ -26,6 +26,7 @@ from hotc.errors import Pos
 from hotc.model import model
 from hotc.parser import versions as V
 from hotc.parser.ir import TemplateVersion
+from hotc.parser.shapes import ShapeStore
 from hotc.parser.yamlload import PosDict, PosList
 
 START_CALL = "start_call"
@@ -82,7 +83,8 @@ class Grammar:
     def __init__(self) -> None:
         import tomllib  # only once a template has a function to parse (issue 16: start-up)
 
-        spec = tomllib.loads(_read_text("functions.toml"))
+        self._functions_text = _read_text("functions.toml")
+        spec = tomllib.loads(self._functions_text)
         self.functions: dict[str, FunctionSpec] = {
             name: FunctionSpec(
                 name=name,
@@ -108,6 +110,12 @@ class Grammar:
             }
             self._tables[date] = (normal, cond)
         self._cache: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+
+    @functools.cached_property
+    def store(self) -> ShapeStore:
+        """The trees of shapes parsed by earlier processes (:mod:`hotc.parser.shapes`), opened on the first
+        shape this process has not parsed."""
+        return ShapeStore.for_grammar(self._text, self._functions_text)
 
     @functools.cached_property
     def lark(self) -> Any:
@@ -142,10 +150,7 @@ class Grammar:
         key = (version.date, start, tuple(codes))
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._parse_uncached(data, pos, version, start)
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[key] = cached
+            cached = self._miss(key, data, pos, version, start)
         if isinstance(cached, SyntaxFailure):
             return ParseResult(None, leaves, cached)
         return ParseResult(cached, leaves, None)
@@ -173,13 +178,30 @@ class Grammar:
         key = (version.date, start, ("c:" + name, "k", _SCALAR_CODE.get(type(arg), "s"), "}"))
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._parse_uncached(data, pos, version, start)
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[key] = cached
+            cached = self._miss(key, data, pos, version, start)
         if isinstance(cached, SyntaxFailure):
             return ParseResult(None, leaves, cached)
         return ParseResult(cached, leaves, None)
+
+    def _miss(
+        self,
+        key: tuple[str, str, tuple[str, ...]],
+        data: Any,
+        pos: Pos | None,
+        version: TemplateVersion,
+        start: str,
+    ) -> Any:
+        """A shape this process has not parsed: the stored tree of an earlier process, else lark's parse (a
+        valid shape's tree is then stored)."""
+        found = self.store.trees().get(key)
+        if found is None:
+            found = self._parse_uncached(data, pos, version, start)
+            if not isinstance(found, SyntaxFailure):
+                self.store.add(key, found)
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[key] = found
+        return found
 
     def _parse_uncached(self, data: Any, pos: Pos | None, version: TemplateVersion, start: str) -> Any:
         from lark.exceptions import UnexpectedInput, UnexpectedToken

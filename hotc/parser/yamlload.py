@@ -14,8 +14,10 @@ YAML timestamps stay strings (``heat_template_version: 2016-10-14``), as in Heat
 
 from __future__ import annotations
 
+import _thread
 import functools
 import json
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -478,6 +480,236 @@ class _EventBuilder:
                 add_pos(child.pos)
 
 
+#: The names under which PyYAML's C parser (``yaml._yaml``) looks up the event classes it builds each event with.
+_EVENT_NAMES = (
+    "StreamStartEvent",
+    "StreamEndEvent",
+    "DocumentStartEvent",
+    "DocumentEndEvent",
+    "AliasEvent",
+    "ScalarEvent",
+    "SequenceStartEvent",
+    "SequenceEndEvent",
+    "MappingStartEvent",
+    "MappingEndEvent",
+)
+_LIBYAML_GLOBALS: dict[str, Any] = {}
+if _BaseLoader is getattr(
+    yaml, "CSafeLoader", None
+):  # else PyYAML was built without libyaml: nothing to push
+    import yaml._yaml
+
+    if all(isinstance(vars(yaml._yaml).get(name), type) for name in _EVENT_NAMES):
+        _LIBYAML_GLOBALS = vars(yaml._yaml)
+_EVENT_CLASSES: dict[str, Any] = {name: _LIBYAML_GLOBALS[name] for name in _EVENT_NAMES if _LIBYAML_GLOBALS}
+_NO_KEY: Any = object()  # the top mapping waits for a key
+#: Deeper documents go to the node path, as they do from the pull path when its recursion runs out (its depth
+#: limit depends on the caller's stack, so the push path stops well before it).
+_PUSHED_DEPTH = 100
+
+
+def _alone() -> bool:
+    """True when no other Python thread exists: every thread ``threading`` or ``_thread`` started (and still
+    running) is counted by ``_thread._count()``, and every thread running Python code has a frame in
+    ``sys._current_frames()``. Only this thread can then run code until it starts another one."""
+    return _thread._count() == 0 and len(sys._current_frames()) == 1
+
+
+def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
+    """What :class:`_EventBuilder` builds, built with no event object at all: for the length of the decode,
+    the names ``yaml._yaml`` builds each event with (``ScalarEvent(anchor, tag, implicit, value, start_mark,
+    end_mark, style)``...) are bound to the callbacks below, so libyaml's C loop (driven by
+    ``next(filter(None, iter(get, None)), None)``, also C) calls one Python function per event with the event's
+    fields as arguments. Each event object was a Python ``__init__`` setting up to seven attributes, then read
+    back attribute by attribute: about a fifth of the decode.
+
+    Those names are module globals, shared by the process: the caller makes sure no other thread exists
+    (:func:`_alone`), and they are restored before this returns, whatever happens. Nothing else in PyYAML
+    uses them but its event-stream API (``yaml.parse``/``yaml.emit`` with the C classes): loading and dumping
+    go through nodes. Every callback answers False to go on; anything :class:`_EventBuilder` leaves to the node
+    path makes it answer None, which ends the loop (no exception unwinds through libyaml's loop), and gives
+    ``(_UNUSUAL, [])``. Should a PyYAML build some event without looking its class up by name, that event
+    object (true, unlike every callback's answer) comes out of the loop, and the text is decoded by pulling
+    instead."""
+    diags: list[Diagnostic] = []
+    loader = _Loader(text, file, diags)
+    first, plain_tag, new_pos = _RESOLVED_FIRST, _plain_tag, _new_pos
+    stack: list[tuple[Any, Any, Any, Any, Any]] = []
+    root: list[Any] = []
+    halt: list[BaseException | None] = []  # why the loop stopped early (None: the node path decodes it)
+    documents = 0
+    # the innermost container, the key its next value goes under (a mapping), and its position dicts: the
+    # key_pos and value_pos of a mapping (ip None), or the item_pos of a list (kp and vp None)
+    top: Any = None
+    key: Any = _NO_KEY
+    kp: Any = None
+    vp: Any = None
+    ip: Any = None
+
+    def scalar(
+        anchor: Any, tag: Any, implicit: Any, value: Any, start_mark: Any, end: Any, style: Any
+    ) -> Any:
+        nonlocal key
+        if anchor is not None or tag is not None:
+            halt.append(None)
+            return None
+        if implicit[0] and (not value or value[0] in first) and plain_tag(value) != _STR:
+            try:
+                value = _plain_value(value, loader, start_mark, end)
+            except _Unusual:
+                halt.append(None)
+                return None
+            except Exception as exc:  # what the node path would raise too (a malformed ``0b_``...)
+                halt.append(exc)
+                return None
+        p = new_pos(Pos, (file, start_mark.line + 1, start_mark.column + 1))
+        if ip is not None:
+            top.append(value)
+            ip.append(p)
+        elif key is not _NO_KEY:
+            top[key] = value
+            vp[key] = p
+            key = _NO_KEY
+        elif kp is not None:
+            if value in kp:
+                seen = kp[value]
+                diags.append(
+                    warning(
+                        f"duplicate key {value!r}: first defined at {seen.line}:{seen.col}; "
+                        "the later value is used (as Heat does)",
+                        p,
+                        code="duplicate-key",
+                    )
+                )
+            kp[value] = p
+            key = value
+        else:
+            root.append(value)
+        return False
+
+    def mapping_start(anchor: Any, tag: Any, implicit: Any, start_mark: Any, end: Any, flow: Any) -> Any:
+        nonlocal top, key, kp, vp, ip
+        if anchor is not None or (tag is not None and tag != "!") or len(stack) >= _PUSHED_DEPTH:
+            halt.append(None)  # an anchor, a tag, or nested deeper than the pull path goes
+            return None
+        d = _new_dict(PosDict)
+        p = new_pos(Pos, (file, start_mark.line + 1, start_mark.column + 1))
+        _set_dict_pos(d, p)
+        if ip is not None:
+            top.append(d)
+            ip.append(p)
+        elif key is not _NO_KEY:
+            top[key] = d
+            vp[key] = p
+        elif kp is not None:
+            halt.append(None)  # a mapping as a key
+            return None
+        else:
+            root.append(d)
+        stack.append((top, key, kp, vp, ip))
+        top, key, kp, vp, ip = d, _NO_KEY, {}, {}, None
+        _set_key_pos(d, kp)
+        _set_value_pos(d, vp)
+        return False
+
+    def sequence_start(anchor: Any, tag: Any, implicit: Any, start_mark: Any, end: Any, flow: Any) -> Any:
+        nonlocal top, key, kp, vp, ip
+        if anchor is not None or (tag is not None and tag != "!") or len(stack) >= _PUSHED_DEPTH:
+            halt.append(None)  # an anchor, a tag, or nested deeper than the pull path goes
+            return None
+        lst = _new_list(PosList)
+        p = new_pos(Pos, (file, start_mark.line + 1, start_mark.column + 1))
+        _set_list_pos(lst, p)
+        if ip is not None:
+            top.append(lst)
+            ip.append(p)
+        elif key is not _NO_KEY:
+            top[key] = lst
+            vp[key] = p
+        elif kp is not None:
+            halt.append(None)  # a list as a key
+            return None
+        else:
+            root.append(lst)
+        stack.append((top, key, kp, vp, ip))
+        top, key, kp, vp, ip = lst, _NO_KEY, None, None, []
+        _set_item_pos(lst, ip)
+        return False
+
+    def collection_end(start_mark: Any, end: Any) -> Any:
+        nonlocal top, key, kp, vp, ip
+        top, key, kp, vp, ip = stack.pop()
+        key = _NO_KEY  # the parent's key now holds the finished container
+        return False
+
+    def alias(anchor: Any, start_mark: Any, end: Any) -> Any:
+        halt.append(None)
+        return None
+
+    def document_start(start_mark: Any, end: Any, explicit: Any, version: Any, tags: Any) -> Any:
+        nonlocal documents
+        documents += 1
+        if documents > 1:
+            halt.append(None)  # a second document: the node path reports it
+            return None
+        return False
+
+    def ignored(*args: Any) -> Any:
+        return False
+
+    def stream_end(start_mark: Any, end: Any) -> Any:
+        return None
+
+    callbacks = {
+        "StreamStartEvent": ignored,
+        "StreamEndEvent": stream_end,
+        "DocumentStartEvent": document_start,
+        "DocumentEndEvent": ignored,
+        "AliasEvent": alias,
+        "ScalarEvent": scalar,
+        "SequenceStartEvent": sequence_start,
+        "SequenceEndEvent": collection_end,
+        "MappingStartEvent": mapping_start,
+        "MappingEndEvent": collection_end,
+    }
+    try:
+        _LIBYAML_GLOBALS.update(callbacks)
+        try:
+            leaked = next(filter(None, iter(loader.get_event, None)), None)
+        finally:
+            _LIBYAML_GLOBALS.update(_EVENT_CLASSES)
+    finally:
+        loader.dispose()
+    if leaked is not None:
+        # an event object came out of the loop: this PyYAML does not build (all) its events by these names,
+        # so the callbacks did not see the whole stream: decode by pulling instead
+        return _from_pulled(text, file)
+    if halt:
+        if halt[0] is not None:
+            raise halt[0]
+        return _UNUSUAL, []
+    return (root[0] if root else None), diags
+
+
+def _plain_value(v: str, loader: Any, start_mark: Any, end_mark: Any) -> Any:
+    """A plain scalar whose tag (by its text) is not ``str``, as :meth:`_EventBuilder.scalar` gives it."""
+    tag = _plain_tag(v)
+    if tag == _TIMESTAMP:
+        return v
+    if tag == _NULL:
+        return None
+    if tag == _INT:
+        if v.isdigit() and v.isascii() and (v[0] != "0" or len(v) == 1):
+            return int(v)
+    elif tag == _BOOL:
+        b = _BOOL_VALUES.get(v.lower())
+        if b is not None:
+            return b
+    elif tag == _MERGE or tag == _VALUE:
+        raise _Unusual
+    return loader.construct_object(_ScalarNode(tag, v, start_mark, end_mark), deep=True)
+
+
 def _expanded_size(value: Any, sizes: dict[int, int]) -> int:
     """How many values ``value`` spells out with every shared part repeated (memoised by object identity)."""
     if not isinstance(value, dict | list):
@@ -596,8 +828,16 @@ _UNUSUAL: Any = object()  # _from_events: decode this text through the node path
 
 
 def _from_events(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
-    """Decode through :class:`_EventBuilder`; ``(_UNUSUAL, [])`` when the text needs the node path. Syntax
-    errors raise as they would on the node path (the same parser reports them)."""
+    """Decode from libyaml's event stream; ``(_UNUSUAL, [])`` when the text needs the node path. Syntax errors
+    raise as they would on the node path (the same parser reports them). Through :func:`_from_pushed` when
+    this is the process's only thread, else through :class:`_EventBuilder` (the same data, a little slower)."""
+    if _LIBYAML_GLOBALS and _alone():
+        return _from_pushed(text, file)
+    return _from_pulled(text, file)
+
+
+def _from_pulled(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
+    """Decode through :class:`_EventBuilder` (PyYAML's event objects, pulled one by one)."""
     diags: list[Diagnostic] = []
     loader = _Loader(text, file, diags)
     try:

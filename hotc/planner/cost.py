@@ -110,7 +110,9 @@ def _done(
     visiting: set[str],
 ) -> float:
     """When the change at ``a`` finishes at the earliest (its longest chain of dependencies), noting in
-    ``best_prev`` the dependency on that chain. (A function of its own, not a closure calling itself: such a
+    ``best_prev`` the dependency on that chain. Only changes that are not deletes are in ``cost``, so a
+    dependency is on a chain when it is there; ``finish`` holds those already worked out (the changes come in
+    a creation order: most dependencies are). (A function of its own, not a closure calling itself: such a
     closure is a reference cycle, which keeps the whole plan alive until the cyclic collector runs.)"""
     if a in finish:
         return finish[a]
@@ -119,24 +121,31 @@ def _done(
     visiting.add(a)
     prev, start = None, 0.0
     for d in changes[a].depends_on:
-        if d in changes and changes[d].action is not Action.DELETE:
-            t = finish[d] if d in finish else _done(d, changes, cost, finish, best_prev, visiting)
-            if t > start or prev is None:
-                prev, start = d, max(start, t)
+        t = finish.get(d)
+        if t is None:
+            if d not in cost:
+                continue  # not in the plan, or deleted: off every chain
+            t = _done(d, changes, cost, finish, best_prev, visiting)
+        if t > start or prev is None:
+            prev, start = d, max(start, t)
     visiting.discard(a)
-    finish[a] = start + cost[a]
+    finish[a] = t = start + cost[a]
     best_prev[a] = prev
-    return finish[a]
+    return t
 
 
 def estimate(plan: Plan, measured: Mapping[tuple[str, str], float] | None = None) -> Estimate:
     """The critical path of the plan's changes (longest chain of durations along ``depends_on``)."""
     measured = measured or {}
     changes = {c.address: c for c in plan.changes if not c.deposed}
-    cost: dict[str, float] = {}
+    cost: dict[str, float] = {}  # of every change that is not a delete (the deletes' come after)
+    delete_cost: dict[str, float] = {}
     used: set[str] = set()
     durations: dict[tuple[str, Action], tuple[float, bool]] = {}  # one per type and action (not an import)
+    creates: list[str] = []  # (in the plan's order)
     for a, c in changes.items():
+        if c.action is not Action.DELETE:
+            creates.append(a)
         if c.import_id is None:
             known = durations.get((c.type, c.action))
             if known is None:
@@ -144,17 +153,19 @@ def estimate(plan: Plan, measured: Mapping[tuple[str, str], float] | None = None
             seconds, hist = known
         else:
             seconds, hist = _duration(c, measured)
-        cost[a] = seconds
+        if c.action is Action.DELETE:
+            delete_cost[a] = seconds
+        else:
+            cost[a] = seconds
         if hist:
             used.add(c.type)
     finish: dict[str, float] = {}
     best_prev: dict[str, str | None] = {}
     visiting: set[str] = set()
-    creates = [a for a, c in changes.items() if c.action is not Action.DELETE]
     for a in creates:
         if a not in finish:  # (most are, by the time they come: the changes are in a creation order)
             _done(a, changes, cost, finish, best_prev, visiting)
-    end = max(creates, key=lambda a: finish[a], default=None)
+    end = max(creates, key=finish.__getitem__, default=None)
     path: list[str] = []
     while end is not None:
         path.append(end)
@@ -162,8 +173,7 @@ def estimate(plan: Plan, measured: Mapping[tuple[str, str], float] | None = None
     total = finish[path[0]] if path else 0.0
     path = [a for a in path if changes[a].action is not Action.NOOP]
     # deletes run after the creates they block, in reverse dependency order: count the longest delete chain
-    deletes = [c for c in changes.values() if c.action is Action.DELETE]
-    total += max((cost[c.address] for c in deletes), default=0.0)
+    total += max(delete_cost.values(), default=0.0)
     return Estimate(round(total, 2), tuple(reversed(path)), tuple(sorted(used)))
 
 

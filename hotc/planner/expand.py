@@ -192,7 +192,8 @@ class _Builder:
         sens = sensitivity()
         prop_sensitive: dict[str, set[str]] = {n: set(k) for n, k in sens.props.items()}
 
-        # pass 2: expand
+        # pass 2: expand (a name's address never changes: the members replaced on the way keep theirs)
+        address_of = {n: m.address for n, m in scope.members.items()}
         for name, m in list(scope.members.items()):
             res_or_none = m.resource
             assert res_or_none is not None
@@ -212,16 +213,15 @@ class _Builder:
                 )
                 continue
             rr = resource_refs(res)  # collected by the parser
-            members = scope.members
             needs = {
-                members[r].address
+                address_of[r]
                 for refs in (rr.properties.items, rr.metadata.items)
                 for k, r, _ in refs
-                if k == "resource" and r != name and r in members
+                if k == "resource" and r != name and r in address_of
             }
             for dep in res.depends_on:
-                if dep.name in members:
-                    needs.add(members[dep.name].address)
+                if dep.name in address_of:
+                    needs.add(address_of[dep.name])
             needs |= inherited
             if m.kind == "leaf":
                 ext = None if res.external_id is None else self._external_id(scope, res, static, memo)

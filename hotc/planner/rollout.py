@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from hotc.errors import HotcError
 from hotc.planner.batching import batches, next_batch
@@ -76,14 +77,54 @@ def plan_rollouts(
     and one :class:`GroupRollout` per group the plan touches."""
     out = list(changes)
     rollouts: list[GroupRollout] = []
+    index = _ByGroup(out, state.resources if state is not None else {})
     for scope in desired.scopes.values():
         for m in scope.members.values():
             if m.kind != "group":
                 continue
-            r = _Group(desired, state, m, out, make_change).plan()
+            r = _Group(desired, state, m, out, make_change, index).plan()
             if r is not None:
                 rollouts.append(r)
     return out, tuple(rollouts)
+
+
+def _group_keys(address: str) -> list[str]:
+    """Every leading part of ADDRESS that ends just before a ``[``: the groups it can be a member of (or a
+    part of a member of: ``a[1].b[2]`` -> ``a``, ``a[1].b``)."""
+    keys = []
+    k = address.find("[")
+    while k != -1:
+        keys.append(address[:k])
+        k = address.find("[", k + 1)
+    return keys
+
+
+class _ByGroup:
+    """The positions in the plan's changes (a list the groups' rollouts append to and replace in, each change
+    staying where it is) and the state's addresses, under each group address they can belong to, so that
+    each group reads its own members instead of scanning every change and every state record (a stack of
+    many groups would cost groups x resources)."""
+
+    def __init__(self, changes: list[ResourceChange], resources: Mapping[str, Any]) -> None:
+        self.changes = changes
+        self.seen = 0  # changes indexed so far (those appended later are indexed when next asked)
+        self.positions: dict[str, list[int]] = {}
+        self.records: dict[str, list[str]] = {}
+        for addr in resources:
+            for key in _group_keys(addr):
+                self.records.setdefault(key, []).append(addr)
+
+    def changes_of(self, group: str) -> list[int]:
+        """Positions, in order, of the changes whose address starts with ``GROUP[``."""
+        for pos in range(self.seen, len(self.changes)):
+            for key in _group_keys(self.changes[pos].address):
+                self.positions.setdefault(key, []).append(pos)
+        self.seen = len(self.changes)
+        return self.positions.get(group, [])
+
+    def records_of(self, group: str) -> list[str]:
+        """The state's addresses, in its order, that start with ``GROUP[``."""
+        return self.records.get(group, [])
 
 
 class _Group:
@@ -94,22 +135,26 @@ class _Group:
         m: Member,
         changes: list[ResourceChange],
         make_change: MakeChange,
+        index: _ByGroup | None = None,
     ) -> None:
         self.d = desired
         self.m = m
         self.changes = changes
         self.make_change = make_change
         self.prefix = m.address + "["
+        resources = state.resources if state is not None else {}
+        index = index or _ByGroup(changes, resources)
         self.units: dict[int, list[int]] = {}  # member index -> positions in ``changes``
-        for pos, c in enumerate(changes):
+        for pos in index.changes_of(m.address):
+            c = changes[pos]
             if c.deposed:
                 continue
             i = _index_of(c.address, self.prefix)
             if i is not None:
                 self.units.setdefault(i, []).append(pos)
-        resources = state.resources if state is not None else {}
         self.ages: dict[int, tuple[bool, str, int]] = {}
-        for addr, rs in resources.items():
+        for addr in index.records_of(m.address):
+            rs = resources[addr]
             i = _index_of(addr, self.prefix)
             if i is None:
                 continue

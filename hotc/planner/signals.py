@@ -163,6 +163,20 @@ def check_plan_support(
 
     out: list[Diagnostic] = []
     resources = getattr(desired, "resources", {}) or {}
+    servers_at: dict[str, list[tuple[int, Any]]] | None = None
+
+    def servers_among(addresses: Any) -> list[Any]:
+        """The plan's server changes at these addresses, in the plan's order (an index made once, when a
+        deployment first asks: a plan of many deployments must not scan every change for each)."""
+        nonlocal servers_at
+        if servers_at is None:
+            servers_at = {}
+            for i, o in enumerate(plan.changes):
+                if o.type == SERVER:
+                    servers_at.setdefault(o.address, []).append((i, o))
+        found = [hit for a in set(addresses) for hit in servers_at.get(a, ())]
+        return [o for _i, o in sorted(found, key=lambda hit: hit[0])]
+
     for c in plan.changes:
         if c.action not in _APPLIED or c.import_id is not None:
             continue
@@ -187,7 +201,7 @@ def check_plan_support(
         if problem is not None:
             out.append(error(f"{c.address}: {c.type}: {problem}", pos, "unsupported-option"))
         if c.type in DEPLOYMENT_TYPES:
-            servers = [o for o in plan.changes if o.address in c.depends_on and o.type == SERVER]
+            servers = servers_among(c.depends_on)
             if len(servers) == 1 and (servers[0].after or {}).get("user_data_format") != "SOFTWARE_CONFIG":
                 out.append(
                     error(
@@ -206,17 +220,16 @@ def check_plan_support(
                 for w in v.waits_on
                 if not w.attribute
             }
-            for o in plan.changes:
-                if o.address in named and o.type == SERVER:
-                    if (o.after or {}).get("user_data_format") != "SOFTWARE_CONFIG":
-                        out.append(
-                            error(
-                                f"{c.address}: the server {o.address} must have user_data_format: "
-                                "SOFTWARE_CONFIG since there are software deployments on it (as Heat requires)",
-                                pos,
-                                "deployment-server",
-                            )
+            for o in servers_among(named):
+                if (o.after or {}).get("user_data_format") != "SOFTWARE_CONFIG":
+                    out.append(
+                        error(
+                            f"{c.address}: the server {o.address} must have user_data_format: "
+                            "SOFTWARE_CONFIG since there are software deployments on it (as Heat requires)",
+                            pos,
+                            "deployment-server",
                         )
+                    )
     return out
 
 

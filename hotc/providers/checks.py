@@ -84,33 +84,50 @@ def shape(e: Expr | None) -> tuple[Any, ...] | None:
     value is not a plain scalar (not remembered)."""
     node: Any = e
     t = type(node)  # exact types (cheaper than isinstance): nothing subclasses Literal, MapExpr or ListExpr
-    if t is Literal:
-        v = node.value
-        vt = type(v)
-        if vt in _SHAPE_SCALARS:
-            return (vt, v)
-        if vt is float:
-            return (vt, repr(v))  # -0.0 == 0.0 and nan != nan, but their reprs tell them apart
-        return None
     if t is MapExpr:
         pairs: list[tuple[str, tuple[Any, ...]]] = []
+        add = pairs.append
         for k, v in node.items:
-            s = shape(v)
+            tv = type(v)
+            if tv is Literal:  # most values are a literal or a call: no call of shape() for them
+                s = _literal_shape(v.value)
+            elif tv is not MapExpr and tv is not ListExpr and isinstance(v, FunctionCall):
+                s = _CALL
+            else:
+                s = shape(v)
             if s is None:
                 return None
-            pairs.append((k, s))
+            add((k, s))
         return ("map", tuple(pairs))
     if t is ListExpr:
         items: list[tuple[Any, ...]] = []
+        add_item = items.append
         for v in node.items:
-            s = shape(v)
+            tv = type(v)
+            if tv is Literal:
+                s = _literal_shape(v.value)
+            elif tv is not MapExpr and tv is not ListExpr and isinstance(v, FunctionCall):
+                s = _CALL
+            else:
+                s = shape(v)
             if s is None:
                 return None
-            items.append(s)
+            add_item(s)
         return ("list", tuple(items))
+    if t is Literal:
+        return _literal_shape(node.value)
     if isinstance(node, FunctionCall):
         return _CALL
     return ("none",) if node is None else None
+
+
+def _literal_shape(v: Any) -> tuple[Any, ...] | None:
+    vt = type(v)
+    if vt in _SHAPE_SCALARS:
+        return (vt, v)
+    if vt is float:
+        return (vt, repr(v))  # -0.0 == 0.0 and nan != nan, but their reprs tell them apart
+    return None
 
 
 #: options naming a service hotc does not have, per type: (property, value) -> what it needs, what to use

@@ -108,8 +108,9 @@ def _outputs(heat: Any, stack_id: str) -> dict[str, Any]:
 
 
 def test_heat_and_hotc_make_the_same_manila_objects_and_decide_the_same(
-    cloud: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
+    cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
+    del cloud_shared  # asked for: the template's share network names hotc-private-subnet, which it makes
     require_service(cloud, "sharev2", "88-manila.sh")
     cloud_tracker.defer("sweep manila", lambda: sweep(cloud, cloud_tracker.prefix))
     heat = cloud.orchestration

@@ -17,7 +17,15 @@ import pytest
 import yaml
 
 from hotc.errors import Pos, Severity
-from hotc.parser.yamlload import _UNUSUAL, PosDict, PosList, _from_events, _from_nodes, load_yaml_text
+from hotc.parser.yamlload import (
+    _UNUSUAL,
+    PosDict,
+    PosList,
+    _from_nodes,
+    _from_pulled,
+    _from_pushed,
+    load_yaml_text,
+)
 from tests.corpus.corpus import WHAT, find_corpus
 from tests.inputs import missing_input
 
@@ -214,9 +222,11 @@ def _same_positions(a: Any, b: Any, path: str = "$") -> None:
             _same_positions(x, y, f"{path}[{i}]")
 
 
-def test_the_event_path_decodes_every_plain_corpus_file_as_the_node_path_does() -> None:
-    # most documents are decoded from libyaml's event stream (no node tree); the rest go through the node
-    # path: both must give the same data, positions and diagnostics wherever the event path answers
+@pytest.mark.parametrize("from_events", [_from_pushed, _from_pulled], ids=["pushed", "pulled"])
+def test_the_event_path_decodes_every_plain_corpus_file_as_the_node_path_does(from_events: Any) -> None:
+    # most documents are decoded from libyaml's event stream (no node tree), pushed (libyaml calls the
+    # builder: the process's only thread) or pulled (event objects); the rest go through the node path: all
+    # must give the same data, positions and diagnostics wherever the event path answers
     files = _corpus_yaml_files()
     if not files:
         missing_input(WHAT)
@@ -224,7 +234,7 @@ def test_the_event_path_decodes_every_plain_corpus_file_as_the_node_path_does() 
     for path in files:
         text = path.read_bytes().decode("utf-8", errors="replace")
         try:
-            ev_data, ev_diags = _from_events(text, str(path))
+            ev_data, ev_diags = from_events(text, str(path))
         except yaml.YAMLError:
             with pytest.raises(yaml.YAMLError):
                 _from_nodes(text, str(path), 10**6, True)
@@ -251,7 +261,8 @@ def test_the_event_path_decodes_every_plain_corpus_file_as_the_node_path_does() 
     ],
 )
 def test_unusual_documents_go_through_the_node_path(text: str) -> None:
-    assert _from_events(text, "t.yaml")[0] is _UNUSUAL
+    assert _from_pushed(text, "t.yaml") == (_UNUSUAL, [])
+    assert _from_pulled(text, "t.yaml") == (_UNUSUAL, [])
     data, diags = load_yaml_text(text, "t.yaml")  # decoded as the node path decodes it
     try:
         want, want_diags = _from_nodes(text, "t.yaml", 10**6, True)

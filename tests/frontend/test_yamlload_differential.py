@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hotc.errors import Severity
-from hotc.parser.yamlload import _UNUSUAL, _from_events, _from_nodes, load_yaml_text
+from hotc.parser.yamlload import _UNUSUAL, _from_nodes, _from_pulled, _from_pushed, load_yaml_text
 from tests.frontend.test_yamlload_decode import _check_positions, _same, _same_positions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -28,23 +28,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_validate import generate  # type: ignore[import-not-found]  # noqa: E402
 
 
-def _paths_agree(text: str) -> bool:
-    """The event path and the node path give the same answer; True when the event path decoded it."""
+def _event_path(decode: Any, text: str) -> Any:
     try:
-        ev_data, ev_diags = _from_events(text, "g.yaml")
-    except yaml.YAMLError as exc:
+        return decode(text, "g.yaml")
+    except (yaml.YAMLError, ValueError) as exc:  # a syntax error; a malformed number (``0b_``)
+        return ("error", f"{type(exc).__name__}: {exc}")
+
+
+def _paths_agree(text: str) -> bool:
+    """The event path, pushed and pulled, and the node path give the same answer; True when the event path
+    decoded it."""
+    pushed = _event_path(_from_pushed, text)
+    pulled = _event_path(_from_pulled, text)
+    if pulled[0] == "error":
+        assert pushed == pulled
         try:
             _from_nodes(text, "g.yaml", 10**6, True)
-        except yaml.YAMLError as node_exc:
-            assert str(node_exc) == str(exc)
+        except (yaml.YAMLError, ValueError) as node_exc:
+            assert f"{type(node_exc).__name__}: {node_exc}" == pulled[1]
             return False
-        raise AssertionError(f"only the event path fails: {exc}") from exc
-    if ev_data is _UNUSUAL:
+        raise AssertionError(f"only the event path fails: {pulled[1]}")
+    assert pushed[0] != "error", pushed
+    if pulled[0] is _UNUSUAL:
+        assert pushed == (_UNUSUAL, [])
         return False  # the node path decodes it (or reports what is wrong: an undefined alias...)
+    assert pushed[0] is not _UNUSUAL
     node_data, node_diags = _from_nodes(text, "g.yaml", 10**6, True)
-    _same(ev_data, node_data)
-    _same_positions(ev_data, node_data)
-    assert ev_diags == node_diags
+    for ev_data, ev_diags in (pushed, pulled):
+        _same(ev_data, node_data)
+        _same_positions(ev_data, node_data)
+        assert ev_diags == node_diags
     return True
 
 

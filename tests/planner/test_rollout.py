@@ -276,3 +276,59 @@ outputs:
     outs = {o.name: o for o in plan.output_changes}
     assert sorted(outs["asg_out"].after) == ["0", "1"]  # Heat: member names, not ids
     assert sorted(outs["rg_attrs"].after) == ["0", "1"]
+
+
+def test_many_groups_each_read_their_own_members_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 60 groups (one nested inside a member stack's name space: g1 and g10 share a leading "g1"), each
+    # updated by a rolling update from a full state: each group reads its own members' changes and records,
+    # not every change and record of the stack once per group
+    import hotc.planner.rollout as rollout
+
+    n = 60
+    lines = [
+        "heat_template_version: 2018-08-31",
+        "parameters:",
+        "  v: {type: string, default: a}",
+        "resources:",
+    ]
+    for g in range(n):
+        lines += [
+            f"  g{g}:",
+            "    type: OS::Heat::ResourceGroup",
+            "    update_policy: {rolling_update: {max_batch_size: 1}}",
+            "    properties:",
+            "      count: 3",
+            "      resource_def: {type: OS::Heat::TestResource, properties: {value: {get_param: v}}}",
+        ]
+    state = StackState.new("s")
+    for g in range(n):
+        for i in range(3):
+            state = state.with_resource(
+                ResourceState(
+                    address=f"g{g}[{i}]",
+                    type="OS::Heat::TestResource",
+                    physical_id=f"p{g}-{i}",
+                    status="CREATE_COMPLETE",
+                    properties={"value": "a"},
+                    created_at=f"2026-01-01T00:00:0{i}Z",
+                )
+            )
+    calls = 0
+    real = rollout._index_of
+
+    def counted(address: str, prefix: str) -> int | None:
+        nonlocal calls
+        calls += 1
+        return real(address, prefix)
+
+    monkeypatch.setattr(rollout, "_index_of", counted)
+    plan = _plan(tmp_path, "\n".join(lines) + "\n", state, v="b")
+    assert len(plan.groups) == n
+    for g, r in zip(range(n), sorted(plan.groups, key=lambda r: int(r.address[1:])), strict=True):
+        assert r.address == f"g{g}"
+        assert [b.members for b in r.batches] == [(f"g{g}[2]",), (f"g{g}[1]",), (f"g{g}[0]",)]
+    assert all(c.action.value == "update" for c in plan.changes)
+    # each group looks at its own 3 changes and 3 records (a scan would be 60 x 360)
+    assert calls <= 4 * 6 * n

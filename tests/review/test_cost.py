@@ -110,3 +110,66 @@ def test_bad_price_files_are_clear_errors(tmp_path: Path) -> None:
     (tmp_path / "b.yaml").write_text("volumes: 1\n")
     with pytest.raises(HotcError, match="unknown key"):
         load_prices(tmp_path / "b.yaml")
+
+
+def _longest(plan: Plan) -> float:
+    """The critical path's length worked out independently: every chain of non-delete changes, by brute
+    force over the dependencies (memoised), plus the longest single delete."""
+    from hotc.planner.cost import _DEFAULT_NATIVE, _DEFAULT_OPENSTACK, _DEFAULTS, _DELETE_FACTOR
+
+    live = {c.address: c for c in plan.changes if not c.deposed}
+
+    def secs(c: ResourceChange) -> float:
+        if c.action is Action.NOOP:
+            return 0.0
+        base = _DEFAULTS.get(
+            c.type, _DEFAULT_NATIVE if c.type.startswith("OS::Heat::") else _DEFAULT_OPENSTACK
+        )
+        return base * _DELETE_FACTOR if c.action is Action.DELETE else base
+
+    memo: dict[str, float] = {}
+
+    def end(a: str) -> float:
+        if a not in memo:
+            c = live[a]
+            before = [end(d) for d in c.depends_on if d in live and live[d].action is not Action.DELETE]
+            memo[a] = max(before, default=0.0) + secs(c)
+        return memo[a]
+
+    creates = [end(a) for a, c in live.items() if c.action is not Action.DELETE]
+    deletes = [secs(c) for c in live.values() if c.action is Action.DELETE]
+    return round(max(creates, default=0.0) + max(deletes, default=0.0), 2)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_estimate_is_the_longest_chain_on_random_plans(seed: int) -> None:
+    import random
+
+    rnd = random.Random(seed)
+    types = ["OS::Nova::Server", "OS::Neutron::Net", "OS::Cinder::Volume", "OS::Heat::Value"]
+    actions = [Action.CREATE, Action.UPDATE, Action.REPLACE, Action.NOOP, Action.DELETE]
+    n = rnd.randint(1, 40)
+    names = [f"r{i}" for i in range(n)]
+    changes = []
+    for i, a in enumerate(names):
+        # dependencies on earlier changes mostly, sometimes on later ones (out of creation order), on
+        # addresses outside the plan, and on deletes
+        picked = rnd.sample(names, k=min(len(names), rnd.randint(0, 3)))
+        deps = tuple(d for d in picked if d != a and (names.index(d) < i or rnd.random() < 0.2))
+        deps += ("gone",) if i % 7 == 3 else ()
+        changes.append(ResourceChange(a, rnd.choice(types), rnd.choice(actions), None, {}, depends_on=deps))
+    if n > 2 and seed % 3 == 0:  # a deposed leftover of a replace, with the address of a live change
+        changes.append(
+            ResourceChange(names[1], "OS::Nova::Server", Action.DELETE, {}, None, deposed=True, depends_on=())
+        )
+    plan = Plan(stack_name="s", mode="normal", changes=tuple(changes))
+    try:
+        want = _longest(plan)
+    except RecursionError:  # the sample made a cycle (a later dependency): no plan has one
+        pytest.skip("cycle")
+    got = estimate(plan)
+    assert got.seconds == want
+    # the path is a chain of dependencies, each after the one before it
+    path = list(got.critical_path)
+    by = {c.address: c for c in plan.changes if not c.deposed}
+    assert all(by[a].action is not Action.NOOP for a in path)

@@ -274,3 +274,40 @@ def test_a_model_is_compiled_once_when_many_threads_build_it_first() -> None:
     assert sorted(o.a for o in out) == list(range(8)) and all(o.b == "b" for o in out)
     assert vars(Fresh)["__init__"].__code__.co_name == "__init__"  # the stub is gone
     assert Fresh.__init__.__qualname__.endswith("Fresh.__init__")
+
+
+def _subclasses(cls: type) -> list[type]:
+    out: list[type] = []
+    todo = list(cls.__subclasses__())
+    while todo:
+        sub = todo.pop()
+        out.append(sub)
+        todo.extend(sub.__subclasses__())
+    return out
+
+
+def test_a_slotted_model_sets_each_field_through_its_slot_and_no_subclass_hides_one() -> None:
+    # the __init__ of a model with slots sets a field through the slot's descriptor, bound when compiled: that is
+    # what object.__setattr__ finds only while no subclass declares the name again (a slot or an attribute)
+    slotted = [c for c in MODELS if "__slots__" in vars(c)]
+    assert len(slotted) >= 60
+    for cls in slotted:
+        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        for sub in _subclasses(cls):
+            hidden = sorted(n for n in names if n in vars(sub) and vars(sub)[n] is not getattr(cls, n, None))
+            assert not hidden, f"{sub.__qualname__} declares {hidden} again over {cls.__qualname__}'s slots"
+
+    @model(slots=True)
+    class Base:
+        a: int
+        b: str = "b"
+
+    @model(slots=True)
+    class Child(Base):
+        c: float = 0.5
+
+    child = Child(1, "x", 2.5)
+    assert (child.a, child.b, child.c) == (1, "x", 2.5) and Child.__slots__ == ("c",)
+    code = vars(Child)["__init__"].__code__
+    assert code.co_name == "__init__" and "__setattr__" not in code.co_names  # every field by its slot
+    assert Base(2) == Base(2, "b") and Base(2).b == "b"

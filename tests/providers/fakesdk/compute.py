@@ -133,6 +133,9 @@ class ComputeProxy(Proxy, adapter.Adapter):  # an Adapter: Server.set_tags(sessi
             "_group_ids": group_ids,
             "_actions": [{"action": "create", "start_time": "t0", "message": None}],
             "_bdm": list(body.get("block_device_mapping") or []),
+            # as Nova's instance row: no updated_at until the compute host takes the build (a list filtered by
+            # changes-since leaves such a server out; Nova's builds wait there, ten at a time by default)
+            "_updated": False,
         }
         self.cloud.put("server", obj)
         fault = self.fail_build
@@ -146,6 +149,7 @@ class ComputeProxy(Proxy, adapter.Adapter):  # an Adapter: Server.set_tags(sessi
             fault = str(getattr(exc, "details", None) or exc)
 
         def built() -> None:
+            obj["_updated"] = True
             if fault:
                 obj.update(status="ERROR", fault={"message": fault, "code": 500})
             else:
@@ -181,14 +185,17 @@ class ComputeProxy(Proxy, adapter.Adapter):  # an Adapter: Server.set_tags(sessi
 
     def servers(self, details: bool = True, **query: Any) -> Iterator[Any]:
         name = query.pop("name", None)
+        since = query.pop("changes_since", None)
         for obj in list(self.cloud.all("server")):
             if name and not re.search(name, obj.get("name") or ""):
                 continue
+            if since is not None and obj.get("_updated") is False:
+                continue  # Nova compares changes-since with updated_at, which this server has not set yet
             yield self._server(obj)
 
     def update_server(self, value: Any, **body: Any) -> Any:
         obj = self._live(value)
-        obj.update(body)
+        obj.update(body, _updated=True)
         return self._server(obj)
 
     def delete_server(self, value: Any, ignore_missing: bool = True) -> None:
@@ -197,7 +204,7 @@ class ComputeProxy(Proxy, adapter.Adapter):  # an Adapter: Server.set_tags(sessi
             if not ignore_missing:
                 raise not_found(f"Instance {oid(value)}")
             return
-        obj["OS-EXT-STS:task_state"] = "deleting"
+        obj.update({"OS-EXT-STS:task_state": "deleting", "_updated": True})
         sid = obj["id"]
 
         def gone() -> None:
