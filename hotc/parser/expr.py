@@ -74,6 +74,8 @@ WHERES: frozenset[str] = frozenset(
 )
 
 _CONDITION_WHERES = {"conditions": START_CONDITION, "condition_ref": START_CONDITION_REF}
+#: the contexts that allow every function of the version (built by :func:`_build` alone)
+_EVERY_FUNCTION = WHERES - {"literal", *_CONDITION_WHERES}
 
 
 def parse_expr(
@@ -100,6 +102,10 @@ def parse_expr_refs(
     :func:`hotc.parser.references.collect` for it, collected while it is built (no second walk) where the
     context allows every function of the version (tests/frontend/test_references_once.py holds them equal)."""
     sink = _Sink()
+    if pos is not None and where in _EVERY_FUNCTION:  # what _parse does for these contexts, one call fewer
+        sink.built = True
+        diags: list[Diagnostic] = []
+        return _build(data, pos, version, grammar().normal_table(version), diags, sink), diags, sink.refs()
     expr, diags = _parse(data, version, where, pos, file, sink)
     if sink.built:
         return expr, diags, sink.refs()
@@ -442,13 +448,26 @@ def _build(
         if term is not None:
             v = data[k]
             if type(v) is str:  # the commonest call: {get_param: name}
-                direct = _SCALAR_CALLS.get(term)
-                if direct is not None:
+                if term == "FN_GET_RESOURCE" or term == "FN_GET_PARAM":
+                    # built here as _get_resource/_get_param build them (one call fewer per node)
+                    arg = _new(Literal)
+                    _set_lit_value(arg, v)
+                    _set_lit_pos(arg, vp.get(k, mpos))
+                    node: Any = _new(F.GetResource if term == "FN_GET_RESOURCE" else F.GetParam)
                     if term == "FN_GET_RESOURCE":
                         sink.items.append(("resource", v, mpos))
-                    elif v not in PSEUDO_PARAMETERS:
+                        _gr_name(node, k)
+                        _gr_pos(node, mpos)
+                        _gr_resource(node, arg)
+                        return node  # type: ignore[no-any-return]
+                    if v not in PSEUDO_PARAMETERS:
                         sink.items.append(("param", v, mpos))
-                    return direct(k, mpos, _lit(v, vp.get(k, mpos)))  # type: ignore[no-any-return]
+                    _gp_name(node, k)
+                    _gp_pos(node, mpos)
+                    _gp_param(node, arg)
+                    _gp_path(node, ())
+                    _gp_whole(node, False)
+                    return node  # type: ignore[no-any-return]
                 result = grammar().parse_scalar_call(
                     data, k, v, mpos, kp.get(k, mpos), vp.get(k, mpos), version, START_CALL
                 )

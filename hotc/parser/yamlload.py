@@ -503,9 +503,6 @@ if _BaseLoader is getattr(
         _LIBYAML_GLOBALS = vars(yaml._yaml)
 _EVENT_CLASSES: dict[str, Any] = {name: _LIBYAML_GLOBALS[name] for name in _EVENT_NAMES if _LIBYAML_GLOBALS}
 _NO_KEY: Any = object()  # the top mapping waits for a key
-#: What every callback answers to go on (``None`` ends the loop, as libyaml's own None after the stream's end
-#: does); the loop collects the answers in a set, so anything else in it is an event the callbacks missed.
-_ALL_PUSHED = {True}
 #: Deeper documents go to the node path, as they do from the pull path when its recursion runs out (its depth
 #: limit depends on the caller's stack, so the push path stops well before it).
 _PUSHED_DEPTH = 100
@@ -521,18 +518,19 @@ def _alone() -> bool:
 def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
     """What :class:`_EventBuilder` builds, built with no event object at all: for the length of the decode,
     the names ``yaml._yaml`` builds each event with (``ScalarEvent(anchor, tag, implicit, value, start_mark,
-    end_mark, style)``...) are bound to the callbacks below, so libyaml's C loop (driven by ``set(iter(get,
-    None))``, also C) calls one Python function per event with the event's fields as arguments. Each event
-    object was a Python ``__init__`` setting up to seven attributes, then read back attribute by attribute:
-    about a fifth of the decode.
+    end_mark, style)``...) are bound to the callbacks below, so libyaml's C loop (driven by
+    ``next(filter(None, iter(get, None)), None)``, also C) calls one Python function per event with the event's
+    fields as arguments. Each event object was a Python ``__init__`` setting up to seven attributes, then read
+    back attribute by attribute: about a fifth of the decode.
 
     Those names are module globals, shared by the process: the caller makes sure no other thread exists
     (:func:`_alone`), and they are restored before this returns, whatever happens. Nothing else in PyYAML
     uses them but its event-stream API (``yaml.parse``/``yaml.emit`` with the C classes): loading and dumping
-    go through nodes. Every callback answers True to go on; anything :class:`_EventBuilder` leaves to the node
+    go through nodes. Every callback answers False to go on; anything :class:`_EventBuilder` leaves to the node
     path makes it answer None, which ends the loop (no exception unwinds through libyaml's loop), and gives
     ``(_UNUSUAL, [])``. Should a PyYAML build some event without looking its class up by name, that event
-    object lands in the set of answers, and the text is decoded by pulling instead."""
+    object (true, unlike every callback's answer) comes out of the loop, and the text is decoded by pulling
+    instead."""
     diags: list[Diagnostic] = []
     loader = _Loader(text, file, diags)
     first, plain_tag, new_pos = _RESOLVED_FIRST, _plain_tag, _new_pos
@@ -587,7 +585,7 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
             key = value
         else:
             root.append(value)
-        return True
+        return False
 
     def mapping_start(anchor: Any, tag: Any, implicit: Any, start_mark: Any, end: Any, flow: Any) -> Any:
         nonlocal top, key, kp, vp, ip
@@ -612,7 +610,7 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
         top, key, kp, vp, ip = d, _NO_KEY, {}, {}, None
         _set_key_pos(d, kp)
         _set_value_pos(d, vp)
-        return True
+        return False
 
     def sequence_start(anchor: Any, tag: Any, implicit: Any, start_mark: Any, end: Any, flow: Any) -> Any:
         nonlocal top, key, kp, vp, ip
@@ -636,13 +634,13 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
         stack.append((top, key, kp, vp, ip))
         top, key, kp, vp, ip = lst, _NO_KEY, None, None, []
         _set_item_pos(lst, ip)
-        return True
+        return False
 
     def collection_end(start_mark: Any, end: Any) -> Any:
         nonlocal top, key, kp, vp, ip
         top, key, kp, vp, ip = stack.pop()
         key = _NO_KEY  # the parent's key now holds the finished container
-        return True
+        return False
 
     def alias(anchor: Any, start_mark: Any, end: Any) -> Any:
         halt.append(None)
@@ -654,10 +652,10 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
         if documents > 1:
             halt.append(None)  # a second document: the node path reports it
             return None
-        return True
+        return False
 
     def ignored(*args: Any) -> Any:
-        return True
+        return False
 
     def stream_end(start_mark: Any, end: Any) -> Any:
         return None
@@ -677,12 +675,12 @@ def _from_pushed(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
     try:
         _LIBYAML_GLOBALS.update(callbacks)
         try:
-            answers = set(iter(loader.get_event, None))
+            leaked = next(filter(None, iter(loader.get_event, None)), None)
         finally:
             _LIBYAML_GLOBALS.update(_EVENT_CLASSES)
     finally:
         loader.dispose()
-    if answers != _ALL_PUSHED:
+    if leaked is not None:
         # an event object came out of the loop: this PyYAML does not build (all) its events by these names,
         # so the callbacks did not see the whole stream: decode by pulling instead
         return _from_pulled(text, file)
