@@ -26,6 +26,10 @@ as API time.
     OS_CLIENT_CONFIG_FILE=/opt/hotc-cloud/etc/clouds.yaml OS_CLOUD=hotc-test \\
         .venv/bin/python bench/bench_cloud.py [--rounds N] [--cases group30,multitier[,webapp]] [--budget S] [--parallelism N]
 
+On the test cloud's own machine each phase's line also counts the requests Nova's API logged while it ran (its
+request log, by kind: creates, lists, reads of one server, deletes): a figure the machine's load does not move,
+unlike the walls.
+
 hotc's modules are byte-compiled first (as an installed package's are), and its Keystone token is kept between
 its processes (``hotc.providers.openstack.token_cache``), as for any user after the first command.
 
@@ -37,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -62,6 +67,52 @@ TARGETS = {
     ("group30", "create"): 0.5,
     ("group30", "delete"): 0.5,
 }
+
+
+NOVA_LOG = Path("/opt/hotc-cloud/log/nova-api-wsgi.log")  # the test cloud's nova-api request log
+_REQUEST = re.compile(r'nova\.api\.openstack\.requestlog .*?"(\w+) ([^" ?]+)[^"]*" status: (\d+)')
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def nova_log_size() -> int | None:
+    """Where the nova-api request log ends now (None: not this machine's test cloud)."""
+    try:
+        return NOVA_LOG.stat().st_size
+    except OSError:
+        return None
+
+
+def nova_requests(since: int | None) -> str:
+    """The requests nova-api logged after byte ``since`` of its log, by kind: what one phase of one side cost
+    Nova's API (the sides never run at once; a request of another client of the cloud in that time counts too).
+    Neutron's os-server-external-events and the version documents are left out (the cloud's own traffic, and
+    what every client asks first)."""
+    if since is None:
+        return ""
+    try:
+        with NOVA_LOG.open("rb") as f:
+            f.seek(since)
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return ""
+    kinds: dict[str, int] = {}
+    for m in _REQUEST.finditer(text):
+        method, path = m.group(1), _UUID.sub("{id}", m.group(2))
+        if path.endswith("/os-server-external-events") or path.rstrip("/") in ("/v2.1", "/v2"):
+            continue
+        if path.endswith("/servers/detail") or path.endswith("/servers"):
+            kind = "creates" if method == "POST" else "lists"
+        elif path.endswith("/servers/{id}"):
+            kind = {"GET": "server reads", "DELETE": "deletes"}.get(method, f"{method} server")
+        elif path.endswith("/os-interface"):
+            kind = "interface lists"
+        elif "/flavors" in path or "/os-keypairs" in path or path.endswith("/limits"):
+            kind = "look-ups"
+        else:
+            kind = "other"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    detail = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return f"nova-api requests {sum(kinds.values())} ({detail})"
 
 
 def load() -> float:
@@ -513,12 +564,13 @@ def run_case(
         for phase in case.phases:
             for side, runner in sides:
                 fn: Callable[[], float] = getattr(runner, phase)
-                before = load()
+                before, mark = load(), nova_log_size()
                 secs = fn()
                 results[side][phase].append(secs)
                 results["load"][phase] += [before, load()]
                 print(
-                    f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s  (load {before:.1f} -> {load():.1f})",
+                    f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s  (load {before:.1f} -> {load():.1f})"
+                    f"  {nova_requests(mark)}",
                     flush=True,
                 )
         last = time.monotonic() - began

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 
 class OwnProcess:
@@ -28,11 +29,15 @@ class OwnProcess:
 
 def own_process() -> bool:
     """Whether the command running now is in hotc's own process (the root context carries OwnProcess)."""
-    try:
-        from typer._click.globals import get_current_context
-    except ImportError:  # pragma: no cover - another typer: no short cut, the process ends as usual
-        return False
-    ctx = get_current_context(silent=True)
+    current: Any
+    try:  # typer >= 0.2x carries its own click
+        from typer._click.globals import get_current_context as current
+    except ImportError:  # pragma: no cover - an older typer runs on the click package
+        try:
+            from click import get_current_context as current
+        except ImportError:
+            return False  # no context to ask: the process ends as usual
+    ctx = current(silent=True)
     return ctx is not None and isinstance(ctx.find_root().obj, OwnProcess)
 
 

@@ -54,7 +54,7 @@ from hotc.providers.openstack.nova.server_network import ServerNetworkMixin, _li
 from hotc.providers.openstack.nova.server_snapshot import ServerSnapshotMixin
 from hotc.providers.shared_lookup import peek
 
-SINCE_MARGIN = 300.0  # seconds: the servers board lists the servers changed since its making, less this
+SINCE_MARGIN = 300.0  # seconds: a delete's (or an unfiltered) board lists the servers changed since its making, less this
 
 
 def stack_prefix(ctx: ActionContext, name: str | None) -> str | None:
