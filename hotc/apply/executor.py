@@ -429,6 +429,7 @@ class Executor:
             signals=self.options.signals,
             cancelled=self._cancel.is_set,
             lookup=lookup,
+            recorded=lambda pid: lookup(pid) is not None,
             expected=self._durations.expected(type_name, action) if action else None,
             on_call=self._call_watcher(address),
             lookups=self._lookups,

@@ -183,6 +183,9 @@ class ActionContext:
     # the recorded name another tool generated for this object (``ResourceState.generated_name``: Heat's, kept
     # by ``hotc import --from-heat``), a generated name as much as hotc's own (``is_generated_name``)
     generated_name: str | None = None
+    # whether an id is recorded in the state (a current or an old, deposed instance of some resource): such an
+    # object is never what a killed run made without recording, so adoption by a generated name skips it
+    recorded: Callable[[str], bool] = lambda _pid: False
 
 
 def _no_signal_store() -> Any:

@@ -307,3 +307,18 @@ def test_a_name_another_tool_generated_for_this_object_is_a_generated_name() -> 
     assert common.is_generated_name(kept, heat_name)
     assert common.is_generated_name(kept, common.physical_name(ctx))  # hotc's own still are
     assert not common.is_generated_name(kept, "webapp-sg-aaaaaaaaaaaa")  # only that very name
+
+
+def test_adoption_by_a_generated_name_skips_what_the_state_records() -> None:
+    """A killed run's create is adopted by the name hotc generated, but an old instance that a replacement
+    deposed (recorded in the state, not yet deleted) has a generated name of the same address too: it is left
+    out, so the one unrecorded object is still found (with both counted, none was, and it was orphaned)."""
+    from dataclasses import replace as dc_replace
+    from types import SimpleNamespace
+
+    ctx = make_ctx(None, "rs0", stack="prod")
+    old, new = (SimpleNamespace(id=i, name=common.physical_name(ctx)) for i in ("old-id", "new-id"))
+    assert common.adopt_by_generated_name(ctx, {}, "record sets", lambda: [old, new]) is None  # two: ambiguous
+    known = dc_replace(ctx, recorded=lambda pid: pid == "old-id")
+    assert common.adopt_by_generated_name(known, {}, "record sets", lambda: [old, new]) == "new-id"
+    assert common.adopt_by_generated_name(known, {"name": "given"}, "record sets", lambda: [new]) is None

@@ -661,12 +661,16 @@ def adopt_by_generated_name(
     limit: int = 255,
 ) -> str | None:
     """The id of the one object of a kind that carries no stamp of hotc's and has the name hotc generated for
-    this stack and address (a killed run's create). None when the template gives the name: a given name is no
-    evidence that the object is hotc's, so it is never adopted on that ground."""
+    this stack and address (a killed run's create), leaving out the objects the state records (an old instance
+    that a replacement deposed still has this address's generated name until it is deleted). None when the
+    template gives the name: a given name is no evidence that the object is hotc's, so it is never adopted on
+    that ground."""
     if props.get("name"):
         return None
     found = [
-        o for o in call(ctx, f"list {what}", lambda: list(listed())) if is_generated_name(ctx, o.name, limit)
+        o
+        for o in call(ctx, f"list {what}", lambda: list(listed()))
+        if is_generated_name(ctx, o.name, limit) and not ctx.recorded(str(o.id))
     ]
     return str(found[0].id) if len(found) == 1 else None
 

@@ -169,7 +169,11 @@ class RecordSetDriver(ListRead):
         except NotFound:
             return None
         listed = call(ctx, "list record sets", lambda: list_all(conn, _path(zone.id), "recordsets"))
-        found = [o for o in listed if is_generated_name(ctx, o.name.removesuffix(f".{zone.name}"))]
+        found = [
+            o
+            for o in listed
+            if is_generated_name(ctx, o.name.removesuffix(f".{zone.name}")) and not ctx.recorded(str(o.id))
+        ]
         return found[0].id if len(found) == 1 else None
 
 
