@@ -318,7 +318,8 @@ def test_adoption_by_a_generated_name_skips_what_the_state_records() -> None:
 
     ctx = make_ctx(None, "rs0", stack="prod")
     old, new = (SimpleNamespace(id=i, name=common.physical_name(ctx)) for i in ("old-id", "new-id"))
-    assert common.adopt_by_generated_name(ctx, {}, "record sets", lambda: [old, new]) is None  # two: ambiguous
+    # both counted: two matches, ambiguous, so none is adopted
+    assert common.adopt_by_generated_name(ctx, {}, "record sets", lambda: [old, new]) is None
     known = dc_replace(ctx, recorded=lambda pid: pid == "old-id")
     assert common.adopt_by_generated_name(known, {}, "record sets", lambda: [old, new]) == "new-id"
     assert common.adopt_by_generated_name(known, {"name": "given"}, "record sets", lambda: [new]) is None
