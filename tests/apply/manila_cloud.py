@@ -31,23 +31,16 @@ def access(cloud: Any, share_id: str) -> set[tuple[str, str, str]]:
     return {(r["access_to"], r["access_type"], r["access_level"]) for r in rules}
 
 
-def wait_share(cloud: Any, share_id: str, status: str = "available", timeout: float = 120) -> Any:
+def wait_share(
+    cloud: Any, share_id: str, status: str = "available", timeout: float = 120, field: str = "status"
+) -> Any:
+    """The share once its FIELD (``status``; ``access_rules_status`` once Manila has applied its access rules,
+    which Heat's create does not wait for) reads STATUS."""
     end = time.monotonic() + timeout
     while True:
         share = get(cloud, "shares", "share", share_id)
-        if (share or {}).get("status") == status or time.monotonic() > end:
-            assert share is not None and share["status"] == status, share
-            return share
-        time.sleep(1)
-
-
-def wait_rules(cloud: Any, share_id: str, timeout: float = 120) -> Any:
-    """The share once Manila has applied its access rules (Heat's create returns before that)."""
-    end = time.monotonic() + timeout
-    while True:
-        share = get(cloud, "shares", "share", share_id)
-        if (share or {}).get("access_rules_status") == "active" or time.monotonic() > end:
-            assert share is not None and share["access_rules_status"] == "active", share
+        if (share or {}).get(field) == status or time.monotonic() > end:
+            assert share is not None and share[field] == status, share
             return share
         time.sleep(1)
 

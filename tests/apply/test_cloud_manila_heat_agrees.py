@@ -19,7 +19,7 @@ from hotc.providers.registry import get_schema
 from hotc.providers.schemas.decide import REPLACE, UPDATE, decide_update
 from hotc.providers.validation import apply_defaults
 from tests.apply.cloud_cli import CliStack, hotc
-from tests.apply.manila_cloud import access, api, get, sweep, wait_rules
+from tests.apply.manila_cloud import access, api, get, sweep, wait_share
 from tests.fixtures.cloud import require_service
 
 pytestmark = pytest.mark.cloud
@@ -146,7 +146,7 @@ def test_heat_and_hotc_make_the_same_manila_objects_and_decide_the_same(
     # hotc's apply ends once Manila has applied the rules; Heat's create ends before that, so its share is waited for
     sh_hotc = get(cloud, "shares", "share", mine["share"])
     assert sh_hotc["access_rules_status"] == "active", sh_hotc
-    sh_heat = wait_rules(cloud, first["share"])
+    sh_heat = wait_share(cloud, first["share"], "active", field="access_rules_status")
     assert comparable(sh_heat) == comparable(sh_hotc) and sh_hotc["status"] == "available"
     assert sh_heat["metadata"] == {k: v for k, v in sh_hotc["metadata"].items() if not k.startswith("hotc-")}
     assert (

@@ -12,12 +12,14 @@ by the name hotc generated for it (a given name is no evidence that a record set
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Driver, Outcome
 from hotc.providers.openstack.batch import ListRead
 from hotc.providers.openstack.common import (
     NotFound,
+    adopt_by_generated_name,
     call,
     create_once,
     fresh_finder,
@@ -168,13 +170,12 @@ class RecordSetDriver(ListRead):
             zone = self._zone(ctx, conn, props)
         except NotFound:
             return None
-        listed = call(ctx, "list record sets", lambda: list_all(conn, _path(zone.id), "recordsets"))
-        found = [
-            o
-            for o in listed
-            if is_generated_name(ctx, o.name.removesuffix(f".{zone.name}")) and not ctx.recorded(str(o.id))
-        ]
-        return found[0].id if len(found) == 1 else None
+
+        def listed() -> list[SimpleNamespace]:  # each record set by its name within the zone
+            found = list_all(conn, _path(zone.id), "recordsets")
+            return [SimpleNamespace(id=o.id, name=o.name.removesuffix(f".{zone.name}")) for o in found]
+
+        return adopt_by_generated_name(ctx, props, "record sets", listed)
 
 
 def _zone_as_given(given: Any, zone_id: str, zone_name: str) -> Any:
