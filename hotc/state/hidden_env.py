@@ -16,11 +16,10 @@ has no hidden value, comes back unchanged.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-
-import yaml
 
 from hotc.model import model
 
@@ -41,26 +40,35 @@ class HiddenValue:
     value: Any = None
 
 
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader without the timestamp resolver (Heat reads dates as strings too)."""
+@functools.cache
+def _yaml() -> Any:
+    """PyYAML, and its safe loader without the timestamp resolver (Heat reads dates as strings too). Imported
+    on first use: the state's reader and writer load on every command, most of which never need YAML."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+        for k, v in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
+    }
+    return yaml, Loader
 
 
-_Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
-}
-
-
-def _root(text: str) -> yaml.MappingNode | None:
+def _root(text: str) -> Any:
+    """The document's top-level mapping node, or None."""
+    yaml, loader = _yaml()
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=loader)
     except (yaml.YAMLError, RecursionError, ValueError):
         return None
     return node if isinstance(node, yaml.MappingNode) else None
 
 
-def _value_nodes(text: str) -> Iterable[tuple[str, str, yaml.Node]]:
+def _value_nodes(text: str) -> Iterable[tuple[str, str, Any]]:
     """(section, name, value node) for every entry of the parameter sections."""
+    yaml, _loader = _yaml()
     root = _root(text)
     if root is None:
         return
@@ -74,8 +82,8 @@ def _value_nodes(text: str) -> Iterable[tuple[str, str, yaml.Node]]:
                 yield str(key_node.value), str(name_node.value), value_node
 
 
-def _is_marker(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.value == MARKER
+def _is_marker(node: Any) -> bool:
+    return type(node).__name__ == "ScalarNode" and node.value == MARKER
 
 
 _MARKER_TEXT = '"' + MARKER + '"'
@@ -97,8 +105,9 @@ def scrub(text: str, names: Iterable[str]) -> tuple[str, tuple[HiddenValue, ...]
         spans.append((start, start + len(core), HiddenValue(section, name, core)))
     if not spans:
         return text, ()
+    yaml, loader = _yaml()
     try:
-        doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+        doc = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except (yaml.YAMLError, RecursionError, ValueError):
         doc = None
     spans = [(s, e, _with_value(hv, doc)) for s, e, hv in spans]
@@ -139,8 +148,9 @@ def refill(text: str, values: Callable[[str, str], str | None]) -> str:
 
 def parsed_value(source_text: str) -> Any:
     """The value a piece of YAML source text (as :func:`scrub` took it out) stands for."""
+    yaml, loader = _yaml()
     try:
-        return yaml.load(source_text, Loader=_Loader)  # noqa: S506 - a safe loader
+        return yaml.load(source_text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError:
         return source_text
 
@@ -186,6 +196,8 @@ def scrub_record(
         for hv in found:
             per.setdefault(hv.section, {})[hv.name] = dict(seal(hv))
         taken[rel] = per
+    if not taken:
+        return dict(record)
     return {**record, "files": files, RECORD_KEY: taken}
 
 
