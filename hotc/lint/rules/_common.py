@@ -202,7 +202,7 @@ ASSIGNMENT = re.compile(
     r"[ \t]*(?:=|:[ \t]|:=|[ \t]+-p)[ \t]*[\"']?([^\s\"'`;,){}\]]{6,})"
 )
 PLACEHOLDER = re.compile(
-    r"^[$%@{<]|^[A-Z][A-Z0-9_]*$|\$|%\(|\{\{|^<|^\[|^(none|null|true|false|changeme)$", re.I
+    r"^[$%@{<\[]|^[A-Z][A-Z0-9_]*$|\$|%\(|\{\{|^(?i:none|null|true|false|changeme|password|secret|\*+)$"
 )
 
 
@@ -258,3 +258,36 @@ def literal_secrets(expr: Expr | None, files: Mapping[str, str]) -> list[tuple[s
         for what in dict.fromkeys(text_secrets(text, placeholders)):
             out.append((f"{what} is written in clear", pos))
     return out
+
+
+def secret_origin(res: ResourceView, expr: Expr | None) -> tuple[str, str]:
+    """Where a secret property's value comes from: ``("none", "")``, ``("literal", "")``, ``("hidden", NAME)``
+    (a hidden parameter), ``("parameter", NAME)`` (a parameter that is not hidden) or ``("computed", "")``
+    (another function: a generated password, a resource attribute)."""
+    if expr is None:
+        return ("none", "")
+    if isinstance(expr, Literal):
+        if expr.value is None or (isinstance(expr.value, str) and not expr.value.strip()):
+            return ("none", "")
+        return ("literal", "")
+    if isinstance(expr, FunctionCall) and expr.name == "get_param":
+        static = getattr(expr, "static_name", None)
+        name = static() if callable(static) else None
+        if isinstance(name, str):
+            param = res.template.template.parameters.get(name)
+            if param is not None and not param.hidden:
+                return ("parameter", name)
+            return ("hidden", name)
+    return ("computed", "")
+
+
+def secret_property(res: ResourceView, prop: str, what: str) -> Iterator[tuple[bool, str, Pos | None]]:
+    """``(is_finding, message, pos)`` for a property that holds a secret written in clear: a literal value, or a
+    parameter that is not hidden (shown by ``openstack stack show``, in events and in logs)."""
+    expr = res.expr(prop)
+    kind, name = secret_origin(res, expr)
+    where = res.pos_at(prop)
+    if kind == "literal":
+        yield (True, f"{prop}: {what} is written in clear in the template", where)
+    elif kind == "parameter":
+        yield (True, f"{prop}: {what} comes from parameter {name!r}, which is not hidden", where)
