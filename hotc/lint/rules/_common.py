@@ -81,7 +81,7 @@ class SgRule:
     def ingress(self) -> bool | None:
         if unknown(self.direction):
             return None
-        return self.direction == "ingress"
+        return bool(self.direction == "ingress")
 
     def open_to_world(self) -> bool | None:
         """From anywhere: remote_ip_prefix 0.0.0.0/0 or ::/0, or neither a prefix nor a remote group (Neutron
