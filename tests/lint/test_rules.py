@@ -44,7 +44,17 @@ def test_the_rule_set() -> None:
     assert len({r.id for r in RULES}) == len(RULES)
     assert len({r.name for r in RULES}) == len(RULES)
     services = {t.split("::")[1] for r in RULES for t in r.types} | {"Template" for r in RULES if not r.types}
-    assert {"Nova", "Neutron", "Cinder", "Octavia", "Swift", "Keystone", "Barbican", "Heat", "Template"} <= services
+    assert {
+        "Nova",
+        "Neutron",
+        "Cinder",
+        "Octavia",
+        "Swift",
+        "Keystone",
+        "Barbican",
+        "Heat",
+        "Template",
+    } <= services
     for r in RULES:
         assert (r.check_resource is None) != (r.check_template is None), r.id
         assert bool(r.types) == (r.check_resource is not None), r.id
