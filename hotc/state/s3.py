@@ -33,8 +33,8 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+import hotc.state.codec as codec
 from hotc.errors import HotcError
-from hotc.state import codec
 from hotc.state.backend import (
     DEFAULT_LEASE_SECONDS,
     BackendError,
