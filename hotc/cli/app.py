@@ -39,7 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("plan", "Render a saved plan or a stack's recorded state."),
     "signal": ("signal_cmd", "Signal a resource (a wait-condition handle, a deployment, a policy)."),
     "stack": ("state", "The stacks in the backend (list)."),
-    "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history)."),
+    "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history, restore)."),
     "suspend": ("apply", "Suspend the stack's resources that can be suspended."),
     "template": ("apply", "The template as last applied (show)."),
     "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),

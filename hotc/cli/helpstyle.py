@@ -100,6 +100,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "state pull": ("hotc state pull web > web.state.json", "hotc state pull web --version backup"),
     "state push": ("hotc state push web web.state.json",),
     "state history": ("hotc state history web",),
+    "state restore": ("hotc state restore web --backup", "hotc state restore web --version 41"),
     "suspend": ("hotc suspend web",),
     "template": ("hotc template show web",),
     "template show": ("hotc template show web --file prod.env.yaml",),
