@@ -23,7 +23,6 @@ import typer
 from hotc.cli import root
 from hotc.cli.common import (
     EnvOpt,
-    FormatOpt,
     MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
@@ -119,7 +118,12 @@ def validate_command(
     environment: EnvOpt = None,
     parameter: ParamOpt = None,
     parameter_file: ParamFileOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="Output format: text, json or sarif (SARIF 2.1.0, for code scanning)."
+        ),
+    ] = "text",
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
     lint: Annotated[bool, typer.Option("--lint", help="Then run the security rules (hotc lint).")] = False,
 ) -> None:
