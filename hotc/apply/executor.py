@@ -11,8 +11,6 @@ is saved and the report says what was done, what failed (with the error) and wha
 from __future__ import annotations
 
 import hashlib
-import heapq
-import queue
 import threading
 import time
 import traceback
@@ -37,6 +35,7 @@ from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, bu
 from hotc.apply.resolve import StateResolver, promise_mismatches
 from hotc.apply.statekeeper import StateKeeper, StateSink
 from hotc.apply.throttle import Throttle
+from hotc.apply.walker import Walker
 from hotc.errors import HotcError
 from hotc.model import model
 from hotc.planner.options import DEFAULT_PARALLELISM
@@ -228,76 +227,23 @@ class Executor:
             lambda s: replace(s, status=f"{stack_action}_IN_PROGRESS", status_reason=""),
             (stack_event(self.plan.stack_name, f"{stack_action}_IN_PROGRESS", "Stack apply started"),),
         )
-        done: list[StepResult] = []
-        failed: list[StepResult] = []
-        started: set[str] = set()
         g = self.graph
-        remaining = {k: len(v) for k, v in g.waits_on.items()}
-        order = {k: i for i, k in enumerate(g.steps)}
-        ready: list[tuple[int, int, str]] = []
-        for k in g.steps:
-            if remaining[k] == 0:
-                heapq.heappush(ready, (-g.height[k], order[k], k))
-        results: queue.Queue[StepResult] = queue.Queue()
-        parallelism = max(1, self.options.parallelism)
-        in_flight = 0
-        gating = 0  # batch gates running (waiting out a pause)
-        stopping = False
-        # the workers are started up front: a thread started while others run waits long for the GIL
-        work: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
-        workers = [
-            threading.Thread(target=self._worker, args=(work, results), name=f"hotc-apply-{i}", daemon=True)
-            for i in range(min(parallelism, max(1, len(g.steps))))
-        ]
-        for w in workers:
-            w.start()
-        abandoned = False
-        try:
-            while True:
-                if self._cancel.is_set() or self._failing.is_set():
-                    stopping = True
-                while ready and not stopping and in_flight < self._throttle.limit:
-                    _, _, key = heapq.heappop(ready)
-                    started.add(key)
-                    if g.steps[key].kind == BATCH:
-                        # the end of a batch and its pause: a thread of its own, not a cloud call slot
-                        gating += 1
-                        threading.Thread(
-                            target=self._run_step, args=(g.steps[key], results), daemon=True
-                        ).start()
-                        continue
-                    in_flight += 1
-                    work.put(g.steps[key])
-                if in_flight == 0 and gating == 0:
-                    break
-                try:
-                    res = results.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                if g.steps[res.key].kind == BATCH:
-                    gating -= 1
-                else:
-                    in_flight -= 1
-                if res.ok:
-                    self._throttle.completed()
-                    done.append(res)
-                    for d in g.dependents[res.key]:
-                        remaining[d] -= 1
-                        if remaining[d] == 0:
-                            heapq.heappush(ready, (-g.height[d], order[d], d))
-                else:
-                    failed.append(res)
-                    stopping = True
-        except KeyboardInterrupt:
+        walk = Walker(
+            tuple(g.steps),
+            g.waits_on,
+            lambda key: self._run_step(g.steps[key]),
+            workers=max(1, self.options.parallelism),
+            limit=lambda: self._throttle.limit,
+            priority=g.height,
+            stopped=lambda: self._cancel.is_set() or self._failing.is_set(),
+            # the end of a batch and its pause: a thread of its own, not a cloud call slot
+            unpooled=lambda key: g.steps[key].kind == BATCH,
+            on_success=lambda _res: self._throttle.completed(),
+        ).walk()
+        if walk.abandoned:
             # a second interrupt while waiting: stop waiting; steps in flight stay IN_PROGRESS in the state
             self.cancel("interrupted again: steps in flight were not waited for")
-            abandoned = True
-        finally:
-            for _ in workers:
-                work.put(None)
-            if not abandoned:
-                for w in workers:
-                    w.join()
+        done, failed, started = walk.done, walk.failed, walk.started
         not_started = tuple(g.steps[k].label for k in g.steps if k not in started)
         interrupted = self._cancel.is_set()
         output_errors: tuple[str, ...] = ()
@@ -321,8 +267,8 @@ class Executor:
         )
         final_state = keeper.close()
         return ApplyReport(
-            done=tuple(done),
-            failed=tuple(failed),
+            done=done,
+            failed=failed,
             not_started=not_started,
             state=final_state,
             interrupted=interrupted,
@@ -332,14 +278,7 @@ class Executor:
 
     # ----------------------------------------------------------------------------------------------- steps
 
-    def _worker(self, work: queue.SimpleQueue[Step | None], results: queue.Queue[StepResult]) -> None:
-        while True:
-            step = work.get()
-            if step is None:
-                return
-            self._run_step(step, results)
-
-    def _run_step(self, step: Step, results: queue.Queue[StepResult]) -> None:
+    def _run_step(self, step: Step) -> StepResult:
         t0 = time.monotonic()
         try:
             unchanged = False
@@ -361,7 +300,7 @@ class Executor:
             if not isinstance(exc, HotcError):
                 msg += " (" + traceback.extract_tb(exc.__traceback__)[-1].name + ")"
             res = StepResult(step.key, step.label, step.address, False, msg, time.monotonic() - t0)
-        results.put(res)
+        return res
 
     def _end_batch(self, step: Step) -> None:
         """A batch of a group is complete: record it, then wait its pause (unless it is the last)."""
