@@ -14,14 +14,13 @@ in ``docs/sarif-rules.md``); the exit code is the same.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from hotc.cli import root
 from hotc.cli.common import (
     EnvOpt,
-    FormatOpt,
     MaxSizeOpt,
     ParamFileOpt,
     ParamOpt,
@@ -117,7 +116,12 @@ def validate_command(
     environment: EnvOpt = None,
     parameter: ParamOpt = None,
     parameter_file: ParamFileOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="Output format: text, json or sarif (SARIF 2.1.0, for code scanning)."
+        ),
+    ] = "text",
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Check a template (with its environments and nested templates) the way Heat's template validate does."""

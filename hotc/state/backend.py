@@ -27,9 +27,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+import hotc.state.codec as codec
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.state import codec
 from hotc.state.document import StackState
 from hotc.state.events import Event, utc_now
 
