@@ -456,6 +456,9 @@ def run_apply(
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
+            getattr(show, "expect", int)(
+                len({c.address for c in plan.changes if c.action is not Action.NOOP})
+            )
             executor = Executor(
                 plan,
                 state,
