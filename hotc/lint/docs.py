@@ -81,14 +81,22 @@ def rule_section(rule: Rule) -> str:
             _block(rule.bad),
             "```",
             "",
+            *(_env(rule.bad_env)),
             "Passes:",
             "",
             "```yaml",
             _block(rule.good),
             "```",
             "",
+            *(_env(rule.good_env)),
         ]
     )
+
+
+def _env(text: str) -> list[str]:
+    if not text:
+        return []
+    return ["with the environment file:", "", "```yaml", _block(text), "```", ""]
 
 
 def generate() -> str:
