@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import hotc.state.hidden_env as hidden_env
+import hotc.state.secrets as secrets
 from hotc.errors import HotcError
-from hotc.state import hidden_env, secrets
 from hotc.state.document import (
     FORMAT_VERSION,
     DeposedInstance,
