@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
     "graph": ("graph", "Draw the dependency graph of a plan or a stack."),
     "import": ("import_cmd", "Bring existing cloud objects (or a Heat stack) under hotc's state."),
+    "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
     "resource": ("apply", "The stack's recorded resources (list, show)."),
