@@ -150,6 +150,9 @@ def approve(prompt_out: IO[str], read_line: Callable[[], str], interactive: bool
         answer = read_line().strip()
     except EOFError:
         answer = ""
+    except KeyboardInterrupt:  # Ctrl-C at the prompt: a "no", which the caller reports as cancelled
+        prompt_out.write("\n")
+        answer = ""
     return answer == "yes"
 
 
@@ -453,6 +456,9 @@ def run_apply(
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
+            getattr(show, "expect", int)(
+                len({c.address for c in plan.changes if c.action is not Action.NOOP})
+            )
             executor = Executor(
                 plan,
                 state,

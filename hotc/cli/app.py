@@ -63,6 +63,29 @@ def global_options_first(args: list[str]) -> list[str]:
     return [*dict.fromkeys(moved), *(a for a in args[:end] if a not in GLOBAL_FLAGS), *args[end:]]
 
 
+def comment_on_failure(invoke: Any) -> Any:
+    """``plan --format markdown`` that fails still writes a comment (showing the error) on stdout: a bot that
+    posts what plan wrote posts the failure, not an empty comment, and replaces the last plan's."""
+
+    def run(ctx: Any) -> Any:
+        try:
+            return invoke(ctx)
+        except HotcError as exc:
+            if ctx.params.get("fmt") == "markdown":
+                from hotc.planner.render.markdown import render_error_markdown
+
+                template = ctx.params.get("template")
+                stack = ctx.params.get("stack") or (
+                    os.path.splitext(os.path.basename(template))[0] if template else ""
+                )
+                diags = [str(d) for d in display_diagnostics(exc.diagnostics) if d.message not in exc.message]
+                sys.stdout.write(render_error_markdown(stack or "-", display_message(exc.message), diags))
+                sys.stdout.flush()
+            raise
+
+    return run
+
+
 class LazyGroup(TyperGroup):
     """The root group: lists the commands of :data:`COMMANDS` from the table and imports a command's module
     when the command is resolved (run, or completed); ``--help`` shows the table's one-line help."""
@@ -84,6 +107,8 @@ class LazyGroup(TyperGroup):
         group = typer.main.get_group(sub)
         assert isinstance(group, TyperGroup)
         for name, cmd in group.commands.items():
+            if name == "plan":
+                cmd.invoke = comment_on_failure(cmd.invoke)  # type: ignore[method-assign]
             tidy(name, cmd)  # the house help style, metavars, examples, completion (hotc/cli/helpstyle.py)
             self.commands[name] = cmd
 
@@ -153,6 +178,70 @@ def _root(
     # (a callback keeps typer in sub-command mode; the commands come from LazyGroup)
 
 
+# What a character the terminal's encoding cannot show is written as (``PYTHONIOENCODING=cp1252``, a Windows
+# console, LANG=C): the nearest ASCII, never a UnicodeEncodeError halfway through a plan
+ASCII_FALLBACK = {
+    "→": "->",
+    "←": "<-",
+    "…": "...",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "“": '"',
+    "”": '"',
+    "‘": "'",
+    "’": "'",
+    "ʼ": "'",
+    "·": ".",
+    "➕": "+",
+    "🔧": "~",
+    "♻": "-/+",
+    "🗑": "-",
+    "⚠": "!",
+    "📤": "x",
+    "⛔": "X",
+    "👥": "*",
+    "✓": "ok",
+    "✗": "x",
+    "\ufe0f": "",
+}
+ERRORS_HANDLER = "hotc-ascii"
+
+
+def _ascii_fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    import unicodedata
+
+    out = []
+    for ch in exc.object[exc.start : exc.end]:
+        near = ASCII_FALLBACK.get(ch)
+        if near is None:
+            near = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+        out.append(near)
+    return "".join(out), exc.end
+
+
+def use_ascii_fallback(*streams: Any) -> None:
+    """Streams whose encoding is not UTF-8 write what they cannot encode as :data:`ASCII_FALLBACK`."""
+    import codecs
+
+    try:
+        codecs.lookup_error(ERRORS_HANDLER)
+    except LookupError:
+        codecs.register_error(ERRORS_HANDLER, _ascii_fallback)
+    for stream in streams:
+        encoding = getattr(stream, "encoding", None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding or reconfigure is None:
+            continue
+        try:
+            if codecs.lookup(encoding).name != "utf-8":
+                reconfigure(errors=ERRORS_HANDLER)
+        except (LookupError, ValueError, OSError):
+            continue
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point. Without ``argv`` (the console script, ``python -m hotc``) the process is
     hotc's own: a command may end it without the interpreter's teardown once it has written everything
@@ -163,13 +252,15 @@ def main(argv: list[str] | None = None) -> None:
     "changes present" and nothing else."""
     from hotc.cli.process_end import OwnProcess
 
+    use_ascii_fallback(sys.stdout, sys.stderr)
     try:
         code = app(
             args=argv, prog_name="hotc", standalone_mode=False, obj=OwnProcess() if argv is None else None
         )
     except HotcError as exc:
         for d in display_diagnostics(exc.diagnostics):
-            print(str(d), file=sys.stderr)
+            if d.message not in exc.message:  # each problem once: the message may already say it
+                print(str(d), file=sys.stderr)
         print(f"error: {display_message(exc.message)}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except ClickException as exc:  # UsageError, BadParameter, NoSuchOption, MissingParameter, FileError ...

@@ -49,6 +49,7 @@ OPTION_METAVARS: dict[str, str] = {
     "file": "FILE",
     "listen": "HOST:PORT",
     "filter_": "GLOB",
+    "fail_on": "SEVERITY",
 }
 # By value type, for an option the table does not name
 TYPE_METAVARS: dict[str, str] = {"Path": "FILE", "int": "N", "float": "NUMBER", "str": "TEXT"}
@@ -79,6 +80,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "hotc import web server 6f1c2d3e-0000-4000-8000-000000000001 -t web.yaml",
         "hotc import web --from-heat legacy-web imported/",
     ),
+    "lint": ("hotc lint -t web.yaml --fail-on medium", "hotc lint -t web.yaml --format sarif > lint.sarif"),
     "output": ("hotc output web url --format json",),
     "plan": (
         "hotc plan -t web.yaml -e prod.env.yaml -o web.plan",

@@ -101,7 +101,7 @@ class Lock:
 
     @staticmethod
     def new(stack: str, operation: str, lease_seconds: float | None = None) -> Lock:
-        import socket  # socket and logging are imported when a lock is taken or a warning given (issue 16: start-up)
+        import socket  # socket and logging are imported when a lock is taken or a warning given (start-up speed)
 
         now = datetime.now(UTC)
         return Lock(

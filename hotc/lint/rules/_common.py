@@ -226,6 +226,9 @@ def text_secrets(text: str, placeholders: frozenset[str] = frozenset()) -> list[
         name, value = m.group(1), m.group(2)
         if not secret_name(name.strip("._-")) and not name.lower().endswith("pass"):
             continue
+        rest = text[m.end() : text.find("\n", m.end()) if "\n" in text[m.end() :] else len(text)]
+        if "(" in value or re.match(r"[ \t]+[-$]", rest):
+            continue  # a call (``$x = ConvertTo-SecureString $y``, ``pw = getpass()``): not a literal
         if _looks_like_value(value, placeholders):
             found.append(f"a literal value for {name}")
     return found

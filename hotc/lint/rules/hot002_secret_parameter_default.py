@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from hotc.lint.rule import Level, Outcome, Rule, finding
@@ -9,14 +10,18 @@ from hotc.lint.rules._common import secret_name
 from hotc.lint.view import TemplateView
 from hotc.parser.api import MISSING
 
+IDENTITY = re.compile(r"(?i)(user_?name|user|login|account)$")
+
 
 def check(view: TemplateView) -> Iterator[Outcome]:
     for name, param in view.template.parameters.items():
         default = param.default
         if default is MISSING or default is None or default == "" or default == [] or default == {}:
             continue
-        if not param.hidden and not (param.type in ("string", "json") and secret_name(name)):
-            continue
+        named = param.type in ("string", "json") and secret_name(name)
+        hidden_text = param.hidden and param.type in ("string", "json", "comma_delimited_list")
+        if not named and not (hidden_text and not IDENTITY.search(name)):
+            continue  # a hidden user name with a default is an identity, not a secret
         why = "hidden" if param.hidden else "named like a secret"
         yield finding(
             f"parameter {name} is {why} and has a default: the secret is written in the template, "
