@@ -175,10 +175,26 @@ class TemplateView:
             self._resources = list(self._make_resources())
         return self._resources
 
+    def enabled(self, res: Resource) -> bool:
+        """False when the resource's condition is known to be false with these parameter values (the stack
+        would not have it); True when it holds or cannot be told."""
+        cond = res.condition
+        if cond is None:
+            return True
+        value: Any
+        if isinstance(cond, Literal) and isinstance(cond.value, str):
+            value = self.ctx.conditions.get(cond.value, True)
+        else:
+            try:
+                value = evaluate_condition(cond, self.ctx)
+            except (EvalError, RecursionError):
+                return True
+        return value is not False
+
     def _make_resources(self) -> Iterator[ResourceView]:
         for name, res in self.template.resources.items():
             tr = self.types.get(name)
-            if tr is None or tr.kind != "builtin":
+            if tr is None or tr.kind != "builtin" or not self.enabled(res):
                 continue
             yield ResourceView(self, name, tr.type_name, res, res.properties, res.pos)
             member_key = GROUP_MEMBER_PROPERTY.get(tr.type_name)
