@@ -93,6 +93,9 @@ class Rule:
     bad: str  # a template the rule reports (at least one finding)
     check_resource: ResourceCheck | None = None
     check_template: TemplateCheck | None = None
+    # an environment file given with the example (-e), for the rules that read environments
+    good_env: str = ""
+    bad_env: str = ""
 
     @property
     def help_uri(self) -> str:

@@ -17,10 +17,14 @@ from hotc.parser.api import load_stack
 RULES = all_rules()
 
 
-def _run(tmp_path: Path, rule: Rule, text: str) -> list[tuple[Kind, str]]:
+def _run(tmp_path: Path, rule: Rule, text: str, env: str = "") -> list[tuple[Kind, str]]:
     path = tmp_path / "t.yaml"
     path.write_text(textwrap.dedent(text).lstrip("\n"))
-    stack, diags = load_stack(str(path), [], {}, {}, require_values=False, checks=root.type_checks())
+    envs = []
+    if env:
+        (tmp_path / "env.yaml").write_text(textwrap.dedent(env).lstrip("\n"))
+        envs.append(str(tmp_path / "env.yaml"))
+    stack, diags = load_stack(str(path), envs, {}, {}, require_values=False, checks=root.type_checks())
     errors = [str(d) for d in diags if d.severity is Severity.ERROR]
     assert stack is not None and not errors, f"{rule.id}'s example is not a valid template: {errors}"
     report = run_rules(stack, rules=[rule])
@@ -29,13 +33,13 @@ def _run(tmp_path: Path, rule: Rule, text: str) -> list[tuple[Kind, str]]:
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_bad_example_is_reported(tmp_path: Path, rule: Rule) -> None:
-    found = _run(tmp_path, rule, rule.bad)
+    found = _run(tmp_path, rule, rule.bad, rule.bad_env)
     assert any(kind is Kind.FINDING for kind, _ in found), found
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_good_example_passes(tmp_path: Path, rule: Rule) -> None:
-    found = _run(tmp_path, rule, rule.good)
+    found = _run(tmp_path, rule, rule.good, rule.good_env)
     assert not [m for kind, m in found if kind is Kind.FINDING]
 
 
