@@ -20,7 +20,7 @@ from functools import cache
 
 from hotc.errors import Pos
 from hotc.lint.config import LintConfig
-from hotc.lint.rule import Kind, Level, Outcome, Rule, cannot_tell
+from hotc.lint.rule import ANY_TYPE, Kind, Level, Outcome, Rule, cannot_tell
 from hotc.lint.view import TemplateView
 from hotc.model import model
 from hotc.parser.api import MISSING, LoadedStack, NestedTemplate
@@ -137,7 +137,7 @@ def _run_rule(rule: Rule, views: Sequence[TemplateView]) -> Iterable[tuple[Outco
             continue
         assert rule.check_resource is not None
         for res in view.resources():
-            if res.type not in rule.types:
+            if res.type not in rule.types and ANY_TYPE not in rule.types:
                 continue
             try:
                 found = list(rule.check_resource(res))
