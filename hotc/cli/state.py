@@ -33,7 +33,7 @@ import typer
 
 from hotc.cli.common import did_you_mean, display_message, other_stacks
 from hotc.errors import HotcError
-from hotc.state import BaseBackend, HistoryEntry, Lock, StateFormatError, backend_from_config, codec
+from hotc.state import HistoryEntry, Lock, StateBackend, StateFormatError, backend_from_config, codec
 from hotc.state.document import ResourceState, StackState
 from hotc.state.recover import (
     describe_versions,
@@ -70,7 +70,7 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr)
 
 
-def open_backend(url: str | None, unsafe: bool = False) -> BaseBackend:
+def open_backend(url: str | None, unsafe: bool = False) -> StateBackend:
     """The configured backend, with its warnings going to stderr."""
     b = backend_from_config(url, unsafe_no_locking=unsafe)
     b.notify = _warn
@@ -78,13 +78,13 @@ def open_backend(url: str | None, unsafe: bool = False) -> BaseBackend:
 
 
 @contextmanager
-def locked(backend: BaseBackend, stack: str, operation: str, timeout: float) -> Iterator[Lock]:
+def locked(backend: StateBackend, stack: str, operation: str, timeout: float) -> Iterator[Lock]:
     """The stack's lock, released also on SIGINT/SIGTERM."""
     with exit_on_signals(), backend.lock(stack, operation, timeout=timeout) as lk:
         yield lk
 
 
-def _read_existing(backend: BaseBackend, stack: str) -> StackState:
+def _read_existing(backend: StateBackend, stack: str) -> StackState:
     st, _ = backend.read(stack)
     if st is None:
         raise HotcError(
@@ -303,7 +303,7 @@ VersionOpt = Annotated[
 ]
 
 
-def _chosen_version(b: BaseBackend, stack: str, version: str | None, backup: bool) -> HistoryEntry:
+def _chosen_version(b: StateBackend, stack: str, version: str | None, backup: bool) -> HistoryEntry:
     entries = b.history(stack)
     if not entries:
         raise HotcError(f"stack '{stack}' has no state in {b.describe()} (see `hotc stack list`)")

@@ -171,6 +171,8 @@ def validate_command(
             typer.echo(str(d))
         if linted is not None:
             typer.echo(linted[0], nl=False)
+        elif lint:
+            typer.echo("the security rules did not run: the template has errors", err=True)
         if n_err == 0:
             typer.echo("OK")
         else:

@@ -24,6 +24,9 @@ value from `-e`/`--parameter`) is that value. A value hotc cannot know before ap
 value, a resource's id or attribute) makes the rule report **cannot tell** instead: an informational outcome
 that never fails the run.
 
+A resource whose `condition` is false with those values is not checked (the stack would not have it); one
+whose condition cannot be told is.
+
 Severities are low, medium, high and critical. `--fail-on SEVERITY` (default `high`) makes the command exit 1
 when a finding at or above it is not suppressed; otherwise it exits 0.
 
@@ -54,6 +57,21 @@ when a finding at or above it is not suppressed; otherwise it exits 0.
 A suppressed finding is still listed, as suppressed, with its reason (text, json, SARIF `suppressions`,
 markdown).
 
+## Output
+
+- `text`: one line per outcome, `FILE:LINE:COL: SEVERITY: RULE Name: RESOURCE: message` (`cannot tell:` and
+  `suppressed (WHERE: REASON):` mark the other outcomes), then a summary line.
+- `json`: `{"format_version": "1", "summary": {...}, "findings": [{"rule", "name", "severity", "title",
+  "kind" (finding | cannot-tell), "message", "file", "line", "col", "resource", "type", "suppressed"
+  ({"reason", "by"} or null), "help_uri"}]}`.
+- `sarif`: SARIF 2.1.0, one run of the tool `hotc-lint`: every rule with `shortDescription`,
+  `fullDescription` (the rationale), `help` (with the fix), `helpUri` (its section below) and
+  `properties.security-severity`; every result at its `FILE:LINE:COL`, suppressed ones with `suppressions`,
+  "cannot tell" as `kind: review`. `hotc validate --lint --format sarif` adds this run to validate's.
+- `markdown`: a section for a pull-request comment (a table of findings; suppressed and "cannot tell" folded).
+
+The values of hidden parameters never appear in a message.
+
 ## Rules
 
 """
@@ -64,7 +82,12 @@ def _block(text: str) -> str:
 
 
 def rule_section(rule: Rule) -> str:
-    reads = ", ".join(f"`{t}`" for t in rule.types) if rule.types else "the template's parameters and outputs"
+    if "*" in rule.types:
+        reads = "every resource type"
+    elif rule.types:
+        reads = ", ".join(f"`{t}`" for t in rule.types)
+    else:
+        reads = "the template's parameters and outputs"
     return "\n".join(
         [
             f"### {rule.id}",
@@ -81,14 +104,22 @@ def rule_section(rule: Rule) -> str:
             _block(rule.bad),
             "```",
             "",
+            *(_env(rule.bad_env)),
             "Passes:",
             "",
             "```yaml",
             _block(rule.good),
             "```",
             "",
+            *(_env(rule.good_env)),
         ]
     )
+
+
+def _env(text: str) -> list[str]:
+    if not text:
+        return []
+    return ["with the environment file:", "", "```yaml", _block(text), "```", ""]
 
 
 def generate() -> str:

@@ -15,11 +15,12 @@ import os
 import pkgutil
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 
 from hotc.errors import Pos
 from hotc.lint.config import LintConfig
-from hotc.lint.rule import Kind, Level, Outcome, Rule
+from hotc.lint.rule import ANY_TYPE, Kind, Level, Outcome, Rule, cannot_tell
 from hotc.lint.view import TemplateView
 from hotc.model import model
 from hotc.parser.api import MISSING, LoadedStack, NestedTemplate
@@ -85,7 +86,13 @@ def template_views(loaded: LoadedStack) -> list[TemplateView]:
     """The root template with its parameter values, then every nested template (once each, by path) with its
     parameter defaults (what its parent feeds is not resolved here)."""
     root = TemplateView(
-        loaded.template, loaded.parameter_values, loaded.types, loaded.member_types, loaded.files
+        loaded.template,
+        loaded.parameter_values,
+        loaded.types,
+        loaded.member_types,
+        loaded.files,
+        environment=loaded.environment,
+        hidden=frozenset(loaded.hidden_parameters),
     )
     out = [root]
     seen = {loaded.template.path}
@@ -101,19 +108,48 @@ def template_views(loaded: LoadedStack) -> list[TemplateView]:
     return out
 
 
+def _failed(rule: Rule, exc: Exception, pos: Pos | None, subject: str = "") -> Outcome:
+    """A rule that raised: reported as "cannot tell" (never a traceback), naming the error so it gets fixed."""
+    return cannot_tell(
+        f"rule {rule.id} could not check this ({type(exc).__name__}: {exc}); please report it", pos, subject
+    )
+
+
+def _scrub(message: str, secrets: Sequence[str]) -> str:
+    """``message`` with every known value of a hidden parameter (three characters or more) masked."""
+    for value in secrets:
+        if len(value) >= 3 and value in message:
+            message = re.sub(rf"(?<![\w]){re.escape(value)}(?![\w])", "******", message)
+    return message
+
+
 def _run_rule(rule: Rule, views: Sequence[TemplateView]) -> Iterable[tuple[Outcome, str, str, Pos | None]]:
     """(outcome, subject, resource type, the position whose lines may hold an inline suppression)."""
     for view in views:
+        secrets = sorted(view.hidden_values(), key=len, reverse=True)
         if rule.check_template is not None:
-            for o in rule.check_template(view):
-                yield o, o.subject, "", o.pos
+            try:
+                found = list(rule.check_template(view))
+            except Exception as exc:  # a bug in a rule: say so and go on with the others
+                found = [_failed(rule, exc, view.template.pos)]
+            for o in found:
+                yield replace(o, message=_scrub(o.message, secrets)), o.subject, "", o.pos
             continue
         assert rule.check_resource is not None
         for res in view.resources():
-            if res.type not in rule.types:
+            if res.type not in rule.types and ANY_TYPE not in rule.types:
                 continue
-            for o in rule.check_resource(res):
-                yield o, o.subject or res.name, res.type, res.resource.pos
+            try:
+                found = list(rule.check_resource(res))
+            except Exception as exc:  # a bug in a rule: say so and go on with the others
+                found = [_failed(rule, exc, res.pos)]
+            for o in found:
+                yield (
+                    replace(o, message=_scrub(o.message, secrets)),
+                    o.subject or res.name,
+                    res.type,
+                    res.resource.pos,
+                )
 
 
 def _lines(sources: Mapping[str, str], path: str, cache_: dict[str, list[str]]) -> list[str]:
@@ -142,11 +178,12 @@ def inline_skips(lines: Sequence[str], anchor: Pos) -> dict[str, str]:
         return {}
     start = anchor.line - 1
     block: list[str] = [lines[start]]
+    key_indent = _indent(lines[start])
     i = start - 1
-    while i >= 0 and lines[i].lstrip().startswith("#"):
+    # the comments just above, at the name's own indentation (a deeper one ends the entry before)
+    while i >= 0 and lines[i].lstrip().startswith("#") and _indent(lines[i]) == key_indent:
         block.append(lines[i])
         i -= 1
-    key_indent = _indent(lines[start])
     for line in lines[start + 1 :]:
         stripped = line.strip()
         if stripped and not stripped.startswith("#") and _indent(line) <= key_indent:

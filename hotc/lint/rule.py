@@ -20,6 +20,9 @@ from hotc.model import model
 if TYPE_CHECKING:
     from hotc.lint.view import ResourceView, TemplateView
 
+#: in ``Rule.types``: the rule reads resources of every type
+ANY_TYPE = "*"
+
 #: where the rules' documentation lives (each rule's ``helpUri`` is this plus ``#`` and the rule id)
 DOCS_URI = "docs/lint-rules.md"
 
@@ -93,6 +96,9 @@ class Rule:
     bad: str  # a template the rule reports (at least one finding)
     check_resource: ResourceCheck | None = None
     check_template: TemplateCheck | None = None
+    # an environment file given with the example (-e), for the rules that read environments
+    good_env: str = ""
+    bad_env: str = ""
 
     @property
     def help_uri(self) -> str:
@@ -103,4 +109,6 @@ class Rule:
         """The service the rule is about (``Neutron``, ``Nova``, … or ``Template``)."""
         if not self.types:
             return "Template"
+        if ANY_TYPE in self.types:
+            return "Any"
         return self.types[0].split("::")[1]

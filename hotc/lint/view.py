@@ -73,9 +73,15 @@ class TemplateView:
         files: Mapping[str, str],
         *,
         nested: bool = False,
+        environment: Any = None,
+        hidden: frozenset[str] = frozenset(),
     ) -> None:
         self.template = template
         self.nested = nested
+        # the merged environment (hotc.parser's Environment: parameters, parameter_defaults and where each
+        # value was written), for the root template only
+        self.environment = environment
+        self.hidden = hidden | {n for n, p in template.parameters.items() if p.hidden}
         self.types = types
         self.member_types = member_types
         params: dict[str, Any] = dict(values)
@@ -110,10 +116,24 @@ class TemplateView:
         self.ctx = EvalContext(conditions=conditions, **base)
         self.files = files
         self._resources: list[ResourceView] | None = None
+        self._by_name: dict[str, ResourceView] | None = None
+        self._of_types: dict[tuple[str, ...], list[ResourceView]] = {}
+        self._referrers: dict[tuple[tuple[str, ...], str], dict[str, list[ResourceView]]] = {}
 
     @property
     def path(self) -> str:
         return self.template.path
+
+    def hidden_values(self) -> list[str]:
+        """The known values of hidden parameters, as text (what a message must never show)."""
+        out: list[str] = []
+        for name in self.hidden:
+            value = self.values.get(name)
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                out.append(str(value))
+            elif isinstance(value, list):
+                out.extend(str(v) for v in value if isinstance(v, str | int | float))
+        return out
 
     def value(self, expr: Expr | None) -> Any:
         """The value of ``expr``: MISSING for none, an Unknown when it cannot be known now."""
@@ -126,10 +146,27 @@ class TemplateView:
 
     def resource(self, name: str) -> ResourceView | None:
         """The resource ``name`` of this template (a built-in type), or None."""
-        return _find(self, name)
+        if self._by_name is None:
+            self._by_name = {r.name: r for r in self.resources()}
+        return self._by_name.get(name)
 
     def resources_of(self, *types: str) -> list[ResourceView]:
-        return [r for r in self.resources() if r.type in types]
+        if types not in self._of_types:
+            self._of_types[types] = [r for r in self.resources() if r.type in types]
+        return self._of_types[types]
+
+    def referrers(self, target: str, types: tuple[str, ...], prop: str) -> list[ResourceView]:
+        """The resources of ``types`` whose property ``prop`` reads resource ``target`` (get_resource,
+        get_attr); indexed once per (types, prop), so that a rule asking for each resource stays linear."""
+        key = (types, prop)
+        index = self._referrers.get(key)
+        if index is None:
+            index = {}
+            for r in self.resources_of(*types):
+                for name in dict.fromkeys(referenced_resources(r.expr(prop))):
+                    index.setdefault(name, []).append(r)
+            self._referrers[key] = index
+        return index.get(target, [])
 
     def resources(self) -> list[ResourceView]:
         """Every resource with a built-in type (a template resource's own resources are in its template), and
@@ -138,10 +175,26 @@ class TemplateView:
             self._resources = list(self._make_resources())
         return self._resources
 
+    def enabled(self, res: Resource) -> bool:
+        """False when the resource's condition is known to be false with these parameter values (the stack
+        would not have it); True when it holds or cannot be told."""
+        cond = res.condition
+        if cond is None:
+            return True
+        value: Any
+        if isinstance(cond, Literal) and isinstance(cond.value, str):
+            value = self.ctx.conditions.get(cond.value, True)
+        else:
+            try:
+                value = evaluate_condition(cond, self.ctx)
+            except (EvalError, RecursionError):
+                return True
+        return value is not False
+
     def _make_resources(self) -> Iterator[ResourceView]:
         for name, res in self.template.resources.items():
             tr = self.types.get(name)
-            if tr is None or tr.kind != "builtin":
+            if tr is None or tr.kind != "builtin" or not self.enabled(res):
                 continue
             yield ResourceView(self, name, tr.type_name, res, res.properties, res.pos)
             member_key = GROUP_MEMBER_PROPERTY.get(tr.type_name)
@@ -152,13 +205,6 @@ class TemplateView:
             props = definition.get("properties") if isinstance(definition, MapExpr) else None
             where = definition.pos if definition is not None and definition.pos is not None else res.pos
             yield ResourceView(self, f"{name}[*]", mt.type_name, res, props, where)
-
-
-def _find(view: TemplateView, name: str) -> ResourceView | None:
-    for r in view.resources():
-        if r.name == name:
-            return r
-    return None
 
 
 class ResourceView:

@@ -140,3 +140,12 @@ def test_validate_lint(project: Path, sarif_schema: dict[str, Any]) -> None:
     assert [r["tool"]["driver"]["name"] for r in sarif["runs"]] == ["hotc", "hotc-lint"]
     write(project / "hotc.toml", '[lint]\nskip = [{rule = "HOT101", reason = "lab only"}]\n')
     assert run_hotc(project, "validate", "-t", "t.yaml", "--lint").returncode == 0
+
+
+def test_validate_lint_on_a_template_with_errors(project: Path) -> None:
+    write(
+        project / "broken.yaml", "heat_template_version: 2018-08-31\nresources:\n  a: {type: OS::Nope::X}\n"
+    )
+    res = run_hotc(project, "validate", "-t", "broken.yaml", "--lint")
+    assert res.returncode == 1
+    assert "the security rules did not run" in res.stderr and "HOT" not in res.stdout

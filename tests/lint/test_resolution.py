@@ -123,3 +123,36 @@ def test_nested_templates_and_group_members(tmp_path: Path) -> None:
     where = {(f.rule.id, Path(f.pos.file).name, f.pos.line, f.subject) for f in report.active() if f.pos}
     assert ("HOT101", "member.yaml", 8, "sg") in where  # no remote prefix: any address
     assert ("HOT104", "t.yaml", 13, "ports[*]") in where
+
+
+def test_a_resource_whose_condition_is_false_is_not_checked(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        parameters:
+          env: {type: string, default: prod}
+          debug: {type: boolean}
+        conditions:
+          is_dev: {equals: [{get_param: env}, dev]}
+          debugging: {get_param: debug}
+        resources:
+          dev_net:
+            type: OS::Neutron::Net
+            condition: is_dev
+            properties: {shared: true}
+          debug_net:
+            type: OS::Neutron::Net
+            condition: debugging
+            properties: {shared: true}
+          inline_net:
+            type: OS::Neutron::Net
+            condition: {not: is_dev}
+            properties: {shared: true}
+        """,
+    )
+    found = {f.subject for f in lint(path).active() if f.rule.id == "HOT107"}
+    assert found == {"debug_net", "inline_net"}  # debug_net's condition is unknown: checked
+    env = write(tmp_path / "env.yaml", "parameters: {env: dev}\n")
+    found = {f.subject for f in lint(path, (env,)).active() if f.rule.id == "HOT107"}
+    assert found == {"dev_net", "debug_net"}

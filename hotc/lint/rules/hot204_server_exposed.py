@@ -10,6 +10,7 @@ from hotc.lint.rules._common import sg_rules
 from hotc.lint.view import ResourceView, referenced_resources
 
 SG_TYPES = ("OS::Neutron::SecurityGroup",)
+FIP_TYPES = ("OS::Neutron::FloatingIP", "OS::Neutron::FloatingIPAssociation")
 
 
 def _open_rules(sg: ResourceView) -> list[str]:
@@ -19,13 +20,12 @@ def _open_rules(sg: ResourceView) -> list[str]:
             continue
         if rule.open_to_world() is True:
             out.append(rule.describe())
-    for other in sg.template.resources_of("OS::Neutron::SecurityGroupRule"):
-        if sg.name in referenced_resources(other.expr("security_group")):
-            for rule in sg_rules(other):
-                if isinstance(rule, tuple) or rule.ingress is not True or rule.icmp or rule.ports_unknown():
-                    continue
-                if rule.open_to_world() is True:
-                    out.append(rule.describe())
+    for other in sg.template.referrers(sg.name, ("OS::Neutron::SecurityGroupRule",), "security_group"):
+        for rule in sg_rules(other):
+            if isinstance(rule, tuple) or rule.ingress is not True or rule.icmp or rule.ports_unknown():
+                continue
+            if rule.open_to_world() is True:
+                out.append(rule.describe())
     return out
 
 
@@ -41,12 +41,9 @@ def check(res: ResourceView) -> Iterator[Outcome]:
     networks = res.get("networks", [])
     if isinstance(networks, list) and any(isinstance(n, dict) and n.get("floating_ip") for n in networks):
         fips.append("networks.floating_ip")
-    for fip in tv.resources_of("OS::Neutron::FloatingIP", "OS::Neutron::FloatingIPAssociation"):
-        if port_names & set(referenced_resources(fip.expr("port_id"))):
-            fips.append(fip.name)
-    for fip in tv.resources_of("OS::Nova::FloatingIPAssociation"):
-        if res.name in referenced_resources(fip.expr("server_id")):
-            fips.append(fip.name)
+    for port in sorted(port_names):
+        fips.extend(f.name for f in tv.referrers(port, FIP_TYPES, "port_id"))
+    fips.extend(f.name for f in tv.referrers(res.name, ("OS::Nova::FloatingIPAssociation",), "server_id"))
     if not fips:
         return
     exposed: list[str] = []

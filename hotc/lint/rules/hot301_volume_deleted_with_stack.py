@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hotc.lint.rule import Level, Outcome, Rule, cannot_tell, finding
-from hotc.lint.view import ResourceView, referenced_resources, unknown
+from hotc.lint.view import ResourceView, unknown
 
 
 def _holds_data(res: ResourceView) -> str | None:
@@ -15,13 +15,11 @@ def _holds_data(res: ResourceView) -> str | None:
         if value not in (None, "") and not unknown(value):
             return f"it is made from {source}"
     tv = res.template
-    for att in tv.resources_of("OS::Cinder::VolumeAttachment"):
-        if res.name in referenced_resources(att.expr("volume_id")):
-            return f"{att.name} attaches it to a server"
-    for server in tv.resources_of("OS::Nova::Server"):
-        for prop in ("block_device_mapping", "block_device_mapping_v2"):
-            if res.name in referenced_resources(server.expr(prop)):
-                return f"server {server.name} uses it in {prop}"
+    for att in tv.referrers(res.name, ("OS::Cinder::VolumeAttachment",), "volume_id"):
+        return f"{att.name} attaches it to a server"
+    for prop in ("block_device_mapping", "block_device_mapping_v2"):
+        for server in tv.referrers(res.name, ("OS::Nova::Server",), prop):
+            return f"server {server.name} uses it in {prop}"
     return None
 
 

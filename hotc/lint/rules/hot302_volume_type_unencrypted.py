@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hotc.lint.rule import Level, Outcome, Rule, finding
-from hotc.lint.view import ResourceView, referenced_resources
+from hotc.lint.view import ResourceView
 
 
 def check(res: ResourceView) -> Iterator[Outcome]:
-    for enc in res.template.resources_of("OS::Cinder::EncryptedVolumeType"):
-        if res.name in referenced_resources(enc.expr("volume_type")):
-            return
+    if res.template.referrers(res.name, ("OS::Cinder::EncryptedVolumeType",), "volume_type"):
+        return
     yield finding(
         "no OS::Cinder::EncryptedVolumeType of this template encrypts the volume type: its volumes are stored "
         "in clear on the back end",
