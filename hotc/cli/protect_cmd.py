@@ -64,10 +64,7 @@ def protect_command(
     lock_timeout: LockTimeoutOpt = 0.0,
 ) -> None:
     """Protect a stack (no ADDRESS: destroy is refused) or some of its resources (a plan that would delete or
-    replace them is refused), from every command and runner that uses the backend.
-
-    Example: hotc protect prod db --reason "holds the customer data"
-    """
+    replace them is refused), from every command and runner that uses the backend."""
     at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     request = ProtectRequest(stack, tuple(addresses or ()), True, reason, _who(), at, backend, lock_timeout)
     _show(run(request), True)
@@ -79,10 +76,7 @@ def unprotect_command(
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
 ) -> None:
-    """Lift protection marks set by 'hotc protect' (no ADDRESS: the stack's own).
-
-    Example: hotc unprotect prod db
-    """
+    """Lift protection marks set by 'hotc protect' (no ADDRESS: the stack's own)."""
     request = ProtectRequest(stack, tuple(addresses or ()), False, "", "", "", backend, lock_timeout)
     _show(run(request), False)
 
