@@ -31,7 +31,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hotc.cli.common import display_message
+from hotc.cli.common import did_you_mean, display_message, other_stacks
 from hotc.errors import HotcError
 from hotc.state import HistoryEntry, Lock, StateBackend, StateFormatError, backend_from_config, codec
 from hotc.state.document import ResourceState, StackState
@@ -87,7 +87,9 @@ def locked(backend: StateBackend, stack: str, operation: str, timeout: float) ->
 def _read_existing(backend: StateBackend, stack: str) -> StackState:
     st, _ = backend.read(stack)
     if st is None:
-        raise HotcError(f"stack '{stack}' has no state in {backend.describe()} (see `hotc stack list`)")
+        raise HotcError(
+            f"stack '{stack}' has no state in {backend.describe()}.{other_stacks(backend, stack)}"
+        )
     return st
 
 
@@ -166,7 +168,11 @@ def state_show(
     r = st.resources.get(address)
     if r is None:
         near = _members(st, address)
-        hint = f"; it contains {', '.join(near)}" if near else "; see `hotc state list " + stack + "`"
+        hint = (
+            f"; it contains {', '.join(near)}"
+            if near
+            else f".{did_you_mean(address, st.resources)} See `hotc state list {stack}`."
+        )
         raise HotcError(f"stack '{stack}' has no resource '{address}' in its state{hint}")
     if fmt == "json":
         typer.echo(json.dumps(_display_dict(r), indent=2, sort_keys=True))
@@ -227,7 +233,7 @@ def state_rm(
         if missing:
             raise HotcError(
                 f"stack '{stack}' has no resource {', '.join(repr(m) for m in missing)} in its state; "
-                "nothing was removed"
+                f"nothing was removed.{did_you_mean(missing[0], st.resources)}"
             )
         for a in addresses:
             for m in _members(st, a):
@@ -261,7 +267,10 @@ def state_mv(
     def change(st: StackState) -> StackState:
         members = _members(st, source)
         if not members:
-            raise HotcError(f"stack '{stack}' has no resource '{source}' in its state; nothing was moved")
+            raise HotcError(
+                f"stack '{stack}' has no resource '{source}' in its state; nothing was moved."
+                + did_you_mean(source, st.resources)
+            )
         clash = [rename(m) for m in members if rename(m) in st.resources and rename(m) not in members]
         if clash:
             raise HotcError(

@@ -178,11 +178,12 @@ def inline_skips(lines: Sequence[str], anchor: Pos) -> dict[str, str]:
         return {}
     start = anchor.line - 1
     block: list[str] = [lines[start]]
+    key_indent = _indent(lines[start])
     i = start - 1
-    while i >= 0 and lines[i].lstrip().startswith("#"):
+    # the comments just above, at the name's own indentation (a deeper one ends the entry before)
+    while i >= 0 and lines[i].lstrip().startswith("#") and _indent(lines[i]) == key_indent:
         block.append(lines[i])
         i -= 1
-    key_indent = _indent(lines[start])
     for line in lines[start + 1 :]:
         stripped = line.strip()
         if stripped and not stripped.startswith("#") and _indent(line) <= key_indent:

@@ -1,4 +1,5 @@
-"""The state backend protocol, the lock record, and the factory that picks a backend from configuration.
+"""The state backend protocol (:class:`StateBackend`), the lock record, and :class:`BaseBackend`, the part
+the local and S3 backends share; :func:`hotc.state.factory.backend_from_config` picks a backend.
 
 Use::
 

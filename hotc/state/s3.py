@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -834,9 +834,7 @@ def _server_time(r: dict[str, Any]) -> datetime:
     return datetime.now(UTC)
 
 
-def _seconds(s: float) -> Any:
-    from datetime import timedelta
-
+def _seconds(s: float) -> timedelta:
     return timedelta(seconds=s)
 
 
