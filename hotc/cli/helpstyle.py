@@ -54,8 +54,8 @@ OPTION_METAVARS: dict[str, str] = {
 # By value type, for an option the table does not name
 TYPE_METAVARS: dict[str, str] = {"Path": "FILE", "int": "N", "float": "NUMBER", "str": "TEXT"}
 ARGUMENT_METAVARS: dict[str, str] = {
-    "what": "PLANFILE|STACK",
-    "target": "PLANFILE|STACK",
+    "what": "PLANFILE | STACK",
+    "target": "PLANFILE | STACK",
     "type_name": "TYPE",
     "addresses": "ADDR",
     "address": "ADDR",
