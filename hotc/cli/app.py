@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
+    "protect": ("protect_cmd", "Protect a stack or its resources from destroy, delete and replace."),
     "resource": ("apply", "The stack's recorded resources (list, show)."),
     "resume": ("apply", "Resume the stack's suspended resources."),
     "show": ("plan", "Render a saved plan or a stack's recorded state."),
@@ -44,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "suspend": ("apply", "Suspend the stack's resources that can be suspended."),
     "template": ("apply", "The template as last applied (show)."),
     "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
+    "unprotect": ("protect_cmd", "Lift protection marks set by 'hotc protect'."),
     "validate": ("validate", "Check a template the way Heat's template validate does."),
     "watch": ("watch_cmd", "Execute a stack's scaling signals as they arrive (a long-running reconciler)."),
 }

@@ -98,11 +98,15 @@ from hotc.planner.planfile import (
     template_digest,
 )
 from hotc.planner.policy import DenyViolation, check_deny, evaluate_policy, findings
+from hotc.planner.protection import check_protection, covering_mark, protection_violations
 from hotc.planner.refresh import DriverReader, driver_reader, read_again, refresh_resources
 from hotc.planner.render.text import render_text
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
 __all__ = [
+    "check_protection",
+    "covering_mark",
+    "protection_violations",
     "environment_paths",
     "hidden_names",
     "DENY_EXIT_CODE",
