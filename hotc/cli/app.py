@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
     "graph": ("graph", "Draw the dependency graph of a plan or a stack."),
     "import": ("import_cmd", "Bring existing cloud objects (or a Heat stack) under hotc's state."),
+    "init": ("init_cmd", "Pin a stack's template, environments and settings in hotc.toml."),
     "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
