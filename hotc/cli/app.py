@@ -21,7 +21,7 @@ from hotc.errors import HotcError
 
 # Every top-level command: name -> (the module of hotc.cli whose ``register(app)`` adds it, its one-line
 # help). Modules are imported only when their command runs, so start-up pays for typer and this table, not
-# for the parser, the state backends or openstacksdk (issue 16: ``hotc --help`` and ``validate`` start fast).
+# for the parser, the state backends or openstacksdk (so ``hotc --help`` and ``validate`` start fast).
 # tests/review/test_lazy_cli.py checks the table against what each module registers.
 COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply", "Make the cloud match a plan (a saved PLANFILE, or one made now from -t)."),
