@@ -135,7 +135,7 @@ def validate_command(
     n_err = sum(1 for d in diags if d.severity is Severity.ERROR)
     n_warn = len(diags) - n_err
     if fmt == "sarif":
-        from hotc.planner.render.sarif import diagnostic_results, render_sarif
+        from hotc.planner.api import diagnostic_results, render_sarif
 
         typer.echo(render_sarif(diagnostic_results(diags)), nl=False)
     elif fmt == "json":
