@@ -74,6 +74,9 @@ def approve(prompt_out: IO[str], read_line: Callable[[], str], interactive: bool
         answer = read_line().strip()
     except EOFError:
         answer = ""
+    except KeyboardInterrupt:  # Ctrl-C at the prompt: a "no", which the caller reports as cancelled
+        prompt_out.write("\n")
+        answer = ""
     return answer == "yes"
 
 

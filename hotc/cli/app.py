@@ -10,9 +10,12 @@ import sys
 from typing import Any
 
 import typer
+from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperCommand, TyperGroup
+from typer.exceptions import Abort
 
-from hotc.cli.common import display_diagnostics, display_message
+from hotc.cli.common import did_you_mean, display_diagnostics, display_message
+from hotc.cli.helpstyle import tidy
 from hotc.cli.params import lighten
 from hotc.errors import HotcError
 
@@ -29,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
     "graph": ("graph", "Draw the dependency graph of a plan or a stack."),
     "import": ("import_cmd", "Bring existing cloud objects (or a Heat stack) under hotc's state."),
+    "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
     "resource": ("apply", "The stack's recorded resources (list, show)."),
@@ -36,13 +40,50 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("plan", "Render a saved plan or a stack's recorded state."),
     "signal": ("signal_cmd", "Signal a resource (a wait-condition handle, a deployment, a policy)."),
     "stack": ("state", "The stacks in the backend (list)."),
-    "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history)."),
+    "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history, restore)."),
     "suspend": ("apply", "Suspend the stack's resources that can be suspended."),
     "template": ("apply", "The template as last applied (show)."),
     "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
     "validate": ("validate", "Check a template the way Heat's template validate does."),
     "watch": ("watch_cmd", "Execute a stack's scaling signals as they arrive (a long-running reconciler)."),
 }
+
+
+# Options of the root that are also accepted after the command (``hotc plan --no-color``)
+GLOBAL_FLAGS = ("--no-color",)
+
+
+def global_options_first(args: list[str]) -> list[str]:
+    """``args`` with the :data:`GLOBAL_FLAGS` given anywhere before a ``--`` moved to the front, where the root
+    reads them."""
+    end = args.index("--") if "--" in args else len(args)
+    moved = [a for a in args[:end] if a in GLOBAL_FLAGS]
+    if not moved:
+        return args
+    return [*dict.fromkeys(moved), *(a for a in args[:end] if a not in GLOBAL_FLAGS), *args[end:]]
+
+
+def comment_on_failure(invoke: Any) -> Any:
+    """``plan --format markdown`` that fails still writes a comment (showing the error) on stdout: a bot that
+    posts what plan wrote posts the failure, not an empty comment, and replaces the last plan's."""
+
+    def run(ctx: Any) -> Any:
+        try:
+            return invoke(ctx)
+        except HotcError as exc:
+            if ctx.params.get("fmt") == "markdown":
+                from hotc.planner.api import render_error_markdown
+
+                template = ctx.params.get("template")
+                stack = ctx.params.get("stack") or (
+                    os.path.splitext(os.path.basename(template))[0] if template else ""
+                )
+                diags = [str(d) for d in display_diagnostics(exc.diagnostics) if d.message not in exc.message]
+                sys.stdout.write(render_error_markdown(stack or "-", display_message(exc.message), diags))
+                sys.stdout.flush()
+            raise
+
+    return run
 
 
 class LazyGroup(TyperGroup):
@@ -61,11 +102,14 @@ class LazyGroup(TyperGroup):
             return
         self._loaded.add(module_name)
         module = importlib.import_module(f"hotc.cli.{module_name}")
-        sub = typer.Typer()
+        sub = typer.Typer(rich_markup_mode=None)
         module.register(sub)
         group = typer.main.get_group(sub)
         assert isinstance(group, TyperGroup)
         for name, cmd in group.commands.items():
+            if name == "plan":
+                cmd.invoke = comment_on_failure(cmd.invoke)  # type: ignore[method-assign]
+            tidy(name, cmd)  # the house help style, metavars, examples, completion (hotc/cli/helpstyle.py)
             self.commands[name] = cmd
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
@@ -79,12 +123,17 @@ class LazyGroup(TyperGroup):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         lighten(self, ctx, deep=False)  # no pydantic on the way to a command (hotc/cli/params.py)
-        result: list[str] = super().parse_args(ctx, args)
+        result: list[str] = super().parse_args(ctx, global_options_first(args))
         return result
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and args[0] in COMMANDS:
             self._load(COMMANDS[args[0]][0])
+        elif args and args[0] not in self.commands and not args[0].startswith("-"):
+            # the listing, not only the loaded commands: ``hotc plna`` suggests ``plan``
+            raise UsageError(
+                f"No such command '{args[0]}'.{did_you_mean(args[0], self.list_commands(ctx))}", ctx
+            )
         name, cmd, rest = super().resolve_command(ctx, args)
         if cmd is not None:
             lighten(cmd, ctx)
@@ -94,10 +143,13 @@ class LazyGroup(TyperGroup):
 app = typer.Typer(
     name="hotc",
     help="Plan/apply compiler for OpenStack Heat Orchestration Templates.",
+    epilog="--no-color may also follow the command (hotc plan --no-color ...). Every command's help: "
+    "hotc COMMAND -h.",
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
     cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every command's context
     # plain help text: rich's help formatter costs about 0.1 s of start-up (typer.rich_utils, rich.markdown)
     rich_markup_mode=None,
 )
@@ -126,19 +178,99 @@ def _root(
     # (a callback keeps typer in sub-command mode; the commands come from LazyGroup)
 
 
+# What a character the terminal's encoding cannot show is written as (``PYTHONIOENCODING=cp1252``, a Windows
+# console, LANG=C): the nearest ASCII, never a UnicodeEncodeError halfway through a plan
+ASCII_FALLBACK = {
+    "→": "->",
+    "←": "<-",
+    "…": "...",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "“": '"',
+    "”": '"',
+    "‘": "'",
+    "’": "'",
+    "ʼ": "'",
+    "·": ".",
+    "➕": "+",
+    "🔧": "~",
+    "♻": "-/+",
+    "🗑": "-",
+    "⚠": "!",
+    "📤": "x",
+    "⛔": "X",
+    "👥": "*",
+    "✓": "ok",
+    "✗": "x",
+    "\ufe0f": "",
+}
+ERRORS_HANDLER = "hotc-ascii"
+
+
+def _ascii_fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    import unicodedata
+
+    out = []
+    for ch in exc.object[exc.start : exc.end]:
+        near = ASCII_FALLBACK.get(ch)
+        if near is None:
+            near = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+        out.append(near)
+    return "".join(out), exc.end
+
+
+def use_ascii_fallback(*streams: Any) -> None:
+    """Streams whose encoding is not UTF-8 write what they cannot encode as :data:`ASCII_FALLBACK`."""
+    import codecs
+
+    try:
+        codecs.lookup_error(ERRORS_HANDLER)
+    except LookupError:
+        codecs.register_error(ERRORS_HANDLER, _ascii_fallback)
+    for stream in streams:
+        encoding = getattr(stream, "encoding", None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding or reconfigure is None:
+            continue
+        try:
+            if codecs.lookup(encoding).name != "utf-8":
+                reconfigure(errors=ERRORS_HANDLER)
+        except (LookupError, ValueError, OSError):
+            continue
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point. Without ``argv`` (the console script, ``python -m hotc``) the process is
     hotc's own: a command may end it without the interpreter's teardown once it has written everything
-    (:mod:`hotc.cli.process_end`); with ``argv`` (a caller's process) every command returns."""
+    (:mod:`hotc.cli.process_end`); with ``argv`` (a caller's process) every command returns.
+
+    Exit codes: a usage error (an unknown option or command, a value that does not convert, a missing or
+    extra argument) exits 1 like every other error, never click's 2: with ``--detailed-exitcode`` 2 means
+    "changes present" and nothing else."""
     from hotc.cli.process_end import OwnProcess
 
+    use_ascii_fallback(sys.stdout, sys.stderr)
     try:
-        app(args=argv, prog_name="hotc", standalone_mode=True, obj=OwnProcess() if argv is None else None)
+        code = app(
+            args=argv, prog_name="hotc", standalone_mode=False, obj=OwnProcess() if argv is None else None
+        )
     except HotcError as exc:
         for d in display_diagnostics(exc.diagnostics):
-            print(str(d), file=sys.stderr)
+            if d.message not in exc.message:  # each problem once: the message may already say it
+                print(str(d), file=sys.stderr)
         print(f"error: {display_message(exc.message)}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except ClickException as exc:  # UsageError, BadParameter, NoSuchOption, MissingParameter, FileError ...
+        exc.show()
+        sys.exit(1)
+    except Abort:  # end of input at a prompt
+        print("Aborted.", file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    # standalone_mode=False: a command's typer.Exit(N) comes back as N; a command that returns gives None
+    sys.exit(code if isinstance(code, int) else 0)

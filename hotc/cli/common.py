@@ -86,6 +86,16 @@ def stack_name_for(stack: str | None, template: Path | None) -> str:
     return template.stem
 
 
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` Did you mean 'X'?`` (with its leading space) when ``word`` is close to one of ``choices``, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+
+
 def check_format(fmt: str, allowed: tuple[str, ...]) -> str:
     if fmt not in allowed:
         raise HotcError(f"--format {fmt!r}: choose one of {', '.join(allowed)}")

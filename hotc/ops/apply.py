@@ -39,6 +39,7 @@ from hotc.ops.stacks import stack_not_found
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
     DENY_EXIT_CODE,
+    Action,
     Plan,
     check_plan_fresh,
     driver_reader,
@@ -247,6 +248,9 @@ def run_apply(
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
+            getattr(show, "expect", int)(
+                len({c.address for c in plan_.changes if c.action is not Action.NOOP})
+            )
             executor = Executor(
                 plan_,
                 state,

@@ -140,8 +140,11 @@ class _Builder:
         anchors: bool = True,
         max_values: int = DEFAULT_MAX_VALUES,
         allow_recursive: bool = True,
+        json_only: bool = False,
     ) -> None:
         self.file = file
+        # a template or environment: a tag may not give what JSON cannot hold (bytes, a set)
+        self.json_only = json_only
         self.diags = diags
         self.loader = loader
         # aliases need an anchor (``&name``) in the text; without one no node is shared and no memo is needed
@@ -196,7 +199,26 @@ class _Builder:
         elif tag == _SEQ:
             if node.id == "sequence":
                 return self.sequence(node)
-        return self.loader.construct_object(node, deep=True)
+        return self.construct(node)
+
+    def construct(self, node: Any) -> Any:
+        """A node with an explicit or unusual tag, through PyYAML's constructor. A standard tag on a node of
+        the wrong kind (``!!seq`` over a mapping, ``!!int`` over a list), or a scalar its tag cannot read
+        (``!!int ''``, ``!!float x``), is a positioned error, however deep in the node it is."""
+        _check_tag_fits(node, self.file)
+        try:
+            value = self.loader.construct_object(node, deep=True)
+            if self.json_only:
+                _check_json_data(value, node, self.file)
+            return value
+        except (yaml.YAMLError, _AliasLimit, _TagError):
+            raise
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+            what = f"read {node.value!r}" if type(node.value) is str else "read this value"
+            raise _TagError(
+                f"the YAML tag {_short_tag(node.tag)} cannot {what}; remove the tag or change the value",
+                _mark(self.file, node),
+            ) from exc
 
     def sequence(self, node: Any) -> PosList:
         memo = self.memo
@@ -756,6 +778,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
 
 def _construct_map(loader: Any, node: yaml.MappingNode) -> Iterator[PosDict]:
     file, diags = loader.hotc_file, loader.hotc_diags
+    _check_tag_fits(node, file)
     d = PosDict()
     d.pos = _mark(file, node)
     yield d
@@ -784,6 +807,7 @@ def _construct_map(loader: Any, node: yaml.MappingNode) -> Iterator[PosDict]:
 
 
 def _construct_seq(loader: Any, node: yaml.SequenceNode) -> Iterator[PosList]:
+    _check_tag_fits(node, loader.hotc_file)
     lst = PosList()
     lst.pos = _mark(loader.hotc_file, node)
     yield lst
@@ -793,7 +817,61 @@ def _construct_seq(loader: Any, node: yaml.SequenceNode) -> Iterator[PosList]:
 
 
 def _construct_str(loader: Any, node: yaml.ScalarNode) -> str:
+    _check_tag_fits(node, loader.hotc_file)
     return str(loader.construct_scalar(node))
+
+
+def _check_json_data(value: Any, node: Any, file: str) -> None:
+    """Raise :class:`_TagError` when ``value`` (what a tagged node gave) holds bytes (``!!binary``) or a set
+    (``!!set``): a template is JSON data (Heat reads it, and hotc stores it, as JSON)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, bytes | bytearray | set | frozenset):
+            what = "binary data" if isinstance(v, bytes | bytearray) else "a set"
+            raise _TagError(
+                f"the YAML tag {_short_tag(node.tag)} gives {what}, which a template cannot hold (it is JSON "
+                "data: strings, numbers, booleans, null, lists and mappings); write the value without the tag",
+                _mark(file, node),
+            )
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+
+
+class _TagError(Exception):
+    """A YAML tag that does not fit its node, or a scalar its tag cannot read."""
+
+    def __init__(self, message: str, pos: Pos) -> None:
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+
+
+#: The node kind each standard YAML tag applies to (PyYAML's SafeLoader constructs these).
+_TAG_KINDS: dict[str, str] = {
+    **{_T + t: "scalar" for t in ("str", "int", "float", "bool", "null", "binary", "timestamp")},
+    **{_T + t: "mapping" for t in ("map", "set")},
+    **{_T + t: "sequence" for t in ("seq", "omap", "pairs")},
+}
+_KIND_NAMES = {"scalar": "a scalar", "mapping": "a mapping", "sequence": "a list"}
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_T) :] if tag.startswith(_T) else tag
+
+
+def _check_tag_fits(node: Any, file: str) -> None:
+    """Raise :class:`_TagError` when ``node``'s standard tag is for another kind of node."""
+    want = _TAG_KINDS.get(node.tag)
+    if want is not None and want != node.id:
+        raise _TagError(
+            f"the YAML tag {_short_tag(node.tag)} is for {_KIND_NAMES[want]}, not {_KIND_NAMES[node.id]}; "
+            "remove the tag or change the value",
+            _mark(file, node),
+        )
 
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
@@ -848,31 +926,41 @@ def _from_pulled(text: str, file: str) -> tuple[Any, list[Diagnostic]]:
         loader.dispose()
 
 
-def _from_nodes(text: str, file: str, max_values: int, allow_recursive: bool) -> tuple[Any, list[Diagnostic]]:
+def _from_nodes(
+    text: str, file: str, max_values: int, allow_recursive: bool, json_only: bool = False
+) -> tuple[Any, list[Diagnostic]]:
     """Decode through PyYAML's composer and :class:`_Builder` (every document, aliases and tags included)."""
     diags: list[Diagnostic] = []
     loader = _Loader(text, file, diags)
     try:
         node = loader.get_single_node()
-        builder = _Builder(file, diags, loader, "&" in text, max_values, allow_recursive)
+        builder = _Builder(file, diags, loader, "&" in text, max_values, allow_recursive, json_only)
         return (None if node is None else builder.build(node)), diags
     finally:
         loader.dispose()
 
 
 def load_yaml_text(
-    text: str, file: str, max_values: int = DEFAULT_MAX_VALUES, *, allow_recursive: bool = True
+    text: str,
+    file: str,
+    max_values: int = DEFAULT_MAX_VALUES,
+    *,
+    allow_recursive: bool = True,
+    json_only: bool = False,
 ) -> tuple[Any, list[Diagnostic]]:
     """Decode YAML text into Pos-containers. Returns (data, diagnostics); data is None on a syntax error, on
-    aliases that expand to more than ``max_values`` values, and (unless ``allow_recursive``: PyYAML builds
-    such a structure) on an alias to a node that contains it."""
+    aliases that expand to more than ``max_values`` values, on a tag that does not fit its node, (unless
+    ``allow_recursive``: PyYAML builds such a structure) on an alias to a node that contains it, and (with
+    ``json_only``) on a tag that gives bytes or a set."""
     diags: list[Diagnostic] = []
     try:
         data, diags = _from_events(text, file)
         if data is _UNUSUAL:
-            data, diags = _from_nodes(text, file, max_values, allow_recursive)
+            data, diags = _from_nodes(text, file, max_values, allow_recursive, json_only)
     except _AliasLimit as exc:
         return None, [error(exc.message, exc.pos, code="too-large")]
+    except _TagError as exc:
+        return None, [error(exc.message, exc.pos, code="syntax")]
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         context = getattr(exc, "context", None)
@@ -916,7 +1004,7 @@ def load_document(
             return None, [
                 error(f"the {what} nests lists or mappings too deeply to be read", start, code="syntax")
             ]
-    data, diags = load_yaml_text(text, file, max_values_for(max_size), allow_recursive=False)
+    data, diags = load_yaml_text(text, file, max_values_for(max_size), allow_recursive=False, json_only=True)
     if json_ok:
         if data is None or data != json_value:
             data, diags = _from_plain(json_value, start), []

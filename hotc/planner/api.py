@@ -112,7 +112,7 @@ if TYPE_CHECKING:
     from hotc.planner.refresh import DriverReader, driver_reader, read_again, refresh_resources
     from hotc.planner.render.graph import from_dependencies, from_plan, render_dot, render_mermaid
     from hotc.planner.render.json import render_json
-    from hotc.planner.render.markdown import render_markdown
+    from hotc.planner.render.markdown import render_error_markdown, render_markdown
     from hotc.planner.render.sarif import diagnostic_results, plan_results, render_sarif
     from hotc.planner.render.text import render_text
     from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver, index_path
@@ -206,6 +206,7 @@ _HOME: dict[str, tuple[str, str]] = {
     "relative_sources": ("hotc.planner.planfile", "relative_sources"),
     "render_dot": ("hotc.planner.render.graph", "render_dot"),
     "render_json": ("hotc.planner.render.json", "render_json"),
+    "render_error_markdown": ("hotc.planner.render.markdown", "render_error_markdown"),
     "render_markdown": ("hotc.planner.render.markdown", "render_markdown"),
     "render_mermaid": ("hotc.planner.render.graph", "render_mermaid"),
     "render_sarif": ("hotc.planner.render.sarif", "render_sarif"),
@@ -298,6 +299,7 @@ __all__ = [
     "relative_sources",
     "render_dot",
     "render_json",
+    "render_error_markdown",
     "render_markdown",
     "render_mermaid",
     "render_sarif",

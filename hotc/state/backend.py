@@ -27,9 +27,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+import hotc.state.codec as codec
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.state import codec
 from hotc.state.document import StackState
 from hotc.state.events import Event, utc_now
 
@@ -101,7 +101,7 @@ class Lock:
 
     @staticmethod
     def new(stack: str, operation: str, lease_seconds: float | None = None) -> Lock:
-        import socket  # socket and logging are imported when a lock is taken or a warning given (issue 16: start-up)
+        import socket  # socket and logging are imported when a lock is taken or a warning given (start-up speed)
 
         now = datetime.now(UTC)
         return Lock(

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import hotc.state.secrets as secrets
 from hotc.errors import HotcError
-from hotc.state import secrets
 from hotc.state.document import (
     FORMAT_VERSION,
     DeposedInstance,

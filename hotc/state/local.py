@@ -25,8 +25,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import hotc.state.codec as codec
 from hotc.errors import HotcError
-from hotc.state import codec
 from hotc.state.backend import (
     BackendError,
     BaseBackend,

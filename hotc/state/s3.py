@@ -33,8 +33,8 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+import hotc.state.codec as codec
 from hotc.errors import HotcError
-from hotc.state import codec
 from hotc.state.backend import (
     DEFAULT_LEASE_SECONDS,
     BackendError,
@@ -220,16 +220,12 @@ class S3Backend(BaseBackend):
     # --- conditional write support
     def ensure_conditional_writes(self) -> bool:
         """Probe (once per backend object) that the store refuses a second ``If-None-Match: *`` create.
-        Refuses to go on without that unless running with --unsafe-no-locking."""
+        Refuses to go on without that unless this backend was made without locking (the state-editing
+        commands' ``--unsafe-no-locking``)."""
         if self._conditional is None:
             self._conditional = self._probe()
         if not self._conditional and not self.unsafe_no_locking:
-            raise BackendError(
-                f"the S3 store at {self.endpoint} (bucket '{self.bucket}') does not honour conditional writes "
-                "(If-None-Match / If-Match), so hotc cannot lock the state or protect it from concurrent "
-                "writers there. Use a store that supports them (AWS S3, recent MinIO/Ceph RGW), or pass "
-                "--unsafe-no-locking if you are sure nobody else touches this state."
-            )
+            raise BackendError(conditional_writes_message(self.endpoint, self.bucket))
         return self._conditional
 
     def _probe(self) -> bool:
@@ -734,6 +730,19 @@ class S3Backend(BaseBackend):
         except ClientError:
             raise HotcError(f"{self._url(key)}: no version {version_id}") from None
         return codec.loads(r["Body"].read(), f"{self._url(key)}?versionId={version_id}", self.key)
+
+
+def conditional_writes_message(endpoint: str, bucket: str) -> str:
+    """The refusal of a store that ignores conditional writes, with what the user can do about it: ``plan``,
+    ``apply`` and ``destroy`` never run without the lock, so the way out is another store."""
+    return (
+        f"the S3 store at {endpoint} (bucket '{bucket}') does not honour conditional writes (If-None-Match / "
+        "If-Match), so hotc cannot lock the state there or protect it from concurrent writers; nothing was "
+        "changed. Keep the state in a store that honours them (AWS S3, a recent MinIO or Ceph RGW) or in a "
+        "directory (--backend DIR, HOTC_BACKEND, or the [backend] table of hotc.toml). Only the commands that "
+        "edit a state by hand (`hotc state rm`, `state mv`, `state push`) can run without the lock, with "
+        "--unsafe-no-locking, when nobody else touches this state."
+    )
 
 
 def _make_client(

@@ -210,3 +210,24 @@ def test_hotc_toml_selects_s3_with_endpoint_and_path_style(
     assert "teams/a/web/state.json" in keys
     code, out, err = hotc(capsys, "stack", "list")
     assert (code, err) == (0, "") and [ln.split()[0] for ln in out.splitlines()[1:]] == ["web"]
+
+
+def test_the_conditional_writes_refusal_names_only_options_the_commands_take(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The refusal of a store without conditional writes names ``--unsafe-no-locking`` for the commands it
+    lists, and those commands take it; ``plan``, ``apply`` and ``destroy`` do not, and it sends them elsewhere."""
+    import re
+
+    from hotc.state.s3 import conditional_writes_message
+
+    message = conditional_writes_message("http://s3.example", "bucket")
+    named = re.findall(r"`(?:hotc )?(state \w+)`", message)
+    assert named == ["state rm", "state mv", "state push"]
+    for command in named:
+        code, out, _ = hotc(capsys, *command.split(), "--help")
+        assert code == 0 and "--unsafe-no-locking" in out, command
+    for command in ("plan", "apply", "destroy"):
+        code, out, _ = hotc(capsys, command, "--help")
+        assert code == 0 and "--unsafe-no-locking" not in out, command
+        assert "--backend" in out, command

@@ -127,9 +127,15 @@ class IgnoresConditions:
 def test_store_without_conditional_writes_is_refused(s3_bucket: Any) -> None:
     client = IgnoresConditions(s3_bucket.client())
     b = S3Backend(s3_bucket.name, s3_bucket.prefix, client=client)
-    with pytest.raises(BackendError, match=r"does not honour conditional writes.*--unsafe-no-locking"):
+    with pytest.raises(BackendError, match=r"does not honour conditional writes") as refused:
         with b.lock("web", "apply"):
             pass
+    # what it tells the user to do works for plan, apply and destroy, which take no --unsafe-no-locking:
+    # another store or a directory; the flag is named only for the state-editing commands that take it
+    message = str(refused.value)
+    assert "--backend DIR" in message and "AWS S3" in message
+    assert "--unsafe-no-locking" in message.split("Only the commands that edit a state by hand")[1]
+    assert "--unsafe-no-locking" not in message.split("Only the commands that edit a state by hand")[0]
     unsafe = S3Backend(s3_bucket.name, s3_bucket.prefix, client=client, unsafe_no_locking=True)
     with unsafe.lock("web", "apply") as lk:
         assert lk.unsafe
