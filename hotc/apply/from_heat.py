@@ -1,4 +1,5 @@
-"""``hotc import STACK --from-heat HEAT_STACK DIR [--abandon]``: migrate a live Heat stack to hotc.
+"""``hotc import STACK --from-heat HEAT_STACK DIR [--abandon]``: migrate a live Heat stack to hotc (the steps;
+:mod:`hotc.ops.from_heat` runs them in order, planning through :func:`hotc.ops.plan.plan`).
 
 Read through Heat's orchestration API (openstacksdk): the stack's template, environment, files and parameters,
 and every resource's physical id, walking nested stacks and groups (``app.db``, ``grp[0]``, ``grp[1].port``).

@@ -1,4 +1,5 @@
-"""``hotc import``: take over existing objects (Terraform's ``import``), one or many at once.
+"""``hotc import``: take over existing objects (Terraform's ``import``), one or many at once (reading and
+recording them; :mod:`hotc.ops.import_` plans the import and runs these).
 
 Each requested address must be declared by the template (and enabled by its conditions), must not be in the
 state yet and must not carry an ``external_id``. Its type must be one hotc can read from the cloud. Every object

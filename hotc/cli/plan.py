@@ -1,4 +1,5 @@
-"""``hotc plan`` and ``hotc show`` (owned by the planner).
+"""``hotc plan`` and ``hotc show`` (owned by the planner): the options become a
+:class:`hotc.ops.plan.PlanRequest`, :func:`hotc.ops.plan.plan` makes the plan, and this module's view prints it.
 
     hotc plan -t T [-e E]... [--parameter K=V]... [--parameter-file K=F] [STACK] [-o FILE]
               [--format text|json|markdown] [--detailed-exitcode] [--destroy] [--refresh-only]

@@ -125,3 +125,11 @@ def test_destroy_of_a_stack_that_does_not_exist(tmp_path: Path) -> None:
     r = hotc(empty, "destroy", "x", "--auto-approve")
     assert r.returncode == 1 and "stacks there: none" in r.stderr
     assert not (empty / ".hotc" / "x.lock").exists()
+
+
+def test_lifecycle_of_a_stack_that_does_not_exist(tmp_path: Path) -> None:
+    tmp = _applied(tmp_path)
+    for action in ("check", "suspend", "resume"):
+        r = hotc(tmp, action, "ghost")
+        assert r.returncode == 1 and "stack not found: 'ghost'" in r.stderr and "stacks there: s" in r.stderr
+    assert not any(p.name.startswith("ghost") for p in (tmp / ".hotc").iterdir())
