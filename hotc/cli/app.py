@@ -63,6 +63,18 @@ def global_options_first(args: list[str]) -> list[str]:
     return [*dict.fromkeys(moved), *(a for a in args[:end] if a not in GLOBAL_FLAGS), *args[end:]]
 
 
+def error_lines(exc: HotcError) -> tuple[list[str], str]:
+    """What an error prints: its diagnostics (``FILE:LINE:COL: error: ...``, paths as given, each once) and
+    its message, without the text a diagnostic already says (``...: MESSAGE``): each problem is printed
+    once, with its position."""
+    message = exc.message
+    diags = display_diagnostics(exc.diagnostics)
+    for d in exc.diagnostics:
+        if d.message and f": {d.message}" in message:
+            message = message.replace(f": {d.message}", "")
+    return [str(d) for d in diags], display_message(message)
+
+
 def comment_on_failure(invoke: Any) -> Any:
     """``plan --format markdown`` that fails still writes a comment (showing the error) on stdout: a bot that
     posts what plan wrote posts the failure, not an empty comment, and replaces the last plan's."""
@@ -78,8 +90,8 @@ def comment_on_failure(invoke: Any) -> Any:
                 stack = ctx.params.get("stack") or (
                     os.path.splitext(os.path.basename(template))[0] if template else ""
                 )
-                diags = [str(d) for d in display_diagnostics(exc.diagnostics) if d.message not in exc.message]
-                sys.stdout.write(render_error_markdown(stack or "-", display_message(exc.message), diags))
+                diags, message = error_lines(exc)
+                sys.stdout.write(render_error_markdown(stack or "-", message, diags))
                 sys.stdout.flush()
             raise
 
@@ -258,10 +270,10 @@ def main(argv: list[str] | None = None) -> None:
             args=argv, prog_name="hotc", standalone_mode=False, obj=OwnProcess() if argv is None else None
         )
     except HotcError as exc:
-        for d in display_diagnostics(exc.diagnostics):
-            if d.message not in exc.message:  # each problem once: the message may already say it
-                print(str(d), file=sys.stderr)
-        print(f"error: {display_message(exc.message)}", file=sys.stderr)
+        diags, message = error_lines(exc)
+        for line in diags:
+            print(line, file=sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except ClickException as exc:  # UsageError, BadParameter, NoSuchOption, MissingParameter, FileError ...
         exc.show()

@@ -395,8 +395,11 @@ def _state(stack: str, backend: str | None) -> Any:
     b: Any = backend_from_config(backend)
     state, _ = b.read(stack)
     if state is None:
+        from hotc.cli.common import other_stacks
+
         raise HotcError(
-            f"stack {stack!r} has no state in {b.describe()}: apply it first (hotc apply -t TEMPLATE)"
+            f"stack {stack!r} has no state in {b.describe()}: apply it first (hotc apply -t TEMPLATE)."
+            + other_stacks(b, stack)
         )
     return state
 

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from hotc.errors import Diagnostic, HotcError, Pos, Severity
+from hotc.errors import Diagnostic, HotcError, Pos, Severity, did_you_mean
 
 if TYPE_CHECKING:
     from hotc.parser.api import LoadedStack
@@ -86,14 +86,20 @@ def stack_name_for(stack: str | None, template: Path | None) -> str:
     return template.stem
 
 
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` Did you mean 'X'?`` (with its leading space) when ``word`` is close to one of ``choices``, else ''."""
-    import difflib
+__all__ = ["did_you_mean"]  # re-exported for the command modules
 
-    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
-    if not close:
+
+def other_stacks(backend: Any, stack: str) -> str:
+    """For "stack X has no state": the stacks the backend has, the closest first when one looks like a
+    misspelling of ``stack`` (`` Did you mean 'web'? Stacks in BACKEND: db, web.``), or that it has none."""
+    try:
+        names = sorted(n for n in backend.list_stacks() if n != stack)
+    except Exception:  # noqa: BLE001 - the hint must never hide the error it completes
         return ""
-    return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+    if not names:
+        return f" {backend.describe()} has no stacks."
+    shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+    return f"{did_you_mean(stack, names)} Stacks in {backend.describe()}: {shown}."
 
 
 def check_format(fmt: str, allowed: tuple[str, ...]) -> str:

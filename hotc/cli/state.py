@@ -31,9 +31,9 @@ from typing import Annotated, Any
 
 import typer
 
-from hotc.cli.common import display_message
+from hotc.cli.common import did_you_mean, display_message, other_stacks
 from hotc.errors import HotcError
-from hotc.state import BaseBackend, HistoryEntry, Lock, StateFormatError, backend_from_config, codec
+from hotc.state import HistoryEntry, Lock, StateBackend, StateFormatError, backend_from_config, codec
 from hotc.state.document import ResourceState, StackState
 from hotc.state.recover import (
     describe_versions,
@@ -70,7 +70,7 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr)
 
 
-def open_backend(url: str | None, unsafe: bool = False) -> BaseBackend:
+def open_backend(url: str | None, unsafe: bool = False) -> StateBackend:
     """The configured backend, with its warnings going to stderr."""
     b = backend_from_config(url, unsafe_no_locking=unsafe)
     b.notify = _warn
@@ -78,16 +78,18 @@ def open_backend(url: str | None, unsafe: bool = False) -> BaseBackend:
 
 
 @contextmanager
-def locked(backend: BaseBackend, stack: str, operation: str, timeout: float) -> Iterator[Lock]:
+def locked(backend: StateBackend, stack: str, operation: str, timeout: float) -> Iterator[Lock]:
     """The stack's lock, released also on SIGINT/SIGTERM."""
     with exit_on_signals(), backend.lock(stack, operation, timeout=timeout) as lk:
         yield lk
 
 
-def _read_existing(backend: BaseBackend, stack: str) -> StackState:
+def _read_existing(backend: StateBackend, stack: str) -> StackState:
     st, _ = backend.read(stack)
     if st is None:
-        raise HotcError(f"stack '{stack}' has no state in {backend.describe()} (see `hotc stack list`)")
+        raise HotcError(
+            f"stack '{stack}' has no state in {backend.describe()}.{other_stacks(backend, stack)}"
+        )
     return st
 
 
@@ -166,7 +168,11 @@ def state_show(
     r = st.resources.get(address)
     if r is None:
         near = _members(st, address)
-        hint = f"; it contains {', '.join(near)}" if near else "; see `hotc state list " + stack + "`"
+        hint = (
+            f"; it contains {', '.join(near)}"
+            if near
+            else f".{did_you_mean(address, st.resources)} See `hotc state list {stack}`."
+        )
         raise HotcError(f"stack '{stack}' has no resource '{address}' in its state{hint}")
     if fmt == "json":
         typer.echo(json.dumps(_display_dict(r), indent=2, sort_keys=True))
@@ -227,7 +233,7 @@ def state_rm(
         if missing:
             raise HotcError(
                 f"stack '{stack}' has no resource {', '.join(repr(m) for m in missing)} in its state; "
-                "nothing was removed"
+                f"nothing was removed.{did_you_mean(missing[0], st.resources)}"
             )
         for a in addresses:
             for m in _members(st, a):
@@ -261,7 +267,10 @@ def state_mv(
     def change(st: StackState) -> StackState:
         members = _members(st, source)
         if not members:
-            raise HotcError(f"stack '{stack}' has no resource '{source}' in its state; nothing was moved")
+            raise HotcError(
+                f"stack '{stack}' has no resource '{source}' in its state; nothing was moved."
+                + did_you_mean(source, st.resources)
+            )
         clash = [rename(m) for m in members if rename(m) in st.resources and rename(m) not in members]
         if clash:
             raise HotcError(
@@ -294,7 +303,7 @@ VersionOpt = Annotated[
 ]
 
 
-def _chosen_version(b: BaseBackend, stack: str, version: str | None, backup: bool) -> HistoryEntry:
+def _chosen_version(b: StateBackend, stack: str, version: str | None, backup: bool) -> HistoryEntry:
     entries = b.history(stack)
     if not entries:
         raise HotcError(f"stack '{stack}' has no state in {b.describe()} (see `hotc stack list`)")

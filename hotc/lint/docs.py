@@ -82,7 +82,12 @@ def _block(text: str) -> str:
 
 
 def rule_section(rule: Rule) -> str:
-    reads = ", ".join(f"`{t}`" for t in rule.types) if rule.types else "the template's parameters and outputs"
+    if "*" in rule.types:
+        reads = "every resource type"
+    elif rule.types:
+        reads = ", ".join(f"`{t}`" for t in rule.types)
+    else:
+        reads = "the template's parameters and outputs"
     return "\n".join(
         [
             f"### {rule.id}",

@@ -20,7 +20,7 @@ from functools import cache
 
 from hotc.errors import Pos
 from hotc.lint.config import LintConfig
-from hotc.lint.rule import Kind, Level, Outcome, Rule, cannot_tell
+from hotc.lint.rule import ANY_TYPE, Kind, Level, Outcome, Rule, cannot_tell
 from hotc.lint.view import TemplateView
 from hotc.model import model
 from hotc.parser.api import MISSING, LoadedStack, NestedTemplate
@@ -137,7 +137,7 @@ def _run_rule(rule: Rule, views: Sequence[TemplateView]) -> Iterable[tuple[Outco
             continue
         assert rule.check_resource is not None
         for res in view.resources():
-            if res.type not in rule.types:
+            if res.type not in rule.types and ANY_TYPE not in rule.types:
                 continue
             try:
                 found = list(rule.check_resource(res))
@@ -178,11 +178,12 @@ def inline_skips(lines: Sequence[str], anchor: Pos) -> dict[str, str]:
         return {}
     start = anchor.line - 1
     block: list[str] = [lines[start]]
+    key_indent = _indent(lines[start])
     i = start - 1
-    while i >= 0 and lines[i].lstrip().startswith("#"):
+    # the comments just above, at the name's own indentation (a deeper one ends the entry before)
+    while i >= 0 and lines[i].lstrip().startswith("#") and _indent(lines[i]) == key_indent:
         block.append(lines[i])
         i -= 1
-    key_indent = _indent(lines[start])
     for line in lines[start + 1 :]:
         stripped = line.strip()
         if stripped and not stripped.startswith("#") and _indent(line) <= key_indent:

@@ -20,6 +20,9 @@ from hotc.model import model
 if TYPE_CHECKING:
     from hotc.lint.view import ResourceView, TemplateView
 
+#: in ``Rule.types``: the rule reads resources of every type
+ANY_TYPE = "*"
+
 #: where the rules' documentation lives (each rule's ``helpUri`` is this plus ``#`` and the rule id)
 DOCS_URI = "docs/lint-rules.md"
 
@@ -106,4 +109,6 @@ class Rule:
         """The service the rule is about (``Neutron``, ``Nova``, … or ``Template``)."""
         if not self.types:
             return "Template"
+        if ANY_TYPE in self.types:
+            return "Any"
         return self.types[0].split("::")[1]

@@ -26,6 +26,7 @@ from hotc.apply.session import (
     print_outputs,
     print_report,
     record_decisions,
+    reseal_hidden_values,
     template_record,
     unsupported_types,
     utc_datetime,
@@ -156,6 +157,8 @@ def run_apply(
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
+        if state is not None:
+            state = reseal_hidden_values(backend, stack, state, lk, err)
         if saved is not None:
             check_plan_fresh(saved, state, template_digest(loaded) if loaded is not None else None)
         if state is None:

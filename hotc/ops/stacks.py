@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hotc.errors import HotcError
+from hotc.errors import HotcError, did_you_mean
 
 
 def stack_not_found(stack: str, backend: Any, *, hint: str = "") -> str:
@@ -16,7 +16,10 @@ def stack_not_found(stack: str, backend: Any, *, hint: str = "") -> str:
     except HotcError:
         names = []
     have = ", ".join(names) if names else "none"
-    return f"stack not found: {stack!r} has no state in {backend.describe()} (stacks there: {have}){hint}"
+    return (
+        f"stack not found: {stack!r} has no state in {backend.describe()} (stacks there: {have}){hint}."
+        + did_you_mean(stack, names)
+    )
 
 
 def require_stack(stack: str, backend: Any, *, hint: str = "") -> None:

@@ -97,6 +97,8 @@ if TYPE_CHECKING:
     from hotc.planner.plan import Action, GroupBatch, GroupRollout, OutputChange, Plan, ResourceChange
     from hotc.planner.planfile import (
         check_plan_fresh,
+        environment_paths,
+        hidden_names,
         load_plan,
         loaded_stack_from_plan,
         plan_inputs,
@@ -172,6 +174,8 @@ _HOME: dict[str, tuple[str, str]] = {
     "check_constraints": ("hotc.planner.constraints", "check_constraints"),
     "check_deny": ("hotc.planner.policy", "check_deny"),
     "check_plan_fresh": ("hotc.planner.planfile", "check_plan_fresh"),
+    "environment_paths": ("hotc.planner.planfile", "environment_paths"),
+    "hidden_names": ("hotc.planner.planfile", "hidden_names"),
     "cloud_configured": ("hotc.planner.constraints", "cloud_configured"),
     "cloud_constraints_needed": ("hotc.planner.constraints", "cloud_constraints_needed"),
     "cooldown_after": ("hotc.planner.scaling", "cooldown_after"),
@@ -274,6 +278,8 @@ __all__ = [
     "driver_reader",
     "enforce_constraints",
     "enforce_plan_support",
+    "environment_paths",
+    "hidden_names",
     "estimate",
     "evaluate_policy",
     "expr_refs",

@@ -9,22 +9,17 @@ a concurrent writer is still detected, and never parses them.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hotc.errors import HotcError
-from hotc.state.backend import BaseBackend, HistoryEntry, Lock, validate_stack_name
+from hotc.state.backend import HistoryEntry, Lock, StateBackend
 from hotc.state.document import StackState
 
 
-def overwrite(backend: BaseBackend, stack: str, state: StackState, lock: Lock) -> StackState:
+def overwrite(backend: StateBackend, stack: str, state: StackState, lock: Lock) -> StackState:
     """Store ``state`` as given (serial and lineage included) as ``stack``'s current state, whatever the
     current document holds, under ``lock``; the replaced bytes stay in the backend's history (the local
-    ``.backup``, the bucket's versions)."""
-    validate_stack_name(stack)
-    _, token = backend._get(stack)
-    with backend._write_mutex:
-        backend._bases[stack] = (token, None)  # the base is the current bytes, unparsed
-    return backend.write(stack, replace(state, stack_name=stack), lock, exact=True)
+    ``.backup``, the bucket's versions, or its backup object where the bucket keeps no versions):
+    :meth:`StateBackend.overwrite`."""
+    return backend.overwrite(stack, state, lock)
 
 
 def previous_version(entries: list[HistoryEntry]) -> HistoryEntry | None:
@@ -61,7 +56,7 @@ def next_serial(entries: list[HistoryEntry], restored: StackState) -> int:
     return max([restored.serial, *(e.serial for e in entries if e.serial is not None)]) + 1
 
 
-def read_chosen(backend: BaseBackend, stack: str, entry: HistoryEntry) -> StackState:
+def read_chosen(backend: StateBackend, stack: str, entry: HistoryEntry) -> StackState:
     try:
         return backend.read_version(stack, entry.version_id)
     except HotcError as exc:

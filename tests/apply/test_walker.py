@@ -5,6 +5,7 @@ instead of hanging)."""
 
 from __future__ import annotations
 
+import _thread
 import random
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -270,3 +271,23 @@ def test_an_empty_graph_and_a_wait_on_an_unknown_node() -> None:
     assert res == WalkResult((), (), frozenset())
     with pytest.raises(ValueError, match="not in the graph"):
         Walker(["a"], {"a": ["ghost"]}, Recorder(), workers=1)
+
+
+def test_an_interrupt_while_waiting_abandons_the_steps_in_flight() -> None:
+    # a second Ctrl-C: the walk's thread gets a KeyboardInterrupt while it waits; it returns at once, without
+    # waiting for the step in flight, and starts nothing more
+    release = threading.Event()
+
+    def body(key: str) -> bool:
+        if key == "stuck":
+            _thread.interrupt_main()  # what Ctrl-C does to the walk's (main) thread
+            assert release.wait(WAIT)
+        return True
+
+    rec = Recorder(body)
+    try:
+        res = walk(["stuck", "next"], {"next": ["stuck"]}, rec, workers=1)
+    finally:
+        release.set()
+    assert res.abandoned and not res.done and not res.failed
+    assert res.started == {"stuck"}

@@ -106,6 +106,7 @@ def test_failed_markdown_plan_writes_a_comment_with_the_error(work: Path) -> Non
     assert res.returncode == 1
     assert res.stdout.startswith("<!-- hotc-plan-comment stack=undeclared -->")
     assert "The plan failed" in res.stdout
-    assert "undeclared.yaml:6:15: the template cannot be evaluated for planning" in res.stdout
+    assert 'undeclared.yaml:6:15: error: the parameter "nope" is not declared' in res.stdout
+    assert "error: undeclared.yaml:6:15: the template cannot be evaluated for planning" in res.stdout
     res = run_hotc(work, "plan", "-t", "undeclared.yaml")
     assert res.stdout == ""  # other formats write nothing on stdout when the plan fails

@@ -127,3 +127,31 @@ def test_a_rule_without_remote_address_is_open_to_all(lint_text) -> None:  # typ
     assert _of(report, "HOT101") == [(Kind.FINDING, "sg")]
     assert _of(report, "HOT102") == []  # a remote group: not the world
     assert _of(report, "HOT103") == []  # icmp has no ports; egress is not ingress
+
+
+def test_secrets_in_other_types_properties(lint_text) -> None:  # type: ignore[no-untyped-def]
+    report = lint_text(
+        """
+        heat_template_version: 2018-08-31
+        parameters:
+          svc_token: {type: string}
+        resources:
+          db:
+            type: OS::Zun::Container
+            properties:
+              image: mysql:5.7
+              environment: {MYSQL_ROOT_PASSWORD: rootpass, MYSQL_DATABASE: wordpress}
+          svc:
+            type: OS::Manila::SecurityService
+            properties: {type: ldap, user: manila, password: {get_param: svc_token}}
+          server:
+            type: OS::Nova::Server
+            properties: {flavor: m1, image: cirros, admin_pass: hunter22}
+        """
+    )
+    found = {(f.subject, f.message) for f in report.active() if f.rule.id == "HOT005"}
+    assert found == {
+        ("db", "environment: MYSQL_ROOT_PASSWORD is written in clear"),
+        ("svc", "password comes from parameter 'svc_token', which is not hidden"),
+    }  # the server's admin_pass is HOT201's, not reported twice
+    assert [f.subject for f in report.active() if f.rule.id == "HOT201"] == ["server"]

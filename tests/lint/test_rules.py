@@ -47,7 +47,9 @@ def test_the_rule_set() -> None:
     assert len(RULES) >= 25
     assert len({r.id for r in RULES}) == len(RULES)
     assert len({r.name for r in RULES}) == len(RULES)
-    services = {t.split("::")[1] for r in RULES for t in r.types} | {"Template" for r in RULES if not r.types}
+    services = {t.split("::")[1] for r in RULES for t in r.types if t != "*"} | {
+        "Template" for r in RULES if not r.types
+    }
     assert {
         "Nova",
         "Neutron",
@@ -68,6 +70,6 @@ def test_the_rule_set() -> None:
 def test_rules_read_types_hotc_knows() -> None:
     from hotc.providers.registry import get_schema
 
-    unknown = {t for r in RULES for t in r.types if get_schema(t) is None}
+    unknown = {t for r in RULES for t in r.types if t != "*" and get_schema(t) is None}
     # the one type hotc has no schema for yet is Heat's OS::Neutron::RBACPolicy (its property names are Heat's)
     assert unknown <= {"OS::Neutron::RBACPolicy"}

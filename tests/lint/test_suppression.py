@@ -96,3 +96,26 @@ def test_a_bad_hotc_toml_is_an_error_naming_it(tmp_path: Path, text: str, messag
     with pytest.raises(HotcError) as err:
         load_config(tmp_path)
     assert "hotc.toml" in err.value.message and message in err.value.message
+
+
+def test_a_comment_at_the_end_of_the_entry_before_is_not_this_ones(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "t.yaml",
+        """
+        heat_template_version: 2018-08-31
+        resources:
+          bastion:
+            type: OS::Neutron::SecurityGroup
+            properties:
+              rules: [{protocol: tcp, port_range_min: 22, port_range_max: 22}]
+            # hotc:skip=HOT1* the bastion is reached from anywhere
+          db:
+            type: OS::Neutron::SecurityGroup
+            properties:
+              rules: [{protocol: tcp, port_range_min: 3306, port_range_max: 3306}]
+        """,
+    )
+    assert _states(lint(path)) == {
+        ("HOT101", "bastion"): "the bastion is reached from anywhere",
+        ("HOT102", "db"): None,
+    }

@@ -14,6 +14,9 @@ SECRET_ATTRIBUTES = {
     "OS::Barbican::Order": ("private_key",),
     "OS::Barbican::Secret": ("decrypted_payload",),
     "OS::Heat::RandomString": ("value",),
+    # a signal handle's token (and the curl command or URL holding it) lets anyone signal the stack
+    "OS::Heat::WaitConditionHandle": ("token", "curl_cli"),
+    "OS::Heat::SwiftSignalHandle": ("token", "curl_cli", "endpoint"),
 }
 
 

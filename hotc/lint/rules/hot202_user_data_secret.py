@@ -10,8 +10,9 @@ from hotc.lint.view import ResourceView
 
 
 def check(res: ResourceView) -> Iterator[Outcome]:
-    for what, pos in literal_secrets(res.expr("user_data"), res.template.files):
-        yield finding(f"user_data: {what}", pos or res.pos_at("user_data"))
+    for prop in ("user_data", "personality"):  # personality: files Nova injects (deprecated), as readable
+        for what, pos in literal_secrets(res.expr(prop), res.template.files):
+            yield finding(f"{prop}: {what}", pos or res.pos_at(prop))
 
 
 RULE = Rule(
