@@ -36,7 +36,7 @@ from hotc.apply.session import (
 from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
-from hotc.ops.stacks import stack_not_found
+from hotc.ops.stacks import require_stack, stack_not_found
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
     DENY_EXIT_CODE,
@@ -309,6 +309,7 @@ def refresh_only_now(
 ) -> int:
     """``hotc apply --refresh-only``: plan the drift now, show it, and once approved record it in the state
     (the plan's freshness is checked again under the lock, so a state moved meanwhile is refused)."""
+    require_stack(stack, backend, hint=": there is nothing to refresh")
     with backend.lock(stack, "plan", timeout=opts.lock_timeout):
         state, _token = backend.read(stack)
     if state is None:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
+from hotc.ops.stacks import require_stack
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
     ConstraintRules,
@@ -330,6 +331,13 @@ def plan(
         )
     notes: tuple[str, ...] = ()
     events: tuple[Any, ...] = ()
+    if recorded is None and not has_template:
+        # a plan from the state alone of a stack that has none: said before any lock is taken (no lock file)
+        require_stack(
+            request.stack,
+            backend_from_config(request.backend, request.cwd),
+            hint=": there is nothing to destroy or refresh",
+        )
     if recorded is None:
         recorded, events, notes = read_recorded(request)
     state = recorded.state

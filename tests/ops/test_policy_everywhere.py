@@ -133,3 +133,13 @@ def test_lifecycle_of_a_stack_that_does_not_exist(tmp_path: Path) -> None:
         r = hotc(tmp, action, "ghost")
         assert r.returncode == 1 and "stack not found: 'ghost'" in r.stderr and "stacks there: s" in r.stderr
     assert not any(p.name.startswith("ghost") for p in (tmp / ".hotc").iterdir())
+
+
+def test_a_plan_from_the_state_of_a_stack_that_does_not_exist(tmp_path: Path) -> None:
+    tmp = _applied(tmp_path)
+    for flag in ("--destroy", "--refresh-only"):
+        r = hotc(tmp, "plan", "ghost", flag)
+        assert (
+            r.returncode == 1 and "stack not found: 'ghost'" in r.stderr and "nothing to destroy" in r.stderr
+        )
+    assert not any(p.name.startswith("ghost") for p in (tmp / ".hotc").iterdir())
