@@ -11,10 +11,10 @@ priority, and a ``visit`` function that does the work of one node and returns it
 - **Parallelism**: at most ``workers`` threads run visits; ``limit()``, read before each start, may hold back
   the next starts below that (a throttle). ``on_success`` is told of every node that finished ``ok`` (the
   throttle raises its limit again).
-- **Failure**: a result that is not ``ok`` stops new starts; nodes in flight finish. Its dependents (and
-  every node not started) are reported as never started.
-- **Cancellation**: ``stopped()`` is polled before each start and at least every :data:`POLL` seconds while
-  waiting; once it says True, nothing new starts and the nodes in flight finish. A ``KeyboardInterrupt`` while
+- **Failure**: a result that is not ``ok`` stops new starts; nodes in flight finish. Its dependents, and
+  every node not started yet, never start (``WalkResult.started`` tells which did).
+- **Cancellation**: ``stopped()`` is polled before each round of starts (after each result taken in) and at
+  least every :data:`POLL` seconds while waiting; once it says True, nothing new starts and the nodes in flight finish. A ``KeyboardInterrupt`` while
   waiting ends the walk at once without waiting for the nodes in flight (``WalkResult.abandoned``).
 - **Nodes off the pool**: a node for which ``unpooled(key)`` is True runs on a thread of its own and takes no
   slot of ``limit()`` (a wait between batches of a rolling update: it calls no cloud API, and must not hold

@@ -14,7 +14,7 @@ from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperCommand, TyperGroup
 from typer.exceptions import Abort
 
-from hotc.cli.common import did_you_mean, display_diagnostics, display_message
+from hotc.cli.common import WARNED_AT, WARNINGS, did_you_mean, display_diagnostics, display_message
 from hotc.cli.helpstyle import tidy
 from hotc.cli.params import lighten
 from hotc.errors import HotcError
@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
+    "protect": ("protect_cmd", "Protect a stack or its resources from destroy, delete and replace."),
     "resource": ("apply", "The stack's recorded resources (list, show)."),
     "resume": ("apply", "Resume the stack's suspended resources."),
     "show": ("plan", "Render a saved plan or a stack's recorded state."),
@@ -44,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "suspend": ("apply", "Suspend the stack's resources that can be suspended."),
     "template": ("apply", "The template as last applied (show)."),
     "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
+    "unprotect": ("protect_cmd", "Lift protection marks set by 'hotc protect'."),
     "validate": ("validate", "Check a template the way Heat's template validate does."),
     "watch": ("watch_cmd", "Execute a stack's scaling signals as they arrive (a long-running reconciler)."),
 }
@@ -75,6 +77,31 @@ def error_lines(exc: HotcError) -> tuple[list[str], str]:
     return [str(d) for d in diags], display_message(message)
 
 
+def once_with_warnings(invoke: Any) -> Any:
+    """A command's error about a spot its warnings already described (an undeclared ``get_param``: a
+    warning at load, then the planner's error at the same position) keeps its position and says "see the
+    warning above" instead of printing the same fact again."""
+
+    def run(ctx: Any) -> Any:
+        try:
+            return invoke(ctx)
+        except HotcError as exc:
+            warned = ctx.meta.get(WARNED_AT) or set()
+            repeated = [d for d in display_diagnostics(exc.diagnostics) if str(d.pos) in warned]
+            if repeated:
+                exc.diagnostics = tuple(
+                    d
+                    for d, shown in zip(exc.diagnostics, display_diagnostics(exc.diagnostics), strict=False)
+                    if str(shown.pos) not in warned
+                )
+                for d in repeated:
+                    exc.message = exc.message.replace(f": {d.message}", "")
+                exc.message += " (see the warning above)"
+            raise
+
+    return run
+
+
 def comment_on_failure(invoke: Any) -> Any:
     """``plan --format markdown`` that fails still writes a comment (showing the error) on stdout: a bot that
     posts what plan wrote posts the failure, not an empty comment, and replaces the last plan's."""
@@ -91,7 +118,8 @@ def comment_on_failure(invoke: Any) -> Any:
                     os.path.splitext(os.path.basename(template))[0] if template else ""
                 )
                 diags, message = error_lines(exc)
-                sys.stdout.write(render_error_markdown(stack or "-", message, diags))
+                shown = [*(ctx.meta.get(WARNINGS) or []), *diags]
+                sys.stdout.write(render_error_markdown(stack or "-", message, shown))
                 sys.stdout.flush()
             raise
 
@@ -119,6 +147,8 @@ class LazyGroup(TyperGroup):
         group = typer.main.get_group(sub)
         assert isinstance(group, TyperGroup)
         for name, cmd in group.commands.items():
+            if name in ("plan", "apply"):
+                cmd.invoke = once_with_warnings(cmd.invoke)  # type: ignore[method-assign]
             if name == "plan":
                 cmd.invoke = comment_on_failure(cmd.invoke)  # type: ignore[method-assign]
             tidy(name, cmd)  # the house help style, metavars, examples, completion (hotc/cli/helpstyle.py)
@@ -285,4 +315,4 @@ def main(argv: list[str] | None = None) -> None:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
     # standalone_mode=False: a command's typer.Exit(N) comes back as N; a command that returns gives None
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)

@@ -717,7 +717,11 @@ def events_command(
     if not events and not follow:
         state, _ = b.read(stack)
         if state is None:
-            raise HotcError(f"stack {stack!r} has no state and no events in {b.describe()}")
+            from hotc.cli.common import other_stacks
+
+            raise HotcError(
+                f"stack {stack!r} has no state and no events in {b.describe()}.{other_stacks(b, stack)}"
+            )
     # a run holding the lock after an earlier run's end event: a new run is starting, follow it
     ended = show(events) and not active
     if events:

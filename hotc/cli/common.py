@@ -126,6 +126,23 @@ def display_message(message: str) -> str:
     return message.replace(cwd.rstrip(os.sep) + os.sep, "") if cwd != os.sep else message
 
 
+# The click context's ``meta`` key (shared by the contexts of one run) under which a command's printed warnings
+# are kept by position: an error about the same spot then says "see the warning above" instead of repeating it
+WARNED_AT = "hotc.warned_at"
+WARNINGS = "hotc.warnings"  # the lines, for a report that gathers them (the failed plan's comment)
+
+
+def remember_warning(d: Diagnostic) -> None:
+    """Note that the warning ``d`` (positions as displayed) was printed by the command running now."""
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta.setdefault(WARNINGS, []).append(str(d))
+        if d.pos is not None:
+            ctx.meta.setdefault(WARNED_AT, set()).add(str(d.pos))
+
+
 def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     """Diagnostics as every command prints them: paths as the user gave them, sorted by file and position,
     each problem once."""
@@ -193,6 +210,7 @@ def load_for_command(
         sink.write(str(d) + "\n")
         if warnings is not None:
             warnings.append(d)
+        remember_warning(d)
     if errors or loaded is None:
         raise HotcError(
             f"{display_path(str(template))}: the template has {len(errors)} error(s); nothing was {verb}",

@@ -54,8 +54,8 @@ OPTION_METAVARS: dict[str, str] = {
 # By value type, for an option the table does not name
 TYPE_METAVARS: dict[str, str] = {"Path": "FILE", "int": "N", "float": "NUMBER", "str": "TEXT"}
 ARGUMENT_METAVARS: dict[str, str] = {
-    "what": "PLANFILE|STACK",
-    "target": "PLANFILE|STACK",
+    "what": "PLANFILE | STACK",
+    "target": "PLANFILE | STACK",
     "type_name": "TYPE",
     "addresses": "ADDR",
     "address": "ADDR",
@@ -82,6 +82,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "lint": ("hotc lint -t web.yaml --fail-on medium", "hotc lint -t web.yaml --format sarif > lint.sarif"),
     "output": ("hotc output web url --format json",),
+    "protect": ('hotc protect prod db --reason "holds the customer data"', "hotc protect prod"),
     "plan": (
         "hotc plan -t web.yaml -e prod.env.yaml -o web.plan",
         "hotc plan -t web.yaml --detailed-exitcode --format markdown > comment.md",
@@ -111,6 +112,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "types show": ("hotc types show OS::Nova::Server",),
     "validate": ("hotc validate -t web.yaml -e prod.env.yaml", "hotc validate -t web.yaml --format sarif"),
     "watch": ("hotc watch web --interval 5",),
+    "unprotect": ("hotc unprotect prod db",),
 }
 
 

@@ -435,7 +435,7 @@ def state_history(
     b = open_backend(backend)
     entries = b.history(stack)
     if not entries:
-        raise HotcError(f"stack '{stack}' has no state in {b.describe()}")
+        raise HotcError(f"stack '{stack}' has no state in {b.describe()}.{other_stacks(b, stack)}")
     if fmt == "json":
         rows = [
             {

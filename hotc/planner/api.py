@@ -111,6 +111,7 @@ if TYPE_CHECKING:
     from hotc.planner.present import SENSITIVE
     from hotc.planner.present import fmt as format_value
     from hotc.planner.prices import PriceTable, load_prices
+    from hotc.planner.protection import check_protection, covering_mark, protection_violations
     from hotc.planner.refresh import DriverReader, driver_reader, read_again, refresh_resources
     from hotc.planner.render.graph import from_dependencies, from_plan, render_dot, render_mermaid
     from hotc.planner.render.json import render_json
@@ -174,6 +175,9 @@ _HOME: dict[str, tuple[str, str]] = {
     "check_constraints": ("hotc.planner.constraints", "check_constraints"),
     "check_deny": ("hotc.planner.policy", "check_deny"),
     "check_plan_fresh": ("hotc.planner.planfile", "check_plan_fresh"),
+    "check_protection": ("hotc.planner.protection", "check_protection"),
+    "covering_mark": ("hotc.planner.protection", "covering_mark"),
+    "protection_violations": ("hotc.planner.protection", "protection_violations"),
     "environment_paths": ("hotc.planner.planfile", "environment_paths"),
     "hidden_names": ("hotc.planner.planfile", "hidden_names"),
     "cloud_configured": ("hotc.planner.constraints", "cloud_configured"),
@@ -269,6 +273,9 @@ __all__ = [
     "check_constraints",
     "check_deny",
     "check_plan_fresh",
+    "check_protection",
+    "covering_mark",
+    "protection_violations",
     "cloud_configured",
     "cloud_constraints_needed",
     "cooldown_after",

@@ -23,6 +23,7 @@ from hotc.state.document import (
     GroupState,
     OutputState,
     ParameterRecord,
+    ProtectMark,
     ResourceState,
     ScalingDecision,
     StackState,
@@ -270,6 +271,15 @@ def stored_template(state: StackState, key: bytes | None) -> dict[str, Any]:
 
 def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
     """Everything of ``state``'s JSON form but its resources."""
+    top = _top_fields(state, key)
+    if state.protected:  # absent when empty: a document without marks is written as before they existed
+        top["protected"] = {
+            a: {"by": m.by, "at": m.at, "reason": m.reason} for a, m in sorted(state.protected.items())
+        }
+    return top
+
+
+def _top_fields(state: StackState, key: bytes | None) -> dict[str, Any]:
     return {
         "groups": {a: group_to_dict(g) for a, g in sorted(state.groups.items())},
         "format_version": FORMAT_VERSION,
@@ -592,6 +602,20 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
         groups={
             a: group_from_dict(a, g, source) for a, g in _get(d, "groups", dict, source, where, {}).items()
         },
+        protected={
+            a: _mark_from_dict(a, m, source) for a, m in _get(d, "protected", dict, source, where, {}).items()
+        },
+    )
+
+
+def _mark_from_dict(addr: str, d: Any, source: str) -> ProtectMark:
+    where = f"protected.{addr or '(stack)'}"
+    if not isinstance(d, dict):
+        raise _bad(source, f"{where}: expected an object, found {type(d).__name__}")
+    return ProtectMark(
+        by=_get(d, "by", str, source, where),
+        at=_get(d, "at", str, source, where),
+        reason=_get(d, "reason", str, source, where, ""),
     )
 
 

@@ -40,7 +40,14 @@ def applied(work: Path) -> Path:
 
 
 def test_a_missing_stack_lists_the_stacks_and_the_closest(applied: Path) -> None:
-    for args in (("output", "qucikstart"), ("state", "list", "qucikstart"), ("state", "pull", "qucikstart")):
+    for args in (
+        ("output", "qucikstart"),
+        ("state", "list", "qucikstart"),
+        ("state", "pull", "qucikstart"),
+        ("state", "history", "qucikstart"),
+        ("events", "qucikstart"),
+        ("resource", "list", "qucikstart"),
+    ):
         res = run_hotc(applied, *args)
         assert res.returncode == 1, args
         assert "Did you mean 'quickstart'?" in res.stderr, (args, res.stderr)

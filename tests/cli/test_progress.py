@@ -96,3 +96,25 @@ def test_without_a_total_the_count_is_plain() -> None:
     p = RichProgress(Console(file=io.StringIO()), clock=Clock())
     p(resource_event("a", "T", "CREATE_COMPLETE", "state changed"))
     assert "1 done" in p.text()
+
+
+def test_apply_tells_the_progress_how_many_resources_it_acts_on(tmp_path: Any, monkeypatch: Any) -> None:
+    import shutil
+    from pathlib import Path
+
+    import hotc.apply.progress as progress
+    from tests.clirun import run_hotc
+
+    told: list[int] = []
+
+    class Recorder(progress.PlainProgress):
+        def expect(self, total: int) -> None:
+            told.append(total)
+
+    monkeypatch.setattr(progress, "progress_for", lambda stream=None: Recorder(stream or io.StringIO()))
+    shutil.copy(
+        Path(__file__).resolve().parents[2] / "examples" / "quickstart.yaml", tmp_path / "quickstart.yaml"
+    )
+    res = run_hotc(tmp_path, "apply", "-t", "quickstart.yaml", "--auto-approve")
+    assert res.returncode == 0, res.stderr
+    assert told == [5]

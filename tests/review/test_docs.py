@@ -6,7 +6,12 @@ and every resource type. ``.ci/run`` also builds the whole site with ``mkdocs bu
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -102,3 +107,20 @@ def test_format_pages_come_from_the_schemas() -> None:
     state = hook.schema_page("state")
     assert "| `resource_changes` |" in plan and "| `format_version` |" in plan
     assert "| `lineage` | string | yes |" in state
+
+
+def test_readme_tour_works_as_written(tmp_path: Path) -> None:
+    """The README's offline tour, pasted in order in a fresh directory holding the examples: every command
+    succeeds (the venv's ``hotc`` is this interpreter's ``-m hotc``)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    tour = readme.split("## A tour", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = [line.split("#", 1)[0].strip() for line in tour.splitlines()]
+    commands = [line for line in lines if line and line != ". .venv/bin/activate"]
+    assert len(commands) >= 8 and all(c.startswith("hotc ") for c in commands), commands
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "HOTC_"))}
+    env["PYTHONPATH"] = str(REPO)
+    for command in commands:
+        argv = [sys.executable, "-m", "hotc", *shlex.split(command)[1:]]
+        done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
