@@ -12,6 +12,7 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import IO, Any
 
+from hotc.apply.cancel import watch_for_cancel
 from hotc.apply.executor import ExecOptions, Executor
 from hotc.apply.resolve import StateResolver
 from hotc.apply.scaling import group_states
@@ -266,7 +267,7 @@ def run_apply(
                 desired_info=desired.resources if desired is not None else {},
                 on_log=getattr(show, "log", None),
             )
-            with interrupt_handlers(executor, err):
+            with interrupt_handlers(executor, err), watch_for_cancel(backend, stack, executor, err):
                 rep = executor.run()
         final = rep.state
         if desired is not None and plan_.mode == "normal":
