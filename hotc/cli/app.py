@@ -25,6 +25,7 @@ from hotc.errors import HotcError
 # tests/review/test_lazy_cli.py checks the table against what each module registers.
 COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply", "Make the cloud match a plan (a saved PLANFILE, or one made now from -t)."),
+    "cancel": ("cancel_cmd", "Cancel the apply or destroy running on a stack, from anywhere."),
     "check": ("apply", "Check that every resource of the stack still exists."),
     "destroy": ("apply", "Delete every resource of the stack."),
     "drift": (

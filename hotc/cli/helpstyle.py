@@ -117,6 +117,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "validate": ("hotc validate -t web.yaml -e prod.env.yaml", "hotc validate -t web.yaml --format sarif"),
     "watch": ("hotc watch web --interval 5",),
     "unprotect": ("hotc unprotect prod db",),
+    "cancel": ("hotc cancel prod", "hotc cancel prod --no-wait"),
 }
 
 
