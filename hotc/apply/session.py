@@ -18,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
 
+from hotc.apply.cancel import watch_for_cancel
 from hotc.apply.durations import learned
 from hotc.apply.events import resource_event
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
@@ -516,7 +517,7 @@ def run_apply(
                 desired_info=desired.resources if desired is not None else {},
                 on_log=getattr(show, "log", None),
             )
-            with interrupt_handlers(executor, err):
+            with interrupt_handlers(executor, err), watch_for_cancel(backend, stack, executor, err):
                 rep = executor.run()
         final = rep.state
         if desired is not None and plan.mode == "normal":
