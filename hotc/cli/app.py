@@ -116,7 +116,7 @@ def comment_on_failure(invoke: Any) -> Any:
             return invoke(ctx)
         except HotcError as exc:
             if ctx.params.get("fmt") == "markdown":
-                from hotc.planner.render.markdown import render_error_markdown
+                from hotc.planner.api import render_error_markdown
 
                 template = ctx.params.get("template")
                 stack = ctx.params.get("stack") or (
