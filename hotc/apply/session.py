@@ -150,7 +150,8 @@ def reseal_hidden_values(backend: Any, stack: str, state: StackState, lk: Any, e
 
 def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
     """The template as applied, for ``hotc template show`` and ``--existing``: main path, files (relative path
-    -> text), environments, and the names of the hidden parameters (the state's writer takes their values out
+    -> text), environments, ``path`` (where the template was: relative to the project root, else absolute),
+    and the names of the hidden parameters (the state's writer takes their values out
     of the environment files it keeps: :func:`hotc.state.codec.stored_template`)."""
     inputs = plan.inputs or {}
     if inputs.get("sources") and inputs.get("template"):
@@ -160,12 +161,15 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
         for rel, path in zip(environments, environment_paths(loaded), strict=False):
             if rel in files and path in loaded.sources:
                 files[rel] = loaded.sources[path]
-        return {
+        record = {
             "main": inputs["template"],
             "files": files,
             "environments": environments,
             "hidden_parameters": sorted(hidden_names(loaded)),
         }
+        if isinstance(inputs.get("template_path"), str):
+            record["path"] = inputs["template_path"]  # where the template is: the stack's identity
+        return record
     root, rel = relative_sources(loaded.sources)
     main = (
         os.path.relpath(os.path.abspath(loaded.template.path), root).replace(os.sep, "/")

@@ -187,10 +187,34 @@ def plan_command(
     allow_outside_files: AllowOutsideOpt = False,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
-    """Show exactly what apply would do: every action, every changed property, and why.
+    """Show exactly what apply would do: every action, every changed property, and why. In a project
+    (hotc.toml with [stacks.NAME] tables), 'hotc plan NAME' plans a pinned stack, and 'hotc plan' every one.
 
     Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present (only with
     --detailed-exitcode), 3 a --deny / --policy-file rule is violated (the plan is printed, not saved)."""
+    from hotc.cli.project import load_project, pinned, refuse_file_as_stack
+
+    refuse_file_as_stack(stack, template, "plan")
+    plain = not existing and not destroy and not refresh_only and template is None
+    project = load_project() if plain else None
+    if plain and stack is None and project is not None and project.stacks:
+        if out is not None:
+            raise HotcError("-o saves one plan: name the stack ('hotc plan NAME -o FILE')")
+        _plan_every_stack(project, fmt, detailed_exitcode, max_template_size)
+        return
+    entry = pinned(stack, template, project)
+    if entry is not None:
+        template = entry.template
+        environment = [*entry.environments, *(environment or [])]
+        parameter = [f"{k}={v}" for k, v in entry.parameters.items()] + list(parameter or [])
+        parameter_file = [f"{k}={v}" for k, v in entry.parameter_files.items()] + list(parameter_file or [])
+        backend = backend or entry.backend
+        deny = [*entry.deny, *(deny or [])]
+        warn = [*entry.warn, *(warn or [])]
+        if policy_file is None and entry.policy_files:
+            policy_file = entry.policy_files[0]
+        if parallelism == DEFAULT_PARALLELISM and entry.parallelism is not None:
+            parallelism = entry.parallelism
 
     def run(
         tpl: Path | None,
@@ -253,6 +277,35 @@ def plan_command(
         raise HotcError(
             exc.message, exit_code=exc.exit_code, diagnostics=tuple(_display(exc.diagnostics))
         ) from exc
+
+
+def _plan_every_stack(project: Any, fmt: str, detailed_exitcode: bool, max_size: int) -> None:
+    """``hotc plan`` in a project: every pinned stack in turn. The exit code is the worst of theirs: an error
+    (1), then a policy refusal (3), then changes present (2, with --detailed-exitcode)."""
+    rank = {0: 0, 2: 1, 3: 2, 1: 3}
+    worst = 0
+    for name in sorted(project.stacks):
+        print(f"==> {name}", file=sys.stderr)
+        code = 0
+        try:
+            plan_command(
+                stack=name,
+                fmt=fmt,
+                detailed_exitcode=detailed_exitcode,
+                max_template_size=max_size,
+                environment=None,
+                parameter=None,
+                parameter_file=None,
+            )
+        except typer.Exit as exc:
+            code = exc.exit_code
+        except HotcError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            code = exc.exit_code or 1
+        if rank.get(code, 3) > rank.get(worst, 3):
+            worst = code
+    if worst:
+        raise typer.Exit(worst)
 
 
 def plan_wiring(
@@ -337,8 +390,12 @@ def _plan(
     check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
         raise HotcError("--destroy and --refresh-only cannot be combined")
+    from hotc.cli.project import load_project, template_identity
+
     request = PlanRequest(
         stack=stack_name_for(stack, template),
+        template_path=template_identity(template, load_project()) if template is not None else None,
+        name_given=stack is not None,
         template=template,
         environments=tuple(environment or ()),
         parameters=parse_parameters(parameter) if given is None else given[0],

@@ -189,3 +189,22 @@ def init_text(entry: StackEntry, root: Path) -> str:
     if entry.parallelism is not None:
         lines.append(f"parallelism = {entry.parallelism}")
     return "\n".join(lines) + "\n"
+
+
+def refuse_file_as_stack(stack: str | None, template: Path | None, command: str) -> None:
+    """A STACK argument that names an existing file is a slip (``hotc apply plan.json -t t.yaml`` would make a
+    stack called ``plan.json``): refused, saying what to type."""
+    if stack is None or template is None or not Path(stack).is_file():
+        return
+    raise HotcError(
+        f"{stack!r} is a file, not a stack name. A saved plan is applied alone ('hotc apply {stack}'); with "
+        f"-t give the stack's NAME (or none: the template's file name gives it): 'hotc {command} -t {template} "
+        "NAME'"
+    )
+
+
+def pinned(stack: str | None, template: Path | None, project: Project | None) -> StackEntry | None:
+    """The project file's entry for ``stack`` when the command names a stack and gives no template."""
+    if template is not None or stack is None or project is None:
+        return None
+    return project.stacks.get(stack)

@@ -75,6 +75,9 @@ class ApplyOptions:
         default_factory=Policy
     )  # --deny, --warn, --policy-file: a plan they refuse never runs
     missing_ok: bool = False  # destroy: a stack with no state is nothing to destroy, not an error
+    # the template's identity (relative to the project root) and whether the stack's name was given
+    template_path: str | None = None
+    name_given: bool = True
 
     @property
     def plans_with_options(self) -> bool:
@@ -197,6 +200,8 @@ def run_apply(
                 os_cloud=opts.os_cloud,
                 signal_store=opts.signal_store,
                 allow_outside_files=opts.allow_outside_files,
+                template_path=opts.template_path,
+                name_given=opts.name_given,
                 decide_signals=not destroy,
                 cwd=cwd,
             )

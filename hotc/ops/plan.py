@@ -149,6 +149,10 @@ class PlanRequest:
     cwd: Path | None = None
     checks: tuple[str, ...] | None = None
     lock_state: bool = True
+    # the template's identity as the state records it (relative to the project root; None: its absolute
+    # path), and whether the stack's name was given (else it came from the template's file name)
+    template_path: str | None = None
+    name_given: bool = True
 
 
 @model
@@ -269,6 +273,45 @@ CHECKS: tuple[PlanCheck, ...] = (
 )
 
 
+# ------------------------------------------------------------------------------------------- identity
+
+
+def template_path(request: PlanRequest) -> str:
+    """Where the stack's template is, as the state records it: the request's identity (relative to the
+    project root), else the template's absolute path."""
+    if request.template_path:
+        return request.template_path
+    assert request.template is not None
+    return Path(request.template).resolve().as_posix()
+
+
+def _same_template(recorded: str, request: PlanRequest) -> bool:
+    absolute = Path(request.template or "").resolve().as_posix()
+    if recorded in (template_path(request), absolute):
+        return True
+    return not recorded.startswith("/") and absolute.endswith("/" + recorded)
+
+
+def check_identity(request: PlanRequest, state: StackState | None) -> tuple[str, ...]:
+    """A stack applied from one template and now planned from another: two files with the same name (every
+    ``template.yaml`` gives stack ``template``) would plan the first one's resources away. Refused when the
+    stack's name was derived from the file name; a warning when it was given."""
+    recorded = (state.template or {}).get("path") if state is not None else None
+    if not isinstance(recorded, str) or not recorded or _same_template(recorded, request):
+        return ()
+    now = template_path(request)
+    if not request.name_given:
+        raise HotcError(
+            f"stack {request.stack!r} was applied from {recorded}, and this template is {now}: its name comes "
+            f"from the file name, so the two would be taken for one stack. Name the stack: 'hotc plan -t {now} "
+            f"NAME' for a new stack, or 'hotc plan -t {now} {request.stack}' to put this template in the "
+            "place of the other one"
+        )
+    return (
+        f"warning: stack {request.stack!r} was applied from {recorded}; this plan puts {now} in its place",
+    )
+
+
 # ------------------------------------------------------------------------------------------- the pipeline
 
 
@@ -382,6 +425,8 @@ def plan(
         imports=request.imports,
     )
     against = state if state is not None and (state.serial > 0 or state.resources) else None
+    if request.template is not None and request.mode == "normal":
+        notes += check_identity(request, against)
     made = make_plan(desired, against, options, refreshed)
     subject = CheckSubject(request, wiring, desired, loaded, state, recorded.backend, signals, rules)
     checked = Checked(made, notes)
@@ -394,13 +439,16 @@ def plan(
         result = replace(
             result,
             template_digest=template_digest(loaded),
-            inputs=plan_inputs(
-                loaded,
-                request.template,
-                list(request.environments),
-                dict(request.parameters),
-                dict(request.parameter_files),
-            ),
+            inputs={
+                **plan_inputs(
+                    loaded,
+                    request.template,
+                    list(request.environments),
+                    dict(request.parameters),
+                    dict(request.parameter_files),
+                ),
+                "template_path": template_path(request),
+            },
         )
     result = replace(result, warnings=tuple(str(w) for w in warned_by_template))
     if request.review:

@@ -1,6 +1,7 @@
 """Where a stack's state lives: ``--backend``, env ``HOTC_BACKEND``, ``hotc.toml``, or ``.hotc/``.
 
-``hotc.toml`` in the working directory::
+``hotc.toml`` in the working directory or the nearest parent that has one (the project's root; the default
+``.hotc/`` is beside it)::
 
     [backend]
     url = "s3://my-bucket/hotc"      # or "local" / a directory
@@ -107,9 +108,20 @@ def _check_options(table: dict[str, Any], kind: str, origin: str) -> dict[str, A
     return out
 
 
+def project_dir(cwd: Path) -> Path:
+    """The directory of the nearest ``hotc.toml`` (``cwd`` or a parent, as git finds ``.git``), else ``cwd``:
+    a project's default local state is beside its project file, wherever in the project a command runs."""
+    here = cwd.resolve()
+    for d in (here, *here.parents):
+        if (d / CONFIG_FILE).is_file():
+            return d
+    return cwd
+
+
 def resolve_backend_config(url: str | None, cwd: Path, env: dict[str, str]) -> BackendConfig:
-    table = _read_toml(cwd)
-    toml_origin = str(cwd / CONFIG_FILE)
+    root = project_dir(cwd)
+    table = _read_toml(root)
+    toml_origin = str(root / CONFIG_FILE)
     if url:
         cfg = parse_url(url, cwd, "--backend")
     elif env.get(BACKEND_ENV):
@@ -117,13 +129,13 @@ def resolve_backend_config(url: str | None, cwd: Path, env: dict[str, str]) -> B
     elif table is not None and table.get("url") is not None:
         if not isinstance(table["url"], str):
             raise HotcError(f"{toml_origin}: error: [backend] url must be a string")
-        cfg = parse_url(table["url"], cwd, toml_origin)
+        cfg = parse_url(table["url"], root, toml_origin)
     else:
-        cfg = BackendConfig(kind="local", path=str(cwd / LOCAL_DIR), origin="default")
+        cfg = BackendConfig(kind="local", path=str(root / LOCAL_DIR), origin="default")
     # Options in hotc.toml apply when it names the same kind of backend (or names none).
     if table is not None:
         toml_kind = (
-            parse_url(table["url"], cwd, toml_origin).kind if isinstance(table.get("url"), str) else cfg.kind
+            parse_url(table["url"], root, toml_origin).kind if isinstance(table.get("url"), str) else cfg.kind
         )
         if toml_kind == cfg.kind:
             cfg = BackendConfig(

@@ -38,7 +38,7 @@ from urllib.parse import unquote, urlparse
 
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.state.config import CONFIG_FILE, BackendConfig
+from hotc.state.config import CONFIG_FILE, BackendConfig, project_dir
 
 if TYPE_CHECKING:
     from hotc.state.backend import StateBackend
@@ -128,8 +128,9 @@ def resolve_signal_store(
 ) -> SignalStoreConfig | None:
     """The signal store chosen by ``url`` (``--signal-store``), ``HOTC_SIGNAL_STORE``, ``[signals]`` in
     ``hotc.toml``, else the S3 state backend's bucket; None when there is none (a local state and nothing set)."""
-    table = _table(cwd)
-    toml_origin = str(cwd / CONFIG_FILE)
+    root = project_dir(cwd)
+    table = _table(root)
+    toml_origin = str(root / CONFIG_FILE)
     options = {k: v for k, v in table.items() if k in ("endpoint_url", "path_style", "region", "profile")}
     if url:
         (bucket, prefix), origin = _parse(url, "--signal-store"), "--signal-store"
