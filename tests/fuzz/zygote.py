@@ -2,7 +2,7 @@
 CPU-time alarm, an address-space limit and a wall-clock backstop, so a hang or a blow-up is detected, not
 suffered. Protocol: one JSON request per line on stdin, one JSON result per line on stdout.
 
-Request: ``{"id": N, "mode": "validate"|"plan", "files": {name: base64}, "envs": [name...]}``.
+Request: ``{"id": N, "mode": "validate"|"plan"|"apply", "files": {name: base64}, "envs": [name...]}``.
 Result: ``{"id": N, "kind": K, "detail": TEXT, "cpu": SECONDS, "rss_mb": MB, "exit": CODE}`` where K is
 ``ok`` (the command ran and said what it had to), ``traceback``, ``hang`` (over the CPU limit or the wall
 backstop), ``memory`` (MemoryError, or a peak RSS over the limit), ``crash`` (killed by a signal) or
@@ -102,8 +102,10 @@ def _prepare(req: dict[str, Any], workdir: str) -> list[str]:
     args = [req["mode"], "-t", "t.yaml"]
     for e in req.get("envs", ()):
         args += ["-e", e]
-    if req["mode"] == "plan":
+    if req["mode"] in ("plan", "apply"):
         args += ["--backend", os.path.join(workdir, "state")]
+    if req["mode"] == "apply":
+        args += ["--auto-approve"]
     return args
 
 
