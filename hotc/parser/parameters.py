@@ -22,7 +22,6 @@ from typing import Any
 from hotc.errors import Diagnostic, Pos, error, warning
 from hotc.parser.ir import MISSING, Constraint, Parameter, ParameterGroup, TemplateVersion
 from hotc.parser.limits import MAX_NESTING_DEPTH, nesting_depth
-from hotc.parser.patterns import PATTERN_CPU_SECONDS, PatternTooExpensive, matches_whole
 from hotc.parser.versions import (
     PARAMETER_TYPES,
     PSEUDO_PARAMETERS,
@@ -202,6 +201,9 @@ def check_constraint(c: Constraint, param_type: str, value: Any) -> str | None:
         elif c.kind == "allowed_pattern":
             if not isinstance(value, str):
                 return f"expected string or bytes-like object, got {type(value).__name__!r}"
+            # imported here: most templates have no pattern (start-up of a one-resource validate)
+            from hotc.parser.patterns import PATTERN_CPU_SECONDS, PatternTooExpensive, matches_whole
+
             try:
                 ok = matches_whole(c.spec, value)
             except PatternTooExpensive:

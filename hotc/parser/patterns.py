@@ -4,7 +4,8 @@ the value), in bounded time.
 A pattern with nested quantifiers (``(a+)+$``) backtracks exponentially on a value that almost matches: forty
 ``a`` and a ``b`` keep ``re`` busy for hours, and one template would stop a CI gate that validates pull requests.
 ``re`` cannot be interrupted, so a pattern that may backtrack that way (a repeat over something that itself
-repeats or has alternatives, a back-reference, three or more unbounded repeats) is matched in a forked child
+varies or has alternatives, a back-reference, three or more variable repeats, or two against a long value:
+their cost is a power of the value's length) is matched in a forked child
 process limited to :data:`PATTERN_CPU_SECONDS` of CPU; a child that does not answer in time is killed and the
 match is :class:`PatternTooExpensive`. Every other pattern is matched here directly (its cost is polynomial of a
 low degree in the value's length). Answers are memoised per (pattern, value).
@@ -30,20 +31,21 @@ _WALL_SECONDS = 10.0
 
 _sre: Any = importlib.import_module("re._parser")
 _REPEATS: Any = {_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", _sre.MAX_REPEAT)}
-_UNBOUNDED = _sre.MAXREPEAT
 
 
 class PatternTooExpensive(Exception):
     """Matching the pattern against the value did not finish within the bound."""
 
 
-def _risky(pattern: str) -> bool:
-    """True when ``pattern`` may backtrack exponentially (or with a high degree) in the value's length."""
+def _shape(pattern: str) -> tuple[bool, int]:
+    """(whether ``pattern`` may backtrack exponentially: a variable repeat or alternatives inside a repeat of
+    more than one item, or a back-reference; how many variable repeats it has: ``n`` of them in a row can
+    cost the value's length to the ``n``)."""
     try:
         parsed = _sre.parse(pattern)
     except (re.error, RecursionError, OverflowError):
-        return True
-    unbounded = 0
+        return True, 0
+    variable = 0
     # (subpattern, inside a repeat of more than one item)
     work: list[tuple[Any, bool]] = [(parsed, False)]
     while work:
@@ -51,14 +53,14 @@ def _risky(pattern: str) -> bool:
         for op, av in items:
             if op in _REPEATS:
                 lo, hi, sub = av
-                if hi == _UNBOUNDED:
-                    unbounded += 1
-                if in_repeat and hi != 1:
-                    return True  # a repeat inside a repeat
-                work.append((sub, in_repeat or hi != 1))
+                if hi != lo:
+                    variable += 1
+                    if in_repeat:
+                        return True, variable  # a variable repeat inside a repeat
+                work.append((sub, in_repeat or hi > 1))
             elif op is _sre.BRANCH:
                 if in_repeat:
-                    return True  # alternatives inside a repeat
+                    return True, variable  # alternatives inside a repeat
                 work.extend((b, in_repeat) for b in av[1])
             elif op is _sre.SUBPATTERN:
                 work.append((av[-1], in_repeat))
@@ -67,8 +69,13 @@ def _risky(pattern: str) -> bool:
             elif op is getattr(_sre, "ATOMIC_GROUP", None):
                 work.append((av, in_repeat))
             elif op is _sre.GROUPREF or op is _sre.GROUPREF_EXISTS:
-                return True
-    return unbounded >= 3
+                return True, variable
+    return False, variable
+
+
+#: Values up to this length are matched directly by a pattern with two variable repeats (at most about the
+#: square of the length in steps).
+_SHORT = 256
 
 
 def _whole(pattern: str, value: str) -> bool:
@@ -123,14 +130,19 @@ def _bounded(pattern: str, value: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _risky_cached(pattern: str) -> bool:
-    return _risky(pattern)
+def _shape_cached(pattern: str) -> tuple[bool, int]:
+    return _shape(pattern)
+
+
+def _risky(pattern: str, value: str) -> bool:
+    nested, variable = _shape_cached(pattern)
+    return nested or variable >= 3 or (variable == 2 and len(value) > _SHORT)
 
 
 @functools.lru_cache(maxsize=4096)
 def _answer(pattern: str, value: str) -> bool | None:
     """:func:`matches_whole`, with None for too expensive (remembered too: the child is not run again)."""
-    if not _risky_cached(pattern) or not hasattr(os, "fork"):
+    if not _risky(pattern, value) or not hasattr(os, "fork"):
         return _whole(pattern, value)
     try:
         return _bounded(pattern, value)

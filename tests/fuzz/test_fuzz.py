@@ -1,7 +1,9 @@
 """The fuzz harness's bounded budget for the normal test suite: a few hundred mutated templates (the seeds the
-tests write and the shared corpus) through ``hotc validate`` and ``hotc plan``, each in a bounded worker. Not
-one traceback, hang over 5 s of CPU, process over 500 MB or error without a position. The long run is
-``python -m tests.fuzz --cases 20000 --plan-cases 2000`` (or ``bench/bench_fuzz.py``)."""
+tests write and the shared corpus) and hostile ones (YAML tags on every node kind, nesting at and past each
+bound, regular expressions with nested quantifiers, amplifying functions) through ``hotc validate`` and
+``hotc plan``, each in a bounded worker. Not one traceback, hang over 5 s of CPU, process over 500 MB or error
+without a position. The long run is ``python -m tests.fuzz --cases 20000 --plan-cases 2000`` (or
+``bench/bench_fuzz.py``)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ def test_fuzz_budget_finds_nothing() -> None:
         s = pool.run(work)
     print(s.report())
     assert s.cases("validate") == VALIDATE_CASES and s.cases("plan") == PLAN_CASES
+    # every hostile class (tags on every node kind, depth at and past the bounds, nested-quantifier patterns,
+    # amplifying functions) is in the budget
+    assert set(s.classes) == {"tag", "depth", "regex", "amplify"}, s.classes
     assert not s.findings, "\n\n".join(describe(f, SEED) for f in s.findings[:10])
 
 

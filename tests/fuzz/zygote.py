@@ -40,6 +40,7 @@ _SUMMARIES = (
     re.compile(r"^error: .*: the template has \d+ error\(s\); nothing was \w+"),
     re.compile(r"^\d+ error\(s\), \d+ warning\(s\)$"),
     re.compile(r"^error: the plan cannot be applied: \d+ problem\(s\) listed above; nothing was planned"),
+    re.compile(r"^error: the plan cannot be made: \d+ change\(s\) Heat would refuse \(listed above\)$"),
 )
 
 
