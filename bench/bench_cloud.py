@@ -7,7 +7,7 @@ interleaved: hotc first in odd rounds, Heat first in even rounds, never both at 
 servers (create, delete; 1 round), then the multitier example (create, update, check, delete; 3 rounds, as many
 as the run's time budget allows: ``--budget``, 570 s by default, so that the run ends within 10 minutes) and,
 with ``--cases ...,webapp``, the two-tier web app example (1 round). It prints each phase's wall time for both,
-the median over the rounds and the ratio hotc / Heat beside issue 16's target, each with the machine's 1-minute
+the median over the rounds and the ratio hotc / Heat beside the project's target, each with the machine's 1-minute
 load average before and after it (the cloud, Heat and hotc share the machine's cores: the load decides most of
 a figure). The first round prints hotc's timeline of each phase (check: its cloud calls) and Heat's, from the
 stack's events.
@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 PHASES = ("create", "update", "check", "delete")
 POLL = 0.25  # how often the bench polls Heat for a stack's status
-# issue 16's targets, hotc / Heat (wall), at hotc's default parallelism
+# the project's speed targets, hotc / Heat (wall), at hotc's default parallelism
 TARGETS = {
     ("multitier", "create"): 0.6,
     ("multitier", "update"): 0.6,

@@ -9,7 +9,7 @@ check of cloud resources imports as well, is not counted), it runs each command 
 prints the median CPU time (user + system, from ``getrusage(RUSAGE_CHILDREN)``; on a shared machine wall time
 mostly measures the other processes) and the wall time. ``--instructions`` also counts the instructions each
 command executes once under valgrind (the same on a quiet or a loaded machine). Then, once per command, ``python -X importtime`` names the five imports
-with the largest cumulative time. Targets (issue 16): ``--help`` ≤ 0.12 s CPU, ``validate`` ≤ 0.20 s.
+with the largest cumulative time. Targets: ``--help`` ≤ 0.12 s CPU, ``validate`` ≤ 0.20 s.
 It asserts nothing.
 
 The figures are those of an installed hotc: the bytecode of the package is compiled first (``compileall``,

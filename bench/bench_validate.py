@@ -1,5 +1,5 @@
 """Validate throughput: the shared corpus (templates/s, resources/s) and a generated 10,000-resource template;
-with ``--targets``, every front-end figure of issue 16 as whole processes, with Heat's side.
+with ``--targets``, every front-end speed target as whole processes, with Heat's side.
 
     python bench/bench_validate.py [--resources N] [--repeat R] [--profile]
     python bench/bench_validate.py --targets [--heat] [--rounds N] [--sizes 1,10000,100000]
@@ -19,7 +19,7 @@ checks (everything else ``load_stack`` does: types, property schemas, references
 (``time.process_time``) is printed next to wall time because on a shared machine wall time mostly measures
 the other processes.
 
-``--targets`` prints the table of issue 16's front-end targets: ``hotc validate`` of a one-resource template,
+``--targets`` prints the table of the front end's speed targets: ``hotc validate`` of a one-resource template,
 the 119 templates of the shared corpus (104 top-level, 15 nested, each with its environments) validated in one
 process warm, and ``hotc validate`` / ``hotc plan`` (empty local state) of the generated template at each size,
 each a whole process measured by ``os.wait4`` (CPU = user + system, peak RSS), median of ``--rounds``. With
@@ -386,9 +386,7 @@ def bench_targets(rounds: int, sizes: list[int], heat: bool) -> None:
                     )
                 )
     load = os.getloadavg()[0]
-    print(
-        f"issue 16 front-end targets (median of {rounds} rounds; hotc and Heat interleaved; load {load:.1f})"
-    )
+    print(f"front-end speed targets (median of {rounds} rounds; hotc and Heat interleaved; load {load:.1f})")
     widths = [max(len(r[i]) for r in rows + [("measure", "hotc", "Heat 27", "target")]) for i in range(4)]
     for r in [("measure", "hotc", "Heat 27", "target"), *rows]:
         print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
@@ -484,7 +482,9 @@ def main() -> None:
     ap.add_argument("--resources", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
-    ap.add_argument("--targets", action="store_true", help="the issue-16 table of whole-process figures")
+    ap.add_argument(
+        "--targets", action="store_true", help="the table of the front end's speed targets, whole processes"
+    )
     ap.add_argument("--heat", action="store_true", help="with --targets: Heat's side, from the test cloud")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sizes", default="1,10000,100000")

@@ -82,3 +82,14 @@ class HotcError(Exception):
         self.message = message
         self.exit_code = exit_code
         self.diagnostics = diagnostics
+
+
+def did_you_mean(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str:
+    """`` Did you mean 'X'?`` (with its leading space) when ``word`` is close to some of ``choices`` (the three
+    closest, difflib's ratio), else ''. For messages about a name that does not exist."""
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(set(choices)), n=3, cutoff=cutoff)
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(repr(c) for c in close) + "?"

@@ -23,7 +23,9 @@ import yaml
 
 from hotc.errors import HotcError
 from hotc.model import model
+from hotc.state import hidden_env
 from hotc.state.document import StackState
+from hotc.state.secrets import decrypt
 
 
 @model
@@ -62,6 +64,40 @@ def cli_text(value: Any, kind: str) -> str:
     return str(value)
 
 
+def restore_hidden_values(
+    record: Mapping[str, Any], key: bytes | None, parameters: Mapping[str, str]
+) -> dict[str, str]:
+    """The stored files with the hidden values the state's writer took out of the environment files put back:
+    each one given again now with ``--parameter``, or else decrypted with the state key. Without either, the
+    command stops and says which to give."""
+    files = dict(record.get("files") or {})
+    kept: Mapping[str, Any] = record.get(hidden_env.RECORD_KEY) or {}
+    need: list[str] = []
+    for rel, text in list(files.items()):
+        if not isinstance(text, str) or not hidden_env.markers(text):
+            continue
+        found = kept.get(rel)
+        per: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+
+        def put_back(section: str, name: str, per: Mapping[str, Any] = per, rel: str = rel) -> str | None:
+            if name in parameters:
+                return hidden_env.value_text(parameters[name])
+            sealed = (per.get(section) or {}).get(name)
+            if key is not None and isinstance(sealed, Mapping) and isinstance(sealed.get("encrypted"), str):
+                return str(decrypt(sealed["encrypted"], key))
+            need.append(f"{name} ({rel}, {section})")
+            return None
+
+        files[rel] = hidden_env.refill(text, put_back)
+    if need:
+        raise HotcError(
+            "--existing: the state keeps only a digest of the hidden value(s) given in environment files: "
+            + ", ".join(need)
+            + " (no state key): give them again with --parameter NAME=VALUE, or give the environment again with -e"
+        )
+    return files
+
+
 @contextmanager
 def existing_inputs(
     state: StackState | None,
@@ -85,6 +121,7 @@ def existing_inputs(
         )
     with tempfile.TemporaryDirectory(prefix="hotc-existing-") as tmp:
         root = Path(tmp) / "stack"
+        files = restore_hidden_values(record, key, parameters)
         for rel, text in files.items():
             target = (root / rel).resolve()
             if not str(target).startswith(str(root.resolve()) + os.sep):

@@ -47,6 +47,8 @@ from hotc.planner.api import (
     check_plan_fresh,
     driver_reader,
     enforce_constraints,
+    environment_paths,
+    hidden_names,
     load_plan,
     loaded_stack_from_plan,
     make_plan,
@@ -60,7 +62,9 @@ from hotc.planner.api import (
 from hotc.planner.options import DEFAULT_PARALLELISM
 from hotc.planner.signals import enforce_plan_support
 from hotc.state import ResourceState, StackState, backend_from_config, hide_parameter
+from hotc.state.codec import stored_template
 from hotc.state.events import Event, utc_now
+from hotc.state.hidden_env import hidden_count
 from hotc.state.signal_store import backend_encrypts, store_for
 
 
@@ -150,6 +154,9 @@ def approve(prompt_out: IO[str], read_line: Callable[[], str], interactive: bool
         answer = read_line().strip()
     except EOFError:
         answer = ""
+    except KeyboardInterrupt:  # Ctrl-C at the prompt: a "no", which the caller reports as cancelled
+        prompt_out.write("\n")
+        answer = ""
     return answer == "yes"
 
 
@@ -194,14 +201,46 @@ def parameter_records(loaded: Any, key: bytes | None) -> dict[str, Any]:
     return {k: hide_parameter(v, k in hidden, key) for k, v in (loaded.parameter_values or {}).items()}
 
 
+def reseal_hidden_values(backend: Any, stack: str, state: StackState, lk: Any, err: IO[str]) -> StackState:
+    """A state written before hidden values were taken out of the environment files it keeps is written again
+    now with them taken out (each kept as hidden parameters are), with a note that says so."""
+    names = {n for n, p in state.parameters.items() if p.hidden} | set(
+        state.template.get("hidden_parameters") or ()
+    )
+    count = hidden_count(state.template, names)
+    if not count:
+        return state
+    key = getattr(backend, "key", None)
+    written: StackState = backend.write(stack, replace(state, template=stored_template(state, key)), lk)
+    # once more, so that the version the write kept as its backup (a local state's .backup) is sealed too
+    written = backend.write(stack, replace(written, serial=written.serial + 1), lk, exact=True)
+    err.write(
+        f"note: the state of stack {stack!r} kept {count} hidden parameter value(s) in clear in its copy of the "
+        "environment files; they are now stored "
+        + ("encrypted with the state key" if key is not None else "as digests only")
+        + ", as values given with --parameter are (a versioned S3 bucket still holds them in the versions "
+        "written before: delete those from its history)\n"
+    )
+    return written
+
+
 def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
-    """The template as applied, for ``hotc template show``: main path, files (relative path -> text), environments."""
+    """The template as applied, for ``hotc template show`` and ``--existing``: main path, files (relative path
+    -> text), environments, and the names of the hidden parameters (the state's writer takes their values out
+    of the environment files it keeps: :func:`hotc.state.codec.stored_template`)."""
     inputs = plan.inputs or {}
     if inputs.get("sources") and inputs.get("template"):
+        files = dict(inputs["sources"])
+        environments = list(inputs.get("environments") or [])
+        # the plan's copies lack the hidden values: the record takes the files as they were loaded
+        for rel, path in zip(environments, environment_paths(loaded), strict=False):
+            if rel in files and path in loaded.sources:
+                files[rel] = loaded.sources[path]
         return {
             "main": inputs["template"],
-            "files": dict(inputs["sources"]),
-            "environments": list(inputs.get("environments") or []),
+            "files": files,
+            "environments": environments,
+            "hidden_parameters": sorted(hidden_names(loaded)),
         }
     root, rel = relative_sources(loaded.sources)
     main = (
@@ -209,8 +248,15 @@ def template_record(loaded: Any, plan: Plan) -> dict[str, Any]:
         if root
         else loaded.template.path
     )
-    env_files = [p for p in rel if p != main]
-    return {"main": main, "files": rel, "environments": env_files}
+    env_files = [
+        os.path.relpath(p, root).replace(os.sep, "/") for p in environment_paths(loaded) if root
+    ] or [p for p in rel if p != main]
+    return {
+        "main": main,
+        "files": rel,
+        "environments": env_files,
+        "hidden_parameters": sorted(hidden_names(loaded)),
+    }
 
 
 def print_report(rep: ApplyReport, plan: Plan, out: IO[str], err: IO[str]) -> None:
@@ -359,6 +405,8 @@ def run_apply(
     operation = "destroy" if destroy else "apply"
     with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
+        if state is not None:
+            state = reseal_hidden_values(backend, stack, state, lk, err)
         if saved is not None:
             check_plan_fresh(saved, state, template_digest(loaded) if loaded is not None else None)
         if state is None:
@@ -453,6 +501,9 @@ def run_apply(
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
+            getattr(show, "expect", int)(
+                len({c.address for c in plan.changes if c.action is not Action.NOOP})
+            )
             executor = Executor(
                 plan,
                 state,

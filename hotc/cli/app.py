@@ -14,7 +14,7 @@ from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperCommand, TyperGroup
 from typer.exceptions import Abort
 
-from hotc.cli.common import did_you_mean, display_diagnostics, display_message
+from hotc.cli.common import WARNED_AT, WARNINGS, did_you_mean, display_diagnostics, display_message
 from hotc.cli.helpstyle import tidy
 from hotc.cli.params import lighten
 from hotc.errors import HotcError
@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
     "graph": ("graph", "Draw the dependency graph of a plan or a stack."),
     "import": ("import_cmd", "Bring existing cloud objects (or a Heat stack) under hotc's state."),
+    "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
     "resource": ("apply", "The stack's recorded resources (list, show)."),
@@ -39,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("plan", "Render a saved plan or a stack's recorded state."),
     "signal": ("signal_cmd", "Signal a resource (a wait-condition handle, a deployment, a policy)."),
     "stack": ("state", "The stacks in the backend (list)."),
-    "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history)."),
+    "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history, restore)."),
     "suspend": ("apply", "Suspend the stack's resources that can be suspended."),
     "template": ("apply", "The template as last applied (show)."),
     "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
@@ -60,6 +61,67 @@ def global_options_first(args: list[str]) -> list[str]:
     if not moved:
         return args
     return [*dict.fromkeys(moved), *(a for a in args[:end] if a not in GLOBAL_FLAGS), *args[end:]]
+
+
+def error_lines(exc: HotcError) -> tuple[list[str], str]:
+    """What an error prints: its diagnostics (``FILE:LINE:COL: error: ...``, paths as given, each once) and
+    its message, without the text a diagnostic already says (``...: MESSAGE``): each problem is printed
+    once, with its position."""
+    message = exc.message
+    diags = display_diagnostics(exc.diagnostics)
+    for d in exc.diagnostics:
+        if d.message and f": {d.message}" in message:
+            message = message.replace(f": {d.message}", "")
+    return [str(d) for d in diags], display_message(message)
+
+
+def once_with_warnings(invoke: Any) -> Any:
+    """A command's error about a spot its warnings already described (an undeclared ``get_param``: a
+    warning at load, then the planner's error at the same position) keeps its position and says "see the
+    warning above" instead of printing the same fact again."""
+
+    def run(ctx: Any) -> Any:
+        try:
+            return invoke(ctx)
+        except HotcError as exc:
+            warned = ctx.meta.get(WARNED_AT) or set()
+            repeated = [d for d in display_diagnostics(exc.diagnostics) if str(d.pos) in warned]
+            if repeated:
+                exc.diagnostics = tuple(
+                    d
+                    for d, shown in zip(exc.diagnostics, display_diagnostics(exc.diagnostics), strict=False)
+                    if str(shown.pos) not in warned
+                )
+                for d in repeated:
+                    exc.message = exc.message.replace(f": {d.message}", "")
+                exc.message += " (see the warning above)"
+            raise
+
+    return run
+
+
+def comment_on_failure(invoke: Any) -> Any:
+    """``plan --format markdown`` that fails still writes a comment (showing the error) on stdout: a bot that
+    posts what plan wrote posts the failure, not an empty comment, and replaces the last plan's."""
+
+    def run(ctx: Any) -> Any:
+        try:
+            return invoke(ctx)
+        except HotcError as exc:
+            if ctx.params.get("fmt") == "markdown":
+                from hotc.planner.render.markdown import render_error_markdown
+
+                template = ctx.params.get("template")
+                stack = ctx.params.get("stack") or (
+                    os.path.splitext(os.path.basename(template))[0] if template else ""
+                )
+                diags, message = error_lines(exc)
+                shown = [*(ctx.meta.get(WARNINGS) or []), *diags]
+                sys.stdout.write(render_error_markdown(stack or "-", message, shown))
+                sys.stdout.flush()
+            raise
+
+    return run
 
 
 class LazyGroup(TyperGroup):
@@ -83,6 +145,10 @@ class LazyGroup(TyperGroup):
         group = typer.main.get_group(sub)
         assert isinstance(group, TyperGroup)
         for name, cmd in group.commands.items():
+            if name in ("plan", "apply"):
+                cmd.invoke = once_with_warnings(cmd.invoke)  # type: ignore[method-assign]
+            if name == "plan":
+                cmd.invoke = comment_on_failure(cmd.invoke)  # type: ignore[method-assign]
             tidy(name, cmd)  # the house help style, metavars, examples, completion (hotc/cli/helpstyle.py)
             self.commands[name] = cmd
 
@@ -152,6 +218,70 @@ def _root(
     # (a callback keeps typer in sub-command mode; the commands come from LazyGroup)
 
 
+# What a character the terminal's encoding cannot show is written as (``PYTHONIOENCODING=cp1252``, a Windows
+# console, LANG=C): the nearest ASCII, never a UnicodeEncodeError halfway through a plan
+ASCII_FALLBACK = {
+    "→": "->",
+    "←": "<-",
+    "…": "...",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "“": '"',
+    "”": '"',
+    "‘": "'",
+    "’": "'",
+    "ʼ": "'",
+    "·": ".",
+    "➕": "+",
+    "🔧": "~",
+    "♻": "-/+",
+    "🗑": "-",
+    "⚠": "!",
+    "📤": "x",
+    "⛔": "X",
+    "👥": "*",
+    "✓": "ok",
+    "✗": "x",
+    "\ufe0f": "",
+}
+ERRORS_HANDLER = "hotc-ascii"
+
+
+def _ascii_fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    import unicodedata
+
+    out = []
+    for ch in exc.object[exc.start : exc.end]:
+        near = ASCII_FALLBACK.get(ch)
+        if near is None:
+            near = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+        out.append(near)
+    return "".join(out), exc.end
+
+
+def use_ascii_fallback(*streams: Any) -> None:
+    """Streams whose encoding is not UTF-8 write what they cannot encode as :data:`ASCII_FALLBACK`."""
+    import codecs
+
+    try:
+        codecs.lookup_error(ERRORS_HANDLER)
+    except LookupError:
+        codecs.register_error(ERRORS_HANDLER, _ascii_fallback)
+    for stream in streams:
+        encoding = getattr(stream, "encoding", None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding or reconfigure is None:
+            continue
+        try:
+            if codecs.lookup(encoding).name != "utf-8":
+                reconfigure(errors=ERRORS_HANDLER)
+        except (LookupError, ValueError, OSError):
+            continue
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point. Without ``argv`` (the console script, ``python -m hotc``) the process is
     hotc's own: a command may end it without the interpreter's teardown once it has written everything
@@ -162,14 +292,16 @@ def main(argv: list[str] | None = None) -> None:
     "changes present" and nothing else."""
     from hotc.cli.process_end import OwnProcess
 
+    use_ascii_fallback(sys.stdout, sys.stderr)
     try:
         code = app(
             args=argv, prog_name="hotc", standalone_mode=False, obj=OwnProcess() if argv is None else None
         )
     except HotcError as exc:
-        for d in display_diagnostics(exc.diagnostics):
-            print(str(d), file=sys.stderr)
-        print(f"error: {display_message(exc.message)}", file=sys.stderr)
+        diags, message = error_lines(exc)
+        for line in diags:
+            print(line, file=sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except ClickException as exc:  # UsageError, BadParameter, NoSuchOption, MissingParameter, FileError ...
         exc.show()
@@ -181,4 +313,4 @@ def main(argv: list[str] | None = None) -> None:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
     # standalone_mode=False: a command's typer.Exit(N) comes back as N; a command that returns gives None
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)

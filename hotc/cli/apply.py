@@ -358,8 +358,11 @@ def _state(stack: str, backend: str | None) -> Any:
     b: Any = backend_from_config(backend)
     state, _ = b.read(stack)
     if state is None:
+        from hotc.cli.common import other_stacks
+
         raise HotcError(
-            f"stack {stack!r} has no state in {b.describe()}: apply it first (hotc apply -t TEMPLATE)"
+            f"stack {stack!r} has no state in {b.describe()}: apply it first (hotc apply -t TEMPLATE)."
+            + other_stacks(b, stack)
         )
     return state
 
@@ -398,7 +401,8 @@ def output_command(
         if o.sensitive and not show_sensitive:
             raise HotcError(
                 f"output {name!r} of stack {stack!r} is sensitive (derived from a hidden parameter or a "
-                f"RandomString); pass --show-sensitive to print it: hotc output {stack} {name} --show-sensitive"
+                f"RandomString); pass --show-sensitive to print it: hotc output {stack} {name}"
+                f"{_backend_flag(backend)} --show-sensitive"
             )
         value = _revealed(stack, name, o.value) if o.sensitive else o.value
         sys.stdout.write((json.dumps(value, default=str) if fmt == "json" else _value_text(value)) + "\n")
@@ -427,11 +431,19 @@ def output_command(
         sys.stdout.write(f"{k} = {shown}\n")
     if not show_sensitive and any(o.sensitive and not o.error for o in outs.values()):
         sys.stderr.write(
-            f"(sensitive values are masked; see them with: hotc output {stack} --show-sensitive)\n"
+            f"(sensitive values are masked; see them with: hotc output {stack}{_backend_flag(backend)} "
+            "--show-sensitive)\n"
         )
 
 
 SENSITIVE = "(sensitive)"
+
+
+def _backend_flag(backend: str | None) -> str:
+    """`` --backend URL`` when the command was given one: a command a hint names must reach the same state."""
+    import shlex
+
+    return f" --backend {shlex.quote(backend)}" if backend else ""
 
 
 def _revealed(stack: str, name: str, value: Any) -> Any:
@@ -668,7 +680,11 @@ def events_command(
     if not events and not follow:
         state, _ = b.read(stack)
         if state is None:
-            raise HotcError(f"stack {stack!r} has no state and no events in {b.describe()}")
+            from hotc.cli.common import other_stacks
+
+            raise HotcError(
+                f"stack {stack!r} has no state and no events in {b.describe()}.{other_stacks(b, stack)}"
+            )
     # a run holding the lock after an earlier run's end event: a new run is starting, follow it
     ended = show(events) and not active
     if events:

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from hotc.errors import Diagnostic, HotcError, Pos, Severity
+from hotc.errors import Diagnostic, HotcError, Pos, Severity, did_you_mean
 
 if TYPE_CHECKING:
     from hotc.parser.api import LoadedStack
@@ -86,14 +86,20 @@ def stack_name_for(stack: str | None, template: Path | None) -> str:
     return template.stem
 
 
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` Did you mean 'X'?`` (with its leading space) when ``word`` is close to one of ``choices``, else ''."""
-    import difflib
+__all__ = ["did_you_mean"]  # re-exported for the command modules
 
-    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
-    if not close:
+
+def other_stacks(backend: Any, stack: str) -> str:
+    """For "stack X has no state": the stacks the backend has, the closest first when one looks like a
+    misspelling of ``stack`` (`` Did you mean 'web'? Stacks in BACKEND: db, web.``), or that it has none."""
+    try:
+        names = sorted(n for n in backend.list_stacks() if n != stack)
+    except Exception:  # noqa: BLE001 - the hint must never hide the error it completes
         return ""
-    return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+    if not names:
+        return f" {backend.describe()} has no stacks."
+    shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+    return f"{did_you_mean(stack, names)} Stacks in {backend.describe()}: {shown}."
 
 
 def check_format(fmt: str, allowed: tuple[str, ...]) -> str:
@@ -118,6 +124,23 @@ def display_message(message: str) -> str:
     except OSError:
         return message
     return message.replace(cwd.rstrip(os.sep) + os.sep, "") if cwd != os.sep else message
+
+
+# The click context's ``meta`` key (shared by the contexts of one run) under which a command's printed warnings
+# are kept by position: an error about the same spot then says "see the warning above" instead of repeating it
+WARNED_AT = "hotc.warned_at"
+WARNINGS = "hotc.warnings"  # the lines, for a report that gathers them (the failed plan's comment)
+
+
+def remember_warning(d: Diagnostic) -> None:
+    """Note that the warning ``d`` (positions as displayed) was printed by the command running now."""
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta.setdefault(WARNINGS, []).append(str(d))
+        if d.pos is not None:
+            ctx.meta.setdefault(WARNED_AT, set()).add(str(d.pos))
 
 
 def display_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -187,6 +210,7 @@ def load_for_command(
         sink.write(str(d) + "\n")
         if warnings is not None:
             warnings.append(d)
+        remember_warning(d)
     if errors or loaded is None:
         raise HotcError(
             f"{display_path(str(template))}: the template has {len(errors)} error(s); nothing was {verb}",

@@ -49,12 +49,13 @@ OPTION_METAVARS: dict[str, str] = {
     "file": "FILE",
     "listen": "HOST:PORT",
     "filter_": "GLOB",
+    "fail_on": "SEVERITY",
 }
 # By value type, for an option the table does not name
 TYPE_METAVARS: dict[str, str] = {"Path": "FILE", "int": "N", "float": "NUMBER", "str": "TEXT"}
 ARGUMENT_METAVARS: dict[str, str] = {
-    "what": "PLANFILE|STACK",
-    "target": "PLANFILE|STACK",
+    "what": "PLANFILE | STACK",
+    "target": "PLANFILE | STACK",
     "type_name": "TYPE",
     "addresses": "ADDR",
     "address": "ADDR",
@@ -79,6 +80,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "hotc import web server 6f1c2d3e-0000-4000-8000-000000000001 -t web.yaml",
         "hotc import web --from-heat legacy-web imported/",
     ),
+    "lint": ("hotc lint -t web.yaml --fail-on medium", "hotc lint -t web.yaml --format sarif > lint.sarif"),
     "output": ("hotc output web url --format json",),
     "plan": (
         "hotc plan -t web.yaml -e prod.env.yaml -o web.plan",
@@ -100,6 +102,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "state pull": ("hotc state pull web > web.state.json", "hotc state pull web --version backup"),
     "state push": ("hotc state push web web.state.json",),
     "state history": ("hotc state history web",),
+    "state restore": ("hotc state restore web --backup", "hotc state restore web --version 41"),
     "suspend": ("hotc suspend web",),
     "template": ("hotc template show web",),
     "template show": ("hotc template show web --file prod.env.yaml",),

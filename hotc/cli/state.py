@@ -9,6 +9,9 @@
     hotc state push    STACK FILE            replace the state (refuses another lineage, or a serial not newer
                                              than the stored one, unless --force)
     hotc state history STACK                 stored versions (S3 bucket versioning; local: current + backup)
+    hotc state restore STACK (--backup | --version N)
+                                             make a stored version the current state again (also when
+                                             the current one is corrupt)
     hotc stack list                          stacks in the backend
     hotc force-unlock  STACK LOCK_ID         remove a lock left by a dead process
 
@@ -28,9 +31,18 @@ from typing import Annotated, Any
 
 import typer
 
+from hotc.cli.common import did_you_mean, display_message, other_stacks
 from hotc.errors import HotcError
-from hotc.state import BaseBackend, Lock, backend_from_config, codec
+from hotc.state import HistoryEntry, Lock, StateBackend, StateFormatError, backend_from_config, codec
 from hotc.state.document import ResourceState, StackState
+from hotc.state.recover import (
+    describe_versions,
+    find_version,
+    next_serial,
+    overwrite,
+    previous_version,
+    read_chosen,
+)
 from hotc.state.secrets import shown_physical_id
 from hotc.state.signals import exit_on_signals
 
@@ -58,7 +70,7 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr)
 
 
-def open_backend(url: str | None, unsafe: bool = False) -> BaseBackend:
+def open_backend(url: str | None, unsafe: bool = False) -> StateBackend:
     """The configured backend, with its warnings going to stderr."""
     b = backend_from_config(url, unsafe_no_locking=unsafe)
     b.notify = _warn
@@ -66,16 +78,18 @@ def open_backend(url: str | None, unsafe: bool = False) -> BaseBackend:
 
 
 @contextmanager
-def locked(backend: BaseBackend, stack: str, operation: str, timeout: float) -> Iterator[Lock]:
+def locked(backend: StateBackend, stack: str, operation: str, timeout: float) -> Iterator[Lock]:
     """The stack's lock, released also on SIGINT/SIGTERM."""
     with exit_on_signals(), backend.lock(stack, operation, timeout=timeout) as lk:
         yield lk
 
 
-def _read_existing(backend: BaseBackend, stack: str) -> StackState:
+def _read_existing(backend: StateBackend, stack: str) -> StackState:
     st, _ = backend.read(stack)
     if st is None:
-        raise HotcError(f"stack '{stack}' has no state in {backend.describe()} (see `hotc stack list`)")
+        raise HotcError(
+            f"stack '{stack}' has no state in {backend.describe()}.{other_stacks(backend, stack)}"
+        )
     return st
 
 
@@ -154,7 +168,11 @@ def state_show(
     r = st.resources.get(address)
     if r is None:
         near = _members(st, address)
-        hint = f"; it contains {', '.join(near)}" if near else "; see `hotc state list " + stack + "`"
+        hint = (
+            f"; it contains {', '.join(near)}"
+            if near
+            else f".{did_you_mean(address, st.resources)} See `hotc state list {stack}`."
+        )
         raise HotcError(f"stack '{stack}' has no resource '{address}' in its state{hint}")
     if fmt == "json":
         typer.echo(json.dumps(_display_dict(r), indent=2, sort_keys=True))
@@ -215,7 +233,7 @@ def state_rm(
         if missing:
             raise HotcError(
                 f"stack '{stack}' has no resource {', '.join(repr(m) for m in missing)} in its state; "
-                "nothing was removed"
+                f"nothing was removed.{did_you_mean(missing[0], st.resources)}"
             )
         for a in addresses:
             for m in _members(st, a):
@@ -249,7 +267,10 @@ def state_mv(
     def change(st: StackState) -> StackState:
         members = _members(st, source)
         if not members:
-            raise HotcError(f"stack '{stack}' has no resource '{source}' in its state; nothing was moved")
+            raise HotcError(
+                f"stack '{stack}' has no resource '{source}' in its state; nothing was moved."
+                + did_you_mean(source, st.resources)
+            )
         clash = [rename(m) for m in members if rename(m) in st.resources and rename(m) not in members]
         if clash:
             raise HotcError(
@@ -272,12 +293,74 @@ def state_mv(
     typer.echo(f"State of '{stack}' is now serial {new.serial}.")
 
 
+VersionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--version",
+        metavar="N",
+        help="A stored version: its id as 'hotc state history' lists it (local: current, backup), or a serial.",
+    ),
+]
+
+
+def _chosen_version(b: StateBackend, stack: str, version: str | None, backup: bool) -> HistoryEntry:
+    entries = b.history(stack)
+    if not entries:
+        raise HotcError(f"stack '{stack}' has no state in {b.describe()} (see `hotc stack list`)")
+    if backup:
+        entry = previous_version(entries)
+        if entry is None:
+            raise HotcError(
+                f"stack '{stack}' has no earlier version in {b.describe()} to go back to "
+                f"(stored: {describe_versions(entries)})"
+            )
+        return entry
+    assert version is not None
+    entry = find_version(entries, version)
+    if entry is None or entry.size == 0:
+        raise HotcError(
+            f"stack '{stack}' has no stored version {version!r}; the stored versions are: "
+            f"{describe_versions(entries)} (see `hotc state history {stack}`)"
+        )
+    return entry
+
+
 @state_app.command("pull")
-def state_pull(stack: StackArg, backend: BackendOpt = None) -> None:
-    """Print STACK's stored state document (JSON) on stdout."""
+def state_pull(stack: StackArg, backend: BackendOpt = None, version: VersionOpt = None) -> None:
+    """Print STACK's stored state document (JSON) on stdout; with --version, an earlier stored version."""
     b = open_backend(backend)
-    st = _read_existing(b, stack)
+    if version is None:
+        st = _read_existing(b, stack)
+    else:
+        st = read_chosen(b, stack, _chosen_version(b, stack, version, False))
     sys.stdout.write(codec.dumps(st, b.key).decode())
+
+
+@state_app.command("restore")
+def state_restore(
+    stack: StackArg,
+    backup: Annotated[
+        bool, typer.Option("--backup", help="The version before the current one (local: STACK.json.backup).")
+    ] = False,
+    version: VersionOpt = None,
+    backend: BackendOpt = None,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    unsafe_no_locking: UnsafeOpt = False,
+) -> None:
+    """Make a stored version of STACK's state the current one again, also when the current document is
+    corrupt (it is not read; it stays in the history). The restored state gets a serial above every stored one."""
+    if backup == (version is not None):
+        raise HotcError("give one of --backup or --version N (see `hotc state history " + stack + "`)")
+    b = open_backend(backend, unsafe_no_locking)
+    with locked(b, stack, "state restore", lock_timeout) as lk:
+        entries = b.history(stack)
+        entry = _chosen_version(b, stack, version, backup)
+        chosen = read_chosen(b, stack, entry)
+        new = overwrite(b, stack, replace(chosen, serial=next_serial(entries, chosen)), lk)
+    typer.echo(
+        f"Restored stack '{stack}' from version {entry.version_id} (serial {chosen.serial}); "
+        f"the state is now serial {new.serial}."
+    )
 
 
 @state_app.command("push")
@@ -307,7 +390,17 @@ def state_push(
     incoming = codec.loads(data, source, b.key)
     incoming = replace(incoming, stack_name=stack)
     with locked(b, stack, "state push", lock_timeout) as lk:
-        current, _ = b.read(stack)
+        try:
+            current, _ = b.read(stack)
+        except StateFormatError as exc:
+            if not force:
+                raise HotcError(
+                    f"{exc.message}\nrefusing to push {source} over it without --force (or go back to a stored "
+                    f"version: `hotc state restore {stack} --backup`)"
+                ) from None
+            new = overwrite(b, stack, incoming, lk)  # the corrupt document is replaced, not read
+            typer.echo(f"Pushed {source} to stack '{stack}' (serial {new.serial}, lineage {new.lineage}).")
+            return
         if current is not None:
             problems = []
             if current.lineage != incoming.lineage:
@@ -342,7 +435,7 @@ def state_history(
     b = open_backend(backend)
     entries = b.history(stack)
     if not entries:
-        raise HotcError(f"stack '{stack}' has no state in {b.describe()}")
+        raise HotcError(f"stack '{stack}' has no state in {b.describe()}.{other_stacks(b, stack)}")
     if fmt == "json":
         rows = [
             {
@@ -386,8 +479,25 @@ def stack_list(
         raise HotcError(f"--format {fmt!r}: choose one of text, json")
     b = open_backend(backend)
     rows: list[dict[str, Any]] = []
+    broken: list[str] = []
     for name in b.list_stacks():
-        st, _ = b.read(name)
+        try:
+            st, _ = b.read(name)
+        except HotcError as exc:  # one unreadable stack does not hide the others
+            broken.append(name)
+            print(display_message(exc.message), file=sys.stderr)
+            rows.append(
+                {
+                    "stack_name": name,
+                    "status": "BROKEN",
+                    "resources": None,
+                    "created_at": None,
+                    "updated_at": None,
+                    "serial": None,
+                    "error": exc.message,
+                }
+            )
+            continue
         if st is None:
             continue
         destroyed = not st.resources and st.status.startswith("DELETE")
@@ -403,6 +513,10 @@ def stack_list(
                 "serial": st.serial,
             }
         )
+    for name in broken:
+        _warn(
+            f"stack '{name}' cannot be read; see `hotc state history {name}`, then `hotc state restore {name} --backup`"
+        )
     if fmt == "json":
         typer.echo(json.dumps({"stacks": rows}, indent=2))
         return
@@ -414,7 +528,7 @@ def stack_list(
     typer.echo(f"{'STACK':<{w}}  {'STATUS':<{ws}}  RESOURCES  CREATED                      UPDATED")
     for r in rows:
         typer.echo(
-            f"{r['stack_name']:<{w}}  {r['status']:<{ws}}  {r['resources']:>9}  "
+            f"{r['stack_name']:<{w}}  {r['status']:<{ws}}  {'-' if r['resources'] is None else r['resources']:>9}  "
             f"{r['created_at'] or '-':<27}  {r['updated_at'] or '-'}"
         )
 

@@ -1,14 +1,16 @@
 """`hotc validate` (owned by the front end).
 
     hotc validate -t TEMPLATE [-e ENV]... [--parameter K=V]... [--parameter-file K=FILE]
-                  [--format text|json|sarif] [--max-template-size BYTES]
+                  [--format text|json|sarif] [--max-template-size BYTES] [--lint]
 
 Like ``openstack orchestration template validate``: parameters without defaults need no value. Prints every
 problem at once as ``FILE:LINE:COL: error|warning: MESSAGE`` and then ``OK`` when there is no error; exits 1
 on errors. ``--format json`` prints ``{"valid": bool, "errors": n, "warnings": n, "diagnostics": [...],
 "description": ..., "parameters": {...}, "parameter_groups": [...]}`` (the last three as Heat's validate
 returns them; hidden defaults masked). ``--format sarif`` prints a SARIF 2.1.0 log for code scanning (rule ids
-in ``docs/sarif-rules.md``); the exit code is the same.
+in ``docs/sarif-rules.md``); the exit code is the same. ``--lint`` then runs the security rules of ``hotc lint``
+on a valid template (their lines before ``OK``, a ``lint`` member in json, a second run in sarif) and exits 1
+when an unsuppressed finding is high or critical.
 """
 
 from __future__ import annotations
@@ -123,6 +125,7 @@ def validate_command(
         ),
     ] = "text",
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
+    lint: Annotated[bool, typer.Option("--lint", help="Then run the security rules (hotc lint).")] = False,
 ) -> None:
     """Check a template (with its environments and nested templates) the way Heat's template validate does."""
     check_format(fmt, ("text", "json", "sarif"))
@@ -138,7 +141,16 @@ def validate_command(
     diags = [_display(d) for d in raw]
     n_err = sum(1 for d in diags if d.severity is Severity.ERROR)
     n_warn = len(diags) - n_err
-    if fmt == "sarif":
+    linted: tuple[Any, int] | None = None
+    if lint and stack is not None and n_err == 0:
+        from hotc.cli.lint_cmd import lint_for_validate
+        from hotc.planner.render.sarif import diagnostic_results, render_sarif
+
+        sarif = render_sarif(diagnostic_results(diags)) if fmt == "sarif" else None
+        linted = lint_for_validate(stack, fmt, sarif)
+    if fmt == "sarif" and linted is not None:
+        typer.echo(linted[0], nl=False)
+    elif fmt == "sarif":
         from hotc.planner.render.sarif import diagnostic_results, render_sarif
 
         typer.echo(render_sarif(diagnostic_results(diags)), nl=False)
@@ -151,15 +163,21 @@ def validate_command(
         }
         if stack is not None:
             doc.update(describe(stack))
+        if linted is not None:
+            doc["lint"] = linted[0]
         typer.echo(json.dumps(doc, indent=2))
     else:
         for d in diags:
             typer.echo(str(d))
+        if linted is not None:
+            typer.echo(linted[0], nl=False)
+        elif lint:
+            typer.echo("the security rules did not run: the template has errors", err=True)
         if n_err == 0:
             typer.echo("OK")
         else:
             typer.echo(f"{n_err} error(s), {n_warn} warning(s)")
-    code = 1 if n_err else 0
+    code = 1 if n_err or (linted is not None and linted[1]) else 0
     # everything is written: hotc's own process ends here, before the interpreter frees the template's IR
     # object by object (hotc.cli.process_end; called from Python, this returns)
     from hotc.cli.process_end import end_process

@@ -38,6 +38,7 @@ from hotc.parser.grammar import (
 )
 from hotc.parser.ir import NO_REFS, Expr, ListExpr, Literal, MapExpr, Ref, Refs, TemplateVersion
 from hotc.parser.references import collect
+from hotc.parser.spelling import spelling_warning
 from hotc.parser.versions import PSEUDO_PARAMETERS
 from hotc.parser.yamlload import PosDict, PosList
 
@@ -506,6 +507,8 @@ def _build(
             return call
         if k in grammar().functions:  # a function name of another version: maybe a warning
             _version_warning(k, version, mpos, diags)
+        else:  # a misspelt function name (list_joinn): data, as in Heat, with a warning
+            spelling_warning(k, version, mpos, diags)
     pairs: list[tuple[Any, Expr]] = []
     kps: list[Pos | None] = []
     add_pair = pairs.append

@@ -78,6 +78,8 @@ class LoadedStack:
     # every file read, absolute path -> text (template, environments, get_file targets, nested templates):
     # the input of the template digest and of self-contained saved plans
     sources: Mapping[str, str] = field(default_factory=dict)
+    # the absolute paths of the --parameter-file files among ``sources`` (parameter values, not template)
+    parameter_file_paths: frozenset[str] = frozenset()
     environment: Any = None  # hotc.parser.environment.Environment (merged)
     # group/stack resource name -> what its members are: the resource_def type of an OS::Heat::ResourceGroup,
     # the `resource` type of an OS::Heat::AutoScalingGroup, or (kind "template") the nested template of an

@@ -1337,8 +1337,10 @@ def _load_stack(
         values[k] = (v, env.parameter_pos.get(k), "an environment file")
     for k, v in (cli_parameters or {}).items():
         values[k] = (v, None, "--parameter")
+    pfile_paths: set[str] = set()
     for k, fp in (parameter_files or {}).items():
         ppath = os.path.abspath(os.fspath(fp))
+        pfile_paths.add(ppath)
         text = lc.read(ppath, None, f"--parameter-file {k}")
         if text is not None:
             values[k] = (text, None, "--parameter-file")
@@ -1360,6 +1362,7 @@ def _load_stack(
         files=out.files,
         nested=out.nested,
         sources=dict(lc.sources),
+        parameter_file_paths=frozenset(pfile_paths),
         environment=env,
         member_types=out.member_types,
     )

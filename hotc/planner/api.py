@@ -88,6 +88,8 @@ from hotc.planner.options import (
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
 from hotc.planner.planfile import (
     check_plan_fresh,
+    environment_paths,
+    hidden_names,
     load_plan,
     loaded_stack_from_plan,
     plan_inputs,
@@ -101,6 +103,8 @@ from hotc.planner.render.text import render_text
 from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
 
 __all__ = [
+    "environment_paths",
+    "hidden_names",
     "DENY_EXIT_CODE",
     "Action",
     "AddressResolver",

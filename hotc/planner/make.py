@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from hotc.errors import Diagnostic, HotcError, error
+from hotc.errors import Diagnostic, HotcError, did_you_mean, error
 from hotc.planner.desired import DesiredStack, Memo, gc_paused
 from hotc.planner.diff import (
     apply_defaults,
@@ -375,13 +375,25 @@ def _deposed_changes(rs: ResourceState) -> list[ResourceChange]:
     return out
 
 
+def _suggest(given: list[str] | tuple[str, ...], addresses: Any) -> str:
+    """ "Did you mean" for the first of ``given`` that is close to an address."""
+    for g in given:
+        hint = did_you_mean(g, addresses)
+        if hint:
+            return "." + hint
+    return ""
+
+
 def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
     srs = ctx.srs
     chosen = set(srs)
     if ctx.options.targets:
         chosen = _select(ctx.options.targets, list(srs))
         if not chosen:
-            raise HotcError(f"--target {', '.join(ctx.options.targets)}: no resource in the state matches")
+            raise HotcError(
+                f"--target {', '.join(ctx.options.targets)}: no resource in the state matches"
+                + _suggest(ctx.options.targets, srs)
+            )
         # destroying a resource destroys what depends on it
         g: DiGraph = DiGraph()
         for addr, rs in srs.items():
@@ -392,7 +404,10 @@ def _destroy(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         # keeping a resource keeps what it needs
         ex = _select(ctx.options.excludes, list(srs))
         if not ex:
-            raise HotcError(f"--exclude {', '.join(ctx.options.excludes)}: no resource in the state matches")
+            raise HotcError(
+                f"--exclude {', '.join(ctx.options.excludes)}: no resource in the state matches"
+                + _suggest(ctx.options.excludes, srs)
+            )
         keep: DiGraph = DiGraph()
         for addr, rs in srs.items():
             keep.add_node(addr)
@@ -425,6 +440,7 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         if not selected:
             raise HotcError(
                 f"--target {', '.join(opts.targets)}: no resource matches (neither in the template nor in the state)"
+                + _suggest(opts.targets, [*enabled, *srs])
             )
         selected |= _closure(graph, selected, up=True)
     if opts.excludes:
@@ -433,12 +449,15 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
         if not ex:
             raise HotcError(
                 f"--exclude {', '.join(opts.excludes)}: no resource matches (neither in the template nor in the state)"
+                + _suggest(opts.excludes, [*enabled, *srs])
             )
         ex |= _closure(graph, ex, up=False)
         selected = (set(enabled) | set(srs) if selected is None else selected) - ex
     for sel in opts.replace:
         if not any(_matches(a, sel) for a in enabled):
-            raise HotcError(f"--replace {sel}: no resource with that address in the template")
+            raise HotcError(
+                f"--replace {sel}: no resource with that address in the template" + _suggest([sel], enabled)
+            )
 
     actions: dict[str, Action] = {}
     changed: dict[str, frozenset[str]] = {}

@@ -39,6 +39,7 @@ from hotc.planner.plan import (
     PolicyFinding,
     ResourceChange,
 )
+from hotc.state import hidden_env
 from hotc.state.document import StackState
 from hotc.values import Unknown, WaitsOn
 
@@ -75,10 +76,44 @@ def digest_sources(rel_sources: Mapping[str, str]) -> str:
     return "sha256:" + h.hexdigest()
 
 
+def hidden_names(loaded: LoadedStack) -> frozenset[str]:
+    """The hidden parameters of the stack's template and of every nested template (an environment's
+    ``parameter_defaults`` reach the nested ones too)."""
+    names = set(loaded.hidden_parameters) | {n for n, p in loaded.template.parameters.items() if p.hidden}
+    todo = list(loaded.nested.values())
+    while todo:
+        nt = todo.pop()
+        names |= {n for n, p in nt.template.parameters.items() if p.hidden}
+        todo.extend(nt.nested.values())
+    return frozenset(names)
+
+
+def environment_paths(loaded: LoadedStack) -> tuple[str, ...]:
+    """The absolute paths of the stack's environment files, in the order they were merged."""
+    env = loaded.environment
+    return tuple(os.path.abspath(p) for p in (getattr(env, "files", None) or ()))
+
+
+def scrubbed_sources(loaded: LoadedStack) -> dict[str, str]:
+    """``loaded.sources`` but the parameter files, with the hidden values in its environment files replaced by the marker of
+    :mod:`hotc.state.hidden_env`: what the digest is taken over, so that a copy kept without those values
+    (and given them back) has the digest of the original."""
+    names = hidden_names(loaded)
+    envs = set(environment_paths(loaded))
+    # --parameter-file contents are parameter values, not the template: a saved plan keeps a hidden one's
+    # digest only, and every parameter value it reloads is its own
+    out = {p: t for p, t in loaded.sources.items() if p not in loaded.parameter_file_paths}
+    if names:
+        for path in envs & set(out):
+            out[path] = hidden_env.scrub(out[path], names)[0]
+    return out
+
+
 def template_digest(loaded: LoadedStack) -> str:
     """sha256 over every file read (template, environments, get_file targets, nested templates), by path
-    relative to their common directory: the same files moved elsewhere give the same digest."""
-    _root, rel = relative_sources(loaded.sources)
+    relative to their common directory: the same files moved elsewhere give the same digest. Hidden values
+    in the environment files are left out (they are checked apart, by their own digests)."""
+    _root, rel = relative_sources(scrubbed_sources(loaded))
     return digest_sources(rel)
 
 
@@ -104,13 +139,35 @@ def plan_inputs(
                 sources[ap] = Path(p).read_text(encoding="utf-8")
             except OSError:
                 pass
-    hidden = set(loaded.hidden_parameters) | {n for n, p in loaded.template.parameters.items() if p.hidden}
+    hidden = hidden_names(loaded)
     root = _common_root(list(sources))
 
     def rel(p: Path | str) -> str:
         return os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/")
 
     rel_sources = {rel(p): t for p, t in sources.items()}
+    names = hidden_names(loaded)
+    hidden_values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for e in env_paths:
+        r = rel(e)
+        text = rel_sources.get(r)
+        if text is None or not names:
+            continue
+        scrubbed, found = hidden_env.scrub(text, names)
+        if not found:
+            continue
+        rel_sources[r] = scrubbed
+        origins[r] = os.path.abspath(e)
+        per: dict[str, dict[str, Any]] = {}
+        for hv in found:
+            salt = secrets.token_hex(8)
+            per.setdefault(hv.section, {})[hv.name] = {
+                "salt": salt,
+                "digest": _salted(hidden_env.canonical(hv.value), salt),
+                "text_digest": _salted(hv.text, salt),
+            }
+        hidden_values[r] = per
     params: dict[str, Any] = {}
     for k, v in cli_parameters.items():
         if k in hidden:
@@ -134,6 +191,7 @@ def plan_inputs(
         "parameters": params,
         "parameter_files": pfiles,
         "project_id": project_id,
+        **({hidden_env.RECORD_KEY: hidden_values, "environment_origins": origins} if hidden_values else {}),
     }
 
 
@@ -333,6 +391,68 @@ def load_plan(path: Path | str) -> Plan:
 # ------------------------------------------------------------------------------------------ reloading
 
 
+def _given_matches(given: str, sealed: Mapping[str, Any]) -> bool:
+    salt = str(sealed.get("salt", ""))
+    forms = {given}
+    try:
+        forms.add(hidden_env.canonical(json.loads(given)))
+    except ValueError:
+        pass
+    return any(_salted(f, salt) == sealed.get("digest") for f in forms)
+
+
+def _restore_hidden_values(inputs: Mapping[str, Any], given: Mapping[str, str]) -> dict[str, str]:
+    """The plan's sources with the hidden values taken out of its environment files put back: each from
+    ``--parameter NAME=VALUE`` given now, or else from the environment file the plan was made from, where it
+    still holds the same value. Either must match the salted digest the plan keeps."""
+    sources = dict(inputs["sources"])
+    origins: Mapping[str, str] = inputs.get("environment_origins") or {}
+    missing: list[str] = []
+    for rel, per in (inputs.get(hidden_env.RECORD_KEY) or {}).items():
+        if rel not in sources or not isinstance(per, Mapping):
+            continue
+        try:
+            origin_text = Path(origins[rel]).read_text(encoding="utf-8") if rel in origins else ""
+        except OSError:
+            origin_text = ""
+        wanted = [n for _s, n in hidden_env.markers(sources[rel])]
+        origin_values = {(hv.section, hv.name): hv.text for hv in hidden_env.scrub(origin_text, wanted)[1]}
+
+        def put_back(
+            section: str,
+            name: str,
+            rel: str = rel,
+            per: Mapping[str, Any] = per,
+            origin_values: Mapping[Any, str] = origin_values,
+        ) -> str | None:
+            sealed = (per.get(section) or {}).get(name)
+            if not isinstance(sealed, Mapping):
+                return None
+            if name in given:
+                if not _given_matches(given[name], sealed):
+                    raise HotcError(
+                        f"hidden parameter {name!r}: the value given differs from the one the plan was made "
+                        f"with (in {rel}'s {section})"
+                    )
+                return hidden_env.value_text(given[name])
+            original = origin_values.get((section, name))
+            if original is not None and _salted(original, str(sealed.get("salt", ""))) == sealed.get(
+                "text_digest"
+            ):
+                return original
+            missing.append(f"{name} ({rel}, {section})")
+            return None
+
+        sources[rel] = hidden_env.refill(sources[rel], put_back)
+    if missing:
+        raise HotcError(
+            "the saved plan does not store the hidden value(s) given in environment files: "
+            + ", ".join(missing)
+            + "; the files it was made from are gone or changed. Give each again with --parameter NAME=VALUE"
+        )
+    return sources
+
+
 def loaded_stack_from_plan(
     plan: Plan, parameters: Mapping[str, str] | None = None, *, checks: TypeChecks
 ) -> LoadedStack:
@@ -360,7 +480,8 @@ def loaded_stack_from_plan(
             cli[k] = str(v)
     with tempfile.TemporaryDirectory(prefix="hotc-plan-") as tmp:
         root = Path(tmp) / "src"
-        for rel, text in inputs["sources"].items():
+        sources = _restore_hidden_values(inputs, given)
+        for rel, text in sources.items():
             target = (root / rel).resolve()
             if not str(target).startswith(str(root.resolve())):
                 raise HotcError(f"the plan file is damaged: source path {rel!r} leaves its directory")

@@ -8,7 +8,9 @@ from hotc.state.backend import (
     Lock,
     LockHeldError,
     LockLostError,
+    StateBackend,
     StateConflictError,
+    StoredStack,
 )
 from hotc.state.codec import StateFormatError, content_changed, hide_parameter, reveal_parameter
 from hotc.state.document import (
@@ -41,8 +43,10 @@ __all__ = [
     "ResourceState",
     "ScalingDecision",
     "StackState",
+    "StateBackend",
     "StateConflictError",
     "StateFormatError",
+    "StoredStack",
     "backend_from_config",
     "content_changed",
     "hide_parameter",

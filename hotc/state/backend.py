@@ -1,4 +1,5 @@
-"""The state backend protocol, the lock record, and the factory that picks a backend from configuration.
+"""The state backend protocol (:class:`StateBackend`), the lock record, and :class:`BaseBackend`, the part
+the local and S3 backends share; :func:`hotc.state.factory.backend_from_config` picks a backend.
 
 Use::
 
@@ -101,7 +102,7 @@ class Lock:
 
     @staticmethod
     def new(stack: str, operation: str, lease_seconds: float | None = None) -> Lock:
-        import socket  # socket and logging are imported when a lock is taken or a warning given (issue 16: start-up)
+        import socket  # socket and logging are imported when a lock is taken or a warning given (start-up speed)
 
         now = datetime.now(UTC)
         return Lock(
@@ -229,16 +230,50 @@ class HistoryEntry:
     size: int
     is_latest: bool
     serial: int | None = None  # filled in when the version could be read
+    error: str | None = None  # why the version could not be read (a corrupt document), when it was tried
+
+
+@model
+class StoredStack:
+    """One stack of a backend as :meth:`StateBackend.list_states` finds it: its state, or why that cannot be
+    read (``error``: a corrupt document, a lost key), so that one broken stack does not hide the others."""
+
+    name: str
+    state: StackState | None = None
+    error: str | None = None
+
+    @property
+    def broken(self) -> bool:
+        return self.error is not None
 
 
 # ---------------------------------------------------------------------------------------------- protocol
 
 
 @runtime_checkable
-class Backend(Protocol):
-    """What plan/apply and the state commands use to keep a stack's state."""
+class StateBackend(Protocol):
+    """What plan/apply and the state commands use to keep a stack's state (the local and the S3 backends).
+
+    Reading: :meth:`read` parses the current document; :meth:`history` lists the stored versions (S3: the
+    bucket's versions; local: ``current`` and ``backup``) and :meth:`read_version_bytes` returns one of them
+    as stored, without parsing the current one. Writing needs the stack's :meth:`lock`. :meth:`write` is a
+    compare-and-swap against the version last read; :meth:`overwrite` and :meth:`restore` replace a current
+    document even when it cannot be parsed, keeping it as the previous version."""
+
+    key: bytes | None  # the key secrets are encrypted with (None: none given)
+    notify: Callable[[str], None]  # where warnings go
+    cli_flag: str  # " --backend URL" when the user chose the backend, repeated by hints that name a command
+    unsafe_no_locking: bool
 
     def describe(self) -> str: ...
+
+    def source(self, stack: str) -> str:
+        """Where the stack's state lives, for messages."""
+        ...
+
+    def encrypts_secrets(self) -> bool:
+        """Whether secrets are stored encrypted (a key given, or a local state's own key file)."""
+        ...
 
     def read(self, stack: str) -> tuple[StackState | None, str | None]: ...
 
@@ -248,7 +283,19 @@ class Backend(Protocol):
         self, stack: str, state: StackState, lock: Lock, *, expected: str | None = None, exact: bool = False
     ) -> StackState: ...
 
+    def overwrite(self, stack: str, state: StackState, lock: Lock) -> StackState:
+        """Store ``state`` as given over whatever the current document holds (it is not parsed)."""
+        ...
+
+    def restore(self, stack: str, version_id: str, lock: Lock) -> StackState:
+        """Make stored version ``version_id`` the current state again, with a serial above every stored one."""
+        ...
+
     def list_stacks(self) -> list[str]: ...
+
+    def list_states(self) -> list[StoredStack]:
+        """Every stack with its state, a stack whose document cannot be read marked with the reason."""
+        ...
 
     def delete(self, stack: str, lock: Lock) -> None: ...
 
@@ -260,6 +307,10 @@ class Backend(Protocol):
 
     def read_version(self, stack: str, version_id: str) -> StackState: ...
 
+    def read_version_bytes(self, stack: str, version_id: str) -> bytes:
+        """One stored version as stored, unparsed (``version_id`` as :meth:`history` lists it)."""
+        ...
+
     def current_lock(self, stack: str) -> Lock | None: ...
 
     def peek_lock(self, stack: str) -> Lock | None:
@@ -268,6 +319,10 @@ class Backend(Protocol):
         ...
 
     def force_unlock(self, stack: str, lock_id: str) -> Lock: ...
+
+
+#: the name this protocol had first
+Backend = StateBackend
 
 
 _UNREAD = object()
@@ -338,7 +393,11 @@ class BaseBackend(ABC):
     def history(self, stack: str) -> list[HistoryEntry]: ...
 
     @abstractmethod
-    def read_version(self, stack: str, version_id: str) -> StackState: ...
+    def read_version_bytes(self, stack: str, version_id: str) -> bytes: ...
+
+    def version_source(self, stack: str, version_id: str) -> str:
+        """Where one stored version lives, for messages."""
+        return f"{self.source(stack)} (version {version_id})"
 
     @abstractmethod
     def current_lock(self, stack: str) -> Lock | None: ...
@@ -353,12 +412,7 @@ class BaseBackend(ABC):
     def read(self, stack: str) -> tuple[StackState | None, str | None]:
         validate_stack_name(stack)
         data, token = self._get(stack)
-        if data is not None and self.key is None:
-            from hotc.state.secrets import holds_ciphertext, missing_key_message
-
-            if holds_ciphertext(data):
-                raise BackendError(missing_key_message(self.source(stack), self.missing_key_hint()))
-        state = None if data is None else codec.loads(data, self.source(stack), self.key)
+        state = None if data is None else self._decode(data, self.source(stack))
         with self._write_mutex:
             self._bases[stack] = (token, state)
         return state, token
@@ -408,6 +462,76 @@ class BaseBackend(ABC):
             new_token = self._put(stack, data, token, lock)
             self._bases[stack] = (new_token, new)
             return new
+
+    def encrypts_secrets(self) -> bool:
+        return self.key is not None
+
+    def _decode(self, data: bytes, source: str) -> StackState:
+        """Parse stored bytes; a document with encrypted values and no key is refused with where the key
+        should have come from."""
+        if self.key is None:
+            from hotc.state.secrets import holds_ciphertext, missing_key_message
+
+            if holds_ciphertext(data):
+                raise BackendError(missing_key_message(source, self.missing_key_hint()))
+        return codec.loads(data, source, self.key)
+
+    def read_version(self, stack: str, version_id: str) -> StackState:
+        """One stored version, parsed (``version_id`` as :meth:`history` lists it)."""
+        return self._decode(
+            self.read_version_bytes(stack, version_id), self.version_source(stack, version_id)
+        )
+
+    def _version_serial(self, stack: str, version_id: str) -> tuple[int | None, str | None]:
+        """A stored version's serial, or why it cannot be read."""
+        try:
+            return self.read_version(stack, version_id).serial, None
+        except HotcError as exc:
+            return None, exc.message
+
+    def overwrite(self, stack: str, state: StackState, lock: Lock) -> StackState:
+        """Store ``state`` as given (serial and lineage included) as the current state under ``lock``, whatever
+        the current document holds: it is compared as bytes (its version token, so a concurrent writer is
+        still refused) and never parsed, and it stays stored as the previous version (local: the
+        ``.backup``; S3: the bucket's versions, or a backup object where the bucket keeps none)."""
+        validate_stack_name(stack)
+        with self._write_mutex:
+            self._check_lock(stack, lock)
+            current, token = self._get(stack)
+            if current is not None:
+                self._keep_replaced(stack, current, lock)
+            self._bases[stack] = (token, None)  # the base is the current bytes, unparsed
+            return self.write(stack, replace(state, stack_name=stack), lock, exact=True)
+
+    def _keep_replaced(self, stack: str, current: bytes, lock: Lock) -> None:  # noqa: B027 - a hook; local keeps its .backup itself
+        """Keep ``current`` before :meth:`overwrite` replaces it, where the store would not keep it itself."""
+
+    def restore(self, stack: str, version_id: str, lock: Lock) -> StackState:
+        """Make stored version ``version_id`` the current state again under ``lock``, also when the current
+        document is corrupt (it is not read; it becomes the previous version). The restored state gets a
+        serial above every stored version's that can be read, so it is the newest."""
+        validate_stack_name(stack)
+        self._check_lock(stack, lock)
+        try:
+            chosen = self.read_version(stack, version_id)
+        except HotcError as exc:
+            raise HotcError(
+                f"version {version_id} of stack '{stack}' cannot be read either: {exc.message}; nothing was changed"
+            ) from None
+        serials = [e.serial for e in self.history(stack) if e.serial is not None]
+        return self.overwrite(stack, replace(chosen, serial=max([chosen.serial, *serials]) + 1), lock)
+
+    def list_states(self) -> list[StoredStack]:
+        out: list[StoredStack] = []
+        for name in self.list_stacks():
+            try:
+                state, _ = self.read(name)
+            except HotcError as exc:
+                out.append(StoredStack(name, None, exc.message))
+                continue
+            if state is not None:  # removed since it was listed: not a stack any more
+                out.append(StoredStack(name, state))
+        return out
 
     def _forget_base(self, stack: str) -> None:
         with self._write_mutex:

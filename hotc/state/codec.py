@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import hotc.state.hidden_env as hidden_env
 import hotc.state.secrets as secrets
 from hotc.errors import HotcError
 from hotc.state.document import (
@@ -249,6 +250,24 @@ def group_to_dict(g: GroupState) -> dict[str, Any]:
     }
 
 
+def stored_template(state: StackState, key: bytes | None) -> dict[str, Any]:
+    """The template record as stored: the hidden values its environment files hold (the template's own
+    hidden parameters, and any the record lists under ``hidden_parameters``: a nested template's) taken out
+    of their text (:mod:`hotc.state.hidden_env`), each kept as a digest and, with a key, its ciphertext."""
+    record = state.template
+    if not record or hidden_env.RECORD_KEY in record:
+        return dict(record)
+    names = {n for n, p in state.parameters.items() if p.hidden} | set(record.get("hidden_parameters") or ())
+
+    def seal(hv: hidden_env.HiddenValue) -> dict[str, Any]:
+        out: dict[str, Any] = {"digest": secrets.digest(hv.value)}
+        if key is not None:
+            out["encrypted"] = secrets.encrypt(hv.text, key)
+        return out
+
+    return hidden_env.scrub_record(record, names, seal)
+
+
 def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
     """Everything of ``state``'s JSON form but its resources."""
     return {
@@ -260,7 +279,7 @@ def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
         "status": state.status,
         "status_reason": state.status_reason,
         "template_digest": state.template_digest,
-        "template": plain(state.template, "template"),
+        "template": plain(stored_template(state, key), "template"),
         "parameters": {n: parameter_to_dict(n, p, key) for n, p in sorted(state.parameters.items())},
         "outputs": {n: output_to_dict(n, o, key) for n, o in sorted(state.outputs.items())},
         "created_at": state.created_at,
@@ -612,6 +631,8 @@ def comparable(state: StackState) -> dict[str, Any]:
 
 def _comparable_top(state: StackState) -> dict[str, Any]:
     d = _top_to_dict(state, None)
+    # a record whose environment files still hold hidden values in clear differs from its sealed form
+    d["template_sealed"] = hidden_env.RECORD_KEY in state.template
     for k in _VOLATILE:
         d.pop(k, None)
     for p in d["parameters"].values():

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from hotc.state.backend import BaseBackend
+from hotc.state.backend import StateBackend
 from hotc.state.config import resolve_backend_config
 from hotc.state.local import LocalBackend
 from hotc.state.secrets import key_from_env
@@ -23,7 +23,7 @@ def backend_from_config(
     unsafe_no_locking: bool = False,
     env: dict[str, str] | None = None,
     options: dict[str, Any] | None = None,
-) -> BaseBackend:
+) -> StateBackend:
     """The backend chosen by ``url`` (``--backend``), else env ``HOTC_BACKEND``, else ``hotc.toml``'s
     ``[backend]`` table in ``cwd``, else the local ``.hotc/`` directory in ``cwd``.
 
@@ -33,7 +33,7 @@ def backend_from_config(
     if options:
         cfg = replace(cfg, options={**cfg.options, **options})
     key = key_from_env(env)
-    backend: BaseBackend
+    backend: StateBackend  # mypy checks here that both backends satisfy the protocol
     if cfg.kind == "s3":
         # deliberate lazy import: boto3 costs about half a second at start-up, and most runs use a local state
         from hotc.state.s3 import S3Backend

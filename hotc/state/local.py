@@ -25,7 +25,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-import hotc.state.codec as codec
 from hotc.errors import HotcError
 from hotc.state.backend import (
     BackendError,
@@ -112,6 +111,9 @@ class LocalBackend(BaseBackend):
     @key.setter
     def key(self, value: bytes | None) -> None:
         self._key = value
+
+    def encrypts_secrets(self) -> bool:
+        return self.key is not None or self._key_file
 
     def missing_key_hint(self) -> str:
         if self._key_file:
@@ -493,19 +495,20 @@ class LocalBackend(BaseBackend):
         events.sort(key=lambda e: e.id)
         return [e for e in events if after is None or e.id > after]
 
+    def _version_paths(self, stack: str) -> dict[str, Path]:
+        return {"current": self.state_path(stack), "backup": self.backup_path(stack)}
+
     def history(self, stack: str) -> list[HistoryEntry]:
+        """``current`` and ``backup`` (the version the last write replaced), those that exist; a version that
+        cannot be parsed is listed with the reason, and without a serial."""
         validate_stack_name(stack)
         out = []
-        for vid, path in (("current", self.state_path(stack)), ("backup", self.backup_path(stack))):
+        for vid, path in self._version_paths(stack).items():
             try:
                 st = path.stat()
             except FileNotFoundError:
                 continue
-            serial = None
-            try:
-                serial = codec.loads(path.read_bytes(), str(path), self.key).serial
-            except HotcError:
-                pass
+            serial, error = self._version_serial(stack, vid)
             out.append(
                 HistoryEntry(
                     version_id=vid,
@@ -513,17 +516,24 @@ class LocalBackend(BaseBackend):
                     size=st.st_size,
                     is_latest=vid == "current",
                     serial=serial,
+                    error=error,
                 )
             )
         return out
 
-    def read_version(self, stack: str, version_id: str) -> StackState:
+    def version_source(self, stack: str, version_id: str) -> str:
+        path = self._version_paths(stack).get(version_id)
+        return str(path) if path is not None else super().version_source(stack, version_id)
+
+    def read_version_bytes(self, stack: str, version_id: str) -> bytes:
         validate_stack_name(stack)
-        paths = {"current": self.state_path(stack), "backup": self.backup_path(stack)}
+        paths = self._version_paths(stack)
         if version_id not in paths:
             raise HotcError(f"a local state keeps versions 'current' and 'backup' only, not {version_id!r}")
         path = paths[version_id]
         try:
-            return codec.loads(path.read_bytes(), str(path), self.key)
+            return path.read_bytes()
         except FileNotFoundError:
             raise HotcError(f"{path}: error: no such state version") from None
+        except OSError as exc:
+            raise BackendError(f"{path}: error: cannot read the state version: {exc.strerror}") from None

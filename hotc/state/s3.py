@@ -29,11 +29,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import hotc.state.codec as codec
 from hotc.errors import HotcError
 from hotc.state.backend import (
     DEFAULT_LEASE_SECONDS,
@@ -49,12 +48,15 @@ from hotc.state.backend import (
     validate_stack_name,
 )
 from hotc.state.config import BackendConfig
-from hotc.state.document import StackState
 from hotc.state.events import Event, decode_lines, encode_lines
 
 log = logging.getLogger("hotc.state")
 
 STATE_OBJECT = "state.json"
+# where a bucket without versioning keeps the document an overwrite (``hotc state restore``, a forced push)
+# replaced; listed by ``history`` as version ``backup``
+BACKUP_OBJECT = "state.backup.json"
+BACKUP_VERSION = "backup"
 LOCK_OBJECT = "state.lock"
 EVENTS_DIR = "events"
 PROBE_DIR = ".hotc-probe"
@@ -708,28 +710,74 @@ class S3Backend(BaseBackend):
                 "VersionIdMarker": r.get("NextVersionIdMarker"),
             }
         entries.sort(key=lambda e: (e.modified, e.is_latest), reverse=True)
+        backup = self._backup_entry(stack)
+        if backup is not None:
+            entries.append(backup)
         out = []
         for i, e in enumerate(entries):
-            if e.size and i < HISTORY_SERIALS:
-                try:
-                    e = replace(e, serial=self.read_version(stack, e.version_id).serial)
-                except HotcError:
-                    pass
+            if e.size and (i < HISTORY_SERIALS or e.version_id == BACKUP_VERSION):
+                serial, error = self._version_serial(stack, e.version_id)
+                e = replace(e, serial=serial, error=error)
             out.append(e)
         return out
 
-    def read_version(self, stack: str, version_id: str) -> StackState:
+    def _backup_entry(self, stack: str) -> HistoryEntry | None:
+        """The backup object an overwrite left on a bucket without versioning, as a version."""
         from botocore.exceptions import ClientError
 
-        key = self._key(stack, STATE_OBJECT)
         try:
-            kw: dict[str, Any] = {"Key": key}
-            if version_id != "null":
-                kw["VersionId"] = version_id
+            r = self._call(
+                "look for the state's backup", self.client.head_object, Key=self._key(stack, BACKUP_OBJECT)
+            )
+        except ClientError:
+            return None
+        return HistoryEntry(
+            version_id=BACKUP_VERSION,
+            modified=_iso(r.get("LastModified")),
+            size=int(r.get("ContentLength", 0)),
+            is_latest=False,
+        )
+
+    def version_source(self, stack: str, version_id: str) -> str:
+        if version_id == BACKUP_VERSION:
+            return self._url(self._key(stack, BACKUP_OBJECT))
+        return f"{self.source(stack)}?versionId={version_id}"
+
+    def read_version_bytes(self, stack: str, version_id: str) -> bytes:
+        from botocore.exceptions import ClientError
+
+        validate_stack_name(stack)
+        key = self._key(stack, STATE_OBJECT)
+        kw: dict[str, Any] = {"Key": key}
+        if version_id == BACKUP_VERSION:
+            kw["Key"] = self._key(stack, BACKUP_OBJECT)
+        elif version_id != "null":
+            kw["VersionId"] = version_id
+        try:
             r = self._call("read a state version", self.client.get_object, **kw)
+            return bytes(r["Body"].read())
         except ClientError:
             raise HotcError(f"{self._url(key)}: no version {version_id}") from None
-        return codec.loads(r["Body"].read(), f"{self._url(key)}?versionId={version_id}", self.key)
+        except HotcError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - body streaming errors
+            raise BackendError(f"cannot read {self.version_source(stack, version_id)}: {exc}") from None
+
+    def _keep_replaced(self, stack: str, current: bytes, lock: Lock) -> None:
+        """A versioned bucket keeps the replaced document as a version; any other gets it as the backup
+        object (version ``backup``), written before the overwrite so it is never lost."""
+        try:
+            if self.versioning_enabled():
+                return
+        except HotcError:  # a store that does not say: keep the backup all the same
+            pass
+        self._call(
+            "keep the replaced state as its backup",
+            self.client.put_object,
+            Key=self._key(stack, BACKUP_OBJECT),
+            Body=current,
+            ContentType="application/json",
+        )
 
 
 def conditional_writes_message(endpoint: str, bucket: str) -> str:
@@ -786,9 +834,7 @@ def _server_time(r: dict[str, Any]) -> datetime:
     return datetime.now(UTC)
 
 
-def _seconds(s: float) -> Any:
-    from datetime import timedelta
-
+def _seconds(s: float) -> timedelta:
     return timedelta(seconds=s)
 
 

@@ -33,12 +33,15 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from hotc.errors import HotcError
 from hotc.model import model
 from hotc.state.config import CONFIG_FILE, BackendConfig
+
+if TYPE_CHECKING:
+    from hotc.state.backend import StateBackend
 
 STORE_ENV = "HOTC_SIGNAL_STORE"
 RECEIVER_ENV = "HOTC_SIGNAL_RECEIVER"
@@ -461,7 +464,7 @@ def store_for(
     return store_factory(resolve_signal_store(signal_store, base, environ, bcfg))
 
 
-def backend_encrypts(backend: Any) -> bool:
+def backend_encrypts(backend: StateBackend) -> bool:
     """Whether ``backend`` keeps secrets encrypted (a key from HOTC_STATE_KEY, or a local state's own key file,
     made on its first write)."""
-    return getattr(backend, "key", None) is not None or bool(getattr(backend, "_key_file", False))
+    return backend.encrypts_secrets()

@@ -2,8 +2,8 @@
 stack converges, every record set a killed run made is adopted by the name hotc generated for it (a record set
 has nowhere to carry hotc's stamp), none is orphaned or made twice, a further apply has nothing to do, and
 destroy leaves nothing in Designate. The zone is made first by a run that is not killed: a zone's name is the
-template's, so a killed run's zone is not adopted (the next create meets Designate's "Duplicate Zone"; see the
-README). Every check asks Designate."""
+template's, so a killed run's zone is not adopted (the next create meets Designate's "Duplicate Zone"; see
+docs/reference/services.md, Designate). Every check asks Designate."""
 
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def test_cloud_asg_scales_through_alarm_url_with_cooldown_as_heat_does(
     s3_bucket: S3Bucket,
     tmp_path: Path,
 ) -> None:
-    # its own connection with a long API timeout: the shared cloud can be slow to answer while other sessions
+    # its own connection with a long API timeout: the shared cloud can be slow to answer while other users
     # load it (the fixture's 30 s were seen to run out)
     cloud = connect(cloud_config, timeout=300)
     (tmp_path / "t.yaml").write_text(TEMPLATE)

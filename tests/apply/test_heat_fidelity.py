@@ -1,4 +1,4 @@
-"""Heat fidelity classes of issue 14, each checked against what the test cloud's Heat 27 answered for the same
+"""Heat fidelity classes found by the differential oracle, each checked against what the test cloud's Heat 27 answered for the same
 template (recorded by hand while closing the class; the differential oracle is the systematic check).
 Offline, in-process CLI: validate, apply, output."""
 

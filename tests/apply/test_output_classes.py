@@ -1,4 +1,4 @@
-"""Outputs as Heat's ``heat.engine.output`` has them (issue 14): each output evaluated on its own (one that
+"""Outputs as Heat's ``heat.engine.output`` has them: each output evaluated on its own (one that
 fails reports its error, the others resolve), an output whose condition is false is listed with null, and a
 stack with no resources still gets a state. Offline, in-process CLI."""
 

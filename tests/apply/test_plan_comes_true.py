@@ -1,4 +1,4 @@
-"""The plan is what apply does (issue 9, "Plans that come true"): an attribute of a resource updated in place
+"""The plan is what apply does (a plan comes true): an attribute of a resource updated in place
 is "known after apply" in the plan, the applier resolves it once the update is done and carries the change
 to its dependents in the same apply, so one apply converges. Offline, Heat-native types, in-process CLI."""
 

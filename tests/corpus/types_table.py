@@ -1,9 +1,9 @@
-"""The README's table of resource types used in the shared corpus, with what hotc does with each.
+"""The documentation's table of resource types used in the shared corpus, with what hotc does with each.
 
     python -m tests.corpus.types_table            print the table
-    python -m tests.corpus.types_table --write    rewrite it in README.md (between the corpus-types markers)
+    python -m tests.corpus.types_table --write    rewrite it in docs/reference/corpus-types.md (between the markers)
 
-``tests/corpus/test_types_table.py`` fails when README's table is not what this prints, so the table always
+``tests/corpus/test_types_table.py`` fails when that page's table is not what this prints, so the table always
 says what the code does.
 """
 
@@ -19,6 +19,8 @@ from tests.corpus.corpus import find_corpus, read_verdicts
 
 REPO = Path(__file__).resolve().parents[2]
 START, END = "<!-- corpus-types:start -->", "<!-- corpus-types:end -->"
+#: the documentation page that holds the table
+PAGE = REPO / "docs" / "reference" / "corpus-types.md"
 
 
 def corpus_type_counts(corpus: Path) -> Counter[str]:
@@ -70,9 +72,9 @@ def status(type_name: str) -> str:
     return f"planned, refused by apply at plan time: {problem}"
 
 
-#: Every type issue 17 ("Resource types real templates use") names, by service: those the corpus does not use
-#: get a second table, so each one says whether it is supported, planned only or refused, and why.
-ISSUE_TYPES = (
+#: Types real templates use beyond the corpus (each service's commonly used types): those the corpus does not
+#: use get a second table, so each one says whether it is supported, planned only or refused, and why.
+MORE_TYPES = (
     "OS::Nova::ServerGroup",
     *(f"OS::Cinder::{t}" for t in ("VolumeType", "EncryptedVolumeType", "QoSSpecs", "QoSAssociation")),
     "OS::Heat::DeployedServer",
@@ -124,9 +126,9 @@ def render(corpus: Path) -> str:
     lines = ["| type | templates | what hotc does |", "|---|---:|---|"]
     for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         lines.append(f"| `{name}` | {n} | {status(name)} |")
-    rest = [t for t in ISSUE_TYPES if t not in counts]
+    rest = [t for t in MORE_TYPES if t not in counts]
     if rest:
-        lines += ["", "The types issue 17 names that the corpus does not use:", ""]
+        lines += ["", "Other types real templates use, which the corpus does not:", ""]
         lines += ["| type | what hotc does |", "|---|---|"]
         lines += [f"| `{name}` | {status(name)} |" for name in rest]
     return "\n".join(lines) + "\n"
@@ -146,10 +148,10 @@ def main() -> None:
     if "--write" not in sys.argv:
         sys.stdout.write(table)
         return
-    path = REPO / "README.md"
+    path = PAGE
     text = path.read_text(encoding="utf-8")
     if readme_table(text) is None:
-        sys.exit(f"README.md has no {START} ... {END} section")
+        sys.exit(f"{PAGE} has no {START} ... {END} section")
     head, rest = text.split(START, 1)
     tail = rest.split(END, 1)[1]
     path.write_text(f"{head}{START}\n{table}{END}{tail}", encoding="utf-8")

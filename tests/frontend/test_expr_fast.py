@@ -185,11 +185,12 @@ def _corpus_and_generated() -> list[tuple[str, str]]:
     from pathlib import Path
 
     from bench.bench_validate import generate
-    from tests.corpus.corpus import find_corpus
+    from tests.corpus.corpus import WHAT, find_corpus
+    from tests.inputs import missing_input
 
     corpus = find_corpus(Path(__file__).resolve().parents[1] / "corpus" / "x")
     if corpus is None:
-        pytest.skip("the shared corpus is not here")
+        missing_input(WHAT)
     out = [(str(p), p.read_text(encoding="utf-8", errors="replace")) for p in sorted(corpus.rglob("*.yaml"))]
     return [*out, ("generated.yaml", generate(200))]
 

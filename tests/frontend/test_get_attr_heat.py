@@ -1,5 +1,5 @@
 """``get_attr`` of an attribute a type does not have: hotc's validate verdict against REAL Heat's
-``template validate`` on the test cloud, case by case (issue 9). Heat's GetAtt.validate rejects an attribute
+``template validate`` on the test cloud, case by case. Heat's GetAtt.validate rejects an attribute
 missing from the type's attributes schema, except on types whose class answers any attribute."""
 
 from __future__ import annotations

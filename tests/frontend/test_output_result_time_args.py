@@ -1,5 +1,5 @@
 """Argument shapes Heat checks only when it resolves a function (its ``result()``): inside an output they are
-that output's error at create, and ``template validate`` accepts the template (issue 14; Heat 27 answers
+that output's error at create, and ``template validate`` accepts the template (Heat 27 answers
 recorded by the differential oracle, tests/oracle). Shapes Heat checks when it parses stay validate errors."""
 
 from __future__ import annotations

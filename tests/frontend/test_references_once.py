@@ -16,7 +16,8 @@ from hotc.parser.references import collect, output_refs, resource_refs
 from hotc.parser.template import parse_template
 from hotc.parser.versions import PSEUDO_PARAMETERS
 from hotc.parser.yamlload import load_document, load_yaml_text
-from tests.corpus.corpus import find_corpus
+from tests.corpus.corpus import WHAT, find_corpus
+from tests.inputs import missing_input
 
 
 def _walk(e: Any, out: list[tuple[str, str, Any]]) -> None:
@@ -54,7 +55,7 @@ def _walk(e: Any, out: list[tuple[str, str, Any]]) -> None:
 def _templates() -> list[Path]:
     corpus = find_corpus(Path(__file__).resolve().parents[1] / "corpus" / "x")
     if corpus is None:
-        pytest.skip("the shared corpus is not here")
+        missing_input(WHAT)
     return sorted(corpus.rglob("*.yaml"))
 
 

@@ -18,6 +18,7 @@ from hotc.parser import grammar as G
 from hotc.parser import shapes as S
 from hotc.parser.api import NO_TYPE_CHECKS, load_stack
 from tests.corpus.corpus import WHAT, find_corpus, read_verdicts
+from tests.inputs import needs_input
 
 CORPUS = find_corpus(Path(__file__))
 REPO = Path(__file__).resolve().parents[2]
@@ -64,7 +65,7 @@ def _load_all(rows: list[Any]) -> list[str]:
     return out
 
 
-@pytest.mark.skipif(CORPUS is None, reason=f"needs {WHAT}")
+@needs_input(CORPUS, WHAT)
 def test_stored_trees_build_the_ir_lark_builds_over_the_corpus(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -112,7 +112,7 @@ CHILD = b"heat_template_version: 2018-08-31\nparameters:\n  label: {type: string
         (
             HEAD
             + "resources:\n  a:\n    type: OS::Heat::Value\n    properties: {value: {str_split: [',', 3]}}\n",
-            "error: t.yaml:5:25: the template cannot be evaluated for planning: ",
+            "error: t.yaml:5:25: the template cannot be evaluated for planning",
         ),
         (
             HEAD

@@ -1,4 +1,4 @@
-"""The differential oracle, bounded (issue 14): the first cases of the generator's seed through hotc
+"""The differential oracle, bounded: the first cases of the generator's seed through hotc
 (validate, plan, apply, output), offline, compared with the test cloud's Heat 27 answers cached in
 tests/oracle/data/. The large run is bench/bench_oracle.py; the refresh is ``python -m tests.oracle.refresh``."""
 

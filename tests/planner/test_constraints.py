@@ -1,4 +1,4 @@
-"""Custom constraints at plan time (issue 6): parameters and properties checked against a (fake) cloud,
+"""Custom constraints at plan time: parameters and properties checked against a (fake) cloud,
 pure ones without a cloud, positions, one report per problem, hidden values never shown, and the CLI's
 behaviour with and without a configured cloud."""
 

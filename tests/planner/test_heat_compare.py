@@ -1,5 +1,5 @@
-"""hotc's plan against REAL Heat on the test cloud (issue 5's motivating example), and custom constraints
-checked against the cloud at plan time (issue 6).
+"""hotc's plan against REAL Heat on the test cloud (Heat's two-tier example), and custom constraints
+checked against the cloud at plan time.
 
 The two-tier web app of ``tests/planner/data/two_tier_web.yaml`` is created with Heat and updated with a new
 ``app_port``; what Heat really replaced (physical id changed) and updated in place (same id, UPDATE_COMPLETE)
@@ -179,7 +179,7 @@ def test_plan_matches_what_heat_really_does(
 ) -> None:
     template = TEMPLATE.read_text()
     heat_replaced, heat_updated = heat_update_effects(cloud, cloud_tracker, template)
-    # what Heat really does (issue 5): the server whose user_data embeds the port and both pool members are
+    # what Heat really does: the server whose user_data embeds the port and both pool members are
     # replaced; the security group is updated in place; nothing else is touched
     assert heat_replaced == {"app_a", "member_a", "member_b"}, heat_replaced
     assert heat_updated == {"app_sg"}, heat_updated

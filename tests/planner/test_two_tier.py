@@ -1,4 +1,4 @@
-"""Heat's two-tier example (issue 5): changing one port parameter replaces only what really changes."""
+"""Heat's two-tier example: changing one port parameter replaces only what really changes."""
 
 from __future__ import annotations
 

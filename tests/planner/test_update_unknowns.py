@@ -1,5 +1,5 @@
 """Attributes of a resource updated in place are "known after apply" unless its type declares them stable
-(issue 9, "Plans that come true"): dependents and outputs are planned with that Unknown."""
+(a plan must come true): dependents and outputs are planned with that Unknown."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from hotc.errors import Diagnostic
 from hotc.parser.api import LoadedStack, Resource, TypeChecks, load_stack
 from hotc.providers import checks as C
 from tests.corpus.corpus import WHAT, find_corpus, read_verdicts
+from tests.inputs import needs_input
 
 CORPUS = find_corpus(Path(__file__))
 
@@ -37,7 +38,7 @@ def _shown(diags: list[Diagnostic]) -> list[tuple[str, str, Any, str | None]]:
     return [(d.severity.value, d.message, d.pos, d.code) for d in diags]
 
 
-@pytest.mark.skipif(CORPUS is None, reason=f"needs {WHAT}")
+@needs_input(CORPUS, WHAT)
 def test_memo_agrees_on_the_corpus() -> None:
     assert CORPUS is not None
     rows = read_verdicts(CORPUS)

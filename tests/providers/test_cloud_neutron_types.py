@@ -1,4 +1,4 @@
-"""The Neutron types of issue 17 against the test cloud's real Neutron (qos and trunk service plugins on),
+"""The less common Neutron types (QoS, trunks, subnet pools, address scopes, provider networks) against the test cloud's real Neutron (qos and trunk service plugins on),
 through the hotc CLI: each is created; a refresh right after shows no drift; a change made outside hotc shows as
 drift; what Heat updates in place keeps the same object; what it does not replaces it (and what Heat refuses —
 shrinking a subnet pool, a trunk's new parent port — is a plan error that changes nothing); objects made outside

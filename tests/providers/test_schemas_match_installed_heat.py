@@ -2,7 +2,7 @@
 registry (``heat_schema_dump.py`` run by Heat's interpreter): each property's type, required, default,
 update_allowed and immutable, no property Heat lacks, and the attribute names. This checks the schema tables
 (``heat_schema_tables_more.md``, ``test_schemas_reference.py``) against Heat itself, for the built-in types and for
-every type added since (issue 17's included)."""
+every type added since."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Command-line values are converted by hotc/cli/params.py, not by typer's pydantic adapters (issue 16:
-start-up): the conversions give the same values and clear errors, and the commands that need no pydantic
+"""Command-line values are converted by hotc/cli/params.py, not by typer's pydantic adapters (for
+start-up speed): the conversions give the same values and clear errors, and the commands that need no pydantic
 never import it."""
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def test_commands_that_need_no_pydantic_do_not_import_it(tmp_path: Path, argv: l
 
 
 def test_validate_of_a_plain_template_imports_none_of_the_heavy_packages(tmp_path: Path) -> None:
-    # issue 16: what only some commands or templates need is imported when they need it
+    # start-up speed: what only some commands or templates need is imported when they need it
     (tmp_path / "one.yaml").write_text(ONE)
     heavy = ["pydantic", "lark", "importlib.metadata", "email", "deepdiff", "networkx", "openstack", "boto3"]
     code = (

@@ -128,7 +128,7 @@ def test_review_comment_says_what_a_reviewer_needs() -> None:
     md = render_markdown(review_plan(), saved_as="plan.json")
     lines = md.splitlines()
     assert lines[0] == "<!-- hotc-plan-comment stack=shop -->"
-    assert "**Plan: 1 to add, 3 to change, 2 to replace, 1 to destroy**" in md
+    assert "**Plan: 1 to create, 3 to update, 2 to replace, 1 to delete**" in md
     assert "`web` (reboot): a resize" in md  # a resize is flagged, not a plain update
     assert "`worker` (rebuild)" in md and "`db_volume` (data-loss): the volume's data is lost" in md
     assert "`old_fip` (data-loss): the floating IP address is released" in md

@@ -1,5 +1,5 @@
 """``hotc.model.model`` makes the same frozen dataclass as ``@dataclass(frozen=True[, slots=True])``, its
-methods compiled on first use (issue 16: start-up): every model of hotc is compared with the dataclass made from
+methods compiled on first use (for start-up speed): every model of hotc is compared with the dataclass made from
 the same fields, and the decorator's cases (defaults, factories, per-field options, keyword-only fields,
 inheritance, methods the class writes itself, ``__post_init__``, recursion, pickling, threads) one by one."""
 

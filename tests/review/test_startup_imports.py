@@ -1,4 +1,4 @@
-"""Start-up imports only what the command uses (issue 16): ``hotc validate`` of a template of native types loads
+"""Start-up imports only what the command uses (start-up speed): ``hotc validate`` of a template of native types loads
 no driver, no OpenStack module, no thread pool and no grammar file reader; ``hotc check`` of a stack loads neither
 the parser (nor YAML, nor lark) nor the planner's plan-making modules; the native drivers' table still gives every
 driver, each made on first look-up."""

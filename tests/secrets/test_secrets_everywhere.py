@@ -1,14 +1,19 @@
 """The secrets grep: a stack fed a hidden parameter and RandomStrings (in the root and in a nested stack) goes
 through create, update, replace, a failed apply, a recovery and destroy. Every command's output in every format,
 every saved plan, every state document, backup and stored version, and every event is collected, then grepped
-for the hidden value and every random string: nothing may be found. ``hotc output --show-sensitive`` is the one
-way to see them, and the test checks that it does.
+for the hidden value and every random string, in clear, in base64 and in hex: nothing may be found.
+``hotc output --show-sensitive`` is the one way to see them, and the test checks that it does.
+
+The hidden value is given each way a user can give it: ``--parameter``, ``--parameter-file``, an environment
+file's ``parameters`` or ``parameter_defaults``; and a nested template's own hidden parameter is set by an
+environment's ``parameter_defaults``.
 
 Offline: Heat-native types only (TestResource, Value, RandomString, a template resource); local state, and the
 S3 backend over moto when it is installed."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Callable
@@ -30,6 +35,9 @@ parameters:
   length: {type: number, default: 24}
   fail: {type: boolean, default: false}
 resources:
+  # its own hidden parameter, set by an environment's parameter_defaults (or its default)
+  deep:
+    type: deep.yaml
   rnd:
     type: OS::Heat::RandomString
     properties: {length: {get_param: length}}
@@ -89,6 +97,18 @@ outputs:
   cr: {value: {get_attr: [crnd, value]}}
 """
 
+DEEP = """\
+heat_template_version: 2018-08-31
+parameters:
+  deep_pw: {type: string, hidden: true, default: not-a-secret}
+resources:
+  keeper:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: deep_pw}}
+"""
+
+DEEP_HIDDEN = "Dp4-nested-Xk8pass"
+
 SENSITIVE_OUTPUTS = {"pw", "derived", "rv", "rid", "nest_echo", "nest_rnd", "after_nest_out"}
 PLAN_FORMATS = ("text", "json", "markdown", "sarif")
 
@@ -102,6 +122,9 @@ class Run:
     stored: Callable[[], dict[str, bytes]]
     texts: dict[str, str] = field(default_factory=dict)
     secrets: set[str] = field(default_factory=lambda: {HIDDEN})
+    # how the hidden value is given: to plan or apply -t, and to apply PLANFILE
+    given: tuple[str, ...] = ()
+    given_to_saved: tuple[str, ...] = ()
 
     def __call__(self, label: str, *args: str, expect: int | None = 0) -> tuple[int, str, str]:
         code, out, err = hotc(self.capsys, *args)
@@ -177,12 +200,13 @@ def _plan_everything(run: Run, label: str, workdir: Path, *params: str) -> Path:
 def _scenario(run: Run, workdir: Path) -> None:
     (workdir / "root.yaml").write_text(ROOT)
     (workdir / "child.yaml").write_text(CHILD)
-    secret = ("--parameter", f"db_pass={HIDDEN}")
+    (workdir / "deep.yaml").write_text(DEEP)
+    secret = run.given
     b = run.backend
 
     # create, from a saved plan
     saved = _plan_everything(run, "create", workdir, *secret)
-    run("create", "apply", str(saved), *secret, *b)
+    run("create", "apply", str(saved), *run.given_to_saved, *b)
     first = run.reveal("create")
     run.snapshot("create")
     _read_everything(run, "create")
@@ -255,9 +279,21 @@ def _scenario(run: Run, workdir: Path) -> None:
     run("destroy", "stack", "list", *b)
 
 
+def _encodings(secret: str) -> set[str]:
+    raw = secret.encode()
+    return {
+        secret,
+        base64.b64encode(raw).decode(),
+        base64.urlsafe_b64encode(raw).decode(),
+        raw.hex(),
+        raw.hex().upper(),
+    }
+
+
 def _grep(run: Run) -> None:
     assert len(run.secrets) >= 4  # the hidden value, two generations of rnd, the nested stack's crnd
-    found = [(label, secret) for label, text in run.texts.items() for secret in run.secrets if secret in text]
+    wanted = {form: secret for secret in run.secrets for form in _encodings(secret)}
+    found = [(label, wanted[form]) for label, text in run.texts.items() for form in wanted if form in text]
     assert not found, f"secrets found in clear: {found[:10]}"
     # the grep covered what it claims: outputs of every format, stored documents and events
     joined = "\n".join(run.texts)
@@ -266,21 +302,58 @@ def _grep(run: Run) -> None:
     assert sum("(sensitive)" in t for t in run.texts.values()) > 50
 
 
-def test_secrets_never_appear_in_clear_local(workdir: Path, capsys: Any) -> None:
+# each way of giving the hidden value: (files to write, args for plan / apply -t, args for apply PLANFILE)
+WAYS: dict[str, tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]] = {
+    "--parameter": ({}, ("--parameter", f"db_pass={HIDDEN}"), ("--parameter", f"db_pass={HIDDEN}")),
+    "--parameter-file": (
+        {"pw.txt": HIDDEN},
+        ("--parameter-file", "db_pass=pw.txt"),
+        ("--parameter", f"db_pass={HIDDEN}"),
+    ),
+    "-e parameters": ({"env.yaml": f"parameters:\n  db_pass: {HIDDEN}\n"}, ("-e", "env.yaml"), ()),
+    "-e parameter_defaults": (
+        {"env.yaml": f"parameter_defaults:\n  db_pass: '{HIDDEN}'\n  deep_pw: {DEEP_HIDDEN}\n"},
+        ("-e", "env.yaml"),
+        (),
+    ),
+    "-e both, and a nested template's own": (
+        {
+            "base.yaml": f"parameter_defaults: {{deep_pw: {DEEP_HIDDEN}}}\n",
+            "env.json": json.dumps({"parameters": {"db_pass": HIDDEN}, "parameter_defaults": {"tag": "v1"}}),
+        },
+        ("-e", "base.yaml", "-e", "env.json"),
+        (),
+    ),
+}
+
+
+def _run_for(way: str, workdir: Path, capsys: Any, backend: tuple[str, ...], stored: Any) -> Run:
+    files, given, to_saved = WAYS[way]
+    for name, text in files.items():
+        (workdir / name).write_text(text)
+    run = Run(capsys, backend, stored, given=given, given_to_saved=to_saved)
+    if DEEP_HIDDEN in "".join(files.values()):
+        run.secrets.add(DEEP_HIDDEN)
+    return run
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+def test_secrets_never_appear_in_clear_local(way: str, workdir: Path, capsys: Any) -> None:
     store = workdir / ".hotc"
 
     def stored() -> dict[str, bytes]:
         return {str(p.relative_to(store)): p.read_bytes() for p in sorted(store.rglob("*")) if p.is_file()}
 
-    run = Run(capsys, (), stored)
+    run = _run_for(way, workdir, capsys, (), stored)
     _scenario(run, workdir)
     _grep(run)
     # the local key file exists (it is the key, not a secret value) and the state documents are gone with the stack
     assert (store / "state.key").exists()
 
 
+@pytest.mark.parametrize("way", ["--parameter", "-e both, and a nested template's own"])
 def test_secrets_never_appear_in_clear_s3(
-    workdir: Path, capsys: Any, s3_bucket: Any, monkeypatch: pytest.MonkeyPatch
+    way: str, workdir: Path, capsys: Any, s3_bucket: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOTC_STATE_KEY", "team passphrase for the secrets test")
     client = s3_bucket.client()
@@ -295,7 +368,7 @@ def test_secrets_never_appear_in_clear_s3(
                 out[f"{v['Key']}@{v['VersionId']}"] = body.read()
         return out
 
-    run = Run(capsys, ("--backend", s3_bucket.url), stored)
+    run = _run_for(way, workdir, capsys, ("--backend", s3_bucket.url), stored)
     _scenario(run, workdir)
     _grep(run)
     assert any(k.endswith(".json") or "state" in k for k in stored()), "the S3 state was collected"

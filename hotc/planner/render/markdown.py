@@ -103,11 +103,12 @@ def comment_marker(stack_name: str) -> str:
 
 
 def headline(plan: Plan) -> str:
-    """Terraform's one line: ``Plan: 2 to add, 1 to change, 1 to replace, 0 to destroy``."""
+    """The one-line count, in the words of the text plan and the summary table:
+    ``Plan: 2 to create, 1 to update, 1 to replace, 0 to delete``."""
     c = summary_counts(plan)
     text = (
-        f"Plan: {c['create']} to add, {c['update']} to change, {c['replace']} to replace, "
-        f"{c['delete']} to destroy"
+        f"Plan: {c['create']} to create, {c['update']} to update, {c['replace']} to replace, "
+        f"{c['delete']} to delete"
     )
     if c["forget"]:
         text += f", {c['forget']} to forget"
@@ -367,3 +368,22 @@ def render_markdown(
             )
     out.append(tail)
     return "".join(out)
+
+
+def render_error_markdown(stack_name: str, message: str, diagnostics: list[str]) -> str:
+    """The comment of a plan that failed: the same marker (a bot replaces its earlier comment, so a stale
+    plan does not stay posted), what failed and every diagnostic, and that nothing was planned."""
+    lines = [
+        comment_marker(stack_name),
+        f"### hotc plan for stack `{stack_name}`",
+        "",
+        "> [!CAUTION]",
+        "> **The plan failed**: nothing was planned and nothing can be applied.",
+        "",
+        "```text",
+        *[d.replace("```", "ʼʼʼ") for d in diagnostics],
+        f"error: {message}".replace("```", "ʼʼʼ"),
+        "```",
+        "",
+    ]
+    return "\n".join(lines)

@@ -84,6 +84,12 @@ TEMPLATE_RULES: dict[str, Rule] = {
         _template_rule("condition", "Condition", "A condition is invalid."),
         _template_rule("function-args", "FunctionArguments", "An intrinsic function has wrong arguments."),
         _template_rule("function-version", "FunctionVersion", "A function is not in this template version."),
+        _template_rule(
+            "function-spelling",
+            "FunctionSpelling",
+            "A key looks like a misspelt function name (Heat takes the mapping as data).",
+            "warning",
+        ),
         _template_rule("invalid-function", "InvalidFunction", "A function is used where it is not allowed."),
         _template_rule("removed-function", "RemovedFunction", "A removed CloudFormation function is used."),
         _template_rule("eval", "Evaluation", "An expression cannot be evaluated."),

@@ -101,7 +101,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         out.append(f"Plan for stack {plan.stack_name!r}{mode}: {summary_line(plan)}.")
     changes = ordered(plan)
     destructive = [c for c in changes if is_destructive(c) or c.action is Action.FORGET]
-    if destructive:
+    # the list singles out what is destructive among other changes; when every change is one (a destroy
+    # plan) it would list each of them a second time above their blocks
+    if destructive and len(destructive) < len(changes):
         out.append("")
         out.append("Destructive actions:")
         for c in destructive:

@@ -1,4 +1,4 @@
-"""The Neutron types of issue 17 offline, through the fake openstacksdk connection: AddressScope, SubnetPool,
+"""The less common Neutron types offline, through the fake openstacksdk connection: AddressScope, SubnetPool,
 QoSPolicy and its four rule types, Trunk, ProviderNet, RouterGateway — create/read/update/delete, no drift right
 after a create, an out-of-band change seen as exactly what it touched, adoption after a killed run, and
 Neutron's refusals reported."""

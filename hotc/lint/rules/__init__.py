@@ -1,0 +1,1 @@
+"""One module per security rule, each holding ``RULE`` (found by :func:`hotc.lint.engine.all_rules`)."""
