@@ -42,6 +42,12 @@ def test_the_harness_detects_what_it_must() -> None:
         == "ok"
     )
     assert classify_output(1, "", "error: something went wrong")[0] == "no-position"
+    refused = (
+        't.yaml:21:9: warning: "digest" is not a function in heat_template_version 2013-05-23\n'
+        "error: t.yaml: the template has 1 error(s); nothing was planned (see the warning above)"
+    )
+    assert classify_output(1, "", refused)[0] == "ok"
+    assert classify_output(1, "", refused.split("\n")[1])[0] == "no-position"
     assert classify_output(1, "", "Traceback (most recent call last):\n  File ...")[0] == "traceback"
     case = {"t.yaml": SEEDS[0].encode()}
     # a case that surely needs more than the CPU limit (300 resources to plan; a warm worker plans a tiny seed

@@ -87,9 +87,17 @@ def classify_output(code: int, out: str, err: str) -> tuple[str, str]:
     ]
     if bare:
         return "no-position", "\n".join(bare)[:2000]
-    if code == 1 and not positioned:
+    if code == 1 and not positioned and not _refused_for_a_warning(text):
         return "no-position", ("exit 1 without a positioned error:\n" + text)[-2000:]
     return "ok", ""
+
+
+_WARNING_LINE = re.compile(r"^\S[^\n]*?:\d+:\d+: warning: ", re.MULTILINE)
+
+
+def _refused_for_a_warning(text: str) -> bool:
+    """A plan refused for what a positioned warning above says (a function its template version lacks)."""
+    return "(see the warning above)" in text and _WARNING_LINE.search(text) is not None
 
 
 def _prepare(req: dict[str, Any], workdir: str) -> list[str]:
