@@ -25,8 +25,13 @@ from hotc.errors import HotcError
 # tests/review/test_lazy_cli.py checks the table against what each module registers.
 COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply", "Make the cloud match a plan (a saved PLANFILE, or one made now from -t)."),
+    "cancel": ("cancel_cmd", "Cancel the apply or destroy running on a stack, from anywhere."),
     "check": ("apply", "Check that every resource of the stack still exists."),
     "destroy": ("apply", "Delete every resource of the stack."),
+    "drift": (
+        "drift_cmd",
+        "Report what changed in the cloud outside hotc (read-only; --all for every stack).",
+    ),
     "eval": ("eval_cmd", "Evaluate one expression against a template's parameters."),
     "events": ("apply", "The stack's events (resource transitions), oldest first."),
     "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
@@ -35,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
+    "protect": ("protect_cmd", "Protect a stack or its resources from destroy, delete and replace."),
     "resource": ("apply", "The stack's recorded resources (list, show)."),
     "resume": ("apply", "Resume the stack's suspended resources."),
     "show": ("plan", "Render a saved plan or a stack's recorded state."),
@@ -44,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "suspend": ("apply", "Suspend the stack's resources that can be suspended."),
     "template": ("apply", "The template as last applied (show)."),
     "types": ("types_cmd", "The resource types hotc knows (list, show), built-in and from plugins."),
+    "unprotect": ("protect_cmd", "Lift protection marks set by 'hotc protect'."),
     "validate": ("validate", "Check a template the way Heat's template validate does."),
     "watch": ("watch_cmd", "Execute a stack's scaling signals as they arrive (a long-running reconciler)."),
 }
@@ -109,7 +116,7 @@ def comment_on_failure(invoke: Any) -> Any:
             return invoke(ctx)
         except HotcError as exc:
             if ctx.params.get("fmt") == "markdown":
-                from hotc.planner.render.markdown import render_error_markdown
+                from hotc.planner.api import render_error_markdown
 
                 template = ctx.params.get("template")
                 stack = ctx.params.get("stack") or (

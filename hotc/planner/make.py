@@ -34,6 +34,7 @@ from hotc.planner.diff import (
 from hotc.planner.digraph import CycleError, DiGraph, topological_sort
 from hotc.planner.options import PlanOptions
 from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
+from hotc.planner.protection import check_protection
 from hotc.planner.refresh import carried_attributes
 from hotc.planner.resolve import index_path
 from hotc.planner.restricted import check_restricted
@@ -205,6 +206,7 @@ def make_plan(
     with gc_paused():
         plan = _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
     check_restricted(desired, plan)
+    check_protection(state, plan)
     return plan
 
 

@@ -19,10 +19,12 @@ import hotc.state.secrets as secrets
 from hotc.errors import HotcError
 from hotc.state.document import (
     FORMAT_VERSION,
+    AcceptedDrift,
     DeposedInstance,
     GroupState,
     OutputState,
     ParameterRecord,
+    ProtectMark,
     ResourceState,
     ScalingDecision,
     StackState,
@@ -270,6 +272,20 @@ def stored_template(state: StackState, key: bytes | None) -> dict[str, Any]:
 
 def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
     """Everything of ``state``'s JSON form but its resources."""
+    top = _top_fields(state, key)
+    if state.protected:  # absent when empty: a document without marks is written as before they existed
+        top["protected"] = {
+            a: {"by": m.by, "at": m.at, "reason": m.reason} for a, m in sorted(state.protected.items())
+        }
+    if state.accepted_drift:  # absent when empty, as the protection marks
+        top["accepted_drift"] = {
+            k: {"reason": e.reason, "until": e.until, "by": e.by, "at": e.at}
+            for k, e in sorted(state.accepted_drift.items())
+        }
+    return top
+
+
+def _top_fields(state: StackState, key: bytes | None) -> dict[str, Any]:
     return {
         "groups": {a: group_to_dict(g) for a, g in sorted(state.groups.items())},
         "format_version": FORMAT_VERSION,
@@ -592,6 +608,36 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
         groups={
             a: group_from_dict(a, g, source) for a, g in _get(d, "groups", dict, source, where, {}).items()
         },
+        protected={
+            a: _mark_from_dict(a, m, source) for a, m in _get(d, "protected", dict, source, where, {}).items()
+        },
+        accepted_drift={
+            k: _accepted_from_dict(k, e, source)
+            for k, e in _get(d, "accepted_drift", dict, source, where, {}).items()
+        },
+    )
+
+
+def _accepted_from_dict(key: str, d: Any, source: str) -> AcceptedDrift:
+    where = f"accepted_drift.{key}"
+    if not isinstance(d, dict):
+        raise _bad(source, f"{where}: expected an object, found {type(d).__name__}")
+    return AcceptedDrift(
+        reason=_get(d, "reason", str, source, where),
+        until=_get(d, "until", str, source, where),
+        by=_get(d, "by", str, source, where, ""),
+        at=_get(d, "at", str, source, where, ""),
+    )
+
+
+def _mark_from_dict(addr: str, d: Any, source: str) -> ProtectMark:
+    where = f"protected.{addr or '(stack)'}"
+    if not isinstance(d, dict):
+        raise _bad(source, f"{where}: expected an object, found {type(d).__name__}")
+    return ProtectMark(
+        by=_get(d, "by", str, source, where),
+        at=_get(d, "at", str, source, where),
+        reason=_get(d, "reason", str, source, where, ""),
     )
 
 

@@ -144,6 +144,33 @@ class GroupState:
 
 MAX_DECISIONS = 50
 
+# The key of a protection mark on the stack itself (every other key is a resource address or a pattern).
+STACK_MARK = ""
+
+
+@model
+class ProtectMark:
+    """A protection stored with the stack (``hotc protect``): a plan that would delete or replace what it
+    covers, or destroy the stack, is refused, whatever command made it. ``by`` and ``at`` say who set it and
+    when; ``reason`` why."""
+
+    by: str
+    at: str
+    reason: str = ""
+
+
+@model
+class AcceptedDrift:
+    """A difference between the state and the cloud that ``hotc drift`` and ``plan --refresh-only`` show apart,
+    as accepted, until ``until`` (an ISO date, ``YYYY-MM-DD``; from the day after it the difference counts
+    again). Keyed in :attr:`StackState.accepted_drift` by ``ADDRESS:PROPERTY_PATH`` (``web[2].port:name``).
+    ``by`` and ``at`` say who accepted it and when; ``reason`` why."""
+
+    reason: str
+    until: str
+    by: str = ""
+    at: str = ""
+
 
 @model
 class StackState:
@@ -163,6 +190,10 @@ class StackState:
     created_at: str | None = None
     updated_at: str | None = None
     groups: Mapping[str, GroupState] = field(default_factory=dict)  # AutoScalingGroup address -> its state
+    # protection marks: STACK_MARK (the stack), or a resource address or fnmatch pattern -> the mark
+    protected: Mapping[str, ProtectMark] = field(default_factory=dict)
+    # accepted drift (hotc drift --accept): ``ADDRESS:PROPERTY_PATH`` -> the entry
+    accepted_drift: Mapping[str, AcceptedDrift] = field(default_factory=dict)
 
     @staticmethod
     def new(stack_name: str) -> StackState:
