@@ -246,3 +246,52 @@ def test_existing_update_forgets_a_given_parameter_the_template_does_not_declare
     assert r.returncode == 0, r.stdout + r.stderr
     r = run_hotc(tmp_path, "output", "s", "o", "--format", "json")
     assert json.loads(r.stdout) == "y"
+
+
+# -------------------------------------------------------------------------------------- immutable parameters
+
+_IMMUTABLE = """heat_template_version: 2014-10-16
+parameters:
+  param1:
+    type: string
+    default: default_value
+    immutable: {immutable}
+outputs:
+  param1_output:
+    description: 'parameter 1 details'
+    value: {{ get_param: param1 }}
+"""
+
+
+def test_an_update_may_not_change_an_immutable_parameter(tmp_path: Path) -> None:
+    # Heat's functional ImmutableParametersTest.test_immutable_param_field_error: created with param1=value1,
+    # an update with param1=value2 is refused ("The following parameters are immutable and may not be
+    # updated: param1"), the stack stays as it was (output value1).
+    (tmp_path / "t.yaml").write_text(_IMMUTABLE.format(immutable="true"))
+    r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "s", "--parameter", "param1=value1", "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "s", "--parameter", "param1=value2", "--auto-approve")
+    assert r.returncode != 0
+    assert "The following parameters are immutable and may not be updated: param1" in r.stdout + r.stderr
+    r = run_hotc(tmp_path, "output", "s", "param1_output", "--format", "json")
+    assert json.loads(r.stdout) == "value1"
+    # the same value again is no change
+    r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "s", "--parameter", "param1=value1", "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_update_may_change_a_parameter_that_is_not_immutable(tmp_path: Path) -> None:
+    # test_immutable_param_field_allowed / test_no_immutable_param_field: the update goes through (value2)
+    for definition in (
+        _IMMUTABLE.format(immutable="false"),
+        _IMMUTABLE.replace("    immutable: {immutable}\n", ""),
+    ):
+        (tmp_path / "t.yaml").write_text(definition.replace("{{", "{").replace("}}", "}"))
+        r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "s", "--parameter", "param1=value1", "--auto-approve")
+        assert r.returncode == 0, r.stdout + r.stderr
+        r = run_hotc(tmp_path, "apply", "-t", "t.yaml", "s", "--parameter", "param1=value2", "--auto-approve")
+        assert r.returncode == 0, r.stdout + r.stderr
+        r = run_hotc(tmp_path, "output", "s", "param1_output", "--format", "json")
+        assert json.loads(r.stdout) == "value2"
+        r = run_hotc(tmp_path, "destroy", "s", "--auto-approve")
+        assert r.returncode == 0, r.stdout + r.stderr
