@@ -263,7 +263,7 @@ def check_policy(s: CheckSubject, done: Checked) -> Checked:
 
 def check_immutable_parameters(s: CheckSubject, done: Checked) -> Checked:
     """An update may not change a parameter declared ``immutable: true`` (Heat: ImmutableParameterModified)."""
-    from hotc.planner.immutable_parameters import changed_immutable_parameters
+    from hotc.planner.api import changed_immutable_parameters
 
     if not _normal_with_template(s, done) or s.loaded is None or s.state is None:
         return done
