@@ -65,6 +65,7 @@ from hotc.state import ResourceState, StackState, backend_from_config, hide_para
 from hotc.state.codec import stored_template
 from hotc.state.events import Event, utc_now
 from hotc.state.hidden_env import hidden_count
+from hotc.state.hooks import hook_store_for
 from hotc.state.signal_store import backend_encrypts, store_for
 
 
@@ -128,6 +129,7 @@ class ApplyOptions:
     refresh: bool = False  # read the recorded resources from the cloud first and plan against them
     refresh_only: bool = False  # only record the drift in the state
     allow_outside_files: bool = False  # get_file may read beyond the template's directory tree
+    hook_timeout: float | None = None  # --hook-timeout: how long a pause at a hook may last
 
     @property
     def plans_with_options(self) -> bool:
@@ -138,6 +140,25 @@ class ApplyOptions:
 
 def describe_plan(plan: Plan, color: bool = False) -> str:
     return render_text(plan, color=color)
+
+
+def hook_prompt(prompt_out: IO[str], read_line: Callable[[], str], stack: str) -> Callable[[str, str], bool]:
+    """On a terminal: offer to clear a hook the apply reached (one question at a time)."""
+    asking = threading.Lock()
+
+    def ask(address: str, hook: str) -> bool:
+        with asking:
+            prompt_out.write(
+                f"\n{address} is paused until Hook {hook} is cleared (or: hotc hook clear {stack} {address} "
+                f"--{hook}).\n  Clear it now? Only 'yes' will be accepted: "
+            )
+            prompt_out.flush()
+            try:
+                return read_line().strip() == "yes"
+            except (EOFError, KeyboardInterrupt):
+                return False
+
+    return ask
 
 
 def approve(prompt_out: IO[str], read_line: Callable[[], str], interactive: bool, what: str) -> bool:
@@ -498,6 +519,9 @@ def run_apply(
             cloud=wiring.cloud,
             signals=signals,
             expected=history_durations(backend, stack),
+            hooks=hook_store_for(backend, stack),
+            hook_timeout=opts.hook_timeout,
+            hook_prompt=hook_prompt(err, read_line, stack) if interactive else None,
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
