@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import IO, Any
 
 from hotc.apply.events import resource_event
 from hotc.apply.graph import Step
@@ -99,3 +99,24 @@ def _ask(prompt: Any, store: Any, name: str, addr: str, hook: str, done: threadi
         return
     if yes and not done.is_set():
         store.put(CLEAR, name, {**who(), "via": "the apply's terminal"})
+
+
+def terminal_prompt(
+    prompt_out: IO[str], read_line: Callable[[], str], stack: str
+) -> Callable[[str, str], bool]:
+    """On a terminal: offer to clear a hook the apply reached (one question at a time)."""
+    asking = threading.Lock()
+
+    def ask(address: str, hook: str) -> bool:
+        with asking:
+            prompt_out.write(
+                f"\n{address} is paused until Hook {hook} is cleared (or: hotc hook clear {stack} {address} "
+                f"--{hook}).\n  Clear it now? Only 'yes' will be accepted: "
+            )
+            prompt_out.flush()
+            try:
+                return read_line().strip() == "yes"
+            except (EOFError, KeyboardInterrupt):
+                return False
+
+    return ask
