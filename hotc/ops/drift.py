@@ -31,9 +31,7 @@ from typing import Any
 
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.planner.diff import apply_defaults, changed_keys, detail_paths
-from hotc.planner.make import registry_lookup
-from hotc.planner.refresh import DriverReader
+from hotc.planner.api import DriverReader, apply_defaults, changed_keys, detail_paths, registry_lookup
 from hotc.providers.base import ActionContext
 from hotc.state import backend_from_config
 from hotc.state.document import AcceptedDrift, ResourceState, StackState

@@ -80,11 +80,11 @@ if TYPE_CHECKING:
     )
     from hotc.planner.cost import estimate, measured_durations
     from hotc.planner.desired import DesiredResource, DesiredStack
-    from hotc.planner.diff import apply_defaults, unmask
+    from hotc.planner.diff import apply_defaults, changed_keys, detail_paths, unmask
     from hotc.planner.digraph import CycleError, DiGraph, topological_sort
     from hotc.planner.disruption import disruptions
     from hotc.planner.expand import build_desired
-    from hotc.planner.make import make_plan
+    from hotc.planner.make import make_plan, registry_lookup
     from hotc.planner.options import (
         DEFAULT_PARALLELISM,
         DENY_EXIT_CODE,
@@ -167,6 +167,9 @@ _HOME: dict[str, tuple[str, str]] = {
     "SENSITIVE": ("hotc.planner.present", "SENSITIVE"),
     "ScalingPolicy": ("hotc.planner.scaling", "Policy"),
     "apply_defaults": ("hotc.planner.diff", "apply_defaults"),
+    "changed_keys": ("hotc.planner.diff", "changed_keys"),
+    "detail_paths": ("hotc.planner.diff", "detail_paths"),
+    "registry_lookup": ("hotc.planner.make", "registry_lookup"),
     "apply_problems": ("hotc.planner.validate_resolved", "apply_problems"),
     "unmask": ("hotc.planner.diff", "unmask"),
     "StateResolver": ("hotc.planner.resolve", "StateResolver"),
@@ -322,6 +325,9 @@ __all__ = [
     "topological_sort",
     "with_review",
     "apply_defaults",
+    "changed_keys",
+    "detail_paths",
+    "registry_lookup",
     "apply_problems",
     "unmask",
 ]
