@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hotc.ops.drift import Accepted, DriftResult, PropertyDrift, ResourceDrift, StackDrift, split_key
-from hotc.planner.plan import Plan
+from hotc.planner.api import Plan
 from hotc.state.document import StackState
 from hotc.state.secrets import canonical_json
 
