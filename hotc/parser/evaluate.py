@@ -571,7 +571,7 @@ def _digest(e: F.Digest, ctx: EvalContext) -> Any:
     if len(args) != 2:
         raise _fail(f'Function "{e.name}" usage: ["<algorithm>", "<value>"]', e.pos)
     algorithm, value = args
-    import hashlib  # digest only (issue 16: start-up)
+    import hashlib  # digest only (start-up time)
 
     if algorithm.lower() not in hashlib.algorithms_available:
         raise _fail(f"Algorithm must be one of {', '.join(sorted(hashlib.algorithms_available))}", e.pos)
