@@ -262,7 +262,7 @@ def plan_wiring(
     loader says that nothing was ``verb`` when the template has errors (``embeds_files``: see
     :func:`hotc.cli.common.load_for_command`). The drivers are looked up only when
     used (a plan reads the cloud only with --refresh)."""
-    from hotc.ops.plan import Wiring
+    from hotc.ops.plan import Wiring  # deliberate lazy import: the operations load when a command plans
 
     def load(
         template: Path,
