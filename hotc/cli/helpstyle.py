@@ -121,6 +121,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "watch": ("hotc watch web --interval 5",),
     "unprotect": ("hotc unprotect prod db",),
     "cancel": ("hotc cancel prod", "hotc cancel prod --no-wait"),
+    "init": ("hotc init -t web/template.yaml -e web/prod.yaml web",),
 }
 
 

@@ -219,8 +219,7 @@ def run_apply(
                 err.write(line + "\n")
             if result.refused:
                 return DENY_EXIT_CODE
-            if not plan_.has_changes:
-                out.write("\nNo changes. The stack matches the template.\n")
+            if not plan_.has_changes:  # the plan's text above already says "No changes" (or "No drift")
                 if result.scaling is not None:  # every signal refused: recorded all the same
                     record_decisions(result.scaling, state, stack, backend, lk, signals)
                 return 0

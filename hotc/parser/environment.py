@@ -665,7 +665,7 @@ def _merge_params(
                         code="environment",
                     )
                 )
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, RecursionError) as exc:
             diags.append(
                 error(
                     f"Invalid parameter in environment {exc}: cannot {s} '{key}'",
