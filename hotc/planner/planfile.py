@@ -291,6 +291,7 @@ _TUPLE_FIELDS = {
     "targets",
     "excludes",
     "replace_requests",
+    "hooks",
 }
 
 
