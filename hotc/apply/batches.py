@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, assemble
 from hotc.model import model
-from hotc.planner.plan import GroupBatch, GroupRollout, Plan
+from hotc.planner.api import GroupBatch, GroupRollout, Plan
 
 #: waits ``seconds`` unless ``stop`` is set first (then returns at once)
 Pause = Callable[[float, threading.Event], None]

@@ -23,7 +23,7 @@ from typing import Any
 
 from hotc.apply.graph import APPLY, CLEANUP, FORGET, ApplyGraph, assemble
 from hotc.errors import HotcError
-from hotc.planner.plan import Action
+from hotc.planner.api import Action
 from hotc.state.document import StackState
 
 

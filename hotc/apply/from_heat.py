@@ -1,4 +1,5 @@
-"""``hotc import STACK --from-heat HEAT_STACK DIR [--abandon]``: migrate a live Heat stack to hotc.
+"""``hotc import STACK --from-heat HEAT_STACK DIR [--abandon]``: migrate a live Heat stack to hotc (the steps;
+:mod:`hotc.ops.from_heat` runs them in order, planning through :func:`hotc.ops.plan.plan`).
 
 Read through Heat's orchestration API (openstacksdk): the stack's template, environment, files and parameters,
 and every resource's physical id, walking nested stacks and groups (``app.db``, ``grp[0]``, ``grp[1].port``).
@@ -22,16 +23,11 @@ out before anything is written (through the export API, which Heat gates the sam
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import shutil
-import tempfile
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import yaml
 
@@ -40,11 +36,12 @@ from hotc.apply.events import resource_event
 from hotc.apply.executor import ExecContext, resolved_outputs, with_defaults
 from hotc.apply.importer import STACK_ADOPTED, clear_parameter_records, importable, read_one
 from hotc.apply.resolve import StateResolver
-from hotc.apply.session import ApplyWiring, template_record
+from hotc.apply.session import template_record
 from hotc.errors import HotcError
-from hotc.planner.api import Plan, PlanOptions, build_desired, make_plan, plan_inputs, template_digest
+from hotc.model import model
+from hotc.planner.api import Plan, template_digest
 from hotc.providers.base import ActionContext, physical_id_from_heat, translates_heat_ids
-from hotc.state import StackState, backend_from_config
+from hotc.state import StackState
 from hotc.state.events import Event, utc_now
 
 MASK = "******"
@@ -279,23 +276,20 @@ def find_resource(hs: HeatStack, path: list[str]) -> HeatResource | None:
 # ----------------------------------------------------------------------------------------------- the state
 
 
-def build_state(
-    *,
-    hs: HeatStack,
-    stack: str,
-    loaded: Any,
-    randoms: Mapping[tuple[str, ...], str],
-    drivers: Callable[[str], Any],
-    cloud: Callable[[], Any],
-    inputs: Mapping[str, Any],
-    lineage: str | None = None,
-) -> tuple[StackState, list[Event], list[str]]:
-    """hotc's state for the Heat stack (the cloud is only read), its events and notes."""
+@model
+class HeatTake:
+    """How each resource of the desired stack is taken from the Heat stack: ``requests`` (address, id) are
+    read from the cloud as imports (a derived one's id found from its properties, ``derive``: address -> Heat's
+    id), ``natives`` (hotc's in-process types) are evaluated again as hotc would."""
 
-    new = StackState.new(stack)
-    if lineage is not None:
-        new = replace(new, lineage=lineage)
-    desired = build_desired(loaded, stack, new.lineage)
+    requests: tuple[tuple[str, str], ...]
+    natives: Mapping[str, HeatResource]
+    derive: Mapping[str, str | None]
+
+
+def heat_take(hs: HeatStack, desired: Any, drivers: Callable[[str], Any]) -> HeatTake:
+    """How the resources of ``desired`` are found in the Heat stack ``hs``; HotcError (before anything is
+    written) naming every resource hotc cannot take."""
     requests: list[tuple[str, str]] = []
     natives: dict[str, HeatResource] = {}
     missing: list[str] = []
@@ -323,7 +317,27 @@ def build_state(
         raise HotcError(
             f"Heat stack {hs.name!r} has no resource hotc can take for: {', '.join(missing)}; nothing was written"
         )
-    plan = make_plan(desired, None, PlanOptions(imports=tuple(requests)))
+    return HeatTake(tuple(requests), natives, derive)
+
+
+def build_state(
+    *,
+    hs: HeatStack,
+    new: StackState,
+    loaded: Any,
+    desired: Any,
+    plan: Plan,
+    take: HeatTake,
+    randoms: Mapping[tuple[str, ...], str],
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
+    inputs: Mapping[str, Any],
+) -> tuple[StackState, list[Event], list[str]]:
+    """hotc's state for the Heat stack (the cloud is only read), its events and notes: ``new`` (an empty state
+    with the stack's lineage) with every change of ``plan`` (the import of ``take.requests`` into ``desired``)
+    taken from Heat."""
+    stack = new.stack_name
+    natives, derive = take.natives, take.derive
     events: list[Event] = []
     notes: list[str] = []
     for c in plan.changes:
@@ -428,145 +442,3 @@ def _heat_id(
             f"{c.address}: the {c.type} Heat made names no object hotc can read; nothing was written"
         )
     return pid
-
-
-def check_no_changes(loaded: Any, stack: str, state: StackState) -> list[str]:
-    """What a plan of the written files would still do right after the migration (should be nothing)."""
-
-    plan = make_plan(build_desired(loaded, stack, state.lineage, state=state), state, PlanOptions())
-    out = [
-        f"{c.action.value} {c.address}: {c.reason_detail or c.action_reason}"
-        for c in plan.changes
-        if c.action.value != "no-op"
-    ]
-    out += [f"output {o.name}: {o.action.value}" for o in plan.output_changes if o.action.value != "no-op"]
-    return out
-
-
-# ----------------------------------------------------------------------------------------------- the command
-
-
-def run_from_heat(
-    *,
-    stack: str,
-    heat_stack: str,
-    directory: Path,
-    abandon: bool,
-    backend_url: str | None,
-    lock_timeout: float,
-    out: IO[str],
-    err: IO[str],
-    wiring: ApplyWiring,
-    params: Mapping[str, str] | None = None,
-    cwd: Path | None = None,
-) -> int:
-    """``params``: values of hidden parameters Heat masks (``--parameter``); ``wiring``: the loader, drivers
-    and cloud connection (Heat's and the resources'), from the CLI's composition root."""
-    drivers = wiring.drivers
-    cloud = wiring.cloud
-    c = cloud()
-    hs = fetch(c, heat_stack, export=abandon)
-    if hs.status not in AT_REST:
-        raise HotcError(
-            f"Heat stack {hs.name!r} is {hs.status}: migrate a stack at rest (wait for it, or fix it in Heat first)"
-        )
-    texts, masked = render_files(hs)
-    target = directory if directory.is_absolute() else (cwd or Path.cwd()) / directory
-    clash = sorted(p for p in texts if (target / p).exists())
-    if clash:
-        raise HotcError(f"{directory}: would overwrite {', '.join(clash)}; give an empty or new directory")
-    given = {k: hs.hidden[k] for k in masked if k in hs.hidden}
-    given_text = {k: v if isinstance(v, str) else json.dumps(v) for k, v in given.items()}
-    for k, v in (params or {}).items():
-        if k not in masked:
-            raise HotcError(
-                f"--parameter {k}: with --from-heat, only hidden parameters Heat masks may be given "
-                f"({', '.join(masked) or 'this stack has none'}); the others come from Heat"
-            )
-        given[k] = given_text[k] = v
-    backend: Any = backend_from_config(backend_url, cwd)
-    with tempfile.TemporaryDirectory(prefix="hotc-from-heat-") as tmp:
-        root = Path(tmp) / "stack"
-        for rel, text in texts.items():
-            p = root / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text, encoding="utf-8")
-        unknown_hidden = [k for k in masked if k not in given]
-        if unknown_hidden:
-            raise HotcError(
-                "Heat masks the hidden parameter(s) "
-                + ", ".join(unknown_hidden)
-                + " (its export API, used with --abandon, gives them when enable_stack_abandon is on): give them "
-                "with --parameter NAME=VALUE; nothing was written"
-            )
-        loaded = wiring.load(root / TEMPLATE_FILE, [root / ENV_FILE], given_text, {})
-        desired_randoms: list[list[str]] = []
-        for addr, dr in build_desired(loaded, stack, None).resources.items():
-            if dr.condition_enabled and dr.type == "OS::Heat::RandomString":
-                desired_randoms.append(heat_path(addr))
-        randoms = random_values(c, hs, desired_randoms)
-        inputs = plan_inputs(loaded, root / TEMPLATE_FILE, [root / ENV_FILE], given_text, {})
-        with backend.lock(stack, "import", timeout=lock_timeout) as lk:
-            prior, _token = backend.read(stack)
-            if prior is not None and prior.resources:
-                raise HotcError(
-                    f"stack {stack!r} already has a state with resources; migrate into a new hotc stack name"
-                )
-            state, events, notes = build_state(
-                hs=hs,
-                stack=stack,
-                loaded=loaded,
-                randoms=randoms,
-                drivers=drivers,
-                cloud=cloud,
-                inputs=inputs,
-                lineage=prior.lineage if prior is not None else None,
-            )
-            left = check_no_changes(loaded, stack, state)
-            target.mkdir(parents=True, exist_ok=True)
-            for rel in texts:
-                dst = target / rel
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(root / rel, dst)
-            backend.write(stack, state, lk)
-            backend.append_events(stack, events)
-    n = len(state.resources)
-    out.write(
-        f"Migrated Heat stack {hs.name!r} ({hs.id}) to hotc stack {stack!r}: {n} resource(s) recorded; "
-        f"template and environment written to {directory}/ ({TEMPLATE_FILE}, {ENV_FILE}"
-        + (f", {len(texts) - 2} more file(s)" if len(texts) > 2 else "")
-        + ").\n"
-    )
-    if given:
-        err.write(
-            "note: Heat masks the hidden parameter(s) "
-            + ", ".join(sorted(given))
-            + f" in its environment; their values (from Heat's export) are kept encrypted or as digests in "
-            f"hotc's state only, not in {ENV_FILE}: plan with 'hotc plan {stack} --existing', or give them with "
-            "--parameter NAME=VALUE\n"
-        )
-    for note in notes:
-        err.write(f"note: {note}\n")
-    if left:
-        err.write("warning: a plan of the written files would still change: " + "; ".join(left) + "\n")
-    if abandon:
-        c.orchestration.abandon_stack(c.orchestration.get_stack(hs.id))
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            st = c.orchestration.find_stack(hs.id, ignore_missing=True)
-            if st is None or str(st.status) == "DELETE_COMPLETE":
-                break
-            time.sleep(2)
-        else:
-            err.write(f"warning: Heat still lists stack {hs.name!r} 300 s after the abandon request\n")
-            return 1
-        out.write(f"Heat abandoned stack {hs.name!r}: it no longer manages these resources; hotc does.\n")
-    else:
-        err.write(
-            f"warning: Heat still manages stack {hs.name!r}: BOTH Heat and hotc now claim its resources. A "
-            "Heat stack update or delete would change or delete what hotc manages. Hand them over with "
-            f"'openstack stack abandon {hs.name}' (needs enable_stack_abandon in Heat) before changing them "
-            "with hotc, or migrate with --abandon.\n"
-        )
-    out.write(f"Next: hotc plan -t {directory}/{TEMPLATE_FILE} -e {directory}/{ENV_FILE} {stack}\n")
-    return 0

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.planner.plan import Action, Plan, ResourceChange
+from hotc.planner.api import Action, Plan, ResourceChange
 from hotc.state.document import StackState
 
 APPLY = "apply"

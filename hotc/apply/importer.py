@@ -1,4 +1,5 @@
-"""``hotc import``: take over existing objects (Terraform's ``import``), one or many at once.
+"""``hotc import``: take over existing objects (Terraform's ``import``), one or many at once (reading and
+recording them; :mod:`hotc.ops.import_` plans the import and runs these).
 
 Each requested address must be declared by the template (and enabled by its conditions), must not be in the
 state yet and must not carry an ``external_id``. Its type must be one hotc can read from the cloud. Every object
@@ -10,10 +11,9 @@ failed read (a missing id, an id of another type) writes nothing. The cloud is n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from hotc.apply.adopt import (
     adopt_reason,
@@ -25,20 +25,12 @@ from hotc.apply.adopt import (
 from hotc.apply.events import resource_event
 from hotc.apply.executor import with_defaults
 from hotc.apply.resolve import StateResolver
-from hotc.apply.session import ApplyWiring, template_record
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.planner.api import (
-    PlanOptions,
-    ResourceChange,
-    build_desired,
-    make_plan,
-    plan_inputs,
-    template_digest,
-)
+from hotc.planner.api import ResourceChange
 from hotc.providers.base import ActionContext
 from hotc.providers.registry import get_schema
-from hotc.state import StackState, backend_from_config
+from hotc.state import StackState
 from hotc.state.events import Event, utc_now
 
 STACK_ADOPTED = "ADOPT_COMPLETE"
@@ -164,64 +156,3 @@ def clear_parameter_records(loaded: Any) -> dict[str, Any]:
     return {
         k: ParameterRecord(value=v, hidden=k in hidden) for k, v in (loaded.parameter_values or {}).items()
     }
-
-
-def run_import(
-    *,
-    stack: str,
-    requests: list[tuple[str, str]],
-    template: Path,
-    envs: list[Path],
-    params: Mapping[str, str],
-    pfiles: Mapping[str, Path],
-    backend_url: str | None,
-    lock_timeout: float,
-    out: IO[str],
-    err: IO[str],
-    wiring: ApplyWiring,
-    cwd: Path | None = None,
-) -> int:
-    """``wiring``: the loader, drivers and cloud connection, from the CLI's composition root."""
-    if not requests:
-        raise HotcError("nothing to import: give ADDRESS ID, or --file MAP")
-    drivers = wiring.drivers
-    loaded = wiring.load(template, envs, params, pfiles)
-    backend: Any = backend_from_config(backend_url, cwd)
-    with backend.lock(stack, "import", timeout=lock_timeout) as lk:
-        state, _token = backend.read(stack)
-        base = state if state is not None else StackState.new(stack)
-        desired = build_desired(loaded, stack, base.lineage, state=state)
-        plan = make_plan(desired, state, PlanOptions(imports=tuple(requests)))  # checks every address
-        wanted = {a for a, _ in requests}
-        changes = [c for c in plan.changes if c.address in wanted and c.import_id is not None]
-        bad = [(c.address, why) for c in changes if (why := importable(c.type, drivers)) is not None]
-        if bad:
-            raise HotcError(
-                "; ".join(f"{a}: {why}" for a, why in bad) + "; nothing was imported",
-            )
-        new, events, done = read_imports(desired, base, changes, drivers, wiring.cloud)
-        if state is None or not state.template:
-            plan = replace(
-                plan,
-                inputs=plan_inputs(loaded, template, envs, dict(params), dict(pfiles)),
-                template_digest=template_digest(loaded),
-            )
-            new = replace(
-                new,
-                template=template_record(loaded, plan),
-                template_digest=plan.template_digest,
-                parameters=clear_parameter_records(loaded),
-            )
-        if state is None:
-            new = replace(new, status=STACK_ADOPTED, status_reason="created by hotc import")
-        backend.write(stack, new, lk)
-        backend.append_events(stack, events)
-    for d in done:
-        out.write(f"Imported {d.address} ({d.type}): {d.physical_id}\n")
-        if d.note:
-            err.write(f"note: {d.address}: {d.note}\n")
-    out.write(
-        f"\nImport complete: {len(done)} resource(s) recorded in stack {stack!r}; nothing in the cloud was "
-        f"changed. Run 'hotc plan -t {template} {stack}' to see how the objects differ from the template.\n"
-    )
-    return 0

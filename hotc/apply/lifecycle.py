@@ -19,9 +19,7 @@ from typing import IO, Any
 from hotc.apply.events import resource_event, stack_event
 from hotc.apply.executor import TAG_ADDRESS, TAG_LINEAGE, ExecContext, ExecOptions
 from hotc.errors import HotcError
-from hotc.planner.digraph import CycleError, DiGraph, topological_sort
-from hotc.planner.options import DEFAULT_PARALLELISM
-from hotc.planner.refresh import DriverReader
+from hotc.planner.api import DEFAULT_PARALLELISM, CycleError, DiGraph, DriverReader, topological_sort
 from hotc.providers.base import Outcome
 from hotc.state import ResourceState, StackState, backend_from_config
 

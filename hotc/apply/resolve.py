@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotc.planner.resolve import index_path
+from hotc.planner.api import index_path
 from hotc.state.document import StackState
 from hotc.state.secrets import is_masked
 from hotc.values import Unknown

@@ -20,15 +20,17 @@ from typing import Any
 from hotc.apply.events import resource_event
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.planner.scaling import (
+from hotc.planner.api import (
     GROUP_TYPE,
     POLICY_TYPES,
     Bounds,
     Decision,
-    Policy,
     cooldown_after,
     decide,
     format_time,
+)
+from hotc.planner.api import (
+    ScalingPolicy as Policy,
 )
 from hotc.providers.native.signal_mixin import KEY_ATTR
 from hotc.state import Event, GroupState, ScalingDecision, StackState

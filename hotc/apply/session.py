@@ -1,8 +1,6 @@
-"""One apply run from the command line's point of view: load (or plan on the spot), lock, check freshness,
-ask for approval, execute under signal handlers, record the template, report. Everything it needs from the
-outside is handed in by the CLI's composition root (:class:`ApplyWiring`: how to load a template, the type
-checks, the constraint rules, the drivers, the cloud connection), and it writes only to the ``out``/``err``
-streams it is given; the executor itself only talks to drivers and a state sink."""
+"""The pieces of an apply run that :mod:`hotc.ops.apply` puts together: the state sink under the run's lock,
+approval, signal handlers, the records of the template and parameters, the report and outputs, the recording of
+scaling decisions, and applying a refresh-only plan. Each writes only to the streams it is given."""
 
 from __future__ import annotations
 
@@ -12,87 +10,38 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from types import FrameType
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
 from hotc.apply.durations import learned
 from hotc.apply.events import resource_event
-from hotc.apply.executor import ApplyReport, ExecOptions, Executor
-from hotc.apply.resolve import SENSITIVE_MARK, StateResolver
+from hotc.apply.executor import ApplyReport, Executor
+from hotc.apply.resolve import SENSITIVE_MARK
 from hotc.apply.scaling import (
     ScalingRun,
     acknowledge,
-    decide_signals,
     decision_event,
-    decision_line,
-    group_states,
-    has_policies,
-    pending_signals,
     policy_types,
     with_decisions,
 )
 from hotc.errors import Diagnostic, HotcError, Severity
-from hotc.model import model
-from hotc.parser.api import LoadedStack, TypeChecks
 from hotc.planner.api import (
     Action,
-    ConstraintRules,
-    DesiredStack,
     Plan,
-    PlanOptions,
-    build_desired,
     check_plan_fresh,
     driver_reader,
-    enforce_constraints,
     environment_paths,
     hidden_names,
-    load_plan,
-    loaded_stack_from_plan,
-    make_plan,
-    plan_inputs,
-    read_again,
     refresh_resources,
     relative_sources,
     render_text,
-    template_digest,
 )
-from hotc.planner.options import DEFAULT_PARALLELISM
-from hotc.planner.signals import enforce_plan_support
-from hotc.state import ResourceState, StackState, backend_from_config, hide_parameter
+from hotc.state import ResourceState, StackState, hide_parameter
 from hotc.state.codec import stored_template
 from hotc.state.events import Event, utc_now
 from hotc.state.hidden_env import hidden_count
-from hotc.state.signal_store import backend_encrypts, store_for
-
-
-class Loader(Protocol):
-    """Loads a template for a command (template, environments, --parameter values, --parameter-file paths),
-    every value required: problems reported as every command reports them, errors raised as HotcError. A
-    get_file target outside the template's tree is refused unless ``allow_outside_files``."""
-
-    def __call__(
-        self,
-        template: Path,
-        envs: list[Path],
-        params: Mapping[str, str],
-        pfiles: Mapping[str, Path],
-        *,
-        allow_outside_files: bool = False,
-    ) -> LoadedStack: ...
-
-
-@model
-class ApplyWiring:
-    """What a run needs from the other layers, handed in by the CLI's composition root (``hotc.cli.root``)."""
-
-    load: Loader
-    checks: TypeChecks  # the type checks a saved plan's template is loaded with again
-    rules: ConstraintRules  # the custom constraints an apply that plans on the spot checks, as `hotc plan`
-    drivers: Callable[[str], Any]
-    cloud: Callable[[], Any]  # the run's one lazily made cloud connection
 
 
 class BackendSink:
@@ -109,31 +58,6 @@ class BackendSink:
 
     def append_events(self, events: list[Event]) -> None:
         self.backend.append_events(self.stack, events)
-
-
-@model
-class ApplyOptions:
-    parallelism: int = DEFAULT_PARALLELISM
-    auto_approve: bool = False
-    lock_timeout: float = 0.0
-    backend: str | None = None
-    os_cloud: str | None = None
-    timeouts: Mapping[str, float] = field(default_factory=dict)
-    signal_store: str | None = None  # --signal-store (else HOTC_SIGNAL_STORE, hotc.toml, the S3 backend)
-    # planning options of an apply that plans on the spot (as `hotc plan` takes them)
-    targets: tuple[str, ...] = ()
-    excludes: tuple[str, ...] = ()
-    replace: tuple[str, ...] = ()
-    imports: tuple[tuple[str, str], ...] = ()
-    refresh: bool = False  # read the recorded resources from the cloud first and plan against them
-    refresh_only: bool = False  # only record the drift in the state
-    allow_outside_files: bool = False  # get_file may read beyond the template's directory tree
-
-    @property
-    def plans_with_options(self) -> bool:
-        return bool(
-            self.targets or self.excludes or self.replace or self.imports or self.refresh or self.refresh_only
-        )
 
 
 def describe_plan(plan: Plan, color: bool = False) -> str:
@@ -340,212 +264,6 @@ def unsupported_types(plan: Plan, drivers: Callable[[str], Any]) -> dict[str, li
     return out
 
 
-def empty_desired(stack: str, lineage: str | None) -> DesiredStack:
-    return DesiredStack(stack, lineage)
-
-
-def run_apply(
-    *,
-    stack: str,
-    opts: ApplyOptions,
-    out: IO[str],
-    err: IO[str],
-    interactive: bool,
-    read_line: Callable[[], str],
-    progress: Callable[[], Any],
-    wiring: ApplyWiring,
-    plan_file: Path | None = None,
-    template: Path | None = None,
-    envs: list[Path] | None = None,
-    params: Mapping[str, str] | None = None,
-    pfiles: Mapping[str, Path] | None = None,
-    destroy: bool = False,
-    cwd: Path | None = None,
-) -> int:
-    """Apply a saved plan, or plan and apply (``destroy``: a destroy plan from the state alone).
-    Returns the exit code (0 success, 1 failure); raises HotcError for errors before anything ran."""
-    drivers = wiring.drivers
-    saved: Plan | None = None
-    loaded: Any = None
-    if plan_file is not None:
-        saved = load_plan(plan_file)
-        stack = saved.stack_name
-        if saved.mode == "refresh-only":
-            pass  # applies the drift to the state alone: no template needed
-        elif saved.inputs.get("sources"):
-            loaded = loaded_stack_from_plan(saved, parameters=params or {}, checks=wiring.checks)
-        elif saved.mode != "destroy":
-            raise HotcError(
-                f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'"
-            )
-    elif template is not None and not destroy:
-        loaded = wiring.load(
-            template,
-            list(envs or []),
-            params or {},
-            pfiles or {},
-            allow_outside_files=opts.allow_outside_files,
-        )
-    elif not destroy and not opts.refresh_only:  # --refresh-only works from the stack's state alone
-        raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
-
-    backend: Any = backend_from_config(opts.backend, cwd)
-    signals = store_for(opts.signal_store, opts.backend, cwd)
-    if saved is not None and saved.mode == "refresh-only":
-        return apply_refresh_only(saved, backend, opts, out, drivers, wiring.cloud, signals)
-    if saved is not None and opts.plans_with_options:
-        raise HotcError(
-            "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
-            "--replace and --import to 'hotc plan' instead"
-        )
-    if opts.refresh_only and saved is None:
-        return refresh_only_now(
-            stack, backend, opts, out, err, read_line, interactive, drivers, wiring.cloud, signals
-        )
-    operation = "destroy" if destroy else "apply"
-    with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
-        state, _token = backend.read(stack)
-        if state is not None:
-            state = reseal_hidden_values(backend, stack, state, lk, err)
-        if saved is not None:
-            check_plan_fresh(saved, state, template_digest(loaded) if loaded is not None else None)
-        if state is None:
-            if destroy or (saved is not None and saved.mode == "destroy"):
-                out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
-                return 0
-            state = StackState.new(stack)
-        if saved is not None and saved.refreshed_attributes:
-            # the plan resolved what its refresh read: read again, and go on only if the cloud still says so
-            reader = driver_reader(state, wiring.cloud, drivers, signals=signals)
-            state = read_again(state, saved.refreshed_attributes, reader)
-        desired = None
-        scaling: ScalingRun | None = None
-        if loaded is not None and (saved is None or saved.mode != "destroy"):
-            desired = build_desired(loaded, stack, state.lineage, state=state)
-            if saved is None and not destroy and has_policies(state):
-                # pending ScalingPolicy signals: decided now, their resizes part of this plan
-                scaling, desired = decide_pending_signals(state, desired, loaded, stack, signals, err)
-        if saved is not None:
-            plan = saved
-        else:
-            popts = PlanOptions(
-                mode="destroy" if destroy else "normal",
-                parallelism=opts.parallelism,
-                targets=opts.targets,
-                excludes=opts.excludes,
-                replace=opts.replace,
-                imports=opts.imports,
-            )
-            refreshed = (
-                live_state(state, wiring.cloud, drivers, err, signals)
-                if opts.refresh and state.resources
-                else None
-            )
-            plan = make_plan(
-                desired if desired is not None else empty_desired(stack, state.lineage),
-                state if state.serial > 0 or state.resources else None,
-                popts,
-                refreshed,
-            )
-            if refreshed:  # apply resolves get_attr from what the plan saw: the attributes read live
-                state = with_live_attributes(state, refreshed)
-            if desired is not None:  # the same custom-constraint and support checks as `hotc plan`
-                for note in enforce_constraints(
-                    desired, plan, opts.os_cloud, rules=wiring.rules, cloud=wiring.cloud
-                ):
-                    err.write(note + "\n")
-                enforce_plan_support(desired, plan, signals, state_key=backend_encrypts(backend))
-            if loaded is not None and template is not None:
-                plan = replace(
-                    plan,
-                    template_digest=template_digest(loaded),
-                    inputs=plan_inputs(
-                        loaded, template, list(envs or []), dict(params or {}), dict(pfiles or {})
-                    ),
-                )
-            out.write(
-                describe_plan(plan, color=interactive and out.isatty() and not os.environ.get("NO_COLOR"))
-            )
-            if not plan.has_changes:
-                out.write("\nNo changes. The stack matches the template.\n")
-                if scaling is not None:  # every signal refused: recorded all the same
-                    record_decisions(scaling, state, stack, backend, lk, signals)
-                return 0
-            if not opts.auto_approve:
-                what = (
-                    "destroy every resource of stack " + repr(stack) if destroy else "perform these actions"
-                )
-                if not approve(out, read_line, interactive, what):
-                    out.write("\nApply cancelled.\n")
-                    return 1
-        if scaling is not None:  # approved: the decisions are recorded and the signals consumed
-            state = record_decisions(scaling, state, stack, backend, lk, signals)
-        unsupported = unsupported_types(plan, drivers)
-        if unsupported:
-            listed = "; ".join(f"{t} ({', '.join(a)})" for t, a in sorted(unsupported.items()))
-            raise HotcError(
-                f"hotc has no driver to create or update {listed}; nothing was applied. Map the type to "
-                "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
-            )
-        parallelism = (
-            opts.parallelism
-            if saved is None or opts.parallelism != DEFAULT_PARALLELISM
-            else saved.parallelism
-        )
-        ex_opts = ExecOptions(
-            parallelism=parallelism,
-            timeouts=dict(opts.timeouts),
-            cloud=wiring.cloud,
-            signals=signals,
-            expected=history_durations(backend, stack),
-        )
-        sink = BackendSink(backend, stack, lk)
-        with progress() as show:
-            getattr(show, "expect", int)(
-                len({c.address for c in plan.changes if c.action is not Action.NOOP})
-            )
-            executor = Executor(
-                plan,
-                state,
-                desired,
-                drivers,
-                sink,
-                ex_opts,
-                make_resolver=StateResolver,
-                on_event=show,
-                desired_info=desired.resources if desired is not None else {},
-                on_log=getattr(show, "log", None),
-            )
-            with interrupt_handlers(executor, err):
-                rep = executor.run()
-        final = rep.state
-        if desired is not None and plan.mode == "normal":
-            # each AutoScalingGroup's size, properties and cooldown (hotc.apply.scaling)
-            final = group_states(final, desired, scaling, utc_datetime(), rep.ok)
-        if loaded is not None and plan.mode != "destroy" and rep.ok:
-            final = backend.write(
-                stack,
-                replace(
-                    final,
-                    template=template_record(loaded, plan),
-                    template_digest=plan.template_digest or template_digest(loaded),
-                    parameters=parameter_records(loaded, getattr(backend, "key", None)),
-                ),
-                lk,
-            )
-        elif plan.mode == "destroy" and rep.ok:
-            final = backend.write(
-                stack, replace(final, template={}, template_digest=None, parameters={}, groups={}), lk
-            )
-        elif final is not rep.state:
-            final = backend.write(stack, final, lk)
-    print_report(rep, plan, out, err)
-    if rep.ok and plan.mode != "destroy":
-        print_outputs(final, out)
-    warn_unrecoverable_secrets(final, getattr(backend, "key", None), err)
-    return 0 if rep.ok else 1
-
-
 def history_durations(backend: Any, stack: str) -> dict[str, float]:
     """How long each type's actions took on this stack before (its events), for the waits to poll around; empty
     when the events cannot be read (they only tune polling)."""
@@ -557,29 +275,6 @@ def history_durations(backend: Any, stack: str) -> dict[str, float]:
 
 def utc_datetime() -> datetime:
     return datetime.now(UTC)
-
-
-def decide_pending_signals(
-    state: StackState,
-    desired: DesiredStack,
-    loaded: Any,
-    stack: str,
-    signals: Callable[[], Any],
-    err: IO[str],
-) -> tuple[ScalingRun | None, DesiredStack]:
-    """Decide the signals waiting for the stack's ScalingPolicies (:mod:`hotc.apply.scaling`), under the lock,
-    one line each on ``err``: the accepted ones resize their groups in the desired stack (so the plan shows
-    it). Nothing is written until :func:`record_decisions` (an apply that is not approved leaves the signals
-    pending)."""
-    pending = pending_signals(state, signals())
-    if not pending:
-        return None, desired
-    run = decide_signals(state, desired, pending, utc_datetime())
-    for d in run.decisions:
-        err.write(decision_line(d) + "\n")
-    if run.sizes:
-        desired = build_desired(loaded, stack, state.lineage, state=state, sizes=run.sizes)
-    return run, desired
 
 
 def record_decisions(
@@ -684,13 +379,14 @@ def state_with_drift(
 def apply_refresh_only(
     plan: Plan,
     backend: Any,
-    opts: ApplyOptions,
+    opts: Any,
     out: IO[str],
     drivers: Callable[[str], Any],
     cloud: Callable[[], Any],
     signals: Callable[[], Any] | None = None,
 ) -> int:
-    """Apply a refresh-only plan: write the drift it found into the state; nothing in the cloud changes."""
+    """Apply a refresh-only plan: write the drift it found into the state; nothing in the cloud changes.
+    ``opts``: the run's options (their ``lock_timeout``)."""
     stack = plan.stack_name
     with backend.lock(stack, "apply", timeout=opts.lock_timeout) as lk:
         state, _token = backend.read(stack)
@@ -745,36 +441,3 @@ def live_state(
         err.write(f"note: {exc.message}; no live data was read and no drift can be reported\n")
         return None
     return refresh_resources(state, reader)
-
-
-def refresh_only_now(
-    stack: str,
-    backend: Any,
-    opts: ApplyOptions,
-    out: IO[str],
-    err: IO[str],
-    read_line: Callable[[], str],
-    interactive: bool,
-    drivers: Callable[[str], Any],
-    cloud: Callable[[], Any],
-    signals: Callable[[], Any] | None = None,
-) -> int:
-    """``hotc apply --refresh-only``: plan the drift now, show it, and once approved record it in the state
-    (the plan's freshness is checked again under the lock, so a state moved meanwhile is refused)."""
-    with backend.lock(stack, "plan", timeout=opts.lock_timeout):
-        state, _token = backend.read(stack)
-    if state is None:
-        raise HotcError(f"stack {stack!r} has no state: there is nothing to refresh")
-    refreshed = live_state(state, cloud, drivers, err, signals) if state.resources else None
-    plan = make_plan(
-        empty_desired(stack, state.lineage), state, PlanOptions(mode="refresh-only"), refreshed or {}
-    )
-    out.write(describe_plan(plan, color=interactive and out.isatty()))
-    if not plan.resource_drift:
-        return 0
-    if not opts.auto_approve and not approve(
-        out, read_line, interactive, "record these changes made outside hotc in the state"
-    ):
-        out.write("\nApply cancelled.\n")
-        return 1
-    return apply_refresh_only(plan, backend, opts, out, drivers, cloud, signals)

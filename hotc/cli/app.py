@@ -25,8 +25,13 @@ from hotc.errors import HotcError
 # tests/review/test_lazy_cli.py checks the table against what each module registers.
 COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply", "Make the cloud match a plan (a saved PLANFILE, or one made now from -t)."),
+    "cancel": ("cancel_cmd", "Cancel the apply or destroy running on a stack, from anywhere."),
     "check": ("apply", "Check that every resource of the stack still exists."),
     "destroy": ("apply", "Delete every resource of the stack."),
+    "drift": (
+        "drift_cmd",
+        "Report what changed in the cloud outside hotc (read-only; --all for every stack).",
+    ),
     "eval": ("eval_cmd", "Evaluate one expression against a template's parameters."),
     "events": ("apply", "The stack's events (resource transitions), oldest first."),
     "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
@@ -111,7 +116,7 @@ def comment_on_failure(invoke: Any) -> Any:
             return invoke(ctx)
         except HotcError as exc:
             if ctx.params.get("fmt") == "markdown":
-                from hotc.planner.render.markdown import render_error_markdown
+                from hotc.planner.api import render_error_markdown
 
                 template = ctx.params.get("template")
                 stack = ctx.params.get("stack") or (

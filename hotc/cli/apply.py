@@ -2,7 +2,7 @@
 ``suspend``, ``resume`` (owned by the applier).
 
     hotc apply   (PLANFILE | -t T [-e E]... [--parameter K=V]... [STACK]) [--auto-approve] [--parallelism N]
-    hotc destroy STACK [--auto-approve]
+    hotc destroy STACK [--auto-approve] [--missing-ok]
     hotc output  STACK [NAME] [--format text|json] [--show-sensitive]
     hotc resource list STACK | show STACK NAME   [--format text|json]
     hotc template show STACK
@@ -10,7 +10,8 @@
     hotc check | suspend | resume STACK
 
 Every command takes ``--backend URL`` (else ``HOTC_BACKEND``, ``hotc.toml``, ``.hotc/``); the ones that
-change the stack take ``--lock-timeout SECONDS`` and ``--os-cloud NAME``. Exit status 0 on success, 1 on error or a
+change the stack take ``--lock-timeout SECONDS`` and ``--os-cloud NAME``; apply (with ``-t``) and destroy take the
+policy options of ``hotc plan`` (``--deny``, ``--warn``, ``--policy-file``), and a broken deny rule exits 3. Exit status 0 on success, 1 on error or a
 failed/interrupted apply (the state then holds everything done so far).
 """
 
@@ -43,19 +44,23 @@ from hotc.cli.common import (
     stack_name_for,
 )
 from hotc.cli.plan import (
+    DenyOpt,
     ExcludeOpt,
     ExistingOpt,
     ImportOpt,
+    PolicyOpt,
     RefreshOnlyOpt,
     RefreshOpt,
     ReplaceOpt,
     TargetOpt,
+    WarnOpt,
 )
 from hotc.errors import HotcError
-from hotc.planner.options import DEFAULT_PARALLELISM
+from hotc.planner.api import DEFAULT_PARALLELISM
 
 if TYPE_CHECKING:  # the parser is imported by the commands that load a template, not by check or destroy
-    from hotc.apply.session import ApplyWiring
+    from hotc.errors import Diagnostic
+    from hotc.ops.plan import Policy, Wiring
     from hotc.parser.api import LoadedStack
 
 TemplateOpt = Annotated[
@@ -127,6 +132,7 @@ def _load_for_apply(
     pfiles: Mapping[str, Path],
     *,
     allow_outside_files: bool = False,
+    warnings: list[Diagnostic] | None = None,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> LoadedStack:
     """The template with every value required, its problems reported exactly as ``hotc plan`` reports them."""
@@ -136,19 +142,20 @@ def _load_for_apply(
         dict(params),
         dict(pfiles),
         verb="applied",
+        warnings=warnings,
         embeds_files=True,
         allow_outside_files=allow_outside_files,
         max_size=max_size,
     )
 
 
-def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE) -> ApplyWiring:
+def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE) -> Wiring:
     """What an apply run is made of (the composition root's parts; see :mod:`hotc.cli.root`)."""
     # deliberate lazy imports in this module: the applier and the planner behind it cost about a second at
     # start-up, which the read-only commands (output, events, resource ...) never pay
-    from hotc.apply.session import ApplyWiring
+    from hotc.ops.plan import Wiring
 
-    return ApplyWiring(
+    return Wiring(
         load=functools.partial(_load_for_apply, max_size=max_size),
         checks=root.type_checks(),
         rules=root.constraint_rules(),
@@ -160,7 +167,7 @@ def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE
 def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, fmt: str = "text", **kw: Any) -> None:
     """Run an apply or destroy. ``fmt`` json: the plan and the progress go to stderr, and what the run
     recorded is printed on stdout as one JSON document (see docs/json-output.md)."""
-    from hotc.apply.session import run_apply
+    from hotc.ops.apply import run_apply
 
     check_format(fmt, ("text", "json"))
     out = root.sinks()
@@ -234,12 +241,16 @@ def apply_command(
     allow_outside_files: AllowOutsideOpt = False,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
     fmt: RunFmtOpt = "text",
+    deny: DenyOpt = None,
+    warn: WarnOpt = None,
+    policy_file: PolicyOpt = None,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
     --target, --exclude, --replace, --import); --existing reuses the stack's stored template, environments
-    and parameters, overriding only what is given."""
-    from hotc.apply.session import ApplyOptions
+    and parameters, overriding only what is given. A plan made now is held to --deny, --warn and
+    --policy-file as 'hotc plan' holds it: a broken deny rule refuses it (exit 3) before anything runs."""
+    from hotc.ops.apply import ApplyOptions
     from hotc.planner.api import parse_import
 
     timeouts = _timeouts(timeout)
@@ -268,6 +279,11 @@ def apply_command(
             f"{planfile} looks like a template: use 'hotc apply -t {planfile}' (a PLANFILE comes from "
             "'hotc plan -o FILE')"
         )
+    if planfile is not None and (deny or warn or policy_file):
+        raise HotcError(
+            "a saved plan was held to its policy when it was made: give --deny, --warn and --policy-file to "
+            "'hotc plan', or apply with -t TEMPLATE"
+        )
     if planfile is not None and (environment or parameter_file):
         raise HotcError(
             "a saved plan already holds its environment and parameters; only hidden parameters may be "
@@ -291,6 +307,7 @@ def apply_command(
         refresh=refresh,
         refresh_only=refresh_only,
         allow_outside_files=allow_outside_files,
+        policy=policy_of(deny, warn, policy_file),
     )
     if existing:
         from hotc.apply.existing import existing_from_backend
@@ -322,6 +339,18 @@ def apply_command(
     )
 
 
+def policy_of(deny: list[str] | None, warn: list[str] | None, policy_file: Path | None) -> Policy:
+    from hotc.ops.plan import Policy
+
+    return Policy(deny=tuple(deny or ()), warn=tuple(warn or ()), policy_file=policy_file)
+
+
+MissingOkOpt = Annotated[
+    bool,
+    typer.Option("--missing-ok", help="A stack that does not exist is already destroyed: exit 0, not 1."),
+]
+
+
 def destroy_command(
     stack: StackArg,
     auto_approve: AutoApproveOpt = False,
@@ -332,9 +361,15 @@ def destroy_command(
     timeout: TimeoutOpt = None,
     signal_store: SignalStoreOpt = None,
     fmt: RunFmtOpt = "text",
+    deny: DenyOpt = None,
+    warn: WarnOpt = None,
+    policy_file: PolicyOpt = None,
+    missing_ok: MissingOkOpt = False,
 ) -> None:
-    """Delete every resource of STACK (from its state alone); Retain resources are forgotten, not deleted."""
-    from hotc.apply.session import ApplyOptions
+    """Delete every resource of STACK (from its state alone); Retain resources are forgotten, not deleted.
+    The destroy plan is held to --deny, --warn and --policy-file (a broken deny rule refuses it, exit 3). A
+    STACK with no state is an error (exit 1, naming the stacks there are) unless --missing-ok."""
+    from hotc.ops.apply import ApplyOptions
 
     timeouts = _timeouts(timeout)
     opts = ApplyOptions(
@@ -345,6 +380,8 @@ def destroy_command(
         os_cloud=os_cloud,
         timeouts=timeouts,
         signal_store=signal_store,
+        policy=policy_of(deny, warn, policy_file),
+        missing_ok=missing_ok,
     )
     _run(stack=stack, opts=opts, destroy=True, fmt=fmt)
 
@@ -775,36 +812,21 @@ def check_command(
     stack: StackArg, backend: BackendOpt = None, os_cloud: OsCloudOpt = None, fmt: LifecycleFmtOpt = "text"
 ) -> None:
     """Check that every resource of the stack still exists (read through its driver); exit 1 if any is missing."""
-    from hotc.apply.lifecycle import check_stack
-
-    _lifecycle(
-        fmt,
-        stack,
-        backend,
-        lambda out: check_stack(
-            stack, backend, root.cloud(os_cloud, prewarm=True), out, sys.stderr, drivers=root.drivers()
-        ),
-    )
+    _lifecycle_op("check", stack, backend, os_cloud, 0.0, fmt)
 
 
-def _suspend_resume(
+def _lifecycle_op(
     action: str, stack: str, backend: str | None, os_cloud: str | None, lock_timeout: float, fmt: str
 ) -> None:
-    from hotc.apply.lifecycle import suspend_resume
+    from hotc.ops.lifecycle import LifecycleRequest, run_lifecycle
 
+    request = LifecycleRequest(action=action, stack=stack, backend=backend, lock_timeout=lock_timeout)
     _lifecycle(
         fmt,
         stack,
         backend,
-        lambda out: suspend_resume(
-            action,
-            stack,
-            backend,
-            root.cloud(os_cloud, prewarm=True),
-            lock_timeout,
-            out,
-            sys.stderr,
-            drivers=root.drivers(),
+        lambda out: run_lifecycle(
+            request, cloud=root.cloud(os_cloud, prewarm=True), drivers=root.drivers(), out=out, err=sys.stderr
         ),
     )
 
@@ -817,7 +839,7 @@ def suspend_command(
     fmt: LifecycleFmtOpt = "text",
 ) -> None:
     """Suspend the stack's resources that can be suspended (servers…), in reverse dependency order."""
-    _suspend_resume("suspend", stack, backend, os_cloud, lock_timeout, fmt)
+    _lifecycle_op("suspend", stack, backend, os_cloud, lock_timeout, fmt)
 
 
 def resume_command(
@@ -828,7 +850,7 @@ def resume_command(
     fmt: LifecycleFmtOpt = "text",
 ) -> None:
     """Resume the stack's suspended resources, in dependency order."""
-    _suspend_resume("resume", stack, backend, os_cloud, lock_timeout, fmt)
+    _lifecycle_op("resume", stack, backend, os_cloud, lock_timeout, fmt)
 
 
 def register(app: typer.Typer) -> None:

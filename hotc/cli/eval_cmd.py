@@ -45,7 +45,7 @@ from hotc.parser.api import (
     parse_expr_text,
     references,
 )
-from hotc.planner.sensitivity import expr_refs
+from hotc.planner.api import expr_refs
 from hotc.values import Unknown, WaitsOn, collect_unknowns
 
 ExprArg = Annotated[str, typer.Argument(help="The expression, e.g. '{get_attr: \\[web, first_address]}'.")]

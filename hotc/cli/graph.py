@@ -26,7 +26,6 @@ from hotc.cli.common import (
     ParamFileOpt,
     ParamOpt,
     check_format,
-    load_for_command,
     parse_parameter_files,
     parse_parameters,
     stack_name_for,
@@ -56,31 +55,35 @@ def _from_template(
     backend_url: str | None,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> tuple[Any, str]:
-    from hotc.planner.api import PlanOptions, build_desired, make_plan
-    from hotc.planner.cost import estimate, measured_durations
-    from hotc.planner.render.graph import from_plan
-    from hotc.state import backend_from_config
+    from hotc.cli.plan import plan_wiring
+    from hotc.ops.plan import PlanRequest, plan
+    from hotc.planner.api import estimate, from_plan, measured_durations
 
-    backend: Any = backend_from_config(backend_url)
-    state, _ = backend.read(stack)
-    loaded = load_for_command(template, environment, params, pfiles, verb="graphed", max_size=max_size)
-    desired = build_desired(loaded, stack, state.lineage if state is not None else None, state=state)
-    plan = make_plan(desired, state, PlanOptions())
-    est = estimate(plan, measured_durations(_events(backend, stack)))
-    return from_plan(plan, est.critical_path), f"plan for stack {stack}"
+    request = PlanRequest(
+        stack=stack,
+        template=template,
+        environments=tuple(environment),
+        parameters=params,
+        parameter_files=pfiles,
+        backend=backend_url,
+        checks=(),  # a drawing, not a gate
+        lock_state=False,
+    )
+    result = plan(request, plan_wiring(None, "graphed", max_size, embeds_files=False))
+    est = estimate(result.plan, measured_durations(_events(result.backend, stack)))
+    plan_ = result.plan
+    return from_plan(plan_, est.critical_path), f"plan for stack {stack}"
 
 
 def _from_plan_file(path: Path) -> tuple[Any, str]:
-    from hotc.planner.api import load_plan
-    from hotc.planner.cost import estimate
-    from hotc.planner.render.graph import from_plan
+    from hotc.planner.api import estimate, from_plan, load_plan
 
     plan = load_plan(path)
     return from_plan(plan, estimate(plan).critical_path), f"plan for stack {plan.stack_name}"
 
 
 def _from_state(stack: str, backend_url: str | None) -> tuple[Any, str]:
-    from hotc.planner.render.graph import from_dependencies
+    from hotc.planner.api import from_dependencies
     from hotc.state import backend_from_config
 
     state, _ = backend_from_config(backend_url).read(stack)
@@ -117,7 +120,7 @@ def graph_command(
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Draw the dependency graph: a plan coloured by action with its critical path, or a stack's state."""
-    from hotc.planner.render.graph import render_dot, render_mermaid
+    from hotc.planner.api import render_dot, render_mermaid
 
     check_format(fmt, GRAPH_FORMATS)
     if template is not None:

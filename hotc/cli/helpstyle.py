@@ -80,6 +80,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "hotc import web server 6f1c2d3e-0000-4000-8000-000000000001 -t web.yaml",
         "hotc import web --from-heat legacy-web imported/",
     ),
+    "drift": (
+        "hotc drift --all --format markdown --backend s3://my-bucket/hotc",
+        "hotc drift web --accept 'web[2].port:name' --reason 'renamed by the network team' --until 2027-01-31",
+    ),
     "lint": ("hotc lint -t web.yaml --fail-on medium", "hotc lint -t web.yaml --format sarif > lint.sarif"),
     "output": ("hotc output web url --format json",),
     "protect": ('hotc protect prod db --reason "holds the customer data"', "hotc protect prod"),
@@ -113,6 +117,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "validate": ("hotc validate -t web.yaml -e prod.env.yaml", "hotc validate -t web.yaml --format sarif"),
     "watch": ("hotc watch web --interval 5",),
     "unprotect": ("hotc unprotect prod db",),
+    "cancel": ("hotc cancel prod", "hotc cancel prod --no-wait"),
 }
 
 

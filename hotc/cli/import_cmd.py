@@ -3,6 +3,7 @@
     hotc import STACK ADDRESS ID -t T [-e E]... [--parameter K=V]...      one object
     hotc import STACK --file MAP -t T [-e E]...                            many: MAP is YAML/JSON {address: id}
     hotc import STACK --from-heat HEAT_STACK DIR [--abandon]               migrate a live Heat stack
+    [--deny ACTION:TYPE_GLOB]... [--warn ...]... [--policy-file F]        the policy (as for hotc plan)
 
 The template must declare every address. The objects are read from the cloud and recorded with their live
 properties; nothing in the cloud changes. Afterwards ``hotc plan`` shows how they differ from the template.
@@ -18,7 +19,7 @@ from typing import Annotated, Any
 import typer
 import yaml
 
-from hotc.cli.apply import RunFmtOpt
+from hotc.cli.apply import RunFmtOpt, policy_of
 from hotc.cli.common import (
     DEFAULT_MAX_TEMPLATE_SIZE,
     BackendOpt,
@@ -29,6 +30,7 @@ from hotc.cli.common import (
     parse_parameter_files,
     parse_parameters,
 )
+from hotc.cli.plan import DenyOpt, PolicyOpt, WarnOpt
 from hotc.errors import HotcError
 
 OsCloudOpt = Annotated[
@@ -111,8 +113,13 @@ def import_command(
     os_cloud: OsCloudOpt = None,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
     fmt: RunFmtOpt = "text",
+    deny: DenyOpt = None,
+    warn: WarnOpt = None,
+    policy_file: PolicyOpt = None,
 ) -> None:
-    """Take over existing objects: record them in the stack's state (nothing in the cloud changes)."""
+    """Take over existing objects: record them in the stack's state (nothing in the cloud changes). The
+    imports are held to --deny, --warn and --policy-file (an import is a 'create' of its type: a broken deny
+    rule refuses it, exit 3, nothing recorded)."""
     if fmt not in ("text", "json"):
         raise HotcError(f"--format {fmt!r}: choose one of text, json")
     from hotc.cli.apply import _last_event_id
@@ -129,7 +136,7 @@ def import_command(
                 "--from-heat reads the template, environment and parameters from Heat: do not give -t/-e/"
                 "--parameter-file/--file (--parameter only for hidden parameters Heat masks)"
             )
-        from hotc.apply.from_heat import run_from_heat
+        from hotc.ops.from_heat import run_from_heat
 
         code = run_from_heat(
             stack=stack,
@@ -142,6 +149,7 @@ def import_command(
             err=sys.stderr,
             wiring=import_wiring(os_cloud, max_template_size),
             params=parse_parameters(parameter),
+            policy=policy_of(deny, warn, policy_file),
         )
         _print_doc(fmt, stack, backend, before, code)
         return
@@ -157,7 +165,7 @@ def import_command(
         if address is None or physical_id is None:
             raise HotcError("give ADDRESS and ID (hotc import STACK ADDRESS ID -t T), or --file MAP")
         requests = [(address, physical_id)]
-    from hotc.apply.importer import run_import
+    from hotc.ops.import_ import run_import
 
     code = run_import(
         stack=stack,
@@ -171,6 +179,7 @@ def import_command(
         out=out,
         err=sys.stderr,
         wiring=import_wiring(os_cloud, max_template_size),
+        policy=policy_of(deny, warn, policy_file),
     )
     _print_doc(fmt, stack, backend, before, code)
 

@@ -1,4 +1,5 @@
-"""``hotc plan`` and ``hotc show`` (owned by the planner).
+"""``hotc plan`` and ``hotc show`` (owned by the planner): the options become a
+:class:`hotc.ops.plan.PlanRequest`, :func:`hotc.ops.plan.plan` makes the plan, and this module's view prints it.
 
     hotc plan -t T [-e E]... [--parameter K=V]... [--parameter-file K=F] [STACK] [-o FILE]
               [--format text|json|markdown] [--detailed-exitcode] [--destroy] [--refresh-only]
@@ -16,9 +17,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import replace
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -40,8 +41,12 @@ from hotc.cli.common import (
     stack_name_for,
 )
 from hotc.errors import Diagnostic, HotcError
-from hotc.planner.options import DEFAULT_PARALLELISM
+from hotc.planner.api import DEFAULT_PARALLELISM
 from hotc.state import backend_from_config
+
+if TYPE_CHECKING:  # the planner and the parser are imported by the commands that plan, when they run
+    from hotc.ops.plan import Wiring
+    from hotc.parser.api import LoadedStack
 
 PLAN_FORMATS = ("text", "json", "markdown")  # and, for `hotc plan` only, sarif
 
@@ -134,56 +139,6 @@ ExistingOpt = Annotated[
 _display = display_diagnostics
 
 
-def _read_state(backend_url: str | None, stack: str, lock_timeout: float) -> tuple[Any, list[Any]]:
-    """The stack's state and its event history (for duration estimates; empty when it cannot be read)."""
-    from hotc.state.backend import StateNotWritableError
-
-    backend: Any = backend_from_config(backend_url)
-    try:
-        with backend.lock(stack, "plan", timeout=lock_timeout):
-            state, _token = backend.read(stack)
-    except StateNotWritableError as exc:
-        # A plan writes nothing to the state: where the lock cannot be taken because the state is read-only, it
-        # reads without it (as Terraform's -lock=false). A saved plan records the state's serial, and applying
-        # it refuses a state that moved since.
-        print(
-            f"note: the state in {exc.where} is read-only ({exc.reason}): planned without "
-            "taking the state lock (an apply elsewhere may change the state meanwhile; `hotc apply PLANFILE` "
-            "checks that it did not)",
-            file=sys.stderr,
-        )
-        state, _token = backend.read(stack)
-    events: list[Any] = []
-    if state is not None:
-        try:
-            events = list(backend.read_events(stack))
-        except HotcError:
-            events = []  # an unreadable history only loses the measured durations
-    return state, events
-
-
-def _load(
-    template: Path,
-    envs: list[Path],
-    params: dict[str, str],
-    pfiles: dict[str, Path],
-    warnings: list[Diagnostic] | None = None,
-    allow_outside_files: bool = False,
-    max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
-) -> Any:
-    return load_for_command(
-        template,
-        envs,
-        params,
-        pfiles,
-        verb="planned",
-        warnings=warnings,
-        embeds_files=True,
-        allow_outside_files=allow_outside_files,
-        max_size=max_size,
-    )
-
-
 def _want_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
@@ -191,14 +146,14 @@ def _want_color() -> bool:
 def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: str | None = None) -> str:
     # deliberate lazy imports of the planner's renderings, only the one asked for (start-up speed, as above)
     if fmt == "json":
-        from hotc.planner.render.json import render_json
+        from hotc.planner.api import render_json
 
         return render_json(plan)
     if fmt == "markdown":
-        from hotc.planner.render.markdown import render_markdown
+        from hotc.planner.api import render_markdown
 
         return render_markdown(plan, plan_hint=hint, saved_as=saved_as)
-    from hotc.planner.render.text import render_text
+    from hotc.planner.api import render_text
 
     return render_text(plan, color=_want_color())
 
@@ -292,12 +247,54 @@ def plan_command(
         if not exc.diagnostics:
             raise
         if fmt == "sarif":  # a template that cannot be planned still annotates the pull request
-            from hotc.planner.render.sarif import diagnostic_results, render_sarif
+            from hotc.planner.api import diagnostic_results, render_sarif
 
             sys.stdout.write(render_sarif(diagnostic_results(_display(exc.diagnostics))))
         raise HotcError(
             exc.message, exit_code=exc.exit_code, diagnostics=tuple(_display(exc.diagnostics))
         ) from exc
+
+
+def plan_wiring(
+    os_cloud: str | None, verb: str, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, *, embeds_files: bool = True
+) -> Wiring:
+    """What a command that plans is made of (the composition root's parts; see :mod:`hotc.cli.root`): its
+    loader says that nothing was ``verb`` when the template has errors (``embeds_files``: see
+    :func:`hotc.cli.common.load_for_command`). The drivers are looked up only when
+    used (a plan reads the cloud only with --refresh)."""
+    from hotc.ops.plan import Wiring
+
+    def load(
+        template: Path,
+        envs: list[Path],
+        params: Mapping[str, str],
+        pfiles: Mapping[str, Path],
+        *,
+        allow_outside_files: bool = False,
+        warnings: list[Diagnostic] | None = None,
+    ) -> LoadedStack:
+        return load_for_command(
+            template,
+            envs,
+            dict(params),
+            dict(pfiles),
+            verb=verb,
+            warnings=warnings,
+            embeds_files=embeds_files,
+            allow_outside_files=allow_outside_files,
+            max_size=max_size,
+        )
+
+    def drivers(type_name: str) -> Any:
+        return root.drivers()(type_name)
+
+    return Wiring(
+        load=load,
+        checks=root.type_checks(),
+        rules=root.constraint_rules(),
+        drivers=drivers,
+        cloud=root.cloud(os_cloud),
+    )
 
 
 def _plan(
@@ -330,131 +327,64 @@ def _plan(
     allow_outside_files: bool = False,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
-    """``given``: parameters and parameter files already parsed (``--existing``)."""
+    """The options -> a plan request -> :func:`hotc.ops.plan.plan` -> the view. ``given``: parameters and
+    parameter files already parsed (``--existing``)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
     # commands that do not plan never pay
-    from hotc.planner.api import (
-        DENY_EXIT_CODE,
-        PlanOptions,
-        build_desired,
-        driver_reader,
-        enforce_constraints,
-        evaluate_policy,
-        findings,
-        load_policy_file,
-        make_plan,
-        parse_deny_rule,
-        parse_import,
-        plan_inputs,
-        refresh_resources,
-        save_plan,
-        template_digest,
-    )
-    from hotc.planner.prices import load_prices
-    from hotc.planner.review import with_review
+    from hotc.ops.plan import PlanRequest, Policy, plan, policy_lines
+    from hotc.planner.api import DENY_EXIT_CODE, parse_import, save_plan
 
     check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
         raise HotcError("--destroy and --refresh-only cannot be combined")
-    mode = "destroy" if destroy else "refresh-only" if refresh_only else "normal"
-    rules = tuple(parse_deny_rule(r) for r in deny or [])
-    rules += tuple(parse_deny_rule(r, "--warn", "warn") for r in warn or [])
-    if policy_file is not None:
-        rules += load_policy_file(policy_file)
-    options = PlanOptions(
-        mode=mode,
+    request = PlanRequest(
+        stack=stack_name_for(stack, template),
+        template=template,
+        environments=tuple(environment or ()),
+        parameters=parse_parameters(parameter) if given is None else given[0],
+        parameter_files=parse_parameter_files(parameter_file) if given is None else given[1],
+        mode="destroy" if destroy else "refresh-only" if refresh_only else "normal",
         targets=tuple(target or ()),
         replace=tuple(replace_ or ()),
-        parallelism=parallelism,
-        deny=rules,
         excludes=tuple(exclude or ()),
         imports=tuple(parse_import(i) for i in imports or ()),
+        parallelism=parallelism,
+        refresh=refresh,
+        policy=Policy(deny=tuple(deny or ()), warn=tuple(warn or ()), policy_file=policy_file),
+        backend=backend,
+        lock_timeout=lock_timeout,
+        os_cloud=os_cloud,
+        signal_store=signal_store,
+        allow_outside_files=allow_outside_files,
+        review=True,
+        prices=prices,
     )
-    if template is None and mode == "normal":
-        raise HotcError(
-            "give the template with -t TEMPLATE (only --destroy and --refresh-only work without one)"
-        )
-    name = stack_name_for(stack, template)
-    params = parse_parameters(parameter) if given is None else given[0]
-    pfiles = parse_parameter_files(parameter_file) if given is None else given[1]
-    price_table = load_prices(prices) if prices is not None else None
-    state, events = _read_state(backend, name, lock_timeout)
-    warnings: list[Diagnostic] = []
-    if template is not None:
-        loaded = _load(
-            template, list(environment or []), params, pfiles, warnings, allow_outside_files, max_size
-        )
-        desired = build_desired(loaded, name, state.lineage if state is not None else None, state=state)
-    else:
-        if state is None:
-            raise HotcError(f"stack {name!r} has no state: there is nothing to destroy or refresh")
-        from hotc.parser.api import LoadedStack, Template, version_named
-
-        loaded = LoadedStack(template=Template(path="(none)", version=version_named("2018-08-31")))
-        desired = build_desired(loaded, name, state.lineage, state=state)
-    cloud = root.cloud(os_cloud)  # one connection, made only if something needs the cloud
-    refreshed = None
-    if (mode == "refresh-only" or refresh) and state is not None and state.resources:
-        try:
-            from hotc.state.signal_store import store_for
-
-            reader = driver_reader(state, cloud, root.drivers(), signals=store_for(signal_store, backend))
-        except HotcError as exc:
-            print(f"note: {exc.message}; no live data was read and no drift can be reported", file=sys.stderr)
-        else:
-            refreshed = refresh_resources(state, reader)
-    plan = make_plan(desired, state, options, refreshed)
-    if template is not None and mode == "normal":
-        for note in enforce_constraints(desired, plan, os_cloud, rules=root.constraint_rules(), cloud=cloud):
-            print(note, file=sys.stderr)
-        from hotc.planner.signals import enforce_plan_support
-        from hotc.state.signal_store import backend_encrypts, store_for
-
-        enforce_plan_support(
-            desired,
-            plan,
-            store_for(signal_store, backend),
-            state_key=backend_encrypts(backend_from_config(backend)),
-        )
-        _note_pending_signals(state, store_for(signal_store, backend))
-    if template is not None:
-        plan = replace(
-            plan,
-            template_digest=template_digest(loaded),
-            inputs=plan_inputs(loaded, template, list(environment or []), params, pfiles),
-        )
-    matched = evaluate_policy(plan, rules)
-    violations = [v for v in matched if v.rule.level == "deny"]
-    plan = replace(plan, policy_findings=findings(matched), warnings=tuple(str(w) for w in warnings))
-    plan = with_review(plan, events, price_table)
+    result = plan(request, plan_wiring(os_cloud, "planned", max_size))
+    for note in result.notes:
+        print(note, file=sys.stderr)
+    made = result.plan
+    violations = result.violations
     if fmt == "sarif":
-        sys.stdout.write(_render_sarif(plan, desired, warnings))
+        sys.stdout.write(_render_sarif(made, result.desired, list(result.warnings)))
     else:
         sys.stdout.write(
             render(
-                plan,
+                made,
                 fmt,
                 hint=f"hotc show {out}" if out else "hotc plan",
                 saved_as=str(out) if out and not violations else None,
             )
         )
     sys.stdout.flush()
-    for v in matched:
-        if v.rule.level == "warn":
-            print(f"warning: {v.describe()}", file=sys.stderr)
+    for line in policy_lines(result, refused="; the plan was not saved" if out else ""):
+        print(line, file=sys.stderr)
     if violations:
-        for v in violations:
-            print(f"error: {v.describe()}", file=sys.stderr)
-        print(
-            f"error: {len(violations)} deny rule(s) violated" + ("; the plan was not saved" if out else ""),
-            file=sys.stderr,
-        )
         _end(DENY_EXIT_CODE, own=given is None)
         raise typer.Exit(DENY_EXIT_CODE)
     if out is not None:
-        save_plan(plan, out)
+        save_plan(made, out)
         print(f"Saved the plan to {out}; apply it with: hotc apply {out}", file=sys.stderr)
-    code = 2 if detailed_exitcode and (plan.has_changes or plan.resource_drift) else 0
+    code = 2 if detailed_exitcode and (made.has_changes or made.resource_drift) else 0
     _end(code, own=given is None)
     if code:
         raise typer.Exit(code)
@@ -471,29 +401,8 @@ def _end(code: int, *, own: bool) -> None:
         end_process(code)
 
 
-def _note_pending_signals(state: Any, store: Any) -> None:
-    """Say when ScalingPolicy signals wait in the store: ``hotc apply -t`` (or ``hotc watch``) executes them
-    and its plan shows the resize; this plan (and a plan file saved from it) does not."""
-    from hotc.apply.scaling import has_policies, pending_signals
-
-    if not has_policies(state):
-        return
-    try:
-        pending = pending_signals(state, store())
-    except HotcError:
-        return
-    if pending:
-        names = ", ".join(sorted({p.policy for p in pending}))
-        print(
-            f"note: {len(pending)} scaling signal(s) pending for {names}: this plan does not include them; "
-            "'hotc apply -t ...' (or 'hotc watch') executes them and its plan shows the resize",
-            file=sys.stderr,
-        )
-
-
 def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
-    from hotc.planner.disruption import disruptions
-    from hotc.planner.render.sarif import diagnostic_results, plan_results, render_sarif
+    from hotc.planner.api import diagnostic_results, disruptions, plan_results, render_sarif
 
     positions = {a: r.pos for a, r in desired.resources.items() if r.pos is not None}
     disruptive = frozenset(d.address for d in disruptions(plan) if d.kind == "reboot")
@@ -504,8 +413,8 @@ def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
 
 
 def _render_state(state: Any, fmt: str) -> str:
-    from hotc.planner.present import SENSITIVE
-    from hotc.planner.present import fmt as fmt_value
+    from hotc.planner.api import SENSITIVE
+    from hotc.planner.api import format_value as fmt_value
     from hotc.state.secrets import shown_physical_id
 
     if fmt == "json":

@@ -54,7 +54,7 @@ def signal_command(
     """Send a signal to a wait-condition handle, a deployment or a scaling policy, as 'openstack stack
     resource signal' does (a scaling policy is executed at once unless --pending)."""
     from hotc.apply.scaling import policy_key
-    from hotc.planner.scaling import POLICY_TYPES
+    from hotc.planner.api import POLICY_TYPES
     from hotc.providers.native.signal_mixin import signal_key
     from hotc.state import backend_from_config
     from hotc.state.signal_store import store_for

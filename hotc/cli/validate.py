@@ -144,14 +144,14 @@ def validate_command(
     linted: tuple[Any, int] | None = None
     if lint and stack is not None and n_err == 0:
         from hotc.cli.lint_cmd import lint_for_validate
-        from hotc.planner.render.sarif import diagnostic_results, render_sarif
+        from hotc.planner.api import diagnostic_results, render_sarif
 
         sarif = render_sarif(diagnostic_results(diags)) if fmt == "sarif" else None
         linted = lint_for_validate(stack, fmt, sarif)
     if fmt == "sarif" and linted is not None:
         typer.echo(linted[0], nl=False)
     elif fmt == "sarif":
-        from hotc.planner.render.sarif import diagnostic_results, render_sarif
+        from hotc.planner.api import diagnostic_results, render_sarif
 
         typer.echo(render_sarif(diagnostic_results(diags)), nl=False)
     elif fmt == "json":

@@ -30,7 +30,7 @@ def _log(msg: str) -> None:
 
 def _pending_count(stack: str, backend: str | None, store: Any) -> tuple[int, list[str]]:
     from hotc.apply.scaling import policy_key
-    from hotc.planner.scaling import POLICY_TYPES
+    from hotc.planner.api import POLICY_TYPES
     from hotc.state import backend_from_config
 
     state, _ = backend_from_config(backend).read(stack)

@@ -681,9 +681,16 @@ def resolve_values(
             diags.append(_value_problem(f"Parameter '{name}' is invalid: {why}", vpos, require_values))
             continue
         json_text_default = what == "template-default" and param.type == "json" and isinstance(raw, str)
-        if what in ("value", "default") or json_text_default:
-            # values, parameter_defaults and (a json default written as text was checked as text with the
-            # definition, as Heat's validate does) the parsed json default: checked by the create
+        # Heat's create checks the value it will use (``Parameter._validate``): a given value, a
+        # parameter_defaults entry, or the template's default, parsed as a value is. The template's default was
+        # already checked with the definition (``Schema._validate_default``), but not always as a value: a json
+        # default written as text was checked as text, and a comma_delimited_list default was split on commas
+        # as it is ("" is [""] there, a one-item list, where as a value it is the empty list). A default the
+        # definition check refused was reported there and is not reported twice.
+        recheck = what in ("value", "default") or json_text_default
+        if not recheck and what == "template-default":
+            recheck = not check_default(param, vpos)
+        if recheck:
             for msg in _hidden_safe(param, raw, constraint_errors(param, raw)):
                 diags.append(_value_problem(f"Parameter '{name}' is invalid: {msg}", vpos, require_values))
         out[name] = value

@@ -1,15 +1,22 @@
 """yaql, configured as Heat configures it (``[yaql] limit_iterators = 200``, ``memory_quota = 10000``).
 
-The parser and root context are built once per process (a memo of immutable configuration)."""
+The parser and root context are built once per process (a memo of immutable configuration). yaql's parser
+(ply) keeps its lexer's position on one shared object, so two threads parsing at once (an apply evaluates
+resources in worker threads) garble each other's expressions ("Parse error: unexpected end of statement", or
+a traceback from inside the lexer). Heat shares one parser too, but its green threads never switch inside a
+parse; here every parse holds a lock. Evaluating a parsed statement shares nothing and runs unlocked."""
 
 from __future__ import annotations
 
 import functools
 import json
+import threading
 from typing import Any
 
 LIMIT_ITERATORS = 200
 MEMORY_QUOTA = 10000
+
+_PARSE_LOCK = threading.Lock()
 
 
 @functools.cache
@@ -30,7 +37,8 @@ def yaql_syntax_error(expression: Any) -> str | None:
         return f"the expression must be a string, not {type(expression).__name__}"
     parser, _ = _engine()
     try:
-        parser(expression)
+        with _PARSE_LOCK:
+            parser(expression)
     except exceptions.YaqlException as exc:
         return str(exc)
     return None
@@ -46,7 +54,8 @@ def evaluate_yaql(expression: str, data: Any) -> Any:
 
     parser, context = _engine()
     try:
-        statement = parser(expression)
+        with _PARSE_LOCK:
+            statement = parser(expression)
     except exceptions.YaqlException as exc:
         raise YaqlFailure(f"bad expression: {exc}") from exc
     try:

@@ -66,86 +66,268 @@ differs. (Hidden values written in an environment file stay in that file's store
 
 from __future__ import annotations
 
-from hotc.planner.constraints import (
-    ConstraintReport,
-    ConstraintRules,
-    check_constraints,
-    cloud_configured,
-    cloud_constraints_needed,
-    enforce_constraints,
-)
-from hotc.planner.desired import DesiredResource, DesiredStack
-from hotc.planner.expand import build_desired
-from hotc.planner.make import make_plan
-from hotc.planner.options import (
-    DENY_EXIT_CODE,
-    DenyRule,
-    PlanOptions,
-    load_policy_file,
-    parse_deny_rule,
-    parse_import,
-)
-from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
-from hotc.planner.planfile import (
-    check_plan_fresh,
-    environment_paths,
-    hidden_names,
-    load_plan,
-    loaded_stack_from_plan,
-    plan_inputs,
-    relative_sources,
-    save_plan,
-    template_digest,
-)
-from hotc.planner.policy import DenyViolation, check_deny, evaluate_policy, findings
-from hotc.planner.protection import check_protection, covering_mark, protection_violations
-from hotc.planner.refresh import DriverReader, driver_reader, read_again, refresh_resources
-from hotc.planner.render.text import render_text
-from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hotc.planner.constraints import (
+        ConstraintReport,
+        ConstraintRules,
+        check_constraints,
+        cloud_configured,
+        cloud_constraints_needed,
+        enforce_constraints,
+    )
+    from hotc.planner.cost import estimate, measured_durations
+    from hotc.planner.desired import DesiredResource, DesiredStack
+    from hotc.planner.diff import apply_defaults, changed_keys, detail_paths, unmask
+    from hotc.planner.digraph import CycleError, DiGraph, topological_sort
+    from hotc.planner.disruption import disruptions
+    from hotc.planner.expand import build_desired
+    from hotc.planner.make import make_plan, registry_lookup
+    from hotc.planner.options import (
+        DEFAULT_PARALLELISM,
+        DENY_EXIT_CODE,
+        DenyRule,
+        PlanOptions,
+        load_policy_file,
+        parse_deny_rule,
+        parse_import,
+    )
+    from hotc.planner.plan import Action, GroupBatch, GroupRollout, OutputChange, Plan, ResourceChange
+    from hotc.planner.planfile import (
+        check_plan_fresh,
+        environment_paths,
+        hidden_names,
+        load_plan,
+        loaded_stack_from_plan,
+        plan_inputs,
+        plan_to_data,
+        relative_sources,
+        save_plan,
+        template_digest,
+    )
+    from hotc.planner.policy import DenyViolation, check_deny, evaluate_policy, findings
+    from hotc.planner.present import SENSITIVE
+    from hotc.planner.present import fmt as format_value
+    from hotc.planner.prices import PriceTable, load_prices
+    from hotc.planner.protection import check_protection, covering_mark, protection_violations
+    from hotc.planner.refresh import DriverReader, driver_reader, read_again, refresh_resources
+    from hotc.planner.render.graph import from_dependencies, from_plan, render_dot, render_mermaid
+    from hotc.planner.render.json import render_json
+    from hotc.planner.render.markdown import render_error_markdown, render_markdown
+    from hotc.planner.render.sarif import diagnostic_results, plan_results, render_sarif
+    from hotc.planner.render.text import render_text
+    from hotc.planner.resolve import AddressResolver, StateResolver, UnknownResolver, index_path
+    from hotc.planner.review import with_review
+    from hotc.planner.scaling import (
+        GROUP_TYPE,
+        POLICY_TYPES,
+        Bounds,
+        Decision,
+        cooldown_after,
+        decide,
+        format_time,
+    )
+    from hotc.planner.scaling import (
+        Policy as ScalingPolicy,
+    )
+    from hotc.planner.sensitivity import expr_refs
+    from hotc.planner.signals import enforce_plan_support
+    from hotc.planner.validate_resolved import apply_problems
+
+# Where each name of the API lives: (module, attribute). Names are imported when first used (PEP 562), so a
+# command pays only for the parts of the planner it touches: ``check`` reads the dependency graph without the
+# plan making, ``plan --format json`` loads the JSON renderer alone.
+_HOME: dict[str, tuple[str, str]] = {
+    "Action": ("hotc.planner.plan", "Action"),
+    "AddressResolver": ("hotc.planner.resolve", "AddressResolver"),
+    "Bounds": ("hotc.planner.scaling", "Bounds"),
+    "ConstraintReport": ("hotc.planner.constraints", "ConstraintReport"),
+    "ConstraintRules": ("hotc.planner.constraints", "ConstraintRules"),
+    "CycleError": ("hotc.planner.digraph", "CycleError"),
+    "DEFAULT_PARALLELISM": ("hotc.planner.options", "DEFAULT_PARALLELISM"),
+    "DENY_EXIT_CODE": ("hotc.planner.options", "DENY_EXIT_CODE"),
+    "Decision": ("hotc.planner.scaling", "Decision"),
+    "DenyRule": ("hotc.planner.options", "DenyRule"),
+    "DenyViolation": ("hotc.planner.policy", "DenyViolation"),
+    "DesiredResource": ("hotc.planner.desired", "DesiredResource"),
+    "DesiredStack": ("hotc.planner.desired", "DesiredStack"),
+    "DiGraph": ("hotc.planner.digraph", "DiGraph"),
+    "DriverReader": ("hotc.planner.refresh", "DriverReader"),
+    "GROUP_TYPE": ("hotc.planner.scaling", "GROUP_TYPE"),
+    "GroupBatch": ("hotc.planner.plan", "GroupBatch"),
+    "GroupRollout": ("hotc.planner.plan", "GroupRollout"),
+    "OutputChange": ("hotc.planner.plan", "OutputChange"),
+    "POLICY_TYPES": ("hotc.planner.scaling", "POLICY_TYPES"),
+    "Plan": ("hotc.planner.plan", "Plan"),
+    "PlanOptions": ("hotc.planner.options", "PlanOptions"),
+    "PriceTable": ("hotc.planner.prices", "PriceTable"),
+    "ResourceChange": ("hotc.planner.plan", "ResourceChange"),
+    "SENSITIVE": ("hotc.planner.present", "SENSITIVE"),
+    "ScalingPolicy": ("hotc.planner.scaling", "Policy"),
+    "apply_defaults": ("hotc.planner.diff", "apply_defaults"),
+    "changed_keys": ("hotc.planner.diff", "changed_keys"),
+    "detail_paths": ("hotc.planner.diff", "detail_paths"),
+    "registry_lookup": ("hotc.planner.make", "registry_lookup"),
+    "apply_problems": ("hotc.planner.validate_resolved", "apply_problems"),
+    "unmask": ("hotc.planner.diff", "unmask"),
+    "StateResolver": ("hotc.planner.resolve", "StateResolver"),
+    "UnknownResolver": ("hotc.planner.resolve", "UnknownResolver"),
+    "build_desired": ("hotc.planner.expand", "build_desired"),
+    "check_constraints": ("hotc.planner.constraints", "check_constraints"),
+    "check_deny": ("hotc.planner.policy", "check_deny"),
+    "check_plan_fresh": ("hotc.planner.planfile", "check_plan_fresh"),
+    "check_protection": ("hotc.planner.protection", "check_protection"),
+    "covering_mark": ("hotc.planner.protection", "covering_mark"),
+    "protection_violations": ("hotc.planner.protection", "protection_violations"),
+    "environment_paths": ("hotc.planner.planfile", "environment_paths"),
+    "hidden_names": ("hotc.planner.planfile", "hidden_names"),
+    "cloud_configured": ("hotc.planner.constraints", "cloud_configured"),
+    "cloud_constraints_needed": ("hotc.planner.constraints", "cloud_constraints_needed"),
+    "cooldown_after": ("hotc.planner.scaling", "cooldown_after"),
+    "decide": ("hotc.planner.scaling", "decide"),
+    "diagnostic_results": ("hotc.planner.render.sarif", "diagnostic_results"),
+    "disruptions": ("hotc.planner.disruption", "disruptions"),
+    "driver_reader": ("hotc.planner.refresh", "driver_reader"),
+    "enforce_constraints": ("hotc.planner.constraints", "enforce_constraints"),
+    "enforce_plan_support": ("hotc.planner.signals", "enforce_plan_support"),
+    "estimate": ("hotc.planner.cost", "estimate"),
+    "evaluate_policy": ("hotc.planner.policy", "evaluate_policy"),
+    "expr_refs": ("hotc.planner.sensitivity", "expr_refs"),
+    "findings": ("hotc.planner.policy", "findings"),
+    "format_time": ("hotc.planner.scaling", "format_time"),
+    "format_value": ("hotc.planner.present", "fmt"),
+    "from_dependencies": ("hotc.planner.render.graph", "from_dependencies"),
+    "from_plan": ("hotc.planner.render.graph", "from_plan"),
+    "index_path": ("hotc.planner.resolve", "index_path"),
+    "load_plan": ("hotc.planner.planfile", "load_plan"),
+    "load_policy_file": ("hotc.planner.options", "load_policy_file"),
+    "load_prices": ("hotc.planner.prices", "load_prices"),
+    "loaded_stack_from_plan": ("hotc.planner.planfile", "loaded_stack_from_plan"),
+    "make_plan": ("hotc.planner.make", "make_plan"),
+    "measured_durations": ("hotc.planner.cost", "measured_durations"),
+    "parse_deny_rule": ("hotc.planner.options", "parse_deny_rule"),
+    "parse_import": ("hotc.planner.options", "parse_import"),
+    "plan_inputs": ("hotc.planner.planfile", "plan_inputs"),
+    "plan_results": ("hotc.planner.render.sarif", "plan_results"),
+    "plan_to_data": ("hotc.planner.planfile", "plan_to_data"),
+    "read_again": ("hotc.planner.refresh", "read_again"),
+    "refresh_resources": ("hotc.planner.refresh", "refresh_resources"),
+    "relative_sources": ("hotc.planner.planfile", "relative_sources"),
+    "render_dot": ("hotc.planner.render.graph", "render_dot"),
+    "render_json": ("hotc.planner.render.json", "render_json"),
+    "render_error_markdown": ("hotc.planner.render.markdown", "render_error_markdown"),
+    "render_markdown": ("hotc.planner.render.markdown", "render_markdown"),
+    "render_mermaid": ("hotc.planner.render.graph", "render_mermaid"),
+    "render_sarif": ("hotc.planner.render.sarif", "render_sarif"),
+    "render_text": ("hotc.planner.render.text", "render_text"),
+    "save_plan": ("hotc.planner.planfile", "save_plan"),
+    "template_digest": ("hotc.planner.planfile", "template_digest"),
+    "topological_sort": ("hotc.planner.digraph", "topological_sort"),
+    "with_review": ("hotc.planner.review", "with_review"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attribute = _HOME[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # the next use is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
-    "check_protection",
-    "covering_mark",
-    "protection_violations",
-    "environment_paths",
-    "hidden_names",
+    "DEFAULT_PARALLELISM",
     "DENY_EXIT_CODE",
+    "GROUP_TYPE",
+    "POLICY_TYPES",
+    "SENSITIVE",
     "Action",
     "AddressResolver",
+    "Bounds",
     "ConstraintReport",
     "ConstraintRules",
+    "CycleError",
+    "Decision",
     "DenyRule",
-    "DriverReader",
     "DenyViolation",
     "DesiredResource",
     "DesiredStack",
+    "DiGraph",
+    "DriverReader",
+    "GroupBatch",
+    "GroupRollout",
     "OutputChange",
     "Plan",
     "PlanOptions",
+    "PriceTable",
     "ResourceChange",
+    "ScalingPolicy",
     "StateResolver",
     "UnknownResolver",
     "build_desired",
     "check_constraints",
     "check_deny",
-    "evaluate_policy",
-    "findings",
     "check_plan_fresh",
+    "check_protection",
+    "covering_mark",
+    "protection_violations",
     "cloud_configured",
     "cloud_constraints_needed",
-    "enforce_constraints",
+    "cooldown_after",
+    "decide",
+    "diagnostic_results",
+    "disruptions",
     "driver_reader",
+    "enforce_constraints",
+    "enforce_plan_support",
+    "environment_paths",
+    "hidden_names",
+    "estimate",
+    "evaluate_policy",
+    "expr_refs",
+    "findings",
+    "format_time",
+    "format_value",
+    "from_dependencies",
+    "from_plan",
+    "index_path",
     "load_plan",
     "load_policy_file",
+    "load_prices",
     "loaded_stack_from_plan",
     "make_plan",
+    "measured_durations",
     "parse_deny_rule",
     "parse_import",
     "plan_inputs",
+    "plan_results",
+    "plan_to_data",
     "read_again",
     "refresh_resources",
     "relative_sources",
+    "render_dot",
+    "render_json",
+    "render_error_markdown",
+    "render_markdown",
+    "render_mermaid",
+    "render_sarif",
     "render_text",
     "save_plan",
     "template_digest",
+    "topological_sort",
+    "with_review",
+    "apply_defaults",
+    "changed_keys",
+    "detail_paths",
+    "registry_lookup",
+    "apply_problems",
+    "unmask",
 ]

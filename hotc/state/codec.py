@@ -19,6 +19,7 @@ import hotc.state.secrets as secrets
 from hotc.errors import HotcError
 from hotc.state.document import (
     FORMAT_VERSION,
+    AcceptedDrift,
     DeposedInstance,
     GroupState,
     OutputState,
@@ -275,6 +276,11 @@ def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
     if state.protected:  # absent when empty: a document without marks is written as before they existed
         top["protected"] = {
             a: {"by": m.by, "at": m.at, "reason": m.reason} for a, m in sorted(state.protected.items())
+        }
+    if state.accepted_drift:  # absent when empty, as the protection marks
+        top["accepted_drift"] = {
+            k: {"reason": e.reason, "until": e.until, "by": e.by, "at": e.at}
+            for k, e in sorted(state.accepted_drift.items())
         }
     return top
 
@@ -605,6 +611,22 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
         protected={
             a: _mark_from_dict(a, m, source) for a, m in _get(d, "protected", dict, source, where, {}).items()
         },
+        accepted_drift={
+            k: _accepted_from_dict(k, e, source)
+            for k, e in _get(d, "accepted_drift", dict, source, where, {}).items()
+        },
+    )
+
+
+def _accepted_from_dict(key: str, d: Any, source: str) -> AcceptedDrift:
+    where = f"accepted_drift.{key}"
+    if not isinstance(d, dict):
+        raise _bad(source, f"{where}: expected an object, found {type(d).__name__}")
+    return AcceptedDrift(
+        reason=_get(d, "reason", str, source, where),
+        until=_get(d, "until", str, source, where),
+        by=_get(d, "by", str, source, where, ""),
+        at=_get(d, "at", str, source, where, ""),
     )
 
 

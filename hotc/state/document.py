@@ -160,6 +160,19 @@ class ProtectMark:
 
 
 @model
+class AcceptedDrift:
+    """A difference between the state and the cloud that ``hotc drift`` and ``plan --refresh-only`` show apart,
+    as accepted, until ``until`` (an ISO date, ``YYYY-MM-DD``; from the day after it the difference counts
+    again). Keyed in :attr:`StackState.accepted_drift` by ``ADDRESS:PROPERTY_PATH`` (``web[2].port:name``).
+    ``by`` and ``at`` say who accepted it and when; ``reason`` why."""
+
+    reason: str
+    until: str
+    by: str = ""
+    at: str = ""
+
+
+@model
 class StackState:
     lineage: str
     serial: int
@@ -179,6 +192,8 @@ class StackState:
     groups: Mapping[str, GroupState] = field(default_factory=dict)  # AutoScalingGroup address -> its state
     # protection marks: STACK_MARK (the stack), or a resource address or fnmatch pattern -> the mark
     protected: Mapping[str, ProtectMark] = field(default_factory=dict)
+    # accepted drift (hotc drift --accept): ``ADDRESS:PROPERTY_PATH`` -> the entry
+    accepted_drift: Mapping[str, AcceptedDrift] = field(default_factory=dict)
 
     @staticmethod
     def new(stack_name: str) -> StackState:

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from hotc.apply.session import ApplyOptions, run_apply
 from hotc.cli.apply import apply_wiring
 from hotc.errors import HotcError
+from hotc.ops.apply import ApplyOptions, run_apply
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.providers.base import ActionContext, Outcome
 from hotc.state import backend_from_config

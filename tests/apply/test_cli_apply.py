@@ -336,6 +336,8 @@ def test_read_commands_errors(tmp_path: Path) -> None:
     # web's value reads app_config, which reads a RandomString: its attributes are stored and shown masked
     assert set(show["attributes"]["output"]) == {"__sensitive__"}
     r = hotc(tmp_path, "destroy", "ghost", "--auto-approve")
+    assert r.returncode == 1 and "stack not found" in r.stderr and "quickstart" in r.stderr
+    r = hotc(tmp_path, "destroy", "ghost", "--auto-approve", "--missing-ok")
     assert r.returncode == 0 and "nothing to destroy" in r.stdout
 
 

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from hotc.apply.from_heat import heat_path, local_layout, run_from_heat
+from hotc.apply.from_heat import heat_path, local_layout
 from hotc.cli.apply import apply_wiring
 from hotc.errors import HotcError
+from hotc.ops.from_heat import run_from_heat
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.state import backend_from_config
 from tests.apply.test_adopt import existing, world

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from hotc.apply.from_heat import run_from_heat
 from hotc.cli.apply import apply_wiring
 from hotc.cli.common import load_for_command
 from hotc.errors import HotcError
+from hotc.ops.from_heat import run_from_heat
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.providers.drivers import driver_for
 from hotc.state import backend_from_config

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from hotc.apply.importer import run_import
 from hotc.cli.apply import apply_wiring
 from hotc.cli.import_cmd import read_map
 from hotc.errors import HotcError
+from hotc.ops.import_ import run_import
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.state import backend_from_config
 from tests.apply.test_adopt import existing, world

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from hotc.apply.importer import run_import
 from hotc.cli.apply import apply_wiring
 from hotc.cli.common import load_for_command
+from hotc.ops.import_ import run_import
 from hotc.planner.api import PlanOptions, build_desired, make_plan
 from hotc.planner.refresh import driver_reader, refresh_resources
 from hotc.providers.drivers import driver_for

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from hotc.apply.session import ApplyOptions, run_apply
 from hotc.cli.apply import apply_wiring
+from hotc.ops.apply import ApplyOptions, run_apply
 from hotc.providers.drivers import driver_for
 from hotc.state import backend_from_config
 from tests.providers.fakesdk import FakeConnection

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from hotc.apply.session import ApplyOptions, run_apply
 from hotc.cli.apply import apply_wiring
 from hotc.errors import HotcError
+from hotc.ops.apply import ApplyOptions, run_apply
 from hotc.planner.api import save_plan
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.providers.base import ActionContext, Outcome

@@ -102,7 +102,9 @@ def test_eval_error_has_position() -> None:
         ("{nosuch: 1}", "conditions", "invalid condition"),
         ("my_condition", "condition_ref", None),
         ("{not: my_condition}", "condition_ref", None),
-        ("{not: [x]}", "condition_ref", 'invalid arguments to "not"'),
+        ("{not: null}", "condition_ref", 'invalid arguments to "not"'),
+        ("{not: [x]}", "condition_ref", None),  # read as Heat reads it; "Invalid condition" when evaluated
+        ("{and: [true]}", "condition_ref", 'invalid arguments to "and"'),
         ("{equals: [a, a]}", "properties", None),  # plain data outside conditions
     ],
 )

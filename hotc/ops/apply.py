@@ -1,0 +1,339 @@
+"""The apply operation (``hotc apply`` and ``hotc destroy``): load (or plan on the spot through
+:func:`hotc.ops.plan.plan`), lock, check freshness, hold the plan to the policy, ask for approval, execute under
+signal handlers, record the template, report. Everything it needs from the outside is handed in by the CLI's
+composition root (:class:`hotc.ops.plan.Wiring`), and it writes only to the ``out``/``err`` streams it is given;
+the executor itself only talks to drivers and a state sink."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import field, replace
+from pathlib import Path
+from typing import IO, Any
+
+from hotc.apply.cancel import watch_for_cancel
+from hotc.apply.executor import ExecOptions, Executor
+from hotc.apply.resolve import StateResolver
+from hotc.apply.scaling import group_states
+from hotc.apply.session import (
+    BackendSink,
+    apply_refresh_only,
+    approve,
+    describe_plan,
+    history_durations,
+    interrupt_handlers,
+    parameter_records,
+    print_outputs,
+    print_report,
+    record_decisions,
+    reseal_hidden_values,
+    template_record,
+    unsupported_types,
+    utc_datetime,
+    warn_unrecoverable_secrets,
+    with_live_attributes,
+)
+from hotc.errors import Diagnostic, HotcError
+from hotc.model import model
+from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
+from hotc.ops.stacks import require_stack, stack_not_found
+from hotc.planner.api import (
+    DEFAULT_PARALLELISM,
+    DENY_EXIT_CODE,
+    Action,
+    Plan,
+    check_plan_fresh,
+    driver_reader,
+    load_plan,
+    loaded_stack_from_plan,
+    read_again,
+    template_digest,
+)
+from hotc.state import StackState, backend_from_config
+from hotc.state.signal_store import store_for
+
+
+@model
+class ApplyOptions:
+    parallelism: int = DEFAULT_PARALLELISM
+    auto_approve: bool = False
+    lock_timeout: float = 0.0
+    backend: str | None = None
+    os_cloud: str | None = None
+    timeouts: Mapping[str, float] = field(default_factory=dict)
+    signal_store: str | None = None  # --signal-store (else HOTC_SIGNAL_STORE, hotc.toml, the S3 backend)
+    # planning options of an apply that plans on the spot (as `hotc plan` takes them)
+    targets: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+    imports: tuple[tuple[str, str], ...] = ()
+    refresh: bool = False  # read the recorded resources from the cloud first and plan against them
+    refresh_only: bool = False  # only record the drift in the state
+    allow_outside_files: bool = False  # get_file may read beyond the template's directory tree
+    policy: Policy = field(
+        default_factory=Policy
+    )  # --deny, --warn, --policy-file: a plan they refuse never runs
+    missing_ok: bool = False  # destroy: a stack with no state is nothing to destroy, not an error
+
+    @property
+    def plans_with_options(self) -> bool:
+        return bool(
+            self.targets or self.excludes or self.replace or self.imports or self.refresh or self.refresh_only
+        )
+
+
+def run_apply(
+    *,
+    stack: str,
+    opts: ApplyOptions,
+    out: IO[str],
+    err: IO[str],
+    interactive: bool,
+    read_line: Callable[[], str],
+    progress: Callable[[], Any],
+    wiring: Wiring,
+    plan_file: Path | None = None,
+    template: Path | None = None,
+    envs: list[Path] | None = None,
+    params: Mapping[str, str] | None = None,
+    pfiles: Mapping[str, Path] | None = None,
+    destroy: bool = False,
+    cwd: Path | None = None,
+) -> int:
+    """Apply a saved plan, or plan and apply (``destroy``: a destroy plan from the state alone).
+    Returns the exit code (0 success, 1 failure, 3 a deny rule refused the plan); raises HotcError for errors
+    before anything ran."""
+    drivers = wiring.drivers
+    saved: Plan | None = None
+    loaded: Any = None
+    warnings: list[Diagnostic] = []  # the template's, for the plan made now (as `hotc plan` records them)
+    if plan_file is not None:
+        saved = load_plan(plan_file)
+        stack = saved.stack_name
+        if saved.mode == "refresh-only":
+            pass  # applies the drift to the state alone: no template needed
+        elif saved.inputs.get("sources"):
+            loaded = loaded_stack_from_plan(saved, parameters=params or {}, checks=wiring.checks)
+        elif saved.mode != "destroy":
+            raise HotcError(
+                f"{plan_file}: the plan holds no template; make it again with 'hotc plan -o FILE'"
+            )
+    elif template is not None and not destroy:
+        loaded = wiring.load(
+            template,
+            list(envs or []),
+            params or {},
+            pfiles or {},
+            allow_outside_files=opts.allow_outside_files,
+            warnings=warnings,
+        )
+    elif not destroy and not opts.refresh_only:  # --refresh-only works from the stack's state alone
+        raise HotcError("give a saved plan (hotc apply PLANFILE) or a template (hotc apply -t TEMPLATE)")
+    if saved is None:
+        opts.policy.rules()  # a bad rule fails before anything is locked
+    backend: Any = backend_from_config(opts.backend, cwd)
+    signals = store_for(opts.signal_store, opts.backend, cwd)
+    if saved is not None and saved.mode == "refresh-only":
+        return apply_refresh_only(saved, backend, opts, out, drivers, wiring.cloud, signals)
+    if saved is not None and opts.plans_with_options:
+        raise HotcError(
+            "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
+            "--replace and --import to 'hotc plan' instead"
+        )
+    if opts.refresh_only and saved is None:
+        return refresh_only_now(stack, backend, opts, out, err, read_line, interactive, wiring, cwd)
+    if destroy and backend.read(stack)[0] is None:
+        # asked before taking the lock, so that a stack name given by mistake leaves nothing behind
+        if opts.missing_ok:
+            out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
+            return 0
+        raise HotcError(
+            stack_not_found(
+                stack,
+                backend,
+                hint="; give --missing-ok to treat a stack that does not exist as already destroyed",
+            )
+        )
+    operation = "destroy" if destroy else "apply"
+    with backend.lock(stack, operation, timeout=opts.lock_timeout) as lk:
+        state, _token = backend.read(stack)
+        if state is not None:
+            state = reseal_hidden_values(backend, stack, state, lk, err)
+        if saved is not None:
+            check_plan_fresh(saved, state, template_digest(loaded) if loaded is not None else None)
+        if state is None:
+            if destroy or (saved is not None and saved.mode == "destroy"):
+                out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
+                return 0
+            state = StackState.new(stack)
+        if saved is not None and saved.refreshed_attributes:
+            # the plan resolved what its refresh read: read again, and go on only if the cloud still says so
+            reader = driver_reader(state, wiring.cloud, drivers, signals=signals)
+            state = read_again(state, saved.refreshed_attributes, reader)
+        result: PlanResult | None = None
+        if saved is not None:
+            plan_ = saved
+            desired = (
+                desired_for(loaded, stack, state) if loaded is not None and saved.mode != "destroy" else None
+            )
+        else:
+            request = PlanRequest(
+                stack=stack,
+                template=template if loaded is not None else None,
+                environments=tuple(envs or ()),
+                parameters=dict(params or {}),
+                parameter_files=dict(pfiles or {}),
+                mode="destroy" if destroy else "normal",
+                targets=opts.targets,
+                excludes=opts.excludes,
+                replace=opts.replace,
+                imports=opts.imports,
+                parallelism=opts.parallelism,
+                refresh=opts.refresh,
+                policy=opts.policy,
+                backend=opts.backend,
+                lock_timeout=opts.lock_timeout,
+                os_cloud=opts.os_cloud,
+                signal_store=opts.signal_store,
+                allow_outside_files=opts.allow_outside_files,
+                decide_signals=not destroy,
+                cwd=cwd,
+            )
+            result = plan(
+                request, wiring, recorded=Recorded(state, backend), loaded=loaded, warnings=tuple(warnings)
+            )
+            for note in result.notes:
+                err.write(note + "\n")
+            plan_ = result.plan
+            desired = result.desired if loaded is not None else None
+            if result.refreshed:  # apply resolves get_attr from what the plan saw: the attributes read live
+                state = with_live_attributes(state, result.refreshed)
+            out.write(
+                describe_plan(plan_, color=interactive and out.isatty() and not os.environ.get("NO_COLOR"))
+            )
+            for line in policy_lines(result, refused="; nothing was applied"):
+                err.write(line + "\n")
+            if result.refused:
+                return DENY_EXIT_CODE
+            if not plan_.has_changes:
+                out.write("\nNo changes. The stack matches the template.\n")
+                if result.scaling is not None:  # every signal refused: recorded all the same
+                    record_decisions(result.scaling, state, stack, backend, lk, signals)
+                return 0
+            if not opts.auto_approve:
+                what = (
+                    "destroy every resource of stack " + repr(stack) if destroy else "perform these actions"
+                )
+                if not approve(out, read_line, interactive, what):
+                    out.write("\nApply cancelled.\n")
+                    return 1
+        scaling = result.scaling if result is not None else None
+        if scaling is not None:  # approved: the decisions are recorded and the signals consumed
+            state = record_decisions(scaling, state, stack, backend, lk, signals)
+        unsupported = unsupported_types(plan_, drivers)
+        if unsupported:
+            listed = "; ".join(f"{t} ({', '.join(a)})" for t, a in sorted(unsupported.items()))
+            raise HotcError(
+                f"hotc has no driver to create or update {listed}; nothing was applied. Map the type to "
+                "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
+            )
+        parallelism = (
+            opts.parallelism
+            if saved is None or opts.parallelism != DEFAULT_PARALLELISM
+            else saved.parallelism
+        )
+        ex_opts = ExecOptions(
+            parallelism=parallelism,
+            timeouts=dict(opts.timeouts),
+            cloud=wiring.cloud,
+            signals=signals,
+            expected=history_durations(backend, stack),
+        )
+        sink = BackendSink(backend, stack, lk)
+        with progress() as show:
+            getattr(show, "expect", int)(
+                len({c.address for c in plan_.changes if c.action is not Action.NOOP})
+            )
+            executor = Executor(
+                plan_,
+                state,
+                desired,
+                drivers,
+                sink,
+                ex_opts,
+                make_resolver=StateResolver,
+                on_event=show,
+                desired_info=desired.resources if desired is not None else {},
+                on_log=getattr(show, "log", None),
+            )
+            with interrupt_handlers(executor, err), watch_for_cancel(backend, stack, executor, err):
+                rep = executor.run()
+        final = rep.state
+        if desired is not None and plan_.mode == "normal":
+            # each AutoScalingGroup's size, properties and cooldown (hotc.apply.scaling)
+            final = group_states(final, desired, scaling, utc_datetime(), rep.ok)
+        if loaded is not None and plan_.mode != "destroy" and rep.ok:
+            final = backend.write(
+                stack,
+                replace(
+                    final,
+                    template=template_record(loaded, plan_),
+                    template_digest=plan_.template_digest or template_digest(loaded),
+                    parameters=parameter_records(loaded, getattr(backend, "key", None)),
+                ),
+                lk,
+            )
+        elif plan_.mode == "destroy" and rep.ok:
+            final = backend.write(
+                stack, replace(final, template={}, template_digest=None, parameters={}, groups={}), lk
+            )
+        elif final is not rep.state:
+            final = backend.write(stack, final, lk)
+    print_report(rep, plan_, out, err)
+    if rep.ok and plan_.mode != "destroy":
+        print_outputs(final, out)
+    warn_unrecoverable_secrets(final, getattr(backend, "key", None), err)
+    return 0 if rep.ok else 1
+
+
+def refresh_only_now(
+    stack: str,
+    backend: Any,
+    opts: ApplyOptions,
+    out: IO[str],
+    err: IO[str],
+    read_line: Callable[[], str],
+    interactive: bool,
+    wiring: Wiring,
+    cwd: Path | None = None,
+) -> int:
+    """``hotc apply --refresh-only``: plan the drift now, show it, and once approved record it in the state
+    (the plan's freshness is checked again under the lock, so a state moved meanwhile is refused)."""
+    require_stack(stack, backend, hint=": there is nothing to refresh")
+    with backend.lock(stack, "plan", timeout=opts.lock_timeout):
+        state, _token = backend.read(stack)
+    if state is None:
+        raise HotcError(f"stack {stack!r} has no state: there is nothing to refresh")
+    request = PlanRequest(
+        stack=stack,
+        mode="refresh-only",
+        policy=opts.policy,
+        backend=opts.backend,
+        os_cloud=opts.os_cloud,
+        signal_store=opts.signal_store,
+        cwd=cwd,
+    )
+    result = plan(request, wiring, recorded=Recorded(state, backend))
+    for note in result.notes:
+        err.write(note + "\n")
+    out.write(describe_plan(result.plan, color=interactive and out.isatty()))
+    if not result.plan.resource_drift:
+        return 0
+    if not opts.auto_approve and not approve(
+        out, read_line, interactive, "record these changes made outside hotc in the state"
+    ):
+        out.write("\nApply cancelled.\n")
+        return 1
+    signals = store_for(opts.signal_store, opts.backend, cwd)
+    return apply_refresh_only(result.plan, backend, opts, out, wiring.drivers, wiring.cloud, signals)

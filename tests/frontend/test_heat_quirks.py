@@ -1,0 +1,155 @@
+"""Heat behaviours that a generated oracle rarely reaches, each recorded on the test cloud's Heat 27 (template
+validate, stack create and the stack's outputs) with the template written here, and checked through hotc's
+command line as a user runs it (validate, plan, apply, output)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from hotc.parser.yaqlsupport import YaqlFailure, evaluate_yaql
+from tests.clirun import run_hotc
+
+
+def _run(tmp_path: Path, template: str) -> dict[str, Any]:
+    """validate, plan, apply and output of ``template``: {"validate": rc, "plan": rc, ...} and the outputs."""
+    (tmp_path / "t.yaml").write_text(template)
+    found: dict[str, Any] = {}
+    r = run_hotc(tmp_path, "validate", "-t", "t.yaml")
+    found["validate"] = r.returncode
+    found["validate_text"] = r.stdout + r.stderr
+    if r.returncode != 0:
+        return found
+    r = run_hotc(tmp_path, "plan", "-t", "t.yaml", "-o", "plan.json", "s")
+    found["plan"] = r.returncode
+    found["plan_text"] = r.stdout + r.stderr
+    if r.returncode != 0:
+        return found
+    r = run_hotc(tmp_path, "apply", "plan.json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run_hotc(tmp_path, "output", "s", "--format", "json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    found["outputs"] = {
+        k: ("error", o["error"]) if o.get("error") is not None else ("value", o.get("value"))
+        for k, o in json.loads(r.stdout).items()
+    }
+    return found
+
+
+# ---------------------------------------------------------------------------------------------- yaql
+
+
+def test_yaql_expressions_parse_alike_in_concurrent_threads() -> None:
+    # An apply evaluates resources in worker threads. yaql's parser keeps its lexer state on one shared object;
+    # unguarded, concurrent parses garbled each other ("Parse error: unexpected end of statement" for an
+    # expression Heat accepts, such as a keyword argument with "=>").
+    expression = "$.data.m.set('added' => 1).keys().toList().where($ != 'q').select($ + 'x')"
+    failures: list[str] = []
+    results: list[Any] = []
+
+    def work(i: int) -> None:
+        for _ in range(200):
+            try:
+                results.append(evaluate_yaql(expression, {"m": {"b": i}}))
+            except (YaqlFailure, Exception) as exc:  # noqa: BLE001 - any failure is the finding
+                failures.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert len(results) == 1200
+    assert all(r == ["bx", "addedx"] for r in results)
+
+
+def test_yaql_keyword_argument_arrow(tmp_path: Path) -> None:
+    # Heat 27: {"b": 1, "a": 2, "added": 1}
+    found = _run(
+        tmp_path,
+        "heat_template_version: 2018-08-31\n"
+        "outputs:\n"
+        "  o:\n"
+        "    value: {yaql: {expression: \"$.data.m.set('added' => 1)\", data: {m: {b: 1, a: 2}}}}\n",
+    )
+    assert found["outputs"] == {"o": ("value", {"b": 1, "a": 2, "added": 1})}
+
+
+# ----------------------------------------------------------------------------------------- conditions
+
+
+def test_unused_conditions_with_operands_that_are_no_conditions_are_accepted(tmp_path: Path) -> None:
+    # Heat's Not refuses only null, And/Or only a non-list or fewer than two operands, when the template is
+    # read; the operands are judged when a condition is evaluated, and nothing evaluates these. Heat 27: the
+    # stack is created, output o is 1.
+    found = _run(
+        tmp_path,
+        "heat_template_version: 2018-08-31\n"
+        "conditions:\n"
+        "  c1: {not: [true, false]}\n"
+        "  c2: {and: [1, true]}\n"
+        "  c3: {or: [{a: b}, false, [1]]}\n"
+        "  c4: {not: 2.5}\n"
+        "outputs:\n"
+        "  o: {value: 1}\n",
+    )
+    assert found["validate"] == 0, found["validate_text"]
+    assert found["outputs"] == {"o": ("value", 1)}
+
+
+def test_a_used_condition_whose_operand_is_no_condition_is_refused(tmp_path: Path) -> None:
+    # Heat 27: template validate fails, 'Invalid condition "[True, False]"' / 'Invalid condition "1"'
+    for conditions, user, shown in (
+        ("c1: {not: [true, false]}", "outputs:\n  o: {value: 1, condition: c1}\n", "[true, false]"),
+        ("c1: {and: [true, 1]}", "resources:\n  r: {type: OS::Heat::None, condition: c1}\n", "1"),
+        ("c1: {or: [false, 1]}", "outputs:\n  o: {value: {if: [c1, a, b]}}\n", "1"),
+    ):
+        found = _run(tmp_path, f"heat_template_version: 2018-08-31\nconditions:\n  {conditions}\n{user}")
+        assert found["validate"] != 0
+        assert f"Invalid condition {shown}" in found["validate_text"]
+
+
+def test_condition_operand_shapes_heat_refuses_when_it_reads_the_template(tmp_path: Path) -> None:
+    # Heat 27: 'Argument to "not" must be a condition'; 'The minimum number of condition arguments to "and" is 2.'
+    for conditions in ("c1: {not: null}", "c1: {and: [true]}"):
+        found = _run(
+            tmp_path,
+            f"heat_template_version: 2018-08-31\nconditions:\n  {conditions}\noutputs:\n  o: {{value: 1}}\n",
+        )
+        assert found["validate"] != 0
+
+
+# ----------------------------------------------------------------------------------------- parameters
+
+
+def test_comma_delimited_list_empty_default_is_checked_as_the_empty_list_at_create(tmp_path: Path) -> None:
+    # Heat 27: template validate accepts it (the definition check splits '' to [''], one item); the create
+    # checks the default as a value, the empty list: "Parameter 'p' is invalid: length (0) is out of range
+    # (min: 1, max: None)".
+    found = _run(
+        tmp_path,
+        "heat_template_version: 2018-08-31\n"
+        "parameters:\n"
+        "  p: {type: comma_delimited_list, default: '', constraints: [{length: {min: 1}}]}\n"
+        "outputs:\n"
+        "  o: {value: {get_param: p}}\n",
+    )
+    assert found["validate"] == 0, found["validate_text"]
+    assert found["plan"] != 0
+    assert "length (0) is out of range (min: 1, max: None)" in found["plan_text"]
+
+
+def test_comma_delimited_list_empty_default_is_the_empty_list(tmp_path: Path) -> None:
+    # Heat 27: output o is []
+    found = _run(
+        tmp_path,
+        "heat_template_version: 2018-08-31\n"
+        "parameters:\n"
+        "  p: {type: comma_delimited_list, default: ''}\n"
+        "outputs:\n"
+        "  o: {value: {get_param: p}}\n",
+    )
+    assert found["outputs"] == {"o": ("value", [])}
