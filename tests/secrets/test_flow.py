@@ -55,7 +55,7 @@ def test_output_shows_sensitive_values_only_with_show_sensitive(workdir: Path, c
     assert code == 1 and out == "" and "is sensitive" in err and "--show-sensitive" in err
     code, out, _ = hotc(capsys, "output", "s", "--format", "json")
     doc = json.loads(out)
-    assert doc["pw"] == {"value": "(sensitive)", "description": "", "sensitive": True}
+    assert doc["pw"] == {"value": None, "description": "", "sensitive": True}  # hidden: null, flagged
     assert doc["tag_out"]["value"] == "v1"
     code, out, _ = hotc(capsys, "output", "s", "--format", "json", "--show-sensitive")
     doc = json.loads(out)
