@@ -1,4 +1,4 @@
-"""``@model``: a frozen dataclass whose generated methods are compiled when first used (issue 16: start-up).
+"""``@model``: a frozen dataclass whose generated methods are compiled when first used (start-up time).
 
 ``@model`` (or ``@model(slots=True)``) makes the class a frozen dataclass exactly as ``@dataclass(frozen=True)``
 (or ``@dataclass(frozen=True, slots=True)``) does: the same fields, ``__init__``, ``__repr__``, ``__eq__`` and

@@ -21,7 +21,7 @@ from hotc.errors import HotcError
 
 # Every top-level command: name -> (the module of hotc.cli whose ``register(app)`` adds it, its one-line
 # help). Modules are imported only when their command runs, so start-up pays for typer and this table, not
-# for the parser, the state backends or openstacksdk (issue 16: ``hotc --help`` and ``validate`` start fast).
+# for the parser, the state backends or openstacksdk (so ``hotc --help`` and ``validate`` start fast).
 # tests/review/test_lazy_cli.py checks the table against what each module registers.
 COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply", "Make the cloud match a plan (a saved PLANFILE, or one made now from -t)."),
@@ -36,7 +36,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "events": ("apply", "The stack's events (resource transitions), oldest first."),
     "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
     "graph": ("graph", "Draw the dependency graph of a plan or a stack."),
+    "hook": ("hook_cmd", "The hooks (breakpoints) a running apply is paused at (poll, clear)."),
     "import": ("import_cmd", "Bring existing cloud objects (or a Heat stack) under hotc's state."),
+    "init": ("init_cmd", "Pin a stack's template, environments and settings in hotc.toml."),
     "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),

@@ -8,9 +8,13 @@ markers and opens, updates or closes one issue per stack (``examples/ci/drift-*.
 from __future__ import annotations
 
 import json
-from typing import Any
+import sys
+from pathlib import Path
+from typing import IO, Any
 
 from hotc.ops.drift import Accepted, DriftResult, PropertyDrift, ResourceDrift, StackDrift, split_key
+from hotc.planner.api import Plan
+from hotc.state.document import StackState
 from hotc.state.secrets import canonical_json
 
 FORMAT_VERSION = "1.0"
@@ -348,4 +352,25 @@ def accepted_lines(pairs: dict[str, list[tuple[str, Accepted]]]) -> list[str]:
     return out
 
 
-__all__ = ["RENDERERS", "accepted_lines", "render_markdown_stack", "result_json", "split_key"]
+def note_accepted(plan: Plan, state: StackState | None, err: IO[str] | None = None) -> None:
+    """After a refresh-only plan: the drift it found that accepted-drift entries cover (kept in the state or
+    declared in hotc.toml), listed apart on stderr (every output format stays as it is)."""
+    if plan.mode != "refresh-only" or state is None or not plan.resource_drift:
+        return
+    from hotc.ops.drift import accepted_apart, accepted_from_toml
+
+    pairs = accepted_apart(state, plan.resource_drift, accepted_from_toml(Path.cwd() / "hotc.toml"))
+    if pairs:
+        stream = err if err is not None else sys.stderr
+        stream.write("Accepted drift (hotc drift --accept or hotc.toml; an expired entry counts again):\n")
+        stream.write("\n".join(accepted_lines(pairs)) + "\n")
+
+
+__all__ = [
+    "RENDERERS",
+    "accepted_lines",
+    "note_accepted",
+    "render_markdown_stack",
+    "result_json",
+    "split_key",
+]

@@ -1,4 +1,4 @@
-"""Converting command-line values without pydantic (issue 16: start-up).
+"""Converting command-line values without pydantic (start-up time).
 
 typer (0.2x) converts every option and argument through a pydantic ``TypeAdapter``: importing pydantic and
 building the adapters of one command costs about 0.07-0.1 s of CPU, a third of a whole ``hotc validate`` of a

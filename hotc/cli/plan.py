@@ -262,7 +262,7 @@ def plan_wiring(
     loader says that nothing was ``verb`` when the template has errors (``embeds_files``: see
     :func:`hotc.cli.common.load_for_command`). The drivers are looked up only when
     used (a plan reads the cloud only with --refresh)."""
-    from hotc.ops.plan import Wiring
+    from hotc.ops.plan import Wiring  # deliberate lazy import: the operations load when a command plans
 
     def load(
         template: Path,
@@ -331,6 +331,7 @@ def _plan(
     parameter files already parsed (``--existing``)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
     # commands that do not plan never pay
+    from hotc.cli.drift_view import note_accepted
     from hotc.ops.plan import PlanRequest, Policy, plan, policy_lines
     from hotc.planner.api import DENY_EXIT_CODE, parse_import, save_plan
 
@@ -376,6 +377,7 @@ def _plan(
             )
         )
     sys.stdout.flush()
+    note_accepted(made, result.state)  # refresh-only: the drift accepted-drift entries cover, apart
     for line in policy_lines(result, refused="; the plan was not saved" if out else ""):
         print(line, file=sys.stderr)
     if violations:

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 from hotc.model import model
 
 # Each getter imports what it hands over: ``validate`` needs the type checks only, not the drivers, the
-# OpenStack constraints or the cloud's authentication (issue 16: start-up pays only for what the command uses).
+# OpenStack constraints or the cloud's authentication (start-up pays only for what the command uses).
 if (
     TYPE_CHECKING
 ):  # the planner costs ~1 s to import (networkx, deepdiff): only the commands that plan load it

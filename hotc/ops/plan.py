@@ -30,11 +30,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from hotc.apply.scaling import (
+    ScalingRun,
+    decide_signals,
+    decision_line,
+    has_policies,
+    pending_signals,
+)
 from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.stacks import require_stack
+from hotc.parser.api import LoadedStack, Template, TypeChecks, version_named
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
     ConstraintRules,
@@ -59,11 +67,8 @@ from hotc.planner.api import (
     with_review,
 )
 from hotc.state import StackState, backend_from_config
+from hotc.state.backend import StateNotWritableError
 from hotc.state.signal_store import backend_encrypts, store_for
-
-if TYPE_CHECKING:
-    from hotc.apply.scaling import ScalingRun
-    from hotc.parser.api import LoadedStack, TypeChecks
 
 
 class Loader(Protocol):
@@ -276,8 +281,6 @@ def read_recorded(request: PlanRequest) -> tuple[Recorded, tuple[Any, ...], tupl
     """The stack's state read under a short ``plan`` lock (without it where the state is read-only: a plan
     writes nothing, and a saved plan records the serial it was made from), its events (for the review's
     duration estimates; empty when they cannot be read) and the notes to show."""
-    from hotc.state.backend import StateNotWritableError
-
     backend: Any = backend_from_config(request.backend, request.cwd)
     notes: tuple[str, ...] = ()
     try:
@@ -303,8 +306,6 @@ def read_recorded(request: PlanRequest) -> tuple[Recorded, tuple[Any, ...], tupl
 
 
 def _empty_loaded() -> LoadedStack:
-    from hotc.parser.api import LoadedStack, Template, version_named
-
     return LoadedStack(template=Template(path="(none)", version=version_named("2018-08-31")))
 
 
@@ -432,8 +433,6 @@ def _decide_signals(
     the accepted ones resize their groups in the desired stack (so the plan shows it). Nothing is written
     here: the apply records the decisions once approved (an apply that is not approved leaves the signals
     pending)."""
-    from hotc.apply.scaling import decide_signals, decision_line, has_policies, pending_signals
-
     if state is None or not has_policies(state):
         return None, desired, ()
     pending = pending_signals(state, signals())
@@ -449,8 +448,6 @@ def _decide_signals(
 def _pending_signals_note(state: StackState | None, signals: Callable[[], Any]) -> tuple[str, ...]:
     """A note when ScalingPolicy signals wait in the store: ``hotc apply -t`` (or ``hotc watch``) executes
     them and its plan shows the resize; this plan (and a plan file saved from it) does not."""
-    from hotc.apply.scaling import has_policies, pending_signals
-
     if not has_policies(state):
         return ()
     assert state is not None

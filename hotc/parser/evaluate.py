@@ -37,6 +37,7 @@ from urllib import parse as urlparse
 from hotc.errors import Diagnostic, Pos, error
 from hotc.parser import functions as F
 from hotc.parser.ir import EvalContext, Expr, FunctionCall, ListExpr, Literal, MapExpr
+from hotc.parser.limits import MAX_VALUE_SIZE
 from hotc.parser.references import collect
 from hotc.parser.versions import PSEUDO_PARAMETERS
 from hotc.parser.yaqlsupport import YaqlSet
@@ -207,6 +208,46 @@ def _show(value: Any) -> str:
     return text if len(text) <= 200 else text[:200] + "…"
 
 
+def _too_large(expr: Any, size: int) -> EvalError:
+    return _fail(
+        f'"{getattr(expr, "name", "?")}" would make a value of {size} bytes or more: the most an evaluated value may '
+        f"hold is {MAX_VALUE_SIZE} bytes (Heat's max_json_body_size); make the value smaller",
+        _pos(expr),
+    )
+
+
+def _value_size(value: Any, cap: int = MAX_VALUE_SIZE) -> int:
+    """About how many bytes ``value`` takes as JSON (a string's length, a few bytes per other item), counted
+    without recursion and without building the text; the count stops once it passes ``cap``."""
+    total = 0
+    work = [value]
+    while work:
+        v = work.pop()
+        if isinstance(v, str):
+            total += len(v) + 3
+        elif isinstance(v, dict):
+            total += 2
+            for k, x in v.items():
+                total += len(k) + 4 if isinstance(k, str) else 8
+                work.append(x)
+        elif isinstance(v, list | tuple):
+            total += 2
+            work.extend(v)
+        else:
+            total += 5
+        if total > cap:
+            return total
+    return total
+
+
+def _bound(expr: Any, value: Any) -> Any:
+    """``value``, or an error at ``expr`` when it is larger than MAX_VALUE_SIZE."""
+    size = _value_size(value)
+    if size > MAX_VALUE_SIZE:
+        raise _too_large(expr, size)
+    return value
+
+
 def _ev(expr: Expr, ctx: EvalContext) -> Any:
     """Like evaluate, but a removed wallaby-if item is OMIT (the caller filters it)."""
     e: Any = expr
@@ -237,7 +278,10 @@ def _ev(expr: Expr, ctx: EvalContext) -> Any:
     if handler is None:
         raise _fail(f'cannot evaluate "{getattr(expr, "name", type(expr).__name__)}"', _pos(expr))
     try:
-        return handler(expr, ctx)
+        value = handler(expr, ctx)
+        if type(value) is str and len(value) > MAX_VALUE_SIZE:
+            raise _too_large(expr, len(value))
+        return value
     except EvalError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
@@ -419,7 +463,11 @@ def _list_join(e: F.ListJoin, ctx: EvalContext) -> Any:
         kinds = "string, map or list" if e.multiple else "strings"
         raise _fail(f"Items to join must be {kinds} not {_show(s)}", e.pos)
 
-    return delim.join(ensure_string(s) for s in strings)
+    parts = [ensure_string(s) for s in strings]
+    size = sum(map(len, parts)) + len(delim) * max(0, len(parts) - 1)
+    if size > MAX_VALUE_SIZE:
+        raise _too_large(e, size)
+    return delim.join(parts)
 
 
 def _str_replace(e: F.StrReplace, ctx: EvalContext) -> Any:
@@ -476,7 +524,11 @@ def _str_replace(e: F.StrReplace, ctx: EvalContext) -> Any:
             pieces = s.split(placeholder)
             if len(pieces) > 1:
                 unreplaced.discard(placeholder)
-            out.append(value.join(replace(pieces, keys[1:])))
+            done = replace(pieces, keys[1:])
+            size = sum(map(len, done)) + len(value) * (len(done) - 1)
+            if size > MAX_VALUE_SIZE:  # checked before the text is built
+                raise _too_large(e, size)
+            out.append(value.join(done))
         return out
 
     try:
@@ -557,6 +609,11 @@ def _repeat(e: F.Repeat, ctx: EvalContext) -> Any:
             return {replace(k, replacements): replace(v, replacements) for k, v in tmpl.items()}
         return tmpl
 
+    count = 1
+    for n in lengths if nested else [min(lengths, default=0)]:
+        count *= n
+    if count * (_value_size(template, MAX_VALUE_SIZE) + 1) > MAX_VALUE_SIZE:  # before anything is built
+        raise _too_large(e, count * (_value_size(template, MAX_VALUE_SIZE) + 1))
     combos: Any = product(*values) if nested else zip(*values, strict=False)
     return [replace(template, combo) for combo in combos]
 
@@ -571,7 +628,7 @@ def _digest(e: F.Digest, ctx: EvalContext) -> Any:
     if len(args) != 2:
         raise _fail(f'Function "{e.name}" usage: ["<algorithm>", "<value>"]', e.pos)
     algorithm, value = args
-    import hashlib  # digest only (issue 16: start-up)
+    import hashlib  # digest only (start-up time)
 
     if algorithm.lower() not in hashlib.algorithms_available:
         raise _fail(f"Algorithm must be one of {', '.join(sorted(hashlib.algorithms_available))}", e.pos)
@@ -632,7 +689,7 @@ def _map_merge(e: F.MapMerge, ctx: EvalContext) -> Any:
         if not isinstance(m, Mapping):
             raise _fail(f"Incorrect arguments: Items to merge must be maps. {_show(m)} is not a map", e.pos)
         result.update(m)
-    return result
+    return _bound(e, result)
 
 
 def _map_replace(e: F.MapReplace, ctx: EvalContext) -> Any:
@@ -696,7 +753,7 @@ def _yaql(e: F.Yaql, ctx: EvalContext) -> Any:
     if not isinstance(expression, str):
         raise _fail(f'The "expression" argument to {e.name} must contain a string.', _pos(e.expression))
     try:
-        return evaluate_yaql(expression, data)
+        return _bound(e, evaluate_yaql(expression, data))
     except YaqlFailure as exc:
         raise _fail(f'"{e.name}": {exc}', e.pos) from None
 
@@ -819,15 +876,29 @@ def _list_concat(e: F.ListConcat, ctx: EvalContext) -> Any:
                 f"Incorrect arguments: Items to concat must be lists. {_show(m)} is not a list", e.pos
             )
         result.extend(m)
+        if len(result) > MAX_VALUE_SIZE // 2:  # each item is at least a character and a comma as JSON
+            raise _too_large(e, len(result) * 2)
+    _bound(e, result)
     if not e.unique:
         return result
     unknown = _unknown_in(result)
     if unknown is not None:
         return unknown
+    # the first of each run of equal items, in order (Heat: ``if item not in unique``), found through a set
+    # where items hash (equal values hash alike: 1, 1.0 and True too), by comparison where they do not
     unique: list[Any] = []
+    seen: set[Any] = set()
+    unhashable: list[Any] = []
     for item in result:
-        if item not in unique:
-            unique.append(item)
+        try:
+            if item in seen:
+                continue
+            seen.add(item)
+        except TypeError:
+            if item in unhashable:
+                continue
+            unhashable.append(item)
+        unique.append(item)
     return unique
 
 

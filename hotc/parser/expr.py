@@ -42,7 +42,7 @@ from hotc.parser.spelling import spelling_warning
 from hotc.parser.versions import PSEUDO_PARAMETERS
 from hotc.parser.yamlload import PosDict, PosList
 
-if TYPE_CHECKING:  # lark is imported only when an expression needs the parser (issue 16: start-up)
+if TYPE_CHECKING:  # lark is imported only when an expression needs the parser (start-up time)
     from lark import Tree
 
 # A parse tree's children are lark Trees (rules) and Tokens (leaf indices); a Token is a str, a Tree is not, so

@@ -43,7 +43,7 @@ _CACHE_LIMIT = 20000
 
 def _read_text(name: str) -> str:
     # pkgutil, not importlib.resources: the same file through the package's loader, without importing tempfile and
-    # random at start-up (issue 16)
+    # random at start-up
     import pkgutil
 
     data = pkgutil.get_data("hotc", f"grammar/{name}")
@@ -81,7 +81,7 @@ class Grammar:
     """The loaded grammar: the lark parser, the function table and the parse cache (a pure memo)."""
 
     def __init__(self) -> None:
-        import tomllib  # only once a template has a function to parse (issue 16: start-up)
+        import tomllib  # only once a template has a function to parse (start-up time)
 
         self._functions_text = _read_text("functions.toml")
         spec = tomllib.loads(self._functions_text)

@@ -137,7 +137,7 @@ class Constraint:
 
 
 # MISSING (no default given) lives in hotc.values, so that the provider schemas and the applier can name it without
-# importing the parser (issue 16: hotc check's start-up); this module re-exports it
+# importing the parser (hotc check's start-up time); this module re-exports it
 MISSING: Any = _MISSING
 
 

@@ -63,6 +63,7 @@ from hotc.parser.ir import (
     Resource,
     Template,
 )
+from hotc.parser.limits import MAX_CONDITION_DEPTH
 from hotc.parser.loaded import LoadedStack, NestedTemplate, TypeChecks, TypeResolution
 from hotc.parser.parameters import resolve_values, template_property_problem
 from hotc.parser.references import output_refs, resource_refs
@@ -239,6 +240,52 @@ def _conditions(t: Template, ctx: EvalContext) -> dict[str, Any]:
     return known
 
 
+def _expr_depth(expr: Expr) -> int:
+    """How deep ``expr``'s functions, lists and mappings nest (counted without recursion)."""
+    deepest = 0
+    work: list[tuple[Expr, int]] = [(expr, 1)]
+    while work:
+        e, d = work.pop()
+        deepest = max(deepest, d)
+        children = getattr(e, "children", None)
+        if children is not None:
+            work.extend((c, d + 1) for c in children())
+    return deepest
+
+
+def _check_condition_depth(lc: _Ctx, t: Template, graph: Mapping[str, list[str]], asked: set[str]) -> None:
+    """A condition deeper than MAX_CONDITION_DEPTH (its expression, and through each condition it names that
+    one's depth: see :mod:`hotc.parser.limits`) is refused where the chain crosses the bound: an error when
+    something asks for it (resolving it would recurse that deep), a warning when nothing does (Heat never
+    resolves it)."""
+    depth: dict[str, int] = {}
+    state: dict[str, int] = {}
+    for root in graph:
+        if root in state:
+            continue
+        state[root] = 1
+        work = [(root, iter(graph[root]))]
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                work.pop()
+                state[node] = 2
+                below = max((depth.get(n, 0) for n in graph[node]), default=-2)
+                depth[node] = _expr_depth(t.conditions[node].expr) + 2 + below
+            elif nxt not in state:  # a name in a cycle (reported above) counts as nothing
+                state[nxt] = 1
+                work.append((nxt, iter(graph[nxt])))
+    for name, d in depth.items():
+        if d <= MAX_CONDITION_DEPTH or any(depth.get(n, 0) > MAX_CONDITION_DEPTH for n in graph[name]):
+            continue  # within the bound, or not where the chain crosses it
+        msg = (
+            f"condition {name!r} is {d} levels deep with the conditions it names (the most hotc resolves is "
+            f"{MAX_CONDITION_DEPTH}): make the chain of conditions shorter"
+        )
+        lc.diags.append((error if name in asked else warning)(msg, t.conditions[name].pos, code="too-large"))
+
+
 def _check_custom_constraint_names(lc: _Ctx, t: Template) -> None:
     """A ``custom_constraint`` Heat does not have: its template validate accepts it (custom constraints are not
     checked there), its stack create refuses every value ("constraint not found"): a warning for validate, an
@@ -337,6 +384,7 @@ def _check_asked_conditions(lc: _Ctx, t: Template, ctx: EvalContext, conds: Mapp
         if not used:
             msg += _UNUSED_CONDITION
         lc.diags.append((error if used else warning)(msg, t.conditions[cycle[0]].pos, code="reference"))
+    _check_condition_depth(lc, t, graph, seen)
     for cname, c in t.conditions.items():
         if cname in seen:
             continue

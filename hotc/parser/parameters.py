@@ -21,6 +21,7 @@ from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error, warning
 from hotc.parser.ir import MISSING, Constraint, Parameter, ParameterGroup, TemplateVersion
+from hotc.parser.limits import MAX_NESTING_DEPTH, nesting_depth
 from hotc.parser.versions import (
     PARAMETER_TYPES,
     PSEUDO_PARAMETERS,
@@ -133,9 +134,17 @@ def convert_value(param_type: str, value: Any) -> Any:
         try:
             text = value if isinstance(value, str) else json.dumps(value)
             if text:
-                return json.loads(text)
+                got = json.loads(text)
+                if nesting_depth(got) > MAX_NESTING_DEPTH:
+                    raise RecursionError
+                return got
         except (ValueError, TypeError) as exc:
             raise ParameterValueError(f"Value must be valid JSON: {exc}") from None
+        except RecursionError:
+            raise ParameterValueError(
+                f"Value must be valid JSON: it nests lists or mappings more than {MAX_NESTING_DEPTH} levels deep "
+                "(the most hotc reads)"
+            ) from None
         return value
     return value
 
@@ -192,8 +201,18 @@ def check_constraint(c: Constraint, param_type: str, value: Any) -> str | None:
         elif c.kind == "allowed_pattern":
             if not isinstance(value, str):
                 return f"expected string or bytes-like object, got {type(value).__name__!r}"
-            m = re.match(c.spec, value)
-            ok = m is not None and m.end() == len(value)
+            # imported here: most templates have no pattern (start-up of a one-resource validate)
+            from hotc.parser.patterns import PATTERN_CPU_SECONDS, PatternTooExpensive, matches_whole
+
+            try:
+                ok = matches_whole(c.spec, value)
+            except PatternTooExpensive:
+                where = f" (allowed_pattern at {c.pos.line}:{c.pos.col})" if c.pos is not None else ""
+                return (
+                    f'pattern too expensive: matching "{c.spec}" against this value did not finish within '
+                    f"{PATTERN_CPU_SECONDS} s of CPU{where}; the pattern backtracks without end (nested "
+                    "quantifiers such as (a+)+): write it without a repeat inside a repeat"
+                )
             default_msg = f'"{value}" does not match pattern "{c.spec}"'
         else:
             return None

@@ -1,4 +1,4 @@
-"""References collected once, when the IR is built (issue 16: nothing walks an expression again for them).
+"""References collected once, when the IR is built (so nothing walks an expression again for them).
 
     collect(expr) -> Refs
         What ``expr`` refers to, in source order: the answer of :func:`hotc.parser.evaluate.references`

@@ -1,4 +1,4 @@
-"""The parse trees of call shapes, kept on disk from one process to the next (issue 16: start-up).
+"""The parse trees of call shapes, kept on disk from one process to the next (start-up time).
 
 :class:`hotc.parser.grammar.Grammar` parses each token shape of a call once per process and remembers the tree.
 The first shape a process parses costs importing lark and loading its LALR tables (about 80 ms, more than a

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from hotc.errors import Diagnostic, Pos, error, warning
+from hotc.parser.limits import MAX_NESTING_DEPTH, nesting_depth
 
 DEFAULT_MAX_TEMPLATE_SIZE = 512 * 1024  # Heat's max_template_size default (bytes)
 
@@ -157,6 +158,12 @@ class _Builder:
         self.sizes: dict[int, int] = {}
         self.allow_recursive = allow_recursive
         self.recursive = False
+        self.depth = 0  # lists and mappings open around the node being built
+
+    def _deeper(self, node: Any) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING_DEPTH:
+            raise _TagError(_too_deep(), _mark(self.file, node))
 
     def _alias(self, node: Any, got: Any) -> Any:
         """``got``, built for ``node`` earlier, used again by an alias: count what it expands to."""
@@ -230,6 +237,7 @@ class _Builder:
             memo[id(node)] = lst
             self.building.add(id(node))
         file = self.file
+        self._deeper(node)
         m = node.start_mark
         p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
         _set_list_pos(lst, p)
@@ -255,6 +263,7 @@ class _Builder:
                 append(p)
         if memo is not None:
             self.building.discard(id(node))
+        self.depth -= 1
         return lst
 
     def mapping(self, node: Any) -> PosDict:
@@ -267,6 +276,7 @@ class _Builder:
             memo[id(node)] = d
             self.building.add(id(node))
         file = self.file
+        self._deeper(node)
         m = node.start_mark
         p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
         _set_dict_pos(d, p)
@@ -316,6 +326,7 @@ class _Builder:
             value_pos[key] = p
         if memo is not None:
             self.building.discard(id(node))
+        self.depth -= 1
         return d
 
 
@@ -367,6 +378,12 @@ class _EventBuilder:
         self.diags = diags
         self.loader = loader
         self.get = loader.get_event
+        self.depth = 0  # lists and mappings open around the event being read
+
+    def deeper(self, start: Any) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING_DEPTH:
+            raise _TagError(_too_deep(), self.pos(start.start_mark))
 
     def document(self) -> Any:
         get, peek = self.get, self.loader.peek_event
@@ -419,6 +436,7 @@ class _EventBuilder:
     def mapping(self, start: Any) -> PosDict:
         if start.anchor is not None or (start.tag is not None and start.tag != "!"):
             raise _Unusual
+        self.deeper(start)
         file = self.file
         d = _new_dict(PosDict)
         m: Any = start.start_mark
@@ -434,6 +452,7 @@ class _EventBuilder:
             kev = get()
             if type(kev) is not _ScalarEvent:
                 if type(kev) is _MappingEnd:
+                    self.depth -= 1
                     return d
                 raise _Unusual  # a mapping or list as a key (or an alias)
             key = kev.value
@@ -472,6 +491,7 @@ class _EventBuilder:
     def sequence(self, start: Any) -> PosList:
         if start.anchor is not None or (start.tag is not None and start.tag != "!"):
             raise _Unusual
+        self.deeper(start)
         file = self.file
         lst = _new_list(PosList)
         m: Any = start.start_mark
@@ -495,6 +515,7 @@ class _EventBuilder:
                 p = _new_pos(Pos, (file, m.line + 1, m.column + 1))
                 add_pos(p)
             elif type(ev) is _SequenceEnd:
+                self.depth -= 1
                 return lst
             else:
                 child = value(ev)
@@ -821,6 +842,13 @@ def _construct_str(loader: Any, node: yaml.ScalarNode) -> str:
     return str(loader.construct_scalar(node))
 
 
+def _too_deep() -> str:
+    return (
+        f"lists and mappings nest more than {MAX_NESTING_DEPTH} levels deep here (the most hotc reads); "
+        "flatten the value"
+    )
+
+
 def _check_json_data(value: Any, node: Any, file: str) -> None:
     """Raise :class:`_TagError` when ``value`` (what a tagged node gave) holds bytes (``!!binary``) or a set
     (``!!set``): a template is JSON data (Heat reads it, and hotc stores it, as JSON)."""
@@ -960,7 +988,8 @@ def load_yaml_text(
     except _AliasLimit as exc:
         return None, [error(exc.message, exc.pos, code="too-large")]
     except _TagError as exc:
-        return None, [error(exc.message, exc.pos, code="syntax")]
+        code = "too-large" if "levels deep" in exc.message else "syntax"
+        return None, [error(exc.message, exc.pos, code=code)]
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         context = getattr(exc, "context", None)
@@ -1005,6 +1034,15 @@ def load_document(
                 error(f"the {what} nests lists or mappings too deeply to be read", start, code="syntax")
             ]
     data, diags = load_yaml_text(text, file, max_values_for(max_size), allow_recursive=False, json_only=True)
+    if json_ok and nesting_depth(json_value) > MAX_NESTING_DEPTH:
+        return None, [d for d in diags if d.code == "too-large"] or [
+            error(
+                f"the {what} nests lists or mappings more than {MAX_NESTING_DEPTH} levels deep (the most hotc "
+                "reads)",
+                start,
+                code="too-large",
+            )
+        ]
     if json_ok:
         if data is None or data != json_value:
             data, diags = _from_plain(json_value, start), []

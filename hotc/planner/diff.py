@@ -60,50 +60,86 @@ def normalise(value: Any, schema: PropSchema | None) -> Any:
 
 
 def values_equal(before: Any, after: Any) -> bool:
-    if is_masked(before) and not isinstance(after, Unknown):
-        return bool(before[MASK_KEY] == masked_digest(after))
-    if isinstance(after, Unknown) or isinstance(before, Unknown):
-        return False
-    if isinstance(before, dict) and isinstance(after, dict):
-        return before.keys() == after.keys() and all(values_equal(before[k], after[k]) for k in before)
-    if isinstance(before, list) and isinstance(after, list):
-        return len(before) == len(after) and all(
-            values_equal(b, a) for b, a in zip(before, after, strict=True)
-        )
-    if type(before) is bool or type(after) is bool:
-        return type(before) is type(after) and before == after
-    return bool(before == after)
+    """True when ``before`` (the state's) and ``after`` (the desired) are the same value. Compared without
+    recursion: a value may nest as deep as the cloud or the state gives it."""
+    work: list[tuple[Any, Any]] = [(before, after)]
+    while work:
+        b, a = work.pop()
+        if is_masked(b) and not isinstance(a, Unknown):
+            if b[MASK_KEY] != masked_digest(a):
+                return False
+            continue
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return False
+        if isinstance(b, dict) and isinstance(a, dict):
+            if b.keys() != a.keys():
+                return False
+            work.extend((b[k], a[k]) for k in b)
+        elif isinstance(b, list) and isinstance(a, list):
+            if len(b) != len(a):
+                return False
+            work.extend(zip(b, a, strict=True))
+        elif type(b) is bool or type(a) is bool:
+            if not (type(b) is type(a) and b == a):
+                return False
+        elif not bool(b == a):
+            return False
+    return True
 
 
 def unmask(before: Any, after: Any) -> Any:
     """``before`` with each masked hidden value (``{"__sensitive__": digest}``) replaced by the value at the
     same place in ``after`` when their digests match (so the schema's decision sees equal values)."""
-    if is_masked(before):
-        if not isinstance(after, Unknown) and before[MASK_KEY] == masked_digest(after):
-            return after
-        return before
-    if isinstance(before, dict):
-        a = after if isinstance(after, dict) else {}
-        return {k: unmask(v, a.get(k)) for k, v in before.items()}
-    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        return [unmask(b, x) for b, x in zip(before, after, strict=True)]
-    return before
+    root: list[Any] = [None]
+    work: list[tuple[Any, Any, Any, Any]] = [(before, after, root, 0)]
+    while work:
+        b, a, holder, key = work.pop()
+        if is_masked(b):
+            if not isinstance(a, Unknown) and b[MASK_KEY] == masked_digest(a):
+                holder[key] = a
+            else:
+                holder[key] = b
+        elif isinstance(b, dict):
+            ad = a if isinstance(a, dict) else {}
+            out: dict[Any, Any] = {}
+            holder[key] = out
+            for k, v in b.items():
+                out[k] = None  # the key's place, in order; filled below
+                work.append((v, ad.get(k), out, k))
+        elif isinstance(b, list) and isinstance(a, list) and len(b) == len(a):
+            items: list[Any] = [None] * len(b)
+            holder[key] = items
+            work.extend((x, y, items, i) for i, (x, y) in enumerate(zip(b, a, strict=True)))
+        else:
+            holder[key] = b
+    return root[0]
 
 
 def settle_unknowns(after: Any, before: Any, stable: Callable[[WaitsOn], bool]) -> Any:
     """Replace each Unknown in ``after`` that waits only on stable values by the value at the same place in
     ``before`` (a value fed by something that does not change cannot change). Others stay Unknown."""
-    if isinstance(after, Unknown):
-        if before is not None and not isinstance(before, Unknown) and all(stable(w) for w in after.waits_on):
-            return before
-        return after
-    if isinstance(after, dict):
-        b = before if isinstance(before, dict) else {}
-        return {k: settle_unknowns(v, b.get(k), stable) for k, v in after.items()}
-    if isinstance(after, list):
-        b_list = before if isinstance(before, list) and len(before) == len(after) else [None] * len(after)
-        return [settle_unknowns(v, bv, stable) for v, bv in zip(after, b_list, strict=True)]
-    return after
+    root: list[Any] = [None]
+    work: list[tuple[Any, Any, Any, Any]] = [(after, before, root, 0)]
+    while work:
+        a, b, holder, key = work.pop()
+        if isinstance(a, Unknown):
+            settled = b is not None and not isinstance(b, Unknown) and all(stable(w) for w in a.waits_on)
+            holder[key] = b if settled else a
+        elif isinstance(a, dict):
+            bd = b if isinstance(b, dict) else {}
+            out: dict[Any, Any] = {}
+            holder[key] = out
+            for k, v in a.items():
+                out[k] = None
+                work.append((v, bd.get(k), out, k))
+        elif isinstance(a, list):
+            b_list = b if isinstance(b, list) and len(b) == len(a) else [None] * len(a)
+            items: list[Any] = [None] * len(a)
+            holder[key] = items
+            work.extend((v, bv, items, i) for i, (v, bv) in enumerate(zip(a, b_list, strict=True)))
+        else:
+            holder[key] = a
+    return root[0]
 
 
 def changed_keys(
@@ -122,13 +158,70 @@ def changed_keys(
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, Unknown):
-        return "(known after apply)"
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
+    """``value`` with each Unknown shown as ``(known after apply)`` (built without recursion)."""
+    root: list[Any] = [None]
+    work: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while work:
+        v, holder, key = work.pop()
+        if isinstance(v, Unknown):
+            holder[key] = "(known after apply)"
+        elif isinstance(v, dict):
+            out: dict[Any, Any] = {}
+            holder[key] = out
+            for k, x in v.items():
+                out[k] = None
+                work.append((x, out, k))
+        elif isinstance(v, list):
+            items: list[Any] = [None] * len(v)
+            holder[key] = items
+            work.extend((x, items, i) for i, x in enumerate(v))
+        else:
+            holder[key] = v
+    return root[0]
+
+
+#: Past this nesting, changed paths are found by :func:`_deep_paths` (deepdiff recurses per level).
+_DEEPDIFF_DEPTH = 100
+
+
+def _depth(value: Any, stop: int) -> int:
+    """How deep lists and mappings nest in ``value``, counted without recursion, up to ``stop``."""
+    deepest = 0
+    work: list[tuple[Any, int]] = [(value, 1)]
+    while work:
+        v, d = work.pop()
+        if not isinstance(v, dict | list):
+            continue
+        deepest = max(deepest, d)
+        if deepest >= stop:
+            break
+        work.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _deep_paths(root: str, before: Any, after: Any) -> list[str]:
+    """The changed paths of deepdiff's tree view (values and types changed, items added and removed), found
+    without recursion, for values nested too deep for deepdiff."""
+    out: set[str] = set()
+    work: list[tuple[str, Any, Any]] = [(root, before, after)]
+    while work:
+        path, b, a = work.pop()
+        if isinstance(b, dict) and isinstance(a, dict):
+            for k in b.keys() | a.keys():
+                sub = f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}"
+                if k in b and k in a:
+                    work.append((sub, b[k], a[k]))
+                else:
+                    out.add(sub)
+        elif isinstance(b, list) and isinstance(a, list):
+            for i in range(max(len(b), len(a))):
+                if i < len(b) and i < len(a):
+                    work.append((f"{path}[{i}]", b[i], a[i]))
+                else:
+                    out.add(f"{path}[{i}]")
+        elif type(b) is not type(a) or b != a:
+            out.add(path)
+    return sorted(out)
 
 
 def detail_paths(
@@ -145,7 +238,11 @@ def detail_paths(
         if schema is not None and schema.set_like:
             paths.extend(_set_paths(k, b, a))
         elif isinstance(b, dict | list) and isinstance(a, dict | list) and not is_masked(b):
-            dd = DeepDiff(_plain(normalise(b, schema)), _plain(normalise(a, schema)), view="tree")
+            nb, na = _plain(normalise(b, schema)), _plain(normalise(a, schema))
+            if max(_depth(nb, _DEEPDIFF_DEPTH), _depth(na, _DEEPDIFF_DEPTH)) >= _DEEPDIFF_DEPTH:
+                paths.extend(_deep_paths(k, nb, na) or [k])
+                continue
+            dd = DeepDiff(nb, na, view="tree")
             sub = sorted({_path_of(k, item) for items in dd.values() for item in items})
             paths.extend(sub or [k])
         else:

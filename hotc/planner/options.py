@@ -10,7 +10,7 @@ from typing import Any
 from hotc.errors import HotcError
 from hotc.model import model
 
-# Actions an apply keeps in flight at most (--parallelism), chosen from measurements on the test cloud (README,
+# Actions an apply keeps in flight at most (--parallelism), chosen from measurements on the test cloud (bench/RESULTS.md,
 # "Performance"): a group of 30 servers created and deleted faster with 40 than with Terraform's 10 (Heat starts
 # every ready resource at once); the executor lowers it while the cloud says it is busy (hotc.apply.throttle).
 DEFAULT_PARALLELISM = 40
@@ -21,7 +21,7 @@ MODES = ("normal", "destroy", "refresh-only")
 # root disk); ``update`` matches every in-place update including rebuilds.
 DENY_ACTIONS = ("create", "update", "rebuild", "replace", "delete", "forget", "*")
 
-# Exit status of ``hotc plan`` when a deny rule is violated (documented in conventions.md / README).
+# Exit status of ``hotc plan`` when a deny rule is violated (documented in docs/guides/plan.md).
 DENY_EXIT_CODE = 3
 
 
@@ -126,7 +126,7 @@ def load_policy_file(path: Path) -> tuple[DenyRule, ...]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise HotcError(f"--policy-file {path}: cannot read: {exc.strerror or exc}") from exc
-    import yaml  # here, not at the top: check and destroy never read a policy file (issue 16: start-up)
+    import yaml  # here, not at the top: check and destroy never read a policy file (start-up time)
 
     try:
         data: Any = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)

@@ -308,6 +308,7 @@ _TUPLE_FIELDS = {
     "targets",
     "excludes",
     "replace_requests",
+    "hooks",
 }
 
 

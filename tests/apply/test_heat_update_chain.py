@@ -1,4 +1,4 @@
-"""Issue 9 against REAL Heat on the test cloud: a stack update re-resolves ``get_attr`` of a resource updated in
+"""An update chain against REAL Heat on the test cloud: a stack update re-resolves ``get_attr`` of a resource updated in
 place and carries the new value to its dependents in the same update (a dependent whose value did not change
 is left alone). hotc (Heat-native types, in-process) must replace the same resources and give the same output
 after one apply."""

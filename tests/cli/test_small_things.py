@@ -112,3 +112,10 @@ def test_failed_markdown_plan_writes_a_comment_with_the_error(work: Path) -> Non
     assert "error: undeclared.yaml:6:15: the template cannot be evaluated for planning" in res.stdout
     res = run_hotc(work, "plan", "-t", "undeclared.yaml")
     assert res.stdout == ""  # other formats write nothing on stdout when the plan fails
+
+
+def test_apply_says_no_changes_once(work: Path) -> None:
+    assert run_hotc(work, "apply", "-t", "quickstart.yaml", "--auto-approve").returncode == 0
+    res = run_hotc(work, "apply", "-t", "quickstart.yaml", "--auto-approve")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("No changes") == 1, res.stdout

@@ -230,6 +230,14 @@ class Mutator:
 
     def make_case(self, index: int) -> Case:
         rng = random.Random(self.seed * 1_000_003 + index)
+        if rng.random() < HOSTILE_SHARE:
+            name, text = hostile(rng)
+            files = {
+                "t.yaml": text.encode("utf-8", "surrogatepass"),
+                "child.yaml": CHILD.encode(),
+                "data.txt": b"#!/bin/sh\necho hello\n",
+            }
+            return Case(index, "hostile", (name,), files)
         which = rng.randrange(len(self.seeds))
         name, text = self.seeds[which]
         applied: list[str] = []
@@ -437,3 +445,132 @@ class Mutator:
                 '{"heat_template_version": "2018-08-31", "x": ' + "[" * 20000 + "]" * 20000 + "}",
             )
         return "unicode", text.replace("e", "\u00e9", 3) + "\n# \ufeff \u202e\n"
+
+
+# ------------------------------------------------------------------------------------------- hostile classes
+# Whole templates of the classes that must end in a positioned error (or work), never a traceback, a hang or a
+# blow-up: YAML tags on every kind of node, nesting at and past each bound of hotc.parser.limits, regular
+# expressions with nested quantifiers, and functions whose value multiplies the template's size.
+
+HOSTILE_SHARE = 0.2  # of the cases
+TAGS = ("str", "int", "float", "bool", "null", "map", "seq", "binary", "timestamp", "set", "omap", "pairs")
+TAG_NODES = ("x1", "''", "{a: 1}", "[{a: 1}]", "[1, 2]", "{? a}", "aGVsbG8=", "2018-08-31", "1.5", "")
+EVIL_PATTERNS = (
+    "(a+)+$", "(a|a)+$", "(a|aa)+$", "(.*a){25}$", "^(a+)+b", "(\\w+\\s?)+$", "((a+)+)+$", "(a*)*$",
+    "(x+x+)+y", "^([a-z0-9]+\\.)*[a-z]+$", "(ab|a)*c", "(a?){30}a{30}", "a?" * 30 + "a" * 30, ".*.*.*.*=",
+)  # fmt: skip
+HEAD = "heat_template_version: 2018-08-31\n"
+
+
+def _nest(depth: int, kind: str) -> str:
+    if kind == "list":
+        return "[" * depth + "1" + "]" * depth
+    if kind == "map":
+        return "{a: " * depth + "1" + "}" * depth
+    return "{not: " * depth + "true" + "}" * depth
+
+
+def _tag_case(rng: random.Random) -> tuple[str, str]:
+    tag, node = rng.choice(TAGS), rng.choice(TAG_NODES)
+    tagged = f"!!{tag} {node}"
+    where = rng.randrange(7)
+    if where == 0:
+        text = HEAD + f"resources: {tagged}\n"
+    elif where == 1:
+        text = HEAD + f"resources:\n  v: {{type: OS::Heat::Value, properties: {{value: {tagged}}}}}\n"
+    elif where == 2:
+        text = HEAD + f"parameters:\n  p: {{type: json, default: {tagged}}}\nresources: {{}}\n"
+    elif where == 3:
+        text = HEAD + f"resources:\n  v: {{type: {tagged}}}\n"
+    elif where == 4:
+        text = f"heat_template_version: {tagged}\nresources: {{}}\n"
+    elif where == 5:
+        text = HEAD + f"resources:\n  v: {{type: OS::Heat::Value, properties: {{value: {{{tagged}: 1}}}}}}\n"
+    else:
+        text = HEAD + f"resources: {{}}\noutputs:\n  o: {{value: {{str_replace: {tagged}}}}}\n"
+    return f"tag-!!{tag}", text
+
+
+def _depth_case(rng: random.Random) -> tuple[str, str]:
+    from hotc.parser.limits import MAX_CONDITION_DEPTH, MAX_NESTING_DEPTH
+
+    what = rng.randrange(4)
+    if what == 0:  # a value in a resource: 4 levels above it
+        depth = MAX_NESTING_DEPTH - 4 + rng.choice((-1, 0, 1, 2, 200, 3000))
+        kind = rng.choice(("list", "map"))
+        text = (
+            HEAD
+            + f"resources:\n  v: {{type: OS::Heat::Value, properties: {{value: {_nest(depth, kind)}}}}}\n"
+        )
+        return f"depth-value-{depth}", text
+    if what == 1:  # a json parameter's default (a string: read by json.loads)
+        depth = MAX_NESTING_DEPTH + rng.choice((-1, 0, 1, 3000))
+        text = HEAD + (
+            f"parameters:\n  p: {{type: json, default: '{_nest(depth, 'list')}'}}\n"
+            "resources:\n  v: {type: OS::Heat::Value, properties: {value: {get_param: p}}}\n"
+        )
+        return f"depth-json-{depth}", text
+    if what == 2:  # a chain of conditions: c0 is 2 deep, each {not: c} adds 4
+        links = (MAX_CONDITION_DEPTH - 2) // 4 + rng.choice((-1, 0, 1, 2, 3000))
+        lines = [HEAD.rstrip(), "conditions:", "  c0: true"]
+        lines += [f"  c{i}: {{not: c{i - 1}}}" for i in range(1, links + 1)]
+        lines += [
+            "resources:",
+            f"  v: {{type: OS::Heat::Value, condition: c{links}, properties: {{value: 1}}}}",
+        ]
+        return f"depth-conditions-{links}", "\n".join(lines) + "\n"
+    depth = rng.choice((50, 100, 150, 199, 300))  # functions nested in a condition or a value
+    if rng.random() < 0.5:
+        text = (
+            HEAD
+            + f"conditions:\n  c: {_nest(depth, 'not')}\nresources:\n  v: {{type: OS::Heat::None, condition: c}}\n"
+        )
+    else:
+        v = "x"
+        for _ in range(depth // 3):
+            v = "{list_join: [',', [" + v + "]]}"
+        text = HEAD + f"resources:\n  v: {{type: OS::Heat::Value, properties: {{value: {v}}}}}\n"
+    return f"depth-functions-{depth}", text
+
+
+def _regex_case(rng: random.Random) -> tuple[str, str]:
+    pattern = rng.choice(EVIL_PATTERNS)
+    value = rng.choice(("a" * 40 + "b", "a" * 30, "x" * 40, "ab" * 20 + "!", "aaaa.bbbb.cccc!"))
+    text = HEAD + (
+        f"parameters:\n  p:\n    type: string\n    default: '{value}'\n"
+        f"    constraints:\n      - allowed_pattern: '{pattern}'\n"
+        "resources:\n  v: {type: OS::Heat::Value, properties: {value: {get_param: p}}}\n"
+    )
+    return "regex-nested-quantifiers", text
+
+
+def _amplify_case(rng: random.Random) -> tuple[str, str]:
+    big = "parameters:\n  p: {type: string, default: '" + "y" * rng.choice((10, 1000, 5000)) + "'}\n"
+    n = rng.choice((10, 1000, 20000))
+    what = rng.randrange(6)
+    if what == 0:
+        expr = "{str_replace: {template: '" + "$a" * n + "', params: {$a: {get_param: p}}}}"
+    elif what == 1:
+        inner = "{str_replace: {template: '" + "$a" * 100 + "', params: {$a: {get_param: p}}}}"
+        expr = "{str_replace: {template: '" + "$b" * 100 + "', params: {$b: " + inner + "}}}"
+    elif what == 2:
+        expr = "{list_join: ['', [" + ", ".join(["{get_param: p}"] * min(n, 3000)) + "]]}"
+    elif what == 3:
+        items = str(list(range(rng.choice((10, 100, 300)))))
+        expr = "{repeat: {for_each: {<%a%>: " + items + ", <%b%>: " + items + ", <%c%>: " + items + "}, "
+        expr += "template: '<%a%><%b%><%c%>'}}"
+    elif what == 4:
+        big = "parameters:\n  l: {type: json, default: " + str(list(range(rng.choice((10, 3000))))) + "}\n"
+        expr = "{list_concat_unique: [" + ", ".join(["{get_param: l}"] * rng.choice((2, 200))) + "]}"
+    else:
+        expr = "{list_join: [',', [" + ", ".join(["{get_file: data.txt}"] * min(n, 3000)) + "]]}"
+    text = HEAD + big + f"resources:\n  v:\n    type: OS::Heat::Value\n    properties:\n      value: {expr}\n"
+    return (
+        f"amplify-{('str_replace', 'nested-str_replace', 'list_join', 'repeat', 'list_concat_unique', 'get_file')[what]}",
+        text,
+    )
+
+
+def hostile(rng: random.Random) -> tuple[str, str]:
+    """One template of a hostile class: (its class and detail, the text)."""
+    return rng.choice((_tag_case, _depth_case, _regex_case, _amplify_case))(rng)

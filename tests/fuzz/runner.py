@@ -35,6 +35,8 @@ class Summary:
         default_factory=lambda: {"validate": Counter(), "plan": Counter()}
     )
     findings: list[Finding] = field(default_factory=list)
+    # the hostile classes (tests.fuzz.mutate.hostile): results per class, both modes together
+    classes: dict[str, Counter[str]] = field(default_factory=dict)
     cpu: float = 0.0
     max_rss_mb: float = 0.0
     max_cpu: float = 0.0
@@ -59,7 +61,29 @@ class Summary:
                 f"over 500 MB, {c['no-position']} errors without a position, {c['crash']} crashes "
                 f"({c['ok']} ok)"
             )
+        for name in sorted(self.classes):
+            c = self.classes[name]
+            lines.append(
+                f"  {CLASS_NAMES.get(name, name):26}: {sum(c.values())} cases, {c['traceback']} tracebacks, "
+                f"{c['hang']} hangs over 5 s, {c['memory']} processes over 500 MB, {c['no-position']} errors "
+                f"without a position, {c['crash']} crashes"
+            )
         return "\n".join(lines)
+
+
+CLASS_NAMES = {
+    "tag": "tags on every node kind",
+    "depth": "depth at and past limits",
+    "regex": "nested-quantifier regexes",
+    "amplify": "amplifying functions",
+}
+
+
+def case_class(case: Case) -> str | None:
+    """The hostile class of ``case`` (``tag``, ``depth``, ``regex``, ``amplify``), or None for a mutation."""
+    if case.seed_name != "hostile" or not case.mutations:
+        return None
+    return case.mutations[0].split("-", 1)[0]
 
 
 class Pool:
@@ -168,6 +192,9 @@ class Pool:
                 with lock:
                     kind = res["kind"]
                     s.counts[mode][kind] += 1
+                    cls = case_class(case)
+                    if cls is not None:
+                        s.classes.setdefault(cls, Counter())[kind] += 1
                     s.cpu += res.get("cpu", 0.0)
                     s.max_cpu = max(s.max_cpu, res.get("cpu", 0.0))
                     s.max_rss_mb = max(s.max_rss_mb, res.get("rss_mb", 0.0))

@@ -1,7 +1,9 @@
 """The fuzz harness's bounded budget for the normal test suite: a few hundred mutated templates (the seeds the
-tests write and the shared corpus) through ``hotc validate`` and ``hotc plan``, each in a bounded worker. Not
-one traceback, hang over 5 s of CPU, process over 500 MB or error without a position. The long run is
-``python -m tests.fuzz --cases 20000 --plan-cases 2000`` (or ``bench/bench_fuzz.py``)."""
+tests write and the shared corpus) and hostile ones (YAML tags on every node kind, nesting at and past each
+bound, regular expressions with nested quantifiers, amplifying functions) through ``hotc validate`` and
+``hotc plan``, each in a bounded worker. Not one traceback, hang over 5 s of CPU, process over 500 MB or error
+without a position. The long run is ``python -m tests.fuzz --cases 20000 --plan-cases 2000`` (or
+``bench/bench_fuzz.py``)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ def test_fuzz_budget_finds_nothing() -> None:
         s = pool.run(work)
     print(s.report())
     assert s.cases("validate") == VALIDATE_CASES and s.cases("plan") == PLAN_CASES
+    # every hostile class (tags on every node kind, depth at and past the bounds, nested-quantifier patterns,
+    # amplifying functions) is in the budget
+    assert set(s.classes) == {"tag", "depth", "regex", "amplify"}, s.classes
     assert not s.findings, "\n\n".join(describe(f, SEED) for f in s.findings[:10])
 
 
@@ -37,6 +42,12 @@ def test_the_harness_detects_what_it_must() -> None:
         == "ok"
     )
     assert classify_output(1, "", "error: something went wrong")[0] == "no-position"
+    refused = (
+        't.yaml:21:9: warning: "digest" is not a function in heat_template_version 2013-05-23\n'
+        "error: t.yaml: the template has 1 error(s); nothing was planned (see the warning above)"
+    )
+    assert classify_output(1, "", refused)[0] == "ok"
+    assert classify_output(1, "", refused.split("\n")[1])[0] == "no-position"
     assert classify_output(1, "", "Traceback (most recent call last):\n  File ...")[0] == "traceback"
     case = {"t.yaml": SEEDS[0].encode()}
     # a case that surely needs more than the CPU limit (300 resources to plan; a warm worker plans a tiny seed

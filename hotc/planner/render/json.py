@@ -120,6 +120,7 @@ def change_json(c: ResourceChange) -> dict[str, Any]:
         "importing": {"id": c.import_id, "external_id": c.action_reason != "import_by_request"}
         if c.import_id is not None
         else None,
+        "hooks": list(c.hooks),  # the breakpoints the apply pauses at, in order (hotc.planner.hooks)
     }
 
 

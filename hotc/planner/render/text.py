@@ -3,6 +3,7 @@ per-resource diffs (old -> new, reasons, "known after apply", "(sensitive)")."""
 
 from __future__ import annotations
 
+from hotc.planner.hooks import pause_lines
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.present import (
     MASK_KEY,
@@ -118,6 +119,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                     color,
                 )
             )
+    paused = pause_lines(plan)
+    if paused:  # the environment's hooks (breakpoints): where the apply waits for `hotc hook clear`
+        out.extend(["", "Pauses (hooks):", *(f"  || {line}" for line in paused)])
     if plan.groups:
         out.append("")
         out.append("Groups:")
