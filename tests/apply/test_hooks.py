@@ -343,3 +343,76 @@ def test_hook_nodes_sit_in_front_of_and_after_the_guarded_steps() -> None:
     assert g.waits_on[post] == {f"{APPLY}:db"}
     assert post in g.waits_on[f"{APPLY}:app"]  # the dependents wait for post-create to be cleared
     assert pd in g.waits_on[f"{CLEANUP}:db"]
+
+
+# ---- in process: the executor with fake drivers (the terminal's answer, a cancel, a delete's hooks)
+
+
+def _fake_run(
+    hooks: dict[str, tuple[str, ...]], *, prompt: Callable[[str, str], bool] | None = None
+) -> tuple[Any, Any, Any, Any]:
+    from dataclasses import replace as dc_replace
+
+    from hotc.apply.executor import ExecOptions, Executor
+    from hotc.state.document import StackState
+    from hotc.state.hooks import MemoryHookStore
+    from tests.apply.fakes import FakeCloud, FakeDesired, FakeDriver, FakeResource, MemorySink, create_plan
+
+    cloud = FakeCloud()
+    driver = FakeDriver(cloud)
+    desired = FakeDesired([FakeResource("a"), FakeResource("b", depends_on=("a",)), FakeResource("c")])
+    plan = create_plan(desired)
+    plan = dc_replace(
+        plan, changes=tuple(dc_replace(c, hooks=hooks.get(c.address, ())) for c in plan.changes)
+    )
+    store = MemoryHookStore()
+    sink = MemorySink()
+    ex = Executor(
+        plan,
+        StackState.new("teststack"),
+        desired,
+        lambda t: driver if t.startswith("Fake::") else None,
+        sink,
+        ExecOptions(parallelism=4, hooks=store, hook_prompt=prompt),
+        desired_info=desired.resources,
+    )
+    return ex, store, sink, cloud
+
+
+def test_the_answer_on_the_apply_terminal_clears_the_hook() -> None:
+    asked: list[tuple[str, str]] = []
+
+    def answer(address: str, hook: str) -> bool:
+        asked.append((address, hook))
+        return True
+
+    ex, store, sink, _cloud = _fake_run({"a": ("pre-create", "post-create")}, prompt=answer)
+    rep = ex.run()
+    assert rep.ok, rep
+    assert asked == [("a", "pre-create"), ("a", "post-create")]
+    reasons = [e.reason for e in sink.events if e.address == "a"]
+    assert "CREATE paused until Hook pre-create is cleared" in reasons
+    assert "Hook post-create is cleared" in reasons
+    assert store.names("pending") == [] and store.names("clear") == []
+
+
+def test_a_cancel_ends_the_pause_and_the_dependents_never_start() -> None:
+    import threading
+
+    ex, store, sink, cloud = _fake_run({"a": ("pre-create",)})
+    result: list[Any] = []
+    t = threading.Thread(target=lambda: result.append(ex.run()), daemon=True)
+    t.start()
+    _until("a is paused", lambda: store.names("pending") == ["pre-create@a"])
+    _until(
+        "c is created", lambda: any(e.address == "c" and e.status == "CREATE_COMPLETE" for e in sink.events)
+    )
+    ex.cancel("cancelled by the operator")
+    t.join(BOUND)
+    assert not t.is_alive()
+    rep = result[0]
+    assert not rep.ok and rep.interrupted
+    assert "create b" in rep.not_started and "create a" in rep.not_started
+    assert cloud.calls_for("create", "a") == [] and cloud.calls_for("create", "b") == []
+    assert any(e.address == "a" and e.reason == "Failure occurred while waiting." for e in sink.events)
+    assert store.names("pending") == []
