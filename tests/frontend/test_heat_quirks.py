@@ -295,3 +295,48 @@ def test_an_update_may_change_a_parameter_that_is_not_immutable(tmp_path: Path) 
         assert json.loads(r.stdout) == "value2"
         r = run_hotc(tmp_path, "destroy", "s", "--auto-approve")
         assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ------------------------------------------------------------------------- nested attribute paths
+
+
+def test_nested_attribute_paths_on_a_template_resource(tmp_path: Path) -> None:
+    # Heat's functional NestedAttributesTest.test_nested_attributes: get_attr [secret2, resource.secret1,
+    # value] and [secret2, resource.secret1.value] read resource secret1 of the template resource's nested
+    # stack, both equal to the nested output that reads the same attribute (TemplateResource.get_attribute ->
+    # grouputils.get_nested_attrs)
+    (tmp_path / "main.yaml").write_text(
+        "heat_template_version: 2014-10-16\n"
+        "resources:\n"
+        "  secret2:\n"
+        "    type: My::NestedSecret\n"
+        "outputs:\n"
+        "  old_way:\n"
+        "    value: { get_attr: [secret2, nested_str]}\n"
+        "  test_attr1:\n"
+        "    value: { get_attr: [secret2, resource.secret1, value]}\n"
+        "  test_attr2:\n"
+        "    value: { get_attr: [secret2, resource.secret1.value]}\n"
+        "  test_ref:\n"
+        "    value: { get_resource: secret2 }\n"
+    )
+    (tmp_path / "env.yaml").write_text('resource_registry:\n  "My::NestedSecret": nested.yaml\n')
+    (tmp_path / "nested.yaml").write_text(
+        "heat_template_version: 2014-10-16\n"
+        "resources:\n"
+        "  secret1:\n"
+        "    type: OS::Heat::RandomString\n"
+        "outputs:\n"
+        "  nested_str:\n"
+        "    value: {get_attr: [secret1, value]}\n"
+    )
+    r = run_hotc(tmp_path, "apply", "-t", "main.yaml", "-e", "env.yaml", "s", "--auto-approve")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run_hotc(tmp_path, "output", "s", "--format", "json", "--show-sensitive")
+    assert r.returncode == 0, r.stdout + r.stderr
+    outs = json.loads(r.stdout)
+    assert all(o.get("error") is None for o in outs.values()), outs
+    old_way = outs["old_way"]["value"]
+    assert isinstance(old_way, str) and len(old_way) == 32
+    assert outs["test_attr1"]["value"] == old_way
+    assert outs["test_attr2"]["value"] == old_way
