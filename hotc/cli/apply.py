@@ -456,7 +456,8 @@ def output_command(
     if fmt == "json":
         doc = {
             k: {
-                "value": (_revealed(stack, k, o.value) if show_sensitive else SENSITIVE)
+                # hidden: null with "sensitive": true beside it (JSON keeps the value's type)
+                "value": (_revealed(stack, k, o.value) if show_sensitive else None)
                 if o.sensitive and not o.error
                 else o.value,
                 "description": o.description,

@@ -13,6 +13,7 @@ from hotc.planner.present import (
     import_verb,
     is_destructive,
     label,
+    mask,
     ordered,
     reason_text,
     string_diff,
@@ -44,8 +45,8 @@ def _resource_block(c: ResourceChange, color: bool, indent: str = "") -> list[st
     if c.action is Action.CREATE and c.import_id is None:  # most lines of a large plan: straight to the text
         head = f"+ {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) will be created"
         lines = [indent + _c(head, "create", color)]
-        after = c.after or {}
         paths = c.sensitive_paths
+        after = (mask(c.after, paths) if paths else c.after) or {}  # secrets inside a value: masked there
         hide_all = "*" in paths
         lead = indent + "    + "
         for k in sorted(after):
@@ -67,8 +68,8 @@ def _change_block(c: ResourceChange, color: bool) -> list[str]:
         lines.append(f"    physical id: {shown_physical_id(c.type, c.previous_physical_id)}")
     if c.action is Action.CREATE:
         # what mask() then fmt() print, in one pass over each value (fmt masks the state's markers inside)
-        after = c.after or {}
         paths = c.sensitive_paths
+        after = (mask(c.after, paths) if paths else c.after) or {}  # secrets inside a value: masked there
         hide_all = "*" in paths
         for k in sorted(after):
             v = after[k]
