@@ -150,7 +150,7 @@ class DriftResult:
 
 
 def split_key(key: str) -> tuple[str, str]:
-    """``ADDRESS:PROPERTY_PATH`` -> (address, path); the colon is the last one (addresses hold no colon)."""
+    """``ADDRESS:PROPERTY_PATH`` -> (address, path), split at the first colon (addresses hold none; a path may)."""
     address, sep, path = key.partition(":")
     if not sep or not address or not path:
         raise HotcError(
