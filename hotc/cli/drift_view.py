@@ -367,7 +367,9 @@ def note_accepted(plan: Plan, state: StackState | None, err: IO[str] | None = No
         return
     from hotc.ops.drift import accepted_apart, accepted_from_toml
 
-    pairs = accepted_apart(state, plan.resource_drift, accepted_from_toml(Path.cwd() / "hotc.toml"))
+    pairs = accepted_apart(
+        state, plan.resource_drift, accepted_from_toml(Path.cwd() / "hotc.toml", plan.stack_name)
+    )
     if pairs:
         stream = err if err is not None else sys.stderr
         stream.write("Accepted drift (hotc drift --accept or hotc.toml; an expired entry counts again):\n")
