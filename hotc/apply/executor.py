@@ -26,7 +26,8 @@ from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_repor
 from hotc.apply.cascade import driver_cascades, with_cascades
 from hotc.apply.durations import Durations
 from hotc.apply.events import resource_event, stack_event
-from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
+from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, HOOK, ApplyGraph, Step, build_graph
+from hotc.apply.hooks import add_hook_nodes
 from hotc.apply.outputs import resolved_outputs
 from hotc.apply.recovery import (
     TRANSITIONAL,
@@ -55,6 +56,7 @@ from hotc.apply.stepenv import (
 )
 from hotc.apply.steps.apply import apply
 from hotc.apply.steps.delete import cleanup, forget
+from hotc.apply.steps.hook import wait_hook
 from hotc.apply.throttle import Throttle
 from hotc.apply.walker import Walker
 from hotc.errors import HotcError
@@ -145,6 +147,8 @@ class Executor:
         self.graph, self._cascaded = with_cascades(
             add_batch_gates(build_graph(plan, state), plan), state, driver_cascades(drivers)
         )
+        # the environment's hooks: a pause in front of (pre-*) or after (post-*) a step (hotc.apply.hooks)
+        self.graph = add_hook_nodes(self.graph)
         self._gates = gates_of(plan)
         self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state
@@ -220,8 +224,8 @@ class Executor:
             limit=lambda: self._throttle.limit,
             priority=g.height,
             stopped=lambda: self._cancel.is_set() or self._failing.is_set(),
-            # the end of a batch and its pause: a thread of its own, not a cloud call slot
-            unpooled=lambda key: g.steps[key].kind == BATCH,
+            # the end of a batch and its pause, a pause at a hook: a thread of its own, not a cloud call slot
+            unpooled=lambda key: g.steps[key].kind in (BATCH, HOOK),
             on_success=lambda _res: self._throttle.completed(),
         ).walk()
         if walk.abandoned:
@@ -276,6 +280,8 @@ class Executor:
                 forget(self._env, step)
             elif step.kind == BATCH:
                 self._end_batch(step)
+            elif step.kind == HOOK:
+                wait_hook(self._env, step)
             res = StepResult(
                 step.key, step.label, step.address, True, seconds=time.monotonic() - t0, unchanged=unchanged
             )

@@ -34,6 +34,7 @@ from hotc.apply.session import (
     warn_unrecoverable_secrets,
     with_live_attributes,
 )
+from hotc.apply.steps.hook import terminal_prompt
 from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
@@ -51,6 +52,7 @@ from hotc.planner.api import (
     template_digest,
 )
 from hotc.state import StackState, backend_from_config
+from hotc.state.hooks import hook_store_for
 from hotc.state.signal_store import store_for
 
 
@@ -75,6 +77,7 @@ class ApplyOptions:
         default_factory=Policy
     )  # --deny, --warn, --policy-file: a plan they refuse never runs
     missing_ok: bool = False  # destroy: a stack with no state is nothing to destroy, not an error
+    hook_timeout: float | None = None  # --hook-timeout: how long a pause at a hook may last
 
     @property
     def plans_with_options(self) -> bool:
@@ -248,6 +251,9 @@ def run_apply(
             cloud=wiring.cloud,
             signals=signals,
             expected=history_durations(backend, stack),
+            hooks=hook_store_for(backend, stack),
+            hook_timeout=opts.hook_timeout,
+            hook_prompt=terminal_prompt(err, read_line, stack) if interactive else None,
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:
