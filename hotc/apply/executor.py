@@ -26,7 +26,8 @@ from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_repor
 from hotc.apply.cascade import driver_cascades, with_cascades
 from hotc.apply.durations import Durations
 from hotc.apply.events import resource_event, stack_event
-from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, ApplyGraph, Step, build_graph
+from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, HOOK, ApplyGraph, Step, build_graph
+from hotc.apply.hooks import add_hook_nodes
 from hotc.apply.outputs import resolved_outputs
 from hotc.apply.recovery import (
     TRANSITIONAL,
@@ -55,6 +56,7 @@ from hotc.apply.stepenv import (
 )
 from hotc.apply.steps.apply import apply
 from hotc.apply.steps.delete import cleanup, forget
+from hotc.apply.steps.hook import wait_hook
 from hotc.apply.throttle import Throttle
 from hotc.apply.walker import Walker
 from hotc.errors import HotcError
@@ -62,6 +64,7 @@ from hotc.model import model
 from hotc.planner.plan import Plan
 from hotc.state.document import StackState
 from hotc.state.events import Event
+from hotc.state.hooks import forget_pending
 
 # what other modules took from here before the step handlers moved out (kept importable from here)
 __all__ = [
@@ -145,6 +148,8 @@ class Executor:
         self.graph, self._cascaded = with_cascades(
             add_batch_gates(build_graph(plan, state), plan), state, driver_cascades(drivers)
         )
+        # the environment's hooks: a pause in front of (pre-*) or after (post-*) a step (hotc.apply.hooks)
+        self.graph = add_hook_nodes(self.graph)
         self._gates = gates_of(plan)
         self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state
@@ -212,6 +217,8 @@ class Executor:
             (stack_event(self.plan.stack_name, f"{stack_action}_IN_PROGRESS", "Stack apply started"),),
         )
         g = self.graph
+        if self.options.hooks is not None and any(st.kind == HOOK for st in g.steps.values()):
+            forget_pending(self.options.hooks)  # left by a killed run (this one holds the stack's lock)
         walk = Walker(
             tuple(g.steps),
             g.waits_on,
@@ -220,8 +227,8 @@ class Executor:
             limit=lambda: self._throttle.limit,
             priority=g.height,
             stopped=lambda: self._cancel.is_set() or self._failing.is_set(),
-            # the end of a batch and its pause: a thread of its own, not a cloud call slot
-            unpooled=lambda key: g.steps[key].kind == BATCH,
+            # the end of a batch and its pause, a pause at a hook: a thread of its own, not a cloud call slot
+            unpooled=lambda key: g.steps[key].kind in (BATCH, HOOK),
             on_success=lambda _res: self._throttle.completed(),
         ).walk()
         if walk.abandoned:
@@ -276,6 +283,8 @@ class Executor:
                 forget(self._env, step)
             elif step.kind == BATCH:
                 self._end_batch(step)
+            elif step.kind == HOOK:
+                wait_hook(self._env, step)
             res = StepResult(
                 step.key, step.label, step.address, True, seconds=time.monotonic() - t0, unchanged=unchanged
             )

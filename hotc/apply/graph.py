@@ -27,6 +27,7 @@ FORGET = "forget"
 BATCH = (
     "batch"  # the end of one batch of a group's rolling update, and the pause after it (hotc.apply.batches)
 )
+HOOK = "hook"  # a pause at a hook (breakpoint) of the environment until it is cleared (hotc.apply.hooks)
 
 
 @model
@@ -40,6 +41,8 @@ class Step:
     def label(self) -> str:
         if self.kind == BATCH:
             return f"batch {self.key.rsplit('#', 1)[-1]} of {self.address}"
+        if self.kind == HOOK:
+            return f"hook {self.key.split(':', 2)[1]} of {self.address}"
         if self.kind == APPLY and self.change is not None and self.change.import_id is not None:
             return f"adopt {self.address}"
         if self.kind == APPLY and self.change is not None:

@@ -76,6 +76,12 @@ class ExecOptions:
     signals: Callable[[], Any] = _no_signal_store  # the signal store (hotc.state.signal_store), lazily
     # how long each "TYPE ACTION" usually takes on this stack (hotc.apply.durations.learned): waits poll around it
     expected: Mapping[str, float] = field(default_factory=dict)
+    # hooks (breakpoints): where pauses and clear requests live (hotc.state.hooks; None: in memory), how long
+    # a pause may last (None: until cleared or cancelled), and a question put to the operator on a terminal
+    # ((address, hook) -> True to clear it; it may block: it runs on a thread of its own)
+    hooks: Any = None
+    hook_timeout: float | None = None
+    hook_prompt: Callable[[str, str], bool] | None = None
 
     def timeout_for(self, type_name: str) -> float:
         """``timeouts[type]``, else ``timeouts["*"]`` (every type), else the type's default."""
@@ -153,6 +159,11 @@ class StepEnv:
     @property
     def cancelled(self) -> bool:
         return self._cancel.is_set()
+
+    @property
+    def failing(self) -> bool:
+        """A step failed elsewhere: nothing new starts (a paused hook stops waiting, as Heat's does)."""
+        return self._failing.is_set()
 
     def stop_scheduling(self) -> None:
         """A driver call failed: nothing new starts from now on, even before the failure is recorded."""

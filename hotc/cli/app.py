@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "events": ("apply", "The stack's events (resource transitions), oldest first."),
     "force-unlock": ("state", "Remove the lock of STACK left behind by an operation that died."),
     "graph": ("graph", "Draw the dependency graph of a plan or a stack."),
+    "hook": ("hook_cmd", "The hooks (breakpoints) a running apply is paused at (poll, clear)."),
     "import": ("import_cmd", "Bring existing cloud objects (or a Heat stack) under hotc's state."),
     "init": ("init_cmd", "Pin a stack's template, environments and settings in hotc.toml."),
     "lint": ("lint_cmd", "Check a template against hotc's security rules."),

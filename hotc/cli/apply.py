@@ -67,6 +67,13 @@ TemplateOpt = Annotated[
     Path | None, typer.Option("-t", "--template", help="HOT template file (plan and apply on the spot).")
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+HookTimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--hook-timeout",
+        help="Seconds a resource may stay paused at a hook of the environment (default: until cleared).",
+    ),
+]
 AutoApproveOpt = Annotated[
     bool, typer.Option("--auto-approve", help="Apply without asking for approval (CI).")
 ]
@@ -231,6 +238,7 @@ def apply_command(
     os_cloud: OsCloudOpt = None,
     timeout: TimeoutOpt = None,
     signal_store: SignalStoreOpt = None,
+    hook_timeout: HookTimeoutOpt = None,
     refresh: RefreshOpt = False,
     refresh_only: RefreshOnlyOpt = False,
     target_: TargetOpt = None,
@@ -328,6 +336,7 @@ def apply_command(
         refresh=refresh,
         refresh_only=refresh_only,
         allow_outside_files=allow_outside_files,
+        hook_timeout=hook_timeout,
         policy=policy_of(deny, warn, policy_file),
         template_path=template_identity(template, project) if template is not None else None,
         name_given=name_given,
@@ -470,7 +479,8 @@ def output_command(
     if fmt == "json":
         doc = {
             k: {
-                "value": (_revealed(stack, k, o.value) if show_sensitive else SENSITIVE)
+                # hidden: null with "sensitive": true beside it (JSON keeps the value's type)
+                "value": (_revealed(stack, k, o.value) if show_sensitive else None)
                 if o.sensitive and not o.error
                 else o.value,
                 "description": o.description,

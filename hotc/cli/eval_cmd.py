@@ -159,7 +159,7 @@ def eval_command(
         # stored secret; the value given on the command line is the user's own)
         print("note: the value is derived from a hidden parameter and is not shown", file=sys.stderr)
         if fmt == "json":
-            typer.echo(json.dumps({"value": "(sensitive)", "known": True, "waits_on": [], "sensitive": True}))
+            typer.echo(json.dumps({"value": None, "known": True, "waits_on": [], "sensitive": True}))
         else:
             typer.echo("(sensitive)")
         return

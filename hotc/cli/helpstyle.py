@@ -76,6 +76,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "events": ("hotc events web --follow",),
     "force-unlock": ("hotc force-unlock web 3f2a9c1e",),
     "graph": ("hotc graph -t web.yaml --format mermaid",),
+    "hook": ("hotc hook poll web",),
+    "hook poll": ("hotc hook poll web --format json",),
+    "hook clear": ("hotc hook clear web db --pre-create",),
     "import": (
         "hotc import web server 6f1c2d3e-0000-4000-8000-000000000001 -t web.yaml",
         "hotc import web --from-heat legacy-web imported/",

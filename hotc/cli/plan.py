@@ -384,6 +384,7 @@ def _plan(
     parameter files already parsed (``--existing``)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
     # commands that do not plan never pay
+    from hotc.cli.drift_view import note_accepted
     from hotc.ops.plan import PlanRequest, Policy, plan, policy_lines
     from hotc.planner.api import DENY_EXIT_CODE, parse_import, save_plan
 
@@ -433,6 +434,7 @@ def _plan(
             )
         )
     sys.stdout.flush()
+    note_accepted(made, result.state)  # refresh-only: the drift accepted-drift entries cover, apart
     for line in policy_lines(result, refused="; the plan was not saved" if out else ""):
         print(line, file=sys.stderr)
     if violations:

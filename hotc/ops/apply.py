@@ -34,6 +34,7 @@ from hotc.apply.session import (
     warn_unrecoverable_secrets,
     with_live_attributes,
 )
+from hotc.apply.steps.hook import terminal_prompt
 from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
@@ -51,6 +52,7 @@ from hotc.planner.api import (
     template_digest,
 )
 from hotc.state import StackState, backend_from_config
+from hotc.state.hooks import hook_store_for
 from hotc.state.signal_store import store_for
 
 
@@ -78,6 +80,7 @@ class ApplyOptions:
     # the template's identity (relative to the project root) and whether the stack's name was given
     template_path: str | None = None
     name_given: bool = True
+    hook_timeout: float | None = None  # --hook-timeout: how long a pause at a hook may last
 
     @property
     def plans_with_options(self) -> bool:
@@ -253,6 +256,9 @@ def run_apply(
             cloud=wiring.cloud,
             signals=signals,
             expected=history_durations(backend, stack),
+            hooks=hook_store_for(backend, stack),
+            hook_timeout=opts.hook_timeout,
+            hook_prompt=terminal_prompt(err, read_line, stack) if interactive else None,
         )
         sink = BackendSink(backend, stack, lk)
         with progress() as show:

@@ -509,15 +509,7 @@ def _check_registry(rr: Mapping[str, Any], file: str, depth: int = 0) -> list[Di
                         code="environment",
                     )
                 )
-            else:
-                diags.append(
-                    warning(
-                        "hooks (breakpoints) are ignored: hotc does not pause on them; review the plan instead",
-                        kpos,
-                        code="environment",
-                    )
-                )
-            continue
+            continue  # valid: the apply pauses at them (hotc.planner.hooks)
         if k == "restricted_actions":
             vals = [v] if isinstance(v, str) else v if isinstance(v, list) else None
             if vals is None or not all(a in RESTRICTED_ACTIONS for a in vals):

@@ -370,7 +370,9 @@ def _check(
             for d in found:
                 if any(d.message.endswith(": " + m) for m in failed):
                     continue  # the parameter that feeds it already failed with this very message
-                if change.after_sensitive or k in change.sensitive_paths:
+                if change.after_sensitive or any(
+                    p.split(".", 1)[0].split("[", 1)[0] == k for p in change.sensitive_paths
+                ):
                     spec = ", ".join(specs)
                     d = error(_hidden_message(f"{change.address}: property {k}", spec), d.pos, code=d.code)
                 diags.append(d)

@@ -14,7 +14,6 @@ from hotc.parser.api import (
     Expr,
     Literal,
     LoadedStack,
-    MapExpr,
     Resource,
     TypeResolution,
     references,
@@ -38,7 +37,16 @@ from hotc.planner.desired import (
 )
 from hotc.planner.graph import add_dependencies
 from hotc.planner.resolve import UnknownResolver
-from hotc.planner.sensitivity import SECRET_TYPES, Refs, Sensitivity, expr_refs, propagate
+from hotc.planner.sensitivity import (
+    SECRET_TYPES,
+    Path,
+    Refs,
+    Sensitivity,
+    expr_refs,
+    leaf_refs,
+    path_text,
+    propagate,
+)
 from hotc.planner.validate_resolved import check_group, check_update_policy
 from hotc.providers.registry import get_schema
 from hotc.values import Unknown, contains_unknown
@@ -61,13 +69,35 @@ DRIVER_BATCHED_TYPES = frozenset(
 _NOTHING_SECRET = Sensitivity({}, frozenset(), frozenset())
 
 
-def _sensitivity_refs(resource: Resource) -> list[tuple[str, Refs]]:
-    """(top-level property key, its references) of a resource; ``*`` for properties given as one expression."""
-    if isinstance(resource.properties, MapExpr):
-        return [(key, expr_refs([expr])) for key, expr in resource.properties.items]
-    if resource.properties is not None:
-        return [("*", expr_refs([resource.properties]))]
-    return []
+def _sensitivity_refs(resource: Resource) -> list[tuple[Path, Refs]]:
+    """(property value path, its references) of a resource's leaves (:func:`leaf_refs`)."""
+    return leaf_refs(resource.properties)
+
+
+def _shown_paths(type_name: str, paths: frozenset[Path]) -> set[str]:
+    """Sensitive property paths in the plan's text form, where the resolved properties hold them: a hidden
+    legacy property name (``network_id``) is moved to its current name by the schema's defaults, so its path
+    names that one too (as a whole: the value may be wrapped in a list on the way)."""
+    out = {path_text(p) for p in paths}
+    rtype = get_schema(type_name) if paths else None
+    if rtype is None:
+        return out
+    for p in paths:
+        schema: Mapping[str, Any] | None = rtype.properties
+        item = None
+        for i, step in enumerate(p):
+            if isinstance(step, int):
+                schema = item.item.schema if item is not None and item.item is not None else None
+                item = item.item if item is not None else None
+                continue
+            prop = schema.get(step) if schema is not None else None
+            if prop is None:
+                break
+            if prop.alias_of is not None:
+                out.add(path_text((*p[:i], prop.alias_of)))
+                break
+            item, schema = prop, prop.schema
+    return out
 
 
 class _Builder:
@@ -159,7 +189,7 @@ class _Builder:
         # sensitivity (hotc.planner.sensitivity): hidden parameters and secret resource values, through every
         # property, attribute and get_attr/get_resource of the scope, to a fixed point; recomputed whenever a
         # nested stack (or group) turns out to have sensitive outputs
-        sens_refs: dict[str, list[tuple[str, Refs]]] | None = None  # made when something can be secret
+        sens_refs: dict[str, list[tuple[Path, Refs]]] | None = None  # made when something can be secret
         carriers = {n for n, m in scope.members.items() if m.kind != "disabled"}
         seeds = {n for n, m in scope.members.items() if m.kind == "leaf" and m.type in SECRET_TYPES}
         # types whose attributes are credentials (a signal handle's presigned URL): what reads them is sensitive
@@ -176,6 +206,13 @@ class _Builder:
             for n, m in scope.members.items()
             if m.kind == "leaf" and m.type in secret_props
         }
+        # attributes declared to echo a property path for path (a Value's ``value``): sensitive per path
+        type_sources = {t: src for t in leaf_types if (src := _attribute_sources(t))}
+        seeds_sources = {
+            n: type_sources[m.type]
+            for n, m in scope.members.items()
+            if m.kind == "leaf" and m.type in type_sources
+        }
 
         def sensitivity() -> Sensitivity:
             nonlocal sens_refs
@@ -187,10 +224,15 @@ class _Builder:
                     for name, m in scope.members.items()
                     if m.resource is not None
                 }
-            return propagate(sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers, seeds_props)
+            return propagate(
+                sens_refs, scope.hidden, seeds | seeds_attrs, seeds, carriers, seeds_props, seeds_sources
+            )
+
+        def shown(sens: Sensitivity) -> dict[str, set[str]]:
+            return {n: _shown_paths(scope.members[n].type, k) for n, k in sens.paths.items()}
 
         sens = sensitivity()
-        prop_sensitive: dict[str, set[str]] = {n: set(k) for n, k in sens.props.items()}
+        prop_sensitive = shown(sens)
 
         # pass 2: expand (a name's address never changes: the members replaced on the way keep theirs)
         address_of = {n: m.address for n, m in scope.members.items()}
@@ -261,7 +303,7 @@ class _Builder:
                 if name not in seeds and self._child_sensitive(scope.members[name]):
                     seeds.add(name)  # what reads it, expanded after it, sees it as sensitive
                     sens = sensitivity()
-                    prop_sensitive = {n: set(k) for n, k in sens.props.items()}
+                    prop_sensitive = shown(sens)
 
         # the final fixed point (a group of RandomStrings is secret too): members expanded before what made them
         # sensitive are updated in place (still private to the builder)
@@ -273,12 +315,12 @@ class _Builder:
         sens = sensitivity()
         for name in sens.secret_attrs:
             scope.members[name] = _replace_member(scope.members[name], sensitive=True)
-        for name, keys in sens.props.items():
-            if keys == prop_sensitive.get(name, set()):
+        for name, shown_keys in shown(sens).items():
+            if shown_keys == prop_sensitive.get(name, set()):
                 continue
             um = scope.members[name]
             if um.kind == "leaf" and um.address in d.resources:
-                object.__setattr__(d.resources[um.address], "sensitive_paths", tuple(sorted(keys)))
+                object.__setattr__(d.resources[um.address], "sensitive_paths", tuple(sorted(shown_keys)))
             elif um.kind == "group" and not um.member_nested:
                 for a in um.member_addresses:
                     if a in d.resources:
@@ -800,6 +842,12 @@ def expand(
 def _has_secret_attributes(type_name: str) -> bool:
     rtype = get_schema(type_name)
     return rtype is not None and any(a.sensitive for a in rtype.attributes.values())
+
+
+def _attribute_sources(type_name: str) -> Mapping[str, str]:
+    """The type's declared attribute sources (attribute -> the property it echoes, path for path), or {}."""
+    rtype = get_schema(type_name)
+    return {} if rtype is None else rtype.attribute_sources
 
 
 def _secret_properties(type_name: str) -> frozenset[str]:

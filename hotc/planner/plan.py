@@ -57,6 +57,8 @@ class ResourceChange:
     # a group member that exists only while the group's rolling update runs (created in one batch, deleted
     # in a later one, as Heat's ResourceGroup does to keep min_in_service members in service)
     temporary: bool = False
+    # the hooks (breakpoints) the apply pauses at for this change, in order (hotc.planner.hooks)
+    hooks: tuple[str, ...] = ()
 
 
 @model

@@ -239,7 +239,24 @@ def _masked(v: Any) -> Any:
 def _mask_props(props: Any, paths: tuple[str, ...]) -> Any:
     if not isinstance(props, Mapping) or not paths:
         return props
-    return {k: (_masked(v) if ("*" in paths or k in paths) else v) for k, v in props.items()}
+    if "*" in paths:
+        return {k: _masked(v) for k, v in props.items()}
+    from hotc.planner.present import split_path
+
+    return _mask_tree(props, [split_path(p) for p in paths])
+
+
+def _mask_tree(v: Any, paths: list[list[str | int]]) -> Any:
+    """``v`` with the value at each path (``value.password``, ``rules[1].port``) masked, siblings kept."""
+    if not paths:
+        return v
+    if any(not p for p in paths):
+        return _masked(v)
+    if isinstance(v, dict):
+        return {k: _mask_tree(x, [p[1:] for p in paths if p[0] == k]) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_mask_tree(x, [p[1:] for p in paths if p[0] == i]) for i, x in enumerate(v)]
+    return v
 
 
 def _change_to_data(c: Any) -> dict[str, Any]:
@@ -291,6 +308,7 @@ _TUPLE_FIELDS = {
     "targets",
     "excludes",
     "replace_requests",
+    "hooks",
 }
 
 

@@ -37,15 +37,28 @@ def get_path(value: Any, steps: Iterable[str | int]) -> Any:
 
 
 def mask(props: Any, sensitive_paths: Iterable[str]) -> Any:
-    """Properties with every sensitive top-level key (``*``: all) and every masked state value hidden."""
+    """Properties with the value at every sensitive path (``value.password``, ``rules[1].port``; ``*``: all)
+    and every masked state value hidden as :data:`SENSITIVE`; siblings of a sensitive value stay as they are."""
     paths = set(sensitive_paths)
     if props is None:
         return None
     if "*" in paths and isinstance(props, dict):
         return {k: SENSITIVE for k in props}
-    if isinstance(props, dict):
-        return {k: (SENSITIVE if k in paths else _mask_markers(v)) for k, v in props.items()}
-    return _mask_markers(props)
+    if not paths:
+        return _mask_markers(props)
+    return _mask_at(props, [split_path(p) for p in paths])
+
+
+def _mask_at(v: Any, paths: list[list[str | int]]) -> Any:
+    if any(not p for p in paths):
+        return SENSITIVE
+    if isinstance(v, dict):
+        if MASK_KEY in v:
+            return SENSITIVE
+        return {k: _mask_at(x, [p[1:] for p in paths if p[0] == k]) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_mask_at(x, [p[1:] for p in paths if p[0] == i]) for i, x in enumerate(v)]
+    return v
 
 
 def _mask_markers(v: Any) -> Any:
@@ -59,9 +72,19 @@ def _mask_markers(v: Any) -> Any:
 
 
 def is_sensitive_path(path: str, sensitive_paths: Iterable[str]) -> bool:
+    """Does the value at ``path`` hold a secret: is it at, inside or above a sensitive path?"""
     sp = set(sensitive_paths)
-    head = split_path(path)[0] if path else ""
-    return "*" in sp or str(head) in sp
+    if not sp:
+        return False
+    if "*" in sp:
+        return True
+    steps = split_path(path) if path else []
+    for p in sp:
+        q = split_path(p)
+        n = min(len(q), len(steps))
+        if q[:n] == steps[:n]:
+            return True
+    return False
 
 
 # what json.dumps(..., ensure_ascii=False) writes for a string, without its per-call set-up (a plan of 10,000

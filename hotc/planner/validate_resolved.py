@@ -143,7 +143,7 @@ def _report(
 ) -> list[Diagnostic]:
     """The diagnostics of a resolved check as the plan shows them: the address first, what to do last, and
     values from hidden parameters never quoted."""
-    secret = set(hidden)
+    secret = {p.split(".", 1)[0].split("[", 1)[0] for p in hidden}  # the property holding each hidden path
     out = []
     for d in diags:
         key = _property_of(d.message, type_name)

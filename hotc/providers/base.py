@@ -118,6 +118,11 @@ class ResourceType:
     snapshot_delete: bool = False  # ``deletion_policy: Snapshot`` is supported (Server, Volume)
     # See FailedReplace; None: a FAILED resource is always replaced.
     failed_replace: FailedReplace | None = None
+    # Which attributes echo which property, path for path (attribute name -> property name): an OS::Heat::Value's
+    # ``value`` attribute is its ``value`` property. The planner masks such an attribute only where the property
+    # is derived from a secret (``get_attr: [v, value, replicas]`` stays clear beside a secret ``value.password``).
+    # Attributes not named here are sensitive whenever any property of the resource is.
+    attribute_sources: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def update_allowed(self) -> frozenset[str]:

@@ -115,7 +115,8 @@ def test_a_refresh_reads_os_collect_config_from_the_metadata_object(
     assert r.returncode == 0, r.stderr
     planned = json.loads(r.stdout)
     assert planned["output_changes"]["occ"]["actions"] == ["update"]  # read from the object
-    assert planned["output_changes"]["occ"]["after"] == "(sensitive)"  # still hidden
+    occ = planned["output_changes"]["occ"]
+    assert occ["after"] is None and occ["sensitive"] is True  # still hidden
     assert "fresh=1" not in r.stdout
     r = hotc(tmp_path, "apply", "-t", "t.yaml", "ds", "--auto-approve", "--refresh", *store)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -196,7 +196,7 @@ def test_global_quantum_glob() -> None:
     assert r.resolve("OS::Quantum::Net").type_name == "OS::Neutron::Net"
 
 
-def test_hooks_are_accepted_and_ignored() -> None:
+def test_hooks_are_read_per_resource_pattern() -> None:
     r = _registry(
         'resource_registry:\n  resources:\n    "web*":\n      hooks: [pre-create, pre-update]\n      restricted_actions: replace\n'
     )
@@ -313,11 +313,11 @@ def test_parameter_defaults_for_undeclared_names_kept_for_nested_templates() -> 
     assert env.parameter_defaults == {"a": 5, "zz": 2}
 
 
-def test_hooks_warn_that_they_are_ignored() -> None:
+def test_valid_hooks_are_accepted_without_a_diagnostic() -> None:
+    """The apply pauses at them (tests/apply/test_hooks.py): no "ignored" warning any more."""
     data, _ = load_document(
         "resource_registry:\n  resources:\n    web:\n      hooks: pre-create\n", "e.yaml", what="environment"
     )
     ef, diags = parse_environment(data, "e.yaml")
     assert ef is not None
-    assert [d.severity for d in diags] == [Severity.WARNING] and "ignored" in diags[0].message
-    assert diags[0].pos is not None and diags[0].pos.line == 4
+    assert diags == []

@@ -335,6 +335,10 @@ def test_cli_reports_drift_and_accept_writes_an_entry(
     r = hotc(tmp_path, "drift", "s", *backend)
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert "Accepted (not counted)" in r.stdout and "hand-tuned" in r.stdout
+    # plan --refresh-only shows it apart too
+    r = hotc(tmp_path, "plan", "s", "--refresh-only", *backend)
+    assert r.returncode == 0, r.stderr
+    assert "Accepted drift" in r.stderr and "a:value accepted (state" in r.stderr and "hand-tuned" in r.stderr
     r = hotc(tmp_path, "drift", "s", "--format", "sarif", *backend)
     assert json.loads(r.stdout)["runs"][0]["results"][0]["suppressions"][0]["status"] == "accepted"
     # expired: counts again
@@ -352,6 +356,12 @@ def test_cli_reports_drift_and_accept_writes_an_entry(
     assert r.returncode == 0, r.stdout
     prop = json.loads(r.stdout)["stacks"][0]["resources"][0]["properties"][0]
     assert prop["accepted"]["source"] == "hotc.toml" and prop["accepted"]["reason"] == "in review"
+    # an entry that names another stack does not apply to this one; one naming this stack does
+    entry = 'address = "a"\npath = "value"\nreason = "in review"\nuntil = 2999-12-31\n'
+    (tmp_path / "hotc.toml").write_text(f'[[drift.accept]]\nstack = "other"\n{entry}')
+    assert hotc(tmp_path, "drift", "s", *backend).returncode == 2
+    (tmp_path / "hotc.toml").write_text(f'[[drift.accept]]\nstack = "s"\n{entry}')
+    assert hotc(tmp_path, "drift", "s", *backend).returncode == 0
 
 
 def test_cli_accept_errors(tmp_path: Path) -> None:
@@ -395,3 +405,54 @@ def test_all_reads_each_state_once(
     assert sorted(reads) == ["s1", "s2", "s3"]
     assert [s.stack for s in got.stacks] == ["s1", "s2", "s3"]
     assert got.exit_code == 2 and all(r.kind == "deleted" for s in got.stacks for r in s.resources)
+
+
+def test_ci_issue_upsert_follows_the_markdown_markers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """examples/ci/drift-issues.py (the GitLab scheduled job's step) on a real report: a drifting stack's issue
+    is updated (found by its marker) or opened, a clean stack's open issue is closed."""
+    import importlib.util
+
+    from hotc.cli.drift_view import render_markdown
+
+    st = _state()
+    cloud = _cloud(st)
+    _drifted(cloud)
+    clean = replace(_state("calm"), groups={})
+    result = op.DriftResult(
+        (
+            _scan(st, cloud),
+            _scan(clean, _cloud(clean)),
+            _scan(replace(_state("fresh"), groups={}), cloud),
+        ),
+        TODAY,
+    )
+    report = render_markdown(result)
+    path = Path(op.__file__).parents[2] / "examples" / "ci" / "drift-issues.py"
+    spec = importlib.util.spec_from_file_location("drift_issues", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert list(mod.sections(report)) == ["s", "calm", "fresh"]
+    calls: list[tuple[str, str, Any]] = []
+    issues = [
+        {"iid": 7, "description": "<!-- hotc-drift: s -->\nold"},
+        {"iid": 8, "description": "<!-- hotc-drift: calm -->\nold"},
+    ]
+
+    def fake(method: str, url: str, data: Any = None) -> Any:
+        calls.append((method, url, data))
+        if method == "GET":
+            return issues
+        return {"iid": 9}
+
+    monkeypatch.setattr(mod, "gitlab", fake)
+    (tmp_path / "drift.md").write_text(report)
+    assert mod.main(["x", "gitlab", str(tmp_path / "drift.md")]) == 0
+    writes = [(m, u, d) for m, u, d in calls if m != "GET"]
+    assert ("PUT", "/issues/7") == writes[0][:2] and "**Drift**" in writes[0][2]["description"]
+    assert writes[1][:2] == ("POST", "/issues/8/notes")
+    assert writes[2][:2] == ("PUT", "/issues/8") and writes[2][2]["state_event"] == "close"
+    assert writes[3][:2] == ("POST", "/issues") and writes[3][2]["title"] == "Drift in stack fresh"
+    assert len(writes) == 4

@@ -97,7 +97,8 @@ def test_json_masks_sensitive_values_and_marks_them():
     doc = plan_json(_mixed_plan())
     assert "s3cret" not in json.dumps(doc)
     new = next(c for c in doc["resource_changes"] if c["address"] == "new")
-    assert new["after"]["value"] == "(sensitive)" and new["after_sensitive"] == {"value": True}
+    # a hidden value is null (JSON keeps types), flagged true in after_sensitive
+    assert new["after"]["value"] is None and new["after_sensitive"] == {"value": True}
     srv = next(c for c in doc["resource_changes"] if c["address"] == "srv")
     assert srv["actions"] == ["update"] and srv["rebuild"] is True
     ret = next(c for c in doc["resource_changes"] if c["address"] == "ret")

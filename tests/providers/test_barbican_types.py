@@ -135,7 +135,7 @@ def test_a_literal_payload_and_a_pass_phrase_are_secret_in_the_plan(tmp_path: Pa
     shown = json.dumps([plan["resource_changes"], plan["output_changes"]])
     for text in (r.stdout, r.stderr, shown):  # (the plan file carries the template itself, as the state does)
         assert "literal-payload-1234" not in text and "literal-phrase-5678" not in text
-    assert changes["s"]["after"] == {"payload": "(sensitive)"}
+    assert changes["s"]["after"] == {"payload": None} and changes["s"]["after_sensitive"] == {"payload": True}
     assert changes["o"]["after_sensitive"] == {"pass_phrase": True}
     assert changes["v"]["after_sensitive"] == {"value": True}  # what reads the decrypted payload is secret
     assert plan["output_changes"]["dec"]["sensitive"] is True

@@ -55,7 +55,7 @@ def test_output_shows_sensitive_values_only_with_show_sensitive(workdir: Path, c
     assert code == 1 and out == "" and "is sensitive" in err and "--show-sensitive" in err
     code, out, _ = hotc(capsys, "output", "s", "--format", "json")
     doc = json.loads(out)
-    assert doc["pw"] == {"value": "(sensitive)", "description": "", "sensitive": True}
+    assert doc["pw"] == {"value": None, "description": "", "sensitive": True}  # hidden: null, flagged
     assert doc["tag_out"]["value"] == "v1"
     code, out, _ = hotc(capsys, "output", "s", "--format", "json", "--show-sensitive")
     doc = json.loads(out)
@@ -79,7 +79,7 @@ def test_update_plans_mask_values_read_through_get_attr(workdir: Path, capsys: A
     code, out, _ = hotc(capsys, *args, "--format", "json")
     doc = json.loads(out)
     b = next(c for c in doc["resource_changes"] if c["address"] == "b")
-    assert b["before"]["value"] == b["after"]["value"] == "(sensitive)"
+    assert b["before"]["value"] is None and b["after"]["value"] is None  # hidden: null, flagged below
     assert b["before_sensitive"] == {"value": True} and b["after_sensitive"] == {"value": True}
     assert HIDDEN not in out
 
@@ -174,7 +174,8 @@ def test_eval_never_prints_a_value_derived_from_a_hidden_parameter(workdir: Path
         code == 0 and out.strip() == "(sensitive)" and HIDDEN not in out + err and "hidden parameter" in err
     )
     code, out, _ = hotc(capsys, "eval", "{get_param: db_pass}", *p, "--format", "json")
-    assert json.loads(out)["value"] == "(sensitive)" and HIDDEN not in out
+    doc = json.loads(out)
+    assert doc["value"] is None and doc["sensitive"] is True and HIDDEN not in out
     code, out, _ = hotc(capsys, "eval", "{get_param: tag}", *p)
     assert code == 0 and out.strip() == '"v1"'  # a plain parameter is shown
 

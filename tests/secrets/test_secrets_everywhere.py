@@ -70,6 +70,19 @@ resources:
   plain:
     type: OS::Heat::TestResource
     properties: {value: {get_param: tag}}
+  # secrets and plain values side by side in one map and one list: only the secret leaves are hidden
+  mixed:
+    type: OS::Heat::Value
+    properties:
+      value:
+        password: {get_param: db_pass}
+        token: {get_attr: [rnd, value]}
+        replicas: {get_param: length}
+        tag: {get_param: tag}
+        items: [{get_param: db_pass}, plain-item-Zq9, {get_resource: rnd}]
+  mixed_reader:
+    type: OS::Heat::TestResource
+    properties: {value: {get_attr: [mixed, value, tag]}}
 outputs:
   pw: {value: {get_attr: [a, output]}}
   derived: {value: {get_attr: [b, output]}}
@@ -79,6 +92,12 @@ outputs:
   nest_rnd: {value: {get_attr: [nest, cr]}}
   after_nest_out: {value: {get_attr: [after_nest, output]}}
   tag_out: {value: {get_attr: [plain, output]}}
+  mixed_tag: {value: {get_attr: [mixed, value, tag]}}
+  mixed_replicas: {value: {get_attr: [mixed, value, replicas]}}
+  mixed_item: {value: {get_attr: [mixed, value, items, 1]}}
+  mixed_secret: {value: {get_attr: [mixed, value, password]}}
+  mixed_token: {value: {get_attr: [mixed, value, token]}}
+  mixed_reader_out: {value: {get_attr: [mixed_reader, output]}}
 """
 
 CHILD = """\
@@ -109,7 +128,17 @@ resources:
 
 DEEP_HIDDEN = "Dp4-nested-Xk8pass"
 
-SENSITIVE_OUTPUTS = {"pw", "derived", "rv", "rid", "nest_echo", "nest_rnd", "after_nest_out"}
+SENSITIVE_OUTPUTS = {
+    "pw",
+    "derived",
+    "rv",
+    "rid",
+    "nest_echo",
+    "nest_rnd",
+    "after_nest_out",
+    "mixed_secret",
+    "mixed_token",
+}
 PLAN_FORMATS = ("text", "json", "markdown", "sarif")
 
 
@@ -152,6 +181,7 @@ class Run:
             assert isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9]{16,24}", value), (label, name, value)
             self.secrets.add(value)
         assert doc["pw"]["value"] == f"password={HIDDEN}"
+        assert doc["mixed_secret"]["value"] == HIDDEN and not doc["mixed_tag"]["sensitive"]
         # the masked views of the same command say (sensitive), never the value
         code, out, _ = hotc(self.capsys, "output", "s", "pw", "--show-sensitive", *self.backend)
         assert code == 0 and out.strip() == f"password={HIDDEN}"
@@ -197,6 +227,48 @@ def _plan_everything(run: Run, label: str, workdir: Path, *params: str) -> Path:
     return saved
 
 
+def _texts(run: Run, label: str, *needles: str) -> list[str]:
+    """What was recorded under ``label`` whose name holds every needle."""
+    return [
+        t
+        for k, t in run.texts.items()
+        if (k.startswith(f"{label}:") or k.split(" ", 1)[-1].startswith(f"{label}:"))
+        and all(n in k for n in needles)
+    ]
+
+
+def _side_by_side(run: Run, label: str, tag: str, length: int) -> None:
+    """The plain values beside secrets in ``mixed`` show, in every format; the secret leaves do not (the grep
+    checks they are never in clear)."""
+    plan = "plan -t root.yaml"
+    (text,) = _texts(run, label, plan, "--format text", "[stdout]")
+    (md,) = _texts(run, label, plan, "--format markdown", "[stdout]")
+    (js,) = _texts(run, label, plan, "--format json", "[stdout]")
+    (saved,) = _texts(run, label, "saved plan")
+    if label == "create":
+        block = text.split("+ mixed (OS::Heat::Value)")[1].split("\n\n")[0]
+        assert '"plain-item-Zq9"' in block and f'"replicas": {length}' in block and f'"tag": "{tag}"' in block
+        assert '"password": "(sensitive)"' in block and '"token": "(sensitive)"' in block
+        assert "plain-item-Zq9" in md and "plain-item-Zq9" in saved
+        mixed = next(c for c in json.loads(js)["resource_changes"] if c["address"] == "mixed")
+        value = mixed["after"]["value"]
+        assert value["replicas"] == length and value["tag"] == tag and value["items"][1] == "plain-item-Zq9"
+        assert value["password"] is None and value["token"] is None and value["items"][0] is None
+        assert mixed["after_sensitive"] == {
+            "value": {"password": True, "token": True, "items": [True, False, True]}
+        }
+    elif label == "update":
+        assert f'~ value.tag: "v1" -> "{tag}"' in text, text
+    elif label == "replace":
+        assert f"~ value.replicas: 24 -> {length}" in text, text
+    outs = json.loads(_texts(run, label, "output s --format json", "[stdout]")[-1])
+    assert outs["mixed_tag"] == {"value": tag, "description": "", "sensitive": False}
+    assert outs["mixed_replicas"]["value"] == length and outs["mixed_item"]["value"] == "plain-item-Zq9"
+    assert outs["mixed_secret"]["value"] is None and outs["mixed_secret"]["sensitive"] is True
+    (state,) = _texts(run, label, "state show s mixed --format json", "[stdout]")
+    assert "plain-item-Zq9" in state and f'"replicas": {length}' in state
+
+
 def _scenario(run: Run, workdir: Path) -> None:
     (workdir / "root.yaml").write_text(ROOT)
     (workdir / "child.yaml").write_text(CHILD)
@@ -210,6 +282,7 @@ def _scenario(run: Run, workdir: Path) -> None:
     first = run.reveal("create")
     run.snapshot("create")
     _read_everything(run, "create")
+    _side_by_side(run, "create", "v1", 24)
 
     # update in place: b, the nested stack's inner resource and what reads them
     _plan_everything(run, "update", workdir, *secret, "--parameter", "tag=v2")
@@ -220,6 +293,7 @@ def _scenario(run: Run, workdir: Path) -> None:
     assert run.reveal("update")["derived"]["value"] == f"password={HIDDEN}-v2"
     run.snapshot("update")
     _read_everything(run, "update")
+    _side_by_side(run, "update", "v2", 24)
 
     # replace: a new random string (the old one is deposed, then deleted); v, w, f follow
     tag2 = ("--parameter", "tag=v2")
@@ -242,6 +316,7 @@ def _scenario(run: Run, workdir: Path) -> None:
     assert second["rv"]["value"] != first["rv"]["value"] and len(second["rv"]["value"]) == 16
     run.snapshot("replace")
     _read_everything(run, "replace")
+    _side_by_side(run, "replace", "v2", 16)
 
     # a failed apply: f fails to update, the stack is left failed
     failing = (*secret, *tag2, "--parameter", "length=16", "--parameter", "fail=true")

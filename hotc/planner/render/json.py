@@ -11,7 +11,8 @@ Each resource change: ``address``, ``type``, ``name``, ``index``, ``deposed``, `
 ``["create"]``, ``["update"]``, ``["create","delete"]`` for a replace in Heat's order, ``["delete"]``,
 ``["forget"]``), ``rebuild``, ``before``, ``after``, ``after_unknown`` (the shape of ``after`` with ``true`` at
 values known only after apply, which are ``null`` in ``after``), ``before_sensitive``/``after_sensitive``
-(``true`` at hidden values, which appear as ``"(sensitive)"``), ``replace_paths`` (paths as lists of steps),
+(the shape of the value with ``true`` at hidden values, which are ``null`` in ``before``/``after``: a hidden
+number stays a number's place, never a string), ``replace_paths`` (paths as lists of steps),
 ``changed_paths`` (same form), ``action_reason``, ``reason_detail``, ``depends_on``, ``previous_physical_id``.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 
 from hotc.planner.jsontext import dumps_indented
 from hotc.planner.plan import Action, OutputChange, Plan, ResourceChange
-from hotc.planner.present import SENSITIVE, mask, split_path, summary_counts
+from hotc.planner.present import split_path, summary_counts
 from hotc.planner.render.groups import groups_json
 from hotc.state.secrets import shown_physical_id
 from hotc.values import Unknown
@@ -61,32 +62,42 @@ def unknown_mask(v: Any) -> Any:
     return False
 
 
-def _sensitive_mask(props: Any, paths: tuple[str, ...]) -> Any:
+def _split_sensitive(props: Any, paths: tuple[str, ...]) -> tuple[Any, Any]:
+    """(``props`` with ``null`` at each sensitive path and masked state value, the shape of ``props`` with
+    ``true`` there): JSON keeps its types, a hidden number is a ``null`` beside its ``*_sensitive`` flag."""
     if not isinstance(props, dict):
-        return {} if props is None else False
-    if "*" in paths:
-        return {k: True for k in props}
-    out: dict[str, Any] = {k: True for k in paths if k in props}
-    for k, v in props.items():
-        if isinstance(v, dict) and "__sensitive__" in v:
-            out[k] = True
-    return out
+        return (None, {}) if props is None else _split(props, [])
+    steps = [[k] for k in props] if "*" in paths else [split_path(p) for p in paths]
+    value, shape = _split(props, steps)
+    return value, shape or {}
 
 
-def _masked_after(c: ResourceChange) -> Any:
-    if c.after is None:
-        return None
-    masked = mask(c.after, c.sensitive_paths)
-    # keep Unknowns visible as unknown even when sensitive (the value itself is not revealed)
-    if isinstance(masked, dict):
-        for k, v in c.after.items():
-            if isinstance(v, Unknown):
-                masked[k] = v
-    return masked
+def _split(v: Any, paths: list[list[str | int]]) -> tuple[Any, Any]:
+    if any(not p for p in paths):
+        # an unknown stays unknown (after_unknown), it reveals nothing
+        return (v if isinstance(v, Unknown) else None), True
+    if isinstance(v, Unknown):
+        return v, False
+    if isinstance(v, dict) and "__sensitive__" in v:
+        return None, True
+    if isinstance(v, dict):
+        out: dict[str, Any] = {}
+        shape: dict[str, Any] = {}
+        for k, x in v.items():
+            out[k], s = _split(x, [p[1:] for p in paths if p[0] == k])
+            if _has(s):
+                shape[k] = s
+        return out, shape
+    if isinstance(v, list):
+        pairs = [_split(x, [p[1:] for p in paths if p[0] == i]) for i, x in enumerate(v)]
+        shapes = [s if _has(s) else False for _x, s in pairs]
+        return [x for x, _s in pairs], shapes if any(_has(s) for s in shapes) else []
+    return v, False
 
 
 def change_json(c: ResourceChange) -> dict[str, Any]:
-    after = _masked_after(c)
+    before, before_sensitive = _split_sensitive(c.before, c.sensitive_paths)
+    after, after_sensitive = _split_sensitive(c.after, c.sensitive_paths)
     return {
         "address": c.address,
         "type": c.type,
@@ -94,11 +105,11 @@ def change_json(c: ResourceChange) -> dict[str, Any]:
         "deposed": c.deposed,
         "actions": c.action.json_actions,
         "rebuild": c.rebuild,
-        "before": mask(c.before, c.sensitive_paths),
+        "before": _known(before),
         "after": _known(after),
         "after_unknown": unknown_mask(after) if after is not None else {},
-        "before_sensitive": _sensitive_mask(c.before, c.sensitive_paths),
-        "after_sensitive": _sensitive_mask(c.after, c.sensitive_paths),
+        "before_sensitive": before_sensitive,
+        "after_sensitive": after_sensitive,
         "replace_paths": [split_path(p) for p in c.replace_paths],
         "changed_paths": [split_path(p) for p in c.changed_paths],
         "action_reason": c.action_reason or None,
@@ -109,14 +120,15 @@ def change_json(c: ResourceChange) -> dict[str, Any]:
         "importing": {"id": c.import_id, "external_id": c.action_reason != "import_by_request"}
         if c.import_id is not None
         else None,
+        "hooks": list(c.hooks),  # the breakpoints the apply pauses at, in order (hotc.planner.hooks)
     }
 
 
 def _output_json(o: OutputChange) -> dict[str, Any]:
     def show(v: Any) -> Any:
         if o.sensitive and v is not None and not isinstance(v, Unknown):
-            return SENSITIVE
-        return _known(mask(v, ()))
+            return None  # hidden: null, with "sensitive": true beside it
+        return _known(_split(v, [])[0])
 
     return {
         "actions": o.action.json_actions,

@@ -16,6 +16,7 @@ import shlex
 
 from hotc.planner.cost import format_duration
 from hotc.planner.disruption import disruptions
+from hotc.planner.hooks import pause_lines
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.present import (
     SENSITIVE,
@@ -255,6 +256,9 @@ def render_markdown(
     head += _review_lines(plan)
     head += _banners(plan)
     head += _policy_block(plan)
+    paused = pause_lines(plan)
+    if paused:  # the environment's hooks (breakpoints): where the apply waits for `hotc hook clear`
+        head += ["#### ⏸️ Pauses (hooks)", "", *(f"- {_esc(line)}" for line in paused), ""]
     head.append("| Action | Count |")
     head.append("|---|---:|")
     for key in ("delete", "replace", "rebuild", "update", "create", "forget", "no-op"):

@@ -3,6 +3,7 @@ per-resource diffs (old -> new, reasons, "known after apply", "(sensitive)")."""
 
 from __future__ import annotations
 
+from hotc.planner.hooks import pause_lines
 from hotc.planner.plan import Action, Plan, ResourceChange
 from hotc.planner.present import (
     MASK_KEY,
@@ -12,6 +13,7 @@ from hotc.planner.present import (
     import_verb,
     is_destructive,
     label,
+    mask,
     ordered,
     reason_text,
     string_diff,
@@ -43,8 +45,8 @@ def _resource_block(c: ResourceChange, color: bool, indent: str = "") -> list[st
     if c.action is Action.CREATE and c.import_id is None:  # most lines of a large plan: straight to the text
         head = f"+ {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) will be created"
         lines = [indent + _c(head, "create", color)]
-        after = c.after or {}
         paths = c.sensitive_paths
+        after = (mask(c.after, paths) if paths else c.after) or {}  # secrets inside a value: masked there
         hide_all = "*" in paths
         lead = indent + "    + "
         for k in sorted(after):
@@ -66,8 +68,8 @@ def _change_block(c: ResourceChange, color: bool) -> list[str]:
         lines.append(f"    physical id: {shown_physical_id(c.type, c.previous_physical_id)}")
     if c.action is Action.CREATE:
         # what mask() then fmt() print, in one pass over each value (fmt masks the state's markers inside)
-        after = c.after or {}
         paths = c.sensitive_paths
+        after = (mask(c.after, paths) if paths else c.after) or {}  # secrets inside a value: masked there
         hide_all = "*" in paths
         for k in sorted(after):
             v = after[k]
@@ -117,6 +119,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                     color,
                 )
             )
+    paused = pause_lines(plan)
+    if paused:  # the environment's hooks (breakpoints): where the apply waits for `hotc hook clear`
+        out.extend(["", "Pauses (hooks):", *(f"  || {line}" for line in paused)])
     if plan.groups:
         out.append("")
         out.append("Groups:")

@@ -96,6 +96,7 @@ VALUE = ResourceType(
         ),
     },
     attributes=attrs("value"),
+    attribute_sources={"value": "value"},
     heat_class="heat.engine.resources.openstack.heat.value.Value",
 )
 
@@ -143,6 +144,7 @@ TEST_RESOURCE = ResourceType(
         "entity_name": string(default="", update=True),
     },
     attributes=attrs("output"),
+    attribute_sources={"output": "value"},
     replace_rules=(test_resource_value_replace,),
     heat_class="heat.engine.resources.openstack.heat.test_resource.TestResource",
 )
@@ -298,6 +300,7 @@ SOFTWARE_CONFIG = ResourceType(
     name="OS::Heat::SoftwareConfig",
     properties={**_CONFIG_COMMON, "config": string()},
     attributes=attrs("config"),
+    attribute_sources={"config": "config"},
     heat_class="heat.engine.resources.openstack.heat.software_config.SoftwareConfig",
 )
 
@@ -305,6 +308,7 @@ STRUCTURED_CONFIG = ResourceType(
     name="OS::Heat::StructuredConfig",
     properties={**_CONFIG_COMMON, "config": map_()},
     attributes=attrs("config"),
+    attribute_sources={"config": "config"},
     heat_class="heat.engine.resources.openstack.heat.structured_config.StructuredConfig",
 )
 
