@@ -64,6 +64,7 @@ from hotc.model import model
 from hotc.planner.plan import Plan
 from hotc.state.document import StackState
 from hotc.state.events import Event
+from hotc.state.hooks import forget_pending
 
 # what other modules took from here before the step handlers moved out (kept importable from here)
 __all__ = [
@@ -216,6 +217,8 @@ class Executor:
             (stack_event(self.plan.stack_name, f"{stack_action}_IN_PROGRESS", "Stack apply started"),),
         )
         g = self.graph
+        if self.options.hooks is not None and any(st.kind == HOOK for st in g.steps.values()):
+            forget_pending(self.options.hooks)  # left by a killed run (this one holds the stack's lock)
         walk = Walker(
             tuple(g.steps),
             g.waits_on,

@@ -51,6 +51,22 @@ def _env_parameter_names(path: Path) -> set[str]:
     return names
 
 
+def _drop_undeclared_parameters(path: Path, declared: set[str]) -> None:
+    """Rewrite the stored environment at ``path`` (a temporary copy) without the ``parameters`` entries the
+    template does not declare (``parameter_defaults`` stay: Heat ignores undeclared ones there anyway)."""
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return  # the loader reports a broken environment properly
+    if not isinstance(doc, dict) or not isinstance(doc.get("parameters"), dict):
+        return
+    kept = {k: v for k, v in doc["parameters"].items() if str(k) in declared}
+    if len(kept) == len(doc["parameters"]):
+        return
+    doc["parameters"] = kept
+    path.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
 def cli_text(value: Any, kind: str) -> str:
     """A stored parameter value as ``--parameter`` text for a parameter of type ``kind``."""
     if isinstance(value, str):
@@ -136,6 +152,15 @@ def existing_inputs(
             str(main_path), [str(e) for e in envs], {}, {}, require_values=False, checks=NO_TYPE_CHECKS
         )
         declared = probe.template.parameters if probe is not None else {}
+        if probe is not None:
+            # Heat's PATCH update keeps the stored environment's parameters, loads the new ones over them, then
+            # drops every name the template does not declare (heat/engine/service.py, _parse_template_and_
+            # validate_stack with PARAM_EXISTING): a value for a parameter the new template no longer has is
+            # forgotten, not refused
+            for env in stored_envs:
+                _drop_undeclared_parameters(env, set(declared))
+            parameters = {k: v for k, v in parameters.items() if k in declared}
+            parameter_files = {k: v for k, v in parameter_files.items() if k in declared}
         overridden = set(parameters) | set(parameter_files)
         for e in environments:
             overridden |= _env_parameter_names(e)

@@ -81,11 +81,13 @@ def drift_command(
     from hotc.cli.drift_view import RENDERERS
     from hotc.state.signal_store import store_for
 
+    common, by_stack = op.declared_accepted(Path.cwd() / "hotc.toml")
     request = op.DriftRequest(
         stacks=tuple(stacks or ()),
         all_stacks=all_stacks,
         backend=backend,
-        accepted=op.accepted_from_toml(Path.cwd() / "hotc.toml"),
+        accepted=common,
+        accepted_by_stack=by_stack,
         stack_parallelism=max(1, parallelism),
     )
     result = op.run(

@@ -184,6 +184,10 @@ def _md(value: Any) -> str:
     return "`" + _v(value).replace("`", "'").replace("|", "\\|") + "`"
 
 
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def render_markdown_stack(s: StackDrift, today: str) -> str:
     lines = [MARKER.format(stack=s.stack)]
     if s.error:
@@ -208,19 +212,23 @@ def render_markdown_stack(s: StackDrift, today: str) -> str:
                     f"| `{r.address}` | {r.type} | changed | `{p.path}` | {_md(p.recorded)} | {_md(p.live)} |"
                 )
                 if p.counts:
-                    rows.append(row + (f" expired {p.accepted.entry.until} |" if p.accepted else " |"))
+                    note = f" accepted until {p.accepted.entry.until}, expired |" if p.accepted else " |"
+                    rows.append(row + note)
                 else:
                     assert p.accepted is not None
                     accepted_rows.append(
-                        f"| `{r.address}` | `{p.path}` | {p.accepted.entry.reason} | {p.accepted.entry.until} | "
+                        f"| `{r.address}` | `{p.path}` | {_cell(p.accepted.entry.reason)} | {p.accepted.entry.until} | "
                         f"{p.accepted.source} |"
                     )
         elif r.kind in ("deleted", "untracked"):
             if r.counts:
-                rows.append(f"| `{r.address}` | {r.type} | {r.kind} | | `{r.physical_id}` | | |")
+                live = "(gone)" if r.kind == "deleted" else f"`{r.physical_id}`"
+                recorded = f"`{r.physical_id}`" if r.kind == "deleted" else "(not in the state)"
+                note = f"accepted until {r.accepted.entry.until}, expired" if r.accepted is not None else ""
+                rows.append(f"| `{r.address}` | {r.type} | {r.kind} | | {recorded} | {live} | {note} |")
             elif r.accepted is not None:
                 accepted_rows.append(
-                    f"| `{r.address}` | `*` | {r.accepted.entry.reason} | {r.accepted.entry.until} | "
+                    f"| `{r.address}` | `*` | {_cell(r.accepted.entry.reason)} | {r.accepted.entry.until} | "
                     f"{r.accepted.source} |"
                 )
     if rows:
@@ -359,7 +367,9 @@ def note_accepted(plan: Plan, state: StackState | None, err: IO[str] | None = No
         return
     from hotc.ops.drift import accepted_apart, accepted_from_toml
 
-    pairs = accepted_apart(state, plan.resource_drift, accepted_from_toml(Path.cwd() / "hotc.toml"))
+    pairs = accepted_apart(
+        state, plan.resource_drift, accepted_from_toml(Path.cwd() / "hotc.toml", plan.stack_name)
+    )
     if pairs:
         stream = err if err is not None else sys.stderr
         stream.write("Accepted drift (hotc drift --accept or hotc.toml; an expired entry counts again):\n")

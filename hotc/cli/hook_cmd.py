@@ -43,7 +43,14 @@ def poll_command(
 
     if fmt not in ("text", "json"):
         raise HotcError(f"--format {fmt!r}: choose one of text, json")
-    records = pending(_store(backend, stack))
+    from hotc.state import backend_from_config
+
+    store = _store(backend, stack)
+    records = pending(store)
+    holder = backend_from_config(backend).peek_lock(stack) if records else None
+    if records and (holder is None or holder.holder_gone()):
+        # no apply holds the stack: these were left by a run that was killed while paused
+        records = []
     if fmt == "json":
         rows = [
             {

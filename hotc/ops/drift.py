@@ -49,13 +49,15 @@ _TAG_LINEAGE = "hotc-lineage"
 class DriftRequest:
     """Scan ``stacks`` (or, with ``all_stacks``, every stack of the backend). ``accepted``: entries declared
     outside the state (``hotc.toml``), by ``ADDRESS:PROPERTY_PATH`` key, applied to every stack scanned (with an
-    entry of the same key in the state, the one not expired applies). ``today``: the ISO date expiry is judged against
+    entry of the same key in the state, the one not expired applies); ``accepted_by_stack``: those declared for
+    one stack only. ``today``: the ISO date expiry is judged against
     (empty: the local date)."""
 
     stacks: tuple[str, ...] = ()
     all_stacks: bool = False
     backend: str | None = None
     accepted: Mapping[str, AcceptedDrift] = field(default_factory=dict)
+    accepted_by_stack: Mapping[str, Mapping[str, AcceptedDrift]] = field(default_factory=dict)
     today: str = ""
     stack_parallelism: int = DEFAULT_STACK_PARALLELISM
     read_parallelism: int = 10
@@ -150,7 +152,7 @@ class DriftResult:
 
 
 def split_key(key: str) -> tuple[str, str]:
-    """``ADDRESS:PROPERTY_PATH`` -> (address, path); the colon is the last one (addresses hold no colon)."""
+    """``ADDRESS:PROPERTY_PATH`` -> (address, path), split at the first colon (addresses hold none; a path may)."""
     address, sep, path = key.partition(":")
     if not sep or not address or not path:
         raise HotcError(
@@ -170,11 +172,19 @@ def check_until(until: str, where: str) -> str:
     return until
 
 
-def accepted_from_toml(path: Path) -> dict[str, AcceptedDrift]:
-    """The ``[[drift.accept]]`` entries of ``hotc.toml`` (``address``, ``path``, ``reason``, ``until``); none
-    when the file is absent."""
+def accepted_from_toml(path: Path, stack: str | None = None) -> dict[str, AcceptedDrift]:
+    """The ``[[drift.accept]]`` entries of ``hotc.toml`` (``address``, ``path``, ``reason``, ``until``, and
+    optionally ``stack``) that apply to ``stack``: those naming no stack, and those naming this one (``stack``
+    None: only those naming no stack). None when the file is absent."""
+    common, by_stack = declared_accepted(path)
+    return {**common, **by_stack.get(stack, {})} if stack is not None else common
+
+
+def declared_accepted(path: Path) -> tuple[dict[str, AcceptedDrift], dict[str, dict[str, AcceptedDrift]]]:
+    """The ``[[drift.accept]]`` entries of ``hotc.toml``: those for every stack, and by stack those that name
+    one (``stack = "prod"``)."""
     if not path.is_file():
-        return {}
+        return {}, {}
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -183,13 +193,14 @@ def accepted_from_toml(path: Path) -> dict[str, AcceptedDrift]:
     entries = drift.get("accept", []) if isinstance(drift, dict) else None
     if not isinstance(entries, list):
         raise HotcError(f"{path}: error: [[drift.accept]] must be an array of tables")
-    out: dict[str, AcceptedDrift] = {}
+    common: dict[str, AcceptedDrift] = {}
+    by_stack: dict[str, dict[str, AcceptedDrift]] = {}
     for i, e in enumerate(entries, 1):
         where = f"{path}: drift.accept #{i}"
         if not isinstance(e, dict):
             raise HotcError(f"{where}: error: expected a table with address, path, reason and until")
         missing = [k for k in ("address", "path", "reason", "until") if k not in e]
-        unknown = sorted(set(e) - {"address", "path", "reason", "until"})
+        unknown = sorted(set(e) - {"address", "path", "reason", "until", "stack"})
         if missing or unknown:
             raise HotcError(
                 f"{where}: error: "
@@ -197,21 +208,19 @@ def accepted_from_toml(path: Path) -> dict[str, AcceptedDrift]:
                     ([f"missing {', '.join(missing)}"] if missing else [])
                     + ([f"unknown key(s) {', '.join(unknown)}"] if unknown else [])
                 )
-                + " (a drift.accept entry has address, path, reason and until)"
+                + " (a drift.accept entry has address, path, reason, until, and optionally stack)"
             )
         until = e["until"]
         if isinstance(until, date):
             until = until.isoformat()
-        if not all(isinstance(e[k], str) for k in ("address", "path", "reason")) or not isinstance(
-            until, str
-        ):
-            raise HotcError(f"{where}: error: address, path and reason must be strings, until a date")
+        texts = ("address", "path", "reason", *(("stack",) if "stack" in e else ()))
+        if not all(isinstance(e[k], str) for k in texts) or not isinstance(until, str):
+            raise HotcError(f"{where}: error: address, path, reason and stack must be strings, until a date")
         key = f"{e['address']}:{e['path']}"
         split_key(key)
-        out[key] = AcceptedDrift(
-            reason=e["reason"], until=check_until(until, f"{where}: error"), by="hotc.toml"
-        )
-    return out
+        entry = AcceptedDrift(reason=e["reason"], until=check_until(until, f"{where}: error"), by="hotc.toml")
+        (by_stack.setdefault(e["stack"], {}) if "stack" in e else common)[key] = entry
+    return common, by_stack
 
 
 def _entries(state: StackState, declared: Mapping[str, AcceptedDrift], today: str) -> list[Accepted]:
@@ -418,9 +427,10 @@ def run(
     """Scan the stacks of ``request``. ``cloud``: the connection getter, ``drivers``: the type -> driver look-up
     (both from the CLI's composition root); ``signals``: the backend -> signal-store getter, if any."""
     today = request.today or date.today().isoformat()
-    for key, entry in request.accepted.items():
-        split_key(key)
-        check_until(entry.until, f"accepted drift {key!r}")
+    for declared in (request.accepted, *request.accepted_by_stack.values()):
+        for key, entry in declared.items():
+            split_key(key)
+            check_until(entry.until, f"accepted drift {key!r}")
     backend = backend_from_config(request.backend)
     if request.all_stacks:
         names = sorted(backend.list_stacks())
@@ -441,7 +451,7 @@ def run(
                 state,
                 cloud=cloud,
                 drivers=drivers,
-                accepted=request.accepted,
+                accepted={**request.accepted, **request.accepted_by_stack.get(name, {})},
                 today=today,
                 read_parallelism=request.read_parallelism,
                 signals=signals(request.backend) if signals is not None else None,

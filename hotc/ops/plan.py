@@ -266,8 +266,27 @@ def check_policy(s: CheckSubject, done: Checked) -> Checked:
     )
 
 
+def check_immutable_parameters(s: CheckSubject, done: Checked) -> Checked:
+    """An update may not change a parameter declared ``immutable: true`` (Heat: ImmutableParameterModified)."""
+    from hotc.planner.api import changed_immutable_parameters
+
+    if not _normal_with_template(s, done) or s.loaded is None or s.state is None:
+        return done
+    changed = changed_immutable_parameters(
+        s.loaded.template.parameters, s.loaded.parameter_values, s.state.parameters
+    )
+    if changed:
+        raise HotcError(
+            "The following parameters are immutable and may not be updated: "
+            + ", ".join(changed)
+            + " (give them the value the stack has, or remove immutable: true from their definitions)"
+        )
+    return done
+
+
 # The plan-time checks, in the order they run.
 CHECKS: tuple[PlanCheck, ...] = (
+    PlanCheck("immutable-parameters", check_immutable_parameters),
     PlanCheck("constraints", check_constraints),
     PlanCheck("support", check_support),
     PlanCheck("policy", check_policy),

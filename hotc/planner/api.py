@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     from hotc.planner.digraph import CycleError, DiGraph, topological_sort
     from hotc.planner.disruption import disruptions
     from hotc.planner.expand import build_desired
+    from hotc.planner.immutable_parameters import changed_immutable_parameters
     from hotc.planner.make import make_plan, registry_lookup
     from hotc.planner.options import (
         DEFAULT_PARALLELISM,
@@ -178,6 +179,7 @@ _HOME: dict[str, tuple[str, str]] = {
     "check_constraints": ("hotc.planner.constraints", "check_constraints"),
     "check_deny": ("hotc.planner.policy", "check_deny"),
     "check_plan_fresh": ("hotc.planner.planfile", "check_plan_fresh"),
+    "changed_immutable_parameters": ("hotc.planner.immutable_parameters", "changed_immutable_parameters"),
     "check_protection": ("hotc.planner.protection", "check_protection"),
     "covering_mark": ("hotc.planner.protection", "covering_mark"),
     "protection_violations": ("hotc.planner.protection", "protection_violations"),
@@ -273,6 +275,7 @@ __all__ = [
     "StateResolver",
     "UnknownResolver",
     "build_desired",
+    "changed_immutable_parameters",
     "check_constraints",
     "check_deny",
     "check_plan_fresh",

@@ -624,6 +624,22 @@ class ScopedResolver:
             return index_path(d._output(child, STACK_ID_OUTPUT, self.base, self.memo), path, unknown)
         if attribute == "OS::stack_id":
             return index_path(d.stack_id_of(address), path, unknown)
+        if type_name != STACK_TYPE and attribute.startswith("resource."):
+            # TemplateResource.get_attribute -> grouputils.get_nested_attrs (use_indices off): "resource.NAME"
+            # then the path, or "resource.NAME.ATTR" then the path, reads resource NAME of the nested stack;
+            # with no attribute it is NAME's reference
+            steps = [*attribute.split(".", 2)[1:], *path]
+            inner = ScopedResolver(d, child, self.base, self.memo)
+            rname = steps[0]
+            if not isinstance(rname, str) or rname not in child.members:
+                raise HotcError(
+                    f"Member '{rname}' not found in group resource '{address.rsplit('.', 1)[-1]}'."
+                )
+            if len(steps) == 1:
+                return inner.resource_id(rname)
+            if not isinstance(steps[1], str):
+                return unknown()
+            return inner.resource_attr(rname, steps[1], tuple(steps[2:]))
         if attribute == "":
             outs = {n: d._output(child, n, self.base, self.memo) for n in child.template.outputs}
             return index_path(outs, path, unknown)

@@ -202,6 +202,13 @@ def pending(store: HookStore) -> list[HookRecord]:
     return out
 
 
+def forget_pending(store: HookStore) -> None:
+    """Drop every record: a new run holds the stack's lock, so what an earlier (killed) run left is stale."""
+    for kind in (PENDING, CLEAR):
+        for name in store.names(kind):
+            store.remove(kind, name)
+
+
 def request_clear(store: HookStore, address: str, hook: str) -> Mapping[str, Any]:
     """Ask the running apply to clear ``hook`` on ``address``; raises HotcError when it is not paused there."""
     name = record_name(hook, address)

@@ -416,3 +416,25 @@ def test_a_cancel_ends_the_pause_and_the_dependents_never_start() -> None:
     assert cloud.calls_for("create", "a") == [] and cloud.calls_for("create", "b") == []
     assert any(e.address == "a" and e.reason == "Failure occurred while waiting." for e in sink.events)
     assert store.names("pending") == []
+
+
+def test_a_run_killed_while_paused_leaves_no_pending_hook_and_the_next_run_pauses_again(work: Path) -> None:
+    import signal
+
+    proc = _start_apply(work, "-t", "t.yaml", "-e", "env.yaml")
+    try:
+        _until("db is paused", lambda: ("db", "pre-create") in _pending(work, "t", ()), proc)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=BOUND)
+    assert _poll_json(work, "t", ()) == set()  # its record is stale: no apply holds the stack
+    proc = _start_apply(work, "-t", "t.yaml", "-e", "env.yaml")
+    try:
+        _until("db is paused again", lambda: _poll_json(work, "t", ()) == {("db", "pre-create")}, proc)
+        assert _hotc(work, "hook", "clear", "t", "db", "--pre-create").returncode == 0
+        rc, out, err = _finish(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert rc == 0, out + err
+    assert set(_statuses(work, "t", ()).values()) == {"CREATE_COMPLETE"}

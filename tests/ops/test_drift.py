@@ -356,6 +356,12 @@ def test_cli_reports_drift_and_accept_writes_an_entry(
     assert r.returncode == 0, r.stdout
     prop = json.loads(r.stdout)["stacks"][0]["resources"][0]["properties"][0]
     assert prop["accepted"]["source"] == "hotc.toml" and prop["accepted"]["reason"] == "in review"
+    # an entry that names another stack does not apply to this one; one naming this stack does
+    entry = 'address = "a"\npath = "value"\nreason = "in review"\nuntil = 2999-12-31\n'
+    (tmp_path / "hotc.toml").write_text(f'[[drift.accept]]\nstack = "other"\n{entry}')
+    assert hotc(tmp_path, "drift", "s", *backend).returncode == 2
+    (tmp_path / "hotc.toml").write_text(f'[[drift.accept]]\nstack = "s"\n{entry}')
+    assert hotc(tmp_path, "drift", "s", *backend).returncode == 0
 
 
 def test_cli_accept_errors(tmp_path: Path) -> None:
