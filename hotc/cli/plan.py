@@ -493,7 +493,7 @@ def _render_state(state: Any, fmt: str) -> str:
                 for r in sorted(state.resources.values(), key=lambda r: r.address)
             ],
             "outputs": {
-                k: {"value": SENSITIVE if o.sensitive else o.value, "sensitive": o.sensitive}
+                k: {"value": None if o.sensitive else o.value, "sensitive": o.sensitive}  # hidden: null
                 for k, o in state.outputs.items()
             },
         }

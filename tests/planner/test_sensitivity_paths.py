@@ -185,6 +185,9 @@ def test_quickstart_prod_update_shows_replicas_in_clear_and_the_password_masked(
     outs = json.loads(r.stdout)
     assert outs["replicas"] == {"value": 1, "description": "", "sensitive": False}
     assert outs["app_name"]["value"] is None and outs["app_name"]["sensitive"] is True
+    shown = json.loads(hotc(tmp_path, "show", "quickstart", "--format", "json").stdout)["outputs"]
+    assert shown["replicas"] == {"value": 1, "sensitive": False}
+    assert shown["app_name"] == {"value": None, "sensitive": True}
 
     args = ("plan", "-t", str(QUICKSTART), "-e", str(PROD_ENV))
     text = hotc(tmp_path, *args)
