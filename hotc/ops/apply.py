@@ -38,6 +38,7 @@ from hotc.apply.steps.hook import terminal_prompt
 from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
+from hotc.ops.preflight import preflight
 from hotc.ops.stacks import require_stack, stack_not_found
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
@@ -245,6 +246,7 @@ def run_apply(
                 f"hotc has no driver to create or update {listed}; nothing was applied. Map the type to "
                 "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
             )
+        preflight(plan_, drivers, wiring.cloud)  # the cloud and its services, before anything runs
         parallelism = (
             opts.parallelism
             if saved is None or opts.parallelism != DEFAULT_PARALLELISM
