@@ -249,8 +249,12 @@ def plan_command(
             given=given,
             allow_outside_files=allow_outside_files,
             max_size=max_template_size,
+            identity=identity,
         )
 
+    from hotc.cli.project import template_identity
+
+    identity = template_identity(template, project or load_project()) if template is not None else None
     try:
         if existing:
             from hotc.apply.existing import existing_from_backend
@@ -379,9 +383,11 @@ def _plan(
     given: tuple[dict[str, str], dict[str, Path]] | None = None,
     allow_outside_files: bool = False,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
+    identity: str | None = None,
 ) -> None:
     """The options -> a plan request -> :func:`hotc.ops.plan.plan` -> the view. ``given``: parameters and
-    parameter files already parsed (``--existing``)."""
+    parameter files already parsed (``--existing``); ``identity``: the template's path as the state records
+    it (None: the template is the stack's stored copy)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
     # commands that do not plan never pay
     from hotc.cli.drift_view import note_accepted
@@ -391,11 +397,9 @@ def _plan(
     check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
         raise HotcError("--destroy and --refresh-only cannot be combined")
-    from hotc.cli.project import load_project, template_identity
-
     request = PlanRequest(
         stack=stack_name_for(stack, template),
-        template_path=template_identity(template, load_project()) if template is not None else None,
+        template_path=identity,
         name_given=stack is not None,
         template=template,
         environments=tuple(environment or ()),

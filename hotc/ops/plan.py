@@ -300,18 +300,16 @@ CHECKS: tuple[PlanCheck, ...] = (
 # ------------------------------------------------------------------------------------------- identity
 
 
-def template_path(request: PlanRequest) -> str:
-    """Where the stack's template is, as the state records it: the request's identity (relative to the
-    project root), else the template's absolute path."""
-    if request.template_path:
-        return request.template_path
-    assert request.template is not None
-    return Path(request.template).resolve().as_posix()
+def template_path(request: PlanRequest) -> str | None:
+    """Where the stack's template is, as the state records it: the identity the command gave (relative to
+    the project root, else absolute), or None where the template is a copy (``--existing``'s stored files, a
+    reloaded saved plan), which records nothing new."""
+    return request.template_path
 
 
-def _same_template(recorded: str, request: PlanRequest) -> bool:
+def _same_template(recorded: str, request: PlanRequest, now: str) -> bool:
     absolute = Path(request.template or "").resolve().as_posix()
-    if recorded in (template_path(request), absolute):
+    if recorded in (now, absolute):
         return True
     return not recorded.startswith("/") and absolute.endswith("/" + recorded)
 
@@ -321,9 +319,9 @@ def check_identity(request: PlanRequest, state: StackState | None) -> tuple[str,
     ``template.yaml`` gives stack ``template``) would plan the first one's resources away. Refused when the
     stack's name was derived from the file name; a warning when it was given."""
     recorded = (state.template or {}).get("path") if state is not None else None
-    if not isinstance(recorded, str) or not recorded or _same_template(recorded, request):
-        return ()
     now = template_path(request)
+    if now is None or not isinstance(recorded, str) or not recorded or _same_template(recorded, request, now):
+        return ()
     if not request.name_given:
         raise HotcError(
             f"stack {request.stack!r} was applied from {recorded}, and this template is {now}: its name comes "
@@ -467,7 +465,7 @@ def plan(
                     dict(request.parameters),
                     dict(request.parameter_files),
                 ),
-                "template_path": template_path(request),
+                **({"template_path": request.template_path} if request.template_path else {}),
             },
         )
     result = replace(result, warnings=tuple(str(w) for w in warned_by_template))
