@@ -258,7 +258,13 @@ def apply_command(
     --target, --exclude, --replace, --import); --existing reuses the stack's stored template, environments
     and parameters, overriding only what is given. A plan made now is held to --deny, --warn and
     --policy-file as 'hotc plan' holds it: a broken deny rule refuses it (exit 3) before anything runs."""
-    from hotc.cli.project import load_project, pinned, refuse_file_as_stack, template_identity
+    from hotc.cli.project import (
+        load_project,
+        merge_pinned,
+        pinned,
+        refuse_file_as_stack,
+        template_identity,
+    )
     from hotc.ops.apply import ApplyOptions
     from hotc.planner.api import parse_import
 
@@ -272,17 +278,31 @@ def apply_command(
     )
     name_given = target is not None
     if entry is not None:  # a stack pinned in the project file: its template, environments and settings
-        template = entry.template
-        environment = [*entry.environments, *(environment or [])]
-        parameter = [f"{k}={v}" for k, v in entry.parameters.items()] + list(parameter or [])
-        parameter_file = [f"{k}={v}" for k, v in entry.parameter_files.items()] + list(parameter_file or [])
-        backend = backend or entry.backend
-        deny = [*entry.deny, *(deny or [])]
-        warn = [*entry.warn, *(warn or [])]
-        if policy_file is None and entry.policy_files:
-            policy_file = entry.policy_files[0]
-        if parallelism == DEFAULT_PARALLELISM and entry.parallelism is not None:
-            parallelism = entry.parallelism
+        m = merge_pinned(
+            entry,
+            environment=environment,
+            parameter=parameter,
+            parameter_file=parameter_file,
+            backend=backend,
+            deny=deny,
+            warn=warn,
+            policy_file=policy_file,
+            parallelism=parallelism,
+            default_parallelism=DEFAULT_PARALLELISM,
+        )
+        template, environment, parameter, parameter_file = (
+            m.template,
+            m.environment,
+            m.parameter,
+            m.parameter_file,
+        )
+        backend, deny, warn, policy_file, parallelism = (
+            m.backend,
+            m.deny,
+            m.warn,
+            m.policy_file,
+            m.parallelism,
+        )
     by_stack = existing or (refresh_only and template is None)
     planfile = Path(target) if target is not None and template is None and not by_stack else None
     stack = target if template is not None or by_stack else None

@@ -3,22 +3,12 @@
 
 from __future__ import annotations
 
-import getpass
-import socket
 from typing import Annotated
 
 import typer
 
-from hotc.cli.common import BackendOpt
+from hotc.cli.common import BackendOpt, operator_name
 from hotc.ops.cancel import CancelRequest, run
-
-
-def _who() -> str:
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "unknown"
-    return f"{user}@{socket.gethostname()}"
 
 
 def cancel_command(
@@ -35,7 +25,7 @@ def cancel_command(
     """Cancel the apply or destroy that holds STACK's lock, from any terminal or CI job (Heat's 'stack
     cancel'): it starts nothing new, lets the actions in flight finish and records them, then exits
     non-zero saying who cancelled and when."""
-    result = run(CancelRequest(stack, _who(), no_rollback, wait, timeout, backend))
+    result = run(CancelRequest(stack, operator_name(), no_rollback, wait, timeout, backend))
     typer.echo(
         f"Cancel of the {result.operation} of stack {stack!r} (run by {result.holder}) requested at "
         f"{result.requested_at}."

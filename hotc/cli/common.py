@@ -78,6 +78,18 @@ def parse_parameter_files(values: list[str] | None) -> dict[str, Path]:
     return out
 
 
+def operator_name() -> str:
+    """Who runs this command (``user@host``), as the marks and requests it writes record it."""
+    import getpass
+    import socket
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "unknown"
+    return f"{user}@{socket.gethostname()}"
+
+
 def stack_name_for(stack: str | None, template: Path | None) -> str:
     if stack:
         return stack

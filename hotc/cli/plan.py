@@ -192,7 +192,7 @@ def plan_command(
 
     Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present (only with
     --detailed-exitcode), 3 a --deny / --policy-file rule is violated (the plan is printed, not saved)."""
-    from hotc.cli.project import load_project, pinned, refuse_file_as_stack
+    from hotc.cli.project import load_project, merge_pinned, pinned, refuse_file_as_stack
 
     refuse_file_as_stack(stack, template, "plan")
     plain = not existing and not destroy and not refresh_only and template is None
@@ -204,17 +204,31 @@ def plan_command(
         return
     entry = pinned(stack, template, project)
     if entry is not None:
-        template = entry.template
-        environment = [*entry.environments, *(environment or [])]
-        parameter = [f"{k}={v}" for k, v in entry.parameters.items()] + list(parameter or [])
-        parameter_file = [f"{k}={v}" for k, v in entry.parameter_files.items()] + list(parameter_file or [])
-        backend = backend or entry.backend
-        deny = [*entry.deny, *(deny or [])]
-        warn = [*entry.warn, *(warn or [])]
-        if policy_file is None and entry.policy_files:
-            policy_file = entry.policy_files[0]
-        if parallelism == DEFAULT_PARALLELISM and entry.parallelism is not None:
-            parallelism = entry.parallelism
+        m = merge_pinned(
+            entry,
+            environment=environment,
+            parameter=parameter,
+            parameter_file=parameter_file,
+            backend=backend,
+            deny=deny,
+            warn=warn,
+            policy_file=policy_file,
+            parallelism=parallelism,
+            default_parallelism=DEFAULT_PARALLELISM,
+        )
+        template, environment, parameter, parameter_file = (
+            m.template,
+            m.environment,
+            m.parameter,
+            m.parameter_file,
+        )
+        backend, deny, warn, policy_file, parallelism = (
+            m.backend,
+            m.deny,
+            m.warn,
+            m.policy_file,
+            m.parallelism,
+        )
 
     def run(
         tpl: Path | None,

@@ -208,3 +208,51 @@ def pinned(stack: str | None, template: Path | None, project: Project | None) ->
     if template is not None or stack is None or project is None:
         return None
     return project.stacks.get(stack)
+
+
+@model
+class Pinned:
+    """A command's options with a pinned stack's settings merged in: what the command gives adds to the
+    entry (environments, parameters, rules) or wins over it (backend, policy file, parallelism)."""
+
+    template: Path
+    environment: list[Path]
+    parameter: list[str]
+    parameter_file: list[str]
+    backend: str | None
+    deny: list[str]
+    warn: list[str]
+    policy_file: Path | None
+    parallelism: int
+
+
+def merge_pinned(
+    entry: StackEntry,
+    *,
+    environment: list[Path] | None,
+    parameter: list[str] | None,
+    parameter_file: list[str] | None,
+    backend: str | None,
+    deny: list[str] | None,
+    warn: list[str] | None,
+    policy_file: Path | None,
+    parallelism: int,
+    default_parallelism: int,
+) -> Pinned:
+    return Pinned(
+        template=entry.template,
+        environment=[*entry.environments, *(environment or [])],
+        parameter=[f"{k}={v}" for k, v in entry.parameters.items()] + list(parameter or []),
+        parameter_file=[f"{k}={v}" for k, v in entry.parameter_files.items()] + list(parameter_file or []),
+        backend=backend or entry.backend,
+        deny=[*entry.deny, *(deny or [])],
+        warn=[*entry.warn, *(warn or [])],
+        policy_file=policy_file
+        if policy_file is not None or not entry.policy_files
+        else entry.policy_files[0],
+        parallelism=(
+            entry.parallelism
+            if parallelism == default_parallelism and entry.parallelism is not None
+            else parallelism
+        ),
+    )

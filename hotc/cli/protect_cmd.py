@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import getpass
-import socket
 from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
 
-from hotc.cli.common import BackendOpt
+from hotc.cli.common import BackendOpt, operator_name
 from hotc.ops.protect import ProtectRequest, ProtectResult, run
 from hotc.state.document import STACK_MARK
 
@@ -23,14 +21,6 @@ AddressesArg = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
-
-
-def _who() -> str:
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "unknown"
-    return f"{user}@{socket.gethostname()}"
 
 
 def _name(key: str) -> str:
@@ -66,7 +56,9 @@ def protect_command(
     """Protect a stack (no ADDRESS: destroy is refused) or some of its resources (a plan that would delete or
     replace them is refused), from every command and runner that uses the backend."""
     at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    request = ProtectRequest(stack, tuple(addresses or ()), True, reason, _who(), at, backend, lock_timeout)
+    request = ProtectRequest(
+        stack, tuple(addresses or ()), True, reason, operator_name(), at, backend, lock_timeout
+    )
     _show(run(request), True)
 
 

@@ -4,12 +4,11 @@ every runner of the same backend sees them at its next plan."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import replace
 
-from hotc.errors import HotcError
+from hotc.errors import HotcError, did_you_mean
 from hotc.model import model
 from hotc.planner.api import covering_mark
 from hotc.state import StackState, backend_from_config
@@ -41,11 +40,6 @@ class ProtectResult:
     serial: int
 
 
-def _close(word: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(word, choices, n=3, cutoff=0.6)
-    return (" Did you mean " + " or ".join(repr(c) for c in close) + "?") if close else ""
-
-
 def _check_addresses(state: StackState, keys: tuple[str, ...]) -> None:
     """Each address must name a resource of the state (or hold some: a group, a nested stack); each pattern
     must match at least one."""
@@ -57,14 +51,16 @@ def _check_addresses(state: StackState, keys: tuple[str, ...]) -> None:
         if any(covering_mark(probe, a) for a in addresses):
             continue
         what = "pattern" if _WILDCARD.search(key) else "resource"
-        bad.append(f"{what} {key!r} matches no resource of the stack.{_close(key, holders)}")
+        bad.append(f"{what} {key!r} matches no resource of the stack.{did_you_mean(key, holders)}")
     if bad:
         raise HotcError(f"stack {state.stack_name!r}: " + " ".join(bad) + " Nothing was changed")
 
 
 def not_found(stack: str, stacks: list[str]) -> HotcError:
     listed = ", ".join(sorted(stacks)) if stacks else "none"
-    return HotcError(f"stack {stack!r} not found (stacks in this backend: {listed}).{_close(stack, stacks)}")
+    return HotcError(
+        f"stack {stack!r} not found (stacks in this backend: {listed}).{did_you_mean(stack, stacks)}"
+    )
 
 
 def run(request: ProtectRequest) -> ProtectResult:
