@@ -33,11 +33,25 @@ restart_if_changed() {  # name...: after a config change, stop these services (i
   return 0
 }
 
+started_after_pidfile() {  # pid file: true if process PID started after FILE was last written (seconds, 2 s slack)
+  local stat ticks btime hz mtime
+  stat=$(cat /proc/$1/stat 2>/dev/null) || return 1
+  stat=${stat##*) }   # the fields after "(comm) ", which may itself hold spaces
+  ticks=$(echo "$stat" | awk '{print $20}')   # field 22 of /proc/PID/stat: start time, clock ticks after boot
+  btime=$(awk '/^btime/{print $2}' /proc/stat)
+  hz=$(getconf CLK_TCK)
+  mtime=$(stat -c %Y "$2" 2>/dev/null) || return 1
+  [ $(( btime + ticks / hz )) -gt $(( mtime + 2 )) ]
+}
+
 pid_alive() {  # name: true if $MC/run/NAME.pid names a live process of THIS cloud (guards against PID reuse)
   local f=$MC/run/$1.pid p
   [ -f "$f" ] || return 1
   p=$(cat "$f" 2>/dev/null) || return 1
   [ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 1
+  # a PID file older than the process it names is stale: the machine restarted (or the service died) and the
+  # PID went to another process, maybe another service of this cloud
+  started_after_pidfile "$p" "$f" && return 1
   # ours: started from the service venv, or a gunicorn (its title is rewritten) running in $MC/wsgi/NAME
   tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "$MC/venv" && return 0
   # bind9's named (87-designate.sh), started with its config under $MC/etc/designate
