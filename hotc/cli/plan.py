@@ -574,10 +574,13 @@ def show_command(
     check_format(fmt, ("text", "json"))
     if os.sep in what or what.endswith(".json"):
         raise HotcError(f"{what}: no such plan file")
-    state, _ = backend_from_config(backend).read(what)
+    from hotc.cli.common import other_stacks
+
+    b = backend_from_config(backend)
+    state, _ = b.read(what)
     if state is None:
         raise HotcError(
-            f"{what}: neither a plan file nor a stack with state (backend {backend or 'default'})"
+            f"{what}: neither a plan file nor a stack with state in {b.describe()}.{other_stacks(b, what)}"
         )
     sys.stdout.write(_render_state(state, fmt))
 

@@ -486,7 +486,9 @@ def plan(
                 **({"template_path": request.template_path} if request.template_path else {}),
             },
         )
-    result = replace(result, warnings=tuple(str(w) for w in warned_by_template))
+    result = replace(
+        result, warnings=tuple(str(w) for w in warned_by_template), backend=recorded.backend.describe()
+    )
     if request.review:
         result = with_review(result, events, price_table)
     return PlanResult(

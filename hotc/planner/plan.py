@@ -168,6 +168,9 @@ class Plan:
     # the moves the apply performs on the state first (``--move``, hotc.toml, the moves file), each with the
     # recorded leaf addresses it moves (hotc.planner.moves)
     moves: tuple[Move, ...] = ()
+    # Where the state was read from (the backend's description, "local directory .hotc", "s3://B/P at URL"):
+    # a plan for a new stack names it, so a mistyped stack name or backend shows in the headline.
+    backend: str | None = None
 
     def summary(self) -> dict[str, int]:
         counts = {a.value: 0 for a in Action}
@@ -180,6 +183,15 @@ class Plan:
         """A normal plan for a stack that has no state yet: applying it creates the stack (and records its
         state) even when the template has no resource and no output, as Heat creates an empty stack."""
         return self.mode == "normal" and self.state_lineage is None and not self.targets
+
+    @property
+    def new_stack_line(self) -> str | None:
+        """For a normal plan of a stack with no state: ``new stack: no state in BACKEND`` (what a reviewer
+        checks when the stack was meant to exist); None for a stack that has state."""
+        if self.mode != "normal" or self.state_lineage is not None:
+            return None
+        where = f"no state in {self.backend}" if self.backend else "no state yet"
+        return f"new stack: {where}; applying creates stack {self.stack_name!r}"
 
     @property
     def has_changes(self) -> bool:

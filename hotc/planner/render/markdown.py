@@ -163,7 +163,7 @@ def _inputs_block(plan: Plan) -> list[str]:
         shown = SENSITIVE if isinstance(value, dict) else f"file `{_esc(str(value))}`"
         rows.append(f"| parameter `{_esc(key)}` | {shown} |")
     state = (
-        "none yet (a new stack)"
+        (f"none in {_esc(plan.backend)} (a new stack)" if plan.backend else "none yet (a new stack)")
         if plan.state_lineage is None
         else f"serial {plan.state_serial}, lineage `{plan.state_lineage}`"
     )
@@ -262,6 +262,9 @@ def render_markdown(
     head.append("")
     if plan.has_changes:
         head.append(f"**{headline(plan)}**")
+        new = plan.new_stack_line
+        if new:
+            head += ["", f"🆕 **{_esc(new[:1].upper() + new[1:])}.**"]
     else:
         head.append("**No changes.** The stack matches the template.")
     head.append("")

@@ -104,6 +104,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         )
     else:
         out.append(f"Plan for stack {plan.stack_name!r}{mode}: {summary_line(plan)}.")
+        new = plan.new_stack_line
+        if new:
+            out.append(new[:1].upper() + new[1:] + ".")
     changes = ordered(plan)
     destructive = [c for c in changes if is_destructive(c) or c.action is Action.FORGET]
     # the list singles out what is destructive among other changes; when every change is one (a destroy
@@ -177,7 +180,7 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         out.append("No drift: the cloud matches the state.")
     elif plan.creates_stack and not changes and not outs:
         out.append("")
-        out.append("The stack has no state yet: applying creates it (nothing in it to create).")
+        out.append("Nothing in it to create: applying records the empty stack.")
     elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")
