@@ -55,6 +55,7 @@ from hotc.planner.api import (
 from hotc.state import StackState, backend_from_config
 from hotc.state.hooks import hook_store_for
 from hotc.state.signal_store import store_for
+from hotc.state.snapshots import snapshots_kept
 
 
 @model
@@ -107,10 +108,12 @@ def run_apply(
     pfiles: Mapping[str, Path] | None = None,
     destroy: bool = False,
     cwd: Path | None = None,
+    adjust_desired: Callable[[Any], Any] | None = None,
 ) -> int:
     """Apply a saved plan, or plan and apply (``destroy``: a destroy plan from the state alone).
     Returns the exit code (0 success, 1 failure, 3 a deny rule refused the plan); raises HotcError for errors
-    before anything ran."""
+    before anything ran. ``adjust_desired``: a change made to the desired stack before it is planned (a
+    snapshot's restore: :mod:`hotc.ops.snapshot`)."""
     drivers = wiring.drivers
     saved: Plan | None = None
     loaded: Any = None
@@ -206,11 +209,21 @@ def run_apply(
                 allow_outside_files=opts.allow_outside_files,
                 template_path=opts.template_path,
                 name_given=opts.name_given,
-                decide_signals=not destroy,
+                decide_signals=not destroy and adjust_desired is None,
                 cwd=cwd,
             )
+            adjusted = (
+                adjust_desired(desired_for(loaded, stack, state))
+                if adjust_desired is not None and loaded is not None
+                else None
+            )
             result = plan(
-                request, wiring, recorded=Recorded(state, backend), loaded=loaded, warnings=tuple(warnings)
+                request,
+                wiring,
+                recorded=Recorded(state, backend),
+                loaded=loaded,
+                desired=adjusted,
+                warnings=tuple(warnings),
             )
             for note in result.notes:
                 err.write(note + "\n")
@@ -223,6 +236,9 @@ def run_apply(
             )
             for line in policy_lines(result, refused="; nothing was applied"):
                 err.write(line + "\n")
+            if destroy:
+                for line in snapshots_kept(backend, stack):
+                    err.write(line + "\n")
             if result.refused:
                 return DENY_EXIT_CODE
             if not plan_.has_changes:  # the plan's text above already says "No changes" (or "No drift")
