@@ -160,7 +160,10 @@ def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: s
         return render_json(plan)
     if fmt == "markdown":
         from hotc.planner.api import render_markdown
+        from hotc.state.config import project_dir, project_relative
 
+        if saved_as:  # the comment names the plan file as from the project root, the same on every runner
+            saved_as = project_relative(saved_as, project_dir(Path.cwd()))
         return render_markdown(plan, plan_hint=hint, saved_as=saved_as)
     from hotc.planner.api import render_text
 

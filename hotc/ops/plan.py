@@ -76,6 +76,7 @@ from hotc.planner.api import (
 )
 from hotc.state import StackState, backend_from_config
 from hotc.state.backend import StateNotWritableError
+from hotc.state.config import project_dir, project_paths
 from hotc.state.signal_store import backend_encrypts, store_for
 
 
@@ -484,6 +485,13 @@ def plan(
                     dict(request.parameter_files),
                 ),
                 **({"template_path": request.template_path} if request.template_path else {}),
+                "project_paths": project_paths(
+                    project_dir(request.cwd or Path.cwd()),
+                    request.template,
+                    request.environments,
+                    dict(request.parameter_files),
+                    recorded.backend,
+                ),
             },
         )
     result = replace(

@@ -13,6 +13,8 @@ out and how to see the full plan.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
+from typing import Any
 
 from hotc.planner.cost import format_duration
 from hotc.planner.disruption import disruptions
@@ -130,7 +132,7 @@ def apply_command(plan: Plan, saved_as: str | None) -> str:
     parameter values are never written out: they show as ``…``)."""
     if saved_as:
         return f"hotc apply {shlex.quote(saved_as)}"
-    inputs = plan.inputs or {}
+    inputs = _shown_inputs(plan)
     words = ["hotc", "apply"]
     if inputs.get("template"):
         words += ["-t", shlex.quote(str(inputs["template"]))]
@@ -149,8 +151,34 @@ def apply_command(plan: Plan, saved_as: str | None) -> str:
     return " ".join(words)
 
 
+def _shown_inputs(plan: Plan) -> dict[str, Any]:
+    """The plan's inputs with their paths as the project shows them (``project_paths``: relative to the
+    project root, recorded when the plan was made), so the comment reads the same from any checkout; a plan
+    without them keeps the paths it stores (relative to its files' common directory)."""
+    inputs = dict(plan.inputs or {})
+    shown = inputs.get("project_paths")
+    if not isinstance(shown, Mapping):
+        return inputs
+    inputs["template"] = shown.get("template") or inputs.get("template")
+    if len(shown.get("environments") or ()) == len(inputs.get("environments") or ()):
+        inputs["environments"] = list(shown.get("environments") or ())
+    files = dict(inputs.get("parameter_files") or {})
+    for key, path in (shown.get("parameter_files") or {}).items():
+        if key in files and not isinstance(files[key], dict):  # a hidden one stays masked
+            files[key] = path
+    inputs["parameter_files"] = files
+    return inputs
+
+
+def _backend_shown(plan: Plan) -> str | None:
+    shown = (plan.inputs or {}).get("project_paths")
+    if isinstance(shown, Mapping) and isinstance(shown.get("backend"), str):
+        return str(shown["backend"])
+    return plan.backend
+
+
 def _inputs_block(plan: Plan) -> list[str]:
-    inputs = plan.inputs or {}
+    inputs = _shown_inputs(plan)
     rows: list[str] = []
     if inputs.get("template"):
         rows.append(f"| template | `{_esc(str(inputs['template']))}` |")
@@ -162,8 +190,9 @@ def _inputs_block(plan: Plan) -> list[str]:
     for key, value in sorted((inputs.get("parameter_files") or {}).items()):
         shown = SENSITIVE if isinstance(value, dict) else f"file `{_esc(str(value))}`"
         rows.append(f"| parameter `{_esc(key)}` | {shown} |")
+    backend = _backend_shown(plan)
     state = (
-        (f"none in {_esc(plan.backend)} (a new stack)" if plan.backend else "none yet (a new stack)")
+        (f"none in {_esc(backend)} (a new stack)" if backend else "none yet (a new stack)")
         if plan.state_lineage is None
         else f"serial {plan.state_serial}, lineage `{plan.state_lineage}`"
     )
@@ -263,6 +292,8 @@ def render_markdown(
     if plan.has_changes:
         head.append(f"**{headline(plan)}**")
         new = plan.new_stack_line
+        if new and plan.backend:
+            new = new.replace(plan.backend, _backend_shown(plan) or plan.backend, 1)
         if new:
             head += ["", f"🆕 **{_esc(new[:1].upper() + new[1:])}.**"]
     else:
