@@ -42,6 +42,7 @@ from typing import IO, Any
 from hotc.apply.events import STACK_TYPE, stack_event
 from hotc.apply.executor import ApplyReport, ExecOptions, Executor
 from hotc.apply.existing import ExistingInputs, existing_inputs
+from hotc.apply.moves import moved, record_moves
 from hotc.apply.resolve import StateResolver
 from hotc.apply.scaling import group_states
 from hotc.apply.session import (
@@ -57,7 +58,7 @@ from hotc.errors import HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, plan, policy_lines
 from hotc.ops.preflight import preflight
-from hotc.planner.api import DEFAULT_PARALLELISM, Action, Plan
+from hotc.planner.api import DEFAULT_PARALLELISM, Action, Move, Plan
 from hotc.state import StackState
 from hotc.state.events import Event
 from hotc.values import Unknown
@@ -165,6 +166,8 @@ def roll_back(
             final = prepared
             if plan_.has_changes:
                 preflight(plan_, request.wiring.drivers, request.wiring.cloud)
+                # the records the failed apply moved go back first, in the state alone
+                prepared = record_moves(plan_, moved(plan_, prepared), backend, stack, lock)
                 rep = _execute(request, plan_, prepared, result, progress, err)
                 _report(rep, plan_, out, err)
                 final = rep.state
@@ -198,9 +201,10 @@ def restored_originals(current: StackState, before: StackState, failed: Plan) ->
     place); each object whose update or deletion failed is recorded as healthy, with the properties the failed
     update tried (so that the plan sets each one back). Every record stays true: the same objects exist."""
     tried = {c.address: c.after for c in failed.changes if not c.deposed and c.action is Action.UPDATE}
+    moved_from = {new: old for new, old in moved_back(current, failed)}
     resources = dict(current.resources)
     for addr, rs in current.resources.items():
-        old = before.resources.get(addr)
+        old = before.resources.get(moved_from.get(addr, addr))
         if old is None or not old.physical_id or old.in_progress:
             continue
         if rs.physical_id != old.physical_id:
@@ -210,7 +214,7 @@ def restored_originals(current: StackState, before: StackState, failed: Plan) ->
             kept = tuple(d for d in rs.deposed if d.physical_id != old.physical_id)
             if rs.physical_id:
                 kept = (*kept, as_deposed(rs, rs.type))
-            resources[addr] = replace(old, deposed=kept)
+            resources[addr] = replace(old, address=addr, deposed=kept)
         elif rs.failed and rs.status.split("_", 1)[0] in ("UPDATE", "DELETE"):
             props = dict(rs.properties)
             if rs.status.startswith("UPDATE") and isinstance(tried.get(addr), Mapping):
@@ -221,6 +225,17 @@ def restored_originals(current: StackState, before: StackState, failed: Plan) ->
                 rs, status=old.status, status_reason=old.status_reason, properties=props
             )
     return replace(current, resources=resources) if resources != dict(current.resources) else current
+
+
+def moved_back(current: StackState, failed: Plan) -> tuple[tuple[str, str], ...]:
+    """The records the failed apply moved (``--move``: it moves them first, in the state alone), as (where they
+    are now, where they were) pairs: the way back moves them back."""
+    return tuple(
+        (new, old)
+        for m in failed.moves
+        for old, new in m.leaves
+        if new in current.resources and old not in current.resources
+    )
 
 
 def _has_unknown(value: Any) -> bool:
@@ -290,7 +305,11 @@ def _plan_back(request: RollbackRequest, state: StackState, inputs: ExistingInpu
     if inputs is None:
         req = PlanRequest(mode="destroy", **common)
     else:
+        back = tuple(
+            Move(new, old, source="the rollback") for new, old in moved_back(state, request.failed_plan)
+        )
         req = PlanRequest(
+            moves=back,
             template=inputs.template,
             environments=tuple(inputs.environments),
             parameters=inputs.parameters,

@@ -306,3 +306,19 @@ def test_the_policy_holds_the_way_back(tmp_path: Path) -> None:
     st = _state(tmp_path, ())
     assert st.status == "ROLLBACK_FAILED" and "n" in st.resources
     assert not any(e.status == "DELETE_COMPLETE" for e in _events(tmp_path, ()))
+
+
+def test_a_move_is_moved_back(tmp_path: Path) -> None:
+    """The failed apply moved a to a2 (--move: the record moves first, in the state alone): the way back moves
+    it back, the same object, and deletes nothing of it."""
+    _write(tmp_path, "v1.yaml", v1())
+    moved = V2.replace("\n  a:\n", "\n  a2:\n")
+    _write(tmp_path, "v2.yaml", moved)
+    assert hotc(tmp_path, "apply", "-t", "v1.yaml", "st", "--auto-approve").returncode == 0
+    good = _state(tmp_path, ())
+    r = hotc(tmp_path, "apply", "-t", "v2.yaml", "st", "--auto-approve", "--rollback", "--move", "a=a2")
+    assert r.returncode == 1 and "Rolling back:" in r.stdout, r.stdout + r.stderr
+    st = _state(tmp_path, ())
+    assert st.status == "ROLLBACK_COMPLETE", st.status_reason
+    assert _ids(st) == _ids(good) and st.resources["a"].properties["value"] == "one"
+    assert not any(e.status == "DELETE_COMPLETE" and e.address in ("a", "a2") for e in _events(tmp_path, ()))
