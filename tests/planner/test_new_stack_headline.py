@@ -31,8 +31,9 @@ def test_text_and_markdown_name_the_backend_without_state(work: Path) -> None:
     assert text.splitlines()[1] == f"New stack: {where}; applying creates stack 'quickstart'.", text
     md = _plan(work, "quickstart", "--format", "markdown")
     head = md.split("| Action | Count |")[0]  # above the summary table, not only in the inputs
-    assert f"New stack: {where}; applying creates stack 'quickstart'." in head, md
-    assert f"| state | none in local directory {work / '.hotc'} (a new stack) |" in md
+    # the comment shows a local backend relative to the project root (here the working directory)
+    assert "New stack: no state in local directory .hotc; applying creates stack 'quickstart'." in head, md
+    assert "| state | none in local directory .hotc (a new stack) |" in md
 
 
 def test_another_backend_is_named(work: Path) -> None:

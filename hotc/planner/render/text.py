@@ -14,6 +14,7 @@ from hotc.planner.present import (
     is_destructive,
     label,
     mask,
+    move_lines,
     ordered,
     reason_text,
     string_diff,
@@ -62,6 +63,8 @@ def _change_block(c: ResourceChange, color: bool) -> list[str]:
     verb = import_verb(c) or VERB[kind]
     head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {verb}"
     lines = [_c(head, kind, color)]
+    if c.moved_from:
+        lines.append(f"    moved from: {c.moved_from} (the record moves first; the object is kept)")
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
         lines.append(f"    reason: {reason_text(c)}")
     if c.previous_physical_id and c.action in (Action.REPLACE, Action.DELETE, Action.FORGET):
@@ -122,6 +125,8 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                     color,
                 )
             )
+    if plan.moves:  # state only: each record takes its new address, nothing in the cloud changes
+        out.extend(["", "Moves (state only, no cloud call):", *(f"  -> {line}" for line in move_lines(plan))])
     paused = pause_lines(plan)
     if paused:  # the environment's hooks (breakpoints): where the apply waits for `hotc hook clear`
         out.extend(["", "Pauses (hooks):", *(f"  || {line}" for line in paused)])
