@@ -178,6 +178,7 @@ def test_into_and_out_of_a_nested_template(stack: Path) -> None:
 def test_a_whole_group_moves_with_its_members(stack: Path) -> None:
     before = ids(stack)
     write(stack, FIRST.replace("  g:\n", "  h:\n"))
+    assert "keep them with: --move g=h (" in hotc(stack, "plan", "-t", "t.yaml").stderr
     doc = plan_json(stack, "--move", "g=h")
     assert actions(doc)["h[0]"] == ["no-op"] and actions(doc)["h[1]"] == ["no-op"]
     assert doc["moves"][0]["resources"] == [{"from": "g[0]", "to": "h[0]"}, {"from": "g[1]", "to": "h[1]"}]
