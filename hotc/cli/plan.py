@@ -114,6 +114,13 @@ OsCloudOpt = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+QuotaMaxSizeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quota-max-size",
+        help="Count every AutoScalingGroup at its max_size in the quota check (what scaling may reach later).",
+    ),
+]
 ImportOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -186,6 +193,7 @@ def plan_command(
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
+    quota_max_size: QuotaMaxSizeOpt = False,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why. In a project
     (hotc.toml with [stacks.NAME] tables), 'hotc plan NAME' plans a pinned stack, and 'hotc plan' every one.
@@ -264,6 +272,7 @@ def plan_command(
             allow_outside_files=allow_outside_files,
             max_size=max_template_size,
             identity=identity,
+            quota_at_max_size=quota_max_size,
         )
 
     from hotc.cli.project import template_identity
@@ -398,6 +407,7 @@ def _plan(
     allow_outside_files: bool = False,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
     identity: str | None = None,
+    quota_at_max_size: bool = False,
 ) -> None:
     """The options -> a plan request -> :func:`hotc.ops.plan.plan` -> the view. ``given``: parameters and
     parameter files already parsed (``--existing``); ``identity``: the template's path as the state records
@@ -434,6 +444,7 @@ def _plan(
         allow_outside_files=allow_outside_files,
         review=True,
         prices=prices,
+        quota_at_max_size=quota_at_max_size,
     )
     result = plan(request, plan_wiring(os_cloud, "planned", max_size))
     for note in result.notes:

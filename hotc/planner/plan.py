@@ -161,6 +161,9 @@ class Plan:
     # (a hidden one as a salted digest, hotc.planner.refresh.carried_attributes). A saved plan carries them; its
     # apply reads those resources again and resolves from them, or stops if the cloud changed since the plan.
     refreshed_attributes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # The quota check (JSON-ready, see hotc.planner.quota): the project's limits and usage against what the
+    # apply needs at its peak, or why it was not checked; empty when the plan uses no quota.
+    quota: Mapping[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         counts = {a.value: 0 for a in Action}
