@@ -48,6 +48,7 @@ from hotc.cli.plan import (
     ExcludeOpt,
     ExistingOpt,
     ImportOpt,
+    MoveOpt,
     PolicyOpt,
     RefreshOnlyOpt,
     RefreshOpt,
@@ -252,6 +253,7 @@ def apply_command(
     deny: DenyOpt = None,
     warn: WarnOpt = None,
     policy_file: PolicyOpt = None,
+    move: MoveOpt = None,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -266,7 +268,7 @@ def apply_command(
         template_identity,
     )
     from hotc.ops.apply import ApplyOptions
-    from hotc.planner.api import parse_import
+    from hotc.planner.api import parse_import, parse_move
 
     refuse_file_as_stack(target, template, "apply")
     timeouts = _timeouts(timeout)
@@ -277,6 +279,7 @@ def apply_command(
         else None
     )
     name_given = target is not None
+    moves = [(text, "--move") for text in move or []]
     if entry is not None:  # a stack pinned in the project file: its template, environments and settings
         m = merge_pinned(
             entry,
@@ -289,7 +292,9 @@ def apply_command(
             policy_file=policy_file,
             parallelism=parallelism,
             default_parallelism=DEFAULT_PARALLELISM,
+            move=move,
         )
+        moves = m.moves
         template, environment, parameter, parameter_file = (
             m.template,
             m.environment,
@@ -360,6 +365,7 @@ def apply_command(
         policy=policy_of(deny, warn, policy_file),
         template_path=template_identity(template, project) if template is not None else None,
         name_given=name_given,
+        moves=tuple(parse_move(text, where) for text, where in moves),
     )
     if existing:
         from hotc.apply.existing import existing_from_backend

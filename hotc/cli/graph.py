@@ -26,6 +26,7 @@ from hotc.cli.common import (
     ParamFileOpt,
     ParamOpt,
     check_format,
+    other_stacks,
     parse_parameter_files,
     parse_parameters,
     stack_name_for,
@@ -86,9 +87,13 @@ def _from_state(stack: str, backend_url: str | None) -> tuple[Any, str]:
     from hotc.planner.api import from_dependencies
     from hotc.state import backend_from_config
 
-    state, _ = backend_from_config(backend_url).read(stack)
+    backend = backend_from_config(backend_url)
+    state, _ = backend.read(stack)
     if state is None:
-        raise HotcError(f"{stack}: neither a plan file nor a stack with state; give a template with -t")
+        raise HotcError(
+            f"{stack}: neither a plan file nor a stack with state in {backend.describe()}; give a template "
+            f"with -t.{other_stacks(backend, stack)}"
+        )
     types = {a: r.type for a, r in state.resources.items()}
     deps = {a: r.dependencies for a, r in state.resources.items()}
     return from_dependencies(types, deps), f"stack {stack}"

@@ -134,6 +134,15 @@ ExcludeOpt = Annotated[
         "--exclude", help="Leave ADDR and everything that depends on it out of the plan (repeatable)."
     ),
 ]
+MoveOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--move",
+        metavar="OLD=NEW",
+        help="The resource recorded at OLD is the template's NEW (renamed, into or out of a group or nested "
+        "template): its record moves, the object is kept (repeatable; see also TEMPLATE_STEM.moves.yaml).",
+    ),
+]
 ExistingOpt = Annotated[
     bool,
     typer.Option(
@@ -158,7 +167,10 @@ def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: s
         return render_json(plan)
     if fmt == "markdown":
         from hotc.planner.api import render_markdown
+        from hotc.state.config import project_dir, project_relative
 
+        if saved_as:  # the comment names the plan file as from the project root, the same on every runner
+            saved_as = project_relative(saved_as, project_dir(Path.cwd()))
         return render_markdown(plan, plan_hint=hint, saved_as=saved_as)
     from hotc.planner.api import render_text
 
@@ -194,6 +206,7 @@ def plan_command(
     allow_outside_files: AllowOutsideOpt = False,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
     quota_max_size: QuotaMaxSizeOpt = False,
+    move: MoveOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why. In a project
     (hotc.toml with [stacks.NAME] tables), 'hotc plan NAME' plans a pinned stack, and 'hotc plan' every one.
@@ -211,6 +224,7 @@ def plan_command(
         _plan_every_stack(project, fmt, detailed_exitcode, max_template_size)
         return
     entry = pinned(stack, template, project)
+    moves = [(text, "--move") for text in move or []]
     if entry is not None:
         m = merge_pinned(
             entry,
@@ -223,7 +237,9 @@ def plan_command(
             policy_file=policy_file,
             parallelism=parallelism,
             default_parallelism=DEFAULT_PARALLELISM,
+            move=move,
         )
+        moves = m.moves
         template, environment, parameter, parameter_file = (
             m.template,
             m.environment,
@@ -273,6 +289,7 @@ def plan_command(
             max_size=max_template_size,
             identity=identity,
             quota_at_max_size=quota_max_size,
+            moves=moves,
         )
 
     from hotc.cli.project import template_identity
@@ -408,6 +425,7 @@ def _plan(
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
     identity: str | None = None,
     quota_at_max_size: bool = False,
+    moves: list[tuple[str, str]] | None = None,
 ) -> None:
     """The options -> a plan request -> :func:`hotc.ops.plan.plan` -> the view. ``given``: parameters and
     parameter files already parsed (``--existing``); ``identity``: the template's path as the state records
@@ -416,7 +434,7 @@ def _plan(
     # commands that do not plan never pay
     from hotc.cli.drift_view import note_accepted
     from hotc.ops.plan import PlanRequest, Policy, plan, policy_lines
-    from hotc.planner.api import DENY_EXIT_CODE, parse_import, save_plan
+    from hotc.planner.api import DENY_EXIT_CODE, parse_import, parse_move, save_plan
 
     check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
@@ -445,6 +463,7 @@ def _plan(
         review=True,
         prices=prices,
         quota_at_max_size=quota_at_max_size,
+        moves=tuple(parse_move(text, where) for text, where in moves or ()),
     )
     result = plan(request, plan_wiring(os_cloud, "planned", max_size))
     for note in result.notes:
@@ -569,10 +588,13 @@ def show_command(
     check_format(fmt, ("text", "json"))
     if os.sep in what or what.endswith(".json"):
         raise HotcError(f"{what}: no such plan file")
-    state, _ = backend_from_config(backend).read(what)
+    from hotc.cli.common import other_stacks
+
+    b = backend_from_config(backend)
+    state, _ = b.read(what)
     if state is None:
         raise HotcError(
-            f"{what}: neither a plan file nor a stack with state (backend {backend or 'default'})"
+            f"{what}: neither a plan file nor a stack with state in {b.describe()}.{other_stacks(b, what)}"
         )
     sys.stdout.write(_render_state(state, fmt))
 

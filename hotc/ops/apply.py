@@ -14,6 +14,7 @@ from typing import IO, Any
 
 from hotc.apply.cancel import watch_for_cancel
 from hotc.apply.executor import ExecOptions, Executor
+from hotc.apply.moves import moved, record_moves
 from hotc.apply.resolve import StateResolver
 from hotc.apply.scaling import group_states
 from hotc.apply.session import (
@@ -55,6 +56,7 @@ from hotc.planner.api import (
 from hotc.state import StackState, backend_from_config
 from hotc.state.hooks import hook_store_for
 from hotc.state.signal_store import store_for
+from hotc.state.snapshots import snapshots_kept
 
 
 @model
@@ -82,11 +84,18 @@ class ApplyOptions:
     template_path: str | None = None
     name_given: bool = True
     hook_timeout: float | None = None  # --hook-timeout: how long a pause at a hook may last
+    moves: tuple[Any, ...] = ()  # --move OLD=NEW (hotc.planner.api.Move), planned on the spot
 
     @property
     def plans_with_options(self) -> bool:
         return bool(
-            self.targets or self.excludes or self.replace or self.imports or self.refresh or self.refresh_only
+            self.targets
+            or self.excludes
+            or self.replace
+            or self.imports
+            or self.refresh
+            or self.refresh_only
+            or self.moves
         )
 
 
@@ -107,10 +116,12 @@ def run_apply(
     pfiles: Mapping[str, Path] | None = None,
     destroy: bool = False,
     cwd: Path | None = None,
+    adjust_desired: Callable[[Any], Any] | None = None,
 ) -> int:
     """Apply a saved plan, or plan and apply (``destroy``: a destroy plan from the state alone).
     Returns the exit code (0 success, 1 failure, 3 a deny rule refused the plan); raises HotcError for errors
-    before anything ran."""
+    before anything ran. ``adjust_desired``: a change made to the desired stack before it is planned (a
+    snapshot's restore: :mod:`hotc.ops.snapshot`)."""
     drivers = wiring.drivers
     saved: Plan | None = None
     loaded: Any = None
@@ -146,7 +157,7 @@ def run_apply(
     if saved is not None and opts.plans_with_options:
         raise HotcError(
             "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
-            "--replace and --import to 'hotc plan' instead"
+            "--replace, --import and --move to 'hotc plan' instead"
         )
     if opts.refresh_only and saved is None:
         return refresh_only_now(stack, backend, opts, out, err, read_line, interactive, wiring, cwd)
@@ -174,6 +185,8 @@ def run_apply(
                 out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
                 return 0
             state = StackState.new(stack)
+        if saved is not None:
+            state = moved(saved, state)  # the state as the plan saw it (written once the apply starts)
         if saved is not None and saved.refreshed_attributes:
             # the plan resolved what its refresh read: read again, and go on only if the cloud still says so
             reader = driver_reader(state, wiring.cloud, drivers, signals=signals)
@@ -206,15 +219,27 @@ def run_apply(
                 allow_outside_files=opts.allow_outside_files,
                 template_path=opts.template_path,
                 name_given=opts.name_given,
-                decide_signals=not destroy,
+                decide_signals=not destroy and adjust_desired is None,
                 cwd=cwd,
+                moves=opts.moves,
+            )
+            adjusted = (
+                adjust_desired(desired_for(loaded, stack, state))
+                if adjust_desired is not None and loaded is not None
+                else None
             )
             result = plan(
-                request, wiring, recorded=Recorded(state, backend), loaded=loaded, warnings=tuple(warnings)
+                request,
+                wiring,
+                recorded=Recorded(state, backend),
+                loaded=loaded,
+                desired=adjusted,
+                warnings=tuple(warnings),
             )
             for note in result.notes:
                 err.write(note + "\n")
             plan_ = result.plan
+            state = moved(plan_, state)
             desired = result.desired if loaded is not None else None
             if result.refreshed:  # apply resolves get_attr from what the plan saw: the attributes read live
                 state = with_live_attributes(state, result.refreshed)
@@ -223,6 +248,9 @@ def run_apply(
             )
             for line in policy_lines(result, refused="; nothing was applied"):
                 err.write(line + "\n")
+            if destroy:
+                for line in snapshots_kept(backend, stack):
+                    err.write(line + "\n")
             if result.refused:
                 return DENY_EXIT_CODE
             if not plan_.has_changes:  # the plan's text above already says "No changes" (or "No drift")
@@ -247,6 +275,7 @@ def run_apply(
                 "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
             )
         preflight(plan_, drivers, wiring.cloud)  # the cloud and its services, before anything runs
+        state = record_moves(plan_, state, backend, stack, lk)  # state only: no cloud call
         parallelism = (
             opts.parallelism
             if saved is None or opts.parallelism != DEFAULT_PARALLELISM

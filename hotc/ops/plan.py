@@ -49,25 +49,34 @@ from hotc.planner.api import (
     DenyRule,
     DenyViolation,
     DesiredStack,
+    Move,
     Plan,
     PlanOptions,
+    annotate_moves,
     build_desired,
+    check_move_types,
     driver_reader,
     enforce_constraints,
     enforce_plan_support,
     evaluate_policy,
     findings,
+    load_moves_file,
     load_policy_file,
     load_prices,
     make_plan,
+    move_state,
+    moves_file_for,
     parse_deny_rule,
     plan_inputs,
     refresh_resources,
+    resolve_moves,
+    suggest_moves,
     template_digest,
     with_review,
 )
 from hotc.state import StackState, backend_from_config
 from hotc.state.backend import StateNotWritableError
+from hotc.state.config import project_dir, project_paths
 from hotc.state.signal_store import backend_encrypts, store_for
 
 
@@ -163,6 +172,8 @@ class PlanRequest:
     name_given: bool = True
     # the quota check counts every AutoScalingGroup at its max_size (what scaling may make of it later)
     quota_at_max_size: bool = False
+    # moves OLD=NEW to plan (``--move``, hotc.toml); the moves file beside the template adds its own
+    moves: tuple[Move, ...] = ()
 
 
 @model
@@ -449,8 +460,14 @@ def plan(
             warnings=warned_by_template,
         )
     lineage = state.lineage if state is not None else recorded.lineage
+    moves, moved = _moves(request, state)
+    notes += moved
+    if moves and state is not None:
+        state = move_state(state, moves)  # planned at the new addresses; the apply records the move
     if desired is None:
         desired = build_desired(loaded or _empty_loaded(), request.stack, lineage, state=state)
+    if moves and recorded.state is not None:
+        check_move_types(moves, recorded.state, {a: r.type for a, r in desired.resources.items()})
     signals = store_for(request.signal_store, request.backend, request.cwd)
     scaling: ScalingRun | None = None
     if loaded is not None and request.mode == "normal":
@@ -479,7 +496,9 @@ def plan(
     against = state if state is not None and (state.serial > 0 or state.resources) else None
     if request.template is not None and request.mode == "normal":
         notes += check_identity(request, against)
-    made = make_plan(desired, against, options, refreshed)
+    made = annotate_moves(make_plan(desired, against, options, refreshed), moves)
+    if request.mode == "normal":
+        notes += suggest_moves(made)
     subject = CheckSubject(request, wiring, desired, loaded, state, recorded.backend, signals, rules)
     checked = Checked(made, notes)
     for check in CHECKS:
@@ -500,9 +519,18 @@ def plan(
                     dict(request.parameter_files),
                 ),
                 **({"template_path": request.template_path} if request.template_path else {}),
+                "project_paths": project_paths(
+                    project_dir(request.cwd or Path.cwd()),
+                    request.template,
+                    request.environments,
+                    dict(request.parameter_files),
+                    recorded.backend,
+                ),
             },
         )
-    result = replace(result, warnings=tuple(str(w) for w in warned_by_template))
+    result = replace(
+        result, warnings=tuple(str(w) for w in warned_by_template), backend=recorded.backend.describe()
+    )
     if request.review:
         result = with_review(result, events, price_table)
     return PlanResult(
@@ -519,6 +547,23 @@ def plan(
         scaling=scaling,
         events=events,
     )
+
+
+def _moves(request: PlanRequest, state: StackState | None) -> tuple[tuple[Move, ...], tuple[str, ...]]:
+    """The moves to plan: the request's, then the moves file's beside the template, checked against the
+    recorded state (HotcError naming each bad one), and the notes about them."""
+    given = tuple(request.moves)
+    if request.mode != "normal":
+        if given:
+            raise HotcError(
+                f"--move cannot be combined with --{request.mode}: a move is planned with the template"
+            )
+        return (), ()
+    if request.template is not None:
+        given += load_moves_file(moves_file_for(request.template))
+    if not given:
+        return (), ()
+    return resolve_moves(state, given, request.stack)
 
 
 def _decide_signals(

@@ -47,6 +47,8 @@ def test_a_missing_stack_lists_the_stacks_and_the_closest(applied: Path) -> None
         ("state", "history", "qucikstart"),
         ("events", "qucikstart"),
         ("resource", "list", "qucikstart"),
+        ("show", "qucikstart"),
+        ("graph", "qucikstart"),
     ):
         res = run_hotc(applied, *args)
         assert res.returncode == 1, args
@@ -54,6 +56,13 @@ def test_a_missing_stack_lists_the_stacks_and_the_closest(applied: Path) -> None
         assert "Stacks in local directory .hotc: quickstart." in res.stderr, (args, res.stderr)
     res = run_hotc(applied, "output", "zzz")
     assert "Did you mean" not in res.stderr and "Stacks in local directory .hotc: quickstart." in res.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "suspend", "resume", "destroy", "protect"])
+def test_stack_operations_suggest_the_close_stack(applied: Path, command: str) -> None:
+    res = run_hotc(applied, command, "qucikstart")
+    assert res.returncode == 1 and "Did you mean 'quickstart'?" in res.stderr, res.stderr
+    assert not (applied / ".hotc" / "qucikstart.lock").exists()
 
 
 @pytest.mark.parametrize("flag", ["--target", "--exclude", "--replace"])
