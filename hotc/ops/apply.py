@@ -276,6 +276,8 @@ def run_apply(
             )
         preflight(plan_, drivers, wiring.cloud)  # the cloud and its services, before anything runs
         state = record_moves(plan_, state, backend, stack, lk)  # state only: no cloud call
+        for m in plan_.moves:
+            out.write("".join(f"Moved {a} -> {b} (state only)\n" for a, b in m.leaves))
         parallelism = (
             opts.parallelism
             if saved is None or opts.parallelism != DEFAULT_PARALLELISM

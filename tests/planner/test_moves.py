@@ -104,6 +104,7 @@ def test_rename_is_kept_with_move(stack: Path) -> None:
 
     r = hotc(stack, "apply", "-t", "t.yaml", "--move", "a=b", "--auto-approve")
     assert r.returncode == 0, r.stderr
+    assert "Moved a -> b (state only)" in r.stdout
     after = ids(stack)
     assert "a" not in after and after["b"] == before["a"]
     events = hotc(stack, "events", "t")

@@ -435,8 +435,8 @@ class VolumeDriver(ListRead):
             lambda: conn.block_storage.set_volume_metadata(vid, **{KEPT_KEY: "true"}),
         )
         ctx.log(
-            f"volume {vid} is kept: stack snapshot(s) {', '.join(held)} hold snapshots of it; "
-            "'hotc snapshot delete' deletes it with the last of them"
+            f"volume {vid} is kept: stack snapshots hold its snapshot(s) {', '.join(held)} (Cinder deletes no "
+            "volume that has snapshots); 'hotc snapshot delete' deletes it with the last of them"
         )
         return True
 
