@@ -220,6 +220,17 @@ def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, fmt: str = "te
         raise typer.Exit(code)
 
 
+RollbackOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--rollback/--no-rollback",
+        help="If the apply fails, return the stack to its last good template (a stack being created: delete what "
+        "it made), or leave it as it failed. Stored as the stack's default (Heat's disable_rollback); without "
+        "either, the stored default, else no rollback.",
+    ),
+]
+
+
 def apply_command(
     target: Annotated[
         str | None,
@@ -253,6 +264,7 @@ def apply_command(
     deny: DenyOpt = None,
     warn: WarnOpt = None,
     policy_file: PolicyOpt = None,
+    rollback: RollbackOpt = None,
     move: MoveOpt = None,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
@@ -365,6 +377,7 @@ def apply_command(
         policy=policy_of(deny, warn, policy_file),
         template_path=template_identity(template, project) if template is not None else None,
         name_given=name_given,
+        rollback=rollback,
         moves=tuple(parse_move(text, where) for text, where in moves),
     )
     if existing:

@@ -40,6 +40,7 @@ from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
 from hotc.ops.preflight import preflight
+from hotc.ops.rollback import RollbackRequest, roll_back, rollback_enabled
 from hotc.ops.stacks import require_stack, stack_not_found
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
@@ -84,6 +85,8 @@ class ApplyOptions:
     template_path: str | None = None
     name_given: bool = True
     hook_timeout: float | None = None  # --hook-timeout: how long a pause at a hook may last
+    # --rollback / --no-rollback (None: as the stack's stored disable_rollback says; hotc.ops.rollback)
+    rollback: bool | None = None
     moves: tuple[Any, ...] = ()  # --move OLD=NEW (hotc.planner.api.Move), planned on the spot
 
     @property
@@ -185,8 +188,11 @@ def run_apply(
                 out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
                 return 0
             state = StackState.new(stack)
+        before = state  # the last good template, environments and parameters: what a rollback returns to
         if saved is not None:
             state = moved(saved, state)  # the state as the plan saw it (written once the apply starts)
+        if opts.rollback is not None:  # stored as Heat's disable_rollback: the stack's default from now on
+            state = replace(state, disable_rollback=not opts.rollback)
         if saved is not None and saved.refreshed_attributes:
             # the plan resolved what its refresh read: read again, and go on only if the cloud still says so
             reader = driver_reader(state, wiring.cloud, drivers, signals=signals)
@@ -254,6 +260,8 @@ def run_apply(
             if result.refused:
                 return DENY_EXIT_CODE
             if not plan_.has_changes:  # the plan's text above already says "No changes" (or "No drift")
+                if state.disable_rollback != before.disable_rollback and state.serial > 0:
+                    state = backend.write(stack, state, lk)
                 if result.scaling is not None:  # every signal refused: recorded all the same
                     record_decisions(result.scaling, state, stack, backend, lk, signals)
                 return 0
@@ -310,7 +318,10 @@ def run_apply(
                 desired_info=desired.resources if desired is not None else {},
                 on_log=getattr(show, "log", None),
             )
-            with interrupt_handlers(executor, err), watch_for_cancel(backend, stack, executor, err):
+            with (
+                interrupt_handlers(executor, err),
+                watch_for_cancel(backend, stack, executor, err) as cancel,
+            ):
                 rep = executor.run()
         final = rep.state
         if desired is not None and plan_.mode == "normal":
@@ -333,7 +344,43 @@ def run_apply(
             )
         elif final is not rep.state:
             final = backend.write(stack, final, lk)
-    print_report(rep, plan_, out, err)
+        reported = False
+        if not rep.ok and plan_.mode == "normal":
+            # a cancel rolls back unless it says --no-rollback; a failure as --rollback or the stack's default
+            # says; an interrupt (Ctrl-C, SIGTERM) only stops
+            wanted = (
+                cancel.rollback
+                if cancel.request is not None
+                else bool(rep.failed) and rollback_enabled(state, opts.rollback)
+            )
+            if wanted:
+                print_report(rep, plan_, out, err)
+                reported = True
+                final = roll_back(
+                    RollbackRequest(
+                        stack=stack,
+                        before=before,
+                        failed_plan=plan_,
+                        why=cancel.reason or "the apply failed: " + rep.state.status_reason,
+                        backend=backend,
+                        lock=lk,
+                        wiring=wiring,
+                        exec_options=ex_opts,
+                        policy=opts.policy,
+                        parallelism=parallelism,
+                        backend_url=opts.backend,
+                        os_cloud=opts.os_cloud,
+                        signal_store=opts.signal_store,
+                        allow_outside_files=opts.allow_outside_files,
+                        cwd=cwd,
+                    ),
+                    final,
+                    out=out,
+                    err=err,
+                    progress=progress,
+                ).state
+    if not reported:
+        print_report(rep, plan_, out, err)
     if rep.ok and plan_.mode != "destroy":
         print_outputs(final, out)
     warn_unrecoverable_secrets(final, getattr(backend, "key", None), err)
