@@ -169,7 +169,11 @@ def resolve_moves(
     problems: list[str] = []
     taken: dict[str, str] = {}  # new leaf address -> the move that takes it
     leaving: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for m in moves:
+        if (m.from_address, m.to_address) in seen:
+            continue  # the same move written twice (on the command line and in a file): once
+        seen.add((m.from_address, m.to_address))
         leaves = tuple(
             (a, m.to_address + a[len(m.from_address) :]) for a in resources if _under(a, m.from_address)
         )
@@ -305,6 +309,32 @@ def same_properties(type_name: str, before: Mapping[str, Any], after: Mapping[st
     return not changed_keys(rtype, apply_defaults(rtype, before), apply_defaults(rtype, after))
 
 
+def _whole(pairs: list[tuple[str, str]], addresses: list[str]) -> list[tuple[str, str]]:
+    """``pairs`` with the members of a renamed group or nested stack (``g[0]=h[0]``, ``g[1]=h[1]``) as one move
+    ``g=h`` when they are every resource the plan has under ``g``."""
+    heads: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for old, new in pairs:
+        tail = _tail(old)
+        if tail and tail == _tail(new):
+            heads.setdefault((old[: -len(tail)], new[: -len(tail)]), []).append((old, new))
+    out: list[tuple[str, str]] = []
+    done: set[tuple[str, str]] = set()
+    for old, new in pairs:
+        tail = _tail(old)
+        head = (old[: -len(tail)], new[: -len(tail)]) if tail and tail == _tail(new) else None
+        members = heads.get(head) if head is not None else None
+        if (
+            head is None
+            or members is None
+            or {a for a in addresses if _under(a, head[0])} != {o for o, _n in members}
+        ):
+            out.append((old, new))
+        elif head not in done:
+            done.add(head)
+            out.append(head)
+    return out
+
+
 def suggest_moves(plan: Any, same: Any = same_properties) -> tuple[str, ...]:
     """Notes for each delete + create of the same type whose properties are equal (``same(type, before,
     after)``): the exact ``--move`` that keeps the object. A delete with several equal creates pairs with the
@@ -333,6 +363,7 @@ def suggest_moves(plan: Any, same: Any = same_properties) -> tuple[str, ...]:
         pairs.append((d.address, fits[0].address))
     if not pairs:
         return ()
+    pairs = _whole(pairs, [c.address for c in plan.changes if not c.deposed])
     flags = " ".join(f"--move {old}={new}" for old, new in pairs)
     listed = ", ".join(f"{old} -> {new}" for old, new in pairs)
     return (
