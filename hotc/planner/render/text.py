@@ -20,6 +20,7 @@ from hotc.planner.present import (
     string_diff,
     summary_line,
 )
+from hotc.planner.quota import text_lines as quota_text_lines
 from hotc.planner.render.groups import split_changes
 from hotc.planner.render.groups import summary_line as group_summary
 from hotc.planner.render.groups import text_lines as group_text_lines
@@ -175,6 +176,8 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                 out.append(f"  - {o.name}: {before}")
             else:
                 out.append(f"  ~ {o.name}: {before} -> {after}")
+    if plan.quota:  # the project's quotas against what the apply needs at its peak (hotc.planner.quota)
+        out.extend(["", *quota_text_lines(plan.quota)])
     if plan.mode == "refresh-only" and not plan.resource_drift:
         out.append("")
         out.append("No drift: the cloud matches the state.")
