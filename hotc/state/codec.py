@@ -285,6 +285,8 @@ def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
             k: {"reason": e.reason, "until": e.until, "by": e.by, "at": e.at}
             for k, e in sorted(state.accepted_drift.items())
         }
+    if state.disable_rollback is not None:  # absent unless an apply set it
+        top["disable_rollback"] = state.disable_rollback
     return top
 
 
@@ -615,6 +617,7 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
             k: _accepted_from_dict(k, e, source)
             for k, e in _get(d, "accepted_drift", dict, source, where, {}).items()
         },
+        disable_rollback=_get(d, "disable_rollback", (bool, _NULL), source, where, None),
     )
 
 

@@ -28,11 +28,13 @@ from hotc.planner.present import (
     is_destructive,
     label,
     mask,
+    move_lines,
     ordered,
     reason_text,
     string_diff,
     summary_counts,
 )
+from hotc.planner.quota import markdown_lines as quota_markdown_lines
 from hotc.planner.render.groups import markdown_lines as group_markdown_lines
 from hotc.planner.render.groups import split_changes
 from hotc.planner.render.groups import summary_line as group_summary
@@ -46,6 +48,7 @@ ICON = {
     "replace": "♻️",
     "delete": "🗑️",
     "forget": "📤",
+    "move": "↪️",
     "no-op": "·",
 }
 
@@ -68,6 +71,11 @@ def _details(c: ResourceChange, caused_by: list[str] | None = None) -> str:
         f"<details><summary>{ICON[kind]} <b>{kind}</b> <code>{_esc(c.address)}</code> ({_esc(c.type)})</summary>",
         "",
     ]
+    if c.moved_from:
+        lines.append(
+            f"Moved from: `{_esc(c.moved_from)}` (the record moves first, state only; the object is kept)"
+        )
+        lines.append("")
     adopting = import_verb(c)
     if adopting is not None:
         lines.append(f"Adopting: {_esc(adopting)}")
@@ -115,6 +123,8 @@ def headline(plan: Plan) -> str:
     )
     if c["forget"]:
         text += f", {c['forget']} to forget"
+    if c["move"]:
+        text += f", {c['move']} to move"
     return text
 
 
@@ -135,6 +145,9 @@ def apply_command(plan: Plan, saved_as: str | None) -> str:
     for key, value in sorted((inputs.get("parameter_files") or {}).items()):
         shown = "…" if isinstance(value, dict) else str(value)
         words += ["--parameter-file", shlex.quote(f"{key}={shown}")]
+    for m in plan.moves:
+        if m.source == "--move":  # (the moves of hotc.toml and of the moves file are read again)
+            words += ["--move", shlex.quote(str(m))]
     words.append(shlex.quote(plan.stack_name))
     return " ".join(words)
 
@@ -290,18 +303,20 @@ def render_markdown(
     head += _review_lines(plan)
     head += _banners(plan)
     head += _policy_block(plan)
+    head += quota_markdown_lines(plan.quota)
     paused = pause_lines(plan)
     if paused:  # the environment's hooks (breakpoints): where the apply waits for `hotc hook clear`
         head += ["#### ⏸️ Pauses (hooks)", "", *(f"- {_esc(line)}" for line in paused), ""]
     head.append("| Action | Count |")
     head.append("|---|---:|")
-    for key in ("delete", "replace", "rebuild", "update", "create", "forget", "no-op"):
-        if key == "rebuild" and not counts["rebuild"]:
+    for key in ("delete", "replace", "rebuild", "update", "create", "forget", "move", "no-op"):
+        if key in ("rebuild", "move") and not counts[key]:
             continue
         name = {
             "no-op": "unchanged",
             "rebuild": "rebuild (root disk wiped)",
             "update": "update in place",
+            "move": "move (state only)",
         }.get(key, key)
         n = counts[key] - counts["rebuild"] if key == "update" else counts[key]  # rebuilds have their own row
         head.append(f"| {ICON[key]} {name} | {n} |")
@@ -323,6 +338,10 @@ def render_markdown(
         for c in destructive:
             kind = label(c)
             dlines.append(f"- {ICON[kind]} **{kind}** `{c.address}` ({_esc(c.type)}): {_esc(reason_text(c))}")
+        dlines.append("")
+    if plan.moves:
+        dlines += ["#### ↪️ Moves (state only, no cloud call)", ""]
+        dlines += [f"- {_esc(line)}" for line in move_lines(plan)]
         dlines.append("")
     if plan.groups:
         dlines.append("#### Groups")

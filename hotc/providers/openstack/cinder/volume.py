@@ -45,6 +45,11 @@ STACK_SNAPSHOT_KEY = "hotc-stack-snapshot"
 KEPT_KEY = "hotc-kept-for-snapshots"
 
 
+def _snapshots_of(conn: Any, vid: str) -> list[Any]:
+    """The Cinder snapshots of volume ``vid`` (filtered here too: a cloud may ignore the query's filter)."""
+    return [s for s in conn.block_storage.snapshots(details=True, volume_id=vid) if str(s.volume_id) == vid]
+
+
 class VolumeDriver(ListRead):
     snapshot_delete = True  # delete(policy=Snapshot) makes a backup first
 
@@ -336,7 +341,7 @@ class VolumeDriver(ListRead):
         existing = call(
             ctx,
             f"list snapshots of volume {vid}",
-            lambda: list(conn.block_storage.snapshots(details=True, volume_id=vid)),
+            lambda: _snapshots_of(conn, vid),
         )
         mine = [s for s in existing if s.name == name and str(s.volume_id) == vid]
         snap = next((s for s in mine if str(s.status) == "available"), None)
@@ -402,7 +407,7 @@ class VolumeDriver(ListRead):
         left = call(
             ctx,
             f"list snapshots of volume {vid}",
-            lambda: list(conn.block_storage.snapshots(details=True, volume_id=vid)),
+            lambda: _snapshots_of(conn, vid),
         )
         if left or vol.attachments:
             return
@@ -423,7 +428,7 @@ class VolumeDriver(ListRead):
         snaps = call(
             ctx,
             f"list snapshots of volume {vid}",
-            lambda: list(conn.block_storage.snapshots(details=True, volume_id=vid)),
+            lambda: _snapshots_of(conn, vid),
         )
         held = sorted({str((s.metadata or {}).get(STACK_SNAPSHOT_KEY)) for s in snaps if s.metadata})
         held = [h for h in held if h != "None"]
@@ -435,8 +440,8 @@ class VolumeDriver(ListRead):
             lambda: conn.block_storage.set_volume_metadata(vid, **{KEPT_KEY: "true"}),
         )
         ctx.log(
-            f"volume {vid} is kept: stack snapshot(s) {', '.join(held)} hold snapshots of it; "
-            "'hotc snapshot delete' deletes it with the last of them"
+            f"volume {vid} is kept: stack snapshots hold its snapshot(s) {', '.join(held)} (Cinder deletes no "
+            "volume that has snapshots); 'hotc snapshot delete' deletes it with the last of them"
         )
         return True
 
