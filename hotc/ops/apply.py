@@ -40,7 +40,7 @@ from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
 from hotc.ops.preflight import preflight
-from hotc.ops.rollback import RollbackRequest, roll_back, rollback_enabled
+from hotc.ops.rollback import RollbackRequest, report_before_rollback, roll_back, rollback_enabled
 from hotc.ops.stacks import require_stack, stack_not_found
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
@@ -354,7 +354,7 @@ def run_apply(
                 else bool(rep.failed) and rollback_enabled(state, opts.rollback)
             )
             if wanted:
-                print_report(rep, plan_, out, err)
+                report_before_rollback(rep, plan_, out, err)
                 reported = True
                 final = roll_back(
                     RollbackRequest(

@@ -169,7 +169,11 @@ def resolve_moves(
     problems: list[str] = []
     taken: dict[str, str] = {}  # new leaf address -> the move that takes it
     leaving: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for m in moves:
+        if (m.from_address, m.to_address) in seen:
+            continue  # the same move written twice (on the command line and in a file): once
+        seen.add((m.from_address, m.to_address))
         leaves = tuple(
             (a, m.to_address + a[len(m.from_address) :]) for a in resources if _under(a, m.from_address)
         )

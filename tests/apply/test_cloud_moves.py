@@ -78,8 +78,6 @@ def test_cloud_renamed_server_moved_keeps_its_id(
         assert st is not None and set(st.resources) == {"web"}
         assert st.resources["web"].physical_id == server_id
         assert cloud.compute.get_server(server_id).status == "ACTIVE"
-        r = hotc(tmp_path, env, "plan", "-t", "t.yaml", stack, "--detailed-exitcode")
-        assert r.returncode == 0, tail(r)
     finally:
         r = hotc(tmp_path, env, "destroy", stack, "--auto-approve")
         assert r.returncode == 0, tail(r)

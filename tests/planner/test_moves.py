@@ -287,3 +287,30 @@ def test_every_format_shows_the_move(stack: Path) -> None:
         assert "moved from a" in (stack / f"g.{fmt}").read_text()
     shown = json.loads(hotc(stack, "show", "p.json", "--format", "json").stdout)
     assert shown["moves"][0]["resources"] == [{"from": "a", "to": "b"}]
+
+
+def test_moves_file_syntax_error_and_a_move_given_twice(stack: Path) -> None:
+    write(stack, RENAMED)
+    write(stack, "moves:\n  - from: a\n    to: [b\n", "t.moves.yaml")
+    r = hotc(stack, "plan", "-t", "t.yaml")
+    assert r.returncode == 1 and "t.moves.yaml:4:1: error: not valid YAML" in r.stderr, r.stderr
+    write(stack, "moves:\n  - from: a\n    to: b\n", "t.moves.yaml")
+    doc = plan_json(stack, "--move", "a=b")
+    assert [m["source"] for m in doc["moves"]] == ["--move"] and actions(doc)["b"] == ["no-op"]
+
+
+def test_swap_two_records(stack: Path) -> None:
+    before = ids(stack)
+    swapped = FIRST.replace("  a:\n", "  tmp:\n").replace("[a, output]", "[g, resource.0.output]")
+    swapped = swapped.replace("value: one", "value: member")  # tmp is g[1]'s object; g[1] gets a's
+    write(stack, swapped)
+    doc = plan_json(stack, "--move", "g[1]=tmp", "--move", "a=g[1]")
+    assert actions(doc)["tmp"] == ["no-op"] and actions(doc)["g[1]"] == ["update"]
+    assert (
+        hotc(
+            stack, "apply", "-t", "t.yaml", "--move", "g[1]=tmp", "--move", "a=g[1]", "--auto-approve"
+        ).returncode
+        == 0
+    )
+    after = ids(stack)
+    assert after["tmp"] == before["g[1]"] and after["g[1]"] == before["a"]
