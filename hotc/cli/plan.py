@@ -114,6 +114,13 @@ OsCloudOpt = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+QuotaMaxSizeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quota-max-size",
+        help="Count every AutoScalingGroup at its max_size in the quota check (what scaling may reach later).",
+    ),
+]
 ImportOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -198,6 +205,7 @@ def plan_command(
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
+    quota_max_size: QuotaMaxSizeOpt = False,
     move: MoveOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why. In a project
@@ -280,6 +288,7 @@ def plan_command(
             allow_outside_files=allow_outside_files,
             max_size=max_template_size,
             identity=identity,
+            quota_at_max_size=quota_max_size,
             moves=moves,
         )
 
@@ -415,6 +424,7 @@ def _plan(
     allow_outside_files: bool = False,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
     identity: str | None = None,
+    quota_at_max_size: bool = False,
     moves: list[tuple[str, str]] | None = None,
 ) -> None:
     """The options -> a plan request -> :func:`hotc.ops.plan.plan` -> the view. ``given``: parameters and
@@ -452,6 +462,7 @@ def _plan(
         allow_outside_files=allow_outside_files,
         review=True,
         prices=prices,
+        quota_at_max_size=quota_at_max_size,
         moves=tuple(parse_move(text, where) for text, where in moves or ()),
     )
     result = plan(request, plan_wiring(os_cloud, "planned", max_size))
@@ -555,7 +566,7 @@ def _render_state(state: Any, fmt: str) -> str:
     if state.outputs:
         lines.append("")
         lines.append("Outputs:")
-        for k, o in sorted(state.outputs.items()):
+        for k, o in state.outputs.items():  # the template's order
             lines.append(f"  {k} = {SENSITIVE if o.sensitive else fmt_value(o.value)}")
     return "\n".join(lines) + "\n"
 

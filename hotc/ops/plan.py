@@ -16,7 +16,7 @@ pipeline, in order:
 5. ``--refresh``/``--refresh-only``: the recorded resources are read from the cloud;
 6. ``make_plan``;
 7. the plan-time checks, an ordered list of named checks (:data:`CHECKS`): the custom constraints, what apply
-   supports, and the policy;
+   supports, the policy, and the project's quotas;
 8. the plan is stamped with its inputs (the template's digest, the files and parameters it was made from);
 9. the review (estimate, cost, blast radius) when asked for.
 
@@ -108,6 +108,9 @@ class Wiring:
     rules: ConstraintRules  # the custom constraints a normal plan is checked against
     drivers: Callable[[str], Any]
     cloud: Callable[[], Any]  # the run's one lazily made cloud connection
+    # reads the project's quotas: (connection, quota keys, flavors) -> (limits and usage, flavor sizes, unread);
+    # None: hotc.providers.openstack.quota.read_quotas
+    quotas: Callable[[Any, frozenset[str], frozenset[str]], Any] | None = None
 
 
 @model
@@ -167,6 +170,8 @@ class PlanRequest:
     # path), and whether the stack's name was given (else it came from the template's file name)
     template_path: str | None = None
     name_given: bool = True
+    # the quota check counts every AutoScalingGroup at its max_size (what scaling may make of it later)
+    quota_at_max_size: bool = False
     # moves OLD=NEW to plan (``--move``, hotc.toml); the moves file beside the template adds its own
     moves: tuple[Move, ...] = ()
 
@@ -299,12 +304,41 @@ def check_immutable_parameters(s: CheckSubject, done: Checked) -> Checked:
     return done
 
 
+def check_quota(s: CheckSubject, done: Checked) -> Checked:
+    """The project's quotas against what the apply needs at its peak (:mod:`hotc.planner.quota`), read from
+    the cloud when one is configured: a quota the plan would exceed refuses it; the figures travel with it."""
+    if not _normal_with_template(s, done):
+        return done
+    from hotc.planner.api import cloud_configured, enforce_quotas
+
+    read = None
+    if cloud_configured(s.request.os_cloud):
+        reader: Callable[[Any, frozenset[str], frozenset[str]], Any]
+        if s.wiring.quotas is not None:
+            reader = s.wiring.quotas
+        else:
+            from hotc.providers.openstack.quota import read_quotas as reader
+
+        def read(keys: frozenset[str], flavors: frozenset[str]) -> Any:
+            return reader(s.wiring.cloud(), keys, flavors)
+
+    plan, notes = enforce_quotas(
+        done.plan,
+        s.desired,
+        read,
+        why_not="no cloud is configured (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)",
+        at_max_size=s.request.quota_at_max_size,
+    )
+    return replace(done, plan=plan, notes=done.notes + notes)
+
+
 # The plan-time checks, in the order they run.
 CHECKS: tuple[PlanCheck, ...] = (
     PlanCheck("immutable-parameters", check_immutable_parameters),
     PlanCheck("constraints", check_constraints),
     PlanCheck("support", check_support),
     PlanCheck("policy", check_policy),
+    PlanCheck("quota", check_quota),
 )
 
 

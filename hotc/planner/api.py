@@ -124,6 +124,7 @@ if TYPE_CHECKING:
     from hotc.planner.present import fmt as format_value
     from hotc.planner.prices import PriceTable, load_prices
     from hotc.planner.protection import check_protection, covering_mark, protection_violations
+    from hotc.planner.quota import enforce_quotas
     from hotc.planner.refresh import DriverReader, driver_reader, read_again, refresh_resources
     from hotc.planner.render.graph import from_dependencies, from_plan, render_dot, render_mermaid
     from hotc.planner.render.json import render_json
@@ -214,6 +215,7 @@ _HOME: dict[str, tuple[str, str]] = {
     "driver_reader": ("hotc.planner.refresh", "driver_reader"),
     "enforce_constraints": ("hotc.planner.constraints", "enforce_constraints"),
     "enforce_plan_support": ("hotc.planner.signals", "enforce_plan_support"),
+    "enforce_quotas": ("hotc.planner.quota", "enforce_quotas"),
     "estimate": ("hotc.planner.cost", "estimate"),
     "evaluate_policy": ("hotc.planner.policy", "evaluate_policy"),
     "expr_refs": ("hotc.planner.sensitivity", "expr_refs"),
@@ -320,6 +322,7 @@ __all__ = [
     "driver_reader",
     "enforce_constraints",
     "enforce_plan_support",
+    "enforce_quotas",
     "environment_paths",
     "hidden_names",
     "estimate",

@@ -165,6 +165,9 @@ class Plan:
     # (a hidden one as a salted digest, hotc.planner.refresh.carried_attributes). A saved plan carries them; its
     # apply reads those resources again and resolves from them, or stops if the cloud changed since the plan.
     refreshed_attributes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # The quota check (JSON-ready, see hotc.planner.quota): the project's limits and usage against what the
+    # apply needs at its peak, or why it was not checked; empty when the plan uses no quota.
+    quota: Mapping[str, Any] = field(default_factory=dict)
     # the moves the apply performs on the state first (``--move``, hotc.toml, the moves file), each with the
     # recorded leaf addresses it moves (hotc.planner.moves)
     moves: tuple[Move, ...] = ()

@@ -196,6 +196,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         },
         "warnings": list(plan.warnings),
         "review": dict(plan.review),
+        "quota": dict(plan.quota) or None,
     }
 
 

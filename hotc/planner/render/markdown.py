@@ -34,6 +34,7 @@ from hotc.planner.present import (
     string_diff,
     summary_counts,
 )
+from hotc.planner.quota import markdown_lines as quota_markdown_lines
 from hotc.planner.render.groups import markdown_lines as group_markdown_lines
 from hotc.planner.render.groups import split_changes
 from hotc.planner.render.groups import summary_line as group_summary
@@ -302,6 +303,7 @@ def render_markdown(
     head += _review_lines(plan)
     head += _banners(plan)
     head += _policy_block(plan)
+    head += quota_markdown_lines(plan.quota)
     paused = pause_lines(plan)
     if paused:  # the environment's hooks (breakpoints): where the apply waits for `hotc hook clear`
         head += ["#### ⏸️ Pauses (hooks)", "", *(f"- {_esc(line)}" for line in paused), ""]

@@ -20,6 +20,7 @@ from hotc.planner.present import (
     string_diff,
     summary_line,
 )
+from hotc.planner.quota import text_lines as quota_text_lines
 from hotc.planner.render.groups import split_changes
 from hotc.planner.render.groups import summary_line as group_summary
 from hotc.planner.render.groups import text_lines as group_text_lines
@@ -175,12 +176,14 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                 out.append(f"  - {o.name}: {before}")
             else:
                 out.append(f"  ~ {o.name}: {before} -> {after}")
+    if plan.quota:  # the project's quotas against what the apply needs at its peak (hotc.planner.quota)
+        out.extend(["", *quota_text_lines(plan.quota)])
     if plan.mode == "refresh-only" and not plan.resource_drift:
         out.append("")
         out.append("No drift: the cloud matches the state.")
     elif plan.creates_stack and not changes and not outs:
         out.append("")
-        out.append("Nothing in it to create: applying records the empty stack.")
+        out.append("Nothing in it to create: applying creates it as an empty stack, as Heat does.")
     elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")
