@@ -47,6 +47,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "resume": ("apply", "Resume the stack's suspended resources."),
     "show": ("plan", "Render a saved plan or a stack's recorded state."),
     "signal": ("signal_cmd", "Signal a resource (a wait-condition handle, a deployment, a policy)."),
+    "snapshot": (
+        "snapshot_cmd",
+        "Stack snapshots: create, list, show, delete, restore (as 'openstack stack snapshot').",
+    ),
     "stack": ("state", "The stacks in the backend (list)."),
     "state": ("state", "State maintenance (list, show, rm, mv, pull, push, history, restore)."),
     "suspend": ("apply", "Suspend the stack's resources that can be suspended."),

@@ -48,6 +48,7 @@ from hotc.cli.plan import (
     ExcludeOpt,
     ExistingOpt,
     ImportOpt,
+    MoveOpt,
     PolicyOpt,
     RefreshOnlyOpt,
     RefreshOpt,
@@ -219,6 +220,17 @@ def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, fmt: str = "te
         raise typer.Exit(code)
 
 
+RollbackOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--rollback/--no-rollback",
+        help="If the apply fails, return the stack to its last good template (a stack being created: delete what "
+        "it made), or leave it as it failed. Stored as the stack's default (Heat's disable_rollback); without "
+        "either, the stored default, else no rollback.",
+    ),
+]
+
+
 def apply_command(
     target: Annotated[
         str | None,
@@ -252,6 +264,8 @@ def apply_command(
     deny: DenyOpt = None,
     warn: WarnOpt = None,
     policy_file: PolicyOpt = None,
+    rollback: RollbackOpt = None,
+    move: MoveOpt = None,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -266,7 +280,7 @@ def apply_command(
         template_identity,
     )
     from hotc.ops.apply import ApplyOptions
-    from hotc.planner.api import parse_import
+    from hotc.planner.api import parse_import, parse_move
 
     refuse_file_as_stack(target, template, "apply")
     timeouts = _timeouts(timeout)
@@ -277,6 +291,7 @@ def apply_command(
         else None
     )
     name_given = target is not None
+    moves = [(text, "--move") for text in move or []]
     if entry is not None:  # a stack pinned in the project file: its template, environments and settings
         m = merge_pinned(
             entry,
@@ -289,7 +304,9 @@ def apply_command(
             policy_file=policy_file,
             parallelism=parallelism,
             default_parallelism=DEFAULT_PARALLELISM,
+            move=move,
         )
+        moves = m.moves
         template, environment, parameter, parameter_file = (
             m.template,
             m.environment,
@@ -360,6 +377,8 @@ def apply_command(
         policy=policy_of(deny, warn, policy_file),
         template_path=template_identity(template, project) if template is not None else None,
         name_given=name_given,
+        rollback=rollback,
+        moves=tuple(parse_move(text, where) for text, where in moves),
     )
     if existing:
         from hotc.apply.existing import existing_from_backend
@@ -507,11 +526,11 @@ def output_command(
                 "sensitive": o.sensitive,
                 **({"error": o.error} if o.error else {}),
             }
-            for k, o in sorted(outs.items())
+            for k, o in outs.items()  # the template's order
         }
         sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
         return
-    for k, o in sorted(outs.items()):
+    for k, o in outs.items():  # the template's order
         if o.error:
             shown = f"(error: {o.error})"
         elif o.sensitive:

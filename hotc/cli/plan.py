@@ -114,6 +114,13 @@ OsCloudOpt = Annotated[
     ),
 ]
 LockTimeoutOpt = Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for the state lock.")]
+QuotaMaxSizeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quota-max-size",
+        help="Count every AutoScalingGroup at its max_size in the quota check (what scaling may reach later).",
+    ),
+]
 ImportOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -125,6 +132,15 @@ ExcludeOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--exclude", help="Leave ADDR and everything that depends on it out of the plan (repeatable)."
+    ),
+]
+MoveOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--move",
+        metavar="OLD=NEW",
+        help="The resource recorded at OLD is the template's NEW (renamed, into or out of a group or nested "
+        "template): its record moves, the object is kept (repeatable; see also TEMPLATE_STEM.moves.yaml).",
     ),
 ]
 ExistingOpt = Annotated[
@@ -151,7 +167,10 @@ def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: s
         return render_json(plan)
     if fmt == "markdown":
         from hotc.planner.api import render_markdown
+        from hotc.state.config import project_dir, project_relative
 
+        if saved_as:  # the comment names the plan file as from the project root, the same on every runner
+            saved_as = project_relative(saved_as, project_dir(Path.cwd()))
         return render_markdown(plan, plan_hint=hint, saved_as=saved_as)
     from hotc.planner.api import render_text
 
@@ -186,6 +205,8 @@ def plan_command(
     existing: ExistingOpt = False,
     allow_outside_files: AllowOutsideOpt = False,
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
+    quota_max_size: QuotaMaxSizeOpt = False,
+    move: MoveOpt = None,
 ) -> None:
     """Show exactly what apply would do: every action, every changed property, and why. In a project
     (hotc.toml with [stacks.NAME] tables), 'hotc plan NAME' plans a pinned stack, and 'hotc plan' every one.
@@ -203,6 +224,7 @@ def plan_command(
         _plan_every_stack(project, fmt, detailed_exitcode, max_template_size)
         return
     entry = pinned(stack, template, project)
+    moves = [(text, "--move") for text in move or []]
     if entry is not None:
         m = merge_pinned(
             entry,
@@ -215,7 +237,9 @@ def plan_command(
             policy_file=policy_file,
             parallelism=parallelism,
             default_parallelism=DEFAULT_PARALLELISM,
+            move=move,
         )
+        moves = m.moves
         template, environment, parameter, parameter_file = (
             m.template,
             m.environment,
@@ -264,6 +288,8 @@ def plan_command(
             allow_outside_files=allow_outside_files,
             max_size=max_template_size,
             identity=identity,
+            quota_at_max_size=quota_max_size,
+            moves=moves,
         )
 
     from hotc.cli.project import template_identity
@@ -398,6 +424,8 @@ def _plan(
     allow_outside_files: bool = False,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
     identity: str | None = None,
+    quota_at_max_size: bool = False,
+    moves: list[tuple[str, str]] | None = None,
 ) -> None:
     """The options -> a plan request -> :func:`hotc.ops.plan.plan` -> the view. ``given``: parameters and
     parameter files already parsed (``--existing``); ``identity``: the template's path as the state records
@@ -406,7 +434,7 @@ def _plan(
     # commands that do not plan never pay
     from hotc.cli.drift_view import note_accepted
     from hotc.ops.plan import PlanRequest, Policy, plan, policy_lines
-    from hotc.planner.api import DENY_EXIT_CODE, parse_import, save_plan
+    from hotc.planner.api import DENY_EXIT_CODE, parse_import, parse_move, save_plan
 
     check_format(fmt, (*PLAN_FORMATS, "sarif"))
     if destroy and refresh_only:
@@ -434,6 +462,8 @@ def _plan(
         allow_outside_files=allow_outside_files,
         review=True,
         prices=prices,
+        quota_at_max_size=quota_at_max_size,
+        moves=tuple(parse_move(text, where) for text, where in moves or ()),
     )
     result = plan(request, plan_wiring(os_cloud, "planned", max_size))
     for note in result.notes:
@@ -536,7 +566,7 @@ def _render_state(state: Any, fmt: str) -> str:
     if state.outputs:
         lines.append("")
         lines.append("Outputs:")
-        for k, o in sorted(state.outputs.items()):
+        for k, o in state.outputs.items():  # the template's order
             lines.append(f"  {k} = {SENSITIVE if o.sensitive else fmt_value(o.value)}")
     return "\n".join(lines) + "\n"
 

@@ -11,6 +11,7 @@
     deny = ["delete:OS::Cinder::Volume"]
     warn = ["replace:*"]
     parallelism = 10
+    moves = ["server=web"]                  # planned moves OLD=NEW (docs/guides/moves.md)
 
 With such a file, ``hotc plan``/``hotc apply`` with no ``-t`` work on its stacks (``hotc plan web``, or every
 stack when none is named), and ``hotc init`` writes one from the flags given. Flags given on the command line
@@ -44,6 +45,7 @@ _KEYS: dict[str, Any] = {
     "deny": list,
     "warn": list,
     "parallelism": int,
+    "moves": list,
 }
 
 
@@ -61,6 +63,8 @@ class StackEntry:
     deny: tuple[str, ...] = ()
     warn: tuple[str, ...] = ()
     parallelism: int | None = None
+    moves: tuple[str, ...] = ()  # OLD=NEW, as written
+    moves_source: str = ""  # where they are written, for messages (``hotc.toml [stacks.NAME].moves``)
 
 
 @model
@@ -118,6 +122,8 @@ def _entry(name: str, table: Any, root: Path, where: str) -> StackEntry:
         deny=tuple(str(x) for x in table.get("deny", [])),
         warn=tuple(str(x) for x in table.get("warn", [])),
         parallelism=table.get("parallelism"),
+        moves=tuple(str(x) for x in table.get("moves", [])),
+        moves_source=f"{where} [stacks.{name}].moves",
     )
 
 
@@ -224,6 +230,7 @@ class Pinned:
     warn: list[str]
     policy_file: Path | None
     parallelism: int
+    moves: list[tuple[str, str]] = field(default_factory=list)  # (OLD=NEW, where it was given)
 
 
 def merge_pinned(
@@ -238,6 +245,7 @@ def merge_pinned(
     policy_file: Path | None,
     parallelism: int,
     default_parallelism: int,
+    move: list[str] | None = None,
 ) -> Pinned:
     return Pinned(
         template=entry.template,
@@ -255,4 +263,5 @@ def merge_pinned(
             if parallelism == default_parallelism and entry.parallelism is not None
             else parallelism
         ),
+        moves=[(m, entry.moves_source) for m in entry.moves] + [(m, "--move") for m in move or []],
     )

@@ -14,6 +14,7 @@ from typing import IO, Any
 
 from hotc.apply.cancel import watch_for_cancel
 from hotc.apply.executor import ExecOptions, Executor
+from hotc.apply.moves import moved, record_moves
 from hotc.apply.resolve import StateResolver
 from hotc.apply.scaling import group_states
 from hotc.apply.session import (
@@ -39,6 +40,7 @@ from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
 from hotc.ops.preflight import preflight
+from hotc.ops.rollback import RollbackRequest, report_before_rollback, roll_back, rollback_enabled
 from hotc.ops.stacks import require_stack, stack_not_found
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
@@ -55,6 +57,7 @@ from hotc.planner.api import (
 from hotc.state import StackState, backend_from_config
 from hotc.state.hooks import hook_store_for
 from hotc.state.signal_store import store_for
+from hotc.state.snapshots import snapshots_kept
 
 
 @model
@@ -82,11 +85,20 @@ class ApplyOptions:
     template_path: str | None = None
     name_given: bool = True
     hook_timeout: float | None = None  # --hook-timeout: how long a pause at a hook may last
+    # --rollback / --no-rollback (None: as the stack's stored disable_rollback says; hotc.ops.rollback)
+    rollback: bool | None = None
+    moves: tuple[Any, ...] = ()  # --move OLD=NEW (hotc.planner.api.Move), planned on the spot
 
     @property
     def plans_with_options(self) -> bool:
         return bool(
-            self.targets or self.excludes or self.replace or self.imports or self.refresh or self.refresh_only
+            self.targets
+            or self.excludes
+            or self.replace
+            or self.imports
+            or self.refresh
+            or self.refresh_only
+            or self.moves
         )
 
 
@@ -107,10 +119,12 @@ def run_apply(
     pfiles: Mapping[str, Path] | None = None,
     destroy: bool = False,
     cwd: Path | None = None,
+    adjust_desired: Callable[[Any], Any] | None = None,
 ) -> int:
     """Apply a saved plan, or plan and apply (``destroy``: a destroy plan from the state alone).
     Returns the exit code (0 success, 1 failure, 3 a deny rule refused the plan); raises HotcError for errors
-    before anything ran."""
+    before anything ran. ``adjust_desired``: a change made to the desired stack before it is planned (a
+    snapshot's restore: :mod:`hotc.ops.snapshot`)."""
     drivers = wiring.drivers
     saved: Plan | None = None
     loaded: Any = None
@@ -146,7 +160,7 @@ def run_apply(
     if saved is not None and opts.plans_with_options:
         raise HotcError(
             "a saved plan is applied as it was made: give --refresh, --refresh-only, --target, --exclude, "
-            "--replace and --import to 'hotc plan' instead"
+            "--replace, --import and --move to 'hotc plan' instead"
         )
     if opts.refresh_only and saved is None:
         return refresh_only_now(stack, backend, opts, out, err, read_line, interactive, wiring, cwd)
@@ -174,6 +188,11 @@ def run_apply(
                 out.write(f"Stack {stack!r} has no state: nothing to destroy.\n")
                 return 0
             state = StackState.new(stack)
+        before = state  # the last good template, environments and parameters: what a rollback returns to
+        if saved is not None:
+            state = moved(saved, state)  # the state as the plan saw it (written once the apply starts)
+        if opts.rollback is not None:  # stored as Heat's disable_rollback: the stack's default from now on
+            state = replace(state, disable_rollback=not opts.rollback)
         if saved is not None and saved.refreshed_attributes:
             # the plan resolved what its refresh read: read again, and go on only if the cloud still says so
             reader = driver_reader(state, wiring.cloud, drivers, signals=signals)
@@ -206,15 +225,27 @@ def run_apply(
                 allow_outside_files=opts.allow_outside_files,
                 template_path=opts.template_path,
                 name_given=opts.name_given,
-                decide_signals=not destroy,
+                decide_signals=not destroy and adjust_desired is None,
                 cwd=cwd,
+                moves=opts.moves,
+            )
+            adjusted = (
+                adjust_desired(desired_for(loaded, stack, state))
+                if adjust_desired is not None and loaded is not None
+                else None
             )
             result = plan(
-                request, wiring, recorded=Recorded(state, backend), loaded=loaded, warnings=tuple(warnings)
+                request,
+                wiring,
+                recorded=Recorded(state, backend),
+                loaded=loaded,
+                desired=adjusted,
+                warnings=tuple(warnings),
             )
             for note in result.notes:
                 err.write(note + "\n")
             plan_ = result.plan
+            state = moved(plan_, state)
             desired = result.desired if loaded is not None else None
             if result.refreshed:  # apply resolves get_attr from what the plan saw: the attributes read live
                 state = with_live_attributes(state, result.refreshed)
@@ -223,9 +254,14 @@ def run_apply(
             )
             for line in policy_lines(result, refused="; nothing was applied"):
                 err.write(line + "\n")
+            if destroy:
+                for line in snapshots_kept(backend, stack):
+                    err.write(line + "\n")
             if result.refused:
                 return DENY_EXIT_CODE
             if not plan_.has_changes:  # the plan's text above already says "No changes" (or "No drift")
+                if state.disable_rollback != before.disable_rollback and state.serial > 0:
+                    state = backend.write(stack, state, lk)
                 if result.scaling is not None:  # every signal refused: recorded all the same
                     record_decisions(result.scaling, state, stack, backend, lk, signals)
                 return 0
@@ -247,6 +283,9 @@ def run_apply(
                 "a supported one (or OS::Heat::None) in an environment's resource_registry, or remove it"
             )
         preflight(plan_, drivers, wiring.cloud)  # the cloud and its services, before anything runs
+        state = record_moves(plan_, state, backend, stack, lk)  # state only: no cloud call
+        for m in plan_.moves:
+            out.write("".join(f"Moved {a} -> {b} (state only)\n" for a, b in m.leaves))
         parallelism = (
             opts.parallelism
             if saved is None or opts.parallelism != DEFAULT_PARALLELISM
@@ -279,7 +318,10 @@ def run_apply(
                 desired_info=desired.resources if desired is not None else {},
                 on_log=getattr(show, "log", None),
             )
-            with interrupt_handlers(executor, err), watch_for_cancel(backend, stack, executor, err):
+            with (
+                interrupt_handlers(executor, err),
+                watch_for_cancel(backend, stack, executor, err) as cancel,
+            ):
                 rep = executor.run()
         final = rep.state
         if desired is not None and plan_.mode == "normal":
@@ -302,7 +344,43 @@ def run_apply(
             )
         elif final is not rep.state:
             final = backend.write(stack, final, lk)
-    print_report(rep, plan_, out, err)
+        reported = False
+        if not rep.ok and plan_.mode == "normal":
+            # a cancel rolls back unless it says --no-rollback; a failure as --rollback or the stack's default
+            # says; an interrupt (Ctrl-C, SIGTERM) only stops
+            wanted = (
+                cancel.rollback
+                if cancel.request is not None
+                else bool(rep.failed) and rollback_enabled(state, opts.rollback)
+            )
+            if wanted:
+                report_before_rollback(rep, plan_, out, err)
+                reported = True
+                final = roll_back(
+                    RollbackRequest(
+                        stack=stack,
+                        before=before,
+                        failed_plan=plan_,
+                        why=cancel.reason or "the apply failed: " + rep.state.status_reason,
+                        backend=backend,
+                        lock=lk,
+                        wiring=wiring,
+                        exec_options=ex_opts,
+                        policy=opts.policy,
+                        parallelism=parallelism,
+                        backend_url=opts.backend,
+                        os_cloud=opts.os_cloud,
+                        signal_store=opts.signal_store,
+                        allow_outside_files=opts.allow_outside_files,
+                        cwd=cwd,
+                    ),
+                    final,
+                    out=out,
+                    err=err,
+                    progress=progress,
+                ).state
+    if not reported:
+        print_report(rep, plan_, out, err)
     if rep.ok and plan_.mode != "destroy":
         print_outputs(final, out)
     warn_unrecoverable_secrets(final, getattr(backend, "key", None), err)

@@ -16,7 +16,7 @@ pipeline, in order:
 5. ``--refresh``/``--refresh-only``: the recorded resources are read from the cloud;
 6. ``make_plan``;
 7. the plan-time checks, an ordered list of named checks (:data:`CHECKS`): the custom constraints, what apply
-   supports, and the policy;
+   supports, the policy, and the project's quotas;
 8. the plan is stamped with its inputs (the template's digest, the files and parameters it was made from);
 9. the review (estimate, cost, blast radius) when asked for.
 
@@ -49,25 +49,34 @@ from hotc.planner.api import (
     DenyRule,
     DenyViolation,
     DesiredStack,
+    Move,
     Plan,
     PlanOptions,
+    annotate_moves,
     build_desired,
+    check_move_types,
     driver_reader,
     enforce_constraints,
     enforce_plan_support,
     evaluate_policy,
     findings,
+    load_moves_file,
     load_policy_file,
     load_prices,
     make_plan,
+    move_state,
+    moves_file_for,
     parse_deny_rule,
     plan_inputs,
     refresh_resources,
+    resolve_moves,
+    suggest_moves,
     template_digest,
     with_review,
 )
 from hotc.state import StackState, backend_from_config
 from hotc.state.backend import StateNotWritableError
+from hotc.state.config import project_dir, project_paths
 from hotc.state.signal_store import backend_encrypts, store_for
 
 
@@ -99,6 +108,9 @@ class Wiring:
     rules: ConstraintRules  # the custom constraints a normal plan is checked against
     drivers: Callable[[str], Any]
     cloud: Callable[[], Any]  # the run's one lazily made cloud connection
+    # reads the project's quotas: (connection, quota keys, flavors) -> (limits and usage, flavor sizes, unread);
+    # None: hotc.providers.openstack.quota.read_quotas
+    quotas: Callable[[Any, frozenset[str], frozenset[str]], Any] | None = None
 
 
 @model
@@ -158,6 +170,10 @@ class PlanRequest:
     # path), and whether the stack's name was given (else it came from the template's file name)
     template_path: str | None = None
     name_given: bool = True
+    # the quota check counts every AutoScalingGroup at its max_size (what scaling may make of it later)
+    quota_at_max_size: bool = False
+    # moves OLD=NEW to plan (``--move``, hotc.toml); the moves file beside the template adds its own
+    moves: tuple[Move, ...] = ()
 
 
 @model
@@ -289,12 +305,41 @@ def check_immutable_parameters(s: CheckSubject, done: Checked) -> Checked:
     return done
 
 
+def check_quota(s: CheckSubject, done: Checked) -> Checked:
+    """The project's quotas against what the apply needs at its peak (:mod:`hotc.planner.quota`), read from
+    the cloud when one is configured: a quota the plan would exceed refuses it; the figures travel with it."""
+    if not _normal_with_template(s, done):
+        return done
+    from hotc.planner.api import cloud_configured, enforce_quotas
+
+    read = None
+    if cloud_configured(s.request.os_cloud):
+        reader: Callable[[Any, frozenset[str], frozenset[str]], Any]
+        if s.wiring.quotas is not None:
+            reader = s.wiring.quotas
+        else:
+            from hotc.providers.openstack.quota import read_quotas as reader
+
+        def read(keys: frozenset[str], flavors: frozenset[str]) -> Any:
+            return reader(s.wiring.cloud(), keys, flavors)
+
+    plan, notes = enforce_quotas(
+        done.plan,
+        s.desired,
+        read,
+        why_not="no cloud is configured (set OS_CLOUD or pass --os-cloud NAME to check them at plan time)",
+        at_max_size=s.request.quota_at_max_size,
+    )
+    return replace(done, plan=plan, notes=done.notes + notes)
+
+
 # The plan-time checks, in the order they run.
 CHECKS: tuple[PlanCheck, ...] = (
     PlanCheck("immutable-parameters", check_immutable_parameters),
     PlanCheck("constraints", check_constraints),
     PlanCheck("support", check_support),
     PlanCheck("policy", check_policy),
+    PlanCheck("quota", check_quota),
 )
 
 
@@ -416,8 +461,14 @@ def plan(
             warnings=warned_by_template,
         )
     lineage = state.lineage if state is not None else recorded.lineage
+    moves, moved = _moves(request, state)
+    notes += moved
+    if moves and state is not None:
+        state = move_state(state, moves)  # planned at the new addresses; the apply records the move
     if desired is None:
         desired = build_desired(loaded or _empty_loaded(), request.stack, lineage, state=state)
+    if moves and recorded.state is not None:
+        check_move_types(moves, recorded.state, {a: r.type for a, r in desired.resources.items()})
     signals = store_for(request.signal_store, request.backend, request.cwd)
     scaling: ScalingRun | None = None
     if loaded is not None and request.mode == "normal":
@@ -446,7 +497,9 @@ def plan(
     against = state if state is not None and (state.serial > 0 or state.resources) else None
     if request.template is not None and request.mode == "normal":
         notes += check_identity(request, against)
-    made = make_plan(desired, against, options, refreshed)
+    made = annotate_moves(make_plan(desired, against, options, refreshed), moves)
+    if request.mode == "normal":
+        notes += suggest_moves(made)
     subject = CheckSubject(request, wiring, desired, loaded, state, recorded.backend, signals, rules)
     checked = Checked(made, notes)
     for check in CHECKS:
@@ -467,9 +520,18 @@ def plan(
                     dict(request.parameter_files),
                 ),
                 **({"template_path": request.template_path} if request.template_path else {}),
+                "project_paths": project_paths(
+                    project_dir(request.cwd or Path.cwd()),
+                    request.template,
+                    request.environments,
+                    dict(request.parameter_files),
+                    recorded.backend,
+                ),
             },
         )
-    result = replace(result, warnings=tuple(str(w) for w in warned_by_template))
+    result = replace(
+        result, warnings=tuple(str(w) for w in warned_by_template), backend=recorded.backend.describe()
+    )
     if request.review:
         result = with_review(result, events, price_table)
     return PlanResult(
@@ -486,6 +548,23 @@ def plan(
         scaling=scaling,
         events=events,
     )
+
+
+def _moves(request: PlanRequest, state: StackState | None) -> tuple[tuple[Move, ...], tuple[str, ...]]:
+    """The moves to plan: the request's, then the moves file's beside the template, checked against the
+    recorded state (HotcError naming each bad one), and the notes about them."""
+    given = tuple(request.moves)
+    if request.mode != "normal":
+        if given:
+            raise HotcError(
+                f"--move cannot be combined with --{request.mode}: a move is planned with the template"
+            )
+        return (), ()
+    if request.template is not None:
+        given += load_moves_file(moves_file_for(request.template))
+    if not given:
+        return (), ()
+    return resolve_moves(state, given, request.stack)
 
 
 def _decide_signals(

@@ -86,6 +86,17 @@ if TYPE_CHECKING:
     from hotc.planner.expand import build_desired
     from hotc.planner.immutable_parameters import changed_immutable_parameters
     from hotc.planner.make import make_plan, registry_lookup
+    from hotc.planner.moves import (
+        Move,
+        load_moves_file,
+        move_state,
+        moves_file_for,
+        parse_move,
+        resolve_moves,
+        suggest_moves,
+    )
+    from hotc.planner.moves import annotate as annotate_moves
+    from hotc.planner.moves import check_types as check_move_types
     from hotc.planner.options import (
         DEFAULT_PARALLELISM,
         DENY_EXIT_CODE,
@@ -113,6 +124,7 @@ if TYPE_CHECKING:
     from hotc.planner.present import fmt as format_value
     from hotc.planner.prices import PriceTable, load_prices
     from hotc.planner.protection import check_protection, covering_mark, protection_violations
+    from hotc.planner.quota import enforce_quotas
     from hotc.planner.refresh import DriverReader, driver_reader, read_again, refresh_resources
     from hotc.planner.render.graph import from_dependencies, from_plan, render_dot, render_mermaid
     from hotc.planner.render.json import render_json
@@ -159,6 +171,7 @@ _HOME: dict[str, tuple[str, str]] = {
     "GROUP_TYPE": ("hotc.planner.scaling", "GROUP_TYPE"),
     "GroupBatch": ("hotc.planner.plan", "GroupBatch"),
     "GroupRollout": ("hotc.planner.plan", "GroupRollout"),
+    "Move": ("hotc.planner.moves", "Move"),
     "OutputChange": ("hotc.planner.plan", "OutputChange"),
     "POLICY_TYPES": ("hotc.planner.scaling", "POLICY_TYPES"),
     "Plan": ("hotc.planner.plan", "Plan"),
@@ -175,6 +188,14 @@ _HOME: dict[str, tuple[str, str]] = {
     "unmask": ("hotc.planner.diff", "unmask"),
     "StateResolver": ("hotc.planner.resolve", "StateResolver"),
     "UnknownResolver": ("hotc.planner.resolve", "UnknownResolver"),
+    "annotate_moves": ("hotc.planner.moves", "annotate"),
+    "check_move_types": ("hotc.planner.moves", "check_types"),
+    "load_moves_file": ("hotc.planner.moves", "load_moves_file"),
+    "move_state": ("hotc.planner.moves", "move_state"),
+    "moves_file_for": ("hotc.planner.moves", "moves_file_for"),
+    "parse_move": ("hotc.planner.moves", "parse_move"),
+    "resolve_moves": ("hotc.planner.moves", "resolve_moves"),
+    "suggest_moves": ("hotc.planner.moves", "suggest_moves"),
     "build_desired": ("hotc.planner.expand", "build_desired"),
     "check_constraints": ("hotc.planner.constraints", "check_constraints"),
     "check_deny": ("hotc.planner.policy", "check_deny"),
@@ -194,6 +215,7 @@ _HOME: dict[str, tuple[str, str]] = {
     "driver_reader": ("hotc.planner.refresh", "driver_reader"),
     "enforce_constraints": ("hotc.planner.constraints", "enforce_constraints"),
     "enforce_plan_support": ("hotc.planner.signals", "enforce_plan_support"),
+    "enforce_quotas": ("hotc.planner.quota", "enforce_quotas"),
     "estimate": ("hotc.planner.cost", "estimate"),
     "evaluate_policy": ("hotc.planner.policy", "evaluate_policy"),
     "expr_refs": ("hotc.planner.sensitivity", "expr_refs"),
@@ -266,6 +288,7 @@ __all__ = [
     "DriverReader",
     "GroupBatch",
     "GroupRollout",
+    "Move",
     "OutputChange",
     "Plan",
     "PlanOptions",
@@ -274,6 +297,14 @@ __all__ = [
     "ScalingPolicy",
     "StateResolver",
     "UnknownResolver",
+    "annotate_moves",
+    "check_move_types",
+    "load_moves_file",
+    "move_state",
+    "moves_file_for",
+    "parse_move",
+    "resolve_moves",
+    "suggest_moves",
     "build_desired",
     "changed_immutable_parameters",
     "check_constraints",
@@ -291,6 +322,7 @@ __all__ = [
     "driver_reader",
     "enforce_constraints",
     "enforce_plan_support",
+    "enforce_quotas",
     "environment_paths",
     "hidden_names",
     "estimate",

@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Any
 
 from hotc.model import model
+from hotc.planner.moves import Move
 
 PLAN_FORMAT_VERSION = "1.0"
 
@@ -59,6 +60,9 @@ class ResourceChange:
     temporary: bool = False
     # the hooks (breakpoints) the apply pauses at for this change, in order (hotc.planner.hooks)
     hooks: tuple[str, ...] = ()
+    # the address the state recorded this resource at before a planned move (hotc.planner.moves): the apply
+    # moves the record (no cloud call) before anything else; the action is what the resource needs besides
+    moved_from: str | None = None
 
 
 @model
@@ -161,6 +165,15 @@ class Plan:
     # (a hidden one as a salted digest, hotc.planner.refresh.carried_attributes). A saved plan carries them; its
     # apply reads those resources again and resolves from them, or stops if the cloud changed since the plan.
     refreshed_attributes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # The quota check (JSON-ready, see hotc.planner.quota): the project's limits and usage against what the
+    # apply needs at its peak, or why it was not checked; empty when the plan uses no quota.
+    quota: Mapping[str, Any] = field(default_factory=dict)
+    # the moves the apply performs on the state first (``--move``, hotc.toml, the moves file), each with the
+    # recorded leaf addresses it moves (hotc.planner.moves)
+    moves: tuple[Move, ...] = ()
+    # Where the state was read from (the backend's description, "local directory .hotc", "s3://B/P at URL"):
+    # a plan for a new stack names it, so a mistyped stack name or backend shows in the headline.
+    backend: str | None = None
 
     def summary(self) -> dict[str, int]:
         counts = {a.value: 0 for a in Action}
@@ -175,9 +188,19 @@ class Plan:
         return self.mode == "normal" and self.state_lineage is None and not self.targets
 
     @property
+    def new_stack_line(self) -> str | None:
+        """For a normal plan of a stack with no state: ``new stack: no state in BACKEND`` (what a reviewer
+        checks when the stack was meant to exist); None for a stack that has state."""
+        if self.mode != "normal" or self.state_lineage is not None:
+            return None
+        where = f"no state in {self.backend}" if self.backend else "no state yet"
+        return f"new stack: {where}; applying creates stack {self.stack_name!r}"
+
+    @property
     def has_changes(self) -> bool:
         return (
             self.creates_stack
+            or bool(self.moves)
             or any(c.action is not Action.NOOP for c in self.changes)
             or any(o.action is not Action.NOOP for o in self.output_changes)
         )

@@ -30,6 +30,7 @@ from hotc.errors import HotcError
 from hotc.parser.api import LoadedStack, TypeChecks, load_stack
 from hotc.planner.diff import MASK_KEY, is_masked, masked_digest
 from hotc.planner.jsontext import dumps_indented
+from hotc.planner.moves import Move
 from hotc.planner.plan import (
     PLAN_FORMAT_VERSION,
     Action,
@@ -293,6 +294,8 @@ def plan_to_data(plan: Plan) -> dict[str, Any]:
             ]
         elif f.name == "policy_findings":
             v = [{g.name: getattr(p, g.name) for g in fields(p)} for p in v]
+        elif f.name == "moves":
+            v = [{g.name: encode_value(getattr(m, g.name)) for g in fields(m)} for m in v]
         else:
             v = encode_value(v)
         out[f.name] = v
@@ -360,6 +363,11 @@ def plan_from_data(data: Mapping[str, Any]) -> Plan:
             kw[k] = tuple(v or ())
         elif k == "policy_findings":
             kw[k] = tuple(PolicyFinding(**p) for p in v or [])
+        elif k == "moves":
+            kw[k] = tuple(
+                Move(m["from_address"], m["to_address"], m["source"], tuple(tuple(p) for p in m["leaves"]))
+                for m in v or []
+            )
         else:
             kw[k] = decode_value(v)
     return Plan(**kw)

@@ -217,6 +217,7 @@ def summary_counts(plan: Plan) -> dict[str, int]:
     counts = plan.summary()
     counts["rebuild"] = sum(1 for c in plan.changes if c.action is Action.UPDATE and c.rebuild)
     counts["import"] = sum(1 for c in plan.changes if c.import_id is not None)
+    counts["move"] = sum(len(m.leaves) for m in plan.moves)
     return counts
 
 
@@ -231,8 +232,23 @@ def summary_line(plan: Plan) -> str:
     parts += [f"{s['replace']} to replace", f"{s['delete']} to delete"]
     if s["forget"]:
         parts.append(f"{s['forget']} to forget")
+    if s["move"]:
+        parts.append(f"{s['move']} to move")
     parts.append(f"{s['no-op']} unchanged")
     return ", ".join(parts)
+
+
+def move_lines(plan: Plan) -> list[str]:
+    """One line per moved resource: ``a -> b (TYPE), from --move a=b``, then what else it needs."""
+    by_address = {c.address: c for c in plan.changes if not c.deposed}
+    out = []
+    for m in plan.moves:
+        for old, new in m.leaves:
+            c = by_address.get(new)
+            then = "" if c is None or c.action is Action.NOOP else f"; then {label(c)}"
+            kind = f" ({c.type})" if c is not None else ""
+            out.append(f"{old} -> {new}{kind}, from {m.source} ({m}){then}")
+    return out
 
 
 def reason_text(c: ResourceChange) -> str:

@@ -275,6 +275,59 @@ def restore_after_failed_replace(
         fn(ctx, physical_id, old, new)
 
 
+class Snapshotter(Protocol):
+    """Optional driver methods for a type whose objects Heat snapshots (``handle_snapshot``, ``handle_restore``,
+    ``handle_delete_snapshot``): a volume (a Cinder snapshot or backup), a server (a Glance image). A type
+    without them takes no physical snapshot: a stack snapshot keeps only its recorded state (see
+    :func:`take_snapshot`).
+
+    ``snapshot(ctx, physical_id, props, name, lasting=False)`` takes the physical snapshot, waits for it to be
+    usable and returns what restoring and deleting it need (a JSON object, e.g. ``{"snapshot_id": ...}``).
+    ``lasting``: it must outlive the object (``deletion_policy: Snapshot``, which deletes the object next).
+
+    ``restore_properties(props, data)`` is the resource's properties made to rebuild it from ``data`` (a
+    volume from its snapshot, a server from its image); the planner then decides replace or rebuild.
+
+    ``delete_snapshot(ctx, data)`` deletes the physical snapshot (gone already: done)."""
+
+    def snapshot(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], name: str, lasting: bool = False
+    ) -> Mapping[str, Any]: ...
+
+    def restore_properties(self, props: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def delete_snapshot(self, ctx: ActionContext, data: Mapping[str, Any]) -> None: ...
+
+
+def takes_snapshots(driver: Any) -> bool:
+    """Whether the driver takes physical snapshots (:class:`Snapshotter`)."""
+    return callable(getattr(driver, "snapshot", None))
+
+
+def take_snapshot(
+    driver: Any, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], name: str
+) -> dict[str, Any]:
+    """The driver's physical snapshot of the object (see :class:`Snapshotter`); ``{}`` (no physical snapshot)
+    for a type without one."""
+    fn = getattr(driver, "snapshot", None)
+    return dict(fn(ctx, physical_id, props, name)) if callable(fn) else {}
+
+
+def restore_properties(driver: Any, props: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """``props`` made to rebuild the object from its physical snapshot ``data``; unchanged without one."""
+    fn = getattr(driver, "restore_properties", None)
+    if not data or not callable(fn):
+        return dict(props)
+    return dict(fn(props, data))
+
+
+def delete_snapshot(driver: Any, ctx: ActionContext, data: Mapping[str, Any]) -> None:
+    """Delete the physical snapshot ``data`` describes (nothing to do without one)."""
+    fn = getattr(driver, "delete_snapshot", None)
+    if data and callable(fn):
+        fn(ctx, data)
+
+
 class HeatIdTranslator(Protocol):
     """Optional driver method for a type whose Heat resource keeps no physical id hotc can read (Heat's role
     assignments keep none, its QoSAssociation a random uuid of its own): ``physical_id_from_heat(ctx, heat_id,

@@ -118,6 +118,42 @@ def project_dir(cwd: Path) -> Path:
     return cwd
 
 
+def project_relative(path: str | Path, root: Path, *, cwd: Path | None = None) -> str:
+    """``path`` (relative to ``cwd``, default the working directory) as a project shows it: relative to
+    ``root`` (forward slashes) when it lies inside it, else absolute, so the text reads the same from any
+    checkout of the project."""
+    full = ((cwd or Path.cwd()) / path).resolve()
+    try:
+        return full.relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return full.as_posix()
+
+
+def project_paths(
+    root: Path,
+    template: Path,
+    environments: tuple[Path, ...] | list[Path],
+    parameter_files: dict[str, Path],
+    backend: Any,
+    *,
+    cwd: Path | None = None,
+) -> dict[str, Any]:
+    """A plan's input files and its backend as a pull-request comment shows them (see
+    :func:`project_relative`): ``template``, ``environments``, ``parameter_files`` and ``backend`` (a local
+    directory relative to the root, any other backend as it describes itself)."""
+    local = getattr(backend, "dir", None)
+    return {
+        "template": project_relative(template, root, cwd=cwd),
+        "environments": [project_relative(e, root, cwd=cwd) for e in environments],
+        "parameter_files": {k: project_relative(p, root, cwd=cwd) for k, p in parameter_files.items()},
+        "backend": (
+            f"local directory {project_relative(local, root, cwd=cwd)}"
+            if isinstance(local, Path)
+            else backend.describe()
+        ),
+    }
+
+
 def resolve_backend_config(url: str | None, cwd: Path, env: dict[str, str]) -> BackendConfig:
     root = project_dir(cwd)
     table = _read_toml(root)

@@ -194,6 +194,9 @@ class StackState:
     protected: Mapping[str, ProtectMark] = field(default_factory=dict)
     # accepted drift (hotc drift --accept): ``ADDRESS:PROPERTY_PATH`` -> the entry
     accepted_drift: Mapping[str, AcceptedDrift] = field(default_factory=dict)
+    # Heat's disable_rollback, as the last apply that gave --rollback or --no-rollback set it (None: never set;
+    # a failed apply then rolls back only when asked, as Heat's default for a new stack)
+    disable_rollback: bool | None = None
 
     @staticmethod
     def new(stack_name: str) -> StackState:

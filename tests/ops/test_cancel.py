@@ -1,6 +1,6 @@
 """``hotc cancel STACK`` from another process: the running apply starts nothing new, lets the steps in flight
-finish and records them, and exits non-zero saying who cancelled and when; the request is in the event log.
-Local and S3 state."""
+finish and records them, rolls the stack back (unless --no-rollback) and exits non-zero saying who cancelled and
+when; the request is in the event log. Local and S3 state."""
 
 from __future__ import annotations
 
@@ -62,36 +62,93 @@ def backend(request: Any) -> tuple[str, ...]:
     return ("--backend", bucket.url)
 
 
-def test_cancel_from_another_process_stops_the_apply(tmp_path: Path, backend: tuple[str, ...]) -> None:
+def _start_slow(tmp_path: Path, b: tuple[str, ...], template: str = "slow.yaml") -> subprocess.Popen[str]:
+    """An apply of ``template`` as stack slow, once both slow actions (a, c) are in flight."""
+    p = _popen(tmp_path, "apply", "-t", template, "slow", "--auto-approve", *b)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        st = _state(tmp_path, b)
+        if st is not None and all(
+            x in st.resources and st.resources[x].physical_id and st.resources[x].in_progress for x in "ac"
+        ):
+            return p
+        time.sleep(0.1)
+    p.kill()
+    raise AssertionError("the apply never started: " + p.communicate()[1])
+
+
+def test_cancel_from_another_process_rolls_the_apply_back(tmp_path: Path, backend: tuple[str, ...]) -> None:
+    """A create cancelled: the steps in flight finish, then (Heat's stack cancel) the stack is rolled back: what
+    the apply created is deleted. Both ends say who cancelled and when."""
     b = backend
     (tmp_path / "slow.yaml").write_text(SLOW)
-    p = _popen(tmp_path, "apply", "-t", "slow.yaml", "--auto-approve", *b)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # both slow creates in flight
-        st = _state(tmp_path, b)
-        if st is not None and all(x in st.resources and st.resources[x].physical_id for x in "ac"):
-            break
-        time.sleep(0.1)
-    else:
-        p.kill()
-        raise AssertionError("the apply never started: " + p.communicate()[1])
+    p = _start_slow(tmp_path, b)
     r = hotc(tmp_path, "cancel", "slow", "--timeout", "60", *b)
     out, err = p.communicate(timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "It stopped" in r.stdout and "CREATE_FAILED" in r.stdout and "cancelled by" in r.stdout
+    assert "It stopped and rolled back" in r.stdout and "ROLLBACK_COMPLETE" in r.stdout
+    assert "cancelled by" in r.stdout
     assert p.returncode == 1, (out, err)
     assert "cancelled by" in err and "Traceback" not in err
+    assert "Rolling back: stack 'slow' was being created" in out
     st = _state(tmp_path, b)
+    assert not st.resources  # a and c finished, then were deleted; b never started
+    assert st.status == "ROLLBACK_COMPLETE" and "cancelled by " in st.status_reason
+    events = hotc(tmp_path, "events", "slow", *b).stdout
+    assert "CANCEL_REQUESTED" in events and "ROLLBACK_IN_PROGRESS" in events
+    assert "[a]: DELETE_COMPLETE" in events and "[c]: DELETE_COMPLETE" in events
+    # the lock is free: the next apply makes the stack
+    r = hotc(tmp_path, "apply", "-t", "slow.yaml", "slow", "--auto-approve", *b)
+    assert r.returncode == 0, r.stderr
+    assert set(_state(tmp_path, b).resources) == {"a", "b", "c"}
+
+
+def test_cancel_no_rollback_stops_the_apply(tmp_path: Path) -> None:
+    """--no-rollback: the stack is left as the cancel found it."""
+    (tmp_path / "slow.yaml").write_text(SLOW)
+    p = _start_slow(tmp_path, ())
+    r = hotc(tmp_path, "cancel", "slow", "--no-rollback", "--timeout", "60")
+    out, err = p.communicate(timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "It stopped:" in r.stdout and "CREATE_FAILED" in r.stdout and "cancelled by" in r.stdout
+    assert "not rolled back (as asked: --no-rollback)" in r.stdout
+    assert p.returncode == 1, (out, err)
+    assert "cancelled by" in err and "Rolling back" not in out
+    st = _state(tmp_path, ())
     # the steps in flight finished and were recorded; what depended on them never started
     assert st.resources["a"].status == "CREATE_COMPLETE" and st.resources["c"].status == "CREATE_COMPLETE"
     assert "b" not in st.resources
     assert st.status == "CREATE_FAILED" and st.status_reason.startswith("cancelled by ")
-    events = hotc(tmp_path, "events", "slow", *b).stdout
-    assert "CANCEL_REQUESTED" in events
-    # the lock is free: the next apply finishes the stack
-    r = hotc(tmp_path, "apply", "-t", "slow.yaml", "--auto-approve", *b)
+    assert "(no rollback)" in hotc(tmp_path, "events", "slow").stdout
+    r = hotc(tmp_path, "apply", "-t", "slow.yaml", "slow", "--auto-approve")
     assert r.returncode == 0, r.stderr
-    assert set(_state(tmp_path, b).resources) == {"a", "b", "c"}
+    assert set(_state(tmp_path, ()).resources) == {"a", "b", "c"}
+
+
+def test_cancelled_update_returns_to_the_last_good_template(tmp_path: Path) -> None:
+    """An update cancelled while a and c are being updated: both go back to their last good values, d (made by
+    the cancelled update) is deleted."""
+    (tmp_path / "fast.yaml").write_text(SLOW.replace("10}", "0}"))
+    assert hotc(tmp_path, "apply", "-t", "fast.yaml", "slow", "--auto-approve").returncode == 0
+    good = _state(tmp_path, ())
+    (tmp_path / "slow.yaml").write_text(
+        SLOW.replace("value: a,", "value: a2,")
+        .replace("value: c,", "value: c2,")
+        .replace("{create: 10}", "{update: 10}")
+        + "  d:\n    type: OS::Heat::TestResource\n"
+    )
+    p = _start_slow(tmp_path, (), "slow.yaml")
+    r = hotc(tmp_path, "cancel", "slow", "--timeout", "60")
+    out, err = p.communicate(timeout=60)
+    assert r.returncode == 0 and "It stopped and rolled back" in r.stdout, r.stdout + r.stderr
+    assert p.returncode == 1 and "cancelled by" in err, (out, err)
+    st = _state(tmp_path, ())
+    assert st.status == "ROLLBACK_COMPLETE"
+    assert {a: x.physical_id for a, x in st.resources.items()} == {
+        a: x.physical_id for a, x in good.resources.items()
+    }
+    assert st.resources["a"].properties["value"] == "a" and st.resources["c"].properties["value"] == "c"
+    assert st.template == good.template
 
 
 def test_cancel_with_nothing_running(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ resources:
 
 
 def test_the_checks_run_in_a_fixed_order_and_policy_is_one_of_them() -> None:
-    assert [c.name for c in CHECKS] == ["immutable-parameters", "constraints", "support", "policy"]
+    assert [c.name for c in CHECKS] == ["immutable-parameters", "constraints", "support", "policy", "quota"]
 
 
 def test_plan_prints_nothing_and_returns_what_to_say(

@@ -30,6 +30,7 @@ class GraphNode:
     address: str
     type: str
     action: str = ""  # "" for a template graph (no plan)
+    moved_from: str = ""  # a planned move brings the record here first (hotc.planner.moves)
 
 
 @model(slots=True)
@@ -45,7 +46,7 @@ def from_plan(plan: Plan, critical: Iterable[str] = (), *, include_noop: bool = 
         if c.deposed or (c.action is Action.NOOP and not include_noop):
             continue
         action = "rebuild" if c.action is Action.UPDATE and c.rebuild else c.action.value
-        nodes.append(GraphNode(c.address, c.type, action))
+        nodes.append(GraphNode(c.address, c.type, action, c.moved_from or ""))
     names = {n.address for n in nodes}
     edges = sorted(
         {(d, c.address) for c in plan.changes if c.address in names for d in c.depends_on if d in names}
@@ -75,6 +76,8 @@ def render_dot(g: GraphModel, title: str = "") -> str:
         lines.append(f"  label={_dot_id(title)}; labelloc=t;")
     for n in g.nodes:
         parts = [n.address, n.type] + ([n.action] if n.action else [])
+        if n.moved_from:
+            parts.append(f"moved from {n.moved_from}")
         attrs = ["label=" + '"' + "\\n".join(_dot_id(p)[1:-1] for p in parts) + '"']
         if n.action:
             colour = _COLOURS.get(n.action, "#57606a")
@@ -119,6 +122,8 @@ def render_mermaid(g: GraphModel) -> str:
         label = f"{_mermaid_label(n.address)}<br/><small>{_mermaid_label(n.type)}</small>"
         if n.action:
             label += f"<br/><b>{n.action}</b>"
+        if n.moved_from:
+            label += f"<br/><i>moved from {_mermaid_label(n.moved_from)}</i>"
         shape = ('[["', '"]]') if n.action == "replace" else ('("', '")')
         lines.append(f"  {_mid(n.address, ids)}{shape[0]}{label}{shape[1]}")
     edge_index: list[int] = []

@@ -13,7 +13,12 @@ Each resource change: ``address``, ``type``, ``name``, ``index``, ``deposed``, `
 values known only after apply, which are ``null`` in ``after``), ``before_sensitive``/``after_sensitive``
 (the shape of the value with ``true`` at hidden values, which are ``null`` in ``before``/``after``: a hidden
 number stays a number's place, never a string), ``replace_paths`` (paths as lists of steps),
-``changed_paths`` (same form), ``action_reason``, ``reason_detail``, ``depends_on``, ``previous_physical_id``.
+``changed_paths`` (same form), ``action_reason``, ``reason_detail``, ``depends_on``, ``previous_physical_id``,
+``moved`` (``{"from": OLD, "to": ADDRESS}`` when a planned move brings the record here first, else null).
+
+``moves``: the planned moves (``--move``, hotc.toml, the moves file), each ``{"from", "to", "source",
+"resources": [{"from", "to"}, ...]}``; the apply performs them on the state alone before any other action.
+``summary.move`` counts the resources moved.
 """
 
 from __future__ import annotations
@@ -121,6 +126,7 @@ def change_json(c: ResourceChange) -> dict[str, Any]:
         if c.import_id is not None
         else None,
         "hooks": list(c.hooks),  # the breakpoints the apply pauses at, in order (hotc.planner.hooks)
+        "moved": {"from": c.moved_from, "to": c.address} if c.moved_from else None,
     }
 
 
@@ -162,6 +168,15 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "summary": {**counts, "has_changes": plan.has_changes},
         "resource_changes": [change_json(c) for c in plan.changes],
         "resource_drift": [change_json(c) for c in plan.resource_drift],
+        "moves": [
+            {
+                "from": m.from_address,
+                "to": m.to_address,
+                "source": m.source,
+                "resources": [{"from": old, "to": new} for old, new in m.leaves],
+            }
+            for m in plan.moves
+        ],
         "output_changes": {o.name: _output_json(o) for o in plan.output_changes},
         "group_changes": groups_json(plan),
         "policy": {
@@ -181,6 +196,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         },
         "warnings": list(plan.warnings),
         "review": dict(plan.review),
+        "quota": dict(plan.quota) or None,
     }
 
 

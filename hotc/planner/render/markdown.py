@@ -13,6 +13,8 @@ out and how to see the full plan.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
+from typing import Any
 
 from hotc.planner.cost import format_duration
 from hotc.planner.disruption import disruptions
@@ -26,11 +28,13 @@ from hotc.planner.present import (
     is_destructive,
     label,
     mask,
+    move_lines,
     ordered,
     reason_text,
     string_diff,
     summary_counts,
 )
+from hotc.planner.quota import markdown_lines as quota_markdown_lines
 from hotc.planner.render.groups import markdown_lines as group_markdown_lines
 from hotc.planner.render.groups import split_changes
 from hotc.planner.render.groups import summary_line as group_summary
@@ -44,6 +48,7 @@ ICON = {
     "replace": "♻️",
     "delete": "🗑️",
     "forget": "📤",
+    "move": "↪️",
     "no-op": "·",
 }
 
@@ -66,6 +71,11 @@ def _details(c: ResourceChange, caused_by: list[str] | None = None) -> str:
         f"<details><summary>{ICON[kind]} <b>{kind}</b> <code>{_esc(c.address)}</code> ({_esc(c.type)})</summary>",
         "",
     ]
+    if c.moved_from:
+        lines.append(
+            f"Moved from: `{_esc(c.moved_from)}` (the record moves first, state only; the object is kept)"
+        )
+        lines.append("")
     adopting = import_verb(c)
     if adopting is not None:
         lines.append(f"Adopting: {_esc(adopting)}")
@@ -113,6 +123,8 @@ def headline(plan: Plan) -> str:
     )
     if c["forget"]:
         text += f", {c['forget']} to forget"
+    if c["move"]:
+        text += f", {c['move']} to move"
     return text
 
 
@@ -121,7 +133,7 @@ def apply_command(plan: Plan, saved_as: str | None) -> str:
     parameter values are never written out: they show as ``…``)."""
     if saved_as:
         return f"hotc apply {shlex.quote(saved_as)}"
-    inputs = plan.inputs or {}
+    inputs = _shown_inputs(plan)
     words = ["hotc", "apply"]
     if inputs.get("template"):
         words += ["-t", shlex.quote(str(inputs["template"]))]
@@ -133,12 +145,41 @@ def apply_command(plan: Plan, saved_as: str | None) -> str:
     for key, value in sorted((inputs.get("parameter_files") or {}).items()):
         shown = "…" if isinstance(value, dict) else str(value)
         words += ["--parameter-file", shlex.quote(f"{key}={shown}")]
+    for m in plan.moves:
+        if m.source == "--move":  # (the moves of hotc.toml and of the moves file are read again)
+            words += ["--move", shlex.quote(str(m))]
     words.append(shlex.quote(plan.stack_name))
     return " ".join(words)
 
 
+def _shown_inputs(plan: Plan) -> dict[str, Any]:
+    """The plan's inputs with their paths as the project shows them (``project_paths``: relative to the
+    project root, recorded when the plan was made), so the comment reads the same from any checkout; a plan
+    without them keeps the paths it stores (relative to its files' common directory)."""
+    inputs = dict(plan.inputs or {})
+    shown = inputs.get("project_paths")
+    if not isinstance(shown, Mapping):
+        return inputs
+    inputs["template"] = shown.get("template") or inputs.get("template")
+    if len(shown.get("environments") or ()) == len(inputs.get("environments") or ()):
+        inputs["environments"] = list(shown.get("environments") or ())
+    files = dict(inputs.get("parameter_files") or {})
+    for key, path in (shown.get("parameter_files") or {}).items():
+        if key in files and not isinstance(files[key], dict):  # a hidden one stays masked
+            files[key] = path
+    inputs["parameter_files"] = files
+    return inputs
+
+
+def _backend_shown(plan: Plan) -> str | None:
+    shown = (plan.inputs or {}).get("project_paths")
+    if isinstance(shown, Mapping) and isinstance(shown.get("backend"), str):
+        return str(shown["backend"])
+    return plan.backend
+
+
 def _inputs_block(plan: Plan) -> list[str]:
-    inputs = plan.inputs or {}
+    inputs = _shown_inputs(plan)
     rows: list[str] = []
     if inputs.get("template"):
         rows.append(f"| template | `{_esc(str(inputs['template']))}` |")
@@ -150,8 +191,9 @@ def _inputs_block(plan: Plan) -> list[str]:
     for key, value in sorted((inputs.get("parameter_files") or {}).items()):
         shown = SENSITIVE if isinstance(value, dict) else f"file `{_esc(str(value))}`"
         rows.append(f"| parameter `{_esc(key)}` | {shown} |")
+    backend = _backend_shown(plan)
     state = (
-        "none yet (a new stack)"
+        (f"none in {_esc(backend)} (a new stack)" if backend else "none yet (a new stack)")
         if plan.state_lineage is None
         else f"serial {plan.state_serial}, lineage `{plan.state_lineage}`"
     )
@@ -251,24 +293,31 @@ def render_markdown(
     head.append("")
     if plan.has_changes:
         head.append(f"**{headline(plan)}**")
+        new = plan.new_stack_line
+        if new and plan.backend:
+            new = new.replace(plan.backend, _backend_shown(plan) or plan.backend, 1)
+        if new:
+            head += ["", f"🆕 **{_esc(new[:1].upper() + new[1:])}.**"]
     else:
         head.append("**No changes.** The stack matches the template.")
     head.append("")
     head += _review_lines(plan)
     head += _banners(plan)
     head += _policy_block(plan)
+    head += quota_markdown_lines(plan.quota)
     paused = pause_lines(plan)
     if paused:  # the environment's hooks (breakpoints): where the apply waits for `hotc hook clear`
         head += ["#### ⏸️ Pauses (hooks)", "", *(f"- {_esc(line)}" for line in paused), ""]
     head.append("| Action | Count |")
     head.append("|---|---:|")
-    for key in ("delete", "replace", "rebuild", "update", "create", "forget", "no-op"):
-        if key == "rebuild" and not counts["rebuild"]:
+    for key in ("delete", "replace", "rebuild", "update", "create", "forget", "move", "no-op"):
+        if key in ("rebuild", "move") and not counts[key]:
             continue
         name = {
             "no-op": "unchanged",
             "rebuild": "rebuild (root disk wiped)",
             "update": "update in place",
+            "move": "move (state only)",
         }.get(key, key)
         n = counts[key] - counts["rebuild"] if key == "update" else counts[key]  # rebuilds have their own row
         head.append(f"| {ICON[key]} {name} | {n} |")
@@ -290,6 +339,10 @@ def render_markdown(
         for c in destructive:
             kind = label(c)
             dlines.append(f"- {ICON[kind]} **{kind}** `{c.address}` ({_esc(c.type)}): {_esc(reason_text(c))}")
+        dlines.append("")
+    if plan.moves:
+        dlines += ["#### ↪️ Moves (state only, no cloud call)", ""]
+        dlines += [f"- {_esc(line)}" for line in move_lines(plan)]
         dlines.append("")
     if plan.groups:
         dlines.append("#### Groups")

@@ -117,6 +117,12 @@ PLAN_RULES: dict[str, Rule] = {
             "An in-place update interrupts service (e.g. a resize).",
             "note",
         ),
+        Rule(
+            "plan/move",
+            "Move",
+            "The resource's record moves to a new address (state only); the object is kept.",
+            "note",
+        ),
         Rule("policy/deny", "PolicyDeny", "A plan change violates a deny policy rule.", "error"),
         Rule("policy/warn", "PolicyWarn", "A plan change matches a warn policy rule.", "warning"),
     )
@@ -210,6 +216,11 @@ def plan_results(
             continue
         msg = f"{label(c)} {c.address} ({c.type}): {reason_text(c)}"
         out.append(_result(rule, rule.level, msg, positions.get(c.address), c.address, c.action.value))
+    for c in plan.changes:
+        if c.moved_from and not c.deposed:
+            rule = PLAN_RULES["plan/move"]
+            msg = f"move {c.moved_from} -> {c.address} ({c.type}): the record moves, the object is kept"
+            out.append(_result(rule, rule.level, msg, positions.get(c.address), c.address, "move"))
     for level, address, message in policy:
         rule = PLAN_RULES["policy/deny" if level == "deny" else "policy/warn"]
         out.append(_result(rule, rule.level, message, positions.get(address), address, message))

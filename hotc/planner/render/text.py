@@ -14,11 +14,13 @@ from hotc.planner.present import (
     is_destructive,
     label,
     mask,
+    move_lines,
     ordered,
     reason_text,
     string_diff,
     summary_line,
 )
+from hotc.planner.quota import text_lines as quota_text_lines
 from hotc.planner.render.groups import split_changes
 from hotc.planner.render.groups import summary_line as group_summary
 from hotc.planner.render.groups import text_lines as group_text_lines
@@ -62,6 +64,8 @@ def _change_block(c: ResourceChange, color: bool) -> list[str]:
     verb = import_verb(c) or VERB[kind]
     head = f"{SYMBOL[kind]} {c.address}" + (" (deposed)" if c.deposed else "") + f" ({c.type}) {verb}"
     lines = [_c(head, kind, color)]
+    if c.moved_from:
+        lines.append(f"    moved from: {c.moved_from} (the record moves first; the object is kept)")
     if c.action is not Action.CREATE and (c.action_reason or c.reason_detail):
         lines.append(f"    reason: {reason_text(c)}")
     if c.previous_physical_id and c.action in (Action.REPLACE, Action.DELETE, Action.FORGET):
@@ -101,6 +105,9 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         )
     else:
         out.append(f"Plan for stack {plan.stack_name!r}{mode}: {summary_line(plan)}.")
+        new = plan.new_stack_line
+        if new:
+            out.append(new[:1].upper() + new[1:] + ".")
     changes = ordered(plan)
     destructive = [c for c in changes if is_destructive(c) or c.action is Action.FORGET]
     # the list singles out what is destructive among other changes; when every change is one (a destroy
@@ -119,6 +126,8 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                     color,
                 )
             )
+    if plan.moves:  # state only: each record takes its new address, nothing in the cloud changes
+        out.extend(["", "Moves (state only, no cloud call):", *(f"  -> {line}" for line in move_lines(plan))])
     paused = pause_lines(plan)
     if paused:  # the environment's hooks (breakpoints): where the apply waits for `hotc hook clear`
         out.extend(["", "Pauses (hooks):", *(f"  || {line}" for line in paused)])
@@ -167,12 +176,14 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
                 out.append(f"  - {o.name}: {before}")
             else:
                 out.append(f"  ~ {o.name}: {before} -> {after}")
+    if plan.quota:  # the project's quotas against what the apply needs at its peak (hotc.planner.quota)
+        out.extend(["", *quota_text_lines(plan.quota)])
     if plan.mode == "refresh-only" and not plan.resource_drift:
         out.append("")
         out.append("No drift: the cloud matches the state.")
     elif plan.creates_stack and not changes and not outs:
         out.append("")
-        out.append("The stack has no state yet: applying creates it (nothing in it to create).")
+        out.append("Nothing in it to create: applying creates it as an empty stack, as Heat does.")
     elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")

@@ -40,6 +40,15 @@ from hotc.providers.openstack.common import (
 )
 from hotc.providers.openstack.live import LiveProps, map_as_given, resolve
 
+# the metadata of a Cinder snapshot a stack snapshot took (its name), and of a volume kept for such snapshots
+STACK_SNAPSHOT_KEY = "hotc-stack-snapshot"
+KEPT_KEY = "hotc-kept-for-snapshots"
+
+
+def _snapshots_of(conn: Any, vid: str) -> list[Any]:
+    """The Cinder snapshots of volume ``vid`` (filtered here too: a cloud may ignore the query's filter)."""
+    return [s for s in conn.block_storage.snapshots(details=True, volume_id=vid) if str(s.volume_id) == vid]
+
 
 class VolumeDriver(ListRead):
     snapshot_delete = True  # delete(policy=Snapshot) makes a backup first
@@ -289,7 +298,7 @@ class VolumeDriver(ListRead):
         if vol is None:
             return
         if policy == SNAPSHOT:
-            self._backup_before_delete(ctx, conn, vol)
+            self.snapshot(ctx, physical_id, props, f"hotc-backup-of-{physical_id}", lasting=True)
         if vol.attachments:
             ctx.log(f"volume {physical_id} is still attached; detaching it before deletion")
             detach_everywhere(ctx, conn, vol)
@@ -303,7 +312,14 @@ class VolumeDriver(ListRead):
         ):
             _wait_volume(ctx, conn, physical_id, "wait for volume", ("available", "in-use", "error"))
         if str(vol.status) != "deleting":
-            ignore_missing(ctx, f"delete volume {physical_id}", conn.block_storage.delete_volume, physical_id)
+            try:
+                ignore_missing(
+                    ctx, f"delete volume {physical_id}", conn.block_storage.delete_volume, physical_id
+                )
+            except ProviderError:
+                if self._kept_for_snapshots(ctx, conn, vol):
+                    return
+                raise
         wait_gone(
             ctx,
             f"delete volume {physical_id}",
@@ -311,19 +327,140 @@ class VolumeDriver(ListRead):
             failures=("error_deleting",),
         )
 
-    @staticmethod
-    def _backup_before_delete(ctx: ActionContext, conn: Any, vol: Any) -> None:
-        """``deletion_policy: Snapshot`` (Heat's Volume.handle_snapshot_delete): a Cinder backup of the volume,
-        available, before it is deleted. Without a backup service the delete fails and the volume stays."""
+    # ------------------------------------------------------------------------------ snapshots (Snapshotter)
+
+    def snapshot(
+        self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any], name: str, lasting: bool = False
+    ) -> Mapping[str, Any]:
+        """A stack snapshot's copy of the volume: a Cinder volume snapshot (``{"snapshot_id", "volume_id"}``),
+        available; ``lasting`` (``deletion_policy: Snapshot``, the volume is deleted next): a Cinder backup
+        (``{"backup_id"}``), which outlives the volume, as Heat's Volume.handle_snapshot_delete makes."""
+        conn = ctx.cloud()
+        vol = call(ctx, f"read volume {physical_id}", conn.block_storage.get_volume, physical_id)
+        if lasting:
+            return {"backup_id": self._backup_before_delete(ctx, conn, vol, name)}
         vid = str(vol.id)
-        name = f"hotc-backup-of-{vid}"
+        existing = call(
+            ctx,
+            f"list snapshots of volume {vid}",
+            lambda: _snapshots_of(conn, vid),
+        )
+        mine = [s for s in existing if s.name == name and str(s.volume_id) == vid]
+        snap = next((s for s in mine if str(s.status) == "available"), None)
+        if snap is None:
+            for s in mine:  # failed attempts of an earlier run
+                ignore_missing(
+                    ctx, f"delete failed snapshot {s.id}", conn.block_storage.delete_snapshot, s.id
+                )
+            ctx.log(f"volume {vid}: taking snapshot {name}")
+            made = call(
+                ctx,
+                f"snapshot volume {vid}",
+                lambda: conn.block_storage.create_snapshot(
+                    volume_id=vid,
+                    name=name,
+                    force=True,
+                    metadata={STACK_SNAPSHOT_KEY: name, "hotc-lineage": ctx.lineage},
+                ),
+            )
+            snap = wait_for(
+                ctx,
+                f"snapshot volume {vid}",
+                lambda: conn.block_storage.get_snapshot(made.id),
+                lambda s: s is not None and str(s.status) == "available",
+                lambda s: f"the snapshot went to {s.status}" if str(s.status).startswith("error") else None,
+            )
+        return {"snapshot_id": str(snap.id), "volume_id": vid}
+
+    def restore_properties(self, props: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+        """A volume made from the snapshot (Heat's Volume.handle_restore): the other sources dropped, the size
+        kept (a volume grown since the snapshot comes back at its old size)."""
+        sources = ("image", "imageRef", "source_volid", "snapshot_id", "backup_id")
+        out = {k: v for k, v in props.items() if k not in sources and v is not None}
+        if data.get("backup_id"):
+            out["backup_id"] = str(data["backup_id"])
+        elif data.get("snapshot_id"):
+            out["snapshot_id"] = str(data["snapshot_id"])
+        return out
+
+    def delete_snapshot(self, ctx: ActionContext, data: Mapping[str, Any]) -> None:
+        """Delete the snapshot (or backup); then the volume it was taken of, when a restore or destroy kept that
+        volume only because it held snapshots (Cinder deletes no volume that has any) and none is left."""
+        conn = ctx.cloud()
+        if data.get("backup_id"):
+            bid = str(data["backup_id"])
+            ignore_missing(ctx, f"delete backup {bid}", conn.block_storage.delete_backup, bid)
+            wait_gone(ctx, f"delete backup {bid}", lambda: conn.block_storage.get_backup(bid))
+            return
+        sid = str(data.get("snapshot_id") or "")
+        if not sid:
+            return
+        ignore_missing(ctx, f"delete snapshot {sid}", conn.block_storage.delete_snapshot, sid)
+        wait_gone(
+            ctx,
+            f"delete snapshot {sid}",
+            lambda: conn.block_storage.get_snapshot(sid),
+            failures=("error_deleting",),
+        )
+        vid = str(data.get("volume_id") or "")
+        vol = get_or_none(ctx, f"read volume {vid}", conn.block_storage.get_volume, vid) if vid else None
+        if vol is None or (vol.metadata or {}).get(KEPT_KEY) != "true" or ctx.recorded(vid):
+            return
+        left = call(
+            ctx,
+            f"list snapshots of volume {vid}",
+            lambda: _snapshots_of(conn, vid),
+        )
+        if left or vol.attachments:
+            return
+        ctx.log(f"volume {vid}: deleting it (it was kept only for its snapshots)")
+        ignore_missing(ctx, f"delete volume {vid}", conn.block_storage.delete_volume, vid)
+        wait_gone(
+            ctx,
+            f"delete volume {vid}",
+            lambda: conn.block_storage.get_volume(vid),
+            failures=("error_deleting",),
+        )
+
+    @staticmethod
+    def _kept_for_snapshots(ctx: ActionContext, conn: Any, vol: Any) -> bool:
+        """A volume Cinder refused to delete because stack snapshots (``hotc snapshot create``) hold snapshots
+        of it: kept, marked, and left to ``hotc snapshot delete`` (which deletes it with the last of them)."""
+        vid = str(vol.id)
+        snaps = call(
+            ctx,
+            f"list snapshots of volume {vid}",
+            lambda: _snapshots_of(conn, vid),
+        )
+        held = sorted({str((s.metadata or {}).get(STACK_SNAPSHOT_KEY)) for s in snaps if s.metadata})
+        held = [h for h in held if h != "None"]
+        if not snaps or len(held) < len(snaps):
+            return False  # no snapshots, or some that no stack snapshot holds: Cinder's error stands
+        call(
+            ctx,
+            f"set metadata of volume {vid}",
+            lambda: conn.block_storage.set_volume_metadata(vid, **{KEPT_KEY: "true"}),
+        )
+        ctx.log(
+            f"volume {vid} is kept: stack snapshots hold its snapshot(s) {', '.join(held)} (Cinder deletes no "
+            "volume that has snapshots); 'hotc snapshot delete' deletes it with the last of them"
+        )
+        return True
+
+    @staticmethod
+    def _backup_before_delete(ctx: ActionContext, conn: Any, vol: Any, name: str) -> str:
+        """``deletion_policy: Snapshot`` (Heat's Volume.handle_snapshot_delete): a Cinder backup of the volume,
+        available, before it is deleted (its id). Without a backup service the delete fails and the volume
+        stays."""
+        vid = str(vol.id)
         backups = call(
             ctx, f"list backups of volume {vid}", lambda: list(conn.block_storage.backups(details=True))
         )
         mine = [b for b in backups if b.name == name and str(b.volume_id) == vid]
-        if any(str(b.status) == "available" for b in mine):
+        done = next((b for b in mine if str(b.status) == "available"), None)
+        if done is not None:
             ctx.log(f"volume {vid}: backup {name} already made (deletion_policy Snapshot)")
-            return
+            return str(done.id)
         keep = (
             "deletion_policy Snapshot: the volume is kept; fix the backup service, or change the "
             "deletion_policy to Retain (keep it) or Delete (lose its data), then run again"
@@ -365,6 +502,7 @@ class VolumeDriver(ListRead):
                 ctx, f"delete failed backup {backup.id}", conn.block_storage.delete_backup, backup.id
             )
             raise ProviderError(f"volume {vid}: {exc.message}; {keep}") from exc
+        return str(backup.id)
 
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         found = self._find(ctx, ctx.cloud())
