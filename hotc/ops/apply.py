@@ -15,6 +15,7 @@ from typing import IO, Any
 from hotc.apply.cancel import watch_for_cancel
 from hotc.apply.executor import ExecOptions, Executor
 from hotc.apply.moves import moved, record_moves
+from hotc.apply.progress import plan_steps
 from hotc.apply.resolve import StateResolver
 from hotc.apply.scaling import group_states
 from hotc.apply.session import (
@@ -306,6 +307,8 @@ def run_apply(
             getattr(show, "expect", int)(
                 len({c.address for c in plan_.changes if c.action is not Action.NOOP})
             )
+            if hasattr(show, "expect_steps"):  # the status line's time left, from the stack's history
+                show.expect_steps(plan_steps(plan_, ex_opts.expected), parallelism)
             executor = Executor(
                 plan_,
                 state,
