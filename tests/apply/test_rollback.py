@@ -356,3 +356,14 @@ def test_hidden_parameters_come_back_sealed(tmp_path: Path) -> None:
     assert "s3cret-value" not in (tmp_path / ".hotc" / "st.json").read_text()
     r = hotc(tmp_path, "plan", "-t", "v1.yaml", "st", "--parameter", "pw=s3cret-value")
     assert r.returncode == 0 and "No changes" in r.stdout, r.stdout
+
+
+def test_json_run_document_ends_with_the_rollback(tmp_path: Path) -> None:
+    _write(tmp_path, "v1.yaml", v1())
+    _write(tmp_path, "v2.yaml", V2)
+    assert hotc(tmp_path, "apply", "-t", "v1.yaml", "st", "--auto-approve").returncode == 0
+    r = hotc(tmp_path, "apply", "-t", "v2.yaml", "st", "--auto-approve", "--rollback", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1 and doc["exit_code"] == 1
+    assert doc["status"] == "ROLLBACK_COMPLETE" and "Test Resource failed b" in doc["status_reason"]
+    assert any(x["address"] == "n" and x["status"] == "DELETE_COMPLETE" for x in doc["resources"])

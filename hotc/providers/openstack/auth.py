@@ -20,6 +20,7 @@ HINT = (
 
 
 def _config(cloud: str | None, environ: Mapping[str, str] | None = None) -> Any:
+    # heavy: openstacksdk only when a cloud is used
     from openstack import exceptions
     from openstack.config import loader
 
@@ -53,6 +54,7 @@ def connect(
     A token kept by an earlier hotc process for the same login is used while it is valid, and a new one is kept
     (encrypted: :mod:`hotc.providers.openstack.token_cache`).
     """
+    # heavy: openstacksdk only when a cloud is used
     import openstack
 
     region = _config(cloud, environ)

@@ -713,6 +713,7 @@ class Defaulted:
         self.inner = inner
 
     def _d(self, props: Mapping[str, Any]) -> Mapping[str, Any]:
+        # lazy: hotc check loads the drivers, not the schema registry nor the parser (test_startup_imports)
         from hotc.providers.registry import get_schema
         from hotc.providers.validation import apply_defaults
 
@@ -775,6 +776,7 @@ class Defaulted:
 
 def _written(out: Outcome, recorded: Mapping[str, Any], defaulted: Mapping[str, Any]) -> Outcome:
     """A read's live properties written as the template wrote them (``live.as_written``)."""
+    # cycle: hotc.providers.openstack.live imports this module (ProviderError)
     from hotc.providers.openstack.live import as_written
 
     if out.properties is None:
