@@ -241,7 +241,7 @@ def print_outputs(state: StackState, out: IO[str]) -> None:
     if not state.outputs:
         return
     out.write("\nOutputs:\n\n")
-    for name in sorted(state.outputs):
+    for name in state.outputs:  # the template's order
         o = state.outputs[name]
         if o.sensitive:
             shown = "(sensitive)"

@@ -526,11 +526,11 @@ def output_command(
                 "sensitive": o.sensitive,
                 **({"error": o.error} if o.error else {}),
             }
-            for k, o in sorted(outs.items())
+            for k, o in outs.items()  # the template's order
         }
         sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
         return
-    for k, o in sorted(outs.items()):
+    for k, o in outs.items():  # the template's order
         if o.error:
             shown = f"(error: {o.error})"
         elif o.sensitive:

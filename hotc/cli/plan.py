@@ -566,7 +566,7 @@ def _render_state(state: Any, fmt: str) -> str:
     if state.outputs:
         lines.append("")
         lines.append("Outputs:")
-        for k, o in sorted(state.outputs.items()):
+        for k, o in state.outputs.items():  # the template's order
             lines.append(f"  {k} = {SENSITIVE if o.sensitive else fmt_value(o.value)}")
     return "\n".join(lines) + "\n"
 

@@ -15,6 +15,7 @@ from typing import IO, Any
 from hotc.apply.cancel import watch_for_cancel
 from hotc.apply.executor import ExecOptions, Executor
 from hotc.apply.moves import moved, record_moves
+from hotc.apply.progress import plan_steps
 from hotc.apply.resolve import StateResolver
 from hotc.apply.scaling import group_states
 from hotc.apply.session import (
@@ -40,7 +41,7 @@ from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.plan import PlanRequest, PlanResult, Policy, Recorded, Wiring, desired_for, plan, policy_lines
 from hotc.ops.preflight import preflight
-from hotc.ops.rollback import RollbackRequest, roll_back, rollback_enabled
+from hotc.ops.rollback import RollbackRequest, report_before_rollback, roll_back, rollback_enabled
 from hotc.ops.stacks import require_stack, stack_not_found
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
@@ -306,6 +307,8 @@ def run_apply(
             getattr(show, "expect", int)(
                 len({c.address for c in plan_.changes if c.action is not Action.NOOP})
             )
+            if hasattr(show, "expect_steps"):  # the status line's time left, from the stack's history
+                show.expect_steps(plan_steps(plan_, ex_opts.expected), parallelism)
             executor = Executor(
                 plan_,
                 state,
@@ -354,7 +357,7 @@ def run_apply(
                 else bool(rep.failed) and rollback_enabled(state, opts.rollback)
             )
             if wanted:
-                print_report(rep, plan_, out, err)
+                report_before_rollback(rep, plan_, out, err)
                 reported = True
                 final = roll_back(
                     RollbackRequest(

@@ -398,12 +398,20 @@ def rollback_event(e: Event) -> Event | None:
 def _report(rep: ApplyReport, plan_: Plan, out: IO[str], err: IO[str]) -> None:
     """The executor's report, as the rollback's ("Rollback complete!", "Rollback FAILED"); what is left after
     a failure is said once, by :func:`_failed`."""
-    o, e = io.StringIO(), io.StringIO()
-    print_report(rep, plan_, o, e)
+    o = io.StringIO()
+    report_before_rollback(rep, plan_, o, err)
+    text = o.getvalue()
     for word in ("Apply", "Destroy"):
         for outcome in (" complete!", " FAILED", " INTERRUPTED"):
-            o = io.StringIO(o.getvalue().replace("\n" + word + outcome, "\nRollback" + outcome))
-    out.write(o.getvalue())
+            text = text.replace("\n" + word + outcome, "\nRollback" + outcome)
+    out.write(text)
+
+
+def report_before_rollback(rep: ApplyReport, plan_: Plan, out: IO[str], err: IO[str]) -> None:
+    """The report of a run that is rolled back next: as every run's, without the advice to apply again to
+    continue (the rollback follows, and says what is left if it fails)."""
+    e = io.StringIO()
+    print_report(rep, plan_, out, e)
     err.writelines(
         line for line in e.getvalue().splitlines(keepends=True) if not line.startswith("The state holds")
     )
@@ -467,6 +475,7 @@ __all__ = [
     "RollbackOutcome",
     "RollbackRequest",
     "RollbackSink",
+    "report_before_rollback",
     "roll_back",
     "rollback_enabled",
     "what_is_left",

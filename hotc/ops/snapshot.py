@@ -338,7 +338,8 @@ def restore_inputs(request: SnapshotRequest, parameters: Mapping[str, str]) -> I
             )
     except HotcError as exc:
         if exc.message.startswith("--existing: "):
-            raise HotcError(f"snapshot {request.name!r}: " + exc.message[len("--existing: ") :]) from None
+            text = exc.message[len("--existing: ") :].replace(", or give the environment again with -e", "")
+            raise HotcError(f"snapshot {request.name!r}: {text}") from None
         raise
 
 

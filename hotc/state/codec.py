@@ -277,6 +277,9 @@ def _top_to_dict(state: StackState, key: bytes | None) -> dict[str, Any]:
         top["protected"] = {
             a: {"by": m.by, "at": m.at, "reason": m.reason} for a, m in sorted(state.protected.items())
         }
+    order = list(state.outputs)
+    if order != sorted(order):  # the template's order, which the key-sorted "outputs" object loses
+        top["output_order"] = order  # absent when it is the sorted order (older documents, one output)
     if state.accepted_drift:  # absent when empty, as the protection marks
         top["accepted_drift"] = {
             k: {"reason": e.reason, "until": e.until, "by": e.by, "at": e.at}
@@ -600,10 +603,7 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
             a: resource_from_dict(a, r, source, key, version)
             for a, r in _get(d, "resources", dict, source, where, {}).items()
         },
-        outputs={
-            n: output_from_dict(n, o, source, key)
-            for n, o in _get(d, "outputs", dict, source, where, {}).items()
-        },
+        outputs=_outputs_from_dict(d, source, key),
         created_at=_get(d, "created_at", (str, _NULL), source, where, None),
         updated_at=_get(d, "updated_at", (str, _NULL), source, where, None),
         # format 3 (a format-2 document has no groups)
@@ -619,6 +619,17 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
         },
         disable_rollback=_get(d, "disable_rollback", (bool, _NULL), source, where, None),
     )
+
+
+def _outputs_from_dict(d: dict[str, Any], source: str, key: bytes | None) -> dict[str, OutputState]:
+    """The outputs in the template's order (``output_order``; without it, the document's sorted order)."""
+    stored = _get(d, "outputs", dict, source, "(top)", {})
+    order = _get(d, "output_order", list, source, "(top)", [])
+    if not all(isinstance(n, str) for n in order):
+        raise _bad(source, "output_order: expected a list of output names")
+    listed = [n for n in dict.fromkeys(order) if n in stored]
+    names = listed + [n for n in stored if n not in set(listed)]
+    return {n: output_from_dict(n, stored[n], source, key) for n in names}
 
 
 def _accepted_from_dict(key: str, d: Any, source: str) -> AcceptedDrift:

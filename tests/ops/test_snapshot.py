@@ -227,3 +227,25 @@ def test_errors_are_plain(tmp_path: Path) -> None:
     assert r.returncode == 1 and "snapshot name '../x'" in r.stderr
     r = hotc(tmp_path, "snapshot", "list", "s")
     assert r.returncode == 0 and "has no snapshots" in r.stdout
+
+
+def test_without_a_state_key_hidden_values_are_given_again(tmp_path: Path, s3_bucket: Any) -> None:
+    """An S3 state without HOTC_STATE_KEY keeps only digests of hidden values: the restore asks for them."""
+    b = ("--backend", s3_bucket.url)
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    r = hotc(tmp_path, "apply", "-t", "t.yaml", "s", "--auto-approve", "--parameter", f"secret={SECRET}", *b)
+    assert r.returncode == 0, r.stderr
+    r = hotc(tmp_path, "snapshot", "create", "s", "--name", "nokey", *b)
+    assert r.returncode == 0, r.stderr
+    data = s3_bucket.client().get_object(
+        Bucket=s3_bucket.name, Key=s3_bucket.key("s", "snapshots/nokey.json")
+    )
+    assert SECRET.encode() not in data["Body"].read()
+    r = hotc(tmp_path, "snapshot", "restore", "s", "nokey", "--auto-approve", *b)
+    assert r.returncode == 1 and "snapshot 'nokey'" in r.stderr and "secret" in r.stderr, r.stderr
+    assert "--parameter NAME=VALUE" in r.stderr
+    r = hotc(
+        tmp_path, "snapshot", "restore", "s", "nokey", "--auto-approve", "--parameter", f"secret={SECRET}", *b
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "No changes" in r.stdout

@@ -183,7 +183,7 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
         out.append("No drift: the cloud matches the state.")
     elif plan.creates_stack and not changes and not outs:
         out.append("")
-        out.append("Nothing in it to create: applying records the empty stack.")
+        out.append("Nothing in it to create: applying creates it as an empty stack, as Heat does.")
     elif not plan.has_changes and not plan.resource_drift:
         out.append("")
         out.append("No changes. The stack matches the template.")
@@ -191,6 +191,7 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
 
 
 def _unknown(v: object) -> bool:
+    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
     from hotc.values import Unknown
 
     return isinstance(v, Unknown)
