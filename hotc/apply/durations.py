@@ -5,6 +5,10 @@
 observations. :class:`Durations` starts from those and takes in each step that completes during the run (the
 first servers of a group to finish tell how long the others will take). The executor hands the figure to the
 driver as ``ActionContext.expected``, which the waits poll around (``hotc.providers.openstack.polling``).
+
+With at least :data:`MIN_RUNS` observations, :func:`learned` also gives the shortest of them, under
+:func:`fastest_key`: the action has not been seen to take less, so a create's first poll after its first second
+can come just before it (``ActionContext.fastest``).
 """
 
 from __future__ import annotations
@@ -20,10 +24,23 @@ ACTIONS = ("CREATE", "UPDATE", "DELETE")
 KEEP = 20  # observations kept per (type, action): the most recent ones
 MIN_SECONDS = 0.05  # shorter than this is not worth a hint
 MAX_SECONDS = 3600.0
+MIN_RUNS = 3  # observations needed before the shortest of them says when to poll first
+_FASTEST = " fastest"
 
 
 def key(type_name: str, action: str) -> str:
     return f"{type_name} {action}"
+
+
+def fastest_key(type_name: str, action: str) -> str:
+    """The key of the shortest recent duration of ``(type, action)`` in :func:`learned`'s figures."""
+    return key(type_name, action) + _FASTEST
+
+
+def fastest_of(samples: Iterable[float]) -> float | None:
+    """The shortest of the :data:`KEEP` most recent durations, when there are at least :data:`MIN_RUNS`."""
+    recent = list(samples)[-KEEP:]
+    return min(recent) if len(recent) >= MIN_RUNS else None
 
 
 def _seconds(ts: str) -> float | None:
@@ -58,8 +75,15 @@ def observations(events: Iterable[Event]) -> dict[str, list[float]]:
 
 
 def learned(events: Iterable[Event]) -> dict[str, float]:
-    """The median of the last :data:`KEEP` durations of each ``(type, action)`` in the history."""
-    return {k: statistics.median(v[-KEEP:]) for k, v in observations(events).items()}
+    """The median of the last :data:`KEEP` durations of each ``(type, action)`` in the history, and under
+    :func:`fastest_key` the shortest of them when there are at least :data:`MIN_RUNS`."""
+    out: dict[str, float] = {}
+    for k, v in observations(events).items():
+        out[k] = statistics.median(v[-KEEP:])
+        fastest = fastest_of(v)
+        if fastest is not None:
+            out[k + _FASTEST] = fastest
+    return out
 
 
 class Durations:
@@ -67,7 +91,23 @@ class Durations:
 
     def __init__(self, seed: Mapping[str, float] | None = None) -> None:
         self._lock = threading.Lock()
-        self._seen: dict[str, list[float]] = {k: [v] for k, v in (seed or {}).items() if v > 0}
+        given = {k: v for k, v in (seed or {}).items() if v > 0}
+        self._seen: dict[str, list[float]] = {k: [v] for k, v in given.items() if not k.endswith(_FASTEST)}
+        self._fastest = {k[: -len(_FASTEST)]: v for k, v in given.items() if k.endswith(_FASTEST)}
+        self._run: dict[str, list[float]] = {}  # what this run observed
+
+    def fastest(self, type_name: str, action: str) -> float | None:
+        """The shortest duration of ``(type, action)`` seen in the history (with :data:`MIN_RUNS`) and in this
+        run, or None when neither has enough observations."""
+        k = key(type_name, action)
+        with self._lock:
+            run = self._run.get(k, [])
+            before = self._fastest.get(k)
+            if before is None:
+                return fastest_of(run)
+            return min(
+                [before, *run]
+            )  # a faster run now lowers it at once (the earlier poll is the safe side)
 
     def expected(self, type_name: str, action: str) -> float | None:
         with self._lock:
@@ -81,3 +121,6 @@ class Durations:
             seen = self._seen.setdefault(key(type_name, action), [])
             seen.append(seconds)
             del seen[:-KEEP]
+            run = self._run.setdefault(key(type_name, action), [])
+            run.append(seconds)
+            del run[:-KEEP]

@@ -220,6 +220,7 @@ class StepEnv:
             lookup=lookup,
             recorded=lambda pid: lookup(pid) is not None,
             expected=self.durations.expected(type_name, action) if action else None,
+            fastest=self.durations.fastest(type_name, action) if action == "CREATE" else None,
             on_call=self._call_watcher(address),
             lookups=self.lookups,
             update_policy=getattr(self.info.get(address), "update_policy", None) or {},

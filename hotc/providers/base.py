@@ -177,6 +177,9 @@ class ActionContext:
     # how long this type's action usually takes on this stack (seconds, learned from its events), if known:
     # waits poll around it (hotc.providers.openstack.polling)
     expected: float | None = None
+    # a create's shortest duration in the stack's recent history (at least three), if known: its first poll after
+    # the first second comes just before it (hotc.providers.openstack.polling.first_poll_at)
+    fastest: float | None = None
     # told of every cloud call a driver makes through the shared helpers: its duration in seconds and, when it
     # failed, the HTTP status (None: success): how the run learns that the cloud is busy (429, 503, 409, slow)
     on_call: Callable[[float, int | None], None] = lambda _seconds, _status: None

@@ -82,6 +82,8 @@ def create(env: StepEnv, step: Step, props: dict[str, Any]) -> None:
         env.keeper.commit(lambda s: patch(s, addr, physical_id=pid))
 
     ctx = env.ctx(addr, type_name, on_id, instance_tag(entry), "CREATE")
+    if entry.deposed:  # a replacement's first waits are the old instance letting go: no skip to the usual end
+        ctx = replace(ctx, fastest=None)
     new_d = with_defaults(type_name, props)
     lent: list[DeposedInstance] = []  # old instances that let go of something for the replacement
     try:

@@ -260,7 +260,7 @@ def wait_for(
     clock = clock or now
     limit = timeout if timeout is not None else (ctx.timeout or 600.0)
     deadline = clock() + limit
-    poll = Poll(clock, getattr(ctx, "expected", None))
+    poll = Poll(clock, getattr(ctx, "expected", None), getattr(ctx, "fastest", None))
     last: Any = None
     while True:
         t0 = clock()

@@ -12,6 +12,11 @@ expected end are tight (5 % of the expected duration): fewer calls, and the end 
 of such a wait is polled every :data:`EARLY_STEP` first: the duration is the whole action's, and an action's
 first wait is often one of its short steps (a server's port let go before its replacement boots on it).
 
+A create whose type's history is long enough (``ActionContext.fastest``: the shortest of at least three recent
+creates, :mod:`hotc.apply.durations`) goes further: after its first second, its first poll comes just before
+that shortest duration (:func:`first_poll_at`: :data:`SURE` of it), in one sleep: the create has not been seen
+to end sooner, so the polls on the way there would only ask a question whose answer is known.
+
 A wait never sleeps less than its last poll took to answer: a cloud whose answers slow down (an overloaded
 API) is polled less often, so the waits do not crowd out the calls that make progress.
 
@@ -37,14 +42,32 @@ EARLY = (
 EARLY_STEP = 0.25  # (an action's first wait is often a short step: a port let go, a status flipped)
 
 
+SURE = 0.9  # with the shortest recent duration: the first poll after EARLY comes at this fraction of it
+SKIP_MIN = 3.0  # seconds: a shorter action is polled by the schedule above (the skip would save little)
+
+
+def first_poll_at(fastest: float | None, expected: float | None = None) -> float | None:
+    """When (seconds into the wait) the first poll after the first second should come, given the shortest
+    recent duration of the action (``fastest``) and its usual one (``expected``): just before the shorter of
+    the two; None when neither history says enough (no figure, or too short to be worth a skip)."""
+    if fastest is None or fastest <= 0:
+        return None
+    at = SURE * (min(fastest, expected) if expected is not None and expected > 0 else fastest)
+    return at if at >= max(SKIP_MIN, EARLY + POLL_MIN) else None
+
+
 class Poll:
     """The sleeps of one wait. ``expected``: the action's usual duration, if known, counted from the start of
-    the wait (the calls before it, such as the create's POST, are short next to what is waited for)."""
+    the wait (the calls before it, such as the create's POST, are short next to what is waited for);
+    ``fastest``: the shortest it took recently (a create's, see :func:`first_poll_at`)."""
 
-    def __init__(self, clock: Callable[[], float], expected: float | None = None) -> None:
+    def __init__(
+        self, clock: Callable[[], float], expected: float | None = None, fastest: float | None = None
+    ) -> None:
         self.clock = clock
         self.start = clock()
         self.expected = expected if expected is not None and expected > 0 else None
+        self.first_at = first_poll_at(fastest, self.expected)
         self.last_answer = 0.0  # seconds the last poll took to answer
 
     def answered(self, seconds: float) -> None:
@@ -54,6 +77,9 @@ class Poll:
     def interval(self) -> float:
         """Seconds to sleep before the next poll: the schedule's, and never less than the last poll took to
         answer (a cloud answering slowly is busy: polling it harder would slow everyone down)."""
+        waited = max(0.0, self.clock() - self.start)
+        if self.first_at is not None and EARLY <= waited < self.first_at - POLL_MIN:
+            return max(self.first_at - waited, self.last_answer)  # straight to just before the shortest end
         return min(POLL_MAX, max(self._scheduled(), self.last_answer))
 
     def _scheduled(self) -> float:
