@@ -7,6 +7,7 @@ the CLI prints it without a traceback and exits non-zero.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from enum import Enum
 from typing import NamedTuple
@@ -87,8 +88,6 @@ class HotcError(Exception):
 def did_you_mean(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str:
     """`` Did you mean 'X'?`` (with its leading space) when ``word`` is close to some of ``choices`` (the three
     closest, difflib's ratio), else ''. For messages about a name that does not exist."""
-    import difflib
-
     close = difflib.get_close_matches(word, sorted(set(choices)), n=3, cutoff=cutoff)
     if not close:
         return ""

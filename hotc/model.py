@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import _thread
 import dataclasses
+import inspect
 import sys
 from collections.abc import Callable
 from types import MemberDescriptorType
@@ -65,8 +66,6 @@ class _Doc:
     when read."""
 
     def __get__(self, obj: object, owner: type) -> str:
-        import inspect
-
         init = getattr(owner.__dict__.get("__init__"), "__code__", None)
         if init is not None and init.co_name == "stub":
             _materialize(owner, "__init__")

@@ -23,7 +23,9 @@ import yaml
 
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.state import hidden_env
+from hotc.parser.api import NO_TYPE_CHECKS, load_stack
+from hotc.state import backend_from_config, hidden_env
+from hotc.state.codec import reveal_parameter
 from hotc.state.document import StackState
 from hotc.state.secrets import decrypt
 
@@ -124,9 +126,6 @@ def existing_inputs(
     parameters: Mapping[str, str],
     parameter_files: Mapping[str, Path],
 ) -> Iterator[ExistingInputs]:
-    from hotc.parser.api import NO_TYPE_CHECKS, load_stack
-    from hotc.state.codec import reveal_parameter
-
     record = state.template if state is not None else {}
     files: Mapping[str, str] = (record or {}).get("files") or {}
     main = (record or {}).get("main")
@@ -199,8 +198,6 @@ def existing_from_backend(
     cwd: Path | None = None,
 ) -> Iterator[ExistingInputs]:
     """:func:`existing_inputs` for the stack's state in its backend (read under the lock)."""
-    from hotc.state import backend_from_config
-
     if not stack:
         raise HotcError("--existing needs the STACK name (its stored template is used)")
     backend: Any = backend_from_config(backend_url, cwd)

@@ -31,6 +31,7 @@ from hotc.planner.api import ResourceChange
 from hotc.providers.base import ActionContext
 from hotc.providers.registry import get_schema
 from hotc.state import StackState
+from hotc.state.document import ParameterRecord
 from hotc.state.events import Event, utc_now
 
 STACK_ADOPTED = "ADOPT_COMPLETE"
@@ -70,8 +71,6 @@ def read_one(
     """``state`` with the import ``c`` read from the cloud and recorded (HotcError when it cannot be read).
     ``names_generated``: the object was made by a stack whose names stand for the template's generated ones
     (``--from-heat``: Heat named what the template leaves unnamed), so those names are kept, not planned away."""
-    from hotc.providers.registry import get_schema
-
     assert c.import_id is not None
     pid = c.import_id
     driver = drivers(c.type)
@@ -148,8 +147,6 @@ def clear_parameter_records(loaded: Any) -> dict[str, Any]:
     """The parameters to record, hidden ones still in clear in memory: the codec stores them as a digest plus
     ciphertext under the backend's key when the state is written (a new local stack's key file is made by
     that first write, so encrypting before it would keep only a digest)."""
-    from hotc.state.document import ParameterRecord
-
     hidden = set(getattr(loaded, "hidden_parameters", ()) or ()) | {
         n for n, p in loaded.template.parameters.items() if p.hidden
     }

@@ -22,6 +22,7 @@ from hotc.errors import HotcError
 from hotc.planner.api import DEFAULT_PARALLELISM, CycleError, DiGraph, DriverReader, topological_sort
 from hotc.providers.base import Outcome
 from hotc.state import ResourceState, StackState, backend_from_config
+from hotc.state.signal_store import store_for
 
 PARALLELISM = DEFAULT_PARALLELISM  # suspend/resume calls in flight at once
 
@@ -182,7 +183,6 @@ def suspend_resume(
     finish; the state records each transition."""
     act = action.upper()
     backend = _open(stack, backend_url)
-    from hotc.state.signal_store import store_for
 
     # deployments with SUSPEND/RESUME actions run them through the signal store (default configuration)
     opts = ExecOptions(cloud=cloud, signals=store_for(None, backend_url))

@@ -223,6 +223,7 @@ class RichProgress:
         wait: Callable[[float], bool] | None = None,
     ) -> None:
         if console is None:
+            # heavy: rich only when progress is shown
             from rich.console import Console
 
             console = Console()
@@ -259,6 +260,7 @@ class RichProgress:
             return self._text()
 
     def _text(self) -> str:
+        # heavy: rich only when progress is shown
         from rich.markup import escape
 
         busy = sorted(self._started, key=lambda a: (self._started[a], a))
@@ -314,6 +316,7 @@ class RichProgress:
     def __call__(self, e: Event) -> None:
         if e.type == STACK_TYPE:
             return
+        # heavy: rich only when progress is shown
         from rich.markup import escape
 
         with self._lock:
@@ -336,6 +339,7 @@ class RichProgress:
                 self._status.update(self._text())
 
     def log(self, address: str, message: str) -> None:
+        # heavy: rich only when progress is shown
         from rich.markup import escape
 
         self.console.print(f"[dim]{escape(address)}: {escape(message)}[/dim]", highlight=False)

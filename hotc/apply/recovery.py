@@ -63,6 +63,7 @@ TRANSITIONAL = frozenset(
 def failed_replace_rule(type_name: str) -> FailedReplaceRule | None:
     """The type's ``failed_replace`` rule (None when it has none)."""
     try:
+        # lazy: hotc check loads this module, not the schema registry (test_startup_imports)
         from hotc.providers.registry import get_schema
     except ImportError:
         return None

@@ -351,6 +351,7 @@ def with_defaults(type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
     """Properties as the driver sees them (as Heat's handle_* do): schema defaults filled in, values coerced,
     hidden legacy names moved to their current names. Unknown types get the properties as they are."""
     try:
+        # lazy: hotc check loads this module, not the schema registry (test_startup_imports)
         from hotc.providers.registry import get_schema
         from hotc.providers.validation import apply_defaults
     except ImportError:

@@ -24,7 +24,10 @@ def cancel_command(
     wait: Annotated[
         bool, typer.Option("--wait/--no-wait", help="Wait until the operation has stopped (default).")
     ] = True,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for it to stop.")] = 600.0,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", metavar="SECONDS", help="Seconds to wait for it to stop (and roll back)."),
+    ] = 600.0,
     backend: BackendOpt = None,
 ) -> None:
     """Cancel the apply or destroy that holds STACK's lock, from any terminal or CI job (Heat's 'stack

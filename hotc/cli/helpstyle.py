@@ -82,6 +82,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "import": (
         "hotc import web server 6f1c2d3e-0000-4000-8000-000000000001 -t web.yaml",
         "hotc import web --from-heat legacy-web imported/",
+        "hotc import web --generate gen/ --reachable-from NETWORK_ID",
     ),
     "drift": (
         "hotc drift --all --format markdown --backend s3://my-bucket/hotc",

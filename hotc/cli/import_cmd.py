@@ -3,6 +3,8 @@
     hotc import STACK ADDRESS ID -t T [-e E]... [--parameter K=V]...      one object
     hotc import STACK --file MAP -t T [-e E]...                            many: MAP is YAML/JSON {address: id}
     hotc import STACK --from-heat HEAT_STACK DIR [--abandon]               migrate a live Heat stack
+    hotc import STACK --generate DIR (--id ID... | --name-prefix P | --tag T | --reachable-from ID)
+                                                                          write a template for running objects
     [--deny ACTION:TYPE_GLOB]... [--warn ...]... [--policy-file F]        the policy (as for hotc plan)
 
 The template must declare every address. The objects are read from the cloud and recorded with their live
@@ -108,6 +110,30 @@ def import_command(
         bool,
         typer.Option("--abandon", help="With --from-heat: ask Heat to abandon the stack (resources stay)."),
     ] = False,
+    generate: Annotated[
+        Path | None,
+        typer.Option(
+            "--generate",
+            metavar="DIR",
+            help="Write DIR/template.yaml, parameters.yaml and import-map.yaml for the objects selected by --id, "
+            "--name-prefix, --tag or --reachable-from (then: hotc import STACK --file DIR/import-map.yaml ...).",
+        ),
+    ] = None,
+    ids: Annotated[
+        list[str] | None, typer.Option("--id", help="With --generate: this object (repeatable).")
+    ] = None,
+    name_prefix: Annotated[
+        str | None, typer.Option("--name-prefix", help="With --generate: the objects whose name starts so.")
+    ] = None,
+    tag: Annotated[
+        str | None, typer.Option("--tag", help="With --generate: the objects with this tag.")
+    ] = None,
+    reachable_from: Annotated[
+        str | None,
+        typer.Option(
+            "--reachable-from", metavar="ID", help="With --generate: all connected to this network or server."
+        ),
+    ] = None,
     backend: BackendOpt = None,
     lock_timeout: LockTimeoutOpt = 0.0,
     os_cloud: OsCloudOpt = None,
@@ -126,6 +152,12 @@ def import_command(
 
     before = _last_event_id(stack, backend)
     out = sys.stdout if fmt == "text" else sys.stderr
+    selection = (ids, name_prefix, tag, reachable_from)
+    if generate is not None:
+        _generate(stack, generate, address, template, file, from_heat, selection, os_cloud)
+        return
+    if any(selection):
+        raise HotcError("--id, --name-prefix, --tag and --reachable-from go with --generate DIR")
     if from_heat is not None:
         if address is None or physical_id is not None:
             raise HotcError(
@@ -182,6 +214,32 @@ def import_command(
         policy=policy_of(deny, warn, policy_file),
     )
     _print_doc(fmt, stack, backend, before, code)
+
+
+def _generate(
+    stack: str,
+    directory: Path,
+    address: str | None,
+    template: Path | None,
+    file: Path | None,
+    from_heat: str | None,
+    selection: tuple[list[str] | None, str | None, str | None, str | None],
+    os_cloud: str | None,
+) -> None:
+    if address is not None or template is not None or file is not None or from_heat is not None:
+        raise HotcError(
+            "--generate DIR writes the template: give no ADDRESS, -t, --file or --from-heat with it"
+        )
+    from hotc.ops.generate import run_generate
+    from hotc.providers.openstack.discover import Selection
+
+    ids, name_prefix, tag, reachable_from = selection
+    sel = Selection(ids=tuple(ids or ()), name_prefix=name_prefix, tag=tag, reachable_from=reachable_from)
+    code = run_generate(
+        stack=stack, directory=directory, selection=sel, wiring=import_wiring(os_cloud), out=sys.stdout
+    )
+    if code:
+        raise typer.Exit(code)
 
 
 def _print_doc(fmt: str, stack: str, backend: str | None, before: str | None, code: int) -> None:

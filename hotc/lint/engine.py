@@ -19,6 +19,7 @@ from dataclasses import replace
 from functools import cache
 
 from hotc.errors import Pos
+from hotc.lint import rules as package
 from hotc.lint.config import LintConfig
 from hotc.lint.rule import ANY_TYPE, Kind, Level, Outcome, Rule, cannot_tell
 from hotc.lint.view import TemplateView
@@ -32,8 +33,6 @@ NO_REASON = "(no reason given)"
 @cache
 def all_rules() -> tuple[Rule, ...]:
     """Every rule of :mod:`hotc.lint.rules` (one module each, holding ``RULE``), by id."""
-    from hotc.lint import rules as package
-
     found: list[Rule] = []
     for info in pkgutil.iter_modules(package.__path__):
         if info.name.startswith("_"):

@@ -20,6 +20,7 @@ With several stacks (``--all``), a few are scanned at a time (:attr:`DriftReques
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -507,8 +508,6 @@ def accept(request: AcceptRequest) -> AcceptResult:
             listed = ", ".join(sorted(backend.list_stacks())) or "none"
             raise HotcError(f"stack {request.stack!r} not found (stacks in this backend: {listed})")
         if address not in state.resources:
-            import difflib
-
             close = difflib.get_close_matches(address, list(state.resources), n=3, cutoff=0.6)
             hint = (" Did you mean " + " or ".join(repr(c) for c in close) + "?") if close else ""
             raise HotcError(f"stack {request.stack!r} has no resource {address!r}.{hint} Nothing was changed")

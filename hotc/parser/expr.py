@@ -40,7 +40,8 @@ from hotc.parser.ir import NO_REFS, Expr, ListExpr, Literal, MapExpr, Ref, Refs,
 from hotc.parser.references import collect
 from hotc.parser.spelling import spelling_warning
 from hotc.parser.versions import PSEUDO_PARAMETERS
-from hotc.parser.yamlload import PosDict, PosList
+from hotc.parser.yamlload import PosDict, PosList, load_yaml_text
+from hotc.parser.yaqlsupport import yaql_syntax_error
 
 if TYPE_CHECKING:  # lark is imported only when an expression needs the parser (start-up time)
     from lark import Tree
@@ -184,8 +185,6 @@ def parse_expr_text(
     text: str, version: TemplateVersion, *, where: str = "outputs", file: str = "<expr>"
 ) -> tuple[Expr | None, list[Diagnostic]]:
     """Parse the text form of an expression (YAML flow style, e.g. ``{get_attr: [web, first_address]}``)."""
-    from hotc.parser.yamlload import load_yaml_text
-
     data, diags = load_yaml_text(text, file)
     if diags and data is None:
         return None, diags
@@ -803,8 +802,6 @@ class _Builder:
             return Literal(None, pos)
         expression = self.build(items["expression"])
         if isinstance(expression, Literal):
-            from hotc.parser.yaqlsupport import yaql_syntax_error
-
             problem = yaql_syntax_error(expression.value)
             if problem is not None:
                 self.diags.append(error(f'"{name}": bad expression: {problem}', expression.pos, code="yaql"))

@@ -18,6 +18,7 @@ A call subtree of decoded YAML is parsed like this:
 from __future__ import annotations
 
 import functools
+import pkgutil
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -44,8 +45,6 @@ _CACHE_LIMIT = 20000
 def _read_text(name: str) -> str:
     # pkgutil, not importlib.resources: the same file through the package's loader, without importing tempfile and
     # random at start-up
-    import pkgutil
-
     data = pkgutil.get_data("hotc", f"grammar/{name}")
     if data is None:  # a loader that cannot read data files: the package is not installed whole
         raise FileNotFoundError(f"hotc/grammar/{name}")
@@ -81,7 +80,7 @@ class Grammar:
     """The loaded grammar: the lark parser, the function table and the parse cache (a pure memo)."""
 
     def __init__(self) -> None:
-        import tomllib  # only once a template has a function to parse (start-up time)
+        import tomllib  # lazy: only once a template has a function to parse (start-up time)
 
         self._functions_text = _read_text("functions.toml")
         spec = tomllib.loads(self._functions_text)
@@ -204,6 +203,7 @@ class Grammar:
         return found
 
     def _parse_uncached(self, data: Any, pos: Pos | None, version: TemplateVersion, start: str) -> Any:
+        # heavy: lark only when a function's shape is not cached; validate must not load it (test_startup_imports)
         from lark.exceptions import UnexpectedInput, UnexpectedToken
         from lark.lexer import Token
 
@@ -250,8 +250,10 @@ def _keyword_terminals(text: str) -> set[str]:
 
 
 def _make_lark(text: str) -> Any:
+    # heavy: lark only when a function's shape is not cached; validate must not load it (test_startup_imports)
     import lark
 
+    # heavy: hotc.parser.grammar_lexer imports lark
     from hotc.parser.grammar_lexer import NodeLexer
 
     return lark.Lark(
@@ -379,6 +381,7 @@ class _LexJob:
         self.enclosing: dict[int, int] = {}
         self.counter = 0
         self.calls: list[int] = []
+        # heavy: lark only when a function's shape is not cached; validate must not load it (test_startup_imports)
         from lark.lexer import Token
         from lark.parsers.lalr_analysis import Shift
 

@@ -70,7 +70,7 @@ from hotc.parser.references import output_refs, resource_refs
 from hotc.parser.resource_attributes import RESOURCE_ATTRIBUTES
 from hotc.parser.template import find_cycles, parse_template
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE, load_document
-from hotc.values import Unknown
+from hotc.values import Unknown, contains_unknown
 
 MAX_NESTED_DEPTH = 5  # Heat's max_nested_stack_depth default
 
@@ -1069,8 +1069,6 @@ def _deferred(d: Diagnostic) -> Diagnostic:
 
 
 def _has_unknown(v: Any) -> bool:
-    from hotc.values import contains_unknown
-
     return contains_unknown(v)
 
 

@@ -201,7 +201,7 @@ def check_constraint(c: Constraint, param_type: str, value: Any) -> str | None:
         elif c.kind == "allowed_pattern":
             if not isinstance(value, str):
                 return f"expected string or bytes-like object, got {type(value).__name__!r}"
-            # imported here: most templates have no pattern (start-up of a one-resource validate)
+            # lazy: most templates have no pattern (start-up of a one-resource validate)
             from hotc.parser.patterns import PATTERN_CPU_SECONDS, PatternTooExpensive, matches_whole
 
             try:

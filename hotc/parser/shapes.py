@@ -24,6 +24,7 @@ the IR built from stored trees equal to the IR built from lark's, over the corpu
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from collections.abc import Mapping
@@ -87,11 +88,10 @@ def store_dir(env: Mapping[str, str] | None = None) -> Path | None:
 
 def _digest(grammar_text: str, functions_text: str) -> str | None:
     """What the trees depend on (see the module doc); None when a source cannot be read."""
-    import importlib.util
-
-    try:  # hashlib's blake2b without hashlib's import, which loads OpenSSL (13 M instructions)
+    try:  # lazy: hashlib's blake2b without hashlib's import, which loads OpenSSL (13 M instructions)
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover - an interpreter without the module
+        # lazy: validate must not load hashlib (test_startup_imports); only on an interpreter without _blake2
         from hashlib import blake2b
 
     h = blake2b(digest_size=16)

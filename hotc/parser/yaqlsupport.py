@@ -21,6 +21,7 @@ _PARSE_LOCK = threading.Lock()
 
 @functools.cache
 def _engine() -> tuple[Any, Any]:
+    # heavy: yaql only when a template uses yaql
     import yaql
 
     parser = yaql.YaqlFactory().create(
@@ -31,6 +32,7 @@ def _engine() -> tuple[Any, Any]:
 
 def yaql_syntax_error(expression: Any) -> str | None:
     """Why ``expression`` is not a valid yaql expression (None when it parses)."""
+    # heavy: yaql only when a template uses yaql
     from yaql.language import exceptions
 
     if not isinstance(expression, str):
@@ -50,6 +52,7 @@ class YaqlFailure(Exception):
 
 def evaluate_yaql(expression: str, data: Any) -> Any:
     """Evaluate ``expression`` with ``$.data`` bound to ``data``; raises YaqlFailure with the reason."""
+    # heavy: yaql only when a template uses yaql
     from yaql.language import exceptions
 
     parser, context = _engine()

@@ -22,6 +22,7 @@ import os
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, Protocol
 
@@ -412,7 +413,6 @@ def _look_up_in_parallel(
                 )
     if len(work) < 2:
         return
-    from concurrent.futures import ThreadPoolExecutor
 
     def run(fn: Callable[[], Any]) -> None:
         try:

@@ -72,7 +72,7 @@ def measured_durations(events: Iterable[Any]) -> dict[tuple[str, str], float]:
             samples.setdefault((str(e.type), action), []).append((t - started.pop(key)).total_seconds())
     if not samples:
         return {}
-    import statistics  # only when the stack has recorded durations (start-up time)
+    import statistics  # lazy: only when the stack has recorded durations (start-up time)
 
     return {k: statistics.median(v) for k, v in samples.items() if v}
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hotc.providers.base import PropSchema, ResourceType
+from hotc.providers.validation import apply_defaults as schema_defaults
 from hotc.values import Unknown, WaitsOn
 
 MASK_KEY = "__sensitive__"
@@ -40,7 +41,6 @@ def apply_defaults(rtype: ResourceType | None, values: Mapping[str, Any]) -> dic
     """``values`` with schema defaults for absent properties (the schema layer's function when present)."""
     if rtype is None:
         return dict(values)
-    from hotc.providers.validation import apply_defaults as schema_defaults
 
     return dict(schema_defaults(rtype, dict(values)))
 
@@ -228,7 +228,7 @@ def detail_paths(
     rtype: ResourceType | None, before: Mapping[str, Any], after: Mapping[str, Any], keys: list[str]
 ) -> list[str]:
     """Dotted paths (``networks[1].port``) of what changed inside the changed keys (deepdiff)."""
-    from deepdiff import DeepDiff  # with pydantic ~0.1 s of start-up: imported when a change has detail
+    from deepdiff import DeepDiff  # heavy: with pydantic ~0.1 s of start-up, only when a change has detail
 
     props = rtype.properties if rtype is not None else {}
     paths: list[str] = []
@@ -267,6 +267,7 @@ def _set_paths(key: str, before: Any, after: Any) -> list[str]:
             continue
         if bi in a_plain or ai in b_plain:  # an item moved rather than changed in place
             return [key]
+        # heavy: deepdiff (with pydantic ~0.1 s of start-up) only when a list item moved
         from deepdiff import DeepDiff
 
         dd = DeepDiff(bi, ai, view="tree")

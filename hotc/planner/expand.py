@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from hotc.errors import HotcError
@@ -712,8 +713,6 @@ def _condition_names(expr: Expr) -> list[str]:
 
 
 def _replace_member(m: Member, **changes: Any) -> Member:
-    from dataclasses import replace
-
     return replace(m, **changes)
 
 

@@ -39,9 +39,11 @@ from hotc.planner.protection import check_protection
 from hotc.planner.refresh import carried_attributes
 from hotc.planner.resolve import index_path
 from hotc.planner.restricted import check_restricted
+from hotc.planner.rollout import plan_rollouts
 from hotc.planner.validate_resolved import check_resolved
 from hotc.providers.base import ResourceType
 from hotc.providers.registry import get_schema
+from hotc.providers.schemas.decide import decide_update
 from hotc.state.document import DeposedInstance, ResourceState, StackState
 from hotc.state.secrets import is_masked, withheld, withheld_error
 from hotc.values import Unknown, WaitsOn
@@ -507,7 +509,6 @@ def _normal(ctx: _Ctx) -> tuple[list[ResourceChange], list[OutputChange]]:
             changes.extend(_deposed_changes(rs))
 
     outs = _outputs(ctx, resolver, memo) if selected is None else []
-    from hotc.planner.rollout import plan_rollouts
 
     changes, ctx.groups = plan_rollouts(d, ctx.state, changes, lambda a: _decide(ctx, a, resolver, memo))
     ctx.attributes_read = frozenset(resolver.attributes_read)
@@ -777,8 +778,6 @@ def _decide(ctx: _Ctx, addr: str, resolver: PlanResolver, memo: dict[Any, Any]) 
             reason_detail="update in place (no schema for this type): " + ", ".join(keys),
             **common,
         )
-
-    from hotc.providers.schemas.decide import decide_update
 
     dec = decide_update(rtype, unmask(before_d, after_d), after_d, defaults_applied=True)
     where = dr.pos

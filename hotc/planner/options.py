@@ -126,7 +126,7 @@ def load_policy_file(path: Path) -> tuple[DenyRule, ...]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise HotcError(f"--policy-file {path}: cannot read: {exc.strerror or exc}") from exc
-    import yaml  # here, not at the top: check and destroy never read a policy file (start-up time)
+    import yaml  # lazy: check and destroy never read a policy file; check must not load yaml (test_startup_imports)
 
     try:
         data: Any = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)

@@ -28,6 +28,7 @@ from typing import Any
 
 from hotc.errors import HotcError
 from hotc.parser.api import LoadedStack, TypeChecks, load_stack
+from hotc.planner.diff import MASK_KEY, is_masked, masked_digest
 from hotc.planner.jsontext import dumps_indented
 from hotc.planner.moves import Move
 from hotc.planner.plan import (
@@ -40,6 +41,7 @@ from hotc.planner.plan import (
     PolicyFinding,
     ResourceChange,
 )
+from hotc.planner.present import split_path
 from hotc.state import hidden_env
 from hotc.state.document import StackState
 from hotc.values import Unknown, WaitsOn
@@ -230,8 +232,6 @@ def decode_value(v: Any) -> Any:
 
 
 def _masked(v: Any) -> Any:
-    from hotc.planner.diff import MASK_KEY, is_masked, masked_digest
-
     if v is None or isinstance(v, Unknown) or is_masked(v):
         return v
     return {MASK_KEY: masked_digest(v)}
@@ -242,7 +242,6 @@ def _mask_props(props: Any, paths: tuple[str, ...]) -> Any:
         return props
     if "*" in paths:
         return {k: _masked(v) for k, v in props.items()}
-    from hotc.planner.present import split_path
 
     return _mask_tree(props, [split_path(p) for p in paths])
 

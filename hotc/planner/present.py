@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterable
@@ -259,8 +260,6 @@ def reason_text(c: ResourceChange) -> str:
 def string_diff(c: ResourceChange, path: str, limit: int = 60) -> list[str] | None:
     """A line diff for a long or multi-line string change (scripts, user_data), so the difference shows even
     when it is past the first characters; None when a one-line rendering is enough or the value is hidden."""
-    import difflib
-
     if is_sensitive_path(path, c.sensitive_paths):
         return None
     steps = split_path(path)

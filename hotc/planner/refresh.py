@@ -120,7 +120,7 @@ class DriverReader:
             except HotcError as exc:
                 return rs.address, None, str(exc)
 
-        # the thread pool's module only when there is something to read (a plan from an empty state reads nothing)
+        # lazy: the thread pool only when there is something to read (a plan from an empty state reads nothing)
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
         # pipelined: the GETs of types without a list read start at once, and the GETs a list did not answer

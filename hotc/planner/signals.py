@@ -16,6 +16,8 @@ from typing import Any
 from hotc.errors import Diagnostic, HotcError, error
 from hotc.model import model
 from hotc.planner.plan import Action, Plan
+from hotc.providers.drivers import driver_for, unsupported_reason
+from hotc.state.signal_store import NO_STORE_HINT
 from hotc.values import Unknown
 
 #: types whose create/update/delete reads or writes the signal store
@@ -150,8 +152,6 @@ def check_plan_support(
 ) -> list[Diagnostic]:
     """Errors for what the plan creates, updates or replaces that apply cannot do (``drivers``: the driver
     look-up, default :func:`hotc.providers.drivers.driver_for`)."""
-    from hotc.providers.drivers import driver_for, unsupported_reason
-
     find = drivers or driver_for
     known: dict[str, bool] = {}  # type -> whether it has a driver (asked once per type, not per resource)
 
@@ -261,8 +261,6 @@ def enforce_plan_support(
             )
         )
     if needs.addresses:
-        from hotc.state.signal_store import NO_STORE_HINT
-
         shown = ", ".join(needs.addresses[:5]) + (" …" if len(needs.addresses) > 5 else "")
         try:
             if store is None:

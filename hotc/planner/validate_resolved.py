@@ -29,6 +29,7 @@ from hotc.planner.desired import DesiredStack
 from hotc.planner.plan import Action, ResourceChange
 from hotc.planner.unavailable_attributes import unavailable_reads
 from hotc.providers.base import ResourceType
+from hotc.providers.registry import get_schema
 from hotc.providers.validation import validate_resolved_values
 
 SchemaLookup = Callable[[str], ResourceType | None]
@@ -239,8 +240,6 @@ def check_update_policy(
 
 
 def _registry(type_name: str) -> ResourceType | None:
-    from hotc.providers.registry import get_schema
-
     return get_schema(type_name)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import field
 from typing import Any, Protocol
 
+from hotc.errors import HotcError
 from hotc.model import model
 from hotc.values import MISSING
 
@@ -194,8 +195,6 @@ class ActionContext:
 
 
 def _no_signal_store() -> Any:
-    from hotc.errors import HotcError
-
     raise HotcError("no signal store is configured for this run")
 
 

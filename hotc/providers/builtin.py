@@ -9,6 +9,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hotc.providers.base import ActionContext, Outcome, PluginType
+from hotc.providers.drivers import driver_for
+from hotc.providers.registry import builtin_schemas
 
 
 class LazyDriver:
@@ -18,8 +20,6 @@ class LazyDriver:
         self.type_name = type_name
 
     def _driver(self) -> Any:
-        from hotc.providers.drivers import driver_for
-
         return driver_for(self.type_name)
 
     def create(self, ctx: ActionContext, props: Mapping[str, Any]) -> Outcome:
@@ -60,7 +60,5 @@ class LazyDriver:
 def resource_types() -> Iterator[PluginType]:
     """Every built-in schema with a driver resolved on first use; whether apply supports a type is answered
     by :func:`hotc.providers.drivers.support_problem` (listing types never imports openstacksdk)."""
-    from hotc.providers.registry import builtin_schemas
-
     for name, schema in builtin_schemas().items():
         yield PluginType(schema, LazyDriver(name))

@@ -11,6 +11,7 @@ from functools import cache, lru_cache
 
 from hotc.errors import HotcError
 from hotc.providers.base import Driver
+from hotc.providers.missing_services import service_reason
 from hotc.providers.native import DRIVERS as NATIVE
 
 
@@ -74,6 +75,7 @@ def driver_for(type_name: str) -> Driver | None:
 
 
 def plugin_driver(type_name: str) -> Driver | None:
+    # lazy: hotc check loads the drivers' table but not the schema registry (test_startup_imports)
     from hotc.providers.registry import PLUGINS, builtin_schemas
 
     if type_name in builtin_schemas() or "::" not in type_name:
@@ -94,11 +96,11 @@ def unsupported_reason(type_name: str) -> str:
     """Why hotc cannot create or update ``type_name`` (a type without a driver)."""
     if type_name in UNSUPPORTED_REASONS:
         return UNSUPPORTED_REASONS[type_name]
-    from hotc.providers.missing_services import service_reason
 
     by_service = service_reason(type_name)
     if by_service is not None:
         return by_service
+    # lazy: hotc check loads the drivers' table but not the schema registry (test_startup_imports)
     from hotc.providers.registry import PLUGINS, builtin_schemas
 
     if type_name not in builtin_schemas() and "::" in type_name:

@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from hotc import __version__
 from hotc.errors import HotcError
 from hotc.model import model
 from hotc.providers.base import PluginType, ResourceType
@@ -98,6 +99,7 @@ def discover(
     """Every type of every installed plugin, hotc's built-ins included, by name. ``entry_points`` and
     ``builtin`` are for tests; by default the installed packages' entry points and hotc's built-ins (used
     directly when hotc runs from a checkout without its own entry point installed)."""
+    # heavy: importlib.metadata (email, zipfile, csv) only when the plugins are first looked up
     from importlib import metadata
 
     eps = list(entry_points() if entry_points else metadata.entry_points(group=ENTRY_POINT_GROUP))
@@ -105,7 +107,7 @@ def discover(
     have_builtin = any(ep.value == BUILTIN_ENTRY_POINT for ep in eps)
     sources: list[tuple[TypeSource, list[PluginType]]] = []
     if not have_builtin:
-        from hotc import __version__
+        # cycle: hotc.providers.builtin imports hotc.providers.registry, which imports this module
         from hotc.providers.builtin import resource_types
 
         items = list((builtin or resource_types)())

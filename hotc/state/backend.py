@@ -17,8 +17,13 @@ else changed the stored state in between, it raises :class:`StateConflictError` 
 from __future__ import annotations
 
 import getpass
+import logging
 import os
+import random
+import re
+import socket
 import threading
+import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -33,6 +38,7 @@ from hotc.errors import HotcError
 from hotc.model import model
 from hotc.state.document import StackState
 from hotc.state.events import Event, utc_now
+from hotc.state.secrets import holds_ciphertext, missing_key_message
 
 DEFAULT_LEASE_SECONDS = 60.0
 
@@ -102,8 +108,6 @@ class Lock:
 
     @staticmethod
     def new(stack: str, operation: str, lease_seconds: float | None = None) -> Lock:
-        import socket  # socket and logging are imported when a lock is taken or a warning given (start-up speed)
-
         now = datetime.now(UTC)
         return Lock(
             id=str(uuid.uuid4()),
@@ -127,8 +131,6 @@ class Lock:
         return exp is not None and (now or datetime.now(UTC)) > exp
 
     def on_this_host(self) -> bool:
-        import socket
-
         return bool(self.host) and self.host == socket.gethostname()
 
     def holder_gone(self) -> bool:
@@ -330,8 +332,6 @@ _UNREAD = object()
 
 def _log_warning(message: str) -> None:
     """A backend's warnings, unless the CLI takes them: the ``hotc.state`` logger's."""
-    import logging
-
     logging.getLogger("hotc.state").warning(message)
 
 
@@ -470,8 +470,6 @@ class BaseBackend(ABC):
         """Parse stored bytes; a document with encrypted values and no key is refused with where the key
         should have come from."""
         if self.key is None:
-            from hotc.state.secrets import holds_ciphertext, missing_key_message
-
             if holds_ciphertext(data):
                 raise BackendError(missing_key_message(source, self.missing_key_hint()))
         return codec.loads(data, source, self.key)
@@ -543,8 +541,6 @@ class BaseBackend(ABC):
 
 def validate_stack_name(stack: str) -> None:
     """Stack names as Heat allows them: a letter, then letters, digits, '_', '-', '.' (up to 255)."""
-    import re
-
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,254}", stack or ""):
         raise HotcError(
             f"invalid stack name {stack!r}: it must start with a letter and contain only letters, digits, "
@@ -575,9 +571,6 @@ def lock_held_message(stack: str, holder: Lock | None, expired: bool, where: str
 
 def backoff_delays(timeout: float, first: float = 0.05, cap: float = 2.0) -> Iterator[float]:
     """Sleep lengths for waiting up to ``timeout`` seconds in total: growing, jittered, capped."""
-    import random
-    import time
-
     deadline = time.monotonic() + timeout
     delay = first
     while True:

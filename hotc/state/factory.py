@@ -35,7 +35,7 @@ def backend_from_config(
     key = key_from_env(env)
     backend: StateBackend  # mypy checks here that both backends satisfy the protocol
     if cfg.kind == "s3":
-        # deliberate lazy import: boto3 costs about half a second at start-up, and most runs use a local state
+        # lazy: most runs use a local state (hotc.state.s3 loads boto3, about half a second, when it connects)
         from hotc.state.s3 import S3Backend
 
         backend = S3Backend.from_config(cfg, key=key, unsafe_no_locking=unsafe_no_locking)

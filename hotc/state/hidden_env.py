@@ -44,6 +44,7 @@ class HiddenValue:
 def _yaml() -> Any:
     """PyYAML, and its safe loader without the timestamp resolver (Heat reads dates as strings too). Imported
     on first use: the state's reader and writer load on every command, most of which never need YAML."""
+    # lazy: hotc check must not load yaml (test_startup_imports); most commands never need it
     import yaml
 
     class Loader(yaml.SafeLoader):

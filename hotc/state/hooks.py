@@ -26,6 +26,7 @@ from urllib.parse import quote, unquote
 from hotc.errors import HotcError
 from hotc.state.backend import current_user
 from hotc.state.events import utc_now
+from hotc.state.local import LocalBackend
 
 PENDING = "pending"
 CLEAR = "clear"
@@ -124,6 +125,7 @@ class S3HookStore:
         )
 
     def get(self, kind: str, name: str) -> Mapping[str, Any] | None:
+        # lazy: hotc.state.s3 only for an S3 backend (most runs use a local state)
         from hotc.state.s3 import _not_found
 
         try:
@@ -179,7 +181,7 @@ class MemoryHookStore:
 
 def hook_store_for(backend: Any, stack: str) -> HookStore:
     """The hook store beside ``stack``'s state in ``backend``."""
-    from hotc.state.local import LocalBackend
+    # lazy: hotc.state.s3 only for an S3 backend (most runs use a local state)
     from hotc.state.s3 import S3Backend
 
     if isinstance(backend, LocalBackend):

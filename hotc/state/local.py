@@ -42,6 +42,7 @@ from hotc.state.backend import (
 )
 from hotc.state.document import StackState
 from hotc.state.events import Event, decode_lines, encode_lines
+from hotc.state.secrets import holds_ciphertext, missing_key_message
 
 BACKUP_SUFFIX = ".json.backup"
 _READ_ONLY = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
@@ -125,9 +126,8 @@ class LocalBackend(BaseBackend):
         while a document in the directory holds values encrypted with a key (the lost one)."""
         if not self._key_file or self.key is not None:
             return
+        # heavy: cryptography's key generation only when a new key file is made
         from cryptography.fernet import Fernet
-
-        from hotc.state.secrets import holds_ciphertext, missing_key_message
 
         self._ensure_dir()
         for doc in sorted(self.dir.glob("*.json*")):

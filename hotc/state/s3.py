@@ -76,6 +76,7 @@ class _Held:
 
 
 def _code(exc: Exception) -> str:
+    # heavy: botocore only when an S3 call is made
     from botocore.exceptions import ClientError
 
     if isinstance(exc, ClientError):
@@ -84,6 +85,7 @@ def _code(exc: Exception) -> str:
 
 
 def _status(exc: Exception) -> int:
+    # heavy: botocore only when an S3 call is made
     from botocore.exceptions import ClientError
 
     if isinstance(exc, ClientError):
@@ -176,6 +178,7 @@ class S3Backend(BaseBackend):
     def _call(self, what: str, fn: Callable[..., Any], **kw: Any) -> Any:
         """Call one S3 operation; turn anything but a precondition failure / missing key into a BackendError
         (those two are re-raised as botocore ClientError for the caller to decide)."""
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import (
             BotoCoreError,
             ClientError,
@@ -233,6 +236,7 @@ class S3Backend(BaseBackend):
     def _probe(self) -> bool:
         """Create a fresh probe object twice with ``If-None-Match: *``: a store that honours conditional writes
         refuses the second. The probe object is always removed (every version of it), whatever happens."""
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         key = (
@@ -284,6 +288,7 @@ class S3Backend(BaseBackend):
 
     # --- bytes
     def _get(self, stack: str) -> tuple[bytes | None, str | None]:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         key = self._key(stack, STATE_OBJECT)
@@ -303,6 +308,7 @@ class S3Backend(BaseBackend):
         return data, str(r["ETag"])
 
     def _put(self, stack: str, data: bytes, expected: str | None, lock: Lock) -> str:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         key = self._key(stack, STATE_OBJECT)
@@ -353,6 +359,7 @@ class S3Backend(BaseBackend):
 
     def _inspect_lock(self, stack: str) -> tuple[Lock | None, str | None, bool]:
         """(holder, ETag, expired) of the lock object; (None, None, False) when there is none."""
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         key = self._key(stack, LOCK_OBJECT)
@@ -385,6 +392,7 @@ class S3Backend(BaseBackend):
 
     @contextmanager
     def lock(self, stack: str, operation: str, timeout: float = 0.0) -> Iterator[Lock]:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         validate_stack_name(stack)
@@ -470,6 +478,7 @@ class S3Backend(BaseBackend):
             self._release(stack, held)
 
     def _heartbeat(self, stack: str, held: _Held) -> None:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         key = self._key(stack, LOCK_OBJECT)
@@ -508,6 +517,7 @@ class S3Backend(BaseBackend):
             return None, None, False
 
     def _release(self, stack: str, held: _Held) -> None:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         if held.lost:
@@ -547,6 +557,7 @@ class S3Backend(BaseBackend):
         return self._inspect_lock(stack)[2]
 
     def force_unlock(self, stack: str, lock_id: str) -> Lock:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         validate_stack_name(stack)
@@ -583,6 +594,7 @@ class S3Backend(BaseBackend):
 
     # --- the rest of the protocol
     def list_stacks(self) -> list[str]:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         base = f"{self.prefix}/" if self.prefix else ""
@@ -608,6 +620,7 @@ class S3Backend(BaseBackend):
         return sorted(names)
 
     def delete(self, stack: str, lock: Lock) -> None:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         validate_stack_name(stack)
@@ -723,6 +736,7 @@ class S3Backend(BaseBackend):
 
     def _backup_entry(self, stack: str) -> HistoryEntry | None:
         """The backup object an overwrite left on a bucket without versioning, as a version."""
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         try:
@@ -744,6 +758,7 @@ class S3Backend(BaseBackend):
         return f"{self.source(stack)}?versionId={version_id}"
 
     def read_version_bytes(self, stack: str, version_id: str) -> bytes:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import ClientError
 
         validate_stack_name(stack)
@@ -802,6 +817,7 @@ def _make_client(
     connect_timeout: float,
     read_timeout: float,
 ) -> Any:
+    # heavy: boto3 (about half a second) only when an S3 backend connects
     import boto3
     from botocore.config import Config
     from botocore.exceptions import BotoCoreError

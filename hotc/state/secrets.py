@@ -16,6 +16,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from hotc.errors import HotcError
@@ -54,6 +55,7 @@ def normalise_key(raw: str) -> bytes:
 
 def _fernet(key: bytes) -> Any:
     try:
+        # heavy: cryptography only when a state holds secrets
         from cryptography.fernet import Fernet
     except ImportError as exc:  # pragma: no cover - cryptography comes with openstacksdk
         raise HotcError(
@@ -68,6 +70,7 @@ def encrypt(value: Any, key: bytes) -> str:
 
 
 def decrypt(token: str, key: bytes) -> Any:
+    # heavy: cryptography only when a state holds secrets
     from cryptography.fernet import InvalidToken
 
     try:
@@ -175,8 +178,6 @@ def withheld_error(message: str) -> str:
 
 def withheld(exc: HotcError) -> HotcError:
     """``exc`` with its message and diagnostics withheld (:func:`withheld_error`), positions kept."""
-    from dataclasses import replace
-
     return HotcError(
         withheld_error(exc.message),
         exit_code=exc.exit_code,

@@ -38,7 +38,7 @@ from urllib.parse import unquote, urlparse
 
 from hotc.errors import HotcError
 from hotc.model import model
-from hotc.state.config import CONFIG_FILE, BackendConfig, project_dir
+from hotc.state.config import CONFIG_FILE, BackendConfig, project_dir, resolve_backend_config
 
 if TYPE_CHECKING:
     from hotc.state.backend import StateBackend
@@ -200,6 +200,7 @@ class SignalStore:
             return self._client
 
     def _call(self, what: str, fn: Callable[..., Any], **kw: Any) -> Any:
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
@@ -237,6 +238,7 @@ class SignalStore:
     # --- URLs
     def presign(self, key: str, method: str = "PUT") -> str:
         op = {"PUT": "put_object", "GET": "get_object", "HEAD": "head_object"}[method]
+        # heavy: botocore only when an S3 call is made
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
@@ -409,6 +411,7 @@ class SignalStore:
 
 def _make_client(options: Mapping[str, Any]) -> Any:
     try:
+        # heavy: boto3 (about half a second) only when an S3 signal store connects
         import boto3
         from botocore.config import Config
         from botocore.exceptions import BotoCoreError
@@ -457,8 +460,6 @@ def store_for(
 ) -> Callable[[], SignalStore]:
     """The lazy store of a command: ``--signal-store`` (``signal_store``) else the usual chain, with the state
     backend chosen by ``backend`` (``--backend``) as the default."""
-    from hotc.state.config import resolve_backend_config
-
     base = Path(cwd) if cwd is not None else Path.cwd()
     environ = dict(env if env is not None else os.environ)
     bcfg = resolve_backend_config(backend, base, environ)

@@ -322,3 +322,48 @@ def test_a_move_is_moved_back(tmp_path: Path) -> None:
     assert st.status == "ROLLBACK_COMPLETE", st.status_reason
     assert _ids(st) == _ids(good) and st.resources["a"].properties["value"] == "one"
     assert not any(e.status == "DELETE_COMPLETE" and e.address in ("a", "a2") for e in _events(tmp_path, ()))
+
+
+def test_hidden_parameters_come_back_sealed(tmp_path: Path) -> None:
+    """The last good parameters include a hidden one: the way back gets its value from the state (sealed with
+    the state key) and never shows it."""
+    pw = "  tag: {type: string, default: one}\n  pw: {type: string, hidden: true}"
+    s_res = "  s:\n    type: OS::Heat::TestResource\n    properties: {value: {get_param: pw}}\n  r:\n"
+    both = [
+        x.replace("  tag: {type: string, default: one}", pw).replace("  r:\n", s_res, 1) for x in (V1, V2)
+    ]
+    _write(tmp_path, "v1.yaml", both[0] % {"a_extra": ""})
+    _write(tmp_path, "v2.yaml", both[1])
+    r = hotc(tmp_path, "apply", "-t", "v1.yaml", "st", "--auto-approve", "--parameter", "pw=s3cret-value")
+    assert r.returncode == 0, r.stderr
+    good = _state(tmp_path, ())
+    r = hotc(
+        tmp_path,
+        "apply",
+        "-t",
+        "v2.yaml",
+        "st",
+        "--auto-approve",
+        "--rollback",
+        "--parameter",
+        "pw=other-value",
+    )
+    assert r.returncode == 1 and "Rolling back:" in r.stdout, r.stdout + r.stderr
+    assert "s3cret-value" not in r.stdout + r.stderr
+    st = _state(tmp_path, ())
+    assert st.status == "ROLLBACK_COMPLETE", st.status_reason
+    assert st.resources["s"].physical_id == good.resources["s"].physical_id
+    assert "s3cret-value" not in (tmp_path / ".hotc" / "st.json").read_text()
+    r = hotc(tmp_path, "plan", "-t", "v1.yaml", "st", "--parameter", "pw=s3cret-value")
+    assert r.returncode == 0 and "No changes" in r.stdout, r.stdout
+
+
+def test_json_run_document_ends_with_the_rollback(tmp_path: Path) -> None:
+    _write(tmp_path, "v1.yaml", v1())
+    _write(tmp_path, "v2.yaml", V2)
+    assert hotc(tmp_path, "apply", "-t", "v1.yaml", "st", "--auto-approve").returncode == 0
+    r = hotc(tmp_path, "apply", "-t", "v2.yaml", "st", "--auto-approve", "--rollback", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1 and doc["exit_code"] == 1
+    assert doc["status"] == "ROLLBACK_COMPLETE" and "Test Resource failed b" in doc["status_reason"]
+    assert any(x["address"] == "n" and x["status"] == "DELETE_COMPLETE" for x in doc["resources"])

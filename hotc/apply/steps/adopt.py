@@ -52,6 +52,7 @@ def adopt(env: StepEnv, step: Step, pid: str) -> None:
     if external:
         recorded, note = dict(props), None
     else:
+        # lazy: hotc check loads this module, not the schema registry (test_startup_imports)
         from hotc.providers.registry import get_schema
 
         recorded, note = recorded_properties(

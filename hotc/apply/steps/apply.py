@@ -41,6 +41,7 @@ def apply(env: StepEnv, step: Step) -> bool:
             f"planned {change.action.value} is not needed"
         )
         return True
+    # lazy: hotc check loads this module; validate_resolved imports the schema registry (test_startup_imports)
     from hotc.planner.validate_resolved import apply_problems  # what the plan could not check (Unknowns)
 
     problem = apply_problems(
@@ -83,6 +84,7 @@ def unchanged_after_all(env: StepEnv, step: Step, props: Mapping[str, Any]) -> b
     ):
         return False
     try:
+        # lazy: hotc check loads this module, not the schema registry nor the parser (planner.diff imports providers.validation, which imports hotc.parser.api)
         from hotc.planner.diff import apply_defaults, unmask
         from hotc.providers.registry import get_schema
         from hotc.providers.schemas.decide import decide_update

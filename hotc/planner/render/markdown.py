@@ -260,6 +260,7 @@ def _review_lines(plan: Plan) -> list[str]:
 
 
 def _graph_block(plan: Plan) -> str:
+    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
     from hotc.planner.render.graph import from_plan, render_mermaid
 
     changed = [c for c in plan.changes if c.action is not Action.NOOP]

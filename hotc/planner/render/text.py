@@ -191,6 +191,7 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
 
 
 def _unknown(v: object) -> bool:
+    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
     from hotc.values import Unknown
 
     return isinstance(v, Unknown)

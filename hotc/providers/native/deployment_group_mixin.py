@@ -28,6 +28,7 @@ from typing import Any
 from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.native.deployment_mixin import OUTPUT_ATTRS, DeploymentMixin
+from hotc.providers.schemas.heat import deployment_input_replace
 
 MEMBERS_ATTR = "hotc:members"  # key -> member id (the object prefix of its signals; not a credential)
 GROUP_ATTRS = {"deploy_stdouts": "deploy_stdout", "deploy_stderrs": "deploy_stderr",
@@ -207,8 +208,6 @@ class DeploymentGroupMixin:
     def _replaces(self, ctx: ActionContext, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         """Heat's member ``handle_update``: an input declared ``replace_on_change`` (and declared before too)
         whose value changed makes a new member."""
-        from hotc.providers.schemas.heat import deployment_input_replace
-
         try:
             before = self.member._source(ctx, old).get("inputs") if old.get("config") else []
             after = self.member._source(ctx, new).get("inputs") if new.get("config") else []

@@ -15,9 +15,12 @@ reads at first boot).
 
 from __future__ import annotations
 
+import email
 import json
 import uuid
 from collections.abc import Mapping
+from email.mime.multipart import MIMEMultipart
+from email.mime.text import MIMEText
 from typing import TYPE_CHECKING, Any
 
 from hotc.errors import HotcError
@@ -65,8 +68,6 @@ def handle_part(data, ctype, filename, payload):
 
 
 def _part(text: str, subtype: str, filename: str) -> MIMEText:
-    from email.mime.text import MIMEText
-
     try:
         text.encode("us-ascii")
         charset = "us-ascii"
@@ -79,9 +80,6 @@ def _part(text: str, subtype: str, filename: str) -> MIMEText:
 
 def software_config_user_data(user_data: str, metadata: Mapping[str, Any]) -> str:
     """Heat's SOFTWARE_CONFIG user_data: the multipart payload around the template's user_data."""
-    import email
-    from email.mime.multipart import MIMEMultipart
-
     parts: list[MIMEText] = [
         _part(CLOUD_CONFIG, "cloud-config", "cloud-config"),
         _part(BOOTHOOK, "cloud-boothook", "boothook.sh"),

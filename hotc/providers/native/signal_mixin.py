@@ -23,6 +23,7 @@ from typing import Any
 from hotc.errors import HotcError
 from hotc.model import model
 from hotc.providers.base import DELETE, ActionContext, Outcome
+from hotc.providers.native.deployment_group_mixin import pending_member_key
 
 SUCCESS = "SUCCESS"
 FAILURE = "FAILURE"
@@ -361,8 +362,6 @@ def signal_key(resources: Mapping[str, Any], address: str, store: Any, stack: st
     if rs is None and member is not None and member.group(1) in resources:
         group = resources[member.group(1)]
         if group.type in DEPLOYMENT_GROUP_TYPES:
-            from hotc.providers.native.deployment_group_mixin import pending_member_key
-
             if group.physical_id is None:
                 raise HotcError(f"{member.group(1)} has not been created yet")
             found = pending_member_key(store, stack, str(group.physical_id), member.group(2))

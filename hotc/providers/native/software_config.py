@@ -9,11 +9,14 @@ YAML of ``cloud_config``; MultipartMime's is a MIME multipart message built from
 
 from __future__ import annotations
 
+import email
 import hashlib
 import os
 import re
 import uuid
 from collections.abc import Callable, Mapping
+from email.mime.multipart import MIMEMultipart
+from email.mime.text import MIMEText
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -136,8 +139,6 @@ def _is_uuid(s: Any) -> bool:
 
 
 def _message(part: str, subtype: str, filename: str) -> MIMEText:
-    from email.mime.text import MIMEText
-
     try:
         part.encode("us-ascii")
         charset = "us-ascii"
@@ -151,9 +152,6 @@ def _message(part: str, subtype: str, filename: str) -> MIMEText:
 
 def multipart_text(parts: list[Any], lookup: Callable[[str], Any]) -> str:
     """The MIME message for ``parts``; ``lookup(id)`` gives the content of a config object or None."""
-    import email
-    from email.mime.multipart import MIMEMultipart
-
     subparts: list[Any] = []
     for item in parts or []:
         item = item or {}

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hotc.errors import HotcError
+from hotc.providers.openstack.lookup_cache import LookupFiles
 from hotc.providers.openstack.token_cache import TokenCache, install, keep
 
 HINT = (
@@ -19,6 +20,7 @@ HINT = (
 
 
 def _config(cloud: str | None, environ: Mapping[str, str] | None = None) -> Any:
+    # heavy: openstacksdk only when a cloud is used
     from openstack import exceptions
     from openstack.config import loader
 
@@ -52,6 +54,7 @@ def connect(
     A token kept by an earlier hotc process for the same login is used while it is valid, and a new one is kept
     (encrypted: :mod:`hotc.providers.openstack.token_cache`).
     """
+    # heavy: openstacksdk only when a cloud is used
     import openstack
 
     region = _config(cloud, environ)
@@ -111,6 +114,7 @@ class CloudFactory:
                 conn = connect(self.cloud)
                 try:
                     conn._hotc_catalog = self.catalog
+                    conn._hotc_lookup_files = LookupFiles.for_config(getattr(conn, "config", None))
                 except AttributeError:  # not a Connection (a stand-in): nothing to share
                     pass
                 self._box.append(conn)

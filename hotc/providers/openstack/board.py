@@ -28,6 +28,7 @@ from typing import Any
 
 from hotc.providers.openstack import common
 from hotc.providers.openstack.polling import POLL_MAX
+from hotc.providers.shared_lookup import once
 
 GAP = 0.5  # seconds: the shortest time between the starts of two lists
 REST = POLL_MAX  # seconds: the longest pause after a list's end (as long as it took, up to this)
@@ -113,7 +114,6 @@ def board(shared: dict[Any, Any] | None, key: Any, make: Callable[[], Board]) ->
     run-wide dict (each poll then makes its own GET)."""
     if shared is None:
         return None
-    from hotc.providers.shared_lookup import once
 
     found: Board = once(shared, key, make)
     return found

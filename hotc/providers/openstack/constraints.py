@@ -14,11 +14,25 @@ from __future__ import annotations
 import datetime as _dt
 import ipaddress
 import re
+import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+from urllib.parse import quote
 
 from hotc.errors import Diagnostic, HotcError, Pos, error
-from hotc.providers.openstack.common import Ambiguous, NotFound, ProviderError, catalog_of, lookup
+from hotc.providers.openstack.barbican.common import get_json
+from hotc.providers.openstack.common import (
+    Ambiguous,
+    NotFound,
+    ProviderError,
+    catalog_of,
+    get_or_none,
+    lookup,
+)
+from hotc.providers.openstack.designate.common import find_zone
+from hotc.providers.openstack.manila import common as manila
+from hotc.providers.openstack.mistral.api import request
+from hotc.values import Unknown
 
 Check = Callable[[Any, Any], None]  # (value, conn) -> None, raising ProviderError when unmet
 
@@ -101,8 +115,6 @@ def _expiration(value: Any, conn: Any) -> None:
 
 
 def _timezone(value: Any, _conn: Any) -> None:
-    import zoneinfo
-
     try:
         zoneinfo.ZoneInfo(str(value))
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
@@ -127,7 +139,7 @@ def _finder(
         if conn is None:
             raise HotcError(f"checking a {kind} needs a cloud connection")
         # the connection's catalog: the apply that follows the plan finds the same flavor and image there
-        lookup(None, kind, value, get(conn), by_name(conn), shared=catalog_of(conn))
+        lookup(None, kind, value, get(conn), by_name(conn), shared=catalog_of(conn), conn=conn)
 
     return check
 
@@ -147,6 +159,7 @@ def _nova_host(value: Any, conn: Any) -> None:
 
 
 def _security_group(value: Any, conn: Any) -> None:
+    # lazy: the package loads every Neutron driver; plan imports this module for any template
     from hotc.providers.openstack.neutron import find_security_group
 
     find_security_group(None, conn, value)
@@ -156,8 +169,6 @@ def _barbican(kind: str, what: str) -> Check:
     """A Barbican secret or container, named by its reference (or UUID), as Heat's constraint looks it up."""
 
     def check(value: Any, conn: Any) -> None:
-        from hotc.providers.openstack.barbican.common import get_json
-
         if conn is None:
             raise HotcError(f"checking a {what} needs a cloud connection")
         if get_json(None, conn, kind, value, what) is None:
@@ -168,11 +179,6 @@ def _barbican(kind: str, what: str) -> Check:
 
 def _mistral_workflow(value: Any, conn: Any) -> None:
     """A Mistral workflow by name or id, as Heat's ``mistral.workflow`` constraint gets it."""
-    from urllib.parse import quote
-
-    from hotc.providers.openstack.common import get_or_none
-    from hotc.providers.openstack.mistral.api import request
-
     if conn is None:
         raise HotcError("checking a Mistral workflow needs a cloud connection")
     if (
@@ -184,8 +190,6 @@ def _mistral_workflow(value: Any, conn: Any) -> None:
 
 def _designate_zone(value: Any, conn: Any) -> None:
     """A Designate zone by id or by its exact name, as Heat's ``designate.zone`` constraint looks it up."""
-    from hotc.providers.openstack.designate.common import find_zone
-
     if conn is None:
         raise HotcError("checking a Designate zone needs a cloud connection")
     find_zone(None, conn, value)
@@ -196,8 +200,6 @@ def _manila(kind: str) -> Check:
     it (:mod:`hotc.providers.openstack.manila.common`)."""
 
     def check(value: Any, conn: Any) -> None:
-        from hotc.providers.openstack.manila import common as manila
-
         if conn is None:
             raise HotcError(f"checking a Manila {kind.replace('_', ' ')} needs a cloud connection")
         getattr(manila, f"find_{kind}")(None, conn, value)
@@ -402,8 +404,6 @@ MISSING_: Any = object()
 
 
 def _checkable(value: Any) -> bool:
-    from hotc.values import Unknown
-
     return value is not MISSING_ and value is not None and value != "" and not isinstance(value, Unknown)
 
 

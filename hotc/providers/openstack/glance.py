@@ -58,6 +58,7 @@ UPDATABLE = (
 
 
 def _raw(conn: Any, method: str, url: str, **kwargs: Any) -> Any:
+    # heavy: openstacksdk only when a cloud is used
     from openstack import exceptions
 
     resp = getattr(conn.image, method)(url, raise_exc=False, **kwargs)

@@ -119,6 +119,7 @@ class TokenCache:
             doc = json.loads(self.path.read_text())
             if doc.get("v") != _VERSION:
                 return None
+            # heavy: cryptography only when a token is cached
             from cryptography.fernet import Fernet
 
             salt = base64.b64decode(doc["salt"])
@@ -133,6 +134,7 @@ class TokenCache:
     def save(self, auth_state: str, expires: float) -> None:
         """Keep ``auth_state`` (valid until ``expires``, epoch seconds) encrypted; failures are ignored."""
         try:
+            # heavy: cryptography only when a token is cached
             from cryptography.fernet import Fernet
 
             salt = os.urandom(16)

@@ -74,6 +74,7 @@ class VolumeDriver(ListRead):
             body["source_volume_id"] = find_volume(ctx, conn, props["source_volid"]).id
         image = props_get(props, "image", "imageRef")
         if image:
+            # lazy: the nova package loads every Nova driver (drivers.service_drivers loads one service's)
             from hotc.providers.openstack.nova import find_image
 
             body["image_id"] = find_image(ctx, conn, image).id
@@ -179,6 +180,7 @@ class VolumeDriver(ListRead):
         image_id = (getattr(vol, "volume_image_metadata", None) or {}).get("image_id")
         for key in ("image", "imageRef"):
             if lp.wants(key):
+                # lazy: the nova package loads every Nova driver (drivers.service_drivers loads one service's)
                 from hotc.providers.openstack.nova import find_image
 
                 lp.ref(key, image_id, "image", find_image)

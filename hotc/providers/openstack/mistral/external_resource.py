@@ -161,6 +161,7 @@ class ExternalResourceDriver:
 def _defaulted(props: Mapping[str, Any]) -> Mapping[str, Any]:
     """Heat's defaults filled in (suspend and resume get the recorded properties as they are; the ``description``
     default, ``Heat managed``, is the executions' description)."""
+    # lazy: hotc check loads the drivers, not the schema registry nor the parser (test_startup_imports)
     from hotc.providers.registry import get_schema
     from hotc.providers.validation import apply_defaults
 

@@ -5,6 +5,7 @@ sees it (:func:`rule_key`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -13,6 +14,8 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     ignore_missing,
+    is_transient,
+    status_of,
     with_defaults,
 )
 from hotc.providers.openstack.live import LiveProps, match_items, resolve_id
@@ -132,8 +135,6 @@ class SecurityGroupDriver(NeutronDriver):
             return
         # the rules are independent of each other: made at once, not one round trip after the other (a group's
         # rules are on the path to every port and server that uses the group)
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(
             max_workers=min(RULES_AT_ONCE, len(missing)), thread_name_prefix="hotc-rule"
         ) as pool:
@@ -217,8 +218,6 @@ def _heat_rule_of(rule: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _retry_not_duplicate(exc: BaseException) -> bool:
-    from hotc.providers.openstack.common import is_transient, status_of
-
     return is_transient(exc) and status_of(exc) != 409
 
 

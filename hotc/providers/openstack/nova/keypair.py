@@ -24,6 +24,7 @@ from hotc.providers.openstack.live import LiveProps
 
 def _generate_keypair(key_type: str) -> tuple[str, str]:
     """A new ssh key pair (public, private in OpenSSH format), made locally: Nova >= 2.92 no longer generates."""
+    # heavy: cryptography's key generation only when hotc makes the key pair
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ed25519
 

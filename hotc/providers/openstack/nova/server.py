@@ -83,6 +83,7 @@ def server_poll(
     API, beside 10 lists). The name filter alone already keeps other stacks' servers out. A delete's board keeps
     ``changes-since``: it lists a deleted server as DELETED (without, it is absent, and its poll's GET is needed to
     see the 404); an unfiltered board keeps it too (the project's servers are not this stack's)."""
+    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
     from hotc.providers.openstack.board import Board, board
     from hotc.providers.openstack.polling import Paced
 
@@ -93,6 +94,7 @@ def server_poll(
     since_filter = gone or prefix is None
 
     def make() -> Board:
+        # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
         import datetime as dt
 
         query: dict[str, Any] = {"details": True}
@@ -256,6 +258,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         metadata_key: str | None = None
         if fmt == "SOFTWARE_CONFIG":
             # Heat's multipart payload with the metadata object os-collect-config polls (POLL_TEMP_URL)
+            # lazy: hotc.providers.native.server_metadata (email.mime) only for SOFTWARE_CONFIG user data
             from hotc.providers.native.server_metadata import create_server_metadata
 
             payload, metadata_key = create_server_metadata(ctx, str(user_data))
@@ -283,6 +286,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
         server = create_once(ctx, "create server", lambda: conn.compute.create_server(**body), find_new)
         ctx.record_physical_id(server.id)
         if metadata_key is not None:
+            # lazy: hotc.providers.native.server_metadata (email.mime) only for SOFTWARE_CONFIG user data
             from hotc.providers.native.server_metadata import register_server
 
             register_server(ctx, str(server.id), metadata_key)
@@ -643,6 +647,7 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
                 server_poll(ctx, conn, physical_id, gone=True, name=generated),
             )
         if props.get("user_data_format") == "SOFTWARE_CONFIG":
+            # lazy: hotc.providers.native.server_metadata (email.mime) only for SOFTWARE_CONFIG user data
             from hotc.providers.native.server_metadata import forget_server
 
             forget_server(ctx, physical_id)  # its metadata object in the signal store

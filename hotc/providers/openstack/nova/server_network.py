@@ -25,6 +25,7 @@ from hotc.providers.openstack.live import LiveProps, match_items, resolve_id
 from hotc.providers.openstack.neutron import (
     find_network,
     find_port,
+    find_qos_policy,
     find_subnet,
     security_group_ids,
 )
@@ -103,8 +104,6 @@ class ServerNetworkMixin:
         extra = {k: v for k, v in dict(item.get("port_extra_properties") or {}).items() if v is not None}
         body: dict[str, Any] = dict(extra.pop("value_specs", None) or {})
         if extra.get("qos_policy"):
-            from hotc.providers.openstack.neutron import find_qos_policy
-
             body["qos_policy_id"] = find_qos_policy(ctx, conn, extra.pop("qos_policy")).id
         extra.pop("qos_policy", None)
         body.update(extra)

@@ -1,0 +1,293 @@
+"""Finding objects that already run, and reading them as hotc's drivers see them (``hotc import --generate``).
+
+:func:`select` picks the objects of the covered types (by id, name prefix, tag, or everything connected to one
+network or server), and :func:`read_found` reads each through its type's driver, with a probe of the properties
+that type's template would give: the driver answers with the live values in the form the next plan compares
+(references as ids, rules in Heat's form, values equal to Heat's defaults left out). The building of the HOT
+document from what is found is :mod:`hotc.providers.generate`'s (pure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from hotc.errors import HotcError
+from hotc.model import model
+from hotc.providers.base import ActionContext
+from hotc.providers.generate import Found
+
+NET = "OS::Neutron::Net"
+SUBNET = "OS::Neutron::Subnet"
+ROUTER = "OS::Neutron::Router"
+IFACE = "OS::Neutron::RouterInterface"
+PORT = "OS::Neutron::Port"
+SG = "OS::Neutron::SecurityGroup"
+FIP = "OS::Neutron::FloatingIP"
+SERVER = "OS::Nova::Server"
+VOLUME = "OS::Cinder::Volume"
+ATTACH = "OS::Cinder::VolumeAttachment"
+
+COVERED = (NET, SUBNET, ROUTER, IFACE, PORT, SG, FIP, SERVER, VOLUME, ATTACH)
+
+# The properties asked of each type's driver (None: the live value, whatever it is; a list: read as a list).
+PROBES: dict[str, dict[str, Any]] = {
+    NET: {"name": None, "admin_state_up": None, "shared": None, "port_security_enabled": None, "tags": None},
+    SUBNET: {
+        "name": None,
+        "network": None,
+        "cidr": None,
+        "ip_version": None,
+        "enable_dhcp": None,
+        "gateway_ip": None,
+        "allocation_pools": None,
+        "dns_nameservers": None,
+        "host_routes": None,
+        "ipv6_ra_mode": None,
+        "ipv6_address_mode": None,
+        "tags": None,
+    },
+    ROUTER: {"name": None, "admin_state_up": None, "external_gateway_info": {}, "tags": None},
+    IFACE: {"router": None, "subnet": None},
+    PORT: {
+        "name": None,
+        "network": None,
+        "admin_state_up": None,
+        "fixed_ips": [],
+        "security_groups": [],
+        "tags": None,
+    },
+    SG: {"name": None, "description": None, "rules": []},
+    FIP: {"floating_network": None, "port_id": None},
+    SERVER: {"name": None, "image": None, "flavor": None, "key_name": None, "metadata": None, "tags": None},
+    VOLUME: {
+        "name": None,
+        "size": None,
+        "description": None,
+        "metadata": None,
+        "volume_type": None,
+        "image": None,
+    },
+    ATTACH: {"instance_uuid": None, "volume_id": None},
+}
+
+# Ports Neutron or Nova make for other objects: a router's interface (OS::Neutron::RouterInterface stands for
+# it), a DHCP agent's, a floating IP's, a router gateway's.
+_SERVICE_OWNERS = ("network:",)
+
+
+@model
+class Selection:
+    ids: tuple[str, ...] = ()
+    name_prefix: str | None = None
+    tag: str | None = None
+    reachable_from: str | None = None
+
+
+class _Cloud:
+    """The project's objects of the covered types, each listed once."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        project = getattr(conn, "current_project_id", None)
+        self.project = str(project) if project else None
+        net = conn.network
+        mine = self._mine
+        self.nets = {str(o.id): o for o in mine(net.networks())}
+        self.subnets = {str(o.id): o for o in mine(net.subnets())}
+        self.routers = {str(o.id): o for o in mine(net.routers())}
+        self.all_ports = {str(o.id): o for o in mine(net.ports())}
+        self.ports = {
+            k: p
+            for k, p in self.all_ports.items()
+            if not str(p.device_owner or "").startswith(_SERVICE_OWNERS)
+        }
+        # a project's "default" group is Neutron's (made with the project, never deleted): referred to by id
+        self.sgs = {str(o.id): o for o in mine(net.security_groups()) if o.name != "default"}
+        self.fips = {str(o.id): o for o in mine(net.ips())}
+        self.servers = {str(o.id): o for o in conn.compute.servers(details=True)}
+        self.volumes = {str(o.id): o for o in conn.block_storage.volumes(details=True)}
+        self.ifaces: dict[str, tuple[str, str]] = {}  # router:subnet_id=S -> (router, subnet)
+        for p in self.all_ports.values():
+            if str(p.device_owner or "") == "network:router_interface" and str(p.device_id) in self.routers:
+                for ip in p.fixed_ips or []:
+                    sub = str(ip.get("subnet_id"))
+                    self.ifaces[f"{p.device_id}:subnet_id={sub}"] = (str(p.device_id), sub)
+        self.attachments: dict[str, tuple[str, str]] = {}  # server:volume -> (server, volume)
+        for v in self.volumes.values():
+            for a in v.attachments or []:
+                sid = str(a.get("server_id") or "")
+                if sid in self.servers:
+                    self.attachments[f"{sid}:{v.id}"] = (sid, str(v.id))
+
+    def _mine(self, items: Iterable[Any]) -> list[Any]:
+        return [o for o in items if self.project is None or str(o.project_id or "") in ("", self.project)]
+
+    def kinds(self) -> list[tuple[str, Mapping[str, Any]]]:
+        return [
+            (NET, self.nets),
+            (SUBNET, self.subnets),
+            (ROUTER, self.routers),
+            (PORT, self.ports),
+            (SG, self.sgs),
+            (FIP, self.fips),
+            (SERVER, self.servers),
+            (VOLUME, self.volumes),
+        ]
+
+    def type_of(self, oid: str) -> str | None:
+        if oid in self.ifaces:
+            return IFACE
+        if oid in self.attachments:
+            return ATTACH
+        return next((t for t, objs in self.kinds() if oid in objs), None)
+
+    def name_of(self, type_name: str, oid: str) -> str:
+        objs = dict(self.kinds()).get(type_name)
+        obj = objs.get(oid) if objs is not None else None
+        return str(getattr(obj, "name", None) or "")
+
+    def neighbours(self, type_name: str, oid: str) -> set[str]:
+        """The objects one relation away (both directions) from ``oid``."""
+        out: set[str] = set()
+        if type_name == NET:
+            out |= {k for k, s in self.subnets.items() if str(s.network_id) == oid}
+            out |= {k for k, p in self.ports.items() if str(p.network_id) == oid}
+        elif type_name == SUBNET:
+            out.add(str(self.subnets[oid].network_id))
+            out |= {k for k, (_r, s) in self.ifaces.items() if s == oid}
+        elif type_name == ROUTER:
+            out |= {k for k, (r, _s) in self.ifaces.items() if r == oid}
+        elif type_name == IFACE:
+            out |= set(self.ifaces[oid])
+        elif type_name == PORT:
+            p = self.ports[oid]
+            out.add(str(p.network_id))
+            out |= {str(ip.get("subnet_id")) for ip in p.fixed_ips or []}
+            out |= {str(g) for g in p.security_group_ids or []}
+            if str(p.device_id or "") in self.servers:
+                out.add(str(p.device_id))
+            out |= {k for k, f in self.fips.items() if str(f.port_id or "") == oid}
+        elif type_name == FIP:
+            port = str(self.fips[oid].port_id or "")
+            if port:
+                out.add(port)
+        elif type_name == SERVER:
+            out |= {k for k, p in self.ports.items() if str(p.device_id or "") == oid}
+            out |= {k for k, (s, _v) in self.attachments.items() if s == oid}
+        elif type_name == VOLUME:
+            out |= {k for k, (_s, v) in self.attachments.items() if v == oid}
+        elif type_name == ATTACH:
+            out |= set(self.attachments[oid])
+        return {o for o in out if o and self.type_of(o) is not None}
+
+
+def select(conn: Any, selection: Selection) -> list[tuple[str, str, str]]:
+    """``(type, id, name)`` of the objects ``selection`` picks, with the router interfaces of the routers and
+    subnets picked and the volume attachments between the servers and volumes picked. HotcError when an id
+    given is none of the covered types' or when nothing is picked."""
+    try:
+        cloud = _Cloud(conn)
+    except HotcError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- a cloud error, said as such
+        raise HotcError(f"listing the project's objects failed: {exc}") from exc
+    picked: set[str] = set()
+    for oid in selection.ids:
+        if cloud.type_of(oid) is None:
+            raise HotcError(
+                f"--id {oid}: no network, subnet, router, router interface (ROUTER:subnet_id=SUBNET), port, "
+                "security group, floating IP, server, volume or volume attachment (SERVER:VOLUME) of this "
+                "project has that id"
+            )
+        picked.add(oid)
+    for type_name, objs in cloud.kinds():
+        for oid, obj in objs.items():
+            name = str(getattr(obj, "name", None) or "")
+            if selection.name_prefix and name.startswith(selection.name_prefix):
+                picked.add(oid)
+            tags = list(getattr(obj, "tags", None) or [])
+            if type_name == VOLUME:
+                tags = list((getattr(obj, "metadata", None) or {}).keys())
+            if selection.tag and selection.tag in tags:
+                picked.add(oid)
+    if selection.reachable_from:
+        start = selection.reachable_from
+        if cloud.type_of(start) not in (NET, SERVER):
+            raise HotcError(f"--reachable-from {start}: give the id of a network or a server of this project")
+        seen = {start}
+        todo = [start]
+        while todo:
+            oid = todo.pop()
+            picked.add(oid)
+            t = cloud.type_of(oid)
+            assert t is not None
+            fresh = cloud.neighbours(t, oid) - seen
+            seen |= fresh
+            todo.extend(sorted(fresh))
+    # the joins between what is picked
+    for key, (router, subnet) in cloud.ifaces.items():
+        if router in picked and subnet in picked:
+            picked.add(key)
+    for key, (server, volume) in cloud.attachments.items():
+        if server in picked and volume in picked:
+            picked.add(key)
+    if not picked:
+        raise HotcError("nothing was selected: no object of the covered types matches")
+    out = []
+    for oid in sorted(picked):
+        t = cloud.type_of(oid)
+        assert t is not None
+        out.append((t, oid, cloud.name_of(t, oid)))
+    return sorted(out, key=lambda x: (COVERED.index(x[0]), x[2], x[1]))
+
+
+def probe_of(conn: Any, type_name: str, oid: str) -> dict[str, Any]:
+    """The properties to ask ``oid``'s driver for (a server's ports, to read its networks in that form)."""
+    probe = dict(PROBES[type_name])
+    if type_name == SERVER:
+        ports = sorted(conn.network.ports(device_id=oid), key=lambda p: str(p.id))
+        probe["networks"] = [{"port": str(p.id)} for p in ports]
+    if type_name == ATTACH:
+        probe["instance_uuid"] = oid.partition(":")[0]
+    return probe
+
+
+def read_found(
+    conn: Any,
+    picked: list[tuple[str, str, str]],
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
+) -> list[Found]:
+    """Each picked object read through its type's driver, with its type's probe."""
+    out: list[Found] = []
+    for type_name, oid, name in picked:
+        driver = drivers(type_name)
+        if driver is None:
+            raise HotcError(f"hotc has no driver for {type_name}")
+        ctx = ActionContext(
+            address=f"generate.{oid}",
+            type=type_name,
+            stack_name="generate",
+            lineage="generate",
+            timeout=120.0,
+            cloud=cloud,
+            record_physical_id=lambda _pid: None,
+        )
+        try:
+            probe = probe_of(conn, type_name, oid)
+        except Exception as exc:  # noqa: BLE001 -- a cloud error, said with the object
+            raise HotcError(f"reading {type_name} {oid} failed: {exc}; nothing was written") from exc
+        try:
+            got = driver.read(ctx, oid, probe)
+        except HotcError as exc:
+            raise HotcError(f"reading {type_name} {oid}: {exc.message}; nothing was written") from exc
+        except Exception as exc:  # noqa: BLE001 -- a cloud error, said with the object
+            raise HotcError(f"reading {type_name} {oid} failed: {exc}; nothing was written") from exc
+        if got is None:
+            raise HotcError(f"{type_name} {oid} disappeared while it was read")
+        props = {k: v for k, v in (got.properties or {}).items()}
+        if type_name == SERVER and "networks" in probe and "networks" not in props:
+            props["networks"] = probe["networks"]
+        out.append(Found(type=type_name, id=oid, name=name, properties=props))
+    return out
