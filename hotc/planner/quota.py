@@ -534,14 +534,12 @@ def enforce_quotas(
     why nothing was checked) and the notes to show (a warning per quota above 90 % at the peak). ``read(quota keys, flavors)``
     gives (limits and usage, flavor sizes, quota key -> why it could not be read); None: there is no cloud
     to ask (``why_not`` says why). Raises HotcError naming each quota the plan would exceed."""
-    counted = [c for c in plan.changes if c.type in COUNTED_TYPES and c.action is not Action.NOOP]
-    grows = at_max_size and desired is not None and _has_asg(desired)
-    if not counted and not grows:
-        return plan, ()
+    first = quota_needs(plan, {}, desired, at_max_size=at_max_size)  # what is used, before the flavors' sizes
+    keys = frozenset(first.keys) | frozenset(first.uncounted)
+    if not keys:
+        return plan, ()  # nothing made or grown: deletes and updates in place need no room
     if read is None:
         return replace(plan, quota=report_json(not_checked(why_not or "no cloud is configured"))), ()
-    first = quota_needs(plan, {}, desired, at_max_size=at_max_size)
-    keys = frozenset(first.keys) | frozenset(first.uncounted)
     if any(k.startswith("compute.") for k in keys):
         keys |= {"compute.cores", "compute.ram"}
     try:
@@ -562,10 +560,6 @@ def enforce_quotas(
     notes = tuple(f"warning: {r.describe()}" for r in report.warned)
     notes += tuple(f"note: quota {k} not checked: {why}" for k, why in (report.unread or {}).items())
     return plan, notes
-
-
-def _has_asg(desired: DesiredStack) -> bool:
-    return any(m.type == ASG and m.scaling for s in desired.scopes.values() for m in s.members.values())
 
 
 __all__ = [

@@ -10,6 +10,7 @@ names, made valid and unique.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -29,12 +30,13 @@ PARAMETERS: dict[tuple[str, str], tuple[str, str | None]] = {
     ("OS::Nova::Server", "image"): ("image", None),
     ("OS::Nova::Server", "flavor"): ("flavor", None),
     ("OS::Nova::Server", "key_name"): ("key_name", None),
+    ("OS::Cinder::Volume", "image"): ("image", None),
     ("OS::Neutron::Router", "external_gateway_info"): ("external_network", "network"),
     ("OS::Neutron::FloatingIP", "floating_network"): ("external_network", None),
 }
 
 PARAMETER_DESCRIPTIONS = {
-    "image": "Image (name or id) of the server",
+    "image": "Image (name or id) of the server or volume",
     "flavor": "Flavor (name or id) of the server",
     "key_name": "Key pair of the server",
     "external_network": "External network (name or id)",
@@ -43,6 +45,34 @@ PARAMETER_DESCRIPTIONS = {
 # Values the cloud gives when nothing asks otherwise, for properties without a default in the schema: left out
 # (a property the template leaves out is not compared).
 USUAL: dict[str, Any] = {"port_security_enabled": True}
+
+# Empty values that say something: a subnet's gateway_ip "" is a subnet without a gateway.
+MEANINGFUL_EMPTY = frozenset({("OS::Neutron::Subnet", "gateway_ip")})
+
+
+def _first_host(cidr: Any) -> str | None:
+    try:
+        net = ipaddress.ip_network(str(cidr), strict=False)
+    except ValueError:
+        return None
+    return str(net.network_address + 1) if net.num_addresses > 2 else None
+
+
+def default_pools(cidr: Any, gateway: Any) -> list[dict[str, str]] | None:
+    """The allocation pools Neutron gives an IPv4 subnet that names none: every host address but the gateway's
+    (None for what this cannot tell: IPv6, a bad CIDR)."""
+    try:
+        net = ipaddress.IPv4Network(str(cidr), strict=False)
+        gw = ipaddress.IPv4Address(str(gateway)) if gateway else None
+    except ValueError:
+        return None
+    if net.num_addresses < 4:
+        return None
+    first, last = net.network_address + 1, net.broadcast_address - 1
+    if gw is None or not first <= gw <= last:
+        return [{"start": str(first), "end": str(last)}]
+    ranges = [(first, gw - 1), (gw + 1, last)]
+    return [{"start": str(a), "end": str(b)} for a, b in ranges if a <= b]
 
 
 @model
@@ -127,7 +157,9 @@ def _without_item_defaults(type_name: str, key: str, value: Any) -> Any:
 
 
 def _keep(type_name: str, key: str, value: Any) -> bool:
-    if value is None or key in NEVER or _is_default(type_name, key, value):
+    if value is None or key in NEVER:
+        return False
+    if _is_default(type_name, key, value) and (type_name, key) not in MEANINGFUL_EMPTY:
         return False
     schema = get_schema(type_name)
     prop = None if schema is None else schema.properties.get(key)
@@ -165,6 +197,12 @@ def build(found: Sequence[Found], strip_prefix: str | None = None) -> Generated:
         for key, value in f.properties.items():
             if not _keep(f.type, key, value):
                 continue
+            if key == "allocation_pools" and value == default_pools(
+                f.properties.get("cidr"), f.properties.get("gateway_ip")
+            ):
+                continue
+            if key == "gateway_ip" and value and value == _first_host(f.properties.get("cidr")):
+                continue  # Neutron's choice when none is given
             value = _without_item_defaults(f.type, key, value)
             spec = PARAMETERS.get((f.type, key))
             if spec is not None:

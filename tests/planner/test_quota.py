@@ -230,6 +230,13 @@ def test_a_plan_that_uses_no_quota_carries_no_figures(tmp_path: Path) -> None:
     checked, notes = enforce_quotas(plan, desired, None)
     assert (checked.quota, notes) == ({}, ())
     assert plan_json(checked)["quota"] is None
+    # servers only deleted: nothing to ask the cloud
+    shrink, d2 = _plan(tmp_path, GROUP % "", _servers(4), n="2")
+
+    def read(keys: frozenset[str], flavors: frozenset[str]) -> Any:
+        raise AssertionError("the cloud was asked")
+
+    assert enforce_quotas(shrink, d2, read) == (shrink, ())
 
 
 # ------------------------------------------------------------------------------------------ the operation

@@ -168,6 +168,44 @@ def test_no_secret_no_default_no_unknown_property() -> None:
     assert "tags" not in g.template["resources"][names[RTR]]["properties"]
 
 
+def test_subnet_gateway_and_pools_only_when_not_neutrons_choice() -> None:
+    def subnet(**props: Any) -> dict[str, Any]:
+        g = build([Found("OS::Neutron::Subnet", SUB, "s", {"name": "s", "cidr": "10.1.0.0/24", **props})])
+        return dict(g.template["resources"]["s"]["properties"])
+
+    pools = [{"start": "10.1.0.2", "end": "10.1.0.254"}]
+    assert subnet(gateway_ip="10.1.0.1", allocation_pools=pools) == {"name": "s", "cidr": "10.1.0.0/24"}
+    # a gateway elsewhere: both the gateway and the pools around it are Neutron's when the pools skip it only
+    around = [{"start": "10.1.0.1", "end": "10.1.0.99"}, {"start": "10.1.0.101", "end": "10.1.0.254"}]
+    assert subnet(gateway_ip="10.1.0.100", allocation_pools=around) == {
+        "name": "s",
+        "cidr": "10.1.0.0/24",
+        "gateway_ip": "10.1.0.100",
+    }
+    narrow = [{"start": "10.1.0.10", "end": "10.1.0.20"}]
+    assert subnet(gateway_ip="10.1.0.1", allocation_pools=narrow)["allocation_pools"] == narrow
+    # no gateway is said with "" (Heat's way), not left out
+    assert subnet(gateway_ip="", allocation_pools=[{"start": "10.1.0.1", "end": "10.1.0.254"}]) == {
+        "name": "s",
+        "cidr": "10.1.0.0/24",
+        "gateway_ip": "",
+    }
+
+
+def test_a_volume_image_shares_the_servers_image_parameter() -> None:
+    g = build(
+        [
+            Found("OS::Nova::Server", SRV, "vm", {"name": "vm", "image": "img-1", "flavor": "f"}),
+            Found("OS::Cinder::Volume", VOL, "boot", {"name": "boot", "size": 1, "image": "img-1"}),
+            Found("OS::Cinder::Volume", "vol-2", "data", {"name": "data", "size": 1, "image": "img-2"}),
+        ]
+    )
+    res = g.template["resources"]
+    assert res["vm"]["properties"]["image"] == res["boot"]["properties"]["image"] == {"get_param": "image"}
+    assert res["data"]["properties"]["image"] == {"get_param": "image_2"}
+    assert dict(g.parameters) == {"image": "img-1", "flavor": "f", "image_2": "img-2"}
+
+
 def test_names_from_object_names_valid_and_unique() -> None:
     g = build(found())
     addrs = list(g.import_map)

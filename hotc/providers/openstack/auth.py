@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hotc.errors import HotcError
+from hotc.providers.openstack.lookup_cache import LookupFiles
 from hotc.providers.openstack.token_cache import TokenCache, install, keep
 
 HINT = (
@@ -113,6 +114,7 @@ class CloudFactory:
                 conn = connect(self.cloud)
                 try:
                     conn._hotc_catalog = self.catalog
+                    conn._hotc_lookup_files = LookupFiles.for_config(getattr(conn, "config", None))
                 except AttributeError:  # not a Connection (a stand-in): nothing to share
                     pass
                 self._box.append(conn)

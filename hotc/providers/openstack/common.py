@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from hotc.errors import HotcError
 from hotc.providers.base import DELETE, ActionContext, Outcome
+from hotc.providers.openstack.lookup_cache import LookupFiles, files_of
 from hotc.providers.openstack.polling import Paced, Poll
 from hotc.providers.shared_lookup import once
 
@@ -532,20 +533,24 @@ def lookup(
     by_name: Callable[[str], Iterable[Any]],
     *,
     shared: dict[Any, Any] | None = None,
+    conn: Any = None,
 ) -> Any:
     """Find one resource by id or by name, as Heat does: an id first, then an exact name that must be unique.
-    Catalog answers (:func:`_catalog`) are kept in ``shared``, else in ``ctx.lookups`` (the run's)."""
+    Catalog answers (:func:`_catalog`) are kept in ``shared``, else in ``ctx.lookups`` (the run's). ``conn``:
+    the connection, whose look-up cache between processes (:mod:`hotc.providers.openstack.lookup_cache`) is
+    read first and given what is found."""
     if name_or_id is None or name_or_id == "":
         raise ProviderError(f"no {kind} given")
     value = str(name_or_id)
     if shared is None:
         shared = getattr(ctx, "lookups", None)
+    files = None if conn is None else files_of(conn)
     if shared is not None and kind in CATALOG_KINDS:
         # parallel actions that miss the same flavor or image at once (a group's members) ask the cloud once
-        return once(shared, (kind, value), lambda: _lookup(ctx, kind, value, get, by_name))
+        return once(shared, (kind, value), lambda: _kept_or_looked_up(ctx, kind, value, get, by_name, files))
     if shared is not None and (kind, value) in shared:
         return shared[(kind, value)]
-    found = _lookup(ctx, kind, value, get, by_name)
+    found = _kept_or_looked_up(ctx, kind, value, get, by_name, files)
     if shared is not None and _catalog(kind, found):
         shared[(kind, value)] = found
     return found
@@ -599,6 +604,26 @@ def _catalog(kind: str, found: Any) -> bool:
     return kind == "network" and bool(
         getattr(found, "is_router_external", False) or getattr(found, "is_shared", False)
     )
+
+
+def _kept_or_looked_up(
+    ctx: ActionContext | None,
+    kind: str,
+    value: str,
+    get: Callable[[str], Any],
+    by_name: Callable[[str], Iterable[Any]],
+    files: LookupFiles | None,
+) -> Any:
+    """What the look-up cache between processes keeps for the query (the plan-time checks, without an action
+    context, read any record; actions only catalog ones), else :func:`_lookup`'s answer, then kept there."""
+    if files is None:
+        return _lookup(ctx, kind, value, get, by_name)
+    kept = files.load(kind, value, catalog_only=ctx is not None)
+    if kept is not None:
+        return kept
+    found = _lookup(ctx, kind, value, get, by_name)  # not found, ambiguous: raised, and never kept
+    files.save(kind, value, found, catalog=_catalog(kind, found))
+    return found
 
 
 def _lookup(

@@ -139,7 +139,7 @@ def _finder(
         if conn is None:
             raise HotcError(f"checking a {kind} needs a cloud connection")
         # the connection's catalog: the apply that follows the plan finds the same flavor and image there
-        lookup(None, kind, value, get(conn), by_name(conn), shared=catalog_of(conn))
+        lookup(None, kind, value, get(conn), by_name(conn), shared=catalog_of(conn), conn=conn)
 
     return check
 

@@ -40,6 +40,7 @@ PROBES: dict[str, dict[str, Any]] = {
         "ip_version": None,
         "enable_dhcp": None,
         "gateway_ip": None,
+        "allocation_pools": None,
         "dns_nameservers": None,
         "host_routes": None,
         "ipv6_ra_mode": None,
@@ -59,7 +60,14 @@ PROBES: dict[str, dict[str, Any]] = {
     SG: {"name": None, "description": None, "rules": []},
     FIP: {"floating_network": None, "port_id": None},
     SERVER: {"name": None, "image": None, "flavor": None, "key_name": None, "metadata": None, "tags": None},
-    VOLUME: {"name": None, "size": None, "description": None, "metadata": None},
+    VOLUME: {
+        "name": None,
+        "size": None,
+        "description": None,
+        "metadata": None,
+        "volume_type": None,
+        "image": None,
+    },
     ATTACH: {"instance_uuid": None, "volume_id": None},
 }
 
@@ -178,7 +186,12 @@ def select(conn: Any, selection: Selection) -> list[tuple[str, str, str]]:
     """``(type, id, name)`` of the objects ``selection`` picks, with the router interfaces of the routers and
     subnets picked and the volume attachments between the servers and volumes picked. HotcError when an id
     given is none of the covered types' or when nothing is picked."""
-    cloud = _Cloud(conn)
+    try:
+        cloud = _Cloud(conn)
+    except HotcError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- a cloud error, said as such
+        raise HotcError(f"listing the project's objects failed: {exc}") from exc
     picked: set[str] = set()
     for oid in selection.ids:
         if cloud.type_of(oid) is None:
@@ -261,11 +274,16 @@ def read_found(
             cloud=cloud,
             record_physical_id=lambda _pid: None,
         )
-        probe = probe_of(conn, type_name, oid)
+        try:
+            probe = probe_of(conn, type_name, oid)
+        except Exception as exc:  # noqa: BLE001 -- a cloud error, said with the object
+            raise HotcError(f"reading {type_name} {oid} failed: {exc}; nothing was written") from exc
         try:
             got = driver.read(ctx, oid, probe)
         except HotcError as exc:
-            raise HotcError(f"reading {type_name} {oid}: {exc.message}") from exc
+            raise HotcError(f"reading {type_name} {oid}: {exc.message}; nothing was written") from exc
+        except Exception as exc:  # noqa: BLE001 -- a cloud error, said with the object
+            raise HotcError(f"reading {type_name} {oid} failed: {exc}; nothing was written") from exc
         if got is None:
             raise HotcError(f"{type_name} {oid} disappeared while it was read")
         props = {k: v for k, v in (got.properties or {}).items()}

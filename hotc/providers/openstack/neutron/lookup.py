@@ -13,7 +13,9 @@ from hotc.providers.openstack.common import (
 
 
 def find_network(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "network", value, conn.network.get_network, lambda v: conn.network.networks(name=v))
+    return lookup(
+        ctx, "network", value, conn.network.get_network, lambda v: conn.network.networks(name=v), conn=conn
+    )
 
 
 def find_subnet(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
@@ -36,6 +38,7 @@ def find_security_group(ctx: ActionContext | None, conn: Any, value: Any) -> Any
         value,
         conn.network.get_security_group,
         lambda v: conn.network.security_groups(name=v, project_id=conn.current_project_id),
+        conn=conn,
     )
 
 

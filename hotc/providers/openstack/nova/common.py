@@ -23,11 +23,12 @@ def find_flavor(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
         value,
         conn.compute.get_flavor,
         lambda v: [f for f in conn.compute.flavors(is_public=None) if f.name == v],
+        conn=conn,
     )
 
 
 def find_image(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "image", value, conn.image.get_image, lambda v: conn.image.images(name=v))
+    return lookup(ctx, "image", value, conn.image.get_image, lambda v: conn.image.images(name=v), conn=conn)
 
 
 def find_keypair(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
