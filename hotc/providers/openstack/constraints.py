@@ -139,7 +139,17 @@ def _finder(
         if conn is None:
             raise HotcError(f"checking a {kind} needs a cloud connection")
         # the connection's catalog: the apply that follows the plan finds the same flavor and image there
-        lookup(None, kind, value, get(conn), by_name(conn), shared=catalog_of(conn), conn=conn)
+        lookup(
+            None,
+            kind,
+            value,
+            # the service proxy only when asked: making it is a version discovery, a round trip a kept
+            # look-up does not need
+            lambda v: get(conn)(v),
+            lambda v: by_name(conn)(v),
+            shared=catalog_of(conn),
+            conn=conn,
+        )
 
     return check
 

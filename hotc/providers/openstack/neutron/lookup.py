@@ -14,7 +14,12 @@ from hotc.providers.openstack.common import (
 
 def find_network(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
     return lookup(
-        ctx, "network", value, conn.network.get_network, lambda v: conn.network.networks(name=v), conn=conn
+        ctx,
+        "network",
+        value,
+        lambda v: conn.network.get_network(v),
+        lambda v: conn.network.networks(name=v),
+        conn=conn,
     )
 
 

@@ -21,14 +21,16 @@ def find_flavor(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
         ctx,
         "flavor",
         value,
-        conn.compute.get_flavor,
+        lambda v: conn.compute.get_flavor(v),
         lambda v: [f for f in conn.compute.flavors(is_public=None) if f.name == v],
         conn=conn,
     )
 
 
 def find_image(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
-    return lookup(ctx, "image", value, conn.image.get_image, lambda v: conn.image.images(name=v), conn=conn)
+    return lookup(
+        ctx, "image", value, lambda v: conn.image.get_image(v), lambda v: conn.image.images(name=v), conn=conn
+    )
 
 
 def find_keypair(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
