@@ -9,7 +9,9 @@ as the run's time budget allows: ``--budget``, 570 s by default, so that the run
 with ``--cases ...,webapp``, the two-tier web app example (1 round). It prints each phase's wall time for both,
 the median over the rounds and the ratio hotc / Heat beside the project's target, each with the machine's 1-minute
 load average before and after it (the cloud, Heat and hotc share the machine's cores: the load decides most of
-a figure). The first round prints hotc's timeline of each phase (check: its cloud calls) and Heat's, from the
+a figure). After each of hotc's phases it prints the wall beside the critical-path bound, the longest chain of
+the cloud's own time along the dependency graph (``bench/critical_path.py``), and where the time went when the
+wall is more than 15 % over it. The first round prints hotc's timeline of each phase (check: its cloud calls) and Heat's, from the
 stack's events.
 
 Updates: multitier changes ``app_version`` (both servers' metadata, in place) and ``web_b_revision`` (web_b's
@@ -53,6 +55,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import critical_path  # bench/critical_path.py: the wall against the critical-path bound
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -380,15 +384,19 @@ def probe(out: Path, argv: list[str]) -> None:
     t_start = time.monotonic()
 
     outside = {"step": "(outside steps: planning, look-ups)", "start": 0.0, "api": 0.0, "wait": 0.0}
-    outside.update(calls=0, sleeps=0, requests=[])
+    outside.update(calls=0, sleeps=0, requests=[], spans=[])
 
-    def account(key: str, seconds: float, what: str = "") -> None:
+    def account(key: str, seconds: float, what: str = "", began: float | None = None) -> None:
         rec = current.get(threading.get_ident(), outside)
         with lock:
             rec[key] += seconds
             rec["calls" if key == "api" else "sleeps"] += 1
             if what:
                 rec["requests"].append(f"{what} {seconds:.2f}")
+            if (
+                began is not None
+            ):  # a cloud call's interval, for the critical-path bound (bench/critical_path.py)
+                rec["spans"].append([began - t_start, began - t_start + seconds])
 
     orig_request = ks_session.Session.request
 
@@ -399,7 +407,7 @@ def probe(out: Path, argv: list[str]) -> None:
         finally:
             url, method = (list(a) + [kw.get("url", ""), kw.get("method", "")])[:2]
             at = f"@{t0 - t_start:.2f}"
-            account("api", time.monotonic() - t0, f"{at} {method} {str(url).split('?')[0][-60:]}")
+            account("api", time.monotonic() - t0, f"{at} {method} {str(url).split('?')[0][-60:]}", t0)
 
     orig_pause = common.pause
 
@@ -412,12 +420,13 @@ def probe(out: Path, argv: list[str]) -> None:
 
     orig_run_step = executor.Executor._run_step
 
-    def run_step(self: Any, step: Any, results: Any) -> None:
+    def run_step(self: Any, step: Any) -> Any:
         rec = {"step": step.label, "start": time.monotonic() - t_start, "api": 0.0, "wait": 0.0}
-        rec.update(calls=0, sleeps=0, requests=[])
+        rec.update(calls=0, sleeps=0, requests=[], spans=[], key=step.key)
+        rec["waits"] = sorted(self.graph.waits_on.get(step.key, ()))
         current[threading.get_ident()] = rec
         try:
-            orig_run_step(self, step, results)
+            return orig_run_step(self, step)
         finally:
             rec["end"] = time.monotonic() - t_start
             current.pop(threading.get_ident(), None)
@@ -440,6 +449,7 @@ def probe(out: Path, argv: list[str]) -> None:
             if shared_wait > 0:
                 with lock:
                     rec["api"] += shared_wait
+                    rec["spans"].append([t0 - t_start, time.monotonic() - t_start])
 
     board.Board.get = board_get  # type: ignore[method-assign]
     ks_session.Session.request = request  # type: ignore[method-assign]
@@ -573,6 +583,11 @@ def run_case(
                     f"  {nova_requests(mark)}",
                     flush=True,
                 )
+                if side == "hotc" and phase in runner.timelines:
+                    text = critical_path.report(
+                        f"{case.name} round {rnd + 1} {phase}", runner.timelines[phase], secs
+                    )
+                    print("    " + text.replace("\n", "\n    "), flush=True)
         last = time.monotonic() - began
         if timeline and rnd == 0:
             for phase in case.phases:

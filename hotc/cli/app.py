@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import codecs
 import importlib
 import os
 import sys
@@ -14,9 +15,11 @@ from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperCommand, TyperGroup
 from typer.exceptions import Abort
 
+from hotc import __version__
 from hotc.cli.common import WARNED_AT, WARNINGS, did_you_mean, display_diagnostics, display_message
 from hotc.cli.helpstyle import tidy
 from hotc.cli.params import lighten
+from hotc.cli.process_end import OwnProcess
 from hotc.errors import HotcError
 
 # Every top-level command: name -> (the module of hotc.cli whose ``register(app)`` adds it, its one-line
@@ -122,6 +125,7 @@ def comment_on_failure(invoke: Any) -> Any:
             return invoke(ctx)
         except HotcError as exc:
             if ctx.params.get("fmt") == "markdown":
+                # lazy: hotc --help does not load the planner
                 from hotc.planner.api import render_error_markdown
 
                 template = ctx.params.get("template")
@@ -210,8 +214,6 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from hotc import __version__
-
         print(f"hotc {__version__}")
         raise typer.Exit(0)
 
@@ -264,6 +266,7 @@ ERRORS_HANDLER = "hotc-ascii"
 def _ascii_fallback(exc: UnicodeError) -> tuple[str, int]:
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
+    # lazy: only when a stream cannot encode a character (hotc --help does not load it)
     import unicodedata
 
     out = []
@@ -277,8 +280,6 @@ def _ascii_fallback(exc: UnicodeError) -> tuple[str, int]:
 
 def use_ascii_fallback(*streams: Any) -> None:
     """Streams whose encoding is not UTF-8 write what they cannot encode as :data:`ASCII_FALLBACK`."""
-    import codecs
-
     try:
         codecs.lookup_error(ERRORS_HANDLER)
     except LookupError:
@@ -303,8 +304,6 @@ def main(argv: list[str] | None = None) -> None:
     Exit codes: a usage error (an unknown option or command, a value that does not convert, a missing or
     extra argument) exits 1 like every other error, never click's 2: with ``--detailed-exitcode`` 2 means
     "changes present" and nothing else."""
-    from hotc.cli.process_end import OwnProcess
-
     use_ascii_fallback(sys.stdout, sys.stderr)
     try:
         code = app(

@@ -124,6 +124,7 @@ RunFmtOpt = Annotated[
 
 
 def _progress() -> Any:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.apply.progress import progress_for
 
     return progress_for(sys.stdout)
@@ -161,6 +162,7 @@ def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE
     """What an apply run is made of (the composition root's parts; see :mod:`hotc.cli.root`)."""
     # deliberate lazy imports in this module: the applier and the planner behind it cost about a second at
     # start-up, which the read-only commands (output, events, resource ...) never pay
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.plan import Wiring
 
     return Wiring(
@@ -175,6 +177,7 @@ def apply_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE
 def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, fmt: str = "text", **kw: Any) -> None:
     """Run an apply or destroy. ``fmt`` json: the plan and the progress go to stderr, and what the run
     recorded is printed on stdout as one JSON document (see docs/json-output.md)."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.apply import run_apply
 
     check_format(fmt, ("text", "json"))
@@ -196,10 +199,12 @@ def _run(*, opts: Any, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE, fmt: str = "te
             raise HotcError(
                 "--format json needs --auto-approve (or a saved PLANFILE): approval is interactive"
             )
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.apply.progress import progress_for
 
         stack = kw.get("stack") or ""
         if not stack and kw.get("plan_file") is not None:
+            # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
             from hotc.planner.api import load_plan
 
             stack = load_plan(kw["plan_file"]).stack_name
@@ -272,6 +277,7 @@ def apply_command(
     --target, --exclude, --replace, --import); --existing reuses the stack's stored template, environments
     and parameters, overriding only what is given. A plan made now is held to --deny, --warn and
     --policy-file as 'hotc plan' holds it: a broken deny rule refuses it (exit 3) before anything runs."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.project import (
         load_project,
         merge_pinned,
@@ -381,6 +387,7 @@ def apply_command(
         moves=tuple(parse_move(text, where) for text, where in moves),
     )
     if existing:
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.apply.existing import existing_from_backend
 
         with existing_from_backend(
@@ -411,6 +418,7 @@ def apply_command(
 
 
 def policy_of(deny: list[str] | None, warn: list[str] | None, policy_file: Path | None) -> Policy:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.plan import Policy
 
     return Policy(deny=tuple(deny or ()), warn=tuple(warn or ()), policy_file=policy_file)
@@ -440,6 +448,7 @@ def destroy_command(
     """Delete every resource of STACK (from its state alone); Retain resources are forgotten, not deleted.
     The destroy plan is held to --deny, --warn and --policy-file (a broken deny rule refuses it, exit 3). A
     STACK with no state is an error (exit 1, naming the stacks there are) unless --missing-ok."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.apply import ApplyOptions
 
     timeouts = _timeouts(timeout)
@@ -461,11 +470,13 @@ def destroy_command(
 
 
 def _state(stack: str, backend: str | None) -> Any:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state import backend_from_config
 
     b: Any = backend_from_config(backend)
     state, _ = b.read(stack)
     if state is None:
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.cli.common import other_stacks
 
         raise HotcError(
@@ -550,6 +561,7 @@ SENSITIVE = "(sensitive)"
 
 def _backend_flag(backend: str | None) -> str:
     """`` --backend URL`` when the command was given one: a command a hint names must reach the same state."""
+    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
     import shlex
 
     return f" --backend {shlex.quote(backend)}" if backend else ""
@@ -557,6 +569,7 @@ def _backend_flag(backend: str | None) -> str:
 
 def _revealed(stack: str, name: str, value: Any) -> Any:
     """A sensitive output's clear value; an error when the state holds only its digest (no key to decrypt)."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state.secrets import KEY_ENV, is_masked
 
     if is_masked(value):
@@ -569,12 +582,14 @@ def _revealed(stack: str, name: str, value: Any) -> Any:
 
 def _pid(r: Any) -> str | None:
     """The physical id as shown: a secret one (a RandomString's id is the string itself) is masked."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state.secrets import shown_physical_id
 
     return shown_physical_id(r.type, r.physical_id)
 
 
 def _pid_of(type_name: str, physical_id: str | None) -> str | None:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state.secrets import shown_physical_id
 
     return shown_physical_id(type_name, physical_id)
@@ -639,6 +654,7 @@ def resource_show(
         ]
         hint = f" (did you mean {', '.join(sorted(near)[:5])}?)" if near else ""
         raise HotcError(f"stack {stack!r} has no resource {name!r}{hint}; see 'hotc resource list {stack}'")
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state.codec import resource_to_dict
 
     masked = resource_to_dict(r, None)
@@ -721,6 +737,7 @@ def template_show(
 
 def events_seen_in_progress(events: list[Any]) -> bool:
     """Whether the newest stack event says a run is still in progress."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.apply.events import STACK_TYPE
 
     stack_events = [e for e in events if e.type == STACK_TYPE]
@@ -756,6 +773,7 @@ def events_command(
     """The stack's events (resource transitions), oldest first; works while an apply runs elsewhere.
     ``--format json`` writes JSON lines (time, address, type, status, reason, physical_id, id), also with
     --follow."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.apply.events import STACK_TYPE, format_event, nesting_depth
     from hotc.state import backend_from_config
 
@@ -789,6 +807,7 @@ def events_command(
     if not events and not follow:
         state, _ = b.read(stack)
         if state is None:
+            # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
             from hotc.cli.common import other_stacks
 
             raise HotcError(
@@ -831,6 +850,7 @@ LifecycleFmtOpt = Annotated[
 
 
 def _last_event_id(stack: str, backend: str | None) -> str | None:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state import backend_from_config
 
     events = backend_from_config(backend).read_events(stack)
@@ -840,6 +860,7 @@ def _last_event_id(stack: str, backend: str | None) -> str | None:
 def _run_doc(stack: str, backend: str | None, before: str | None) -> dict[str, Any]:
     """What a run recorded, from its events: the stack's final status and one entry per resource
     transition that ended (the ``--format json`` document of apply, destroy, check, suspend, resume)."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.apply.events import STACK_TYPE
     from hotc.state import backend_from_config
 
@@ -870,6 +891,7 @@ def _lifecycle(fmt: str, stack: str, backend: str | None, run: Any) -> None:
     if fmt == "text":
         code = run(sys.stdout)
     else:
+        # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
         import io
 
         before = _last_event_id(stack, backend)
@@ -889,6 +911,7 @@ def check_command(
 def _lifecycle_op(
     action: str, stack: str, backend: str | None, os_cloud: str | None, lock_timeout: float, fmt: str
 ) -> None:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.lifecycle import LifecycleRequest, run_lifecycle
 
     request = LifecycleRequest(action=action, stack=stack, backend=backend, lock_timeout=lock_timeout)

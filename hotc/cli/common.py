@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer._click.globals import get_current_context
 
 from hotc.errors import Diagnostic, HotcError, Pos, Severity, did_you_mean
 
@@ -80,6 +81,7 @@ def parse_parameter_files(values: list[str] | None) -> dict[str, Path]:
 
 def operator_name() -> str:
     """Who runs this command (``user@host``), as the marks and requests it writes record it."""
+    # lazy: hotc --help loads this module; getpass and socket only when a command records its operator
     import getpass
     import socket
 
@@ -146,8 +148,6 @@ WARNINGS = "hotc.warnings"  # the lines, for a report that gathers them (the fai
 
 def remember_warning(d: Diagnostic) -> None:
     """Note that the warning ``d`` (positions as displayed) was printed by the command running now."""
-    from typer._click.globals import get_current_context
-
     ctx = get_current_context(silent=True)
     if ctx is not None:
         ctx.meta.setdefault(WARNINGS, []).append(str(d))
@@ -200,8 +200,8 @@ def load_for_command(
     errors raise a HotcError carrying them (printed by the CLI), saying that nothing was ``verb``. A command
     that ``embeds_files`` (plan, apply: get_file contents go into saved plans and the state) refuses a get_file
     target outside the template's directory tree unless ``allow_outside_files``."""
-    # deliberate lazy imports: hotc.cli.app imports this module at start-up, before any command runs, and
-    # the parser and the providers behind the composition root cost about half a second
+    # (hotc.cli.app imports this module at start-up, before any command runs)
+    # lazy: the parser and the providers behind the composition root cost about half a second
     from hotc.cli import root
     from hotc.parser.api import OUTSIDE_FILE_CODE, load_stack
 

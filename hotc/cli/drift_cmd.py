@@ -57,6 +57,7 @@ def drift_command(
     """Report drift: per resource and property, what changed in the cloud outside hotc, what was deleted out of
     band, and objects that carry a stack's tag but are not in its state. Read-only. Exit 0 no drift, 2 drift,
     1 errors. Accepted drift (--accept, or [[drift.accept]] in hotc.toml) is shown apart until it expires."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops import drift as op
 
     if accept is not None:
@@ -78,6 +79,7 @@ def drift_command(
         raise HotcError(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
     if all_stacks and stacks:
         raise HotcError("give either STACK names or --all, not both")
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.drift_view import RENDERERS
     from hotc.state.signal_store import store_for
 

@@ -365,6 +365,7 @@ def note_accepted(plan: Plan, state: StackState | None, err: IO[str] | None = No
     declared in hotc.toml), listed apart on stderr (every output format stays as it is)."""
     if plan.mode != "refresh-only" or state is None or not plan.resource_drift:
         return
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.drift import accepted_apart, accepted_from_toml
 
     pairs = accepted_apart(

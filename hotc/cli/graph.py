@@ -56,6 +56,7 @@ def _from_template(
     backend_url: str | None,
     max_size: int = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> tuple[Any, str]:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.plan import plan_wiring
     from hotc.ops.plan import PlanRequest, plan
     from hotc.planner.api import estimate, from_plan, measured_durations
@@ -77,6 +78,7 @@ def _from_template(
 
 
 def _from_plan_file(path: Path) -> tuple[Any, str]:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.planner.api import estimate, from_plan, load_plan
 
     plan = load_plan(path)
@@ -84,6 +86,7 @@ def _from_plan_file(path: Path) -> tuple[Any, str]:
 
 
 def _from_state(stack: str, backend_url: str | None) -> tuple[Any, str]:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.planner.api import from_dependencies
     from hotc.state import backend_from_config
 
@@ -125,6 +128,7 @@ def graph_command(
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Draw the dependency graph: a plan coloured by action with its critical path, or a stack's state."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.planner.api import render_dot, render_mermaid
 
     check_format(fmt, GRAPH_FORMATS)

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from typer._click.shell_completion import CompletionItem
+
 # Metavars by parameter name (the function argument typer names the option after)
 OPTION_METAVARS: dict[str, str] = {
     "template": "FILE",
@@ -148,6 +150,7 @@ def _complete_formats(formats: list[str]) -> Any:
 def stack_names(backend_url: str | None) -> list[str]:
     """The stacks of the backend, for completion: nothing (never an error) when it cannot be read."""
     try:
+        # lazy: hotc --help does not load the state (only completion reads it)
         from hotc.state import backend_from_config
 
         return sorted(backend_from_config(backend_url).list_stacks())
@@ -157,8 +160,6 @@ def stack_names(backend_url: str | None) -> list[str]:
 
 def _complete_stacks(with_files: bool) -> Any:
     def complete(ctx: Any, param: Any, incomplete: str) -> list[Any]:
-        from typer._click.shell_completion import CompletionItem
-
         names = [s for s in stack_names(ctx.params.get("backend")) if s.startswith(incomplete)]
         items = [CompletionItem(s) for s in names]
         if with_files:

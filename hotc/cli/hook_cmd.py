@@ -24,6 +24,7 @@ StackArg = Annotated[str, typer.Argument(help="Stack name.")]
 
 
 def _store(backend: str | None, stack: str) -> HookStore:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state import backend_from_config
     from hotc.state.backend import validate_stack_name
     from hotc.state.hooks import hook_store_for
@@ -39,10 +40,12 @@ def poll_command(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
 ) -> None:
     """List the hooks a running apply of STACK is paused at (as 'openstack stack hook poll')."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state.hooks import pending
 
     if fmt not in ("text", "json"):
         raise HotcError(f"--format {fmt!r}: choose one of text, json")
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state import backend_from_config
 
     store = _store(backend, stack)
@@ -90,6 +93,7 @@ def clear_command(
     backend: BackendOpt = None,
 ) -> None:
     """Clear a hook RESOURCE of STACK is paused at, so the apply goes on (as 'openstack stack hook clear')."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.state.hooks import request_clear
 
     chosen = [

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -66,8 +67,7 @@ def read_map(path: Path) -> list[tuple[str, str]]:
 
 def import_wiring(os_cloud: str | None, max_size: int = DEFAULT_MAX_TEMPLATE_SIZE) -> Any:
     """apply's wiring, its loader saying "nothing was imported" when the template has errors."""
-    from dataclasses import replace
-
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.apply import apply_wiring
     from hotc.cli.common import load_for_command
 
@@ -148,6 +148,7 @@ def import_command(
     rule refuses it, exit 3, nothing recorded)."""
     if fmt not in ("text", "json"):
         raise HotcError(f"--format {fmt!r}: choose one of text, json")
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.apply import _last_event_id
 
     before = _last_event_id(stack, backend)
@@ -168,6 +169,7 @@ def import_command(
                 "--from-heat reads the template, environment and parameters from Heat: do not give -t/-e/"
                 "--parameter-file/--file (--parameter only for hidden parameters Heat masks)"
             )
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.ops.from_heat import run_from_heat
 
         code = run_from_heat(
@@ -197,6 +199,7 @@ def import_command(
         if address is None or physical_id is None:
             raise HotcError("give ADDRESS and ID (hotc import STACK ADDRESS ID -t T), or --file MAP")
         requests = [(address, physical_id)]
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.import_ import run_import
 
     code = run_import(
@@ -230,6 +233,7 @@ def _generate(
         raise HotcError(
             "--generate DIR writes the template: give no ADDRESS, -t, --file or --from-heat with it"
         )
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.generate import run_generate
     from hotc.providers.openstack.discover import Selection
 
@@ -245,6 +249,7 @@ def _generate(
 def _print_doc(fmt: str, stack: str, backend: str | None, before: str | None, code: int) -> None:
     """``--format json``: what the import recorded (its events), then the exit code."""
     if fmt == "json":
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.cli.apply import _run_doc
 
         sys.stdout.write(json.dumps({**_run_doc(stack, backend, before), "exit_code": code}, indent=2) + "\n")

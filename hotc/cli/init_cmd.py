@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import yaml  # init reads the template itself: no parser start-up for a file of this size
 
 from hotc.cli.common import (
     BackendOpt,
@@ -23,8 +24,6 @@ from hotc.errors import HotcError
 
 def _hidden_names(template: Path) -> set[str]:
     """The template's hidden parameters (their values never go into the project file)."""
-    import yaml  # only init reads the template itself: no parser start-up for a file of this size
-
     try:
         doc = yaml.safe_load(template.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError):

@@ -12,6 +12,7 @@ is not suppressed, else 0; a template that does not load is an error (exit 1) wi
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
@@ -43,6 +44,7 @@ FailOnOpt = Annotated[
 
 
 def parse_fail_on(text: str) -> object:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.lint.api import Level
 
     try:
@@ -61,6 +63,7 @@ def lint_command(
     max_template_size: MaxSizeOpt = DEFAULT_MAX_TEMPLATE_SIZE,
 ) -> None:
     """Check a template against hotc's security rules (docs/lint-rules.md)."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.lint.api import FORMATS, Level, exit_code, load_config, render, run_rules
 
     check_format(fmt, FORMATS)
@@ -94,8 +97,7 @@ def lint_for_validate(
     """``hotc validate --lint``: the rules over the validated stack (fail-on high). Returns what to add to
     validate's output (text lines; the json ``lint`` member; for sarif, the whole log with the rules' run added
     to validate's) and the exit code the rules ask for."""
-    import json
-
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.lint.api import (
         DEFAULT_FAIL_ON,
         exit_code,

@@ -162,16 +162,19 @@ def _want_color() -> bool:
 def render(plan: Any, fmt: str, *, hint: str = "hotc show PLANFILE", saved_as: str | None = None) -> str:
     # deliberate lazy imports of the planner's renderings, only the one asked for (start-up speed, as above)
     if fmt == "json":
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.planner.api import render_json
 
         return render_json(plan)
     if fmt == "markdown":
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.planner.api import render_markdown
         from hotc.state.config import project_dir, project_relative
 
         if saved_as:  # the comment names the plan file as from the project root, the same on every runner
             saved_as = project_relative(saved_as, project_dir(Path.cwd()))
         return render_markdown(plan, plan_hint=hint, saved_as=saved_as)
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.planner.api import render_text
 
     return render_text(plan, color=_want_color())
@@ -213,6 +216,7 @@ def plan_command(
 
     Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes present (only with
     --detailed-exitcode), 3 a --deny / --policy-file rule is violated (the plan is printed, not saved)."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.project import load_project, merge_pinned, pinned, refuse_file_as_stack
 
     refuse_file_as_stack(stack, template, "plan")
@@ -292,11 +296,13 @@ def plan_command(
             moves=moves,
         )
 
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.project import template_identity
 
     identity = template_identity(template, project or load_project()) if template is not None else None
     try:
         if existing:
+            # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
             from hotc.apply.existing import existing_from_backend
 
             with existing_from_backend(
@@ -315,6 +321,7 @@ def plan_command(
         if not exc.diagnostics:
             raise
         if fmt == "sarif":  # a template that cannot be planned still annotates the pull request
+            # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
             from hotc.planner.api import diagnostic_results, render_sarif
 
             sys.stdout.write(render_sarif(diagnostic_results(_display(exc.diagnostics))))
@@ -359,6 +366,7 @@ def plan_wiring(
     loader says that nothing was ``verb`` when the template has errors (``embeds_files``: see
     :func:`hotc.cli.common.load_for_command`). The drivers are looked up only when
     used (a plan reads the cloud only with --refresh)."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.plan import Wiring  # deliberate lazy import: the operations load when a command plans
 
     def load(
@@ -432,6 +440,7 @@ def _plan(
     it (None: the template is the stack's stored copy)."""
     # deliberate lazy import: the planner costs about a second at start-up (networkx, deepdiff), which the
     # commands that do not plan never pay
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.drift_view import note_accepted
     from hotc.ops.plan import PlanRequest, Policy, plan, policy_lines
     from hotc.planner.api import DENY_EXIT_CODE, parse_import, parse_move, save_plan
@@ -503,12 +512,14 @@ def _end(code: int, *, own: bool) -> None:
     return (the caller exits as usual). ``own``: nothing is left to clean up (``--existing`` plans from files
     its context manager removes afterwards)."""
     if own:
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.cli.process_end import end_process
 
         end_process(code)
 
 
 def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.planner.api import diagnostic_results, disruptions, plan_results, render_sarif
 
     positions = {a: r.pos for a, r in desired.resources.items() if r.pos is not None}
@@ -520,6 +531,7 @@ def _render_sarif(plan: Any, desired: Any, warnings: list[Diagnostic]) -> str:
 
 
 def _render_state(state: Any, fmt: str) -> str:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.planner.api import SENSITIVE
     from hotc.planner.api import format_value as fmt_value
     from hotc.state.secrets import shown_physical_id
@@ -579,6 +591,7 @@ def show_command(
     """Render a saved plan (any format) or a stack's recorded state."""
     path = Path(what)
     if path.is_file():
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.planner.api import load_plan
 
         check_format(fmt, PLAN_FORMATS)
@@ -588,6 +601,7 @@ def show_command(
     check_format(fmt, ("text", "json"))
     if os.sep in what or what.endswith(".json"):
         raise HotcError(f"{what}: no such plan file")
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.common import other_stacks
 
     b = backend_from_config(backend)

@@ -16,9 +16,20 @@ interpreter would wait for that thread, so the process is left to end as usual.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import threading
 from typing import Any
+
+_current_context: Any
+try:  # typer >= 0.2x carries its own click
+    from typer._click.globals import get_current_context as _current_context
+except ImportError:  # pragma: no cover - an older typer runs on the click package
+    try:
+        from click import get_current_context as _current_context
+    except ImportError:
+        _current_context = None
 
 
 class OwnProcess:
@@ -29,27 +40,18 @@ class OwnProcess:
 
 def own_process() -> bool:
     """Whether the command running now is in hotc's own process (the root context carries OwnProcess)."""
-    current: Any
-    try:  # typer >= 0.2x carries its own click
-        from typer._click.globals import get_current_context as current
-    except ImportError:  # pragma: no cover - an older typer runs on the click package
-        try:
-            from click import get_current_context as current
-        except ImportError:
-            return False  # no context to ask: the process ends as usual
-    ctx = current(silent=True)
+    if _current_context is None:
+        return False  # no context to ask: the process ends as usual
+    ctx = _current_context(silent=True)
     return ctx is not None and isinstance(ctx.find_root().obj, OwnProcess)
 
 
 def end_process(code: int = 0) -> None:
     """End hotc's own process now with exit status CODE (see the module docstring); elsewhere, return."""
-    import threading
-
     if not own_process() or threading.active_count() > 1:
         return
     sys.stdout.flush()  # (a closed pipe raises here, before anything is skipped: the usual error path)
     sys.stderr.flush()
-    import atexit
 
     atexit._run_exitfuncs()
     sys.stdout.flush()

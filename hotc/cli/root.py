@@ -43,18 +43,21 @@ def sinks() -> Sinks:
 
 
 def type_checks() -> TypeChecks:
+    # lazy: the composition root gives each command only the providers it asks for (hotc check: no parser)
     from hotc.providers import checks
 
     return checks.type_checks()
 
 
 def constraint_rules() -> ConstraintRules:
+    # lazy: the composition root gives each command only the providers it asks for (hotc check: no parser)
     from hotc.providers.openstack import constraints as openstack_constraints
 
     return openstack_constraints
 
 
 def drivers() -> Callable[[str], Driver | None]:
+    # lazy: the composition root gives each command only the providers it asks for (hotc check: no parser)
     from hotc.providers.drivers import driver_for
 
     return driver_for
@@ -65,6 +68,7 @@ def cloud(os_cloud: str | None, *, prewarm: bool = False) -> Callable[[], Any]:
     and shared by every thread of the run: ``--os-cloud``, else ``OS_CLOUD`` / the ``OS_*`` variables /
     clouds.yaml; errors say what to set. ``prewarm``: connect now in the background (commands that will use
     the cloud), overlapping the token request with reading the state and planning."""
+    # lazy: the composition root gives each command only the providers it asks for (hotc check: no parser)
     from hotc.providers.openstack.auth import cloud_factory
 
     return cloud_factory(os_cloud, prewarm=prewarm)

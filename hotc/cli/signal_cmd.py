@@ -53,6 +53,7 @@ def signal_command(
 ) -> None:
     """Send a signal to a wait-condition handle, a deployment or a scaling policy, as 'openstack stack
     resource signal' does (a scaling policy is executed at once unless --pending)."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.apply.scaling import policy_key
     from hotc.planner.api import POLICY_TYPES
     from hotc.providers.native.signal_mixin import signal_key
@@ -94,6 +95,7 @@ def signal_command(
             )
             return
         print(f"Signal sent to {address}; executing it.", file=sys.stderr)
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.cli.apply import apply_command
 
         apply_command(
@@ -119,6 +121,7 @@ DRIVER_SIGNALLED = frozenset({"OS::Mistral::Workflow"})
 def _signal_driver(state: Any, rs: Any, text: str | None, os_cloud: str | None) -> None:
     """Deliver the signal to the resource's driver (``signal(ctx, physical_id, props, details)``), with hotc's
     cloud credentials, and print what it started."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.root import cloud, drivers
     from hotc.providers.base import ActionContext
     from hotc.providers.registry import get_schema

@@ -39,6 +39,7 @@ FmtOpt = Annotated[str, typer.Option("--format", "-f", help="text or json.")]
 
 
 def _request(stack: str, name: str, backend: str | None, lock_timeout: float = 0.0) -> Any:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.snapshot import SnapshotRequest
 
     return SnapshotRequest(stack, name, backend, lock_timeout, operator_name())
@@ -83,6 +84,7 @@ def create_command(
 ) -> None:
     """Snapshot STACK: its template, environments, parameters and state, and a physical snapshot of each
     volume (a Cinder snapshot) and server (an image), as 'openstack stack snapshot create'."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.snapshot import create
 
     result = create(
@@ -113,6 +115,7 @@ def create_command(
 @snapshot_app.command("list")
 def list_command(stack: StackArg, backend: BackendOpt = None, fmt: FmtOpt = "text") -> None:
     """List the snapshots of STACK, oldest first (as 'openstack stack snapshot list')."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.snapshot import list_snapshots
 
     check_format(fmt, ("text", "json"))
@@ -132,6 +135,7 @@ def list_command(stack: StackArg, backend: BackendOpt = None, fmt: FmtOpt = "tex
 def show_command(stack: StackArg, name: NameArg, backend: BackendOpt = None, fmt: FmtOpt = "text") -> None:
     """Show a snapshot of STACK: when and by whom it was taken, its template, parameters (hidden ones never
     shown), resources and physical snapshots (as 'openstack stack snapshot show')."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.snapshot import show
 
     check_format(fmt, ("text", "json"))
@@ -167,6 +171,7 @@ def delete_command(
 ) -> None:
     """Delete a snapshot of STACK and its physical snapshots (volume snapshots, images), as 'openstack stack
     snapshot delete'."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.snapshot import delete
 
     snap = delete(
@@ -199,6 +204,7 @@ def restore_command(
     and parameters, volumes made from their snapshots and servers built from their images. The plan is shown
     and approved as apply's (--auto-approve), held to --deny, --warn, --policy-file and the protection marks.
     --parameter gives a hidden parameter again when the state keeps only its digest."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.ops.apply import ApplyOptions
     from hotc.ops.snapshot import restore
 

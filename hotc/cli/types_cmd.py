@@ -28,6 +28,7 @@ def types_list(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
 ) -> None:
     """Every resource type: name, whether apply supports it, and its source (built-in or a plugin package)."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.providers.drivers import support_problem
     from hotc.providers.registry import PLUGINS
 
@@ -56,6 +57,7 @@ def types_show(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
 ) -> None:
     """A type's properties (type, required, update_allowed, immutable, default, constraints) and attributes."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.providers.drivers import support_problem
     from hotc.providers.plugins import describe_type
     from hotc.providers.registry import PLUGINS

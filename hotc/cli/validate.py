@@ -143,6 +143,7 @@ def validate_command(
     n_warn = len(diags) - n_err
     linted: tuple[Any, int] | None = None
     if lint and stack is not None and n_err == 0:
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.cli.lint_cmd import lint_for_validate
         from hotc.planner.api import diagnostic_results, render_sarif
 
@@ -151,6 +152,7 @@ def validate_command(
     if fmt == "sarif" and linted is not None:
         typer.echo(linted[0], nl=False)
     elif fmt == "sarif":
+        # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
         from hotc.planner.api import diagnostic_results, render_sarif
 
         typer.echo(render_sarif(diagnostic_results(diags)), nl=False)
@@ -180,6 +182,7 @@ def validate_command(
     code = 1 if n_err or (linted is not None and linted[1]) else 0
     # everything is written: hotc's own process ends here, before the interpreter frees the template's IR
     # object by object (hotc.cli.process_end; called from Python, this returns)
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.process_end import end_process
 
     end_process(code)

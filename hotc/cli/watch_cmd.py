@@ -29,6 +29,7 @@ def _log(msg: str) -> None:
 
 
 def _pending_count(stack: str, backend: str | None, store: Any) -> tuple[int, list[str]]:
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.apply.scaling import policy_key
     from hotc.planner.api import POLICY_TYPES
     from hotc.state import backend_from_config
@@ -64,6 +65,7 @@ def watch_command(
     ] = None,
 ) -> None:
     """Execute the stack's scaling signals as they arrive, one apply at a time, until SIGTERM."""
+    # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
     from hotc.cli.apply import apply_command
     from hotc.state.signal_store import store_for
 
@@ -81,6 +83,7 @@ def watch_command(
     receiver = None
     try:
         if listen is not None:
+            # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)
             from hotc.cli.receiver import Receiver
 
             host, sep, port = listen.rpartition(":")

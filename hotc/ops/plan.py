@@ -310,6 +310,7 @@ def check_quota(s: CheckSubject, done: Checked) -> Checked:
     the cloud when one is configured: a quota the plan would exceed refuses it; the figures travel with it."""
     if not _normal_with_template(s, done):
         return done
+    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
     from hotc.planner.api import cloud_configured, enforce_quotas
 
     read = None
@@ -318,6 +319,7 @@ def check_quota(s: CheckSubject, done: Checked) -> Checked:
         if s.wiring.quotas is not None:
             reader = s.wiring.quotas
         else:
+            # lazy: the OpenStack provider's quota reader only when a plan checks the cloud's quotas
             from hotc.providers.openstack.quota import read_quotas as reader
 
         def read(keys: frozenset[str], flavors: frozenset[str]) -> Any:

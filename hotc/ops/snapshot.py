@@ -43,6 +43,7 @@ from hotc.providers.base import (
     takes_snapshots,
 )
 from hotc.state import ResourceState, StackState, backend_from_config
+from hotc.state.backend import validate_stack_name
 from hotc.state.snapshots import (
     COMPLETE,
     FAILED,
@@ -79,8 +80,6 @@ class CreateResult:
 
 
 def _open(request: SnapshotRequest) -> tuple[Any, SnapshotStore, bytes | None]:
-    from hotc.state.backend import validate_stack_name
-
     validate_stack_name(request.stack)
     backend: Any = backend_from_config(request.backend)
     return backend, snapshot_store_for(backend, request.stack), getattr(backend, "key", None)

@@ -98,7 +98,7 @@ def load_moves_file(path: Path) -> tuple[Move, ...]:
         return ()
     except OSError as exc:
         raise HotcError(f"{path}: error: cannot read it: {exc.strerror or exc}") from exc
-    import yaml  # here: only a template with a moves file pays for it
+    import yaml  # lazy: only a template with a moves file pays for it; hotc check must not load yaml
 
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -302,7 +302,8 @@ def _tail(address: str) -> str:
 
 def same_properties(type_name: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
     """Whether a recorded resource's properties equal a desired one's (defaults applied, as the plan compares)."""
-    from hotc.planner.diff import apply_defaults, changed_keys  # (start-up time)
+    # lazy: hotc check loads this module, not the parser nor the schema registry (test_startup_imports)
+    from hotc.planner.diff import apply_defaults, changed_keys
     from hotc.providers.registry import get_schema as registry_lookup
 
     rtype = registry_lookup(type_name)

@@ -4,10 +4,17 @@ The writer never puts a hidden value in clear: hidden parameters become a digest
 key), resource properties at ``sensitive_paths`` and sensitive outputs become masked markers
 (:mod:`hotc.state.secrets`). The reader refuses a newer ``format_version`` and turns malformed or truncated
 input into a :class:`HotcError` naming the source.
+
+A long text (:data:`SHARED_MIN` characters or more) in a resource's record is stored once per document, in
+the top-level ``shared`` table under its sha256 digest, and referenced as ``{"__shared__": DIGEST}``: a group
+whose members all read the same large file (``get_file``) holds it once, not once per member, in every state
+write. Such a document is format 4 (an older hotc refuses it rather than read the references as values); a
+document without shared texts stays format 3, byte for byte.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -31,6 +38,9 @@ from hotc.state.document import (
 )
 
 SCHEMA_FILE = "state.schema.json"
+SHARED_MIN = 16 * 1024  # texts at least this long are stored once per document (see the module docstring)
+SHARED_KEY = "__shared__"
+SHARED_FORMAT_VERSION = 4  # the format of a document with a ``shared`` table
 
 
 class StateFormatError(HotcError):
@@ -308,10 +318,47 @@ def _top_fields(state: StackState, key: bytes | None) -> dict[str, Any]:
     }
 
 
+def _share(value: Any, shared: dict[str, str]) -> Any:
+    """``value`` with each long text replaced by a reference to its entry in ``shared`` (added there); masked
+    markers are left whole."""
+    t = type(value)
+    if t is str:
+        if len(value) < SHARED_MIN:
+            return value
+        digest = "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+        shared[digest] = value
+        return {SHARED_KEY: digest}
+    if t is dict:
+        if secrets.MASK_KEY in value:
+            return value
+        return {k: _share(x, shared) for k, x in value.items()}
+    if t is list:
+        return [_share(x, shared) for x in value]
+    return value
+
+
+def _inline(value: Any, shared: Mapping[str, str]) -> Any:
+    """``value`` with every reference to a shared text replaced by the text."""
+    t = type(value)
+    if t is dict:
+        if len(value) == 1 and SHARED_KEY in value and isinstance(value[SHARED_KEY], str):
+            text = shared.get(value[SHARED_KEY])
+            if text is not None:
+                return text
+        return {k: _inline(x, shared) for k, x in value.items()}
+    if t is list:
+        return [_inline(x, shared) for x in value]
+    return value
+
+
 def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]:
-    """The JSON form of ``state`` (hidden values masked)."""
+    """The JSON form of ``state`` (hidden values masked; long texts shared, as :func:`dumps` writes them)."""
     d = _top_to_dict(state, key)
-    d["resources"] = {a: resource_to_dict(r, key) for a, r in sorted(state.resources.items())}
+    shared: dict[str, str] = {}
+    d["resources"] = {a: _share(resource_to_dict(r, key), shared) for a, r in sorted(state.resources.items())}
+    if shared:
+        d["shared"] = dict(sorted(shared.items()))
+        d["format_version"] = SHARED_FORMAT_VERSION
     return d
 
 
@@ -323,10 +370,12 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=
 
 
 class _Encoded:
-    __slots__ = ("key", "doc", "text", "_cmp", "_member")
+    __slots__ = ("key", "doc", "shared", "text", "_cmp", "_member")
 
     def __init__(self, key: bytes | None, doc: dict[str, Any]) -> None:
         self.key = key
+        self.shared: dict[str, str] = {}
+        doc = _share(doc, self.shared)
         self.doc = doc
         self.text = _ENCODER.encode(doc)
         self._cmp: Any = None
@@ -370,7 +419,16 @@ def dumps(state: StackState, key: bytes | None = None) -> bytes:
     Each resource's encoded text is cached on its instance, so a write after one resource changed encodes
     that resource and the document's top level only."""
     top = _top_to_dict(state, key)
-    resources = ",".join([_cached(rs, key).member(addr) for addr, rs in sorted(state.resources.items())])
+    members: list[str] = []
+    shared: dict[str, str] = {}
+    for addr, rs in sorted(state.resources.items()):
+        enc = _cached(rs, key)
+        members.append(enc.member(addr))
+        shared.update(enc.shared)
+    if shared:  # each long text once, for every resource that holds it
+        top["shared"] = shared
+        top["format_version"] = SHARED_FORMAT_VERSION
+    resources = ",".join(members)
     parts = []
     for name in sorted([*top, "resources"]):
         value = "{" + resources + "}" if name == "resources" else _ENCODER.encode(top[name])
@@ -574,10 +632,10 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
     version = d.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise _bad(source, "missing or non-integer 'format_version'")
-    if version > FORMAT_VERSION:
+    if version > SHARED_FORMAT_VERSION:
         raise StateFormatError(
             f"{source}: error: state format version {version} is newer than this hotc understands "
-            f"(up to {FORMAT_VERSION}); it was written by a newer hotc. Upgrade hotc to use this state; "
+            f"(up to {SHARED_FORMAT_VERSION}); it was written by a newer hotc. Upgrade hotc to use this state; "
             "it was left untouched."
         )
     if version < 1:
@@ -586,6 +644,7 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
     serial = _get(d, "serial", int, source, where)
     if serial < 0:
         raise _bad(source, "serial is negative")
+    shared = _shared_from_dict(d, source)
     return StackState(
         lineage=_get(d, "lineage", str, source, where),
         serial=serial,
@@ -600,7 +659,7 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
             for n, p in _get(d, "parameters", dict, source, where, {}).items()
         },
         resources={
-            a: resource_from_dict(a, r, source, key, version)
+            a: resource_from_dict(a, _inline(r, shared) if shared else r, source, key, version)
             for a, r in _get(d, "resources", dict, source, where, {}).items()
         },
         outputs=_outputs_from_dict(d, source, key),
@@ -619,6 +678,18 @@ def state_from_dict(d: Any, source: str = "state", key: bytes | None = None) -> 
         },
         disable_rollback=_get(d, "disable_rollback", (bool, _NULL), source, where, None),
     )
+
+
+def _shared_from_dict(d: dict[str, Any], source: str) -> dict[str, str]:
+    """The document's shared texts, each checked against its digest (a changed text is a corrupt state)."""
+    shared: dict[str, str] = _get(d, "shared", dict, source, "(top)", {})
+    for digest, text in shared.items():
+        if not isinstance(text, str):
+            raise _bad(source, f"shared.{digest}: expected a string")
+        actual = "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if actual != digest:
+            raise _bad(source, f"shared.{digest}: the text does not match its digest (the state was altered)")
+    return shared
 
 
 def _outputs_from_dict(d: dict[str, Any], source: str, key: bytes | None) -> dict[str, OutputState]:

@@ -24,6 +24,7 @@ from hotc.errors import HotcError
 from hotc.model import model
 from hotc.state.codec import state_from_dict, state_to_dict
 from hotc.state.document import StackState
+from hotc.state.local import LocalBackend
 
 FORMAT = 1
 COMPLETE = "COMPLETE"
@@ -199,6 +200,7 @@ class S3SnapshotStore:
         )
 
     def get(self, name: str) -> bytes | None:
+        # lazy: hotc.state.s3 only for an S3 backend (most runs use a local state)
         from hotc.state.s3 import _not_found
 
         try:
@@ -253,7 +255,7 @@ class MemorySnapshotStore:
 
 def snapshot_store_for(backend: Any, stack: str) -> SnapshotStore:
     """The snapshot store beside ``stack``'s state in ``backend``."""
-    from hotc.state.local import LocalBackend
+    # lazy: hotc.state.s3 only for an S3 backend (most runs use a local state)
     from hotc.state.s3 import S3Backend
 
     if isinstance(backend, LocalBackend):

@@ -162,10 +162,11 @@ def test_fernet_key_or_passphrase() -> None:
 
 def test_newer_format_version_is_refused_clearly() -> None:
     d = codec.state_to_dict(full_state())
-    d["format_version"] = FORMAT_VERSION + 1
+    newer = codec.SHARED_FORMAT_VERSION + 1  # 4 is a format-3 document with a shared table
+    d["format_version"] = newer
     with pytest.raises(
         StateFormatError,
-        match=rf"format version {FORMAT_VERSION + 1} is newer than this hotc understands.*Upgrade",
+        match=rf"format version {newer} is newer than this hotc understands.*Upgrade",
     ):
         codec.loads(json.dumps(d), "s3://b/p/web/state.json")
 

@@ -155,6 +155,7 @@ class LookupFiles:
             doc = json.loads(self._path(kind, value).read_text())
             if doc.get("v") != _VERSION:
                 return None
+            # heavy: cryptography only when a look-up is cached
             from cryptography.fernet import Fernet
 
             salt = base64.b64decode(doc["salt"])
@@ -172,6 +173,7 @@ class LookupFiles:
     def save(self, kind: str, value: str, found: Any, *, catalog: bool) -> None:
         """Keep what the look-up of the KIND named VALUE found; failures are ignored."""
         try:
+            # heavy: cryptography only when a look-up is cached
             from cryptography.fernet import Fernet
 
             salt = os.urandom(16)
