@@ -13,7 +13,9 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import IO, Any
 
+from hotc.apply.durations import key as duration_key
 from hotc.apply.events import STACK_TYPE
+from hotc.planner.api import Action
 from hotc.state.events import Event
 
 
@@ -59,10 +61,6 @@ def plan_steps(plan: Any, durations: Mapping[str, float]) -> Steps:
     ``durations`` (``"TYPE ACTION"`` -> seconds: the stack's history, :func:`hotc.apply.durations.learned`;
     None when the history has no figure for it) and what it waits on (a create or update on what it depends
     on; a delete on the deletes of what depends on it). A replace costs its create and its delete."""
-    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-    from hotc.apply.durations import key
-    from hotc.planner.api import Action
-
     acting = [c for c in plan.changes if c.action not in (Action.NOOP, Action.FORGET)]
     deleted_by: dict[str, list[str]] = {}
     for c in acting:
@@ -77,7 +75,7 @@ def plan_steps(plan: Any, durations: Mapping[str, float]) -> Steps:
             names = {Action.REPLACE: ("CREATE", "DELETE"), Action.DELETE: ("DELETE",)}.get(
                 c.action, ("CREATE",) if c.action is Action.CREATE else ("UPDATE",)
             )
-            figures = [durations.get(key(c.type, n)) for n in names]
+            figures = [durations.get(duration_key(c.type, n)) for n in names]
             seconds = None if any(f is None for f in figures) else sum(f for f in figures if f is not None)
         waits = tuple(deleted_by.get(c.address, ())) if c.action is Action.DELETE else tuple(c.depends_on)
         if c.address in steps:  # a deposed instance's delete beside the address's other change

@@ -18,7 +18,9 @@ failed/interrupted apply (the state then holds everything done so far).
 from __future__ import annotations
 
 import functools
+import io
 import json
+import shlex
 import sys
 import time
 from collections.abc import Mapping
@@ -561,9 +563,6 @@ SENSITIVE = "(sensitive)"
 
 def _backend_flag(backend: str | None) -> str:
     """`` --backend URL`` when the command was given one: a command a hint names must reach the same state."""
-    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-    import shlex
-
     return f" --backend {shlex.quote(backend)}" if backend else ""
 
 
@@ -891,9 +890,6 @@ def _lifecycle(fmt: str, stack: str, backend: str | None, run: Any) -> None:
     if fmt == "text":
         code = run(sys.stdout)
     else:
-        # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-        import io
-
         before = _last_event_id(stack, backend)
         code = run(io.StringIO())
         sys.stdout.write(json.dumps(_run_doc(stack, backend, before), indent=2) + "\n")

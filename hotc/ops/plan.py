@@ -54,10 +54,13 @@ from hotc.planner.api import (
     PlanOptions,
     annotate_moves,
     build_desired,
+    changed_immutable_parameters,
     check_move_types,
+    cloud_configured,
     driver_reader,
     enforce_constraints,
     enforce_plan_support,
+    enforce_quotas,
     evaluate_policy,
     findings,
     load_moves_file,
@@ -288,9 +291,6 @@ def check_policy(s: CheckSubject, done: Checked) -> Checked:
 
 def check_immutable_parameters(s: CheckSubject, done: Checked) -> Checked:
     """An update may not change a parameter declared ``immutable: true`` (Heat: ImmutableParameterModified)."""
-    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-    from hotc.planner.api import changed_immutable_parameters
-
     if not _normal_with_template(s, done) or s.loaded is None or s.state is None:
         return done
     changed = changed_immutable_parameters(
@@ -310,9 +310,6 @@ def check_quota(s: CheckSubject, done: Checked) -> Checked:
     the cloud when one is configured: a quota the plan would exceed refuses it; the figures travel with it."""
     if not _normal_with_template(s, done):
         return done
-    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-    from hotc.planner.api import cloud_configured, enforce_quotas
-
     read = None
     if cloud_configured(s.request.os_cloud):
         reader: Callable[[Any, frozenset[str], frozenset[str]], Any]

@@ -44,7 +44,7 @@ PARAMETER_DESCRIPTIONS = {
 
 # Values the cloud gives when nothing asks otherwise, for properties without a default in the schema: left out
 # (a property the template leaves out is not compared).
-USUAL: dict[str, Any] = {"port_security_enabled": True}
+USUAL: dict[str, Any] = {"port_security_enabled": True, "volume_type": "__DEFAULT__"}
 
 # Empty values that say something: a subnet's gateway_ip "" is a subnet without a gateway.
 MEANINGFUL_EMPTY = frozenset({("OS::Neutron::Subnet", "gateway_ip")})

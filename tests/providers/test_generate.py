@@ -99,7 +99,12 @@ def found() -> list[Found]:
                 "not_a_property": 1,
             },
         ),
-        Found("OS::Cinder::Volume", VOL, "data", {"name": "data", "size": 1, "metadata": None}),
+        Found(
+            "OS::Cinder::Volume",
+            VOL,
+            "data",
+            {"name": "data", "size": 1, "metadata": None, "volume_type": "__DEFAULT__"},
+        ),
         Found("OS::Cinder::VolumeAttachment", ATT, "", {"instance_uuid": SRV, "volume_id": VOL}),
     ]
 
@@ -166,6 +171,10 @@ def test_no_secret_no_default_no_unknown_property() -> None:
         "remote_ip_prefix": "0.0.0.0/0",
     }
     assert "tags" not in g.template["resources"][names[RTR]]["properties"]
+    assert g.template["resources"][names[VOL]]["properties"] == {
+        "name": "data",
+        "size": 1,
+    }  # Cinder's default type
 
 
 def test_subnet_gateway_and_pools_only_when_not_neutrons_choice() -> None:
@@ -295,11 +304,36 @@ class FakeConn:
             security_groups=lambda: [_o(id=SG, name="app-sg"), _o(id="dflt", name="default")],
             ips=lambda: [_o(id=FIP, name="172.24.4.9", port_id=PORT)],
         )
-        self.compute = n(servers=lambda details: [_o(id=SRV, name="app-vm")])
+        self.compute = n(
+            servers=lambda details: [
+                _o(id=SRV, name="app-vm", image={"id": "img"}),
+                _o(id="bfv", name="bfv-vm", image=""),
+            ]
+        )
         self.block_storage = n(
             volumes=lambda details: [
-                _o(id=VOL, name="app-vol", attachments=[{"server_id": SRV}], metadata={}),
-                _o(id="vol-2", name="other", attachments=[], metadata={}),
+                _o(
+                    id=VOL,
+                    name="app-vol",
+                    attachments=[{"server_id": SRV, "device": "/dev/vdb"}],
+                    metadata={},
+                    is_bootable=True,
+                ),
+                _o(id="vol-2", name="other", attachments=[], metadata={}, is_bootable=False),
+                _o(
+                    id="root",
+                    name="bfv-root",
+                    attachments=[{"server_id": "bfv", "device": "/dev/vda"}],
+                    metadata={},
+                    is_bootable=True,
+                ),
+                _o(
+                    id="data",
+                    name="bfv-data",
+                    attachments=[{"server_id": "bfv", "device": "/dev/vdb"}],
+                    metadata={},
+                    is_bootable=False,
+                ),
             ]
         )
 
@@ -316,6 +350,37 @@ def test_reachable_from_goes_on_through_objects_another_selector_picked() -> Non
     picked = select(FakeConn(), Selection(name_prefix="app-port", reachable_from=SRV))
     ids = {pid for _t, pid, _n in picked}
     assert {FIP, NET, SUB, SG, VOL, ATT} <= ids
+
+
+def test_a_server_booted_from_a_volume_has_it_as_its_boot_volume_not_an_attachment() -> None:
+    ids = {pid for _t, pid, _n in select(FakeConn(), Selection(reachable_from="bfv"))}
+    # the root volume comes with the server (its block_device_mapping_v2), the data volume by its attachment
+    assert ids == {"bfv", "root", "data", "bfv:data"}
+    # a server booted from an image has no boot volume, even when a bootable volume is attached to it
+    assert VOL not in ids and f"{SRV}:{VOL}" in {
+        p for _t, p, _n in select(FakeConn(), Selection(ids=(SRV, VOL)))
+    }
+
+
+def test_boot_volume_becomes_get_resource() -> None:
+    g = build(
+        [
+            Found(
+                "OS::Nova::Server",
+                "bfv",
+                "vm",
+                {
+                    "name": "vm",
+                    "flavor": "f",
+                    "block_device_mapping_v2": [{"boot_index": 0, "volume_id": "root"}],
+                },
+            ),
+            Found("OS::Cinder::Volume", "root", "root", {"name": "root", "size": 1}),
+        ]
+    )
+    vm = g.template["resources"]["vm"]["properties"]
+    assert vm["block_device_mapping_v2"] == [{"boot_index": 0, "volume_id": {"get_resource": "root"}}]
+    assert "image" not in vm
 
 
 def test_selection_by_id_prefix_and_tag() -> None:

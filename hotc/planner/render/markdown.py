@@ -35,6 +35,7 @@ from hotc.planner.present import (
     summary_counts,
 )
 from hotc.planner.quota import markdown_lines as quota_markdown_lines
+from hotc.planner.render.graph import from_plan, render_mermaid
 from hotc.planner.render.groups import markdown_lines as group_markdown_lines
 from hotc.planner.render.groups import split_changes
 from hotc.planner.render.groups import summary_line as group_summary
@@ -260,9 +261,6 @@ def _review_lines(plan: Plan) -> list[str]:
 
 
 def _graph_block(plan: Plan) -> str:
-    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-    from hotc.planner.render.graph import from_plan, render_mermaid
-
     changed = [c for c in plan.changes if c.action is not Action.NOOP]
     if not changed or len(changed) > 60:
         return ""

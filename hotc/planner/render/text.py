@@ -25,6 +25,7 @@ from hotc.planner.render.groups import split_changes
 from hotc.planner.render.groups import summary_line as group_summary
 from hotc.planner.render.groups import text_lines as group_text_lines
 from hotc.state.secrets import shown_physical_id
+from hotc.values import Unknown
 
 SYMBOL = {"create": "+", "update": "~", "rebuild": "~!", "replace": "-/+", "delete": "-", "forget": "x"}
 VERB = {
@@ -191,7 +192,4 @@ def render_text(plan: Plan, *, color: bool = False, show_noop: bool = False) -> 
 
 
 def _unknown(v: object) -> bool:
-    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-    from hotc.values import Unknown
-
     return isinstance(v, Unknown)

@@ -114,11 +114,23 @@ class _Cloud:
                     sub = str(ip.get("subnet_id"))
                     self.ifaces[f"{p.device_id}:subnet_id={sub}"] = (str(p.device_id), sub)
         self.attachments: dict[str, tuple[str, str]] = {}  # server:volume -> (server, volume)
+        # server -> the volume it boots from (its block_device_mapping_v2, not an attachment)
+        self.boot: dict[str, str] = {}
+        mounted: dict[str, list[tuple[str, str, bool]]] = {}
         for v in self.volumes.values():
             for a in v.attachments or []:
                 sid = str(a.get("server_id") or "")
                 if sid in self.servers:
-                    self.attachments[f"{sid}:{v.id}"] = (sid, str(v.id))
+                    mounted.setdefault(sid, []).append(
+                        (str(a.get("device") or ""), str(v.id), bool(v.is_bootable))
+                    )
+        for sid, vols in mounted.items():
+            root = boot_volume(self.servers[sid], vols)
+            if root is not None:
+                self.boot[sid] = root
+            for _dev, vid, _b in vols:
+                if vid != root:
+                    self.attachments[f"{sid}:{vid}"] = (sid, vid)
 
     def _mine(self, items: Iterable[Any]) -> list[Any]:
         return [o for o in items if self.project is None or str(o.project_id or "") in ("", self.project)]
@@ -175,11 +187,24 @@ class _Cloud:
         elif type_name == SERVER:
             out |= {k for k, p in self.ports.items() if str(p.device_id or "") == oid}
             out |= {k for k, (s, _v) in self.attachments.items() if s == oid}
+            out.add(self.boot.get(oid, ""))
         elif type_name == VOLUME:
             out |= {k for k, (_s, v) in self.attachments.items() if v == oid}
+            out |= {s for s, v in self.boot.items() if v == oid}
         elif type_name == ATTACH:
             out |= set(self.attachments[oid])
         return {o for o in out if o and self.type_of(o) is not None}
+
+
+def boot_volume(server: Any, mounted: Iterable[tuple[str, str, bool]]) -> str | None:
+    """The volume a server boots from: none when it boots from an image; else the bootable volume on the first
+    device among ``mounted`` (device, volume id, bootable)."""
+    image = getattr(server, "image", None) or {}
+    image_id = image.get("id") if isinstance(image, Mapping) else getattr(image, "id", None)
+    if image_id:
+        return None
+    bootable = sorted((dev, vid) for dev, vid, is_bootable in mounted if is_bootable)
+    return bootable[0][1] if bootable else None
 
 
 def select(conn: Any, selection: Selection) -> list[tuple[str, str, str]]:
@@ -243,11 +268,21 @@ def select(conn: Any, selection: Selection) -> list[tuple[str, str, str]]:
 
 
 def probe_of(conn: Any, type_name: str, oid: str) -> dict[str, Any]:
-    """The properties to ask ``oid``'s driver for (a server's ports, to read its networks in that form)."""
+    """The properties to ask ``oid``'s driver for (a server's ports, to read its networks in that form; the
+    volume it boots from, when it boots from one)."""
     probe = dict(PROBES[type_name])
     if type_name == SERVER:
         ports = sorted(conn.network.ports(device_id=oid), key=lambda p: str(p.id))
         probe["networks"] = [{"port": str(p.id)} for p in ports]
+    if type_name == SERVER:
+        server = conn.compute.get_server(oid)
+        mounted = []
+        for a in conn.compute.volume_attachments(oid):
+            vol = conn.block_storage.get_volume(a.volume_id)
+            mounted.append((str(a.device or ""), str(a.volume_id), bool(vol.is_bootable)))
+        root = boot_volume(server, mounted)
+        if root is not None:
+            probe["block_device_mapping_v2"] = [{"boot_index": 0, "volume_id": root}]
     if type_name == ATTACH:
         probe["instance_uuid"] = oid.partition(":")[0]
     return probe
@@ -287,7 +322,8 @@ def read_found(
         if got is None:
             raise HotcError(f"{type_name} {oid} disappeared while it was read")
         props = {k: v for k, v in (got.properties or {}).items()}
-        if type_name == SERVER and "networks" in probe and "networks" not in props:
-            props["networks"] = probe["networks"]
+        for key in ("networks", "block_device_mapping_v2"):  # what the driver does not read back
+            if type_name == SERVER and key in probe and key not in props:
+                props[key] = probe[key]
         out.append(Found(type=type_name, id=oid, name=name, properties=props))
     return out

@@ -12,6 +12,7 @@ hotc passes ``user_data`` to Nova as is (RAW) and logs that it did."""
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -20,6 +21,7 @@ from typing import Any
 
 from hotc.providers.base import DELETE, SNAPSHOT, ActionContext, Driver, Outcome
 from hotc.providers.openstack.batch import Item, ListRead, shared
+from hotc.providers.openstack.board import Board, board
 from hotc.providers.openstack.common import (
     TAG_ADDRESS,
     ProviderError,
@@ -52,6 +54,7 @@ from hotc.providers.openstack.neutron import (
 from hotc.providers.openstack.nova.common import BUSY, RESTING, fault, find_flavor, find_image, live_server
 from hotc.providers.openstack.nova.server_network import ServerNetworkMixin, _live_networks
 from hotc.providers.openstack.nova.server_snapshot import ServerSnapshotMixin
+from hotc.providers.openstack.polling import Paced
 from hotc.providers.shared_lookup import peek
 
 SINCE_MARGIN = 300.0  # seconds: a delete's (or an unfiltered) board lists the servers changed since its making, less this
@@ -83,9 +86,6 @@ def server_poll(
     API, beside 10 lists). The name filter alone already keeps other stacks' servers out. A delete's board keeps
     ``changes-since``: it lists a deleted server as DELETED (without, it is absent, and its poll's GET is needed to
     see the 404); an unfiltered board keeps it too (the project's servers are not this stack's)."""
-    # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-    from hotc.providers.openstack.board import Board, board
-    from hotc.providers.openstack.polling import Paced
 
     def get() -> Any:
         return live_server(conn, sid) if gone else conn.compute.get_server(sid)
@@ -94,9 +94,6 @@ def server_poll(
     since_filter = gone or prefix is None
 
     def make() -> Board:
-        # hoist: no cycle or start-up reason; to move to the top when this file is not being edited
-        import datetime as dt
-
         query: dict[str, Any] = {"details": True}
         if since_filter:
             since = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=SINCE_MARGIN)
