@@ -75,3 +75,29 @@ def test_the_executor_hands_a_create_the_shortest_of_its_history() -> None:
     assert rep.ok, (rep.failed, rep.not_started, rep.output_errors)
     assert driver.fastest["web"] == 6.0
     assert driver.fastest["other"] is None  # no history for its type
+
+
+def test_a_replacements_create_gets_no_shortest() -> None:
+    """Its first waits are the old instance letting go (a port): they must not sleep towards the create's end."""
+    from hotc.planner.plan import Action
+    from hotc.state.document import ResourceState
+    from tests.apply.fakes import change, plan_of
+
+    cloud = FakeCloud()
+    driver = Recording(cloud)
+    desired = FakeDesired([FakeResource("web", props=lambda r: {"name": "new"})])
+    cloud.objects["web-old"] = {"props": {}, "tags": {}, "address": "web"}
+    state = StackState.new("s").with_resource(
+        ResourceState("web", "Fake::Thing", "web-old", "CREATE_COMPLETE", {"name": "old"})
+    )
+    rep = execute(
+        plan_of([change("web", Action.REPLACE, after={"name": "new"})]),
+        state,
+        desired,
+        lambda _t: driver,
+        MemorySink(),
+        ExecOptions(parallelism=2, expected=learned(creates(8.0, 6.0, 7.0, type_="Fake::Thing"))),
+        desired_info=desired.resources,
+    )
+    assert rep.ok, rep.failed
+    assert "web" in driver.fastest and driver.fastest["web"] is None
