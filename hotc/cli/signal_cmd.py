@@ -23,6 +23,7 @@ import typer
 
 from hotc.cli.common import BackendOpt, SignalStoreOpt
 from hotc.errors import HotcError
+from hotc.ops.stacks import stack_not_found
 
 
 def signal_command(
@@ -75,9 +76,10 @@ def signal_command(
         except ValueError as exc:
             raise HotcError(f"the signal data is not JSON: {exc}") from None
         body = json.dumps(parsed).encode()
-    state, _ = backend_from_config(backend).read(stack)
+    states = backend_from_config(backend)
+    state, _ = states.read(stack)
     if state is None:
-        raise HotcError(f"stack {stack!r} has no state")
+        raise HotcError(stack_not_found(stack, states))
     rs = state.resources.get(address)
     if rs is not None and rs.type in DRIVER_SIGNALLED:
         _signal_driver(state, rs, text, os_cloud)

@@ -32,6 +32,7 @@ from typing import Any
 
 from hotc.errors import HotcError
 from hotc.model import model
+from hotc.ops.stacks import stack_not_found
 from hotc.planner.api import DriverReader, apply_defaults, changed_keys, detail_paths, registry_lookup
 from hotc.providers.base import ActionContext
 from hotc.state import backend_from_config
@@ -446,7 +447,7 @@ def run(
         except HotcError as exc:
             return StackDrift(name, error=exc.message)
         if state is None:
-            return StackDrift(name, error=f"stack {name!r} has no state in this backend")
+            return StackDrift(name, error=stack_not_found(name, backend))
         try:
             return scan_state(
                 state,

@@ -65,6 +65,14 @@ def test_stack_operations_suggest_the_close_stack(applied: Path, command: str) -
     assert not (applied / ".hotc" / "qucikstart.lock").exists()
 
 
+@pytest.mark.parametrize("args", [("drift", "qucikstart"), ("signal", "qucikstart", "app")])
+def test_drift_and_signal_suggest_the_close_stack(applied: Path, args: tuple[str, ...]) -> None:
+    res = run_hotc(applied, *args)
+    said = res.stdout + res.stderr
+    assert res.returncode == 1 and "Did you mean 'quickstart'?" in said, said
+    assert not (applied / ".hotc" / "qucikstart.lock").exists()
+
+
 @pytest.mark.parametrize("flag", ["--target", "--exclude", "--replace"])
 def test_plan_address_options_suggest_the_close_address(work: Path, flag: str) -> None:
     res = run_hotc(work, "plan", "-t", "quickstart.yaml", flag, "wbe")
