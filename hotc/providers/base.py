@@ -333,7 +333,8 @@ def delete_snapshot(driver: Any, ctx: ActionContext, data: Mapping[str, Any]) ->
 
 class HeatIdTranslator(Protocol):
     """Optional driver method for a type whose Heat resource keeps no physical id hotc can read (Heat's role
-    assignments keep none, its QoSAssociation a random uuid of its own): ``physical_id_from_heat(ctx, heat_id,
+    assignments keep none, its QoSAssociation a random uuid of its own, its FloatingIPAssociation a row id of its
+    database, its VolumeAttachment Nova's attachment id, which names no server): ``physical_id_from_heat(ctx, heat_id,
     props)`` gives hotc's physical id of the object the resource's resolved properties name (a role assignment's
     actor, an association's QoS specs), for ``hotc import --from-heat``. ``heat_id`` is what Heat keeps (may be
     empty). Without the method Heat's id is hotc's (see :func:`physical_id_from_heat`)."""

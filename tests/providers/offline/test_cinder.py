@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from hotc.providers.base import physical_id_from_heat
 from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
 from tests.providers.offline.helpers import ctx_for, drift, driver
@@ -109,6 +110,8 @@ def test_attachment_attach_read_detach_and_delete_attached_volume(conn: FakeConn
     assert vol(conn, v.physical_id)["status"] == "in-use" and gate.waited >= 2
     assert drift(ATTACH, props, a.read(actx, out.physical_id, props)) == []
     assert a.find_adoptable(actx, props) == out.physical_id
+    # taken over from Heat, which keeps Nova's attachment id (the volume's): hotc's id names the server too
+    assert physical_id_from_heat(a, actx, v.physical_id, props) == out.physical_id
     # a volume still attached (by something outside the stack) is detached before it is deleted
     driver(VOLUME).delete(vctx, v.physical_id, {"size": 1})
     assert conn.cloud.find("volume", v.physical_id) is None

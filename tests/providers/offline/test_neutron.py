@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from hotc.providers.base import physical_id_from_heat
 from hotc.providers.openstack.common import ProviderError
 from tests.providers.fakesdk import FakeConnection
 from tests.providers.offline.helpers import Recorder, ctx_for, drift, driver
@@ -243,6 +244,8 @@ def test_floating_ip_and_association(conn: FakeConnection, seeded: dict[str, Any
         drift(FIP, props, d.read(ctx, out.physical_id, props)) == []
     )  # the association is not the FIP's drift
     assert a.find_adoptable(actx, aprops) == aout.physical_id
+    # taken over from Heat, which keeps a row id of its own database: hotc's id comes from what it links
+    assert physical_id_from_heat(a, actx, "213", aprops) == aout.physical_id
     # the port moved by hand: the association is gone
     other = driver(PORT).create(ctx_for(conn, "other", PORT), {"network": "hotc-private"})
     fobj["port_id"] = other.physical_id

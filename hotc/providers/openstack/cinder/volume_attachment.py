@@ -146,6 +146,12 @@ class VolumeAttachmentDriver:
     ) -> None:
         self._detach(ctx, ctx.cloud(), physical_id)
 
+    def physical_id_from_heat(self, ctx: ActionContext, heat_id: str | None, props: Mapping[str, Any]) -> str:
+        """Heat keeps Nova's attachment id (the volume's id), which names no server: hotc's id is
+        ``<server id>:<volume id>``, from the ``instance_uuid`` and ``volume_id`` the resource names."""
+        volume_id = find_volume(ctx, ctx.cloud(), props["volume_id"]).id
+        return f"{props['instance_uuid']}:{volume_id}"
+
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         conn = ctx.cloud()
         try:

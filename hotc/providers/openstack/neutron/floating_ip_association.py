@@ -85,6 +85,11 @@ class FloatingIPAssociationDriver:
     ) -> None:
         self._dissociate(ctx, ctx.cloud(), physical_id)
 
+    def physical_id_from_heat(self, ctx: ActionContext, heat_id: str | None, props: Mapping[str, Any]) -> str:
+        """Heat keeps its own database row id for an association (``213``), which names no cloud object:
+        hotc's id is ``<floating ip id>:<port id>``, from the floating IP and the port the resource names."""
+        return f"{props['floatingip_id']}:{find_port(ctx, ctx.cloud(), props['port_id']).id}"
+
     def find_adoptable(self, ctx: ActionContext, props: Mapping[str, Any]) -> str | None:
         # An association that is in place is the resource itself: adopt it when the FIP points at the port.
         try:
