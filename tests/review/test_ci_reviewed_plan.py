@@ -301,3 +301,26 @@ def test_the_workflows_pass_the_pull_request_and_post_the_apply_comment() -> Non
     script = "\n".join(gl["hotc-apply"]["script"])
     assert "export HOTC_PR=" in script and "/merge_requests" in script and "apply.md" in script
     assert "hotc-ci.sh drop" in gl["hotc-drop"]["script"][0]
+
+
+def test_a_failed_apply_comments_the_failure_and_keeps_the_hold(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    p = Project(root, str(tmp_path / "state"))
+    assert p.hotc("apply", "-t", "stack.yaml", "-e", "prod.env.yaml", "--auto-approve").returncode == 0
+    p.git("checkout", "-q", "-b", "pr5")
+    broken = p.template().replace(
+        "outputs:\n", "  flaky:\n    type: OS::Heat::TestResource\n    properties: {fail: true}\noutputs:\n"
+    )
+    p.commit("stack.yaml", broken, "PR 5: a resource that fails")
+    assert p.ci("plan", 5, "out5").returncode == 2
+    p.git("checkout", "-q", "main")
+    p.git("merge", "-q", "--no-ff", "-m", "merge PR 5", "pr5")
+    r = p.ci("apply", 5, "out-apply")
+    assert r.returncode != 0
+    assert "the plan of PR #5 stays stored" in r.stderr, r.stderr
+    md = (p.root / "out-apply" / "apply.md").read_text()
+    assert md.startswith(f"<!-- hotc-apply-comment stack={STACK} -->\n")
+    assert "apply FAILED (PR #5)" in md and "#### Failures" in md and "| `flaky` |" in md
+    assert SECRET not in md
+    assert p.pending() == [5]
