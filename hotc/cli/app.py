@@ -45,6 +45,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("lint_cmd", "Check a template against hotc's security rules."),
     "output": ("apply", "The stack's outputs as of the last apply."),
     "plan": ("plan", "Show exactly what apply would do: every action, every changed property, and why."),
+    "plan-store": (
+        "plan_store_cmd",
+        "Reviewed plans kept beside the stack's state for CI (put, get, drop, list).",
+    ),
     "protect": ("protect_cmd", "Protect a stack or its resources from destroy, delete and replace."),
     "resource": ("apply", "The stack's recorded resources (list, show)."),
     "resume": ("apply", "Resume the stack's suspended resources."),

@@ -92,6 +92,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "lint": ("hotc lint -t web.yaml --fail-on medium", "hotc lint -t web.yaml --format sarif > lint.sarif"),
     "output": ("hotc output web url --format json",),
+    "plan-store": ("hotc plan-store list web",),
+    "plan-store put": ("hotc plan-store put web web.plan --pr 123",),
+    "plan-store get": ("hotc plan-store get web web.plan --pr 123",),
+    "plan-store drop": ("hotc plan-store drop web --pr 123",),
+    "plan-store list": ("hotc plan-store list web --format json",),
     "protect": ('hotc protect prod db --reason "holds the customer data"', "hotc protect prod"),
     "plan": (
         "hotc plan -t web.yaml -e prod.env.yaml -o web.plan",
