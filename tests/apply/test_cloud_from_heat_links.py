@@ -63,7 +63,7 @@ def test_floating_ip_association_and_volume_attachment_taken_over_from_heat(
     )
     cloud_tracker.track(st)
     st = cloud.orchestration.wait_for_status(st, "CREATE_COMPLETE", failures=["CREATE_FAILED"], wait=600)
-    heat_ids = {r.resource_name: r.physical_resource_id for r in cloud.orchestration.resources(st.id)}
+    heat_ids = {r.name: r.physical_resource_id for r in cloud.orchestration.resources(st.id)}
     # what makes this case: Heat's ids for the two links name no object hotc could read by id
     assert heat_ids["assoc"] not in (heat_ids["fip"], heat_ids["port"]), heat_ids
     assert heat_ids["att"] != f"{heat_ids['server']}:{heat_ids['vol']}", heat_ids
