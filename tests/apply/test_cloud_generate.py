@@ -80,14 +80,17 @@ def make_project(cloud: Any, shared: Any, tracker: Any) -> dict[str, str]:
     }
 
 
-def inventory(cloud: Any) -> set[str]:
-    """The ids of the project's objects of the generated types."""
+def inventory(cloud: Any, prefix: str, net_id: str) -> set[str]:
+    """The ids of this test's objects of the generated types: named with its prefix, or on its network (a port,
+    a floating IP on such a port). Other tests make and delete objects in the same project at the same time."""
     n = cloud.network
-    ids = set()
-    for objs in (n.networks(), n.subnets(), n.routers(), n.ports(), n.security_groups(), n.ips()):
-        ids |= {str(o.id) for o in objs}
-    ids |= {str(s.id) for s in cloud.compute.servers()}
-    ids |= {str(v.id) for v in cloud.block_storage.volumes()}
+    ports = {str(p.id) for p in n.ports() if p.network_id == net_id or (p.name or "").startswith(prefix)}
+    ids = set(ports)
+    for objs in (n.networks(), n.subnets(), n.routers(), n.security_groups()):
+        ids |= {str(o.id) for o in objs if (o.name or "").startswith(prefix)}
+    ids |= {str(f.id) for f in n.ips() if f.port_id in ports}
+    ids |= {str(s.id) for s in cloud.compute.servers() if (s.name or "").startswith(prefix)}
+    ids |= {str(v.id) for v in cloud.block_storage.volumes() if (v.name or "").startswith(prefix)}
     return ids
 
 
@@ -145,7 +148,7 @@ def test_generate_validate_import_then_no_change(
     r = hotc(tmp_path, hotc_cloud_env, "validate", "-t", "gen/template.yaml", "-e", "gen/parameters.yaml")
     assert r.returncode == 0, r.stdout + r.stderr
 
-    before = inventory(cloud)
+    before = inventory(cloud, prefix, ids["net"])
     files = ["-t", "gen/template.yaml", "-e", "gen/parameters.yaml"]
     r = hotc(tmp_path, hotc_cloud_env, "import", stack, "--file", "gen/import-map.yaml", *files)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -153,4 +156,4 @@ def test_generate_validate_import_then_no_change(
     r = hotc(tmp_path, hotc_cloud_env, "plan", *files, stack, "--refresh", "--detailed-exitcode")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "No changes" in r.stdout
-    assert inventory(cloud) == before  # nothing made, nothing deleted
+    assert inventory(cloud, prefix, ids["net"]) == before  # nothing made, nothing deleted
