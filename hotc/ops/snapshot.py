@@ -55,6 +55,9 @@ from hotc.state.snapshots import (
     validate_name,
     write,
 )
+from hotc.state.snapshots import (
+    names as snapshot_names,
+)
 from hotc.values import contains_unknown
 
 TAG_LINEAGE = "hotc-lineage"
@@ -128,7 +131,7 @@ def _order(state: StackState) -> list[str]:
 
 
 def not_found(store: SnapshotStore, stack: str, name: str) -> HotcError:
-    names = store.names()
+    names = snapshot_names(store)
     listed = ", ".join(names) if names else "none"
     return HotcError(
         f"stack {stack!r} has no snapshot {name!r} (its snapshots: {listed}).{did_you_mean(name, names)}"
@@ -211,7 +214,7 @@ def create(
 
 def list_snapshots(request: SnapshotRequest) -> list[Snapshot]:
     backend, store, key = _open(request)
-    found = [read(store, n, key) for n in store.names()]
+    found = [read(store, n, key) for n in snapshot_names(store)]
     snaps = [s for s in found if s is not None]
     if not snaps and backend.read(request.stack)[0] is None:
         raise HotcError(stack_not_found(request.stack, backend))

@@ -13,18 +13,16 @@ resource's ``resource_data``: ``backup_id``, ``snapshot_image_id``)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from hotc.errors import HotcError
 from hotc.model import model
 from hotc.state.codec import state_from_dict, state_to_dict
 from hotc.state.document import StackState
-from hotc.state.local import LocalBackend
+from hotc.state.side_documents import MemoryDocuments, SideDocuments, side_documents_for
 
 FORMAT = 1
 COMPLETE = "COMPLETE"
@@ -125,151 +123,28 @@ def from_bytes(data: bytes, source: str, key: bytes | None) -> Snapshot:
     )
 
 
-class SnapshotStore(Protocol):
-    def describe(self) -> str: ...
-
-    def put(self, name: str, data: bytes) -> None: ...
-
-    def get(self, name: str) -> bytes | None: ...
-
-    def names(self) -> list[str]: ...
-
-    def remove(self, name: str) -> None: ...
-
-
-class LocalSnapshotStore:
-    def __init__(self, directory: Path) -> None:
-        self.dir = directory
-
-    def describe(self) -> str:
-        return str(self.dir)
-
-    def _path(self, name: str) -> Path:
-        return self.dir / f"{name}.json"
-
-    def put(self, name: str, data: bytes) -> None:
-        path = self._path(name)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
-        except OSError as exc:
-            raise HotcError(f"{path}: cannot write the snapshot: {exc.strerror or exc}") from None
-
-    def get(self, name: str) -> bytes | None:
-        try:
-            return self._path(name).read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise HotcError(f"{self._path(name)}: cannot read the snapshot: {exc.strerror or exc}") from None
-
-    def names(self) -> list[str]:
-        if not self.dir.is_dir():
-            return []
-        return sorted(p.name[: -len(".json")] for p in self.dir.iterdir() if p.name.endswith(".json"))
-
-    def remove(self, name: str) -> None:
-        try:
-            self._path(name).unlink()
-        except FileNotFoundError:
-            pass
-        try:
-            self.dir.rmdir()  # the last one: no empty directory left beside the state
-        except OSError:
-            pass
-
-
-class S3SnapshotStore:
-    def __init__(self, backend: Any, stack: str) -> None:
-        self.backend = backend
-        self.base = backend._key(stack, "snapshots/")
-
-    def describe(self) -> str:
-        return f"s3://{self.backend.bucket}/{self.base}"
-
-    def put(self, name: str, data: bytes) -> None:
-        self.backend._call(
-            "store a snapshot",
-            self.backend.client.put_object,
-            Key=f"{self.base}{name}.json",
-            Body=data,
-            ContentType="application/json",
-        )
-
-    def get(self, name: str) -> bytes | None:
-        # lazy: hotc.state.s3 only for an S3 backend (most runs use a local state)
-        from hotc.state.s3 import _not_found
-
-        try:
-            r = self.backend.client.get_object(Bucket=self.backend.bucket, Key=f"{self.base}{name}.json")
-        except Exception as exc:
-            if _not_found(exc):
-                return None
-            raise HotcError(f"{self.describe()}: cannot read the snapshot {name}: {exc}") from None
-        body: bytes = r["Body"].read()
-        return body
-
-    def names(self) -> list[str]:
-        kw: dict[str, Any] = {"Prefix": self.base}
-        out: list[str] = []
-        while True:
-            r = self.backend._call("list snapshots", self.backend.client.list_objects_v2, **kw)
-            for o in r.get("Contents", []):
-                rest = str(o["Key"])[len(self.base) :]
-                if rest.endswith(".json") and "/" not in rest:
-                    out.append(rest[: -len(".json")])
-            if not r.get("IsTruncated"):
-                return sorted(out)
-            kw["ContinuationToken"] = r["NextContinuationToken"]
-
-    def remove(self, name: str) -> None:
-        self.backend._call(
-            "remove a snapshot", self.backend.client.delete_object, Key=f"{self.base}{name}.json"
-        )
-
-
-class MemorySnapshotStore:
-    """Snapshots kept in memory (a backend that has no place for them; tests)."""
-
-    def __init__(self) -> None:
-        self._data: dict[str, bytes] = {}
-
-    def describe(self) -> str:
-        return "memory"
-
-    def put(self, name: str, data: bytes) -> None:
-        self._data[name] = data
-
-    def get(self, name: str) -> bytes | None:
-        return self._data.get(name)
-
-    def names(self) -> list[str]:
-        return sorted(self._data)
-
-    def remove(self, name: str) -> None:
-        self._data.pop(name, None)
+SnapshotStore = SideDocuments
 
 
 def snapshot_store_for(backend: Any, stack: str) -> SnapshotStore:
-    """The snapshot store beside ``stack``'s state in ``backend``."""
-    # lazy: hotc.state.s3 only for an S3 backend (most runs use a local state)
-    from hotc.state.s3 import S3Backend
-
-    if isinstance(backend, LocalBackend):
-        return LocalSnapshotStore(backend.dir / f"{stack}.snapshots")
-    if isinstance(backend, S3Backend):
-        return S3SnapshotStore(backend, stack)
-    store = getattr(backend, "snapshot_store", None)
-    if store is None:
-        store = MemorySnapshotStore()
+    """The snapshot store beside ``stack``'s state in ``backend`` (in memory, kept on the backend object, for a
+    backend that has no place for them)."""
+    store = side_documents_for(backend, stack, "snapshots", "snapshot")
+    if store is not None:
+        return store
+    kept = getattr(backend, "snapshot_store", None)
+    if kept is None:
+        kept = MemoryDocuments()
         try:
-            backend.snapshot_store = store
+            backend.snapshot_store = kept
         except AttributeError:
             pass
-    return store
+    return kept
+
+
+def names(store: SnapshotStore) -> list[str]:
+    """The names of the snapshots in ``store``, sorted."""
+    return [e.name for e in store.entries()]
 
 
 def read(store: SnapshotStore, name: str, key: bytes | None) -> Snapshot | None:
@@ -286,7 +161,7 @@ def snapshots_kept(backend: Any, stack: str) -> list[str]:
     can rebuild the stack: ``hotc snapshot restore``) until ``hotc snapshot delete``. Nothing when it has none
     (or they cannot be listed)."""
     try:
-        names = snapshot_store_for(backend, stack).names()
+        names = [e.name for e in snapshot_store_for(backend, stack).entries()]
     except HotcError:
         return []
     if not names:
