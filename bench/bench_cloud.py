@@ -585,7 +585,7 @@ def run_case(
                 )
                 if side == "hotc" and phase in runner.timelines:
                     text = critical_path.report(
-                        f"{case.name} round {rnd + 1} {phase}", runner.timelines[phase], secs
+                        f"{case.name} {phase} (repetition {rnd + 1})", runner.timelines[phase], secs
                     )
                     print("    " + text.replace("\n", "\n    "), flush=True)
         last = time.monotonic() - began
