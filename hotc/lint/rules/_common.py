@@ -1,4 +1,5 @@
-"""What several rules share: reading security-group rules, secret-looking names and literal secrets."""
+"""What several rules share: reading security-group rules (and the checks of the port-family rules built on
+them), a port's settings on a port or a server, Keystone grants, secret-looking names and literal secrets."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hotc.errors import Pos
+from hotc.lint.rule import Outcome, ResourceCheck, cannot_tell, finding
 from hotc.lint.view import ResourceView, literal_strings, unknown
 from hotc.parser.api import MISSING, Expr, FunctionCall, ListExpr, Literal, MapExpr
 
@@ -174,6 +176,84 @@ def port_hits(rule: SgRule, ports: Mapping[int, str]) -> list[tuple[int, str]]:
     if rng is None:
         return []
     return [(p, what) for p, what in sorted(ports.items()) if rng[0] <= p <= rng[1]]
+
+
+def world_ingress(res: ResourceView) -> Iterator[SgRule | Outcome]:
+    """The ingress rules of ``res`` (ICMP left out) open to 0.0.0.0/0 or ::/0 whose ports are known, and a
+    "cannot tell" for each rule whose direction, remote address or ports are not known before apply: what
+    HOT101, HOT102 and HOT103 read."""
+    for rule in sg_rules(res):
+        if isinstance(rule, tuple):
+            yield cannot_tell(rule[0], rule[1])
+            continue
+        if rule.ingress is False or rule.icmp:
+            continue
+        world = rule.open_to_world()
+        if world is False:
+            continue
+        if rule.ingress is None or world is None or rule.ports_unknown():
+            yield cannot_tell(
+                "the rule's direction, remote address or ports are not known before apply", rule.pos
+            )
+            continue
+        yield rule
+
+
+def named_ports_open(ports: Mapping[int, str]) -> ResourceCheck:
+    """The check of a rule about named ports (HOT101 administrative, HOT102 database ones): a finding for each
+    of ``ports`` that a world-open ingress rule's port range covers. A rule with no port range is HOT103's."""
+
+    def check(res: ResourceView) -> Iterator[Outcome]:
+        for rule in world_ingress(res):
+            if isinstance(rule, Outcome):
+                yield rule
+            elif not rule.all_ports():
+                for port, what in port_hits(rule, ports):
+                    yield finding(
+                        f"ingress {rule.describe()} opens {what} (port {port}) to the internet", rule.pos
+                    )
+
+    return check
+
+
+def group_rules(sg: ResourceView) -> Iterator[SgRule | tuple[str, Pos | None]]:
+    """A security group's rules: its own ``rules`` and every SecurityGroupRule of the template that names it."""
+    yield from sg_rules(sg)
+    for other in sg.template.referrers(sg.name, ("OS::Neutron::SecurityGroupRule",), "security_group"):
+        yield from sg_rules(other)
+
+
+# ------------------------------------------------------------------------------------------- port settings
+
+
+def port_setting(res: ResourceView, key: str, default: Any) -> Iterator[tuple[Any, tuple[str | int, ...]]]:
+    """``(value, path)`` of a port's setting ``key``: a Neutron port's own property (``default`` when not
+    set), or for a server, each of its networks' ``port_extra_properties.key`` that is set (the port Nova
+    makes for that network)."""
+    if res.type == "OS::Neutron::Port":
+        yield res.get(key, default), (key,)
+        return
+    networks = res.get("networks", [])
+    if not isinstance(networks, list):
+        return
+    for i, net in enumerate(networks):
+        extra = net.get("port_extra_properties") if isinstance(net, dict) else None
+        if isinstance(extra, dict) and key in extra:
+            yield extra[key], ("networks", i, "port_extra_properties", key)
+
+
+# ---------------------------------------------------------------------------------------- keystone grants
+
+
+def role_grants(res: ResourceView) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(index, grant)`` for each grant of a role assignment's ``roles`` list that is a map (a list not known
+    before apply gives none: the rule says whether that matters)."""
+    roles = res.get("roles", [])
+    if not isinstance(roles, list):
+        return
+    for i, item in enumerate(roles):
+        if isinstance(item, dict):
+            yield i, item
 
 
 # --------------------------------------------------------------------------------------------- secrets

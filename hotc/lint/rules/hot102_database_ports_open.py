@@ -2,33 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from hotc.lint.rule import Level, Rule
+from hotc.lint.rules._common import DATABASE_PORTS, named_ports_open
 
-from hotc.lint.rule import Level, Outcome, Rule, cannot_tell, finding
-from hotc.lint.rules._common import DATABASE_PORTS, port_hits, sg_rules
-from hotc.lint.view import ResourceView
-
-
-def check(res: ResourceView) -> Iterator[Outcome]:
-    for rule in sg_rules(res):
-        if isinstance(rule, tuple):
-            yield cannot_tell(rule[0], rule[1])
-            continue
-        if rule.ingress is False or rule.icmp:
-            continue
-        world = rule.open_to_world()
-        if world is False:
-            continue
-        if rule.ingress is None or world is None or rule.ports_unknown():
-            yield cannot_tell(
-                "the rule's direction, remote address or ports are not known before apply", rule.pos
-            )
-            continue
-        if rule.all_ports():
-            continue  # every port open to the world: HOT103
-        for port, what in port_hits(rule, DATABASE_PORTS):
-            yield finding(f"ingress {rule.describe()} opens {what} (port {port}) to the internet", rule.pos)
-
+check = named_ports_open(DATABASE_PORTS)
 
 RULE = Rule(
     id="HOT102",

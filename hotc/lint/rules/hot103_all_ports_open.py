@@ -4,27 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from hotc.lint.rule import Level, Outcome, Rule, cannot_tell, finding
-from hotc.lint.rules._common import sg_rules
+from hotc.lint.rule import Level, Outcome, Rule, finding
+from hotc.lint.rules._common import world_ingress
 from hotc.lint.view import ResourceView
 
 
 def check(res: ResourceView) -> Iterator[Outcome]:
-    for rule in sg_rules(res):
-        if isinstance(rule, tuple):
-            yield cannot_tell(rule[0], rule[1])
-            continue
-        if rule.ingress is False or rule.icmp:
-            continue
-        world = rule.open_to_world()
-        if world is False:
-            continue
-        if rule.ingress is None or world is None or rule.ports_unknown():
-            yield cannot_tell(
-                "the rule's direction, remote address or ports are not known before apply", rule.pos
-            )
-            continue
-        if rule.all_ports():
+    for rule in world_ingress(res):
+        if isinstance(rule, Outcome):
+            yield rule
+        elif rule.all_ports():
             yield finding(f"ingress {rule.describe()}: every port is reachable from the internet", rule.pos)
 
 

@@ -5,33 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hotc.lint.rule import Level, Outcome, Rule, cannot_tell, finding
+from hotc.lint.rules._common import port_setting
 from hotc.lint.view import ResourceView, unknown
 
 
 def check(res: ResourceView) -> Iterator[Outcome]:
-    if res.type == "OS::Neutron::Port":
-        value = res.get("port_security_enabled", None)
-        if unknown(value):
-            yield cannot_tell(
-                "port_security_enabled is not known before apply", res.pos_at("port_security_enabled")
-            )
-        elif value is False:
-            yield finding(
-                "port_security_enabled: false: no security group and no anti-spoofing filter applies to the port",
-                res.pos_at("port_security_enabled"),
-            )
-        return
-    networks = res.get("networks", [])
-    if not isinstance(networks, list):
-        return
-    for i, net in enumerate(networks):
-        extra = net.get("port_extra_properties") if isinstance(net, dict) else None
-        if not isinstance(extra, dict):
-            continue
-        value = extra.get("port_security_enabled")
-        where = res.pos_at("networks", i, "port_extra_properties", "port_security_enabled")
+    for value, path in port_setting(res, "port_security_enabled", None):
+        where = res.pos_at(*path)
         if unknown(value):
             yield cannot_tell("port_security_enabled is not known before apply", where)
+        elif value is False and len(path) == 1:
+            yield finding(
+                "port_security_enabled: false: no security group and no anti-spoofing filter applies to the port",
+                where,
+            )
         elif value is False:
             yield finding(
                 "port_extra_properties.port_security_enabled: false: the server's port has no security group "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hotc.lint.rule import Level, Outcome, Rule, finding
-from hotc.lint.rules._common import sg_rules
+from hotc.lint.rules._common import group_rules
 from hotc.lint.view import ResourceView, referenced_resources
 
 SG_TYPES = ("OS::Neutron::SecurityGroup",)
@@ -14,19 +14,16 @@ FIP_TYPES = ("OS::Neutron::FloatingIP", "OS::Neutron::FloatingIPAssociation")
 
 
 def _open_rules(sg: ResourceView) -> list[str]:
-    out: list[str] = []
-    for rule in sg_rules(sg):
-        if isinstance(rule, tuple) or rule.ingress is not True or rule.icmp or rule.ports_unknown():
-            continue
-        if rule.open_to_world() is True:
-            out.append(rule.describe())
-    for other in sg.template.referrers(sg.name, ("OS::Neutron::SecurityGroupRule",), "security_group"):
-        for rule in sg_rules(other):
-            if isinstance(rule, tuple) or rule.ingress is not True or rule.icmp or rule.ports_unknown():
-                continue
-            if rule.open_to_world() is True:
-                out.append(rule.describe())
-    return out
+    """The ingress rules of a group (its own and its SecurityGroupRules) known to be open to the world."""
+    return [
+        rule.describe()
+        for rule in group_rules(sg)
+        if not isinstance(rule, tuple)
+        and rule.ingress is True
+        and not rule.icmp
+        and not rule.ports_unknown()
+        and rule.open_to_world() is True
+    ]
 
 
 def check(res: ResourceView) -> Iterator[Outcome]:

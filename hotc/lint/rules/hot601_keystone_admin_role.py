@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hotc.lint.rule import Level, Outcome, Rule, cannot_tell, finding
+from hotc.lint.rules._common import role_grants
 from hotc.lint.view import ResourceView, unknown
 
 ADMIN_ROLES = ("admin", "cloud_admin", "system_admin")
-WHO = {
-    "OS::Keystone::UserRoleAssignment": "user",
-    "OS::Keystone::GroupRoleAssignment": "group",
-}
 
 
 def check(res: ResourceView) -> Iterator[Outcome]:
@@ -19,11 +16,7 @@ def check(res: ResourceView) -> Iterator[Outcome]:
     if unknown(roles) and not isinstance(roles, list):
         yield cannot_tell("roles are not known before apply", res.pos_at("roles"))
         return
-    if not isinstance(roles, list):
-        return
-    for i, item in enumerate(roles):
-        if not isinstance(item, dict):
-            continue
+    for i, item in role_grants(res):
         role = item.get("role")
         where = res.pos_at("roles", i, "role")
         if unknown(role):

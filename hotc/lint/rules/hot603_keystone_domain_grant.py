@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hotc.lint.rule import Level, Outcome, Rule, cannot_tell, finding
+from hotc.lint.rules._common import role_grants
 from hotc.lint.view import ResourceView, unknown
 
 
 def check(res: ResourceView) -> Iterator[Outcome]:
-    roles = res.get("roles", [])
-    if not isinstance(roles, list):
-        return
-    for i, item in enumerate(roles):
-        if not isinstance(item, dict) or item.get("domain") in (None, ""):
+    for i, item in role_grants(res):
+        if item.get("domain") in (None, ""):
             continue
         domain = item["domain"]
         where = res.pos_at("roles", i, "domain")
