@@ -52,6 +52,7 @@ from hotc.cli.plan import (
     ImportOpt,
     MoveOpt,
     PolicyOpt,
+    QuotaMaxSizeOpt,
     RefreshOnlyOpt,
     RefreshOpt,
     ReplaceOpt,
@@ -273,6 +274,7 @@ def apply_command(
     policy_file: PolicyOpt = None,
     rollback: RollbackOpt = None,
     move: MoveOpt = None,
+    quota_max_size: QuotaMaxSizeOpt = False,
 ) -> None:
     """Make the cloud match the plan: a saved PLANFILE, or a plan made now from -t/-e/--parameter (shown, then
     approved with 'yes' or --auto-approve). A plan made now takes plan's options (--refresh, --refresh-only,
@@ -387,6 +389,7 @@ def apply_command(
         name_given=name_given,
         rollback=rollback,
         moves=tuple(parse_move(text, where) for text, where in moves),
+        quota_at_max_size=quota_max_size,
     )
     if existing:
         # lazy: only the command that needs it loads it (a module holds several commands; test_lazy_cli)

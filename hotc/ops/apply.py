@@ -89,6 +89,8 @@ class ApplyOptions:
     # --rollback / --no-rollback (None: as the stack's stored disable_rollback says; hotc.ops.rollback)
     rollback: bool | None = None
     moves: tuple[Any, ...] = ()  # --move OLD=NEW (hotc.planner.api.Move), planned on the spot
+    # --quota-max-size: the quota check counts every AutoScalingGroup at its max_size
+    quota_at_max_size: bool = False
 
     @property
     def plans_with_options(self) -> bool:
@@ -229,6 +231,7 @@ def run_apply(
                 decide_signals=not destroy and adjust_desired is None,
                 cwd=cwd,
                 moves=opts.moves,
+                quota_at_max_size=opts.quota_at_max_size,
             )
             adjusted = (
                 adjust_desired(desired_for(loaded, stack, state))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.cloud, pytest.mark.xdist_group("cloud")]
+pytestmark = pytest.mark.cloud
 
 REPO = Path(__file__).resolve().parents[2]
 

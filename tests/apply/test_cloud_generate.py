@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-pytestmark = [pytest.mark.cloud, pytest.mark.xdist_group("cloud")]
+pytestmark = pytest.mark.cloud
 
 REPO = Path(__file__).resolve().parents[2]
 

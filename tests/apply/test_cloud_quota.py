@@ -1,7 +1,8 @@
 """The quota check at plan time, on the real test cloud, in a project of the test's own (its quota set low does
 not touch the tests running beside it): a group beyond the instance quota is refused before anything is made;
 with the quota raised it applies; a replacement whose peak (new and old servers at once) exceeds the quota
-while its final count does not is refused too, and the servers are left as they were."""
+while its final count does not is refused too, and the servers are left as they were; `apply
+--quota-max-size` counts a scaling group at its max_size."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-pytestmark = [pytest.mark.cloud, pytest.mark.xdist_group("cloud")]
+pytestmark = pytest.mark.cloud
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -69,6 +70,22 @@ def _servers(cloud: Any, project: Any) -> list[Any]:
     return list(cloud.compute.servers(all_projects=True, project_id=project.id))
 
 
+ASG = """heat_template_version: 2018-08-31
+resources:
+  asg:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 0
+      max_size: 2
+      resource:
+        type: OS::Nova::Server
+        properties:
+          image: hotc-tiny
+          flavor: m1.tiny
+          networks: [{allocate_network: none}]
+"""
+
+
 def test_cloud_quota_refuses_at_plan_time(
     cloud: Any,
     cloud_shared: Any,
@@ -103,6 +120,18 @@ def test_cloud_quota_refuses_at_plan_time(
         assert r.returncode == 1, tail(r)
         assert "quota compute.instances: the plan needs 3 servers at its peak, and 0 are left" in r.stderr
         assert "(3 in use of 3; 6 at the peak, 200 %)" in r.stderr
+        assert sorted(s.id for s in _servers(cloud, project)) == before
+        # a scaling group that starts empty fits as it is; `apply --quota-max-size` counts it at its max_size
+        # (what scaling signals may reach later), and there is no room for that
+        (tmp_path / "asg.yaml").write_text(ASG)
+        grow = ("apply", "-t", "asg.yaml", f"{name}-asg", "--auto-approve")
+        r = hotc(tmp_path, env, *grow, "--quota-max-size")
+        assert r.returncode == 1, tail(r)
+        assert "quota compute.instances: the plan needs 2 servers at its peak, and 0 are left" in r.stderr
+        assert not (tmp_path / ".hotc" / f"{name}-asg.json").exists()
+        assert sorted(s.id for s in _servers(cloud, project)) == before
+        r = hotc(tmp_path, env, *grow)
+        assert r.returncode == 0, tail(r)
         assert sorted(s.id for s in _servers(cloud, project)) == before
     finally:
         # the state is in tmp_path: deleting the servers is all the clean-up there is

@@ -17,7 +17,7 @@ import pytest
 
 from tests.apply.cloud_cli import REPO, hotc
 
-pytestmark = [pytest.mark.cloud, pytest.mark.xdist_group("cloud")]
+pytestmark = pytest.mark.cloud
 
 TEMPLATE = """heat_template_version: 2018-08-31
 resources:

@@ -16,7 +16,7 @@ import yaml
 
 from tests.apply.cloud_cli import hotc
 
-pytestmark = [pytest.mark.cloud, pytest.mark.xdist_group("cloud")]
+pytestmark = pytest.mark.cloud
 
 TEMPLATE = """heat_template_version: 2018-08-31
 parameters:

@@ -122,7 +122,7 @@ logged() {  # logname cmd...: run CMD with its output in $MC/log/LOGNAME; on fai
 
 own_venv() {  # name probe "services..." pin [pip args...]: a service's OWN venv, $MC/venv-NAME, keyed by the shared
   # pins and PIN (.hotc-venv-stamp). Made anew (its services stopped first) when the key changed or bin/PROBE is
-  # missing; the shared service venv is never touched.
+  # missing; the shared service venv is never touched. Under OWN_VENV_ONLY=1 the calling script ends here.
   local name=$1 probe=$2 services=$3 pin=$4 dir=$MC/venv-$1 stamp; shift 4
   stamp=$( { cat $HERE/constraints.txt; echo "$pin"; } | sha256sum | cut -c1-16)
   if [ "$(cat $dir/.hotc-venv-stamp 2>/dev/null)" != "$stamp" ] || [ ! -x $dir/bin/$probe ]; then
@@ -135,6 +135,8 @@ own_venv() {  # name probe "services..." pin [pip args...]: a service's OWN venv
     logged $name-pip.log $dir/bin/pip install -q -c $HERE/constraints.txt "$pin" "$@"
     echo "$stamp" > $dir/.hotc-venv-stamp
   fi
+  # OWN_VENV_ONLY=1 (setup.sh's background pre-build): the venv is all this run was for
+  if [ "${OWN_VENV_ONLY:-0}" = 1 ]; then exit 0; fi
 }
 
 own_database() {  # name: create database NAME if missing; an empty one forgets $MC/run/NAME.dbsynced (synced anew)

@@ -50,6 +50,15 @@ if [ ! -f $MC/venv/.hotc-venv-stamp ] && [ -f $MC/venv/.hotc-stamp ] && [ -x $MC
   # a venv built before the stamps were split (venv/.hotc-stamp over constraints + binder): same pins, keep it
   echo "$VENV_STAMP" > $MC/venv/.hotc-venv-stamp
 fi
+# the services with venvs of their own (Barbican, Aodh, Mistral, Designate, Manila) have them built in the
+# background while the shared venv installs (pip mostly waits on downloads); each service's script then finds its
+# venv made. A pre-build that failed is only logged: the service's own step builds it again and says why.
+prebuild=()
+for s in barbican:80-barbican aodh:85-aodh mistral:86-mistral designate:87-designate manila:88-manila; do
+  [[ "$SKIP" == *" ${s%%:*} "* ]] && continue
+  OWN_VENV_ONLY=1 bash $HERE/${s#*:}.sh >$MC/log/${s%%:*}-prebuild.log 2>&1 9>&- &
+  prebuild+=($!)
+done
 quiet() { "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }; return ${PIPESTATUS[0]}; }
 if [ "$(cat $MC/venv/.hotc-venv-stamp 2>/dev/null)" != "$VENV_STAMP" ] || [ ! -x $MC/venv/bin/heat-engine ]; then
   step "service venv + pip install (pinned by constraints.txt)"
@@ -84,6 +93,10 @@ fi
 [[ "$SKIP" == *" cinder "* ]]  || { step "cinder"; bash $HERE/50-cinder.sh; }
 [[ "$SKIP" == *" octavia "* ]] || { step "octavia"; bash $HERE/60-octavia.sh; }
 [[ "$SKIP" == *" heat "* ]]    || { step "heat"; bash $HERE/70-heat.sh; }
+if [ ${#prebuild[@]} -gt 0 ]; then
+  step "own venvs built in the background: waiting for them"
+  for p in "${prebuild[@]}"; do wait "$p" || true; done
+fi
 [[ "$SKIP" == *" barbican "* ]] || { step "barbican (own venv)"; bash $HERE/80-barbican.sh; }
 [[ "$SKIP" == *" aodh "* ]]    || { step "aodh (API alone, own venv)"; bash $HERE/85-aodh.sh; }
 [[ "$SKIP" == *" mistral "* ]] || { step "mistral (api + engine + executor, own venv)"; bash $HERE/86-mistral.sh; }
