@@ -75,8 +75,8 @@ resources:
   asg:
     type: OS::Heat::AutoScalingGroup
     properties:
-      min_size: 0
-      max_size: 2
+      min_size: 1
+      max_size: 3
       resource:
         type: OS::Nova::Server
         properties:
@@ -121,18 +121,19 @@ def test_cloud_quota_refuses_at_plan_time(
         assert "quota compute.instances: the plan needs 3 servers at its peak, and 0 are left" in r.stderr
         assert "(3 in use of 3; 6 at the peak, 200 %)" in r.stderr
         assert sorted(s.id for s in _servers(cloud, project)) == before
-        # a scaling group that starts empty fits as it is; `apply --quota-max-size` counts it at its max_size
-        # (what scaling signals may reach later), and there is no room for that
+        # with room for one more server, a scaling group of one fits as it is; `apply --quota-max-size`
+        # counts it at its max_size of 3 (what scaling signals may reach later), and there is no room for that
+        cloud.compute.update_quota_set(project.id, instances=4)
         (tmp_path / "asg.yaml").write_text(ASG)
         grow = ("apply", "-t", "asg.yaml", f"{name}-asg", "--auto-approve")
         r = hotc(tmp_path, env, *grow, "--quota-max-size")
         assert r.returncode == 1, tail(r)
-        assert "quota compute.instances: the plan needs 2 servers at its peak, and 0 are left" in r.stderr
+        assert "quota compute.instances: the plan needs 3 servers at its peak, and 1 are left" in r.stderr
         assert not (tmp_path / ".hotc" / f"{name}-asg.json").exists()
         assert sorted(s.id for s in _servers(cloud, project)) == before
         r = hotc(tmp_path, env, *grow)
         assert r.returncode == 0, tail(r)
-        assert sorted(s.id for s in _servers(cloud, project)) == before
+        assert len(_servers(cloud, project)) == 4
     finally:
         # the state is in tmp_path: deleting the servers is all the clean-up there is
         for s in _servers(cloud, project):
