@@ -172,10 +172,17 @@ class HotcRun:
         return [(x.get("address") or "", x.get("status") or "", x.get("reason") or "") for x in rows]
 
     def pending(self) -> list[Pause]:
-        r = hotc(self.cwd, self.env, "hook", "poll", self.stack, "--format", "json")
-        if r.returncode != 0:
-            return []
-        return sorted((h["address"], h["hook"]) for h in json.loads(r.stdout)["hooks"])
+        """What ``hotc hook poll`` lists, read as it reads it (in this process: the loop polls often)."""
+        from hotc.state import backend_from_config
+        from hotc.state.hooks import hook_store_for, pending
+
+        backend = backend_from_config(None, self.cwd, env={})
+        records = pending(hook_store_for(backend, self.stack))
+        if records:
+            holder = backend.peek_lock(self.stack)
+            if holder is None or holder.holder_gone():
+                return []  # left by a killed run
+        return sorted((r.address, r.hook) for r in records)
 
     def clear(self, p: Pause) -> None:
         hotc(self.cwd, self.env, "hook", "clear", self.stack, p[0], f"--{p[1]}")
