@@ -149,7 +149,7 @@ class Executor:
             add_batch_gates(build_graph(plan, state), plan), state, driver_cascades(drivers)
         )
         # the environment's hooks: a pause in front of (pre-*) or after (post-*) a step (hotc.apply.hooks)
-        self.graph = add_hook_nodes(self.graph)
+        self.graph = add_hook_nodes(self.graph, plan)
         self._gates = gates_of(plan)
         self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state

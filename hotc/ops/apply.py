@@ -263,7 +263,9 @@ def run_apply(
                     err.write(line + "\n")
             if result.refused:
                 return DENY_EXIT_CODE
-            if not plan_.has_changes:  # the plan's text above already says "No changes" (or "No drift")
+            # the plan's text above already says "No changes" (or "No drift"); an update that changes nothing
+            # still pauses where the environment's pre-update hooks say, as Heat's does
+            if not plan_.has_changes and not any(c.hooks for c in plan_.changes):
                 if state.disable_rollback != before.disable_rollback and state.serial > 0:
                     state = backend.write(stack, state, lk)
                 if result.scaling is not None:  # every signal refused: recorded all the same

@@ -42,7 +42,7 @@ from hotc.apply.scaling import (
 from hotc.errors import Diagnostic, HotcError
 from hotc.model import model
 from hotc.ops.stacks import require_stack
-from hotc.parser.api import LoadedStack, Template, TypeChecks, version_named
+from hotc.parser.api import LoadedStack, Template, TypeChecks, stored_registry, version_named
 from hotc.planner.api import (
     DEFAULT_PARALLELISM,
     ConstraintRules,
@@ -177,6 +177,9 @@ class PlanRequest:
     quota_at_max_size: bool = False
     # moves OLD=NEW to plan (``--move``, hotc.toml); the moves file beside the template adds its own
     moves: tuple[Move, ...] = ()
+    # a destroy pauses at the delete hooks the environments stored with the stack set (Heat's stack delete);
+    # the rollback of a first create, a destroy plan too, does not (Heat's stack action is then ROLLBACK)
+    stored_hooks: bool = True
 
 
 @model
@@ -466,6 +469,11 @@ def plan(
         state = move_state(state, moves)  # planned at the new addresses; the apply records the move
     if desired is None:
         desired = build_desired(loaded or _empty_loaded(), request.stack, lineage, state=state)
+        if loaded is None and request.mode == "destroy" and request.stored_hooks and state is not None:
+            record = state.template or {}
+            desired.registry = stored_registry(
+                record.get("files") or {}, list(record.get("environments") or ())
+            )
     if moves and recorded.state is not None:
         check_move_types(moves, recorded.state, {a: r.type for a, r in desired.resources.items()})
     signals = store_for(request.signal_store, request.backend, request.cwd)

@@ -303,7 +303,7 @@ def _plan_back(request: RollbackRequest, state: StackState, inputs: ExistingInpu
         cwd=request.cwd,
     )
     if inputs is None:
-        req = PlanRequest(mode="destroy", **common)
+        req = PlanRequest(mode="destroy", stored_hooks=False, **common)
     else:
         back = tuple(
             Move(new, old, source="the rollback") for new, old in moved_back(state, request.failed_plan)

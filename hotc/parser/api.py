@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from hotc.parser import functions
 from hotc.parser.collector import gc_paused
+from hotc.parser.environment import stored_registry
 from hotc.parser.evaluate import EvalError, UnknownResources, evaluate, evaluate_condition, references
 from hotc.parser.expr import parse_expr_text
 from hotc.parser.ir import (
@@ -69,5 +70,6 @@ __all__ = [
     "Refs",
     "output_refs",
     "resource_refs",
+    "stored_registry",
     "version_named",
 ]

@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import field
 from typing import Any
 
+import yaml
+
 from hotc.errors import Diagnostic, Pos, error, warning
 from hotc.model import model
 from hotc.parser import resource_types
@@ -755,3 +757,26 @@ def load_registry(rr: Mapping[str, Any]) -> Registry:
     if isinstance(res, Mapping):
         resources = {str(k): v for k, v in res.items() if isinstance(v, Mapping)}
     return Registry(tuple(entries.values()), resources)
+
+
+def stored_registry(files: Mapping[str, str], environments: list[str]) -> Registry | None:
+    """The merged ``resource_registry`` of environment files kept as text (the copies stored with a stack:
+    ``files`` maps each relative path to its text, ``environments`` names them in load order); None when
+    they set none, or one no longer parses (its settings are then not known)."""
+    parsed: list[EnvironmentFile] = []
+    for rel in environments:
+        text = files.get(rel)
+        if not isinstance(text, str):
+            continue
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return None
+        ef, diags = parse_environment(data, rel)
+        if ef is None or any(d.severity == "error" for d in diags):
+            return None
+        parsed.append(ef)
+    if not parsed:
+        return None
+    env, _diags = merge_environments(parsed, {})
+    return env.registry if env.registry.resources else None

@@ -32,7 +32,7 @@ from hotc.planner.diff import (
     values_equal,
 )
 from hotc.planner.digraph import CycleError, DiGraph, topological_sort
-from hotc.planner.hooks import with_hooks
+from hotc.planner.hooks import stack_action, with_hooks
 from hotc.planner.options import PlanOptions
 from hotc.planner.plan import Action, GroupRollout, OutputChange, Plan, ResourceChange
 from hotc.planner.protection import check_protection
@@ -210,7 +210,7 @@ def make_plan(
         plan = _make_plan(desired, state, options, refreshed, schemas or registry_lookup)
     check_restricted(desired, plan)
     check_protection(state, plan)
-    return with_hooks(desired, plan)
+    return with_hooks(desired, plan, stack_action(options.mode, state is not None and bool(state.resources)))
 
 
 def _make_plan(

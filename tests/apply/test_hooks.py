@@ -418,23 +418,20 @@ def test_a_cancel_ends_the_pause_and_the_dependents_never_start() -> None:
     assert store.names("pending") == []
 
 
-def test_a_run_killed_while_paused_leaves_no_pending_hook_and_the_next_run_pauses_again(work: Path) -> None:
+def test_a_run_killed_while_paused_leaves_no_pending_hook(work: Path) -> None:
     import signal
 
     proc = _start_apply(work, "-t", "t.yaml", "-e", "env.yaml")
     try:
         _until("db is paused", lambda: ("db", "pre-create") in _pending(work, "t", ()), proc)
+        _until("other completes", lambda: _statuses(work, "t", ()).get("other") == "CREATE_COMPLETE", proc)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=BOUND)
     assert _poll_json(work, "t", ()) == set()  # its record is stale: no apply holds the stack
-    proc = _start_apply(work, "-t", "t.yaml", "-e", "env.yaml")
-    try:
-        _until("db is paused again", lambda: _poll_json(work, "t", ()) == {("db", "pre-create")}, proc)
-        assert _hotc(work, "hook", "clear", "t", "db", "--pre-create").returncode == 0
-        rc, out, err = _finish(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert rc == 0, out + err
+    # the next run updates the stack (it has resources), as Heat's `stack update` after a failed create: db
+    # is created without its create hooks, which belong to the stack's create
+    r = _hotc(work, "apply", "--auto-approve", "-t", "t.yaml", "-e", "env.yaml")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert set(_statuses(work, "t", ()).values()) == {"CREATE_COMPLETE"}
+    assert _poll_json(work, "t", ()) == set()

@@ -43,6 +43,9 @@ def wait_hook(env: StepEnv, step: Step) -> None:
         )
 
     store.remove(CLEAR, name)  # a request left by an earlier run does not clear this pause
+    # the state (the paused status reason, the event) first, then the hook store: whoever sees the pause in
+    # `hotc hook poll` finds it in the state and the events too
+    mark(paused)
     store.put(
         PENDING,
         name,
@@ -55,7 +58,6 @@ def wait_hook(env: StepEnv, step: Step) -> None:
             "reason": paused,
         },
     )
-    mark(paused)
     log = env.logger(addr)
     log(f"paused until Hook {hook} is cleared: hotc hook clear {env.stack_name} {addr} --{hook}")
     asked = threading.Event()
