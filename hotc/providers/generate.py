@@ -33,6 +33,13 @@ PARAMETERS: dict[tuple[str, str], tuple[str, str | None]] = {
     ("OS::Cinder::Volume", "image"): ("image", None),
     ("OS::Neutron::Router", "external_gateway_info"): ("external_network", "network"),
     ("OS::Neutron::FloatingIP", "floating_network"): ("external_network", None),
+    # a network or subnet the selection did not pick (one it picked is a get_resource)
+    ("OS::Neutron::Subnet", "network"): ("network", None),
+    ("OS::Neutron::Port", "network"): ("network", None),
+    ("OS::Neutron::Port", "fixed_ips"): ("subnet", "subnet"),
+    ("OS::Neutron::RouterInterface", "subnet"): ("subnet", None),
+    ("OS::Octavia::LoadBalancer", "vip_subnet"): ("subnet", None),
+    ("OS::Octavia::PoolMember", "subnet"): ("subnet", None),
 }
 
 PARAMETER_DESCRIPTIONS = {
@@ -40,6 +47,9 @@ PARAMETER_DESCRIPTIONS = {
     "flavor": "Flavor (name or id) of the server",
     "key_name": "Key pair of the server",
     "external_network": "External network (name or id)",
+    "network": "Network (name or id)",
+    "subnet": "Subnet (name or id)",
+    "default_security_group": "The project's default security group",
 }
 
 # Values the cloud gives when nothing asks otherwise, for properties without a default in the schema: left out
@@ -104,6 +114,13 @@ _SHORT = {
     "OS::Nova::Server": "server",
     "OS::Cinder::Volume": "volume",
     "OS::Cinder::VolumeAttachment": "volume_attachment",
+    "OS::Nova::KeyPair": "keypair",
+    "OS::Nova::ServerGroup": "server_group",
+    "OS::Octavia::LoadBalancer": "loadbalancer",
+    "OS::Octavia::Listener": "listener",
+    "OS::Octavia::Pool": "pool",
+    "OS::Octavia::PoolMember": "member",
+    "OS::Octavia::HealthMonitor": "health_monitor",
 }
 
 
@@ -166,8 +183,40 @@ def _keep(type_name: str, key: str, value: Any) -> bool:
     return prop is not None and not (prop.sensitive or prop.hidden)
 
 
-def build(found: Sequence[Found], strip_prefix: str | None = None) -> Generated:
-    """The template, parameter values and import map of ``found`` (in that order in the template)."""
+def _without_cycles(found: Sequence[Found]) -> dict[str, dict[str, Any]]:
+    """Each object's properties with the references that would make a loop in Heat's graph left out, where
+    the other end already says it: a security group rule whose remote group is its own group (Heat's
+    ``remote_mode: remote_group_id`` with no group means the rule's own group), and a listener's
+    ``default_pool`` that is a pool made on that listener (Octavia makes the first pool made on a listener
+    its default pool). A pool on a listener names the listener, not its load balancer."""
+    pools_on = {
+        (f.id, str(f.properties.get("listener")))
+        for f in found
+        if f.type == "OS::Octavia::Pool" and f.properties.get("listener")
+    }
+    out: dict[str, dict[str, Any]] = {}
+    for f in found:
+        props = dict(f.properties)
+        if f.type == "OS::Neutron::SecurityGroup" and isinstance(props.get("rules"), list):
+            props["rules"] = [
+                {k: v for k, v in r.items() if k != "remote_group_id"}
+                if isinstance(r, Mapping) and r.get("remote_group_id") == f.id
+                else r
+                for r in props["rules"]
+            ]
+        if f.type == "OS::Octavia::Listener" and (str(props.get("default_pool")), f.id) in pools_on:
+            props.pop("default_pool")
+        if f.type == "OS::Octavia::Pool" and props.get("listener"):
+            props.pop("loadbalancer", None)
+        out[f.id] = props
+    return out
+
+
+def build(
+    found: Sequence[Found], strip_prefix: str | None = None, default_groups: frozenset[str] = frozenset()
+) -> Generated:
+    """The template, parameter values and import map of ``found`` (in that order in the template).
+    ``default_groups``: the ids of the project's "default" security groups, which become a parameter."""
     taken: set[str] = set()
     names: dict[str, str] = {}
     for f in found:
@@ -185,6 +234,8 @@ def build(found: Sequence[Found], strip_prefix: str | None = None) -> Generated:
     def refs(value: Any) -> Any:
         if isinstance(value, str) and value in names:
             return {"get_resource": names[value]}
+        if isinstance(value, str) and value in default_groups:
+            return parameter("default_security_group", value)
         if isinstance(value, list):
             return [refs(v) for v in value]
         if isinstance(value, Mapping):
@@ -192,9 +243,10 @@ def build(found: Sequence[Found], strip_prefix: str | None = None) -> Generated:
         return value
 
     resources: dict[str, Any] = {}
+    acyclic = _without_cycles(found)
     for f in found:
         props: dict[str, Any] = {}
-        for key, value in f.properties.items():
+        for key, value in acyclic[f.id].items():
             if not _keep(f.type, key, value):
                 continue
             if key == "allocation_pools" and value == default_pools(
@@ -209,10 +261,15 @@ def build(found: Sequence[Found], strip_prefix: str | None = None) -> Generated:
                 base, inner = spec
                 if inner is None and not (isinstance(value, str) and value in names):
                     value = parameter(base, value)
-                elif inner is not None and isinstance(value, Mapping) and inner in value:
-                    held = value[inner]
-                    if not (isinstance(held, str) and held in names):
-                        value = {**value, inner: parameter(base, held)}
+                elif inner is not None:
+
+                    def inside(item: Any, inner: str = inner, base: str = base) -> Any:
+                        held = item.get(inner) if isinstance(item, Mapping) else None
+                        if held is None or (isinstance(held, str) and held in names):
+                            return item
+                        return {**item, inner: parameter(base, held)}
+
+                    value = [inside(v) for v in value] if isinstance(value, list) else inside(value)
             props[key] = refs(value)
         body: dict[str, Any] = {"type": f.type}
         if props:
