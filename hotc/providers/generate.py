@@ -231,15 +231,17 @@ def build(
             params[by_value[key]] = value
         return {"get_param": by_value[key]}
 
-    def refs(value: Any) -> Any:
-        if isinstance(value, str) and value in names:
+    def refs(value: Any, own: str) -> Any:
+        """``value`` with the ids of other objects found as their ``get_resource`` (an object's own id, such
+        as a key pair's name, stays as it is)."""
+        if isinstance(value, str) and value in names and value != own:
             return {"get_resource": names[value]}
         if isinstance(value, str) and value in default_groups:
             return parameter("default_security_group", value)
         if isinstance(value, list):
-            return [refs(v) for v in value]
+            return [refs(v, own) for v in value]
         if isinstance(value, Mapping):
-            return {k: refs(v) for k, v in value.items()}
+            return {k: refs(v, own) for k, v in value.items()}
         return value
 
     resources: dict[str, Any] = {}
@@ -270,7 +272,7 @@ def build(
                         return {**item, inner: parameter(base, held)}
 
                     value = [inside(v) for v in value] if isinstance(value, list) else inside(value)
-            props[key] = refs(value)
+            props[key] = refs(value, f.id)
         body: dict[str, Any] = {"type": f.type}
         if props:
             body["properties"] = props

@@ -180,11 +180,13 @@ def test_generate_validate_import_apply_then_no_change(
     stack = cloud_tracker.name("stk")
     prefix = f"{cloud_tracker.prefix}-"
 
+    started = time.monotonic()
     r = hotc(
         tmp_path, hotc_cloud_env, "import", stack, "--generate", "gen", "--reachable-from", ids["net-a"],
         "--name-prefix", prefix,
     )  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
+    print(f"import --generate: {time.monotonic() - started:.1f} s")  # shown with -s
     tpl = yaml.safe_load((tmp_path / "gen/template.yaml").read_text())
     env = yaml.safe_load((tmp_path / "gen/parameters.yaml").read_text())
     imap = yaml.safe_load((tmp_path / "gen/import-map.yaml").read_text())
