@@ -42,9 +42,15 @@ def make_project(cloud: Any, shared: Any, tracker: Any) -> dict[str, str]:
     n = cloud.network
     ids: dict[str, str] = {}
     lbs: list[str] = []
-    tracker.defer(
-        "load balancer", lambda: [cloud.load_balancer.delete_load_balancer(i, cascade=True) for i in lbs]
-    )
+
+    def drop_lbs() -> None:
+        for lid in lbs:
+            cloud.load_balancer.delete_load_balancer(lid, cascade=True, ignore_missing=True)
+        deadline = time.monotonic() + 300
+        while any(cloud.load_balancer.find_load_balancer(lid) for lid in lbs) and time.monotonic() < deadline:
+            time.sleep(1)
+
+    tracker.defer("load balancer", drop_lbs)
     net_a = tracker.track(n.create_network(name=f"{p}-net-a"))
     net_b = tracker.track(n.create_network(name=f"{p}-net-b"))
     sub_a = tracker.track(
@@ -176,17 +182,24 @@ def inventory(cloud: Any, prefix: str, net_ids: set[str]) -> set[str]:
 def test_generate_validate_import_apply_then_no_change(
     cloud: Any, cloud_shared: Any, cloud_tracker: Any, hotc_cloud_env: dict[str, str], tmp_path: Path
 ) -> None:
+    clock = [time.monotonic()]
+
+    def took(what: str) -> None:  # the time of each step, shown with -s
+        now = time.monotonic()
+        print(f"{what}: {now - clock[0]:.1f} s")
+        clock[0] = now
+
     ids = make_project(cloud, cloud_shared, cloud_tracker)
+    took("making the project")
     stack = cloud_tracker.name("stk")
     prefix = f"{cloud_tracker.prefix}-"
 
-    started = time.monotonic()
     r = hotc(
         tmp_path, hotc_cloud_env, "import", stack, "--generate", "gen", "--reachable-from", ids["net-a"],
         "--name-prefix", prefix,
     )  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
-    print(f"import --generate: {time.monotonic() - started:.1f} s")  # shown with -s
+    took("import --generate")
     tpl = yaml.safe_load((tmp_path / "gen/template.yaml").read_text())
     env = yaml.safe_load((tmp_path / "gen/parameters.yaml").read_text())
     imap = yaml.safe_load((tmp_path / "gen/import-map.yaml").read_text())
@@ -237,13 +250,17 @@ def test_generate_validate_import_apply_then_no_change(
     r = hotc(tmp_path, hotc_cloud_env, "import", stack, "--file", "gen/import-map.yaml", *files)
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"Import complete: {len(imap)} resource(s)" in r.stdout
+    took("import --file")
     r = hotc(tmp_path, hotc_cloud_env, "apply", *files, stack, "--auto-approve")
     assert r.returncode == 0, r.stdout + r.stderr
+    took("apply")
     r = hotc(tmp_path, hotc_cloud_env, "plan", *files, stack, "--refresh", "--detailed-exitcode")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "No changes" in r.stdout
+    took("plan --refresh")
     assert inventory(cloud, prefix, nets) == before  # nothing made, nothing deleted
 
     r = hotc(tmp_path, hotc_cloud_env, "destroy", stack, "--auto-approve")
     assert r.returncode == 0, r.stdout + r.stderr
+    took("destroy")
     assert not inventory(cloud, prefix, nets) & set(ids.values())
