@@ -162,36 +162,59 @@ class _Cloud:
         self.conn = conn
         project = getattr(conn, "current_project_id", None)
         self.project = str(project) if project else None
-        net = conn.network
+        net, compute = conn.network, conn.compute
+        octavia = getattr(conn, "load_balancer", None)
         mine = self._mine
-        self.nets = {str(o.id): o for o in mine(net.networks())}
-        self.subnets = {str(o.id): o for o in mine(net.subnets())}
-        self.routers = {str(o.id): o for o in mine(net.routers())}
-        self.all_ports = {str(o.id): o for o in mine(net.ports())}
+
+        def lister(owner: Any, name: str, **query: Any) -> Callable[[], list[Any]]:
+            return lambda: _listed(getattr(owner, name, None), **query)
+
+        # every list asked at once (the first call to each service finds its endpoint: seconds each)
+        got = _all_at_once(
+            {
+                "nets": lister(net, "networks"),
+                "subnets": lister(net, "subnets"),
+                "routers": lister(net, "routers"),
+                "ports": lister(net, "ports"),
+                "sgs": lister(net, "security_groups"),
+                "fips": lister(net, "ips"),
+                "servers": lister(compute, "servers", details=True),
+                "volumes": lister(conn.block_storage, "volumes", details=True),
+                "keypairs": lister(compute, "keypairs"),
+                "server_groups": lister(compute, "server_groups"),
+                "lbs": lister(octavia, "load_balancers"),
+                "listeners": lister(octavia, "listeners"),
+                "pools": lister(octavia, "pools"),
+                "monitors": lister(octavia, "health_monitors"),
+            }
+        )
+        self.nets = {str(o.id): o for o in mine(got["nets"])}
+        self.subnets = {str(o.id): o for o in mine(got["subnets"])}
+        self.routers = {str(o.id): o for o in mine(got["routers"])}
+        self.all_ports = {str(o.id): o for o in mine(got["ports"])}
         self.ports = {
             k: p
             for k, p in self.all_ports.items()
             if not str(p.device_owner or "").startswith(_SERVICE_OWNERS)
         }
         # a project's "default" group is Neutron's (made with the project, never deleted): never generated
-        groups = mine(net.security_groups())
+        groups = mine(got["sgs"])
         self.sgs = {str(o.id): o for o in groups if o.name != "default"}
         self.default_sgs = frozenset(str(o.id) for o in groups if o.name == "default")
-        self.fips = {str(o.id): o for o in mine(net.ips())}
-        self.servers = {str(o.id): o for o in conn.compute.servers(details=True)}
-        self.volumes = {str(o.id): o for o in conn.block_storage.volumes(details=True)}
-        compute = conn.compute
-        self.keypairs = {str(o.name): o for o in _listed(getattr(compute, "keypairs", None))}
-        self.server_groups = {str(o.id): o for o in _listed(getattr(compute, "server_groups", None))}
-        octavia = getattr(conn, "load_balancer", None)
-        self.lbs = {str(o.id): o for o in mine(_listed(getattr(octavia, "load_balancers", None)))}
-        self.listeners = {str(o.id): o for o in mine(_listed(getattr(octavia, "listeners", None)))}
-        self.pools = {str(o.id): o for o in mine(_listed(getattr(octavia, "pools", None)))}
-        self.monitors = {str(o.id): o for o in mine(_listed(getattr(octavia, "health_monitors", None)))}
+        self.fips = {str(o.id): o for o in mine(got["fips"])}
+        self.servers = {str(o.id): o for o in got["servers"]}
+        self.volumes = {str(o.id): o for o in got["volumes"]}
+        self.keypairs = {str(o.name): o for o in got["keypairs"]}
+        self.server_groups = {str(o.id): o for o in got["server_groups"]}
+        self.lbs = {str(o.id): o for o in mine(got["lbs"])}
+        self.listeners = {str(o.id): o for o in mine(got["listeners"])}
+        self.pools = {str(o.id): o for o in mine(got["pools"])}
+        self.monitors = {str(o.id): o for o in mine(got["monitors"])}
         self.members: dict[str, Any] = {}
         self.member_pool: dict[str, str] = {}  # member -> its pool
-        for pid in self.pools:
-            for m in _listed(getattr(octavia, "members", None), pid):
+        members = _all_at_once({pid: lister(octavia, "members", pool=pid) for pid in self.pools})
+        for pid, listed in members.items():
+            for m in listed:
                 self.members[str(m.id)] = m
                 self.member_pool[str(m.id)] = pid
         self.ifaces: dict[str, tuple[str, str]] = {}  # router:subnet_id=S -> (router, subnet)
@@ -319,12 +342,21 @@ class _Cloud:
         return {o for o in out if o and self.type_of(o) is not None}
 
 
-def _listed(lister: Any, *args: Any) -> list[Any]:
+def _all_at_once(calls: Mapping[str, Callable[[], list[Any]]]) -> dict[str, list[Any]]:
+    """Each call's answer, :data:`READERS` calls at a time (the first failure raised)."""
+    if len(calls) <= 1:
+        return {k: f() for k, f in calls.items()}
+    with ThreadPoolExecutor(max_workers=min(READERS, len(calls)), thread_name_prefix="hotc-list") as pool:
+        futures = {k: pool.submit(f) for k, f in calls.items()}
+        return {k: f.result() for k, f in futures.items()}
+
+
+def _listed(lister: Any, **query: Any) -> list[Any]:
     """Everything ``lister`` lists (none when the cloud has no such service)."""
     if lister is None:
         return []
     try:
-        return list(lister(*args))
+        return list(lister(**query))
     except Exception as exc:  # noqa: BLE001 -- a service the cloud does not run lists nothing
         if type(exc).__name__ in ("EndpointNotFound", "ServiceDisabledException", "NotSupported"):
             return []
