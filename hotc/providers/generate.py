@@ -183,12 +183,50 @@ def _keep(type_name: str, key: str, value: Any) -> bool:
     return prop is not None and not (prop.sensitive or prop.hidden)
 
 
+class _AsId(str):
+    """An id written as it is, not as a ``get_resource`` (a reference that would close a loop)."""
+
+    __slots__ = ()
+
+
+def _group_loops(found: Sequence[Found]) -> set[tuple[str, str]]:
+    """``(group, remote group)`` of the rules that close a loop between security groups whose rules name each
+    other (the later edge of each loop, in the order found)."""
+    groups = [f for f in found if f.type == "OS::Neutron::SecurityGroup"]
+    ids = {f.id for f in groups}
+    edges: dict[str, list[str]] = {}
+    for f in groups:
+        rules = f.properties.get("rules")
+        for r in rules if isinstance(rules, list) else []:
+            other = r.get("remote_group_id") if isinstance(r, Mapping) else None
+            if isinstance(other, str) and other in ids and other != f.id and other not in edges.get(f.id, []):
+                edges.setdefault(f.id, []).append(other)
+    loops: set[tuple[str, str]] = set()
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(gid: str) -> None:
+        state[gid] = 1
+        for other in edges.get(gid, []):
+            if state.get(other) == 1:
+                loops.add((gid, other))
+            elif other not in state:
+                visit(other)
+        state[gid] = 2
+
+    for f in groups:
+        if f.id not in state:
+            visit(f.id)
+    return loops
+
+
 def _without_cycles(found: Sequence[Found]) -> dict[str, dict[str, Any]]:
     """Each object's properties with the references that would make a loop in Heat's graph left out, where
     the other end already says it: a security group rule whose remote group is its own group (Heat's
     ``remote_mode: remote_group_id`` with no group means the rule's own group), and a listener's
     ``default_pool`` that is a pool made on that listener (Octavia makes the first pool made on a listener
-    its default pool). A pool on a listener names the listener, not its load balancer."""
+    its default pool). A pool on a listener names the listener, not its load balancer. Security groups whose
+    rules name each other in a loop: the rule that closes it names the other group by its id."""
+    loops = _group_loops(found)
     pools_on = {
         (f.id, str(f.properties.get("listener")))
         for f in found
@@ -198,18 +236,24 @@ def _without_cycles(found: Sequence[Found]) -> dict[str, dict[str, Any]]:
     for f in found:
         props = dict(f.properties)
         if f.type == "OS::Neutron::SecurityGroup" and isinstance(props.get("rules"), list):
-            props["rules"] = [
-                {k: v for k, v in r.items() if k != "remote_group_id"}
-                if isinstance(r, Mapping) and r.get("remote_group_id") == f.id
-                else r
-                for r in props["rules"]
-            ]
+            props["rules"] = [_rule_without_loop(f.id, r, loops) for r in props["rules"]]
         if f.type == "OS::Octavia::Listener" and (str(props.get("default_pool")), f.id) in pools_on:
             props.pop("default_pool")
         if f.type == "OS::Octavia::Pool" and props.get("listener"):
             props.pop("loadbalancer", None)
         out[f.id] = props
     return out
+
+
+def _rule_without_loop(group: str, rule: Any, loops: set[tuple[str, str]]) -> Any:
+    if not isinstance(rule, Mapping):
+        return rule
+    other = rule.get("remote_group_id")
+    if other == group:
+        return {k: v for k, v in rule.items() if k != "remote_group_id"}
+    if isinstance(other, str) and (group, other) in loops:
+        return {**rule, "remote_group_id": _AsId(other)}
+    return rule
 
 
 def build(
@@ -234,6 +278,8 @@ def build(
     def refs(value: Any, own: str) -> Any:
         """``value`` with the ids of other objects found as their ``get_resource`` (an object's own id, such
         as a key pair's name, stays as it is)."""
+        if isinstance(value, _AsId):
+            return str(value)
         if isinstance(value, str) and value in names and value != own:
             return {"get_resource": names[value]}
         if isinstance(value, str) and value in default_groups:

@@ -1,6 +1,6 @@
 """``hotc import --generate`` against the test cloud: a project of 29 objects made with openstacksdk (two networks
 and subnets, a router with a gateway and two interfaces, two security groups with rules on groups (one on its own
-group), five ports, a key pair, a server group, two servers (one with two NICs), two volumes attached to them,
+group, two naming each other), five ports, a key pair, a server group, two servers (one with two NICs), two volumes attached to them,
 two floating IPs, an Octavia load balancer with a listener, a pool, a member and a health monitor) is written as
 a template that both ``hotc validate`` and Heat's ``template validate`` accept; ``hotc import`` of its map takes
 all of it over, ``apply`` then changes nothing, ``plan --refresh`` shows no change, nothing having been made or
@@ -76,6 +76,10 @@ def make_project(cloud: Any, shared: Any, tracker: Any) -> dict[str, str]:
     n.create_security_group_rule(security_group_id=web.id, remote_group_id=web.id, **rule)  # its own group
     n.create_security_group_rule(
         security_group_id=db.id, port_range_min=5432, port_range_max=5432, remote_group_id=web.id, **rule
+    )
+    # and back: a loop of groups
+    n.create_security_group_rule(
+        security_group_id=web.id, port_range_min=8080, port_range_max=8080, remote_group_id=db.id, **rule
     )
     web_a = tracker.track(n.create_port(name=f"{p}-web-a", network_id=net_a.id, security_group_ids=[web.id]))
     web_b = tracker.track(n.create_port(name=f"{p}-web-b", network_id=net_b.id, security_group_ids=[web.id]))
@@ -219,6 +223,7 @@ def test_generate_validate_import_apply_then_no_change(
     rules = res["web"]["properties"]["rules"]
     assert {"protocol": "tcp", "remote_mode": "remote_group_id"} in rules  # on its own group
     assert [r.get("remote_group_id") for r in res["db"]["properties"]["rules"]] == [get]
+    assert ids["db"] in [r.get("remote_group_id") for r in rules]  # the rule closing the loop: by id
     assert res["vm1"]["properties"]["networks"] == [
         {"port": {"get_resource": "web-a"}},
         {"port": {"get_resource": "web-b"}},

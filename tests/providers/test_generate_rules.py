@@ -333,3 +333,31 @@ def test_a_failed_read_writes_nothing_and_says_which_object() -> None:
     objects = tuple(("OS::Neutron::Net", f"n-{i:02}", f"n{i}") for i in range(12))
     with pytest.raises(HotcError, match="reading OS::Neutron::Net n-07: boom; nothing was written"):
         read_found(None, Picked(objects=objects, extra={}), lambda _t: _Driver(fail="n-07"), lambda: None)
+
+
+def test_groups_whose_rules_name_each_other_keep_one_id(tmp_path: Path) -> None:
+    def rule(other: str) -> dict[str, Any]:
+        return {"protocol": "tcp", "remote_mode": "remote_group_id", "remote_group_id": other}
+
+    g = build(
+        [
+            Found(SG, "g-a", "a", {"name": "a", "rules": [rule("g-b")]}),
+            Found(SG, "g-b", "b", {"name": "b", "rules": [rule("g-c"), rule("g-b")]}),
+            Found(SG, "g-c", "c", {"name": "c", "rules": [rule("g-a")]}),
+            Found(SG, "g-d", "d", {"name": "d", "rules": [rule("g-a"), rule("g-c")]}),
+        ]
+    )
+    res = _res(g)
+
+    def remote(name: str) -> list[Any]:
+        return [r.get("remote_group_id") for r in res[name]["properties"]["rules"]]
+
+    # a -> b -> c -> a is a loop Heat refuses: the rule that closes it names a by its id; the others, and the
+    # rules of a group outside the loop, are get_resource
+    assert remote("a") == [{"get_resource": "b"}]
+    assert remote("b") == [{"get_resource": "c"}, None]
+    assert remote("c") == ["g-a"] and type(remote("c")[0]) is str
+    assert remote("d") == [{"get_resource": "a"}, {"get_resource": "c"}]
+    write_generated(tmp_path / "gen", g)
+    r = run_hotc(tmp_path, "validate", "-t", "gen/template.yaml", "-e", "gen/parameters.yaml")
+    assert r.returncode == 0, r.stdout + r.stderr
