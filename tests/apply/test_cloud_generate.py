@@ -1,16 +1,17 @@
 """``hotc import --generate`` against the test cloud: a project of 29 objects made with openstacksdk (two networks
 and subnets, a router with a gateway and two interfaces, two security groups with rules on groups (one on its own
-group, two naming each other), five ports, a key pair, a server group, two servers (one with two NICs), two volumes attached to them,
-two floating IPs, an Octavia load balancer with a listener, a pool, a member and a health monitor) is written as
-a template that both ``hotc validate`` and Heat's ``template validate`` accept; ``hotc import`` of its map takes
-all of it over, ``apply`` then changes nothing, ``plan --refresh`` shows no change, nothing having been made or
-deleted in the cloud; ``destroy`` deletes it all."""
+group; the two name each other), five ports, a key pair, a server group, two servers (one with two NICs), two
+volumes attached to them, two floating IPs, an Octavia load balancer with a listener, a pool, a member and a
+health monitor) is written as a template that both ``hotc validate`` and Heat's ``template validate`` accept;
+``hotc import`` of its map takes all of it over, ``apply`` then changes nothing, ``plan --refresh`` shows no
+change, nothing having been made or deleted in the cloud; ``destroy`` deletes it all."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,6 @@ def make_project(cloud: Any, shared: Any, tracker: Any) -> dict[str, str]:
     )
     n.add_interface_to_router(router, subnet=sub_a.id)
     n.add_interface_to_router(router, subnet=sub_b.id)
-    # the load balancer first: Octavia takes the longest
-    lb = cloud.load_balancer.create_load_balancer(name=f"{p}-lb", vip_subnet_id=sub_a.id)
-    lbs.append(lb.id)
     web = tracker.track(n.create_security_group(name=f"{p}-web"))
     db = tracker.track(n.create_security_group(name=f"{p}-db"))
     rule = {"direction": "ingress", "ethertype": "IPv4", "protocol": "tcp"}
@@ -93,6 +91,34 @@ def make_project(cloud: Any, shared: Any, tracker: Any) -> dict[str, str]:
             security_group_ids=[web.id, db.id],
         )
     )
+    # the load balancer after the port with a fixed address (its VIP takes any free one), its chain made while
+    # the servers boot
+    lb = cloud.load_balancer.create_load_balancer(name=f"{p}-lb", vip_subnet_id=sub_a.id)
+    lbs.append(lb.id)
+
+    def lb_chain() -> tuple[Any, Any, Any, Any]:
+        _wait_lb(cloud, lb.id)
+        o = cloud.load_balancer
+        listener = o.create_listener(
+            name=f"{p}-listener", loadbalancer_id=lb.id, protocol="HTTP", protocol_port=80
+        )
+        _wait_lb(cloud, lb.id)
+        pool = o.create_pool(
+            name=f"{p}-pool", listener_id=listener.id, protocol="HTTP", lb_algorithm="ROUND_ROBIN"
+        )
+        _wait_lb(cloud, lb.id)
+        address = db_a.fixed_ips[0]["ip_address"]
+        member = o.create_member(
+            pool, name=f"{p}-member", address=address, protocol_port=80, subnet_id=sub_a.id
+        )
+        _wait_lb(cloud, lb.id)
+        monitor = o.create_health_monitor(
+            name=f"{p}-monitor", pool_id=pool.id, type="HTTP", delay=5, timeout=3, max_retries=2
+        )
+        _wait_lb(cloud, lb.id)
+        return listener, pool, member, monitor
+
+    chain = ThreadPoolExecutor(max_workers=1).submit(lb_chain)
     key = cloud.compute.create_keypair(name=f"{p}-key")
     tracker.track(key, delete=lambda: cloud.compute.delete_keypair(key, ignore_missing=True))
     group = cloud.compute.create_server_group(name=f"{p}-group", policies=["affinity"])
@@ -127,24 +153,7 @@ def make_project(cloud: Any, shared: Any, tracker: Any) -> dict[str, str]:
         cloud.compute.wait_for_server(vm, wait=300)
         cloud.block_storage.wait_for_status(vol, "available", wait=120)
         cloud.compute.create_volume_attachment(vm, volume_id=vol.id)
-    _wait_lb(cloud, lb.id)
-    listener = cloud.load_balancer.create_listener(
-        name=f"{p}-listener", loadbalancer_id=lb.id, protocol="HTTP", protocol_port=80
-    )
-    _wait_lb(cloud, lb.id)
-    pool = cloud.load_balancer.create_pool(
-        name=f"{p}-pool", listener_id=listener.id, protocol="HTTP", lb_algorithm="ROUND_ROBIN"
-    )
-    _wait_lb(cloud, lb.id)
-    member_ip = n.get_port(db_a.id).fixed_ips[0]["ip_address"]
-    member = cloud.load_balancer.create_member(
-        pool, name=f"{p}-member", address=member_ip, protocol_port=80, subnet_id=sub_a.id
-    )
-    _wait_lb(cloud, lb.id)
-    monitor = cloud.load_balancer.create_health_monitor(
-        name=f"{p}-monitor", pool_id=pool.id, type="HTTP", delay=5, timeout=3, max_retries=2
-    )
-    _wait_lb(cloud, lb.id)
+    listener, pool, member, monitor = chain.result()
     for vol in vols:
         cloud.block_storage.wait_for_status(vol, "in-use", wait=120)
     named = {
