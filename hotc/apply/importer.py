@@ -11,8 +11,10 @@ failed read (a missing id, an id of another type) writes nothing. The cloud is n
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from hotc.apply.adopt import (
@@ -35,6 +37,9 @@ from hotc.state.document import ParameterRecord
 from hotc.state.events import Event, utc_now
 
 STACK_ADOPTED = "ADOPT_COMPLETE"
+
+#: how many objects are read at the same time
+READERS = 8
 
 
 @model
@@ -71,10 +76,26 @@ def read_one(
     """``state`` with the import ``c`` read from the cloud and recorded (HotcError when it cannot be read).
     ``names_generated``: the object was made by a stack whose names stand for the template's generated ones
     (``--from-heat``: Heat named what the template leaves unnamed), so those names are kept, not planned away."""
+    props = _given(desired, state, c)
+    return _recorded(state, c, props, _read(state, c, props, drivers, cloud), names_generated=names_generated)
+
+
+def _given(desired: Any, state: StackState, c: ResourceChange) -> dict[str, Any]:
+    """The template's properties of ``c``, its references resolved through ``state``."""
+    return dict(without_unknowns(dict(desired.resolve_properties(c.address, StateResolver(state)))))
+
+
+def _read(
+    state: StackState,
+    c: ResourceChange,
+    props: Mapping[str, Any],
+    drivers: Callable[[str], Any],
+    cloud: Callable[[], Any],
+) -> Any:
+    """The driver's read of ``c``'s object (HotcError when it cannot be read or is missing)."""
     assert c.import_id is not None
     pid = c.import_id
     driver = drivers(c.type)
-    props = dict(without_unknowns(dict(desired.resolve_properties(c.address, StateResolver(state)))))
     ctx = ActionContext(
         address=c.address,
         type=c.type,
@@ -92,7 +113,19 @@ def read_one(
         raise HotcError(f"{c.address}: reading {c.type} {pid} failed: {exc}; nothing was imported") from exc
     if outcome is None:
         raise HotcError(f"{c.address}: {missing_object(c.type, pid).replace('recorded', 'imported')}")
-    got = outcome.physical_id or pid
+    return outcome
+
+
+def _recorded(
+    state: StackState,
+    c: ResourceChange,
+    props: Mapping[str, Any],
+    outcome: Any,
+    *,
+    names_generated: bool = False,
+) -> tuple[StackState, Event, Imported]:
+    assert c.import_id is not None
+    got = outcome.physical_id or c.import_id
     recorded, note = recorded_properties(
         get_schema(c.type), props, outcome.properties, c.sensitive_paths, record_unset=not names_generated
     )
@@ -131,16 +164,29 @@ def read_imports(
     cloud: Callable[[], Any],
 ) -> tuple[StackState, list[Event], list[Imported]]:
     """``state`` with every import of ``changes`` (plan order: dependencies first) read and recorded. Raises
-    HotcError at the first object that cannot be read; the caller then writes nothing."""
-
+    HotcError at the first object that cannot be read; the caller then writes nothing. The objects whose
+    dependencies are recorded are read :data:`READERS` at a time (their references resolved first, in order)."""
     new = state
-    events: list[Event] = []
-    done: list[Imported] = []
-    for c in changes:
-        new, event, imported = read_one(desired, new, c, drivers, cloud)
-        events.append(event)
-        done.append(imported)
-    return new, events, done
+    importing = {c.address for c in changes}
+    recorded: dict[str, tuple[Event, Imported]] = {}
+    pending = list(changes)
+    while pending:
+        ready = [c for c in pending if not (set(c.depends_on) & importing) - set(recorded)] or pending[:1]
+        given = [_given(desired, new, c) for c in ready]
+        base = new
+        if len(ready) == 1:
+            outcomes = [_read(base, ready[0], given[0], drivers, cloud)]
+        else:
+            with ThreadPoolExecutor(
+                max_workers=min(READERS, len(ready)), thread_name_prefix="hotc-import"
+            ) as pool:
+                outcomes = list(pool.map(partial(_read, base, drivers=drivers, cloud=cloud), ready, given))
+        for c, props, outcome in zip(ready, given, outcomes, strict=True):
+            new, event, imported = _recorded(new, c, props, outcome)
+            recorded[c.address] = (event, imported)
+        pending = [c for c in pending if c.address not in recorded]
+    events = [recorded[c.address][0] for c in changes]
+    return new, events, [recorded[c.address][1] for c in changes]
 
 
 def clear_parameter_records(loaded: Any) -> dict[str, Any]:

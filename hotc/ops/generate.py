@@ -20,7 +20,7 @@ import yaml
 from hotc.errors import HotcError
 from hotc.ops.plan import Wiring
 from hotc.providers.generate import Generated, build
-from hotc.providers.openstack.discover import Selection, read_found, select
+from hotc.providers.openstack.discover import Selection, pick, read_found
 
 FILES = ("template.yaml", "parameters.yaml", "import-map.yaml")
 
@@ -80,9 +80,9 @@ def run_generate(
         )
     cloud = wiring.cloud
     conn = cloud()
-    picked = select(conn, selection)
+    picked = pick(conn, selection)
     found = read_found(conn, picked, wiring.drivers, cloud)
-    generated = build(found, strip_prefix=selection.name_prefix)
+    generated = build(found, strip_prefix=selection.name_prefix, default_groups=picked.default_groups)
     write_generated(directory, generated)
     for address, pid in generated.import_map.items():
         kind = next(f.type for f in found if f.id == pid)

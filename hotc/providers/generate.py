@@ -33,6 +33,13 @@ PARAMETERS: dict[tuple[str, str], tuple[str, str | None]] = {
     ("OS::Cinder::Volume", "image"): ("image", None),
     ("OS::Neutron::Router", "external_gateway_info"): ("external_network", "network"),
     ("OS::Neutron::FloatingIP", "floating_network"): ("external_network", None),
+    # a network or subnet the selection did not pick (one it picked is a get_resource)
+    ("OS::Neutron::Subnet", "network"): ("network", None),
+    ("OS::Neutron::Port", "network"): ("network", None),
+    ("OS::Neutron::Port", "fixed_ips"): ("subnet", "subnet"),
+    ("OS::Neutron::RouterInterface", "subnet"): ("subnet", None),
+    ("OS::Octavia::LoadBalancer", "vip_subnet"): ("subnet", None),
+    ("OS::Octavia::PoolMember", "subnet"): ("subnet", None),
 }
 
 PARAMETER_DESCRIPTIONS = {
@@ -40,6 +47,9 @@ PARAMETER_DESCRIPTIONS = {
     "flavor": "Flavor (name or id) of the server",
     "key_name": "Key pair of the server",
     "external_network": "External network (name or id)",
+    "network": "Network (name or id)",
+    "subnet": "Subnet (name or id)",
+    "default_security_group": "The project's default security group",
 }
 
 # Values the cloud gives when nothing asks otherwise, for properties without a default in the schema: left out
@@ -104,6 +114,13 @@ _SHORT = {
     "OS::Nova::Server": "server",
     "OS::Cinder::Volume": "volume",
     "OS::Cinder::VolumeAttachment": "volume_attachment",
+    "OS::Nova::KeyPair": "keypair",
+    "OS::Nova::ServerGroup": "server_group",
+    "OS::Octavia::LoadBalancer": "loadbalancer",
+    "OS::Octavia::Listener": "listener",
+    "OS::Octavia::Pool": "pool",
+    "OS::Octavia::PoolMember": "member",
+    "OS::Octavia::HealthMonitor": "health_monitor",
 }
 
 
@@ -166,8 +183,84 @@ def _keep(type_name: str, key: str, value: Any) -> bool:
     return prop is not None and not (prop.sensitive or prop.hidden)
 
 
-def build(found: Sequence[Found], strip_prefix: str | None = None) -> Generated:
-    """The template, parameter values and import map of ``found`` (in that order in the template)."""
+class _AsId(str):
+    """An id written as it is, not as a ``get_resource`` (a reference that would close a loop)."""
+
+    __slots__ = ()
+
+
+def _group_loops(found: Sequence[Found]) -> set[tuple[str, str]]:
+    """``(group, remote group)`` of the rules that close a loop between security groups whose rules name each
+    other (the later edge of each loop, in the order found)."""
+    groups = [f for f in found if f.type == "OS::Neutron::SecurityGroup"]
+    ids = {f.id for f in groups}
+    edges: dict[str, list[str]] = {}
+    for f in groups:
+        rules = f.properties.get("rules")
+        for r in rules if isinstance(rules, list) else []:
+            other = r.get("remote_group_id") if isinstance(r, Mapping) else None
+            if isinstance(other, str) and other in ids and other != f.id and other not in edges.get(f.id, []):
+                edges.setdefault(f.id, []).append(other)
+    loops: set[tuple[str, str]] = set()
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(gid: str) -> None:
+        state[gid] = 1
+        for other in edges.get(gid, []):
+            if state.get(other) == 1:
+                loops.add((gid, other))
+            elif other not in state:
+                visit(other)
+        state[gid] = 2
+
+    for f in groups:
+        if f.id not in state:
+            visit(f.id)
+    return loops
+
+
+def _without_cycles(found: Sequence[Found]) -> dict[str, dict[str, Any]]:
+    """Each object's properties with the references that would make a loop in Heat's graph left out, where
+    the other end already says it: a security group rule whose remote group is its own group (Heat's
+    ``remote_mode: remote_group_id`` with no group means the rule's own group), and a listener's
+    ``default_pool`` that is a pool made on that listener (Octavia makes the first pool made on a listener
+    its default pool). A pool on a listener names the listener, not its load balancer. Security groups whose
+    rules name each other in a loop: the rule that closes it names the other group by its id."""
+    loops = _group_loops(found)
+    pools_on = {
+        (f.id, str(f.properties.get("listener")))
+        for f in found
+        if f.type == "OS::Octavia::Pool" and f.properties.get("listener")
+    }
+    out: dict[str, dict[str, Any]] = {}
+    for f in found:
+        props = dict(f.properties)
+        if f.type == "OS::Neutron::SecurityGroup" and isinstance(props.get("rules"), list):
+            props["rules"] = [_rule_without_loop(f.id, r, loops) for r in props["rules"]]
+        if f.type == "OS::Octavia::Listener" and (str(props.get("default_pool")), f.id) in pools_on:
+            props.pop("default_pool")
+        if f.type == "OS::Octavia::Pool" and props.get("listener"):
+            props.pop("loadbalancer", None)
+        out[f.id] = props
+    return out
+
+
+def _rule_without_loop(group: str, rule: Any, loops: set[tuple[str, str]]) -> Any:
+    if not isinstance(rule, Mapping):
+        return rule
+    other = rule.get("remote_group_id")
+    if other == group:
+        return {k: v for k, v in rule.items() if k != "remote_group_id"}
+    if isinstance(other, str) and (group, other) in loops:
+        return {**rule, "remote_group_id": _AsId(other)}
+    return rule
+
+
+def build(
+    found: Sequence[Found], strip_prefix: str | None = None, default_groups: frozenset[str] = frozenset()
+) -> Generated:
+    """The template, parameter values and import map of ``found`` (in that order in the template).
+    ``default_groups``: the ids of the project's "default" security groups, which become a parameter."""
     taken: set[str] = set()
     names: dict[str, str] = {}
     for f in found:
@@ -182,19 +275,26 @@ def build(found: Sequence[Found], strip_prefix: str | None = None) -> Generated:
             params[by_value[key]] = value
         return {"get_param": by_value[key]}
 
-    def refs(value: Any) -> Any:
-        if isinstance(value, str) and value in names:
+    def refs(value: Any, own: str) -> Any:
+        """``value`` with the ids of other objects found as their ``get_resource`` (an object's own id, such
+        as a key pair's name, stays as it is)."""
+        if isinstance(value, _AsId):
+            return str(value)
+        if isinstance(value, str) and value in names and value != own:
             return {"get_resource": names[value]}
+        if isinstance(value, str) and value in default_groups:
+            return parameter("default_security_group", value)
         if isinstance(value, list):
-            return [refs(v) for v in value]
+            return [refs(v, own) for v in value]
         if isinstance(value, Mapping):
-            return {k: refs(v) for k, v in value.items()}
+            return {k: refs(v, own) for k, v in value.items()}
         return value
 
     resources: dict[str, Any] = {}
+    acyclic = _without_cycles(found)
     for f in found:
         props: dict[str, Any] = {}
-        for key, value in f.properties.items():
+        for key, value in acyclic[f.id].items():
             if not _keep(f.type, key, value):
                 continue
             if key == "allocation_pools" and value == default_pools(
@@ -209,11 +309,16 @@ def build(found: Sequence[Found], strip_prefix: str | None = None) -> Generated:
                 base, inner = spec
                 if inner is None and not (isinstance(value, str) and value in names):
                     value = parameter(base, value)
-                elif inner is not None and isinstance(value, Mapping) and inner in value:
-                    held = value[inner]
-                    if not (isinstance(held, str) and held in names):
-                        value = {**value, inner: parameter(base, held)}
-            props[key] = refs(value)
+                elif inner is not None:
+
+                    def inside(item: Any, inner: str = inner, base: str = base) -> Any:
+                        held = item.get(inner) if isinstance(item, Mapping) else None
+                        if held is None or (isinstance(held, str) and held in names):
+                            return item
+                        return {**item, inner: parameter(base, held)}
+
+                    value = [inside(v) for v in value] if isinstance(value, list) else inside(value)
+            props[key] = refs(value, f.id)
         body: dict[str, Any] = {"type": f.type}
         if props:
             body["properties"] = props

@@ -20,7 +20,7 @@ from hotc.state import backend_from_config
 from tests.apply.cloud_cli import hotc
 from tests.apply.test_cloud_hooks_heat_agrees import BOUND, HeatRun, HotcRun, _clear_until_done, _doc
 
-pytestmark = [pytest.mark.cloud, pytest.mark.xdist_group("cloud")]
+pytestmark = pytest.mark.cloud
 
 TEMPLATE = """heat_template_version: 2018-08-31
 parameters:

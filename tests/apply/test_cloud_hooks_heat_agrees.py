@@ -22,7 +22,7 @@ import yaml
 
 from tests.apply.cloud_cli import REPO, hotc
 
-pytestmark = [pytest.mark.cloud, pytest.mark.xdist_group("cloud")]
+pytestmark = pytest.mark.cloud
 
 BOUND = 300.0  # seconds: the bound of every wait for a condition
 

@@ -20,7 +20,7 @@ import pytest
 from tests.apply.cloud_cli import hotc
 from tests.apply.test_cloud_hooks_heat_agrees import BOUND, HotcRun, _clear_until_done
 
-pytestmark = [pytest.mark.cloud, pytest.mark.xdist_group("cloud")]
+pytestmark = pytest.mark.cloud
 
 TEMPLATE = """heat_template_version: 2018-08-31
 parameters:

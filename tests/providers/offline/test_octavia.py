@@ -281,3 +281,14 @@ def test_a_tree_made_in_one_run_names_its_parents_without_reading_them(conn: Fak
     made = conn.cloud.get("health_monitor", monitor.physical_id)
     assert made["pools"] == [{"id": pool.physical_id}]
     assert conn.load_balancer.refusals == 0
+
+
+def test_a_health_monitors_name_is_no_difference(conn: FakeConnection) -> None:
+    """Heat's health monitor has no name property: a name given outside (by hand, by another tool) is not read
+    as a change of it (it would plan a replacement)."""
+    t = tree(conn)
+    conn.cloud.get("health_monitor", t["monitor"].physical_id)["name"] = "named-by-hand"
+    hctx = ctx_for(conn, "monitor", MONITOR, lineage=t["lineage"])
+    live = driver(MONITOR).read(hctx, t["monitor"].physical_id, t["h_props"])
+    assert live is not None and "name" not in (live.properties or {})
+    assert drift(MONITOR, t["h_props"], live) == []

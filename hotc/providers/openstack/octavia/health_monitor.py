@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from hotc.providers.base import ActionContext, Driver
+from hotc.providers.base import ActionContext, Driver, Outcome
 from hotc.providers.openstack.common import (
     made_or_found_id,
     with_defaults,
@@ -48,6 +49,16 @@ class HealthMonitorDriver(OctaviaChild):
         body = super().update_body(ctx, conn, new, changed)
         body.pop("type", None)
         return body
+
+    def read_outcome(self, ctx: ActionContext, conn: Any, obj: Any, props: Mapping[str, Any]) -> Outcome:
+        """As a child's, without the name: Heat's health monitor has no name property (hotc names the monitors
+        it makes, for finding them again), so a name given outside is no difference."""
+        out = super().read_outcome(ctx, conn, obj, props)
+        live = dict(out.properties or {})
+        if "name" in live and "name" not in props:
+            live.pop("name")
+            out = replace(out, properties=live)
+        return out
 
     def live_properties(self, lp: LiveProps, raw: Mapping[str, Any]) -> None:
         lp.ref("pool", _first_id(raw.get("pools")), "pool", find_pool)
