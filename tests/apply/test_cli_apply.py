@@ -256,10 +256,10 @@ heat_template_version: 2018-08-31
 resources:
   a:
     type: OS::Heat::TestResource
-    properties: {value: a, action_wait_secs: {create: 1.5}}
+    properties: {value: a, action_wait_secs: {create: 4}}
   c:
     type: OS::Heat::TestResource
-    properties: {value: c, action_wait_secs: {create: 1.5}}
+    properties: {value: c, action_wait_secs: {create: 4}}
   b:
     type: OS::Heat::TestResource
     properties: {value: {get_attr: [a, output]}}
@@ -271,7 +271,7 @@ def test_interrupt_finishes_in_flight_saves_state_and_releases_lock(tmp_path: Pa
     t = tmp_path / "slow.yaml"
     t.write_text(SLOW)
     p = popen(tmp_path, "apply", "-t", str(t), "--auto-approve")
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # wait until both slow creates are recorded in flight
         st = state_of(tmp_path, "slow")
         if st is not None and all(x in st.resources and st.resources[x].physical_id for x in "ac"):
