@@ -284,6 +284,7 @@ class _Builder:
                         if m.type in DRIVER_BATCHED_TYPES
                         else None
                     ),
+                    declared_type=res.type if isinstance(res.type, str) and res.type != m.type else None,
                 )
                 self.explicit[m.address] = needs
             else:

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from tests.clirun import Result, run_hotc
 
 
@@ -124,19 +126,43 @@ class HeatStack:
         return rows
 
     def list_resources(self, nested: str = "") -> dict[str, str]:
-        """{name: type} of the resources of the stack, or of the nested stack at address ``nested`` (as
-        Heat's list_resources of a stack: its own resources, not those of nested stacks)."""
-        prefix = f"{nested}." if nested else ""
+        """{name: type} of the resources of the stack, or of the nested stack at address ``nested`` (a template
+        resource ``name``, a group ``name``, a member ``name.0``), as Heat's list_resources of that stack: its
+        own resources, not those of the stacks nested in it. hotc records leaves only; the type of a template
+        resource or group (and of a group's members) is the one its template declares."""
+        scope = nested.replace(".", "[", 1) + "]" if _is_member(nested) else nested
         found: dict[str, str] = {}
         for row in self.resource_rows():
             address: str = row["address"]
-            if not address.startswith(prefix):
-                continue
-            rest = address[len(prefix) :]
-            if "." in rest.replace("[", ".").split("]")[0] and "." in rest:
-                continue
-            found[_member_name(rest)] = row["type"]
+            if scope:
+                if address.startswith(scope + "."):
+                    rest = address[len(scope) + 1 :]
+                elif address.startswith(scope + "["):
+                    rest = address[len(scope) :]
+                else:
+                    continue
+            else:
+                rest = address
+            if rest.startswith("["):  # a member of the group ``scope``
+                name = rest[1 : rest.index("]")]
+                leaf = rest == f"[{name}]"
+            else:
+                name = rest.replace("[", ".").split(".", 1)[0]
+                leaf = rest == name
+            found[name] = row.get("declared_type") or row["type"] if leaf else self._declared(nested, name)
         return found
+
+    def _declared(self, nested: str, name: str) -> str:
+        """The type the main template declares for ``name`` (top level), or for a member of the top-level group
+        ``nested``."""
+        r = run_hotc(self.folder, "template", "show", self.name, "--format", "json")
+        assert r.returncode == 0, r.stdout + r.stderr
+        doc = json.loads(r.stdout)
+        main = yaml.safe_load(doc["files"][doc["main"]])
+        if not nested:
+            return str(main["resources"][name]["type"])
+        group = main["resources"][nested.split(".")[0]]
+        return str(group["properties"]["resource_def"]["type"])
 
     def resource(self, address: str) -> dict[str, Any]:
         r = run_hotc(self.folder, "resource", "show", self.name, address, "--format", "json")
@@ -158,9 +184,9 @@ class HeatStack:
         return json.loads(r.stdout)
 
 
-def _member_name(rest: str) -> str:
-    # a group member is recorded as GROUP[INDEX]; Heat lists it by its index within the group's stack
-    return rest
+def _is_member(nested: str) -> bool:
+    # GROUP.INDEX names the stack of one member of a group (recorded as GROUP[INDEX])
+    return "." in nested and nested.split(".", 1)[1].isdigit()
 
 
 def _param_text(value: Any) -> str:
