@@ -599,6 +599,7 @@ class _Builder:
                     pos=res.pos,
                     sensitive_paths=tuple(sensitive) and ("*",),
                     has_metadata="metadata" in rdef,
+                    declared_type=rdef["type"] if rdef["type"] != mtype else None,
                 )
                 self.explicit[addr] = set(needs)
                 leaves.append(addr)
@@ -616,6 +617,7 @@ class _Builder:
                     pos=res.pos,
                     sensitive_paths=tuple(sensitive) and ("*",),
                     has_metadata="metadata" in rdef,
+                    declared_type=rdef["type"] if rdef["type"] != mtype else None,
                     temporary=True,
                 )
                 self.explicit[addr] = set(needs)
