@@ -22,9 +22,11 @@ from tests.clirun import Result, run_hotc
 class HeatStack:
     """One stack, named ``name``, driven through hotc's CLI in ``folder``."""
 
-    def __init__(self, folder: Path, name: str = "teststack") -> None:
+    def __init__(self, folder: Path, name: str = "teststack", signal_store: str | None = None) -> None:
         self.folder = folder
         self.name = name
+        # where signals live (a ScalingPolicy's): an S3 URL, moto's in the tests
+        self.env = {"HOTC_SIGNAL_STORE": signal_store} if signal_store else None
         self.serial = 0
         self.last: Result | None = None
 
@@ -63,7 +65,7 @@ class HeatStack:
     # ------------------------------------------------------------------------------------- operations
 
     def run(self, *args: str) -> Result:
-        self.last = run_hotc(self.folder, *args)
+        self.last = run_hotc(self.folder, *args, env=self.env)
         return self.last
 
     def create(
@@ -102,6 +104,25 @@ class HeatStack:
         ok = expected_status.endswith("_COMPLETE") and not expected_status.startswith("ROLLBACK")
         assert (r.returncode == 0) == ok, r.stdout + r.stderr
         assert self.status() == expected_status, r.stdout + r.stderr
+        return r
+
+    def refused(
+        self,
+        template: str | Mapping[str, Any] | None = None,
+        *,
+        environment: str | Mapping[str, Any] | None = None,
+        files: Mapping[str, str | Mapping[str, Any]] | None = None,
+        parameters: Mapping[str, Any] | None = None,
+    ) -> Result:
+        """An update hotc refuses at plan time (nothing runs, the stack keeps its status), where Heat starts it
+        and records UPDATE_FAILED: exit non-zero, no traceback."""
+        before = self.status()
+        r = self.run(
+            "apply", *self._args(template, environment, files, parameters), self.name, "--auto-approve"
+        )
+        assert r.returncode != 0, r.stdout + r.stderr
+        assert "Traceback" not in r.stderr
+        assert self.status() == before
         return r
 
     def delete(self) -> Result:
