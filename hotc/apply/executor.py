@@ -122,6 +122,15 @@ class ApplyReport:
         return not self.failed and not self.not_started and not self.interrupted
 
 
+def stack_is_new(state: StackState) -> bool:
+    """Whether an apply on ``state`` creates the stack (Heat's stack create) rather than updates it: the stack
+    was never applied, or was destroyed. A stack that exists with no resources (an empty template, a create
+    that failed before anything was made) is updated, as Heat updates it."""
+    if state.resources:
+        return False
+    return state.serial == 0 or state.status in ("INIT_COMPLETE", "DELETE_COMPLETE")
+
+
 class Executor:
     def __init__(
         self,
@@ -189,7 +198,7 @@ class Executor:
 
     def run(self) -> ApplyReport:
         stack_action = {"destroy": "DELETE"}.get(self.plan.mode) or (
-            "CREATE" if not self._initial.resources else "UPDATE"
+            "CREATE" if stack_is_new(self._initial) else "UPDATE"
         )
         keeper = StateKeeper(self._initial, self._sink, self._on_event)
         self._env_ = StepEnv(

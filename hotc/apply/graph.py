@@ -122,6 +122,10 @@ def build_graph(plan: Plan, state: StackState | None) -> ApplyGraph:
             for kind in (APPLY, CLEANUP):
                 if _key(kind, x) in steps:
                     waits[key].add(_key(kind, x))
+            if _key(APPLY, x) not in steps:
+                # a former dependent the plan leaves unchanged is settled once what it needs now is: Heat
+                # checks it in its place in the new graph, and deletes A only after that
+                waits[key] |= _settled(x, by_addr, steps, set()) - {key}
     # a replaced resource's old instance also waits for the deletes of resources that depended on it but
     # are removed now (covered above), and for desired dependents updated to the new instance
     for key, st in steps.items():
@@ -137,6 +141,23 @@ def build_graph(plan: Plan, state: StackState | None) -> ApplyGraph:
                     waits[ck].add(key)
 
     return assemble(steps, waits)
+
+
+def _settled(
+    address: str, by_addr: Mapping[str, ResourceChange], steps: Mapping[str, Step], seen: set[str]
+) -> set[str]:
+    """The apply steps an unchanged resource waits on in the desired graph, through other unchanged ones."""
+    found: set[str] = set()
+    change = by_addr.get(address)
+    if change is None or address in seen:
+        return found
+    seen.add(address)
+    for dep in change.depends_on:
+        if _key(APPLY, dep) in steps:
+            found.add(_key(APPLY, dep))
+        else:
+            found |= _settled(dep, by_addr, steps, seen)
+    return found
 
 
 def assemble(steps: Mapping[str, Step], waits: Mapping[str, Iterable[str]]) -> ApplyGraph:

@@ -613,7 +613,8 @@ def resource_list(stack: StackArg, fmt: FmtOpt = "text", backend: BackendOpt = N
                 [
                     {
                         "address": r.address,
-                        "type": r.type,
+                        "type": r.declared_type or r.type,
+                        **({"provider_type": r.type} if r.declared_type else {}),
                         "status": r.status,
                         "physical_id": _pid(r),
                         "status_reason": r.status_reason,
@@ -662,7 +663,8 @@ def resource_show(
     masked = resource_to_dict(r, None)
     doc = {
         "address": r.address,
-        "type": r.type,
+        "type": r.declared_type or r.type,
+        **({"provider_type": r.type} if r.declared_type else {}),
         "physical_id": _pid(r),
         "status": r.status,
         "status_reason": r.status_reason,

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from hotc.apply.cancel import watch_for_cancel
-from hotc.apply.executor import ExecOptions, Executor
+from hotc.apply.events import stack_event
+from hotc.apply.executor import ExecOptions, Executor, stack_is_new
 from hotc.apply.moves import moved, record_moves
 from hotc.apply.progress import plan_steps
 from hotc.apply.resolve import StateResolver
@@ -48,6 +49,7 @@ from hotc.planner.api import (
     DENY_EXIT_CODE,
     Action,
     Plan,
+    best_existing,
     check_plan_fresh,
     driver_reader,
     load_plan,
@@ -184,6 +186,8 @@ def run_apply(
         state, _token = backend.read(stack)
         if state is not None:
             state = reseal_hidden_values(backend, stack, state, lk, err)
+            # a replacement that failed before it was made leaves the original current (as the plan sees it)
+            state = best_existing(state)
         if saved is not None:
             check_plan_fresh(saved, state, template_digest(loaded) if loaded is not None else None)
         if state is None:
@@ -266,7 +270,14 @@ def run_apply(
             # the plan's text above already says "No changes" (or "No drift"); an update that changes nothing
             # still pauses where the environment's pre-update hooks say, as Heat's does
             if not plan_.has_changes and not any(c.hooks for c in plan_.changes):
-                if state.disable_rollback != before.disable_rollback and state.serial > 0:
+                recorded = state
+                if loaded is not None and not destroy and plan_.mode == "normal":
+                    state = record_unchanged_apply(backend, stack, lk, state, loaded, plan_)
+                if (
+                    state is recorded
+                    and state.disable_rollback != before.disable_rollback
+                    and state.serial > 0
+                ):
                     state = backend.write(stack, state, lk)
                 if result.scaling is not None:  # every signal refused: recorded all the same
                     record_decisions(result.scaling, state, stack, backend, lk, signals)
@@ -335,7 +346,9 @@ def run_apply(
         if desired is not None and plan_.mode == "normal":
             # each AutoScalingGroup's size, properties and cooldown (hotc.apply.scaling)
             final = group_states(final, desired, scaling, utc_datetime(), rep.ok)
-        if loaded is not None and plan_.mode != "destroy" and rep.ok:
+        if loaded is not None and plan_.mode != "destroy" and (rep.ok or rep.failed):
+            # a failed apply's template is the stack's too, as Heat keeps a failed update's template (a later
+            # --existing starts from it); a rollback writes back the last good one
             final = backend.write(
                 stack,
                 replace(
@@ -435,3 +448,33 @@ def refresh_only_now(
         return 1
     signals = store_for(opts.signal_store, opts.backend, cwd)
     return apply_refresh_only(result.plan, backend, opts, out, wiring.drivers, wiring.cloud, signals)
+
+
+def record_unchanged_apply(
+    backend: Any, stack: str, lk: Any, state: StackState, loaded: Any, plan_: Plan
+) -> StackState:
+    """An apply with nothing to change is still Heat's stack create or update: the stack's status says
+    CREATE_COMPLETE (a stack with no resources made for the first time) or UPDATE_COMPLETE, and the template,
+    environments and parameters given are the stack's from now on. Written only when one of these differs
+    from the state, so that applying the same template again writes nothing."""
+    action = "CREATE" if stack_is_new(state) else "UPDATE"
+    status = f"{action}_COMPLETE"
+    params = parameter_records(loaded, getattr(backend, "key", None))
+    digest = plan_.template_digest or template_digest(loaded)
+    if status == state.status and digest == state.template_digest and params == state.parameters:
+        return state
+    reason = f"Stack {action.lower()} completed successfully"
+    backend.append_events(stack, [stack_event(stack, status, reason)])
+    written: StackState = backend.write(
+        stack,
+        replace(
+            state,
+            status=status,
+            status_reason=reason,
+            template=template_record(loaded, plan_),
+            template_digest=digest,
+            parameters=params,
+        ),
+        lk,
+    )
+    return written

@@ -53,6 +53,7 @@ from hotc.planner.api import (
     Plan,
     PlanOptions,
     annotate_moves,
+    best_existing,
     build_desired,
     changed_immutable_parameters,
     check_move_types,
@@ -449,7 +450,7 @@ def plan(
         )
     if recorded is None:
         recorded, events, notes = read_recorded(request)
-    state = recorded.state
+    state = best_existing(recorded.state) if recorded.state is not None else None
     if not has_template and state is None:
         raise HotcError(f"stack {request.stack!r} has no state: there is nothing to destroy or refresh")
     warned_by_template: list[Diagnostic] = list(warnings)

@@ -423,6 +423,14 @@ def report_before_rollback(rep: ApplyReport, plan_: Plan, out: IO[str], err: IO[
 def _failed(request: RollbackRequest, state: StackState, err: IO[str], why: str) -> RollbackOutcome:
     """Record ROLLBACK_FAILED (the state otherwise as it is) and say what is left."""
     reason = f"Stack rollback failed: {why}"
+    before = request.before
+    if (before.template or {}).get("main"):  # the way back began: the stack's template is the last good one
+        state = replace(
+            state,
+            template=before.template,
+            template_digest=before.template_digest,
+            parameters=before.parameters,
+        )
     state = request.backend.write(
         request.stack, replace(state, status=ROLLBACK_FAILED, status_reason=reason), request.lock
     )

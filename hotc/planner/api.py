@@ -70,6 +70,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hotc.planner.best_existing import best_existing
     from hotc.planner.constraints import (
         ConstraintReport,
         ConstraintRules,
@@ -201,6 +202,7 @@ _HOME: dict[str, tuple[str, str]] = {
     "check_deny": ("hotc.planner.policy", "check_deny"),
     "check_plan_fresh": ("hotc.planner.planfile", "check_plan_fresh"),
     "changed_immutable_parameters": ("hotc.planner.immutable_parameters", "changed_immutable_parameters"),
+    "best_existing": ("hotc.planner.best_existing", "best_existing"),
     "check_protection": ("hotc.planner.protection", "check_protection"),
     "covering_mark": ("hotc.planner.protection", "covering_mark"),
     "protection_violations": ("hotc.planner.protection", "protection_violations"),
@@ -307,6 +309,7 @@ __all__ = [
     "suggest_moves",
     "build_desired",
     "changed_immutable_parameters",
+    "best_existing",
     "check_constraints",
     "check_deny",
     "check_plan_fresh",

@@ -84,6 +84,9 @@ class DesiredResource:
     temporary: bool = False
     # the evaluated update_policy of a type whose driver runs batches itself (deployment groups); None: none
     update_policy: Mapping[str, Any] | None = None
+    # the type the template declares when the environment's registry maps it to another (an alias:
+    # ``My::TestResource`` -> ``OS::Heat::RandomString``); Heat lists the resource under this one
+    declared_type: str | None = None
 
 
 @model(slots=True)

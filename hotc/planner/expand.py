@@ -284,6 +284,7 @@ class _Builder:
                         if m.type in DRIVER_BATCHED_TYPES
                         else None
                     ),
+                    declared_type=res.type if isinstance(res.type, str) and res.type != m.type else None,
                 )
                 self.explicit[m.address] = needs
             else:
@@ -598,6 +599,7 @@ class _Builder:
                     pos=res.pos,
                     sensitive_paths=tuple(sensitive) and ("*",),
                     has_metadata="metadata" in rdef,
+                    declared_type=rdef["type"] if rdef["type"] != mtype else None,
                 )
                 self.explicit[addr] = set(needs)
                 leaves.append(addr)
@@ -615,6 +617,7 @@ class _Builder:
                     pos=res.pos,
                     sensitive_paths=tuple(sensitive) and ("*",),
                     has_metadata="metadata" in rdef,
+                    declared_type=rdef["type"] if rdef["type"] != mtype else None,
                     temporary=True,
                 )
                 self.explicit[addr] = set(needs)

@@ -197,6 +197,8 @@ def resource_to_dict(rs: ResourceState, key: bytes | None) -> dict[str, Any]:
         out["external_id"] = rs.external_id
     if rs.generated_name is not None:
         out["generated_name"] = rs.generated_name
+    if rs.declared_type is not None:
+        out["declared_type"] = rs.declared_type
     return out
 
 
@@ -553,6 +555,7 @@ def resource_from_dict(
         reference_attribute=_get(d, "reference_attribute", (str, _NULL), source, where, None),
         external_id=_get(d, "external_id", (str, _NULL), source, where, None),
         generated_name=_get(d, "generated_name", (str, _NULL), source, where, None),
+        declared_type=_get(d, "declared_type", (str, _NULL), source, where, None),
     )
 
 

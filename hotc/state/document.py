@@ -74,6 +74,9 @@ class ResourceState:
     # ``<stack>-<resource>-<id>``, kept by ``hotc import --from-heat``): a read takes it for a generated name, as
     # it takes the ones hotc generates, so it is not planned away as a rename
     generated_name: str | None = None
+    # the type the template declares, when the environment's registry maps it to ``type`` (an alias): what
+    # Heat shows as the resource's type
+    declared_type: str | None = None
 
     @property
     def reference_id(self) -> Any:

@@ -102,7 +102,12 @@ def test_quickstart_apply_update_destroy(tmp_path: Path) -> None:
             show
         )
 
-    # the same template again: nothing to do, nothing written
+    # the same template again: nothing to do; the stack is updated (UPDATE_COMPLETE, as Heat records an update
+    # with no change), and once more: nothing written
+    again = hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--auto-approve")
+    assert again.returncode == 0 and "No changes" in again.stdout
+    st = state_of(tmp_path, "quickstart")
+    assert st.status == "UPDATE_COMPLETE"
     again = hotc(tmp_path, "apply", "-t", str(QUICKSTART), "--auto-approve")
     assert again.returncode == 0 and "No changes" in again.stdout
     assert state_of(tmp_path, "quickstart").serial == st.serial

@@ -69,6 +69,7 @@ def create(env: StepEnv, step: Step, props: dict[str, Any]) -> None:
             updated_at=now,
             sensitive_paths=change.sensitive_paths,
             deposed=deposed,
+            declared_type=getattr(env.info.get(addr), "declared_type", None),
         )
         return s.with_resource(rs)
 

@@ -32,6 +32,7 @@ def update(env: StepEnv, step: Step, props: dict[str, Any]) -> None:
             status_reason="state changed",
             dependencies=deps,
             deletion_policy=policy,
+            declared_type=getattr(env.info.get(addr), "declared_type", None),
         ),
         (resource_event(addr, type_name, "UPDATE_IN_PROGRESS", "state changed", cur.physical_id),),
     )
