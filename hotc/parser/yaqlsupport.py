@@ -13,6 +13,8 @@ import json
 import threading
 from typing import Any
 
+from hotc.values import json_key
+
 LIMIT_ITERATORS = 200
 MEMORY_QUOTA = 10000
 
@@ -81,7 +83,9 @@ def _order_key(value: Any) -> str:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        # a key that is no string (yaql's dict() can make them) as JSON text writes it, as Heat's values have
+        # it once stored or shown (plain JSON data from here on: state, plan and display all hold it)
+        return {json_key(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, frozenset | set):

@@ -36,6 +36,7 @@ from hotc.state.document import (
     ScalingDecision,
     StackState,
 )
+from hotc.values import json_key
 
 SCHEMA_FILE = "state.schema.json"
 SHARED_MIN = 16 * 1024  # texts at least this long are stored once per document (see the module docstring)
@@ -55,7 +56,7 @@ def plain(value: Any, where: str = "") -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, Mapping):
-        return {str(k): plain(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()}
+        return {json_key(k): plain(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
     raise HotcError(
