@@ -74,7 +74,9 @@ class YaqlSet(list[Any]):
     """A yaql result that is a set in Heat (``keys()``, ``toSet()``, ``union()``...). It reads and stores as a
     list, but it is no ``collections.abc.Sequence``, so the functions that want one (``list_join``,
     ``list_concat``, ``filter``, ``repeat``, ``contains``) reject it as Heat does. Its items are in a fixed
-    order (by their JSON text), never in hash order: nothing in hotc depends on ``PYTHONHASHSEED``."""
+    order: a set of numbers in Python's set order (as Heat shows it: numbers hash alike in every process),
+    any other by the items' JSON text, never in string-hash order: nothing in hotc depends on
+    ``PYTHONHASHSEED``."""
 
 
 def _order_key(value: Any) -> str:
@@ -89,5 +91,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, frozenset | set):
+        if all(isinstance(v, int | float) for v in value):
+            # numbers hash the same in every process: Python's own set order, which Heat shows
+            return YaqlSet(_plain(v) for v in value)
         return YaqlSet(sorted((_plain(v) for v in value), key=_order_key))
     return value

@@ -333,6 +333,7 @@ outputs:
   renamed: {value: {map_replace: [{b: 1, a: 2, c: 3}, {keys: {b: z}}]}}
   text: {value: {list_join: [';', [{map_merge: [{b: 1}, {a: 2}]}]]}}
   items: {value: {yaql: {expression: '$.data.items().select($[0])', data: {map_merge: [{b: 1}, {a: 2}]}}}}
+  numbers: {value: {yaql: {expression: '$.data.toSet()', data: [10, 3, 1, 33, 7, 2.5, true]}}}
 """
 
 
@@ -351,3 +352,5 @@ def test_wide_oracle_classes(work: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert json.dumps(got["renamed"]["value"]) == json.dumps({"a": 2, "c": 3, "z": 1})  # type: ignore[index]
     assert got["text"]["value"] == '{"a": 2, "b": 1}'  # type: ignore[index]
     assert got["items"]["value"] == ["b", "a"]  # type: ignore[index]
+    # a set of numbers in Python's set order, as Heat 27 answered it
+    assert got["numbers"]["value"] == [1, 2.5, 3, 33, 7, 10]  # type: ignore[index]
