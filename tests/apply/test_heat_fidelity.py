@@ -354,3 +354,33 @@ def test_wide_oracle_classes(work: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert got["items"]["value"] == ["b", "a"]  # type: ignore[index]
     # a set of numbers in Python's set order, as Heat 27 answered it
     assert got["numbers"]["value"] == [1, 2.5, 3, 33, 7, 10]  # type: ignore[index]
+
+
+PREFLIGHT = """\
+heat_template_version: 2018-08-31
+resources:
+  v1: {type: OS::Heat::Value, properties: {value: {a: 1}}}
+  v2:
+    type: OS::Heat::Value
+    properties:
+      value: {yaql: {expression: $.data.m, data: {m: {get_attr: [v1, value]}}}}
+  v3:
+    type: OS::Heat::Value
+    properties:
+      value: {yaql: {expression: $.data.m.len(), data: {m: {get_attr: [v1, value]}}}}
+"""
+
+
+def test_a_yaql_over_get_attr_of_a_resource_not_created_yet_is_checked_with_null(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Heat 27 (oracle case 1000242, and this template): the create fails, "Property error: :
+    # resources.v3.properties.value: : No method "len" for receiver None"; without v3 it creates
+    (work / "p.yaml").write_text(PREFLIGHT)
+    code, out, err = run(capsys, "plan", "-t", "p.yaml", "p")
+    assert code != 0
+    assert "p.yaml:11:14: error: v3: Property error" in out + err and 'No method "len"' in out + err
+    assert "Traceback" not in out + err
+    (work / "p.yaml").write_text(PREFLIGHT.split("  v3:")[0])
+    code, out, err = run(capsys, "apply", "-t", "p.yaml", "--auto-approve")
+    assert code == 0, out + err
