@@ -8,6 +8,7 @@ planner tracks sensitivity by paths, so evaluation stays plain.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hotc.model import model
@@ -80,3 +81,17 @@ def collect_unknowns(value: Any) -> Unknown | None:
         elif isinstance(v, list | tuple):
             stack.extend(v)
     return found
+
+
+def json_key(key: Any) -> str:
+    """A map key as JSON text writes it, as Heat's stored values have it: ``None`` is ``"null"``, ``True``
+    ``"true"``, ``1.0`` ``"1.0"`` (yaql can build maps with such keys)."""
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int | float):
+        return json.dumps(key)
+    return str(key)

@@ -24,6 +24,7 @@ import shlex
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -514,7 +515,8 @@ def output_command(
     """Show the stack's outputs as of the last apply (sensitive ones masked unless --show-sensitive)."""
     check_format(fmt, ("text", "json"))
     state = _state(stack, backend)
-    outs = state.outputs
+    # each value's maps in key order, as Heat's API shows outputs (the state keeps the order they were built in)
+    outs = {k: replace(o, value=_keys_sorted(o.value)) for k, o in state.outputs.items()}
     if name is not None:
         if name not in outs:
             have = ", ".join(sorted(outs)) or "none"
@@ -562,6 +564,17 @@ def output_command(
 
 
 SENSITIVE = "(sensitive)"
+
+
+def _keys_sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        try:
+            return {k: _keys_sorted(value[k]) for k in sorted(value)}
+        except TypeError:  # keys of mixed types: kept as they are
+            return {k: _keys_sorted(x) for k, x in value.items()}
+    if isinstance(value, list):
+        return [_keys_sorted(x) for x in value]
+    return value
 
 
 def _backend_flag(backend: str | None) -> str:

@@ -40,6 +40,7 @@ from hotc.parser.loader import OUTSIDE_FILE_CODE, load_stack
 from hotc.parser.references import Refs, output_refs, resource_refs
 from hotc.parser.versions import version_named
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
+from hotc.parser.yaqlsupport import YaqlFailure, evaluate_yaql
 
 __all__ = [
     "DEFAULT_MAX_TEMPLATE_SIZE",
@@ -60,8 +61,10 @@ __all__ = [
     "TypeChecks",
     "TypeResolution",
     "UnknownResources",
+    "YaqlFailure",
     "evaluate",
     "evaluate_condition",
+    "evaluate_yaql",
     "functions",
     "gc_paused",
     "load_stack",

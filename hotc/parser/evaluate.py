@@ -502,7 +502,7 @@ def _str_replace(e: F.StrReplace, ctx: EvalContext) -> Any:
                 )
             return str(value)
         if not isinstance(value, str | int | float | bool):
-            if isinstance(value, dict | list | tuple):
+            if isinstance(value, dict) or _is_seq(value):  # a yaql set is neither (Heat: Mapping, Sequence)
                 if not allow_empty and len(value) == 0:
                     raise empty_error(param)
                 return _json(value)

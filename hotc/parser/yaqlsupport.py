@@ -13,6 +13,8 @@ import json
 import threading
 from typing import Any
 
+from hotc.values import json_key
+
 LIMIT_ITERATORS = 200
 MEMORY_QUOTA = 10000
 
@@ -72,7 +74,9 @@ class YaqlSet(list[Any]):
     """A yaql result that is a set in Heat (``keys()``, ``toSet()``, ``union()``...). It reads and stores as a
     list, but it is no ``collections.abc.Sequence``, so the functions that want one (``list_join``,
     ``list_concat``, ``filter``, ``repeat``, ``contains``) reject it as Heat does. Its items are in a fixed
-    order (by their JSON text), never in hash order: nothing in hotc depends on ``PYTHONHASHSEED``."""
+    order: a set of numbers in Python's set order (as Heat shows it: numbers hash alike in every process),
+    any other by the items' JSON text, never in string-hash order: nothing in hotc depends on
+    ``PYTHONHASHSEED``."""
 
 
 def _order_key(value: Any) -> str:
@@ -81,9 +85,14 @@ def _order_key(value: Any) -> str:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        # a key that is no string (yaql's dict() can make them) as JSON text writes it, as Heat's values have
+        # it once stored or shown (plain JSON data from here on: state, plan and display all hold it)
+        return {json_key(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, frozenset | set):
+        if all(isinstance(v, int | float) for v in value):
+            # numbers hash the same in every process: Python's own set order, which Heat shows
+            return YaqlSet(_plain(v) for v in value)
         return YaqlSet(sorted((_plain(v) for v in value), key=_order_key))
     return value

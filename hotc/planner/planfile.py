@@ -44,7 +44,7 @@ from hotc.planner.plan import (
 from hotc.planner.present import split_path
 from hotc.state import hidden_env
 from hotc.state.document import StackState
-from hotc.values import Unknown, WaitsOn
+from hotc.values import Unknown, WaitsOn, json_key
 
 SAVED_PLAN_VERSION = 1
 
@@ -210,7 +210,7 @@ def encode_value(v: Any) -> Any:
             ]
         }
     if isinstance(v, Mapping):
-        return {str(k): encode_value(x) for k, x in v.items()}
+        return {json_key(k): encode_value(x) for k, x in v.items()}
     if isinstance(v, list | tuple):
         return [encode_value(x) for x in v]
     return v

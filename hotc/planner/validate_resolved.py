@@ -23,7 +23,17 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from hotc.errors import Diagnostic, Pos, error
-from hotc.parser.api import Expr, ListExpr, Literal, MapExpr, Resource
+from hotc.parser.api import (
+    Expr,
+    FunctionCall,
+    ListExpr,
+    Literal,
+    MapExpr,
+    Resource,
+    YaqlFailure,
+    evaluate_yaql,
+)
+from hotc.parser.api import functions as F
 from hotc.planner.alarm_actions import named_actions
 from hotc.planner.desired import DesiredStack
 from hotc.planner.plan import Action, ResourceChange
@@ -271,7 +281,11 @@ def check_resolved(
     # a get_attr can read an attribute hotc cannot give only if some type of the stack declares one: asked once
     # per type instead of walking every resource's properties for get_attr calls
     unavailable = _declares_unavailable(desired, schemas)
+    changes = list(changes)
+    created = _created_names(desired, changes)
     for change in changes:
+        if change.action is Action.CREATE and created:
+            out.extend(_yaql_preflight(desired, change, created))
         if change.action not in _CHECKED or change.import_id is not None or change.after is None:
             continue
         if change.address not in desired.resources:
@@ -287,6 +301,94 @@ def check_resolved(
         if change.type.startswith("OS::Aodh::"):
             out.extend(named_actions(desired, change, _pos_finder(desired, change.address)))
     return out
+
+
+def _created_names(desired: DesiredStack, changes: list[ResourceChange]) -> set[tuple[str, str]]:
+    """(scope, name) of the plain resources the plan creates: Heat's INIT resources at its create pre-flight."""
+    out: set[tuple[str, str]] = set()
+    for c in changes:
+        res = desired.resources.get(c.address)
+        if c.action is Action.CREATE and res is not None and res.group is None:
+            out.add((res.scope, res.name))
+    return out
+
+
+def _yaql_preflight(
+    desired: DesiredStack, change: ResourceChange, created: set[tuple[str, str]]
+) -> list[Diagnostic]:
+    """Heat's create pre-flight (``Resource.validate``: ``Properties.validate`` resolves every property, and
+    skips only the schema check of one that depends on a resource not created yet) evaluates a yaql whose
+    data reads ``get_attr`` of such a resource with that attribute as null: an expression that fails on null
+    fails the stack's create ("Property error"). Checked where the data is literals and such get_attr calls
+    only (another function over them gives Heat a value hotc does not know here)."""
+    res = desired.resources.get(change.address)
+    if res is None or res.group is not None:
+        return []
+    out: list[Diagnostic] = []
+    for expr in _walk(properties_expr(desired, change.address)):
+        if not isinstance(expr, F.Yaql) or not isinstance(expr.expression, Literal):
+            continue
+        text = expr.expression.value
+        if not isinstance(text, str):
+            continue
+        data = _null_data(expr.data, res.scope, created)
+        if data is _UNSEEN:
+            continue
+        try:
+            evaluate_yaql(text, data)
+        except YaqlFailure as exc:
+            out.append(
+                error(
+                    f"{change.address}: Property error: the yaql expression fails when the stack is created, "
+                    f"where get_attr of a resource not created yet is null (as Heat's create checks it): {exc}",
+                    expr.pos,
+                )
+            )
+    return out
+
+
+def _walk(expr: Expr | None) -> Iterable[Expr]:
+    if expr is None:
+        return
+    yield expr
+    if isinstance(expr, MapExpr):
+        for _k, v in expr.items:
+            yield from _walk(v)
+    elif isinstance(expr, ListExpr):
+        for v in expr.items:
+            yield from _walk(v)
+    elif isinstance(expr, FunctionCall):
+        for v in expr.children():
+            yield from _walk(v)
+
+
+def _null_data(expr: Expr, scope: str, created: set[tuple[str, str]]) -> Any:
+    """The yaql data as Heat's pre-flight has it, or _UNSEEN when it holds anything but literals and get_attr
+    of resources the plan creates (and at least one such get_attr)."""
+    found = False
+
+    def conv(e: Expr) -> Any:
+        nonlocal found
+        if isinstance(e, Literal):
+            return e.value
+        if isinstance(e, MapExpr):
+            return {k: conv(v) for k, v in e.items}
+        if isinstance(e, ListExpr):
+            return [conv(v) for v in e.items]
+        if (
+            isinstance(e, F.GetAttr)
+            and isinstance(e.resource, Literal)
+            and (scope, e.resource.value) in created
+        ):
+            found = True
+            return None
+        raise LookupError
+
+    try:
+        data = conv(expr)
+    except LookupError:
+        return _UNSEEN
+    return data if found else _UNSEEN
 
 
 def _declares_unavailable(desired: DesiredStack, schemas: SchemaLookup) -> bool:

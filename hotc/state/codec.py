@@ -36,6 +36,7 @@ from hotc.state.document import (
     ScalingDecision,
     StackState,
 )
+from hotc.values import json_key
 
 SCHEMA_FILE = "state.schema.json"
 SHARED_MIN = 16 * 1024  # texts at least this long are stored once per document (see the module docstring)
@@ -55,7 +56,7 @@ def plain(value: Any, where: str = "") -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, Mapping):
-        return {str(k): plain(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()}
+        return {json_key(k): plain(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
     raise HotcError(
@@ -361,14 +362,48 @@ def state_to_dict(state: StackState, key: bytes | None = None) -> dict[str, Any]
     if shared:
         d["shared"] = dict(sorted(shared.items()))
         d["format_version"] = SHARED_FORMAT_VERSION
-    return d
+    out: dict[str, Any] = _fields_sorted(d)
+    return out
 
 
 # Encoded forms of one ResourceState, kept on the (frozen, never mutated) instance itself: a state write
 # re-encodes only the resources that changed since the last write, not the whole document. A changed
 # resource is a new instance (``dataclasses.replace``), which starts without a cache.
 _CACHE_ATTR = "_hotc_codec_cache"
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# not key-sorted: a value keeps the order of its maps (templates observe it: a map's JSON text, yaql's items());
+# hotc's own fields are put in key order by _fields_sorted before encoding
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+#: fields whose content is a template's value (kept in its own order)
+_VALUE_FIELDS = frozenset({"value"})
+#: fields that map names to template values (the names in key order, each value in its own order)
+_VALUE_MAPS = frozenset({"properties", "attributes", "metadata"})
+
+
+def _fields_sorted(value: Any, keep: bool = False) -> Any:
+    """``value`` with hotc's own fields in key order (as the document has always been written) and the
+    template's values in their own order (``keep``)."""
+    t = type(value)
+    if t is dict:
+        if keep and secrets.MASK_KEY not in value:
+            return {k: _fields_sorted(x, True) for k, x in value.items()}
+        return {k: _field(k, value[k]) for k in sorted(value)}
+    if t is list:
+        return [_fields_sorted(x, keep) for x in value]
+    return value
+
+
+def _field(name: str, value: Any) -> Any:
+    if name in _VALUE_FIELDS:
+        return _fields_sorted(value, True)
+    if name in _VALUE_MAPS:
+        return _value_map_sorted(value)
+    return _fields_sorted(value)
+
+
+def _value_map_sorted(value: Any) -> Any:
+    if type(value) is dict and secrets.MASK_KEY not in value:
+        return {k: _fields_sorted(value[k], True) for k in sorted(value)}
+    return _fields_sorted(value)
 
 
 class _Encoded:
@@ -377,7 +412,7 @@ class _Encoded:
     def __init__(self, key: bytes | None, doc: dict[str, Any]) -> None:
         self.key = key
         self.shared: dict[str, str] = {}
-        doc = _share(doc, self.shared)
+        doc = _fields_sorted(_share(doc, self.shared))
         self.doc = doc
         self.text = _ENCODER.encode(doc)
         self._cmp: Any = None
@@ -433,7 +468,7 @@ def dumps(state: StackState, key: bytes | None = None) -> bytes:
     resources = ",".join(members)
     parts = []
     for name in sorted([*top, "resources"]):
-        value = "{" + resources + "}" if name == "resources" else _ENCODER.encode(top[name])
+        value = "{" + resources + "}" if name == "resources" else _ENCODER.encode(_field(name, top[name]))
         parts.append(_ENCODER.encode(name) + ":" + value)
     return ("{" + ",".join(parts) + "}\n").encode()
 

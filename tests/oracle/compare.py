@@ -35,6 +35,24 @@ def normalise(value: Any, stack: str) -> Any:
     return value
 
 
+def exact(value: Any, ordered: bool = True) -> Any:
+    """``value`` in a form whose equality is type-exact (``true``, ``1`` and ``1.0`` differ, as they do in
+    JSON) and, with ``ordered``, sees the order of a map's keys (Heat's outputs keep the order their maps
+    were built in, and templates can observe it)."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("int", value)
+    if isinstance(value, float):
+        return ("float", value)
+    if isinstance(value, list):
+        return ("list", tuple(exact(v, ordered) for v in value))
+    if isinstance(value, dict):
+        items = [(exact(k, ordered), exact(v, ordered)) for k, v in value.items()]
+        return ("map", tuple(items) if ordered else tuple(sorted(items, key=repr)))
+    return (type(value).__name__, value)
+
+
 def _missing_files(doc: Any, files: dict[str, str], key: str = "") -> list[str]:
     """Names the openstack client would fetch for this document (get_file targets, template resource types)
     that the case does not have."""
@@ -125,11 +143,22 @@ def compare(case: Case, heat: dict[str, Any], hotc: dict[str, Any]) -> Verdict:
             return Verdict(
                 False, "output: hotc errors, Heat has a value", f"{k}: hotc {m[1]!r}; Heat {h[1]!r}"
             )
-        if h[0] == "v" and normalise(h[1], case.stack_name) != normalise(m[1], case.stack_name):
+        if h[0] == "v" and exact(normalise(h[1], case.stack_name)) != exact(normalise(m[1], case.stack_name)):
             if _set_order_only(case, k, h[1], m[1]):
                 return Verdict(
                     False,
                     "output: values differ in order only (a yaql set)",
+                    f"{k}: Heat {h[1]!r}; hotc {m[1]!r}",
+                )
+            hn, mn = normalise(h[1], case.stack_name), normalise(m[1], case.stack_name)
+            if exact(hn, ordered=False) == exact(mn, ordered=False):
+                return Verdict(
+                    False, "output: values differ in map key order only", f"{k}: Heat {h[1]!r}; hotc {m[1]!r}"
+                )
+            if hn == mn:
+                return Verdict(
+                    False,
+                    "output: values differ in type only (True == 1 == 1.0)",
                     f"{k}: Heat {h[1]!r}; hotc {m[1]!r}",
                 )
             return Verdict(False, "output: values differ", f"{k}: Heat {h[1]!r}; hotc {m[1]!r}")

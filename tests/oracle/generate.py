@@ -20,6 +20,9 @@ from typing import Any
 
 import yaml
 
+from tests.oracle.wide import WIDE_FAMILIES, WIDE_START
+from tests.oracle.wide import version_for as wide_version
+
 VERSIONS = (
     "2013-05-23",
     "2014-10-16",
@@ -1302,6 +1305,8 @@ FAMILIES: list[tuple[str, float]] = [
 
 
 def generate_one(seed: int, index: int) -> Case:
+    if index >= WIDE_START:
+        return _wide_one(seed, index)
     rng = random.Random(f"{seed}:{index}")
     r = rng.random()
     if r < 0.04:
@@ -1344,6 +1349,34 @@ def generate_one(seed: int, index: int) -> Case:
         }[family](b)
     if version in BAD_VERSIONS:
         intent = "bad-version"
+    return _case(b, index, family, function, intent)
+
+
+def _wide_one(seed: int, index: int) -> Case:
+    """A case of the wide families (:mod:`tests.oracle.wide`): they take turns, so any run of consecutive
+    indexes covers each of them."""
+    rng = random.Random(f"{seed}:{index}")
+    family, fam = WIDE_FAMILIES[(index - WIDE_START) % len(WIDE_FAMILIES)]
+    b = Builder(rng, wide_version(rng, family))
+    function, intent = fam(b)
+    # a value used twice is written out twice (YAML anchors and aliases are no part of what is tested)
+    for part in (b.parameters, b.conditions, b.resources, b.outputs):
+        for k in part:
+            part[k] = _unshared(part[k])
+    b.env_docs = [_unshared(e) for e in b.env_docs]
+    return _case(b, index, family, function, intent)
+
+
+def _unshared(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _unshared(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unshared(v) for v in value]
+    return value
+
+
+def _case(b: Builder, index: int, family: str, function: str, intent: str) -> Case:
+    version = b.version
     text = b.text()
     extra = b.files.pop("__extra__", None)
     if extra:

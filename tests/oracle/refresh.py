@@ -1,6 +1,6 @@
 """Record Heat's answers for the oracle's cases into the cache (needs the test cloud).
 
-    .venv/bin/python -m tests.oracle.refresh [--cases 5200] [--seed 14] [--threads 4] [--all] [--api-ports P,...]
+    .venv/bin/python -m tests.oracle.refresh [--cases 5200] [--wide 4800] [--seed 14] [--threads 4] [--all] [--api-ports P,...]
 
 The test cloud's heat-api serves one request at a time; ``--api-ports`` spreads the requests over extra
 heat-api processes started for the run (``heat-wsgi-api --port P -- --config-file .../heat.conf``), which
@@ -22,12 +22,15 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from tests.oracle import cache
 from tests.oracle.generate import Case
 from tests.oracle.heat import Heat
-from tests.oracle.run import SEED, unique_cases
+from tests.oracle.run import SEED, oracle_cases
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--cases", type=int, default=5200)
+    ap.add_argument(
+        "--wide", type=int, default=0, help="how many cases of the wide families (tests/oracle/wide.py)"
+    )
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--all", action="store_true")
@@ -41,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     heat = Heat()
     version = heat.version()
     answers = cache.load(version)
-    cases = unique_cases(args.seed, args.cases)
+    cases = oracle_cases(args.seed, args.cases, args.wide)
     if args.prune:
         keep = {c.key for c in cases}
         answers = {k: v for k, v in answers.items() if k in keep}

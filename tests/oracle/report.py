@@ -53,11 +53,13 @@ def _table(title: str, groups: dict[str, list[Result]]) -> list[str]:
 
 def tables(results: list[Result], samples: int = 2) -> str:
     by_fn: dict[str, list[Result]] = defaultdict(list)
+    by_family: dict[str, list[Result]] = defaultdict(list)
     by_ver: dict[str, list[Result]] = defaultdict(list)
     by_intent: dict[str, list[Result]] = defaultdict(list)
     by_verdict: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_fn[r.case.function].append(r)
+        by_family[r.case.family].append(r)
         v = r.case.version
         by_ver[v if date_of(v) == v else f"{v} ({date_of(v)})"].append(r)
         by_intent[r.case.intent].append(r)
@@ -75,6 +77,7 @@ def tables(results: list[Result], samples: int = 2) -> str:
     out.append("")
     for title, g in (
         ("by Heat's verdict", by_verdict),
+        ("by generator family", by_family),
         ("by function / feature", by_fn),
         ("by heat_template_version", by_ver),
         ("by generator intent", by_intent),

@@ -21,9 +21,11 @@ from tests.oracle.heat import Heat
 from tests.oracle.hotc_side import ask_hotc
 from tests.oracle.known import reason_for
 from tests.oracle.report import agreement, run_cases, tables
-from tests.oracle.run import SEED, unique_cases
+from tests.oracle.run import SEED, oracle_cases, unique_cases
 
 BOUNDED = 250
+#: the first cases of the wide families (tests/oracle/wide.py), which take turns: each family has 20
+WIDE_BOUNDED = 100
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -41,15 +43,16 @@ def test_the_generator_is_a_pure_function_of_seed_and_index() -> None:
 
 
 def test_every_bounded_case_has_a_cached_heat_answer(answers: dict[str, dict[str, object]]) -> None:
-    missing = [c.index for c in unique_cases(SEED, BOUNDED) if c.key not in answers]
+    missing = [c.index for c in oracle_cases(SEED, BOUNDED, WIDE_BOUNDED) if c.key not in answers]
     assert not missing, f"cases {missing[:10]}... have no Heat answer: run python -m tests.oracle.refresh"
 
 
 def test_hotc_agrees_with_heat_on_the_bounded_run(
     tmp_path: Path, answers: dict[str, dict[str, object]]
 ) -> None:
-    results, _ = run_cases(unique_cases(SEED, BOUNDED), answers, tmp_path)
-    assert len(results) >= BOUNDED * 0.95
+    results, _ = run_cases(oracle_cases(SEED, BOUNDED, WIDE_BOUNDED), answers, tmp_path)
+    assert len(results) >= (BOUNDED + WIDE_BOUNDED) * 0.95
+    assert {r.case.family for r in results} >= {"w:values", "w:params", "w:order", "w:conditions", "w:yaql"}
     unexplained = [
         r
         for r in results
@@ -68,6 +71,14 @@ def test_the_comparison_can_fail() -> None:
     assert not compare(case, heat, {**heat, "o": {"a": ["v", [1, 2]], "b": ["v", None]}}).agree
     assert not compare(case, heat, {"v": "error", "c": "skip"}).agree
     assert not compare(case, heat, {"v": "ok", "c": "error"}).agree
+    # type-exact: true, 1 and 1.0 differ (Python's == does not tell them apart); so does the order of map keys
+    for heat_value, hotc_value, cause in (
+        (1, True, "type only"),
+        (1.0, 1, "type only"),
+        ({"b": 1, "a": 2}, {"a": 2, "b": 1}, "map key order only"),
+    ):
+        got = compare(case, {**heat, "o": {"a": ["v", heat_value]}}, {**heat, "o": {"a": ["v", hotc_value]}})
+        assert not got.agree and cause in got.cause, (heat_value, hotc_value, got)
 
 
 def test_only_a_yaql_keys_result_may_differ_in_order_alone() -> None:

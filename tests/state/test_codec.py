@@ -272,3 +272,29 @@ def test_a_generated_name_round_trips_and_is_written_only_when_set() -> None:
     jsonschema.validate(doc, SCHEMA)
     back = codec.loads(codec.dumps(st.with_resource(kept)))
     assert back.resources["net"].generated_name == "webapp-net-soaapsiltltc"
+
+
+def test_values_keep_their_map_order_and_hotc_fields_are_key_sorted() -> None:
+    """A template's value keeps the order its maps were built in (templates observe it, e.g. through a map's
+    JSON text); hotc's own fields, and the names of properties and attributes, are written in key order."""
+    base = full_state()
+    value = {"z": 1, "a": {"y": 2, "b": [{"q": 1, "p": 2}]}}
+    rs = next(iter(base.resources.values()))
+    state = replace(
+        base,
+        outputs={"o": OutputState(value=value, description="", sensitive=False)},
+        resources={
+            **base.resources,
+            rs.address: replace(rs, properties={"value": value, "a": 1}, attributes={"value": value}),
+        },
+    )
+    text = codec.dumps(state).decode()
+    back = codec.loads(text)
+    assert json.dumps(back.outputs["o"].value) == json.dumps(value)
+    res = back.resources[rs.address]
+    assert json.dumps(res.properties["value"]) == json.dumps(value)
+    assert list(res.properties) == ["a", "value"]
+    assert json.dumps(res.attributes["value"]) == json.dumps(value)
+    doc = json.loads(text)
+    assert list(doc) == sorted(doc)
+    assert list(doc["resources"][rs.address]) == sorted(doc["resources"][rs.address])
