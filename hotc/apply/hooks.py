@@ -13,6 +13,8 @@ too) wait on the hook, as Heat's update of a dependent waits on the unchanged re
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from hotc.apply.graph import APPLY, CLEANUP, FORGET, HOOK, ApplyGraph, Step, assemble
 from hotc.planner.api import Action, Plan, ResourceChange
 
@@ -87,27 +89,12 @@ def _add_kept(
         for dep in c.depends_on:
             users.setdefault(dep, set()).add(c.address)
 
-    def below(addr: str) -> set[str]:
-        """The steps ``addr``'s update waits on: its dependencies' apply steps, through unchanged ones."""
+    def reach(addr: str, nexts: Callable[[str], Iterable[str]]) -> set[str]:
+        """The apply steps met going from ``addr`` along ``nexts``, on through unchanged resources (which have
+        no step of their own)."""
         out: set[str] = set()
         seen: set[str] = set()
-        todo = list(by_addr[addr].depends_on)
-        while todo:
-            a = todo.pop()
-            if a in seen or a == addr:
-                continue
-            seen.add(a)
-            if f"{APPLY}:{a}" in steps:
-                out.add(f"{APPLY}:{a}")
-            elif a in stepless and a in by_addr:
-                todo.extend(by_addr[a].depends_on)
-        return out
-
-    def above(addr: str) -> set[str]:
-        """The apply steps that wait on ``addr``'s update: its dependents', through unchanged ones."""
-        out: set[str] = set()
-        seen: set[str] = set()
-        todo = list(users.get(addr, ()))
+        todo = list(nexts(addr))
         while todo:
             a = todo.pop()
             if a in seen or a == addr:
@@ -116,8 +103,16 @@ def _add_kept(
             if f"{APPLY}:{a}" in steps:
                 out.add(f"{APPLY}:{a}")
             elif a in stepless:
-                todo.extend(users.get(a, ()))
+                todo.extend(nexts(a))
         return out
+
+    def below(addr: str) -> set[str]:
+        """The steps ``addr``'s update waits on: its dependencies' apply steps, through unchanged ones."""
+        return reach(addr, lambda a: by_addr[a].depends_on)
+
+    def above(addr: str) -> set[str]:
+        """The apply steps that wait on ``addr``'s update: its dependents', through unchanged ones."""
+        return reach(addr, lambda a: users.get(a, ()))
 
     added = {c.address: hook_key("pre-update", c.address) for c in kept}
     for c in kept:
