@@ -138,6 +138,10 @@ VOLUME_TYPE = ResourceType(
     },
     attributes=attrs(),
     validators=(volume_type_validate,),
+    # a volume type has no status to fail in: one left FAILED or IN_PROGRESS (a killed run) is kept while it
+    # exists with the desired properties; replacing it would make a second type of the same name, which
+    # Cinder refuses (409), so the stack could never converge
+    failed_replace=lambda live: live is None,
     service=SERVICE,
     heat_class="heat.engine.resources.openstack.cinder.volume_type.CinderVolumeType",
 )
