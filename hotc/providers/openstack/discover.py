@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from hotc.errors import HotcError
 from hotc.model import model
@@ -55,6 +56,9 @@ COVERED = (
     MEMBER,
     MONITOR,
 )
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: how many objects are read at the same time
 READERS = 8
@@ -342,13 +346,18 @@ class _Cloud:
         return {o for o in out if o and self.type_of(o) is not None}
 
 
-def _all_at_once(calls: Mapping[str, Callable[[], list[Any]]]) -> dict[str, list[Any]]:
-    """Each call's answer, :data:`READERS` calls at a time (the first failure raised)."""
+def _all_at_once(calls: Mapping[K, Callable[[], V]]) -> dict[K, V]:
+    """Each call's answer, in the calls' order, :data:`READERS` calls at a time; the first failure is raised and
+    the calls not started yet are dropped."""
     if len(calls) <= 1:
         return {k: f() for k, f in calls.items()}
-    with ThreadPoolExecutor(max_workers=min(READERS, len(calls)), thread_name_prefix="hotc-list") as pool:
+    with ThreadPoolExecutor(max_workers=min(READERS, len(calls)), thread_name_prefix="hotc-read") as pool:
         futures = {k: pool.submit(f) for k, f in calls.items()}
-        return {k: f.result() for k, f in futures.items()}
+        try:
+            return {k: f.result() for k, f in futures.items()}
+        finally:
+            for f in futures.values():
+                f.cancel()
 
 
 def _listed(lister: Any, **query: Any) -> list[Any]:
@@ -561,16 +570,10 @@ def read_found(
     the order picked. The first failure stops the reading (HotcError)."""
     if not isinstance(picked, Picked):
         picked = Picked(objects=tuple(picked), extra={})
-    jobs = [
-        (t, oid, name, picked.extra.get(oid), drivers, cloud, picked.default_groups)
-        for t, oid, name in picked.objects
-    ]
-    if len(jobs) <= 1:
-        return [_read_one(conn, *job) for job in jobs]
-    with ThreadPoolExecutor(max_workers=min(READERS, len(jobs)), thread_name_prefix="hotc-generate") as pool:
-        futures = [pool.submit(_read_one, conn, *job) for job in jobs]
-        try:
-            return [f.result() for f in futures]
-        finally:
-            for f in futures:
-                f.cancel()
+    calls = {
+        i: partial(
+            _read_one, conn, t, oid, name, picked.extra.get(oid), drivers, cloud, picked.default_groups
+        )
+        for i, (t, oid, name) in enumerate(picked.objects)
+    }
+    return list(_all_at_once(calls).values())
