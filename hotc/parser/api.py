@@ -36,7 +36,7 @@ from hotc.parser.ir import (
     Template,
 )
 from hotc.parser.loaded import NO_TYPE_CHECKS, LoadedStack, NestedTemplate, TypeChecks, TypeResolution
-from hotc.parser.loader import OUTSIDE_FILE_CODE, load_stack
+from hotc.parser.loader import OUTSIDE_FILE_CODE, load_stack, subexpressions
 from hotc.parser.references import Refs, output_refs, resource_refs
 from hotc.parser.versions import version_named
 from hotc.parser.yamlload import DEFAULT_MAX_TEMPLATE_SIZE
@@ -73,6 +73,7 @@ __all__ = [
     "Refs",
     "output_refs",
     "resource_refs",
+    "subexpressions",
     "stored_registry",
     "version_named",
 ]

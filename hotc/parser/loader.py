@@ -26,7 +26,7 @@ Resources whose ``condition`` is known to be false are not checked further (Heat
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -1240,21 +1240,21 @@ def _check_get_attr_nested(
             lc.diags.append((warning if soft else error)(msg, node.pos, code="reference"))
 
 
-def _walk(e: Expr | None) -> list[Expr]:
-    out: list[Expr] = []
+def subexpressions(e: Expr | None) -> Iterator[Expr]:
+    """``e`` and every expression inside it, each before its own parts (maps' values, lists' items and
+    functions' arguments, in their order)."""
     if e is None:
-        return out
-    stack: list[Expr] = [e]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        if isinstance(n, ListExpr):
-            stack.extend(n.items)
-        elif isinstance(n, MapExpr):
-            stack.extend(v for _, v in n.items)
-        elif isinstance(n, FunctionCall):
-            stack.extend(n.children())
-    return out
+        return
+    yield e
+    if isinstance(e, MapExpr):
+        for _k, v in e.items:
+            yield from subexpressions(v)
+    elif isinstance(e, ListExpr):
+        for v in e.items:
+            yield from subexpressions(v)
+    elif isinstance(e, FunctionCall):
+        for v in e.children():
+            yield from subexpressions(v)
 
 
 def _param_types_of(t: Template | None) -> dict[str, str]:

@@ -25,13 +25,13 @@ from typing import Any
 from hotc.errors import Diagnostic, Pos, error
 from hotc.parser.api import (
     Expr,
-    FunctionCall,
     ListExpr,
     Literal,
     MapExpr,
     Resource,
     YaqlFailure,
     evaluate_yaql,
+    subexpressions,
 )
 from hotc.parser.api import functions as F
 from hotc.planner.alarm_actions import named_actions
@@ -325,7 +325,7 @@ def _yaql_preflight(
     if res is None or res.group is not None:
         return []
     out: list[Diagnostic] = []
-    for expr in _walk(properties_expr(desired, change.address)):
+    for expr in subexpressions(properties_expr(desired, change.address)):
         if not isinstance(expr, F.Yaql) or not isinstance(expr.expression, Literal):
             continue
         text = expr.expression.value
@@ -345,21 +345,6 @@ def _yaql_preflight(
                 )
             )
     return out
-
-
-def _walk(expr: Expr | None) -> Iterable[Expr]:
-    if expr is None:
-        return
-    yield expr
-    if isinstance(expr, MapExpr):
-        for _k, v in expr.items:
-            yield from _walk(v)
-    elif isinstance(expr, ListExpr):
-        for v in expr.items:
-            yield from _walk(v)
-    elif isinstance(expr, FunctionCall):
-        for v in expr.children():
-            yield from _walk(v)
 
 
 def _null_data(expr: Expr, scope: str, created: set[tuple[str, str]]) -> Any:
