@@ -12,6 +12,11 @@ from hotc.model import model
 from hotc.ops.protect import not_found
 from hotc.state import backend_from_config
 
+# statuses of a stack whose running operation cannot be cancelled, and why
+NOT_CANCELLABLE = {
+    "ROLLBACK_IN_PROGRESS": "a rollback cannot be cancelled: stopping it would leave the stack half-way back",
+}
+
 
 @model
 class CancelRequest:
@@ -51,6 +56,12 @@ def run(
         raise HotcError(
             f"the {lock.operation} that holds stack {request.stack!r}'s lock ({holder}) is no longer running: "
             f"nothing to cancel. Remove its lock with 'hotc force-unlock {request.stack} {lock.id}'"
+        )
+    if state is not None and state.status in NOT_CANCELLABLE:
+        raise HotcError(
+            f"stack {request.stack!r} is {state.status} ({holder}): {NOT_CANCELLABLE[state.status]}, as in Heat, "
+            f"whose 'stack cancel' works only on an update or a create in progress. It ends by itself: follow it "
+            f"with 'hotc events {request.stack}'"
         )
     [event] = backend.append_events(
         request.stack, [cancel_event(request.stack, request.by, request.no_rollback)]

@@ -158,3 +158,25 @@ def test_cancel_with_nothing_running(tmp_path: Path) -> None:
     assert hotc(tmp_path, "apply", "-t", "slow.yaml", "--auto-approve").returncode == 0
     r = hotc(tmp_path, "cancel", "slow")
     assert r.returncode == 1 and "no operation in progress" in r.stderr
+
+
+def test_a_rollback_in_progress_cannot_be_cancelled(tmp_path: Path) -> None:
+    """As Heat's ``stack cancel``, which refuses a stack in ROLLBACK_IN_PROGRESS: the cancel exits 1 at once
+    saying why, and writes no request the rollback would see."""
+    from dataclasses import replace
+
+    from hotc.state import backend_from_config
+
+    (tmp_path / "slow.yaml").write_text(SLOW.replace("10}", "0}"))
+    assert hotc(tmp_path, "apply", "-t", "slow.yaml", "--auto-approve").returncode == 0
+    backend = backend_from_config(None, tmp_path)
+    with backend.lock("slow", "apply") as lock:
+        st, _ = backend.read("slow")
+        assert st is not None
+        backend.write("slow", replace(st, status="ROLLBACK_IN_PROGRESS", status_reason="rolling back"), lock)
+        before = len(backend.read_events("slow"))
+        r = hotc(tmp_path, "cancel", "slow")
+        assert r.returncode == 1
+        assert "ROLLBACK_IN_PROGRESS" in r.stderr and "a rollback cannot be cancelled" in r.stderr
+        assert "hotc events slow" in r.stderr
+        assert len(backend.read_events("slow")) == before
