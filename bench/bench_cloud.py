@@ -65,9 +65,9 @@ POLL = 0.25  # how often the bench polls Heat for a stack's status
 # the project's speed targets, hotc / Heat (wall), at hotc's default parallelism
 TARGETS = {
     ("multitier", "create"): 0.6,
-    ("multitier", "update"): 0.6,
-    ("multitier", "delete"): 0.6,
-    ("multitier", "check"): 0.5,
+    ("multitier", "update"): 0.35,
+    ("multitier", "delete"): 0.5,
+    ("multitier", "check"): 0.3,
     ("group30", "create"): 0.5,
     ("group30", "delete"): 0.5,
 }

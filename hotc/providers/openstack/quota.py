@@ -5,18 +5,22 @@ instances, cores, ram), network (quota details: limit, used, reserved), block st
 volumes, gigabytes, snapshots) and load-balancer (its quota has no usage: the project's load balancers,
 listeners, pools, members and health monitors are counted). Reserved amounts count as used. A service that
 does not answer (not in the catalog, no permission) leaves its quotas unread, with the reason; the sizes of the
-plan's flavors come from the flavor list.
+plan's flavors come from the flavor list. The services, the flavors and the load-balancer listings are read side
+by side: the check costs the time of its slowest read, not of all of them in a row.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from hotc.errors import HotcError
 from hotc.providers.openstack.common import translate
 from hotc.providers.openstack.nova.common import find_flavor
 
+THREADS = 8  # reads made side by side: one per service asked, one per flavor, one per load-balancer listing
 Limits = dict[str, tuple[int, int]]  # quota key -> (limit, in use); a limit below 0 is unlimited
 
 _COMPUTE = ("instances", "cores", "ram")
@@ -68,15 +72,37 @@ def _volume(conn: Any, project: str, names: Iterable[str]) -> Limits:
 
 def _load_balancer(conn: Any, project: str, names: Iterable[str]) -> Limits:
     lb = conn.load_balancer
-    q = lb.get_quota(project)
-    counters: Mapping[str, Callable[[], int]] = {
-        "load_balancers": lambda: sum(1 for _ in lb.load_balancers(project_id=project)),
-        "listeners": lambda: sum(1 for _ in lb.listeners(project_id=project)),
-        "pools": lambda: sum(1 for _ in lb.pools(project_id=project)),
-        "members": lambda: sum(len(p.members or ()) for p in lb.pools(project_id=project)),
-        "health_monitors": lambda: sum(1 for _ in lb.health_monitors(project_id=project)),
+    wanted = list(names)
+    listings: dict[str, Callable[[], Any]] = {"quota": lambda: lb.get_quota(project)}
+    if "load_balancers" in wanted:
+        listings["load_balancers"] = lambda: sum(1 for _ in lb.load_balancers(project_id=project))
+    if "listeners" in wanted:
+        listings["listeners"] = lambda: sum(1 for _ in lb.listeners(project_id=project))
+    if "pools" in wanted or "members" in wanted:  # one listing counts both
+        listings["pools"] = lambda: list(lb.pools(project_id=project))
+    if "health_monitors" in wanted:
+        listings["health_monitors"] = lambda: sum(1 for _ in lb.health_monitors(project_id=project))
+    got = _all_at_once(listings)
+    q = got["quota"]
+    pools = got.get("pools") or []
+    used: dict[str, Callable[[], int]] = {
+        "load_balancers": lambda: got["load_balancers"],
+        "listeners": lambda: got["listeners"],
+        "pools": lambda: len(pools),
+        "members": lambda: sum(len(p.members or ()) for p in pools),
+        "health_monitors": lambda: got["health_monitors"],
     }
-    return {f"load-balancer.{n}": (_int(getattr(q, n, None), -1), counters[n]()) for n in names}
+    return {f"load-balancer.{n}": (_int(getattr(q, n, None), -1), used[n]()) for n in wanted}
+
+
+def _all_at_once(calls: Mapping[str, Callable[[], Any]]) -> dict[str, Any]:
+    """Each call's result by name, the calls made side by side (they are independent reads); the first
+    failure, in the order given, is raised once every call has ended."""
+    if len(calls) < 2:
+        return {k: fn() for k, fn in calls.items()}
+    with ThreadPoolExecutor(max_workers=min(THREADS, len(calls)), thread_name_prefix="hotc-quota") as pool:
+        futures = {k: pool.submit(fn) for k, fn in calls.items()}
+    return {k: f.result() for k, f in futures.items()}
 
 
 _SERVICES: tuple[tuple[str, str, tuple[str, ...], Callable[[Any, str, Iterable[str]], Limits]], ...] = (
@@ -99,25 +125,39 @@ def read_quotas(
         raise translate(exc, "the project's quotas") from exc
     if not project:
         raise HotcError("the connection is not scoped to a project: it has no quotas to read")
-    limits: Limits = {}
-    unread: dict[str, str] = {}
+    reads: dict[str, Callable[[], Any]] = {}
+    asked: dict[str, tuple[str, str, list[str]]] = {}  # read's name -> (prefix, service, quota names)
     for prefix, service, known, read in _SERVICES:
         names = [n for n in known if f"{prefix}.{n}" in keys]
-        if not names:
-            continue
-        try:
-            limits.update(read(conn, project, names))
-        except Exception as exc:  # noqa: BLE001 -- any failure of the service: its quotas are not checked
-            why = translate(exc, f"the {service} quotas").message
+        if names:
+            reads[prefix] = partial(_outcome, read, conn, project, names)
+            asked[prefix] = (prefix, service, names)
+    for name in sorted(flavors):
+        reads[f"flavor:{name}"] = partial(_outcome, find_flavor, None, conn, name)
+    got = _all_at_once(reads)  # every outcome is a value or the exception it raised: none raises here
+    limits: Limits = {}
+    unread: dict[str, str] = {}
+    for key, (prefix, service, names) in asked.items():
+        result = got[key]
+        if isinstance(result, Exception):  # any failure of the service: its quotas are not checked
+            why = translate(result, f"the {service} quotas").message
             unread.update({f"{prefix}.{n}": why for n in names})
+        else:
+            limits.update(result)
     sizes: dict[str, tuple[int, int]] = {}
     for name in sorted(flavors):
-        try:
-            f = find_flavor(None, conn, name)
-        except Exception:  # noqa: BLE001 -- an unknown flavor is the constraints check's to report
-            continue
-        sizes[name] = (_int(f.vcpus), _int(f.ram))
+        f = got[f"flavor:{name}"]
+        if not isinstance(f, Exception):  # an unknown flavor is the constraints check's to report
+            sizes[name] = (_int(f.vcpus), _int(f.ram))
     return limits, sizes, unread
+
+
+def _outcome(fn: Callable[..., Any], *args: Any) -> Any:
+    """What ``fn(*args)`` returns, or the exception it raised."""
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 -- handed back to the caller, which says why per quota
+        return exc
 
 
 __all__ = ["read_quotas"]
