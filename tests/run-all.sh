@@ -8,7 +8,8 @@
 #      (`-m 'not cloud'`, one worker per core);
 #   4. once the cloud is up, the cloud tests run, several at a time (HOTC_CLOUD_WORKERS, default 4): they spend
 #      most of their time waiting on the cloud's APIs. Each test module is one xdist group
-#      (tests/fixtures/cloud.py), so a module's tests stay on one worker, in order.
+#      (tests/fixtures/cloud.py), so a module's tests stay on one worker, in order; the longest modules are
+#      handed out first (LONG_CLOUD_MODULES there), so none starts near the end and runs on alone.
 #
 #   bash tests/run-all.sh [PYTEST ARGS...]     # the arguments go to both pytest runs
 #
