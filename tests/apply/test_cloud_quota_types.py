@@ -14,6 +14,7 @@ Every check asks openstacksdk what the cloud holds."""
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.apply.cloud_cli import CliStack, hotc
+from tests.apply.cloud_cli import CliStack, changes, hotc
 
 pytestmark = pytest.mark.cloud
 
@@ -153,16 +154,22 @@ def test_quota_types_set_update_drift_and_reset(
     s.apply("--parameter", "cores=9")
     assert live(cloud, project.id) == {**SET, "cores": 9}
     assert s.ids() == ids
-    s.no_change("--parameter", "cores=9")
 
-    # a change made outside hotc is drift on that property alone
+    # a change made outside hotc is drift on that property alone (and the other quotas are as applied)
     cloud.network.update_quota(project.id, networks=11)
     cloud.load_balancer.update_quota(project.id, load_balancers=7)
-    drift = s.plan("--parameter", "cores=9")
-    assert set(drift) == {"neutron_q", "octavia_q"}
     r = hotc(tmp_path, hotc_cloud_env, "plan", "-t", "t.yaml", "--parameter", f"project={project.name}",
-             "--parameter", "cores=9", s.stack, "--refresh")  # fmt: skip
-    assert "network: 4 -> 11" in r.stdout and "loadbalancer: 2 -> 7" in r.stdout, r.stdout
+             "--parameter", "cores=9", s.stack, "--refresh", "--format", "json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    plan = json.loads(r.stdout)
+    assert set(changes(r.stdout)) == {"neutron_q", "octavia_q"}
+    drift = {c["address"]: c for c in plan["resource_drift"]}
+    assert set(drift) == {"neutron_q", "octavia_q"}
+    assert (drift["neutron_q"]["before"]["network"], drift["neutron_q"]["after"]["network"]) == (4, 11)
+    assert (drift["octavia_q"]["before"]["loadbalancer"], drift["octavia_q"]["after"]["loadbalancer"]) == (
+        2,
+        7,
+    )
     s.apply("--parameter", "cores=9", "--refresh")
     assert live(cloud, project.id) == {**SET, "cores": 9}
 
