@@ -24,9 +24,16 @@ from typing import Any
 
 from hotc.providers.base import DELETE, ActionContext, Outcome
 from hotc.providers.openstack.common import call, get_or_none, ignore_missing
-from hotc.providers.openstack.keystone.common import find_project
 from hotc.providers.openstack.live import LiveProps
 from hotc.providers.openstack.rest import ServiceHTTPError, json_answer
+
+
+def find_project(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
+    """The project ``value`` (a name or an id) names, through the Keystone look-up, imported when first used:
+    a run of servers and networks loads the Nova and Neutron packages and no Keystone driver."""
+    from hotc.providers.openstack.keystone.common import find_project as find
+
+    return find(ctx, conn, value)
 
 
 class QuotaHTTPError(ServiceHTTPError):
