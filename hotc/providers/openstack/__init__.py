@@ -10,7 +10,9 @@ a ``common``/``base`` module per package hold what a service's types share.
 - ``nova/`` (server, server_network and server_snapshot mixins, keypair, flavor), ``neutron/`` (net, subnet,
   router, router_interface, port, floating_ip, floating_ip_association, security_group, security_group_rule),
   ``cinder/`` (volume, volume_attachment), ``octavia/`` (load_balancer, listener, pool, pool_member,
-  health_monitor), ``glance`` (WebImage), ``swift`` (Container): the resource types.
+  health_monitor), ``glance`` (WebImage), ``swift`` (Container): the resource types. Each of ``nova/``,
+  ``neutron/``, ``cinder/`` and ``octavia/`` also has a ``quota`` module (the service's ``OS::*::Quota``), on the
+  shared ``quota_set``; ``quota`` is not one of them: it reads the quotas for the plan-time quota check.
 - ``live``: the live properties a ``read`` reports, normalised as the planner compares them (drift).
 - ``constraints``: Heat's custom constraints (``nova.flavor``, ``glance.image``, ``ip_addr``, …) for plan time.
 - ``auth``: connections from clouds.yaml / ``OS_CLOUD`` / ``OS_*`` / ``--os-cloud``.

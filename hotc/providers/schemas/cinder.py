@@ -7,6 +7,7 @@ from typing import Any
 
 from hotc.providers.base import ResourceType
 from hotc.providers.schemas._dsl import allowed, attrs, boolean, custom, integer, list_, map_, range_, string
+from hotc.providers.schemas._quota import quota_type
 from hotc.providers.schemas._rules import changed, failed_replace_on_status, known
 
 SERVICE = "block-storage"
@@ -186,4 +187,12 @@ ENCRYPTED_VOLUME_TYPE = ResourceType(
     heat_class="heat.engine.resources.openstack.cinder.encrypted_volume_type.CinderEncryptedVolumeType",
 )
 
-TYPES = (VOLUME, VOLUME_ATTACHMENT, VOLUME_TYPE, QOS_SPECS, QOS_ASSOCIATION, ENCRYPTED_VOLUME_TYPE)
+# CinderQuota: the limits of a project's block storage quota set
+QUOTA = quota_type(
+    "OS::Cinder::Quota",
+    ("gigabytes", "volumes", "backups", "backup_gigabytes", "snapshots"),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.cinder.quota.CinderQuota",
+)
+
+TYPES = (VOLUME, VOLUME_ATTACHMENT, VOLUME_TYPE, QOS_SPECS, QOS_ASSOCIATION, ENCRYPTED_VOLUME_TYPE, QUOTA)

@@ -20,6 +20,7 @@ from hotc.providers.schemas._dsl import (
     range_,
     string,
 )
+from hotc.providers.schemas._quota import quota_type
 from hotc.providers.schemas._rules import changed, failed_replace_on_status, known
 
 _SG_PROTOCOLS = [
@@ -810,4 +811,22 @@ TYPES = tuple(
         ADDRESS_SCOPE,
         PROVIDER_NET,
     )
+) + (
+    # NeutronQuota: the limits of a project's network quota (Heat's names are Neutron's API keys)
+    quota_type(
+        "OS::Neutron::Quota",
+        (
+            "subnet",
+            "network",
+            "floatingip",
+            "security_group_rule",
+            "security_group",
+            "router",
+            "port",
+            "subnetpool",
+            "rbac_policy",
+        ),
+        service="network",
+        heat_class="heat.engine.resources.openstack.neutron.quota.NeutronQuota",
+    ),
 )

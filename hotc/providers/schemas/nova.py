@@ -19,6 +19,7 @@ from hotc.providers.schemas._dsl import (
     range_,
     string,
 )
+from hotc.providers.schemas._quota import quota_type
 from hotc.providers.schemas._rules import changed, failed_replace_on_status, known, policy
 from hotc.providers.schemas.neutron import PORT_EXTRA_PROPERTIES
 
@@ -365,4 +366,28 @@ SERVER_GROUP = ResourceType(
     heat_class="heat.engine.resources.openstack.nova.server_group.ServerGroup",
 )
 
-TYPES = (SERVER, KEYPAIR, FLAVOR, SERVER_GROUP)
+# NovaQuota: the limits of a project's compute quota set (the file injection ones deprecated, as in Heat)
+QUOTA = quota_type(
+    "OS::Nova::Quota",
+    (
+        "cores",
+        "fixed_ips",
+        "floating_ips",
+        "instances",
+        "injected_files",
+        "injected_file_content_bytes",
+        "injected_file_path_bytes",
+        "key_pairs",
+        "metadata_items",
+        "ram",
+        "security_groups",
+        "security_group_rules",
+        "server_groups",
+        "server_group_members",
+    ),
+    deprecated=("injected_files", "injected_file_content_bytes", "injected_file_path_bytes"),
+    service="compute",
+    heat_class="heat.engine.resources.openstack.nova.quota.NovaQuota",
+)
+
+TYPES = (SERVER, KEYPAIR, FLAVOR, SERVER_GROUP, QUOTA)

@@ -18,6 +18,7 @@ from hotc.providers.schemas._dsl import (
     range_,
     string,
 )
+from hotc.providers.schemas._quota import quota_type
 from hotc.providers.schemas._rules import known
 
 SERVICE = "load-balancer"
@@ -314,4 +315,23 @@ FLAVOR_PROFILE = ResourceType(
     heat_class="heat.engine.resources.openstack.octavia.flavor_profile.FlavorProfile",
 )
 
-TYPES = (LOADBALANCER, LISTENER, POOL, POOL_MEMBER, HEALTH_MONITOR, L7POLICY, L7RULE, FLAVOR, FLAVOR_PROFILE)
+# OctaviaQuota: the limits of a project's load-balancer quota (Heat's names: loadbalancer, healthmonitor)
+QUOTA = quota_type(
+    "OS::Octavia::Quota",
+    ("healthmonitor", "listener", "loadbalancer", "pool", "member"),
+    service=SERVICE,
+    heat_class="heat.engine.resources.openstack.octavia.quota.OctaviaQuota",
+)
+
+TYPES = (
+    LOADBALANCER,
+    LISTENER,
+    POOL,
+    POOL_MEMBER,
+    HEALTH_MONITOR,
+    L7POLICY,
+    L7RULE,
+    FLAVOR,
+    FLAVOR_PROFILE,
+    QUOTA,
+)

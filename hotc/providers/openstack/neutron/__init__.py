@@ -1,6 +1,6 @@
 """Neutron drivers, one type per module: ``net``, ``subnet``, ``router``, ``router_interface``, ``port``,
 ``floating_ip``, ``floating_ip_association``, ``security_group``, ``security_group_rule``, ``router_gateway``,
-``qos_policy``, ``qos_*_rule``, ``trunk``, ``subnet_pool``, ``address_scope``, ``provider_net``; ``base`` holds what
+``qos_policy``, ``qos_*_rule``, ``trunk``, ``subnet_pool``, ``address_scope``, ``provider_net``, ``quota``; ``base`` holds what
 the tagged types share (:class:`base.NeutronDriver`), ``untagged`` what the untaggable named ones add, ``qos_rule``
 what the QoS rules share, ``lookup`` the name-or-id look-ups.
 
@@ -38,6 +38,7 @@ from hotc.providers.openstack.neutron.qos_minimum_packet_rate_rule import (
     DRIVERS as _QOS_MINIMUM_PACKET_RATE_RULE,
 )
 from hotc.providers.openstack.neutron.qos_policy import DRIVERS as _QOS_POLICY
+from hotc.providers.openstack.neutron.quota import DRIVERS as _QUOTA
 from hotc.providers.openstack.neutron.router import DRIVERS as _ROUTER
 from hotc.providers.openstack.neutron.router_gateway import DRIVERS as _ROUTER_GATEWAY
 from hotc.providers.openstack.neutron.router_interface import DRIVERS as _ROUTER_INTERFACE
@@ -82,4 +83,5 @@ DRIVERS: dict[str, Driver] = {
     **_ROUTER_GATEWAY,
     **_SUBNET_POOL,
     **_TRUNK,
+    **_QUOTA,
 }
