@@ -31,6 +31,7 @@ from hotc.providers.openstack.rest import ServiceHTTPError, json_answer
 def find_project(ctx: ActionContext | None, conn: Any, value: Any) -> Any:
     """The project ``value`` (a name or an id) names, through the Keystone look-up, imported when first used:
     a run of servers and networks loads the Nova and Neutron packages and no Keystone driver."""
+    # lazy: only the quota types load the Keystone driver package
     from hotc.providers.openstack.keystone.common import find_project as find
 
     return find(ctx, conn, value)
