@@ -114,6 +114,8 @@ class NeutronDriver(ListRead):
         ctx.record_physical_id(res.id)
         remember_made(ctx, self.kind, res.id)  # what refers to it in this run needs no look-up of it
         plain = type(self).after_create is NeutronDriver.after_create
+        if plain:  # the POST's answer is the object as made: what needs only its id may start now
+            ctx.ready_for_dependents()
         early: list[dict[str, Any]] = []  # the attributes, read while the tags are put
         if self.tagged:  # Neutron takes no tags in a POST: stamp right after, once the id is recorded
             made = res
