@@ -97,8 +97,6 @@ class VolumeDriver(ListRead):
         vol = create_once(ctx, "create volume", lambda: conn.block_storage.create_volume(**body), find_new)
         ctx.record_physical_id(vol.id)
         vol = _wait_volume(ctx, conn, vol.id, "create volume")
-        if not props.get("read_only"):
-            ctx.ready_for_dependents()  # available as it will stay: only its attributes are read now
         if props.get("read_only"):
             call(ctx, f"set volume {vol.id} read-only", conn.block_storage.set_volume_readonly, vol.id, True)
         return self._outcome(conn.block_storage.get_volume(vol.id))
