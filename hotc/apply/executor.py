@@ -26,7 +26,7 @@ from hotc.apply.batches import BatchOutcome, Pause, add_batch_gates, batch_repor
 from hotc.apply.cascade import driver_cascades, with_cascades
 from hotc.apply.durations import Durations
 from hotc.apply.events import resource_event, stack_event
-from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, HOOK, ApplyGraph, Step, build_graph
+from hotc.apply.graph import APPLY, BATCH, CLEANUP, FORGET, HOOK, ApplyGraph, Step, build_graph, id_only_edges
 from hotc.apply.hooks import add_hook_nodes
 from hotc.apply.outputs import resolved_outputs
 from hotc.apply.recovery import (
@@ -160,6 +160,10 @@ class Executor:
         # the environment's hooks: a pause in front of (pre-*) or after (post-*) a step (hotc.apply.hooks)
         self.graph = add_hook_nodes(self.graph, plan)
         self._gates = gates_of(plan)
+        # creates that need only the id of another create start once it exists (ActionContext.ready_for_dependents)
+        id_only = getattr(desired, "id_only_parents", None)
+        self._early = id_only_edges(self.graph, id_only) if callable(id_only) else frozenset()
+        self._walker: Walker[str, StepResult] | None = None
         self._pause: Pause = pause or wait_or_stop  # the pause between batches (a fake one in tests)
         self._initial = state
         self._sink = sink
@@ -220,6 +224,7 @@ class Executor:
             on_log=self._on_log,
             # looked up here at each call, so that tests can give a type a rule (monkeypatch)
             failed_replace_rule=lambda type_name: failed_replace_rule(type_name),
+            release=self._release,
         )
         keeper.commit(
             lambda s: replace(s, status=f"{stack_action}_IN_PROGRESS", status_reason=""),
@@ -228,7 +233,8 @@ class Executor:
         g = self.graph
         if self.options.hooks is not None and any(st.kind == HOOK for st in g.steps.values()):
             forget_pending(self.options.hooks)  # left by a killed run (this one holds the stack's lock)
-        walk = Walker(
+        early = self._early
+        self._walker = Walker(
             tuple(g.steps),
             g.waits_on,
             lambda key: self._run_step(g.steps[key]),
@@ -239,7 +245,9 @@ class Executor:
             # the end of a batch and its pause, a pause at a hook: a thread of its own, not a cloud call slot
             unpooled=lambda key: g.steps[key].kind in (BATCH, HOOK),
             on_success=lambda _res: self._throttle.completed(),
-        ).walk()
+            early_ok=lambda waiter, waited: (waiter, waited) in early,
+        )
+        walk = self._walker.walk()
         if walk.abandoned:
             # a second interrupt while waiting: stop waiting; steps in flight stay IN_PROGRESS in the state
             self.cancel("interrupted again: steps in flight were not waited for")
@@ -305,6 +313,11 @@ class Executor:
                 msg += " (" + traceback.extract_tb(exc.__traceback__)[-1].name + ")"
             res = StepResult(step.key, step.label, step.address, False, msg, time.monotonic() - t0)
         return res
+
+    def _release(self, key: str) -> None:
+        """The resource of step ``key`` exists and is usable: the creates that need only its id may start."""
+        if self._walker is not None:
+            self._walker.release(key)
 
     @property
     def _env(self) -> StepEnv:

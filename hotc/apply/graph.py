@@ -13,7 +13,7 @@ A resource gets up to two steps, as in Heat's convergence engine:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import replace
 
 from hotc.errors import HotcError
@@ -177,6 +177,42 @@ def assemble(steps: Mapping[str, Step], waits: Mapping[str, Iterable[str]]) -> A
         dependents={k: tuple(v) for k, v in dependents.items()},
         height=height,
     )
+
+
+def id_only_edges(
+    graph: ApplyGraph, id_only_parents: Callable[[str], Collection[str]]
+) -> frozenset[tuple[str, str]]:
+    """The edges ``(waiter, waited)`` of ``graph`` that need only the id of what the waited-on step creates:
+    the create of a resource that refers to a resource created in the same run by ``get_resource`` only
+    (``id_only_parents(address)``, from the template). Such a create may start as soon as the other
+    resource exists and is usable (its driver says so: ``ActionContext.ready_for_dependents``), before its
+    create ends. Every other edge waits for the end of the step (updates, replacements, adoptions, hooks,
+    deletes)."""
+
+    def plain_create(st: Step | None) -> bool:
+        c = st.change if st is not None else None
+        return (
+            st is not None
+            and st.kind == APPLY
+            and c is not None
+            and c.action is Action.CREATE
+            and c.import_id is None
+            and not c.temporary
+            and not c.deposed
+        )
+
+    out: set[tuple[str, str]] = set()
+    for key, st in graph.steps.items():
+        if not plain_create(st) or not graph.waits_on.get(key):
+            continue
+        parents = id_only_parents(st.address)
+        if not parents:
+            continue
+        for w in graph.waits_on[key]:
+            ws = graph.steps.get(w)
+            if plain_create(ws) and ws is not None and ws.address in parents:
+                out.add((key, w))
+    return frozenset(out)
 
 
 def _topo_order(

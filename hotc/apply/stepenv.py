@@ -133,6 +133,7 @@ class StepEnv:
         cascaded: Mapping[str, str],
         on_log: Callable[[str, str], None] | None,
         failed_replace_rule: Callable[[str], FailedReplaceRule | None],
+        release: Callable[[str], None] = lambda _key: None,
     ) -> None:
         self.stack_name = stack_name
         self.lineage = lineage
@@ -155,6 +156,8 @@ class StepEnv:
         self.cascaded = cascaded
         self._on_log = on_log
         self.failed_replace_rule = failed_replace_rule
+        # a step's key: the steps that need only its resource's id may start (hotc.apply.walker.Walker.release)
+        self.release = release
 
     @property
     def cancelled(self) -> bool:
@@ -182,9 +185,11 @@ class StepEnv:
         on_id: Callable[[str], None],
         tag: str | None = None,
         action: str | None = None,
+        on_ready: Callable[[], None] | None = None,
     ) -> ExecContext:
         """The driver context; ``tag`` is the address stamp of the instance (see :func:`instance_tag`);
-        ``action`` (CREATE, UPDATE, DELETE) gives the driver the usual duration of that action of the type."""
+        ``action`` (CREATE, UPDATE, DELETE) gives the driver the usual duration of that action of the type;
+        ``on_ready`` is the driver's ``ready_for_dependents``."""
         lineage = self.lineage
 
         def lookup(pid: str) -> ResourceState | None:
@@ -225,6 +230,7 @@ class StepEnv:
             lookups=self.lookups,
             update_policy=getattr(self.info.get(address), "update_policy", None) or {},
             generated_name=getattr(self.keeper.state.resources.get(address), "generated_name", None),
+            ready_for_dependents=on_ready or (lambda: None),
         )
 
     def _call_watcher(self, address: str) -> Callable[[float, int | None], None]:

@@ -19,6 +19,11 @@ priority, and a ``visit`` function that does the work of one node and returns it
 - **Nodes off the pool**: a node for which ``unpooled(key)`` is True runs on a thread of its own and takes no
   slot of ``limit()`` (a wait between batches of a rolling update: it calls no cloud API, and must not hold
   one of the slots that do).
+- **Early release**: a visit may call :meth:`Walker.release` with its own key once what some of its dependents
+  need of it exists (before the visit ends). The edges for which ``early_ok(waiter, waited)`` is True are then
+  satisfied: a node whose every other edge is satisfied starts without waiting for the end of that visit.
+  The other edges still wait for the visit to end ``ok``. A released node that then fails stops the walk as
+  any failure does; the dependents it already let start finish and are reported.
 - **Callbacks**: ``on_success`` and ``on_failure`` run on the walk's own thread as each result is taken in
   (after a failure has stopped new starts).
 
@@ -62,6 +67,7 @@ class _Finished(Generic[K, R]):
     key: K
     result: R | None
     error: BaseException | None = None
+    released: bool = False  # not the end of the visit: :meth:`Walker.release` was called
 
 
 class Walker(Generic[K, R]):
@@ -78,6 +84,7 @@ class Walker(Generic[K, R]):
         unpooled: Callable[[K], bool] = lambda _key: False,
         on_success: Callable[[R], None] = lambda _result: None,
         on_failure: Callable[[R], None] = lambda _result: None,
+        early_ok: Callable[[K, K], bool] = lambda _waiter, _waited: False,
     ) -> None:
         known = set(nodes)
         unknown = {w for k in nodes for w in waits_on.get(k, ()) if w not in known}
@@ -97,6 +104,18 @@ class Walker(Generic[K, R]):
         self._unpooled = unpooled
         self._on_success = on_success
         self._on_failure = on_failure
+        self._early_ok = early_ok
+        # the edges (waited, waiter) a release may satisfy before the end of the waited-on node's visit
+        self._early = {k: tuple(d for d in self._dependents[k] if early_ok(d, k)) for k in self._nodes}
+        self._finished: queue.Queue[_Finished[K, R]] | None = None  # set while a walk runs
+
+    def release(self, key: K) -> None:
+        """Called by the visit of ``key`` (from any thread) once the dependents it lets go early may start:
+        the edges from ``key`` that ``early_ok`` accepts are satisfied now. Ignored outside a walk and for a
+        node no dependent may start early on."""
+        finished = self._finished
+        if finished is not None and self._early.get(key):
+            finished.put(_Finished(key, None, released=True))
 
     def walk(self) -> WalkResult[K, R]:
         """Visit every node (unless stopped), each after the nodes it waits on; wait for all in flight."""
@@ -111,6 +130,9 @@ class Walker(Generic[K, R]):
             if remaining[k] == 0:
                 make_ready(k)
         finished: queue.Queue[_Finished[K, R]] = queue.Queue()
+        self._finished = finished
+        released: set[K] = set()  # nodes whose early edges are satisfied already
+        ended: set[K] = set()  # nodes whose visit ended
         done: list[R] = []
         failed: list[R] = []
         started: set[K] = set()
@@ -146,6 +168,15 @@ class Walker(Generic[K, R]):
                     fin = finished.get(timeout=POLL)
                 except queue.Empty:
                     continue
+                if fin.released:
+                    if fin.key not in released and fin.key not in ended:
+                        released.add(fin.key)
+                        for d in self._early[fin.key]:
+                            remaining[d] -= 1
+                            if remaining[d] == 0:
+                                make_ready(d)
+                    continue
+                ended.add(fin.key)
                 if fin.key in off_pool:
                     off_pool.discard(fin.key)
                 else:
@@ -156,7 +187,10 @@ class Walker(Generic[K, R]):
                 elif fin.result.ok:
                     self._on_success(fin.result)
                     done.append(fin.result)
+                    early = self._early[fin.key] if fin.key in released else ()
                     for d in self._dependents[fin.key]:
+                        if d in early:
+                            continue  # satisfied when the node was released
                         remaining[d] -= 1
                         if remaining[d] == 0:
                             make_ready(d)
@@ -167,6 +201,7 @@ class Walker(Generic[K, R]):
         except KeyboardInterrupt:
             abandoned = True
         finally:
+            self._finished = None
             for _ in workers:
                 work.put(None)
             if not abandoned:

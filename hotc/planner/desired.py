@@ -44,6 +44,7 @@ from hotc.parser.api import (
     evaluate_condition,
     functions,
     gc_paused,
+    subexpressions,
 )
 from hotc.planner.resolve import AddressResolver, index_path
 from hotc.values import Unknown, WaitsOn, contains_unknown
@@ -247,6 +248,43 @@ class DesiredStack:
                         out[k] = v
             return out
         return self._eval_props(scope, member.resource, resolver, memo)
+
+    def id_only_parents(self, address: str) -> frozenset[str]:
+        """The addresses of the leaf resources of its own stack that the resource at ``address`` needs only the
+        id of: every reference its template makes to them is a ``get_resource`` (no ``get_attr``, no
+        ``depends_on``, no ``Ref``). Its create may start as soon as such a resource exists, before that
+        resource's create has ended. Empty for a group member, and when a reference names its resource with
+        a function (which one it is depends on values)."""
+        res = self.resources.get(address)
+        if res is None or res.group is not None or not res.condition_enabled:
+            return frozenset()
+        scope = self.scopes.get(res.scope)
+        member = scope.members.get(res.name) if scope is not None else None
+        if scope is None or member is None or member.kind != "leaf" or member.resource is None:
+            return frozenset()
+        r = member.resource
+        ids: set[str] = set()
+        others: set[str] = {dep.name for dep in r.depends_on}
+        for part in (
+            r.properties,
+            r.metadata,
+            r.update_policy,
+            r.deletion_policy,
+            r.external_id,
+            r.condition,
+        ):
+            for e in subexpressions(part):
+                if isinstance(e, functions.GetResource | functions.GetAttr | functions.Ref):
+                    target = e.target if isinstance(e, functions.Ref) else e.resource
+                    if not (isinstance(target, Literal) and isinstance(target.value, str)):
+                        return frozenset()  # a computed name: which resource it is depends on values
+                    (ids if isinstance(e, functions.GetResource) else others).add(target.value)
+        out = set()
+        for name in ids - others:
+            m = scope.members.get(name)
+            if m is not None and m.kind == "leaf" and name != res.name:
+                out.add(m.address)
+        return frozenset(out)
 
     def resolve_metadata(
         self, address: str, resolver: AddressResolver, memo: dict[Any, Any] | None = None

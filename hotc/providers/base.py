@@ -195,6 +195,10 @@ class ActionContext:
     # whether an id is recorded in the state (a current or an old, deposed instance of some resource): such an
     # object is never what a killed run made without recording, so adoption by a generated name skips it
     recorded: Callable[[str], bool] = lambda _pid: False
+    # a create calls it once the object whose id it recorded is usable as it is (a Neutron object as the POST
+    # answers it; a server only once ACTIVE): what needs only its id (get_resource) may start, before the
+    # driver puts its tags and reads its attributes. Never before record_physical_id; a no-op elsewhere
+    ready_for_dependents: Callable[[], None] = lambda: None
 
 
 def _no_signal_store() -> Any:

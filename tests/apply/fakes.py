@@ -202,9 +202,18 @@ class FakeResource:
 
 
 class FakeDesired:
-    def __init__(self, resources: list[FakeResource], outputs: Callable[[Any], dict[str, Any]] | None = None):
+    def __init__(
+        self,
+        resources: list[FakeResource],
+        outputs: Callable[[Any], dict[str, Any]] | None = None,
+        id_only: Mapping[str, frozenset[str]] | None = None,
+    ):
         self.resources = {r.address: r for r in resources}
         self._outputs = outputs
+        self._id_only = id_only or {}  # address -> what it refers to by get_resource only
+
+    def id_only_parents(self, address: str) -> frozenset[str]:
+        return self._id_only.get(address, frozenset())
 
     def resolve_properties(self, address: str, resolver: Any) -> Mapping[str, Any]:
         return self.resources[address].props(resolver)

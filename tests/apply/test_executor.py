@@ -734,3 +734,72 @@ def test_replaced_instance_of_another_type_is_deleted_by_its_own_types_driver():
     assert rep.ok, rep
     assert [c.physical_id for c in cloud.calls if c.op == "delete"] == ["a-old"]
     assert sink.last.resources["a"].type == "Fake::New" and sink.last.resources["a"].deposed == ()
+
+
+def _early_chain() -> tuple[FakeCloud, Any, FakeDesired]:
+    """net; port needs only net's id (get_resource); srv reads an attribute of net. net's driver says it is
+    usable right after recording its id, then goes on (tags, reads) until port's create has ended."""
+    res = [
+        FakeResource("net", props=lambda r: {"name": "net"}),
+        FakeResource(
+            "port", depends_on=("net",), props=lambda r: {"name": "port", "network": r.resource_id("net")}
+        ),
+        FakeResource(
+            "srv", depends_on=("net",), props=lambda r: {"net_name": r.resource_attr("net", "name", ())}
+        ),
+    ]
+    cloud, drivers, desired = setup(res, id_only={"port": frozenset({"net"}), "srv": frozenset()})
+    cloud.hooks[("create", "net")] = lambda ctx: ctx.ready_for_dependents()
+    # net's create ends only once port's create has run: only an early start of port lets the run go on
+    net_may_end = cloud.gate("create", "net")
+    cloud.hooks[("create", "port")] = lambda ctx: net_may_end.set()
+    return cloud, drivers, desired
+
+
+def test_a_create_that_needs_only_an_id_starts_once_its_parent_is_usable():
+    cloud, drivers, desired = _early_chain()
+    state = StackState.new("teststack")
+    rep, sink = run(create_plan(desired), state, desired, drivers)
+    assert rep.ok, rep
+    final = sink.last
+    net, port = final.resources["net"], final.resources["port"]
+    assert {a: r.status for a, r in final.resources.items()} == dict.fromkeys(
+        ("net", "port", "srv"), "CREATE_COMPLETE"
+    )
+    assert port.properties["network"] == net.physical_id
+    assert final.resources["srv"].properties == {"net_name": "net"}
+    c = {a: cloud.calls_for("create", a)[0] for a in ("net", "port", "srv")}
+    assert c["port"].start < c["net"].end  # started while net's create was still going on
+    assert c["srv"].start >= c["net"].end  # an attribute: waited for net's create to end
+    # the parent's record is complete in the state the run ends with, with its attributes
+    assert net.attributes["name"] == "net" and final.status == "CREATE_COMPLETE"
+
+
+def test_a_parent_failing_after_its_release_fails_the_apply_and_the_started_dependent_is_recorded():
+    cloud, drivers, desired = _early_chain()
+    cloud.fail[("create", "net")] = "tagging failed"
+    state = StackState.new("teststack")
+    rep, sink = run(create_plan(desired), state, desired, drivers)
+    assert not rep.ok
+    assert [f.address for f in rep.failed] == ["net"] and "tagging failed" in rep.failed[0].error
+    assert [d.address for d in rep.done] == ["port"]
+    assert rep.not_started == ("create srv",)
+    final = sink.last
+    assert final.resources["net"].status == "CREATE_FAILED"
+    assert final.resources["net"].physical_id is not None  # recorded before the failure: the next run sees it
+    assert final.resources["port"].status == "CREATE_COMPLETE"
+    assert final.resources["port"].properties["network"] == final.resources["net"].physical_id
+    assert "srv" not in final.resources and final.status == "CREATE_FAILED"
+
+
+def test_without_id_only_edges_a_dependent_waits_for_the_whole_create():
+    cloud, drivers, desired = setup(
+        [
+            FakeResource("net", props=lambda r: {"name": "net"}),
+            FakeResource("port", depends_on=("net",), props=lambda r: {"network": r.resource_id("net")}),
+        ]
+    )
+    cloud.hooks[("create", "net")] = lambda ctx: ctx.ready_for_dependents()
+    rep, _sink = run(create_plan(desired), StackState.new("teststack"), desired, drivers)
+    assert rep.ok, rep
+    assert cloud.calls_for("create", "port")[0].start >= cloud.calls_for("create", "net")[0].end

@@ -296,3 +296,105 @@ def test_an_interrupt_while_waiting_abandons_the_steps_in_flight() -> None:
         signal.signal(signal.SIGINT, previous)
     assert res.abandoned and not res.done and not res.failed
     assert res.started == {"stuck"}
+
+
+def _released_walk(
+    parent_body: Callable[[], bool], waits: Mapping[str, Sequence[str]], early: set[tuple[str, str]]
+) -> tuple[WalkResult[str, Res], Recorder]:
+    """A walk where ``parent`` releases itself, then waits until ``id_child`` (if it starts early) has run
+    before it ends with ``parent_body()``."""
+    started = {k: threading.Event() for k in ("id_child", "attr_child")}
+    box: list[Walker[str, Res]] = []
+
+    def body(key: str) -> bool:
+        if key == "parent":
+            box[0].release("parent")
+            # only an early start of id_child gets past this (else the walk would wait for this visit)
+            started["id_child"].wait(WAIT)
+            return parent_body()
+        if key in started:
+            started[key].set()
+        return True
+
+    rec = Recorder(body)
+    walker = Walker(
+        ["parent", "id_child", "attr_child"],
+        waits,
+        rec,
+        workers=4,
+        early_ok=lambda waiter, waited: (waiter, waited) in early,
+    )
+    box.append(walker)
+    return walker.walk(), rec
+
+
+def test_a_released_node_lets_its_id_only_dependents_start_before_its_visit_ends() -> None:
+    res, rec = _released_walk(
+        lambda: True,
+        {"id_child": ["parent"], "attr_child": ["parent"]},
+        {("id_child", "parent")},
+    )
+    assert not res.failed and {r.key for r in res.done} == {"parent", "id_child", "attr_child"}
+    # the edge that needs only what the release made known: started before the parent's visit ended
+    assert rec.position("start", "id_child") < rec.position("finish", "parent")
+    # the other edge waited for the end of the visit
+    assert rec.position("finish", "parent") < rec.position("start", "attr_child")
+
+
+def test_a_dependent_with_another_edge_still_waits_for_it() -> None:
+    # id_child needs only the parent's id, and "other" completely: it starts once both are satisfied
+    other_done = threading.Event()
+    box: list[Walker[str, Res]] = []
+
+    def body(key: str) -> bool:
+        if key == "parent":
+            box[0].release("parent")
+            return True
+        if key == "other":
+            other_done.set()
+        return True
+
+    rec = Recorder(body)
+    walker = Walker(
+        ["parent", "other", "id_child"],
+        {"id_child": ["parent", "other"]},
+        rec,
+        workers=4,
+        early_ok=lambda waiter, waited: (waiter, waited) == ("id_child", "parent"),
+    )
+    box.append(walker)
+    res = walker.walk()
+    assert {r.key for r in res.done} == {"parent", "other", "id_child"}
+    assert rec.position("finish", "other") < rec.position("start", "id_child")
+    # released and then ended ok: the early edge is counted once (id_child runs once, after both)
+    assert rec.started().count("id_child") == 1
+
+
+def test_a_node_that_fails_after_its_release_fails_the_walk_and_the_early_dependent_finishes() -> None:
+    res, rec = _released_walk(
+        lambda: False,
+        {"id_child": ["parent"], "attr_child": ["parent"]},
+        {("id_child", "parent")},
+    )
+    assert [r.key for r in res.failed] == ["parent"]
+    # the dependent that started on the release finished and is reported done; the one that needed the
+    # parent's completion never started
+    assert [r.key for r in res.done] == ["id_child"]
+    assert res.started == {"parent", "id_child"}
+    assert "attr_child" not in rec.started()
+
+
+def test_a_release_without_early_edges_changes_nothing() -> None:
+    box: list[Walker[str, Res]] = []
+
+    def body(key: str) -> bool:
+        if key == "parent":
+            box[0].release("parent")
+        return True
+
+    rec = Recorder(body)
+    walker = Walker(["parent", "child"], {"child": ["parent"]}, rec, workers=4)
+    box.append(walker)
+    res = walker.walk()
+    assert [r.key for r in res.done] == ["parent", "child"]
+    assert rec.position("finish", "parent") < rec.position("start", "child")

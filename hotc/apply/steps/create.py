@@ -82,7 +82,14 @@ def create(env: StepEnv, step: Step, props: dict[str, Any]) -> None:
     def on_id(pid: str) -> None:
         env.keeper.commit(lambda s: patch(s, addr, physical_id=pid))
 
-    ctx = env.ctx(addr, type_name, on_id, instance_tag(entry), "CREATE")
+    def on_ready() -> None:
+        # the object exists and is usable: what needs only its id (recorded above) may start. Not for a
+        # replacement (its dependents are updated, which waits for the whole create)
+        cur = env.keeper.state.resources.get(addr)
+        if not entry.deposed and cur is not None and cur.physical_id is not None:
+            env.release(step.key)
+
+    ctx = env.ctx(addr, type_name, on_id, instance_tag(entry), "CREATE", on_ready)
     if entry.deposed:  # a replacement's first waits are the old instance letting go: no skip to the usual end
         ctx = replace(ctx, fastest=None)
     new_d = with_defaults(type_name, props)

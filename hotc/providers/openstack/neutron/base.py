@@ -50,6 +50,10 @@ class NeutronDriver(ListRead):
     # whether ``attributes`` reads other objects (a port's subnets and network): a create then reads them while
     # its tags are being put (the attributes do not depend on the tags), not after
     attributes_read = False
+    # whether the object the POST answers is usable as it is (what needs only its id may start then): False
+    # when ``after_create`` must finish it first (a trunk's sub-ports). A security group's rules, made by
+    # after_create, are not waited for: Neutron applies a group's rules to its ports as they are added
+    usable_when_made = True
 
     # -- subclass hooks
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -114,6 +118,8 @@ class NeutronDriver(ListRead):
         ctx.record_physical_id(res.id)
         remember_made(ctx, self.kind, res.id)  # what refers to it in this run needs no look-up of it
         plain = type(self).after_create is NeutronDriver.after_create
+        if self.usable_when_made:  # the POST's answer is the object as made: what needs only its id may start
+            ctx.ready_for_dependents()
         early: list[dict[str, Any]] = []  # the attributes, read while the tags are put
         if self.tagged:  # Neutron takes no tags in a POST: stamp right after, once the id is recorded
             made = res
@@ -138,6 +144,8 @@ class NeutronDriver(ListRead):
                 return outcome(res, early[0])
             return self._outcome(ctx, conn, res)
         self.after_create(ctx, conn, res, props)  # it changes the object (rules, a trunk's build): read it
+        if not self.usable_when_made:
+            ctx.ready_for_dependents()
         return self._outcome(ctx, conn, self._get(ctx, conn, res.id) or res)
 
     def read(self, ctx: ActionContext, physical_id: str, props: Mapping[str, Any]) -> Outcome | None:

@@ -40,6 +40,7 @@ class TrunkDriver(NeutronDriver):
     kind, plural, what = "trunk", "trunks", "trunk"
     simple = {"name": "name", "description": "description", "admin_state_up": "admin_state_up"}
     attribute_names = ("port_id",)
+    usable_when_made = False  # usable once its sub-ports are in (after_create)
 
     def create_body(self, ctx: ActionContext, conn: Any, props: Mapping[str, Any]) -> dict[str, Any]:
         body = super().create_body(ctx, conn, props)

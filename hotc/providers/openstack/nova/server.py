@@ -288,7 +288,10 @@ class ServerDriver(ServerNetworkMixin, ServerSnapshotMixin, ListRead):
 
             register_server(ctx, str(server.id), metadata_key)
         server = self._wait_active(ctx, conn, server.id, "create server", name=name)
-        self._associate_floating_ips(ctx, conn, server.id, props.get("networks") or [])
+        networks = props.get("networks") or []
+        if not any(n.get("floating_ip") for n in networks if isinstance(n, Mapping)):
+            ctx.ready_for_dependents()  # ACTIVE, and nothing left to attach: only its attributes are read now
+        self._associate_floating_ips(ctx, conn, server.id, networks)
         return self._outcome(ctx, conn, server)
 
     def _wait_active(
