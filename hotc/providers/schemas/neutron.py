@@ -788,6 +788,19 @@ PROVIDER_NET = ResourceType(
 # status is ERROR; one without a status field (subnet, security group, …) is updated in place instead.
 _NEUTRON_FAILED = failed_replace_on_status("ERROR", missing_status=False)
 
+# the limits of a project's network quota (OS::Neutron::Quota's properties beside project): Neutron's API keys
+QUOTA_LIMITS = (
+    "subnet",
+    "network",
+    "floatingip",
+    "security_group_rule",
+    "security_group",
+    "router",
+    "port",
+    "subnetpool",
+    "rbac_policy",
+)
+
 TYPES = tuple(
     dataclasses.replace(t, failed_replace=_NEUTRON_FAILED)
     for t in (
@@ -815,17 +828,7 @@ TYPES = tuple(
     # NeutronQuota: the limits of a project's network quota (Heat's names are Neutron's API keys)
     quota_type(
         "OS::Neutron::Quota",
-        (
-            "subnet",
-            "network",
-            "floatingip",
-            "security_group_rule",
-            "security_group",
-            "router",
-            "port",
-            "subnetpool",
-            "rbac_policy",
-        ),
+        QUOTA_LIMITS,
         service="network",
         heat_class="heat.engine.resources.openstack.neutron.quota.NeutronQuota",
     ),

@@ -366,25 +366,28 @@ SERVER_GROUP = ResourceType(
     heat_class="heat.engine.resources.openstack.nova.server_group.ServerGroup",
 )
 
+# the limits of a project's compute quota set (OS::Nova::Quota's properties beside project)
+QUOTA_LIMITS = (
+    "cores",
+    "fixed_ips",
+    "floating_ips",
+    "instances",
+    "injected_files",
+    "injected_file_content_bytes",
+    "injected_file_path_bytes",
+    "key_pairs",
+    "metadata_items",
+    "ram",
+    "security_groups",
+    "security_group_rules",
+    "server_groups",
+    "server_group_members",
+)
+
 # NovaQuota: the limits of a project's compute quota set (the file injection ones deprecated, as in Heat)
 QUOTA = quota_type(
     "OS::Nova::Quota",
-    (
-        "cores",
-        "fixed_ips",
-        "floating_ips",
-        "instances",
-        "injected_files",
-        "injected_file_content_bytes",
-        "injected_file_path_bytes",
-        "key_pairs",
-        "metadata_items",
-        "ram",
-        "security_groups",
-        "security_group_rules",
-        "server_groups",
-        "server_group_members",
-    ),
+    QUOTA_LIMITS,
     deprecated=("injected_files", "injected_file_content_bytes", "injected_file_path_bytes"),
     service="compute",
     heat_class="heat.engine.resources.openstack.nova.quota.NovaQuota",

@@ -10,18 +10,7 @@ from typing import Any
 from hotc.providers.base import Driver
 from hotc.providers.openstack.common import with_defaults
 from hotc.providers.openstack.quota_set import QuotaDriver
-
-LIMITS = (
-    "subnet",
-    "network",
-    "floatingip",
-    "security_group_rule",
-    "security_group",
-    "router",
-    "port",
-    "subnetpool",
-    "rbac_policy",
-)
+from hotc.providers.schemas.neutron import QUOTA_LIMITS as LIMITS
 
 
 class NeutronQuotaDriver(QuotaDriver):

@@ -11,23 +11,7 @@ from typing import Any
 from hotc.providers.base import Driver
 from hotc.providers.openstack.common import with_defaults
 from hotc.providers.openstack.quota_set import QuotaDriver
-
-LIMITS = (
-    "cores",
-    "fixed_ips",
-    "floating_ips",
-    "instances",
-    "injected_files",
-    "injected_file_content_bytes",
-    "injected_file_path_bytes",
-    "key_pairs",
-    "metadata_items",
-    "ram",
-    "security_groups",
-    "security_group_rules",
-    "server_groups",
-    "server_group_members",
-)
+from hotc.providers.schemas.nova import QUOTA_LIMITS as LIMITS
 
 
 class NovaQuotaDriver(QuotaDriver):
