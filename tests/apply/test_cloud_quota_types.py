@@ -50,12 +50,8 @@ HEAT_TEMPLATE = TEMPLATE[: TEMPLATE.index("  octavia_q:")]
 OCTAVIA = ("loadbalancer", "healthmonitor", "member")
 
 
-def live(cloud: Any, pid: str) -> dict[str, Any]:
-    """The limits the template sets, as each service reports them."""
-    nova = cloud.compute.get_quota_set(pid)
-    net = cloud.network.get_quota(pid)
-    vol = cloud.block_storage.get_quota_set(pid)
-    lb = cloud.load_balancer.get_quota(pid)
+def _limits(nova: Any, net: Any, vol: Any, lb: Any) -> dict[str, Any]:
+    """The limits the template sets, read from each service's quota object."""
     return {
         "cores": nova.cores,
         "instances": nova.instances,
@@ -71,29 +67,26 @@ def live(cloud: Any, pid: str) -> dict[str, Any]:
         "healthmonitor": lb.health_monitors,
         "member": lb.members,
     }
+
+
+def live(cloud: Any, pid: str) -> dict[str, Any]:
+    """The limits the template sets, as each service reports them."""
+    return _limits(
+        cloud.compute.get_quota_set(pid),
+        cloud.network.get_quota(pid),
+        cloud.block_storage.get_quota_set(pid),
+        cloud.load_balancer.get_quota(pid),
+    )
 
 
 def defaults(cloud: Any, pid: str) -> dict[str, Any]:
     """The same limits at each service's defaults."""
-    nova = cloud.compute.get_quota_set_defaults(pid)
-    net = cloud.network.get_quota_default(pid)
-    vol = cloud.block_storage.get_quota_set_defaults(pid)
-    lb = cloud.load_balancer.get_quota_default()
-    return {
-        "cores": nova.cores,
-        "instances": nova.instances,
-        "ram": nova.ram,
-        "key_pairs": nova.key_pairs,
-        "network": net.networks,
-        "port": net.ports,
-        "subnet": net.subnets,
-        "volumes": vol.volumes,
-        "gigabytes": vol.gigabytes,
-        "snapshots": vol.snapshots,
-        "loadbalancer": lb.load_balancers,
-        "healthmonitor": lb.health_monitors,
-        "member": lb.members,
-    }
+    return _limits(
+        cloud.compute.get_quota_set_defaults(pid),
+        cloud.network.get_quota_default(pid),
+        cloud.block_storage.get_quota_set_defaults(pid),
+        cloud.load_balancer.get_quota_default(),
+    )
 
 
 SET = {

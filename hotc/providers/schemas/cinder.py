@@ -187,10 +187,13 @@ ENCRYPTED_VOLUME_TYPE = ResourceType(
     heat_class="heat.engine.resources.openstack.cinder.encrypted_volume_type.CinderEncryptedVolumeType",
 )
 
+# the limits of a project's block storage quota set (OS::Cinder::Quota's properties beside project)
+QUOTA_LIMITS = ("gigabytes", "volumes", "backups", "backup_gigabytes", "snapshots")
+
 # CinderQuota: the limits of a project's block storage quota set
 QUOTA = quota_type(
     "OS::Cinder::Quota",
-    ("gigabytes", "volumes", "backups", "backup_gigabytes", "snapshots"),
+    QUOTA_LIMITS,
     service=SERVICE,
     heat_class="heat.engine.resources.openstack.cinder.quota.CinderQuota",
 )

@@ -11,8 +11,7 @@ from typing import Any
 from hotc.providers.base import ActionContext, Driver
 from hotc.providers.openstack.common import ProviderError, call, with_defaults
 from hotc.providers.openstack.quota_set import QuotaDriver
-
-LIMITS = ("gigabytes", "volumes", "backups", "backup_gigabytes", "snapshots")
+from hotc.providers.schemas.cinder import QUOTA_LIMITS as LIMITS
 
 
 def below_usage(limits: Mapping[str, int], usage: Mapping[str, Any]) -> list[str]:
