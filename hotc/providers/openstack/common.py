@@ -17,6 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
 
 from hotc.errors import HotcError
@@ -811,3 +812,24 @@ def settle(
             raise
 
     return wait_for(ctx, f"{what}: wait while it is busy", safe_get, lambda o: o is None or not busy(o))
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+#: how many independent reads :func:`all_at_once` makes at the same time
+READERS = 8
+
+
+def all_at_once(calls: Mapping[_K, Callable[[], _V]]) -> dict[_K, _V]:
+    """Each call's answer, in the calls' order, :data:`READERS` calls at a time (they are independent reads);
+    the first failure is raised and the calls not started yet are dropped."""
+    if len(calls) <= 1:
+        return {k: f() for k, f in calls.items()}
+    with ThreadPoolExecutor(max_workers=min(READERS, len(calls)), thread_name_prefix="hotc-read") as pool:
+        futures = {k: pool.submit(f) for k, f in calls.items()}
+        try:
+            return {k: f.result() for k, f in futures.items()}
+        finally:
+            for f in futures.values():
+                f.cancel()

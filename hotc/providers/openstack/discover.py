@@ -10,14 +10,14 @@ document from what is found is :mod:`hotc.providers.generate`'s (pure).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from hotc.errors import HotcError
 from hotc.model import model
 from hotc.providers.base import ActionContext
 from hotc.providers.generate import Found
+from hotc.providers.openstack.common import all_at_once
 
 NET = "OS::Neutron::Net"
 SUBNET = "OS::Neutron::Subnet"
@@ -57,11 +57,6 @@ COVERED = (
     MONITOR,
 )
 
-K = TypeVar("K")
-V = TypeVar("V")
-
-#: how many objects are read at the same time
-READERS = 8
 
 # The properties asked of each type's driver (None: the live value, whatever it is; a list: read as a list).
 PROBES: dict[str, dict[str, Any]] = {
@@ -174,7 +169,7 @@ class _Cloud:
             return lambda: _listed(getattr(owner, name, None), **query)
 
         # every list asked at once (the first call to each service finds its endpoint: seconds each)
-        got = _all_at_once(
+        got = all_at_once(
             {
                 "nets": lister(net, "networks"),
                 "subnets": lister(net, "subnets"),
@@ -216,7 +211,7 @@ class _Cloud:
         self.monitors = {str(o.id): o for o in mine(got["monitors"])}
         self.members: dict[str, Any] = {}
         self.member_pool: dict[str, str] = {}  # member -> its pool
-        members = _all_at_once({pid: lister(octavia, "members", pool=pid) for pid in self.pools})
+        members = all_at_once({pid: lister(octavia, "members", pool=pid) for pid in self.pools})
         for pid, listed in members.items():
             for m in listed:
                 self.members[str(m.id)] = m
@@ -344,20 +339,6 @@ class _Cloud:
             out |= {k for k, o in self.lbs.items() if str(o.vip_subnet_id or "") == oid}
             out |= {k for k, o in self.members.items() if str(o.subnet_id or "") == oid}
         return {o for o in out if o and self.type_of(o) is not None}
-
-
-def _all_at_once(calls: Mapping[K, Callable[[], V]]) -> dict[K, V]:
-    """Each call's answer, in the calls' order, :data:`READERS` calls at a time; the first failure is raised and
-    the calls not started yet are dropped."""
-    if len(calls) <= 1:
-        return {k: f() for k, f in calls.items()}
-    with ThreadPoolExecutor(max_workers=min(READERS, len(calls)), thread_name_prefix="hotc-read") as pool:
-        futures = {k: pool.submit(f) for k, f in calls.items()}
-        try:
-            return {k: f.result() for k, f in futures.items()}
-        finally:
-            for f in futures.values():
-                f.cancel()
 
 
 def _listed(lister: Any, **query: Any) -> list[Any]:
@@ -566,8 +547,8 @@ def read_found(
     drivers: Callable[[str], Any],
     cloud: Callable[[], Any],
 ) -> list[Found]:
-    """Each picked object read through its type's driver, with its type's probe, :data:`READERS` at a time; in
-    the order picked. The first failure stops the reading (HotcError)."""
+    """Each picked object read through its type's driver, with its type's probe,
+    :data:`~hotc.providers.openstack.common.READERS` at a time; in the order picked. The first failure stops the reading (HotcError)."""
     if not isinstance(picked, Picked):
         picked = Picked(objects=tuple(picked), extra={})
     calls = {
@@ -576,4 +557,4 @@ def read_found(
         )
         for i, (t, oid, name) in enumerate(picked.objects)
     }
-    return list(_all_at_once(calls).values())
+    return list(all_at_once(calls).values())

@@ -12,15 +12,13 @@ by side: the check costs the time of its slowest read, not of all of them in a r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
 from hotc.errors import HotcError
-from hotc.providers.openstack.common import translate
+from hotc.providers.openstack.common import all_at_once, translate
 from hotc.providers.openstack.nova.common import find_flavor
 
-THREADS = 8  # reads made side by side: one per service asked, one per flavor, one per load-balancer listing
 Limits = dict[str, tuple[int, int]]  # quota key -> (limit, in use); a limit below 0 is unlimited
 
 _COMPUTE = ("instances", "cores", "ram")
@@ -82,7 +80,7 @@ def _load_balancer(conn: Any, project: str, names: Iterable[str]) -> Limits:
         listings["pools"] = lambda: list(lb.pools(project_id=project))
     if "health_monitors" in wanted:
         listings["health_monitors"] = lambda: sum(1 for _ in lb.health_monitors(project_id=project))
-    got = _all_at_once(listings)
+    got = all_at_once(listings)
     q = got["quota"]
     pools = got.get("pools") or []
     used: dict[str, Callable[[], int]] = {
@@ -93,16 +91,6 @@ def _load_balancer(conn: Any, project: str, names: Iterable[str]) -> Limits:
         "health_monitors": lambda: got["health_monitors"],
     }
     return {f"load-balancer.{n}": (_int(getattr(q, n, None), -1), used[n]()) for n in wanted}
-
-
-def _all_at_once(calls: Mapping[str, Callable[[], Any]]) -> dict[str, Any]:
-    """Each call's result by name, the calls made side by side (they are independent reads); the first
-    failure, in the order given, is raised once every call has ended."""
-    if len(calls) < 2:
-        return {k: fn() for k, fn in calls.items()}
-    with ThreadPoolExecutor(max_workers=min(THREADS, len(calls)), thread_name_prefix="hotc-quota") as pool:
-        futures = {k: pool.submit(fn) for k, fn in calls.items()}
-    return {k: f.result() for k, f in futures.items()}
 
 
 _SERVICES: tuple[tuple[str, str, tuple[str, ...], Callable[[Any, str, Iterable[str]], Limits]], ...] = (
@@ -134,7 +122,7 @@ def read_quotas(
             asked[prefix] = (prefix, service, names)
     for name in sorted(flavors):
         reads[f"flavor:{name}"] = partial(_outcome, find_flavor, None, conn, name)
-    got = _all_at_once(reads)  # every outcome is a value or the exception it raised: none raises here
+    got = all_at_once(reads)  # every outcome is a value or the exception it raised: none raises here
     limits: Limits = {}
     unread: dict[str, str] = {}
     for key, (prefix, service, names) in asked.items():
