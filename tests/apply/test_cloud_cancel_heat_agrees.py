@@ -185,4 +185,10 @@ def _heat_clear_nested_until_done(heat: Any, st: Any, top: HeatRun) -> None:
     n = _heat_nested(heat, st)
     assert n is not None
     time.sleep(1)
-    _clear_until_done(lambda: not top.status().endswith("IN_PROGRESS"), lambda: _pending(n.events()), n.clear)
+
+    def done() -> bool:
+        # the group's own stack as well as the top one: Heat may mark the top stack rolled back while the
+        # group's stack still runs its rollback, paused at a member's hook
+        return not top.status().endswith("IN_PROGRESS") and not n.status().endswith("IN_PROGRESS")
+
+    _clear_until_done(done, lambda: _pending(n.events()), n.clear)
