@@ -4,8 +4,8 @@
 #   1. the packages the tests and the cloud need (tests/cloud/10-infra.sh: MariaDB, RabbitMQ, Graphviz, npm, ...);
 #   2. the test cloud's setup (tests/cloud/setup.sh) starts in the BACKGROUND: it is mostly downloads, installs and
 #      database migrations, about 7 to 10 minutes the first time and under a minute after that;
-#   3. meanwhile hotc's own venv .venv is made (`pip install -e '.[test]'`) and the offline tests run
-#      (`-m 'not cloud'`, one worker per core);
+#   3. meanwhile hotc's own venv .venv is made (`pip install -e '.[test]'`, by uv when it can be had) and the
+#      offline tests run (`-m 'not cloud'`, one worker per core);
 #   4. once the cloud is up, the cloud tests run, several at a time (HOTC_CLOUD_WORKERS, default 4): they spend
 #      most of their time waiting on the cloud's APIs. Each test module is one xdist group
 #      (tests/fixtures/cloud.py), so a module's tests stay on one worker, in order; the longest modules are
@@ -29,6 +29,11 @@ start=$SECONDS
 bash tests/cloud/10-infra.sh || { echo "[run-all] tests/cloud/10-infra.sh failed" >&2; exit 1; }
 mark "packages (10-infra.sh)" $start
 
+# uv (tests/cloud/uv.sh), made before the cloud's set-up, which uses it too, installs hotc's venv and the agents'
+# venv that some tests make (HOTC_UV) in seconds; pip does when uv cannot be had
+HOTC_UV=$(bash tests/cloud/uv.sh) || HOTC_UV=
+export HOTC_UV
+
 setup_log=$(mktemp /tmp/hotc-cloud-setup.XXXXXX.log)
 setup_start=$SECONDS
 bash tests/cloud/setup.sh >"$setup_log" 2>&1 &
@@ -36,12 +41,16 @@ setup_pid=$!
 echo "[run-all] cloud setup started in the background (pid $setup_pid, log $setup_log)"
 
 start=$SECONDS
-if ! { $PY -m venv .venv && .venv/bin/pip install -q -e '.[test]'; }; then
+install_hotc() {
+    if [ -n "$HOTC_UV" ] && "$HOTC_UV" pip install -q --python .venv/bin/python -e '.[test]'; then return 0; fi
+    .venv/bin/pip install -q -e '.[test]'
+}
+if ! { $PY -m venv .venv && install_hotc; }; then
     echo "[run-all] installing hotc into .venv failed" >&2
     wait "$setup_pid"
     exit 1
 fi
-mark "hotc venv + pip install" $start
+mark "hotc venv + install" $start
 
 rc=0
 start=$SECONDS

@@ -17,12 +17,12 @@ mkdir -p $MC/etc/manila $MC/state/manila/lock $MC/log $MC/run $MC/wsgi/manila-ap
 # the venv is keyed by the shared pins and Manila's own (venv-manila/.hotc-venv-stamp)
 STAMP=$( { cat $HERE/constraints.txt; echo "$MANILA_PIN"; } | sha256sum | cut -c1-16)
 if [ "$(cat $MC/venv-manila/.hotc-venv-stamp 2>/dev/null)" != "$STAMP" ] || [ ! -x $MV/manila-share ]; then
-  echo "manila venv + pip install ($MANILA_PIN, pinned by constraints.txt; log: $MC/log/manila-pip.log)"
+  echo "manila venv + install ($MANILA_PIN, pinned by constraints.txt; log: $MC/log/manila-pip.log)"
   bash $HERE/stop.sh manila-api manila-scheduler manila-share >/dev/null 2>&1 || true
   rm -rf $MC/venv-manila
   $PY -m venv $MC/venv-manila
-  logged manila-pip.log $MV/pip install -q -U pip setuptools wheel
-  logged manila-pip.log $MV/pip install -q -c $HERE/constraints.txt "$MANILA_PIN" PyMySQL gunicorn
+  logged manila-pip.log venv_install $MC/venv-manila -U pip setuptools wheel
+  logged manila-pip.log venv_install $MC/venv-manila -c $HERE/constraints.txt "$MANILA_PIN" PyMySQL gunicorn
   echo "$STAMP" > $MC/venv-manila/.hotc-venv-stamp
 fi
 if [ "${OWN_VENV_ONLY:-0}" = 1 ]; then exit 0; fi  # setup.sh's background pre-build: the venv was all

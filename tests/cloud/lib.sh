@@ -120,19 +120,30 @@ logged() {  # logname cmd...: run CMD with its output in $MC/log/LOGNAME; on fai
   return $rc
 }
 
+venv_install() {  # venv pip-install-args...: install into VENV with uv (uv.sh: seconds where pip takes minutes), or,
+  # when uv cannot be had or fails, with the venv's own pip. uv compiles no bytecode up front: each service
+  # compiles what it imports, once, on its first start.
+  local venv=$1 uv; shift
+  if uv=$(bash $HERE/uv.sh); then
+    if "$uv" pip install -q --python $venv/bin/python "$@"; then return 0; fi
+    echo "uv could not install $*: pip tries" >&2
+  fi
+  $venv/bin/pip install -q "$@"
+}
+
 own_venv() {  # name probe "services..." pin [pip args...]: a service's OWN venv, $MC/venv-NAME, keyed by the shared
   # pins and PIN (.hotc-venv-stamp). Made anew (its services stopped first) when the key changed or bin/PROBE is
   # missing; the shared service venv is never touched. Under OWN_VENV_ONLY=1 the calling script ends here.
   local name=$1 probe=$2 services=$3 pin=$4 dir=$MC/venv-$1 stamp; shift 4
   stamp=$( { cat $HERE/constraints.txt; echo "$pin"; } | sha256sum | cut -c1-16)
   if [ "$(cat $dir/.hotc-venv-stamp 2>/dev/null)" != "$stamp" ] || [ ! -x $dir/bin/$probe ]; then
-    echo "$name venv + pip install ($pin, pinned by constraints.txt; log: $MC/log/$name-pip.log)"
+    echo "$name venv + install ($pin, pinned by constraints.txt; log: $MC/log/$name-pip.log)"
     # shellcheck disable=SC2086  # the service names are words
     bash $HERE/stop.sh $services >/dev/null 2>&1 || true
     rm -rf $dir
     ${PYTHON:-python3} -m venv $dir
-    logged $name-pip.log $dir/bin/pip install -q -U pip setuptools wheel
-    logged $name-pip.log $dir/bin/pip install -q -c $HERE/constraints.txt "$pin" "$@"
+    logged $name-pip.log venv_install $dir -U pip setuptools wheel
+    logged $name-pip.log venv_install $dir -c $HERE/constraints.txt "$pin" "$@"
     echo "$stamp" > $dir/.hotc-venv-stamp
   fi
   # OWN_VENV_ONLY=1 (setup.sh's background pre-build): the venv is all this run was for

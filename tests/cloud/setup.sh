@@ -51,8 +51,9 @@ if [ ! -f $MC/venv/.hotc-venv-stamp ] && [ -f $MC/venv/.hotc-stamp ] && [ -x $MC
   echo "$VENV_STAMP" > $MC/venv/.hotc-venv-stamp
 fi
 # the services with venvs of their own (Barbican, Aodh, Mistral, Designate, Manila) have them built in the
-# background while the shared venv installs (pip mostly waits on downloads); each service's script then finds its
+# background while the shared venv installs (installs mostly wait on downloads); each service's script then finds its
 # venv made. A pre-build that failed is only logged: the service's own step builds it again and says why.
+bash $HERE/uv.sh >/dev/null || true  # the installer, once, before the builds below all ask for it
 prebuild=()
 for s in barbican:80-barbican aodh:85-aodh mistral:86-mistral designate:87-designate manila:88-manila; do
   [[ "$SKIP" == *" ${s%%:*} "* ]] && continue
@@ -61,13 +62,13 @@ for s in barbican:80-barbican aodh:85-aodh mistral:86-mistral designate:87-desig
 done
 quiet() { "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }; return ${PIPESTATUS[0]}; }
 if [ "$(cat $MC/venv/.hotc-venv-stamp 2>/dev/null)" != "$VENV_STAMP" ] || [ ! -x $MC/venv/bin/heat-engine ]; then
-  step "service venv + pip install (pinned by constraints.txt)"
+  step "service venv + install (pinned by constraints.txt; uv, or pip without it)"
   bash $HERE/stop.sh >/dev/null 2>&1 || true
   rm -rf $MC/venv
   $PY -m venv $MC/venv
   # this machine's pip.conf names local indexes that may not exist: pip warns twice per package; drop those lines
-  quiet $V/pip install -q -U pip setuptools wheel
-  quiet $V/pip install -q -c $HERE/constraints.txt \
+  quiet venv_install $MC/venv -U pip setuptools wheel
+  quiet venv_install $MC/venv -c $HERE/constraints.txt \
     keystone openstack-placement nova neutron cinder glance octavia openstack-heat \
     openstacksdk python-openstackclient PyMySQL gunicorn
   echo "$VENV_STAMP" > $MC/venv/.hotc-venv-stamp
