@@ -4,6 +4,9 @@
 HERE=${HERE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 export MC=${HOTC_CLOUD_DIR:-${MC:-/opt/hotc-cloud}}
 V=$MC/venv/bin
+# the services write their modules' bytecode once (their venvs are installed without it): with
+# PYTHONDONTWRITEBYTECODE, each start would compile every module it imports again
+unset PYTHONDONTWRITEBYTECODE
 
 closefds() {  # close inherited fds > 2 (a CI runner's pipe kept open by a daemon blocks the caller forever)
   local fd
