@@ -1,6 +1,7 @@
 """When a create tells the run that what needs only the object's id may start
 (``ActionContext.ready_for_dependents``): a Neutron object right after its POST (before the tag PUT and the
-attribute reads), a server once ACTIVE; never before the id is recorded."""
+attribute reads), a server once ACTIVE (and only once its floating IPs are associated); never before the id is
+recorded."""
 
 from __future__ import annotations
 
@@ -74,3 +75,25 @@ def test_a_volume_is_not_released_before_its_create_ends(conn: FakeConnection) -
     ctx, seen = _watched(conn, "data", VOLUME)
     driver(VOLUME).create(ctx, {"size": 1})
     assert seen == []
+
+
+def test_a_server_with_a_floating_ip_is_not_released_before_the_association(
+    conn: FakeConnection, seeded: dict[str, Any]
+) -> None:
+    # a floating IP named in ``networks`` is associated after ACTIVE: a dependent started on the id alone (a
+    # port's floating IP association, a load balancer member) would meet the server half-attached
+    fip = driver("OS::Neutron::FloatingIP").create(
+        ctx_for(conn, "fip", "OS::Neutron::FloatingIP"), {"floating_network": "public"}
+    )
+    ctx, seen = _watched(conn, "web", SERVER, "server")
+    out = driver(SERVER).create(
+        ctx,
+        {
+            "image": "hotc-tiny",
+            "flavor": "m1.tiny",
+            "networks": [{"network": seeded["private"], "floating_ip": fip.physical_id}],
+        },
+    )
+    assert seen == []
+    (iface,) = conn.compute.server_interfaces(out.physical_id)
+    assert conn.cloud.get("ip", fip.physical_id)["port_id"] == iface.port_id
