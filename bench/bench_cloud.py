@@ -424,6 +424,8 @@ def probe(out: Path, argv: list[str]) -> None:
         rec = {"step": step.label, "start": time.monotonic() - t_start, "api": 0.0, "wait": 0.0}
         rec.update(calls=0, sleeps=0, requests=[], spans=[], key=step.key)
         rec["waits"] = sorted(self.graph.waits_on.get(step.key, ()))
+        # the parents this create needs only the id of: it may start once they are released (critical_path)
+        rec["early_waits"] = sorted(w for w in rec["waits"] if (step.key, w) in self._early)
         current[threading.get_ident()] = rec
         try:
             return orig_run_step(self, step)
@@ -451,6 +453,18 @@ def probe(out: Path, argv: list[str]) -> None:
                     rec["api"] += shared_wait
                     rec["spans"].append([t0 - t_start, time.monotonic() - t_start])
 
+    from hotc.apply import walker
+
+    orig_release = walker.Walker.release
+
+    def release(self: Any, key: Any) -> None:
+        # the step lets its id-only dependents go (ActionContext.ready_for_dependents, on the step's thread)
+        rec = current.get(threading.get_ident())
+        if rec is not None and rec.get("key") == key and "released" not in rec:
+            rec["released"] = time.monotonic() - t_start
+        orig_release(self, key)
+
+    walker.Walker.release = release  # type: ignore[method-assign]
     board.Board.get = board_get  # type: ignore[method-assign]
     ks_session.Session.request = request  # type: ignore[method-assign]
     common.pause = pause

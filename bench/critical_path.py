@@ -11,6 +11,9 @@ its first call's start to the end of its last-but-one call (the cloud was not do
 duration (someone has to ask once more); for a step that did not, the time covered by its calls (their union).
 **The bound** is the longest chain of cloud time along the dependency graph (``waits``): no scheduler could end
 the steps sooner. (The look-ups before the first step are left out of it: they are shown as part of the gap.)
+A create that needs only another create's id may start once that one is released (``early_waits``: the keys of
+such parents; ``released``: when a step let its id-only dependents go, e.g. a Neutron object after its POST):
+along such an edge the chain counts the parent's cloud time up to its release, not to its end.
 
 When the wall exceeds the bound by more than ``GAP`` (15 %), the report names where the time went, along the
 realised critical path (from the step that ended last, back through the parent each step waited for longest):
@@ -30,8 +33,12 @@ from typing import Any
 GAP = 0.15  # a wall more than this much over the bound is explained
 
 
-def _spans(row: Mapping[str, Any]) -> list[tuple[float, float]]:
-    return sorted((float(s), float(e)) for s, e in row.get("spans") or ())
+def _spans(row: Mapping[str, Any], until: float | None = None) -> list[tuple[float, float]]:
+    """The step's cloud calls, sorted; with ``until``, only what of them came before it."""
+    spans = sorted((float(s), float(e)) for s, e in row.get("spans") or ())
+    if until is None:
+        return spans
+    return [(s, min(e, until)) for s, e in spans if s < until]
 
 
 def _union(spans: Sequence[tuple[float, float]]) -> float:
@@ -44,9 +51,9 @@ def _union(spans: Sequence[tuple[float, float]]) -> float:
     return total
 
 
-def cloud_time(row: Mapping[str, Any]) -> float:
-    """The cloud's own time of one step (see the module docstring)."""
-    spans = _spans(row)
+def cloud_time(row: Mapping[str, Any], until: float | None = None) -> float:
+    """The cloud's own time of one step (see the module docstring); with ``until``, of its part before then."""
+    spans = _spans(row, until)
     if not spans:
         return 0.0
     if int(row.get("sleeps") or 0) > 0 and len(spans) >= 2:
@@ -56,9 +63,9 @@ def cloud_time(row: Mapping[str, Any]) -> float:
     return _union(spans)
 
 
-def polling_loss(row: Mapping[str, Any]) -> float:
+def polling_loss(row: Mapping[str, Any], until: float | None = None) -> float:
     """How late the poll that saw a step's end came: the time between its last two calls (0 without polling)."""
-    spans = _spans(row)
+    spans = _spans(row, until)
     if int(row.get("sleeps") or 0) == 0 or len(spans) < 2:
         return 0.0
     return max(0.0, spans[-1][0] - max(e for _s, e in spans[:-1]))
@@ -91,30 +98,63 @@ def analyse(rows: Sequence[Mapping[str, Any]], wall: float | None = None) -> Ana
         return None
     if wall is None:
         wall = float(proc["end"]) if proc is not None else max(float(r["end"]) for r in steps.values())
+
+    def early(child: Mapping[str, Any], parent_key: str) -> float | None:
+        """When ``child`` could start after ``parent_key`` along an id-only edge (its release), else None."""
+        released = steps[parent_key].get("released")
+        if parent_key in (child.get("early_waits") or ()) and released is not None:
+            return float(released)
+        return None
+
     # the bound: the longest chain of cloud time (steps in start order: a parent starts before its dependent)
     best: dict[str, tuple[float, tuple[str, ...]]] = {}
+    entry: dict[str, tuple[float, tuple[str, ...]]] = {}  # the chain up to a step's start
     for key, row in sorted(steps.items(), key=lambda kv: float(kv[1]["start"])):
-        before = max(
-            (best[w] for w in row.get("waits") or () if w in best), key=lambda b: b[0], default=(0.0, ())
-        )
-        best[key] = (before[0] + cloud_time(row), (*before[1], str(row["step"])))
+        options = []
+        for w in row.get("waits") or ():
+            if w not in best:
+                continue
+            at = early(row, w)
+            if at is None:
+                options.append(best[w])
+            else:
+                options.append(
+                    (
+                        entry[w][0] + cloud_time(steps[w], at),
+                        (*entry[w][1], str(steps[w]["step"]) + " (released)"),
+                    )
+                )
+        entry[key] = max(options, key=lambda b: b[0], default=(0.0, ()))
+        best[key] = (entry[key][0] + cloud_time(row), (*entry[key][1], str(row["step"])))
     bound, chain = max(best.values(), key=lambda b: b[0])
-    # the realised critical path: from the step that ended last, back through the parent that ended last
+
+    def until(child: Mapping[str, Any], parent: Mapping[str, Any]) -> float:
+        """The moment ``child`` could start as far as ``parent`` goes: its release or its end."""
+        at = early(child, str(parent.get("key") or parent["step"]))
+        return float(parent["end"]) if at is None else at
+
+    # the realised critical path: from the step that ended last, back through the parent that let it go last
     last = max(steps.values(), key=lambda r: float(r["end"]))
     path = [last]
     while True:
         parents = [steps[w] for w in path[-1].get("waits") or () if w in steps]
         if not parents:
             break
-        path.append(max(parents, key=lambda r: float(r["end"])))
+        child = path[-1]
+        path.append(max(parents, key=lambda r: until(child, r)))
     path.reverse()
+    # each step of the path counts up to the moment its successor could start (the last one: its end)
+    ends = [until(child, parent) for parent, child in zip(path, path[1:], strict=False)] + [
+        float(last["end"])
+    ]
     first_start = float(path[0]["start"])
     scheduling = sum(
-        max(0.0, float(child["start"]) - float(parent["end"]))
-        for parent, child in zip(path, path[1:], strict=False)
+        max(0.0, float(child["start"]) - end) for end, child in zip(ends, path[1:], strict=False)
     )
-    polling = sum(polling_loss(r) for r in path)
-    inside = sum(float(r["end"]) - float(r["start"]) - cloud_time(r) for r in path) - polling
+    polling = sum(polling_loss(r, end) for r, end in zip(path, ends, strict=True))
+    inside = (
+        sum(end - float(r["start"]) - cloud_time(r, end) for r, end in zip(path, ends, strict=True)) - polling
+    )
     end = float(proc["end"]) if proc is not None else wall  # the process's own end (its clock)
     after = max(0.0, end - float(last["end"]))
     outside = next((r for r in rows if str(r["step"]).startswith("(outside")), None)

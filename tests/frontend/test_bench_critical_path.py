@@ -92,3 +92,27 @@ def test_a_phase_without_steps() -> None:
     assert "no executor step" in critical_path.report(
         "x check", [{"step": "(process)", "start": 0.0, "end": 1.0}]
     )
+
+
+def test_an_id_only_edge_counts_the_parent_up_to_its_release() -> None:
+    # the net's POST [2.1, 2.4], released at 2.4, then its tags [2.5, 3.1]; the subnet and the port need only
+    # its id and start at 2.6: along those edges the chain holds the net's 0.3 s before the release, not 0.9 s
+    rows = timeline()
+    rows[2] = {**step("net", 2.0, 3.2, [[2.1, 2.4], [2.5, 3.1]]), "released": 2.4}
+    rows[3] = {**step("subnet", 2.6, 3.8, [[2.7, 3.7]], waits=("net",)), "early_waits": ["net"]}
+    rows[4] = {**step("port", 2.6, 3.2, [[2.7, 3.2]], waits=("net",)), "early_waits": ["net"]}
+    rows[5] = {**rows[5], "start": 4.1}
+    a = critical_path.analyse(rows)
+    assert a is not None
+    assert a.bound == pytest.approx(0.3 + 1.0 + 7.4)
+    assert a.chain == ("create net (released)", "create subnet", "create server")
+    parts = dict(a.parts)
+    # the path runs net (to its release) -> subnet -> server: 0.2 s after the release, 0.3 s after the subnet
+    assert parts["between a parent's finish and a dependent's start"] == pytest.approx(0.2 + 0.3)
+    cloud = 0.3 + 1.0 + critical_path.cloud_time(rows[5])
+    assert sum(parts.values()) + cloud == pytest.approx(16.0)
+    # edges that wait for the whole create count the net whole
+    rows[3] = step("subnet", 3.3, 4.5, [[3.4, 4.4]], waits=("net",))
+    rows[4] = step("port", 3.3, 3.9, [[3.4, 3.9]], waits=("net",))
+    b = critical_path.analyse(rows)
+    assert b is not None and b.bound == pytest.approx(0.9 + 1.0 + 7.4)
