@@ -718,7 +718,7 @@ def main() -> None:
     )
     for name, phase, h, s, lo, hi in table:
         target = TARGETS.get((name, phase))
-        verdict = "" if target is None else f"<={target:.1f} " + ("met" if h / s <= target else "not met")
+        verdict = "" if target is None else f"<={target:g} " + ("met" if h / s <= target else "not met")
         print(f"{name:<10} {phase:<7} {h:>8.2f} {s:>8.2f} {h / s:>9.2f} {verdict:>7} {lo:>5.1f}-{hi:<5.1f}")
     print(f"\nthe whole run took {time.monotonic() - began:.0f} s")
 
