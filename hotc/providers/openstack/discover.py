@@ -548,7 +548,8 @@ def read_found(
     cloud: Callable[[], Any],
 ) -> list[Found]:
     """Each picked object read through its type's driver, with its type's probe,
-    :data:`~hotc.providers.openstack.common.READERS` at a time; in the order picked. The first failure stops the reading (HotcError)."""
+    :data:`~hotc.providers.openstack.common.READERS` at a time; in the order picked. The first failure stops the
+    reading (HotcError)."""
     if not isinstance(picked, Picked):
         picked = Picked(objects=tuple(picked), extra={})
     calls = {
