@@ -41,6 +41,8 @@ Stacks are named ``hotc-t-bench-...`` so the test cloud's janitor sweeps what a 
 from __future__ import annotations
 
 import argparse
+import importlib.abc
+import importlib.machinery
 import json
 import os
 import re
@@ -54,6 +56,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import critical_path  # bench/critical_path.py: the wall against the critical-path bound
@@ -371,13 +374,45 @@ class Heat:
 # ------------------------------------------------------------------------------------------------ the probe
 
 
+class _PatchOnImport(importlib.abc.MetaPathFinder):
+    """Calls ``patches[name](module)`` once the module ``name`` has been imported (by whichever thread imports
+    it first), so that the probe instruments a module without importing it before hotc would."""
+
+    def __init__(self, patches: dict[str, Callable[[ModuleType], None]]) -> None:
+        self.patches = patches
+        self.lock = threading.Lock()
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        with self.lock:
+            patch = self.patches.pop(name, None)
+        if patch is None:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader.exec_module = self._then(spec.loader.exec_module, patch)  # type: ignore[method-assign]
+                return spec
+        return None
+
+    @staticmethod
+    def _then(
+        run: Callable[[ModuleType], None], patch: Callable[[ModuleType], None]
+    ) -> Callable[[ModuleType], None]:
+        def exec_module(module: ModuleType) -> None:
+            run(module)
+            patch(module)
+
+        return exec_module
+
+
 def probe(out: Path, argv: list[str]) -> None:
-    """Run hotc's CLI in this process, recording per step: wall, time inside HTTP requests, time asleep."""
-    from keystoneauth1 import session as ks_session
+    """Run hotc's CLI in this process, recording per step: wall, time inside HTTP requests, time asleep.
 
-    from hotc.apply import executor
-    from hotc.providers.openstack import common
-
+    The modules it instruments are patched as they are imported (:class:`_PatchOnImport`), not imported up
+    front: hotc imports openstacksdk and keystoneauth on its own thread while it reads its state and plans,
+    and importing them here first would add their import time to every probed command."""
     lock = threading.Lock()
     current: dict[int, dict[str, Any]] = {}  # thread id -> the step it runs
     steps: list[dict[str, Any]] = []
@@ -398,27 +433,19 @@ def probe(out: Path, argv: list[str]) -> None:
             ):  # a cloud call's interval, for the critical-path bound (bench/critical_path.py)
                 rec["spans"].append([began - t_start, began - t_start + seconds])
 
-    orig_request = ks_session.Session.request
-
     def request(self: Any, *a: Any, **kw: Any) -> Any:
         t0 = time.monotonic()
         try:
-            return orig_request(self, *a, **kw)
+            return orig["request"](self, *a, **kw)
         finally:
             url, method = (list(a) + [kw.get("url", ""), kw.get("method", "")])[:2]
             at = f"@{t0 - t_start:.2f}"
             account("api", time.monotonic() - t0, f"{at} {method} {str(url).split('?')[0][-60:]}", t0)
 
-    orig_pause = common.pause
-
     def pause(seconds: float) -> None:
         t0 = time.monotonic()
-        orig_pause(seconds)
+        orig["pause"](seconds)
         account("wait", time.monotonic() - t0)
-
-    orig_sleep = executor.time.sleep
-
-    orig_run_step = executor.Executor._run_step
 
     def run_step(self: Any, step: Any) -> Any:
         rec = {"step": step.label, "start": time.monotonic() - t_start, "api": 0.0, "wait": 0.0}
@@ -428,16 +455,12 @@ def probe(out: Path, argv: list[str]) -> None:
         rec["early_waits"] = sorted(w for w in rec["waits"] if (step.key, w) in self._early)
         current[threading.get_ident()] = rec
         try:
-            return orig_run_step(self, step)
+            return orig["run_step"](self, step)
         finally:
             rec["end"] = time.monotonic() - t_start
             current.pop(threading.get_ident(), None)
             with lock:
                 steps.append(rec)
-
-    from hotc.providers.openstack import board
-
-    orig_board_get = board.Board.get
 
     def board_get(self: Any, oid: str, fallback: Any) -> Any:
         # a poll answered by the status board waits for a list call made by whichever poll started it: that
@@ -445,7 +468,7 @@ def probe(out: Path, argv: list[str]) -> None:
         rec = current.get(threading.get_ident(), outside)
         api_before, t0 = rec["api"], time.monotonic()
         try:
-            return orig_board_get(self, oid, fallback)
+            return orig["board_get"](self, oid, fallback)
         finally:
             shared_wait = (time.monotonic() - t0) - (rec["api"] - api_before)
             if shared_wait > 0:
@@ -453,23 +476,31 @@ def probe(out: Path, argv: list[str]) -> None:
                     rec["api"] += shared_wait
                     rec["spans"].append([t0 - t_start, time.monotonic() - t_start])
 
-    from hotc.apply import walker
-
-    orig_release = walker.Walker.release
-
     def release(self: Any, key: Any) -> None:
         # the step lets its id-only dependents go (ActionContext.ready_for_dependents, on the step's thread)
         rec = current.get(threading.get_ident())
         if rec is not None and rec.get("key") == key and "released" not in rec:
             rec["released"] = time.monotonic() - t_start
-        orig_release(self, key)
+        orig["release"](self, key)
 
-    walker.Walker.release = release  # type: ignore[method-assign]
-    board.Board.get = board_get  # type: ignore[method-assign]
-    ks_session.Session.request = request  # type: ignore[method-assign]
-    common.pause = pause
-    executor.Executor._run_step = run_step  # type: ignore[method-assign]
-    del orig_sleep
+    orig: dict[str, Any] = {}
+
+    def patch(name: str, owner: Any, attr: str, wrapper: Any) -> None:
+        orig[name] = getattr(owner, attr)
+        setattr(owner, attr, wrapper)
+
+    sys.meta_path.insert(
+        0,
+        _PatchOnImport(
+            {
+                "keystoneauth1.session": lambda m: patch("request", m.Session, "request", request),
+                "hotc.providers.openstack.common": lambda m: patch("pause", m, "pause", pause),
+                "hotc.apply.executor": lambda m: patch("run_step", m.Executor, "_run_step", run_step),
+                "hotc.providers.openstack.board": lambda m: patch("board_get", m.Board, "get", board_get),
+                "hotc.apply.walker": lambda m: patch("release", m.Walker, "release", release),
+            }
+        ),
+    )
     from hotc.cli.app import main
 
     code = 0

@@ -13,6 +13,7 @@ NC="--config-file $MC/etc/neutron/neutron.conf --config-file $MC/etc/neutron/ml2
 [ -f $MC/run/neutron.dbsynced ] || { logged neutron-db-manage.log $V/neutron-db-manage $NC upgrade heads && touch $MC/run/neutron.dbsynced; }
 export OS_NEUTRON_CONFIG_DIR=$MC/etc/neutron
 export OS_NEUTRON_CONFIG_FILES="$MC/etc/neutron/neutron.conf;$MC/etc/neutron/ml2_conf.ini"
-start_wsgi neutron-api 9696 neutron.wsgi.api:application
+# two workers: Neutron's own default (api_workers = the CPU count) on a 2-core machine; one serialised the API
+start_wsgi neutron-api 9696 neutron.wsgi.api:application 2 4
 if [ "${NEUTRON_RPC:-1}" = 1 ]; then start_daemon neutron-rpc $V/neutron-rpc-server $NC; fi
 wait_http http://127.0.0.1:9696/ 120 v2\.0

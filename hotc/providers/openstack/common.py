@@ -570,6 +570,12 @@ def remember_made(ctx: ActionContext, kind: str, oid: Any) -> None:
         made.add(str(oid))
 
 
+def made_in_run(ctx: ActionContext | None, kind: str, oid: Any) -> bool:
+    """Whether this run created the ``kind`` object ``oid`` (:func:`remember_made`)."""
+    shared = getattr(ctx, "lookups", None)
+    return isinstance(shared, dict) and oid is not None and str(oid) in shared.get((_MADE, kind), ())
+
+
 def made_or_found_id(
     ctx: ActionContext | None,
     conn: Any,
@@ -582,8 +588,7 @@ def made_or_found_id(
     run: it exists, and a look-up would be a round trip on the create's path for nothing), else the id of what
     ``find(ctx, conn, value)`` finds (by id or name, as Heat). An object gone since is refused by the request
     that names it, as it would be a moment after a look-up."""
-    shared = getattr(ctx, "lookups", None)
-    if isinstance(shared, dict) and value is not None and str(value) in shared.get((_MADE, kind), ()):
+    if made_in_run(ctx, kind, value):
         return str(value)
     return str(find(ctx, conn, value).id)
 

@@ -146,3 +146,25 @@ def test_a_router_interface_on_what_the_run_made_reads_neither(conn: FakeConnect
     assert out.physical_id == f"{router.physical_id}:subnet_id={subnet.physical_id}"
     ports = [p for p in conn.cloud.all("port") if p.get("device_id") == router.physical_id]
     assert len(ports) == 1 and any(t.startswith("hotc-lineage=") for t in ports[0]["tags"])
+    # the router is this run's: no interface of an earlier run to take over, so no look before the add
+    assert methods[0] == "network.add_interface_to_router"
+
+
+def test_a_router_interface_on_a_router_the_run_did_not_make_looks_first(conn: FakeConnection) -> None:
+    """On a router made outside the run, an interface an interrupted run added is looked for before the add,
+    and taken over instead of added again."""
+    run: dict[Any, Any] = {}
+    net = driver(NET).create(ctx_for(conn, "net", NET), {})
+    subnet = driver(SUBNET).create(
+        ctx_for(conn, "subnet", SUBNET), {"network": net.physical_id, "cidr": "10.42.0.0/24"}
+    )
+    router = driver("OS::Neutron::Router").create(ctx_for(conn, "router", "OS::Neutron::Router"), {})
+    conn.network.add_interface_to_router(router.physical_id, subnet.physical_id)  # a killed run's
+    conn.cloud.calls.clear()
+    iface_type = "OS::Neutron::RouterInterface"
+    driver(iface_type).create(
+        _run_ctx(conn, run, "iface", iface_type), {"router": router.physical_id, "subnet": subnet.physical_id}
+    )
+    methods = conn.cloud.methods()
+    assert "network.ports" in methods and "network.add_interface_to_router" not in methods
+    assert len([p for p in conn.cloud.all("port") if p.get("device_id") == router.physical_id]) == 1

@@ -13,6 +13,7 @@ from hotc.providers.openstack.common import (
     ProviderError,
     call,
     get_or_none,
+    made_in_run,
     made_or_found_id,
     merge_tags,
     outcome,
@@ -78,7 +79,13 @@ class RouterInterfaceDriver:
         else:
             key, value = "port_id", made_or_found_id(ctx, conn, "port", port, find_port)
         pid = f"{router_id}:{key}={value}"
-        existing = self._interface_port(ctx, conn, router_id, key, value)
+        # a router this run made has no interface from an earlier run to take over: no look before adding (a
+        # refusal is looked into below, as for any router)
+        existing = (
+            None
+            if made_in_run(ctx, "router", router_id)
+            else self._interface_port(ctx, conn, router_id, key, value)
+        )
         if existing is None:
             ctx.record_physical_id(pid)
             try:
