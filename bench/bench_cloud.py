@@ -3,7 +3,9 @@
 For each case and each round, the benchmark runs the case's phases through hotc (the ``hotc`` command, as a
 user runs it: whole process, local state in a temporary directory) and through Heat (the orchestration API of
 the test cloud, polled every 0.25 s so Heat's figure is its own time, not a client's polling period),
-interleaved: hotc first in odd rounds, Heat first in even rounds, never both at once. The cases: a group of 30
+interleaved: hotc first in odd rounds, Heat first in even rounds, never both at once, each phase of each side
+started once the machine is quiet again (its CPUs 60 % idle over 2 s, at most 90 s of waiting: the cloud's own
+work after the last command, such as Nova's after a group's delete, goes on after the API has answered). The cases: a group of 30
 servers (create, delete; 1 round), then the multitier example (create, update, check, delete; 3 rounds, as many
 as the run's time budget allows: ``--budget``, 570 s by default, so that the run ends within 10 minutes) and,
 with ``--cases ...,webapp``, the two-tier web app example (1 round). It prints each phase's wall time for both,
@@ -128,6 +130,37 @@ def load() -> float:
         return os.getloadavg()[0]
     except OSError:
         return float("nan")
+
+
+SETTLE_IDLE = (
+    0.6  # a measured command starts once the machine's CPUs were this idle over SETTLE_WINDOW seconds
+)
+SETTLE_WINDOW = 2.0
+SETTLE_LIMIT = 90.0  # ... or after this many seconds at most
+
+
+def _cpu_busy_idle() -> tuple[int, int]:
+    """The machine's CPU time so far (all CPUs, in ticks): (total, idle + iowait), from /proc/stat."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(fields), fields[3] + (fields[4] if len(fields) > 4 else 0)
+
+
+def settle() -> float:
+    """Wait until the cloud has finished what the last command left it doing (Nova's and Neutron's work after a
+    delete goes on after the API has answered): until the CPUs were at least SETTLE_IDLE idle over a window of
+    SETTLE_WINDOW seconds, at most SETTLE_LIMIT seconds. Each side's phase then starts on the same quiet cloud.
+    Returns the seconds waited."""
+    began = time.monotonic()
+    try:
+        while time.monotonic() - began < SETTLE_LIMIT:
+            total0, idle0 = _cpu_busy_idle()
+            time.sleep(SETTLE_WINDOW)
+            total1, idle1 = _cpu_busy_idle()
+            if total1 > total0 and (idle1 - idle0) / (total1 - total0) >= SETTLE_IDLE:
+                break
+    except (OSError, ValueError, IndexError):  # no /proc/stat: no wait
+        pass
+    return time.monotonic() - began
 
 
 GROUP_TEMPLATE = """heat_template_version: 2018-08-31
@@ -619,13 +652,14 @@ def run_case(
         for phase in case.phases:
             for side, runner in sides:
                 fn: Callable[[], float] = getattr(runner, phase)
+                waited = settle()
                 before, mark = load(), nova_log_size()
                 secs = fn()
                 results[side][phase].append(secs)
                 results["load"][phase] += [before, load()]
                 print(
-                    f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s  (load {before:.1f} -> {load():.1f})"
-                    f"  {nova_requests(mark)}",
+                    f"  {case.name} round {rnd + 1} {phase:<6} {side:<4} {secs:7.2f} s  (load {before:.1f} -> {load():.1f};"
+                    f" {waited:.0f} s for a quiet machine before it)  {nova_requests(mark)}",
                     flush=True,
                 )
                 if side == "hotc" and phase in runner.timelines:
