@@ -691,6 +691,7 @@ def sweep(conn: Any, case: Case, values: list[int], rounds: int) -> None:
         )
         for side, runner in runners:
             for phase in ("create", "delete"):
+                settle()
                 before = load()
                 secs = getattr(runner, phase)()
                 walls.setdefault(side, {}).setdefault(phase, []).append(secs)
