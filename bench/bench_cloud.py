@@ -5,8 +5,8 @@ user runs it: whole process, local state in a temporary directory) and through H
 the test cloud, polled every 0.25 s so Heat's figure is its own time, not a client's polling period),
 interleaved: hotc first in odd rounds, Heat first in even rounds, never both at once, each phase of each side
 started once the machine is quiet again (its CPUs 60 % idle over 2 s, at most 90 s of waiting: the cloud's own
-work after the last command, such as Nova's after a group's delete, goes on after the API has answered). The cases: a group of 30
-servers (create, delete; 1 round), then the multitier example (create, update, check, delete; 3 rounds, as many
+work after the last command, such as Nova's after a group's delete, goes on after the API has answered). The
+cases: a group of 30 servers (create, delete; 1 round), then the multitier example (create, update, check, delete; 3 rounds, as many
 as the run's time budget allows: ``--budget``, 570 s by default, so that the run ends within 10 minutes) and,
 with ``--cases ...,webapp``, the two-tier web app example (1 round). It prints each phase's wall time for both,
 the median over the rounds and the ratio hotc / Heat beside the project's target, each with the machine's 1-minute
@@ -132,9 +132,8 @@ def load() -> float:
         return float("nan")
 
 
-SETTLE_IDLE = (
-    0.6  # a measured command starts once the machine's CPUs were this idle over SETTLE_WINDOW seconds
-)
+# a measured command starts once the machine's CPUs were SETTLE_IDLE idle over SETTLE_WINDOW seconds
+SETTLE_IDLE = 0.6
 SETTLE_WINDOW = 2.0
 SETTLE_LIMIT = 90.0  # ... or after this many seconds at most
 
