@@ -1,0 +1,45 @@
+"""The cloud benchmark's probe instruments modules as they are imported, never before (bench/bench_cloud.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import bench_cloud  # type: ignore[import-not-found]  # noqa: E402
+
+
+def test_a_module_is_patched_when_imported_and_not_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "probe_target_mod.py").write_text("def f():\n    return 'original'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen: list[ModuleType] = []
+
+    def patch(module: ModuleType) -> None:
+        seen.append(module)
+        module.f = lambda: "patched"  # type: ignore[attr-defined]
+
+    finder = bench_cloud._PatchOnImport({"probe_target_mod": patch})
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    assert "probe_target_mod" not in sys.modules and seen == []  # installing the hook imports nothing
+    try:
+        import probe_target_mod  # type: ignore[import-not-found]
+
+        assert probe_target_mod.f() == "patched" and seen == [probe_target_mod]
+        assert finder.patches == {}  # patched once: a second import finds the module in sys.modules
+    finally:
+        sys.modules.pop("probe_target_mod", None)
+
+
+def test_settle_waits_no_longer_than_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine that never gets quiet holds a measured command back SETTLE_LIMIT seconds at most."""
+    ticks = iter(range(0, 10_000, 10))
+    monkeypatch.setattr(bench_cloud, "_cpu_busy_idle", lambda: (next(ticks), 0))  # never idle
+    monkeypatch.setattr(bench_cloud, "SETTLE_LIMIT", 0.3)
+    monkeypatch.setattr(bench_cloud, "SETTLE_WINDOW", 0.05)
+    assert 0.3 <= bench_cloud.settle() < 1.0
