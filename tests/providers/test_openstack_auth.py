@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from openstack.service_description import ServiceDescription, _ServiceDisabledProxyShim
 
 from hotc.errors import HotcError
-from hotc.providers.openstack.auth import cloud_factory, connect
+from hotc.providers.openstack.auth import cloud_factory, connect, one_proxy_per_service
 
 
 def _clear(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -115,3 +118,45 @@ def test_prewarm_connects_in_the_background_and_a_failure_is_reported_on_first_u
     attempts.clear()
     auth.cloud_factory(None, prewarm=True)
     assert attempts == []  # no cloud configured: nothing to warm up
+
+
+class _CountingService(ServiceDescription):
+    """A service whose proxy takes a while to make (as endpoint and version discovery do), counting each one."""
+
+    made = 0
+
+    def _make_proxy(self, instance: Any) -> Any:
+        type(self).made += 1
+        time.sleep(0.05)  # every other thread asks meanwhile
+        return _ServiceDisabledProxyShim(self.service_type, "not in this test's catalog")
+
+
+class _Connection:
+    _strict_proxies = False
+    network = _CountingService(service_type="network")
+    net = network  # an alias, as openstacksdk's cluster for clustering
+
+    def __init__(self) -> None:
+        self._proxies: dict[str, Any] = {}
+
+
+def test_a_service_proxy_is_made_once_however_many_threads_ask_for_it_at_once() -> None:
+    """The parallel reads of a refresh all ask for ``conn.network`` together: one proxy is made, every thread
+    gets it, and later asks find it without the lock."""
+    conn = one_proxy_per_service(_Connection)()
+    start = threading.Barrier(8)
+    got: list[Any] = []
+
+    def ask(alias: bool) -> None:
+        start.wait()
+        got.append(conn.net if alias else conn.network)
+
+    threads = [threading.Thread(target=ask, args=(i % 2 == 0,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert _CountingService.made == 1
+    assert len(got) == 8 and all(p is got[0] for p in got)
+    assert conn.network is got[0] and _CountingService.made == 1
+    assert isinstance(conn, _Connection)

@@ -58,7 +58,7 @@ def connect(
     import openstack
 
     region = _config(cloud, environ)
-    conn: Any = openstack.connection.Connection(config=region)
+    conn: Any = one_proxy_per_service(openstack.connection.Connection)(config=region)
     cache = TokenCache.for_config(region, environ)
     cached = cache is not None and install(conn, cache)
     if authorize:
@@ -74,6 +74,40 @@ def connect(
         conn._hotc_token_cache = cache
         conn._hotc_kept_token = _token(conn)
     return conn
+
+
+class _OneProxy:
+    """A service of the connection (``conn.network``...) whose proxy is made once, however many threads ask for
+    it first. openstacksdk makes a service's proxy on first use and keeps it, with no lock: the parallel reads
+    and steps of a run, which start together, each made their own (endpoint and version look-ups, some
+    milliseconds of CPU each) and all but one were thrown away: up to five network proxies in one ``check``."""
+
+    def __init__(self, service: Any) -> None:
+        self.service = service
+        self.lock = threading.RLock()
+
+    def __get__(self, conn: Any, owner: type | None = None) -> Any:
+        if conn is None:
+            return self.service
+        made = conn._proxies.get(self.service.service_type)
+        if made is not None:
+            return made
+        with self.lock:
+            return self.service.__get__(conn, owner)
+
+
+def one_proxy_per_service(base: type) -> type:
+    """A subclass of openstacksdk's ``Connection`` class ``base`` whose services make their proxies once
+    (:class:`_OneProxy`; an alias such as ``cluster`` for ``clustering`` shares its service's lock)."""
+    from openstack.service_description import ServiceDescription
+
+    wrapped: dict[int, _OneProxy] = {}
+    services: dict[str, _OneProxy] = {}
+    for klass in reversed(base.__mro__):
+        for name, value in vars(klass).items():
+            if isinstance(value, ServiceDescription):
+                services[name] = wrapped.setdefault(id(value), _OneProxy(value))
+    return type(base.__name__, (base,), {**services, "__module__": __name__})
 
 
 def _token(conn: Any) -> str | None:
