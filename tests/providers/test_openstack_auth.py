@@ -143,7 +143,7 @@ class _Connection:
 def test_a_service_proxy_is_made_once_however_many_threads_ask_for_it_at_once() -> None:
     """The parallel reads of a refresh all ask for ``conn.network`` together: one proxy is made, every thread
     gets it, and later asks find it without the lock."""
-    conn = one_proxy_per_service(_Connection)()
+    conn = one_proxy_per_service(_Connection, ServiceDescription)()
     start = threading.Barrier(8)
     got: list[Any] = []
 

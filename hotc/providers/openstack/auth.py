@@ -58,7 +58,10 @@ def connect(
     import openstack
 
     region = _config(cloud, environ)
-    conn: Any = one_proxy_per_service(openstack.connection.Connection)(config=region)
+    connection = one_proxy_per_service(
+        openstack.connection.Connection, openstack.service_description.ServiceDescription
+    )
+    conn: Any = connection(config=region)
     cache = TokenCache.for_config(region, environ)
     cached = cache is not None and install(conn, cache)
     if authorize:
@@ -96,16 +99,15 @@ class _OneProxy:
             return self.service.__get__(conn, owner)
 
 
-def one_proxy_per_service(base: type) -> type:
-    """A subclass of openstacksdk's ``Connection`` class ``base`` whose services make their proxies once
-    (:class:`_OneProxy`; an alias such as ``cluster`` for ``clustering`` shares its service's lock)."""
-    from openstack.service_description import ServiceDescription
-
+def one_proxy_per_service(base: type, service: type) -> type:
+    """A subclass of openstacksdk's ``Connection`` class ``base`` whose services (the attributes that are
+    ``service`` instances: openstacksdk's ``ServiceDescription``) make their proxies once (:class:`_OneProxy`; an
+    alias such as ``cluster`` for ``clustering`` shares its service's lock)."""
     wrapped: dict[int, _OneProxy] = {}
     services: dict[str, _OneProxy] = {}
     for klass in reversed(base.__mro__):
         for name, value in vars(klass).items():
-            if isinstance(value, ServiceDescription):
+            if isinstance(value, service):
                 services[name] = wrapped.setdefault(id(value), _OneProxy(value))
     return type(base.__name__, (base,), {**services, "__module__": __name__})
 
