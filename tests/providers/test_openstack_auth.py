@@ -123,27 +123,30 @@ def test_prewarm_connects_in_the_background_and_a_failure_is_reported_on_first_u
 class _CountingService(ServiceDescription):
     """A service whose proxy takes a while to make (as endpoint and version discovery do), counting each one."""
 
-    made = 0
+    def __init__(self, service_type: str) -> None:
+        super().__init__(service_type=service_type)
+        self.made = 0
 
     def _make_proxy(self, instance: Any) -> Any:
-        type(self).made += 1
+        self.made += 1
         time.sleep(0.05)  # every other thread asks meanwhile
         return _ServiceDisabledProxyShim(self.service_type, "not in this test's catalog")
 
 
-class _Connection:
-    _strict_proxies = False
-    network = _CountingService(service_type="network")
-    net = network  # an alias, as openstacksdk's cluster for clustering
-
-    def __init__(self) -> None:
-        self._proxies: dict[str, Any] = {}
-
-
 def test_a_service_proxy_is_made_once_however_many_threads_ask_for_it_at_once() -> None:
-    """The parallel reads of a refresh all ask for ``conn.network`` together: one proxy is made, every thread
-    gets it, and later asks find it without the lock."""
-    conn = one_proxy_per_service(_Connection, ServiceDescription)()
+    """The parallel reads of a refresh all ask for ``conn.network`` together (here by its name and an alias, as
+    openstacksdk's ``cluster`` for ``clustering``): one proxy is made and every thread gets it."""
+    service = _CountingService("network")
+
+    class Connection:
+        _strict_proxies = False
+        network = service
+        net = service
+
+        def __init__(self) -> None:
+            self._proxies: dict[str, Any] = {}
+
+    conn = one_proxy_per_service(Connection, ServiceDescription)()
     start = threading.Barrier(8)
     got: list[Any] = []
 
@@ -156,7 +159,7 @@ def test_a_service_proxy_is_made_once_however_many_threads_ask_for_it_at_once() 
         t.start()
     for t in threads:
         t.join()
-    assert _CountingService.made == 1
+    assert service.made == 1
     assert len(got) == 8 and all(p is got[0] for p in got)
-    assert conn.network is got[0] and _CountingService.made == 1
-    assert isinstance(conn, _Connection)
+    assert conn.network is got[0] and service.made == 1
+    assert isinstance(conn, Connection)
