@@ -37,9 +37,21 @@ def test_a_module_is_patched_when_imported_and_not_before(
 
 
 def test_settle_waits_no_longer_than_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A machine that never gets quiet holds a measured command back SETTLE_LIMIT seconds at most."""
+    """A machine that never gets quiet holds a measured command back SETTLE_LIMIT seconds at most (on a clock the
+    test moves: each window's sleep advances it, nothing real is waited for)."""
     ticks = iter(range(0, 10_000, 10))
+    clock = [0.0]
     monkeypatch.setattr(bench_cloud, "_cpu_busy_idle", lambda: (next(ticks), 0))  # never idle
-    monkeypatch.setattr(bench_cloud, "SETTLE_LIMIT", 0.3)
-    monkeypatch.setattr(bench_cloud, "SETTLE_WINDOW", 0.05)
-    assert 0.3 <= bench_cloud.settle() < 1.0
+    monkeypatch.setattr(bench_cloud.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(bench_cloud.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    waited = bench_cloud.settle()
+    assert bench_cloud.SETTLE_LIMIT <= waited < bench_cloud.SETTLE_LIMIT + bench_cloud.SETTLE_WINDOW
+
+
+def test_settle_starts_at_once_on_a_quiet_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    ticks = iter(range(0, 10_000, 10))
+    clock = [0.0]
+    monkeypatch.setattr(bench_cloud, "_cpu_busy_idle", lambda: (t := next(ticks), t))  # all idle
+    monkeypatch.setattr(bench_cloud.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(bench_cloud.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    assert bench_cloud.settle() == bench_cloud.SETTLE_WINDOW  # one window, then it goes
